@@ -1,0 +1,122 @@
+"""The ``seedance`` command line: parsing and dispatch only; the work lives in the library."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from seedance import __version__
+from seedance.policy import PolicyError, json_schema, load_policy
+from seedance.summary import policy_summary, render_summary
+
+log = logging.getLogger("seedance")
+
+FORMATS = click.Choice(["text", "json"])
+
+
+def console(stderr: bool = False) -> Console:
+    # soft_wrap keeps file:line:column messages on one line whatever the terminal width
+    return Console(stderr=stderr, soft_wrap=True, highlight=False, width=None if sys.stdout.isatty() else 160)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="seedance", message="%(prog)s %(version)s")
+@click.option("-v", "--verbose", is_flag=True, help="Log progress to stderr.")
+def app(verbose: bool) -> None:
+    """Declarative cost policies for AI/GPU compute: validate, plan, estimate, synthesise and gate deploys."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+
+@app.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-f", "--format", "fmt", type=FORMATS, default="text", show_default=True, help="Output format.")
+def validate(paths: tuple[Path, ...], fmt: str) -> int:
+    """Validate cost policies; exit 0 when all are valid, 1 otherwise."""
+    out = console()
+    results = []
+    ok = True
+    for path in paths:
+        try:
+            loaded = load_policy(path)
+        except PolicyError as exc:
+            ok = False
+            results.append({"path": str(path), "valid": False, "errors": [str(p) for p in exc.problems]})
+            if fmt == "text":
+                for problem in exc.problems:
+                    out.print(f"[red]error[/red] {_esc(str(problem))}")
+                out.print(f"[red]✗ {_esc(str(path))}: {len(exc.problems)} error(s)[/red]")
+            continue
+        summary = policy_summary(loaded.policy)
+        results.append({"path": str(path), "valid": True, "errors": [], "summary": summary})
+        if fmt == "text":
+            out.print(f"[green]✓[/green] {_esc(str(path))}: valid ({_esc(summary['headline'])})")
+    if fmt == "json":
+        out.print(json.dumps(results, indent=2), markup=False)
+    return 0 if ok else 1
+
+
+@app.command()
+def schema() -> int:
+    """Print the JSON Schema of the cost policy language."""
+    console().print(json.dumps(json_schema(), indent=2), markup=False)
+    return 0
+
+
+@app.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+def summary(paths: tuple[Path, ...]) -> int:
+    """Validate policies and print a summary table of each."""
+    out = console()
+    ok = True
+    for path in paths:
+        try:
+            loaded = load_policy(path)
+        except PolicyError as exc:
+            ok = False
+            for problem in exc.problems:
+                out.print(f"[red]error[/red] {_esc(str(problem))}")
+            continue
+        render_summary(out, str(path), loaded.policy)
+    return 0 if ok else 1
+
+
+def _esc(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point with one error boundary: never a raw traceback."""
+    try:
+        rv = app.main(args=argv, prog_name="seedance", standalone_mode=False)
+        return rv if isinstance(rv, int) else 0
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code or 0)
+    except click.exceptions.Abort:
+        console(stderr=True).print("aborted", markup=False)
+        return 1
+    except click.ClickException as exc:
+        exc.show()
+        return 2 if isinstance(exc, click.UsageError) else 1
+    except PolicyError as exc:
+        err = console(stderr=True)
+        for problem in exc.problems:
+            err.print(f"error {problem}", markup=False)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the error boundary: a short message, details in the log
+        console(stderr=True).print(f"internal error: {type(exc).__name__}: {exc} (run with -v for details)", markup=False)
+        if logging.getLogger().isEnabledFor(logging.INFO):
+            log.exception("traceback")
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

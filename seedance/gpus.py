@@ -1,0 +1,65 @@
+"""GPU model facts that the policy language validates against.
+
+The short model names are Seedance's vocabulary; ``CATALOG_NAMES`` maps the names used by
+the public price data (ec2instances.info) onto them.  MIG profiles are NVIDIA's published
+profile names per GPU memory size (A100 40 GB / 80 GB, H100 80 GB); other GPUs have no MIG.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class GpuModel(StrEnum):
+    K80 = "K80"
+    T4 = "T4"
+    V100 = "V100"
+    A10G = "A10G"
+    L4 = "L4"
+    L40S = "L40S"
+    A100 = "A100"
+    H100 = "H100"
+    INFERENTIA2 = "Inferentia2"
+    TRAINIUM = "Trainium"
+
+
+#: GPU model names as they appear in the price data -> our short names.
+CATALOG_NAMES: dict[str, GpuModel] = {
+    "NVIDIA Tesla K80": GpuModel.K80,
+    "NVIDIA T4 Tensor Core": GpuModel.T4,
+    "NVIDIA Tesla V100": GpuModel.V100,
+    "NVIDIA A10G": GpuModel.A10G,
+    "NVIDIA L4": GpuModel.L4,
+    "NVIDIA L40S": GpuModel.L40S,
+    "NVIDIA A100": GpuModel.A100,
+    "NVIDIA H100": GpuModel.H100,
+    "AWS Inferentia2": GpuModel.INFERENTIA2,
+    # The source data labels trn1 "AWS Inferentia"; trn1 carries Trainium chips.
+    "AWS Inferentia": GpuModel.TRAINIUM,
+}
+
+#: MIG profiles by (model, memory per GPU in GiB).
+MIG_PROFILES: dict[tuple[GpuModel, int], tuple[str, ...]] = {
+    (GpuModel.A100, 40): ("1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"),
+    (GpuModel.A100, 80): ("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"),
+    (GpuModel.H100, 80): ("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"),
+}
+
+
+def mig_profiles(model: GpuModel, memory_gib: int | None = None) -> tuple[str, ...]:
+    """MIG profiles valid for ``model`` (and, when known, its memory per GPU)."""
+    out: list[str] = []
+    for (m, mem), profiles in MIG_PROFILES.items():
+        if m == model and (memory_gib is None or mem == memory_gib):
+            out.extend(p for p in profiles if p not in out)
+    return tuple(out)
+
+
+def mig_slices(profile: str) -> int:
+    """Compute slices of a MIG profile (``3g.20gb`` -> 3)."""
+    return int(profile.split("g.", 1)[0])
+
+
+def instances_per_gpu(profile: str) -> int:
+    """How many instances of ``profile`` fit on one GPU (7 compute slices in all)."""
+    return {1: 7, 2: 3, 3: 2, 4: 1, 7: 1}[mig_slices(profile)]

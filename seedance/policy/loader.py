@@ -1,0 +1,394 @@
+"""Load cost policies: YAML (with locations) -> overlays -> schema -> cross-field semantics.
+
+Every error of a document is reported at once, each as ``file:line:column: path: message``.
+Nothing here ever lets an exception other than :class:`PolicyError` escape for bad input.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import json
+import logging
+import types
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import annotated_types
+from pydantic import BaseModel, ValidationError
+
+from seedance.policy import semantics
+from seedance.policy.errors import Location, PolicyError, PolicySyntaxError, PolicyValidationError, Problem
+from seedance.policy.model import CostPolicy
+from seedance.policy.overlay import MAX_CHAIN, merge, strip_remove_markers
+from seedance.policy.yamlsrc import LList, LMap, parse, read_bytes
+
+log = logging.getLogger(__name__)
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class LoadedPolicy:
+    """A validated policy with where it came from."""
+
+    policy: CostPolicy
+    path: Path
+    tree: Any  # the merged located tree, to point findings at lines
+    chain: tuple[Path, ...]  # the files merged, base first
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent
+
+    def location(self, loc: Loc) -> Location:
+        return locate(self.tree, loc).location
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def load_policy(path: str | Path) -> LoadedPolicy:
+    """Load, merge and validate the policy at ``path``; raise :class:`PolicyError` on any problem."""
+    path = Path(path)
+    tree, chain = _read_chain(path, ())
+    return _validate_tree(tree, path, chain)
+
+
+def load_policy_text(text: str | bytes, file: str = "<string>", base_dir: Path | None = None) -> CostPolicy:
+    """Validate a policy given as text (no ``extends``)."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    tree = parse(file, data)
+    _require_mapping(tree, file)
+    if isinstance(tree, LMap) and "extends" in tree:
+        raise PolicyValidationError([Problem(tree.key_locs["extends"], "extends", "'extends' needs a policy file, not text")])
+    return _validate_tree(tree, Path(file), (Path(file),), base_dir=base_dir).policy
+
+
+# --------------------------------------------------------------------------- reading and overlays
+
+
+def _require_mapping(tree: Any, file: str) -> None:
+    if not isinstance(tree, LMap):
+        kind = "a list" if isinstance(tree, list) else f"a scalar ({_got(tree)})"
+        raise PolicyValidationError([Problem(Location(file, 1, 1), "", f"expected a CostPolicy mapping, got {kind}")])
+
+
+def _read_chain(path: Path, seen: tuple[Path, ...]) -> tuple[Any, tuple[Path, ...]]:
+    file = str(path)
+    tree = parse(file, read_bytes(file))
+    _require_mapping(tree, file)
+    ext = tree.get("extends")
+    if ext is None:
+        return tree, (path,)
+    loc = tree.val_locs["extends"]
+    if not isinstance(ext, str) or not ext.strip():
+        raise PolicyValidationError([Problem(loc, "extends", f"expected a path to a base policy, got {_got(ext)}")])
+    base = (path.parent / ext).resolve()
+    if base in seen or base == path.resolve():
+        raise PolicyValidationError([Problem(loc, "extends", f"cycle: {ext} is already part of this chain")])
+    if len(seen) + 1 >= MAX_CHAIN:
+        raise PolicyValidationError([Problem(loc, "extends", f"more than {MAX_CHAIN} files in the extends chain")])
+    if not base.is_file():
+        raise PolicyValidationError([Problem(loc, "extends", f"base policy not found: {ext}")])
+    base_tree, base_chain = _read_chain(Path(_display(base, path.parent, ext)), seen + (path.resolve(),))
+    merged = merge(base_tree, tree)
+    return merged, base_chain + (path,)
+
+
+def _display(base: Path, parent: Path, ext: str) -> str:
+    """Keep the user's relative spelling in messages (stacks/base.yaml, not /abs/...)."""
+    return str(parent / ext)
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _validate_tree(tree: Any, path: Path, chain: tuple[Path, ...], base_dir: Path | None = None) -> LoadedPolicy:
+    problems: list[Problem] = []
+    strip_remove_markers(tree, problems)
+    try:
+        payload = json.dumps(tree, default=_json_default, allow_nan=True)
+    except (TypeError, ValueError, RecursionError) as exc:  # pragma: no cover - defensive
+        raise PolicyValidationError([Problem(Location(str(path), 1, 1), "", f"unsupported value: {exc}")]) from None
+    policy: CostPolicy | None = None
+    try:
+        policy = CostPolicy.model_validate_json(payload, strict=True)
+    except ValidationError as exc:
+        problems += _schema_problems(tree, exc)
+    if policy is not None and not problems:
+        for loc, message in semantics.check(policy, base_dir or path.parent):
+            hit = locate(tree, loc)
+            problems.append(Problem(hit.location, hit.path, message, hit.context))
+    if problems:
+        raise PolicyValidationError(problems)
+    assert policy is not None
+    return LoadedPolicy(policy=policy, path=path, tree=tree, chain=chain)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return {"$unsupported": type(value).__name__}
+
+
+# --------------------------------------------------------------------------- locating
+
+
+@dataclass(frozen=True)
+class _Hit:
+    location: Location
+    path: str
+    context: str
+    key_location: Location | None
+    skipped: bool  # union branch tags were skipped
+
+
+def locate(tree: Any, loc: Loc) -> _Hit:
+    node = tree
+    where = tree.loc if isinstance(tree, (LMap, LList)) else Location("<policy>", 1, 1)
+    key_where: Location | None = None
+    parts: list[str] = []
+    context = ""
+    skipped = False
+    for i, el in enumerate(loc):
+        last = i == len(loc) - 1
+        if isinstance(node, LMap) and isinstance(el, str) and el in node:
+            where, key_where = node.val_locs[el], node.key_locs[el]
+            parts.append(el)
+            node = node[el]
+        elif isinstance(node, LList) and isinstance(el, int) and 0 <= el < len(node):
+            where, key_where = node.item_locs[el], None
+            parts.append(f"[{el}]")
+            node = node[el]
+            if isinstance(node, LMap) and isinstance(node.get("name"), str):
+                context = f"{parts[0] if parts else 'item'} {node['name']!r}"
+        elif isinstance(node, LMap) and isinstance(el, str) and last:
+            parts.append(el)  # a missing key: point at the mapping that lacks it
+            key_where = None
+        else:
+            skipped = True  # a union branch tag such as "literal['auto']" or "int"
+    text = ""
+    for part in parts:
+        text += part if part.startswith("[") or not text else f".{part}"
+    if context:
+        context = context.replace("fleets ", "fleet ").replace("classes ", "storage class ").replace(
+            "checkpointBuckets ", "bucket "
+        ).replace("waivers ", "waiver ")
+    return _Hit(where, text, context, key_where, skipped)
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def _schema_problems(tree: Any, exc: ValidationError) -> list[Problem]:
+    grouped: dict[tuple[str, Location], list[tuple[str, str | None, _Hit]]] = {}
+    for err in exc.errors(include_url=False):
+        loc = tuple(err["loc"])
+        hit = locate(tree, loc)
+        expected, got = _describe(err, loc)
+        where = hit.key_location if err["type"] == "extra_forbidden" and hit.key_location else hit.location
+        grouped.setdefault((hit.path, where), []).append((expected, got, hit))
+    problems: list[Problem] = []
+    for (path, where), items in grouped.items():
+        hit = items[0][2]
+        expecteds = list(dict.fromkeys(e for e, _, _ in items))
+        got = next((g for _, g, _ in items if g is not None), None)
+        if len(expecteds) > 1 and all(e.startswith("expected ") for e in expecteds):
+            msg = "expected " + " or ".join(e[len("expected ") :] for e in expecteds)
+        else:
+            msg = "; ".join(expecteds)
+        if got is not None:
+            msg += f", got {got}"
+        problems.append(Problem(where, path, msg, hit.context))
+    return problems
+
+
+def _got(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return format(value, "g") if isinstance(value, float) else str(value)
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    text = repr(str(value))
+    return text if len(text) <= 60 else text[:57] + "...'"
+
+
+_TYPE_WORDS = {
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "int_parsing_size": "an integer of reasonable size",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "finite_number": "a finite number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "string_type": "a string",
+    "list_type": "a list",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "date_type": "a date (YYYY-MM-DD)",
+    "date_parsing": "a date (YYYY-MM-DD)",
+    "date_from_datetime_parsing": "a date (YYYY-MM-DD)",
+    "date_from_datetime_inexact": "a date (YYYY-MM-DD) without a time",
+}
+
+_PATTERN_HINTS = {
+    r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$": "a lowercase name of letters, digits and '-' (at most 63 characters)",
+    r"^[a-z]{2}(-gov)?-[a-z]+-\d$": "an AWS region such as eu-central-1",
+    r"^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$": "an availability zone such as eu-central-1a",
+    r"^vpc-[0-9a-f]{8,17}$": "a VPC id such as vpc-0abc12345678def01",
+    r"^subnet-[0-9a-f]{8,17}$": "a subnet id such as subnet-0abc12345678def01",
+    r"^\d{12}$": "a 12-digit AWS account id",
+    r"^[^@\s]+@[^@\s]+\.[^@\s]+$": "an email address",
+    r"^[a-z][a-z0-9-]*\.[0-9a-z]+$": "an EC2 instance type such as g5.xlarge",
+    r"^\d+g\.\d+gb$": "a MIG profile such as 1g.10gb",
+    r"^\s*(\S+\s+){4}\S+\s*$": "a five-field cron expression such as '0 22 * * *'",
+}
+
+
+def _describe(err: Any, loc: Loc) -> tuple[str, str | None]:
+    typ = err["type"]
+    ctx = err.get("ctx") or {}
+    value = err.get("input")
+    if typ == "missing":
+        return f"missing required field '{loc[-1]}'", None
+    if typ == "extra_forbidden":
+        key = str(loc[-1])
+        allowed = _allowed_keys(loc[:-1])
+        hint = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+        msg = f"unknown field '{key}'"
+        if hint:
+            msg += f"; did you mean '{hint[0]}'?"
+        elif allowed:
+            msg += f"; expected one of: {', '.join(sorted(allowed))}"
+        return msg, None
+    if typ in ("enum", "literal_error"):
+        expected = str(ctx.get("expected", ""))
+        msg = f"expected one of {expected}"
+        options = [o.strip().strip("'\"") for o in expected.replace(" or ", ",").split(",") if o.strip()]
+        if isinstance(value, str):
+            hint = difflib.get_close_matches(value, options, n=1, cutoff=0.6)
+            if hint and hint[0] != value:
+                return msg, f"{_got(value)} (did you mean '{hint[0]}'?)"
+        return msg, _got(value)
+    if typ in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        return f"expected {_range_text(loc, ctx, value)}", _got(value)
+    if typ == "string_pattern_mismatch":
+        pattern = str(ctx.get("pattern", ""))
+        return f"expected {_PATTERN_HINTS.get(pattern, f'a string matching {pattern}')}", _got(value)
+    if typ == "string_too_short":
+        return f"expected at least {ctx.get('min_length')} characters", _got(value)
+    if typ == "string_too_long":
+        return f"expected at most {ctx.get('max_length')} characters", _got(value)
+    if typ == "too_short":
+        return f"expected at least {ctx.get('min_length')} item(s)", f"{ctx.get('actual_length')}"
+    if typ == "too_long":
+        return f"expected at most {ctx.get('max_length')} item(s)", f"{ctx.get('actual_length')}"
+    if typ in _TYPE_WORDS:
+        return f"expected {_TYPE_WORDS[typ]}", _got(value)
+    msg = str(err.get("msg", "invalid value"))
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    return msg[0].lower() + msg[1:], _got(value)
+
+
+def _range_text(loc: Loc, ctx: dict[str, Any], value: Any) -> str:
+    bounds: dict[str, Any] = {}
+    annotation, meta = _annotation_at(loc)
+    for m in meta:
+        for name in ("ge", "gt", "le", "lt"):
+            if isinstance(m, getattr(annotated_types, name.capitalize())):
+                bounds[name] = getattr(m, name)
+    bounds.update({k: v for k, v in ctx.items() if k in ("ge", "gt", "le", "lt")})
+    kind = "an integer" if isinstance(value, int) and not isinstance(value, bool) and _is_int(annotation) else "a number"
+    lo = ("[", bounds["ge"]) if "ge" in bounds else ("(", bounds["gt"]) if "gt" in bounds else None
+    hi = ("]", bounds["le"]) if "le" in bounds else (")", bounds["lt"]) if "lt" in bounds else None
+    if lo and hi:
+        return f"{kind} in {lo[0]}{lo[1]:g}, {hi[1]:g}{hi[0]}"
+    if lo:
+        return f"{kind} {'>=' if lo[0] == '[' else '>'} {lo[1]:g}"
+    if hi:
+        return f"{kind} {'<=' if hi[0] == ']' else '<'} {hi[1]:g}"
+    return kind
+
+
+def _is_int(annotation: Any) -> bool:
+    return annotation is int or (annotation is not None and int in typing.get_args(annotation))
+
+
+def _unwrap(annotation: Any) -> tuple[Any, list[Any]]:
+    """Strip Annotated / Optional wrappers; collect constraint metadata on the way."""
+    meta: list[Any] = []
+    while True:
+        origin = typing.get_origin(annotation)
+        if origin is typing.Annotated:
+            args = typing.get_args(annotation)
+            annotation = args[0]
+            for m in args[1:]:
+                meta.extend(getattr(m, "metadata", []) or [m])
+        elif origin in (typing.Union, types.UnionType):
+            args = [a for a in typing.get_args(annotation) if a is not type(None)]
+            models = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
+            if len(args) == 1:
+                annotation = args[0]
+            elif models:
+                annotation = models[0]
+            else:
+                # e.g. Literal["auto"] | Annotated[int, ...]: keep the constrained member's metadata
+                for a in args:
+                    inner, m2 = _unwrap(a)
+                    meta.extend(m2)
+                return annotation, meta
+        else:
+            return annotation, meta
+
+
+def _annotation_at(loc: Loc) -> tuple[Any, list[Any]]:
+    current: Any = CostPolicy
+    meta: list[Any] = []
+    for el in loc:
+        current, _ = _unwrap(current)
+        if isinstance(current, type) and issubclass(current, BaseModel) and isinstance(el, str):
+            field = next((f for n, f in current.model_fields.items() if (f.alias or n) == el), None)
+            if field is None:
+                return None, []
+            current, meta = _unwrap(field.annotation)
+            meta = list(field.metadata) + meta
+        elif typing.get_origin(current) is list and isinstance(el, int):
+            current, meta = _unwrap(typing.get_args(current)[0])
+        elif typing.get_origin(current) is dict:
+            current, meta = _unwrap(typing.get_args(current)[1])
+        else:
+            continue  # union tags
+    return current, meta
+
+
+def _allowed_keys(loc: Loc) -> list[str]:
+    annotation, _ = _annotation_at(loc)
+    annotation, _ = _unwrap(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [f.alias or n for n, f in annotation.model_fields.items()]
+    return []
+
+
+__all__ = [
+    "LoadedPolicy",
+    "PolicyError",
+    "PolicySyntaxError",
+    "PolicyValidationError",
+    "load_policy",
+    "load_policy_text",
+    "locate",
+]

@@ -1,0 +1,445 @@
+"""The cost policy language (``apiVersion: seedance.io/v1``, ``kind: CostPolicy``).
+
+One pydantic model per element; extra keys are forbidden everywhere; YAML keys are camelCase
+(``maxShare``), Python attributes snake_case.  The JSON Schema is generated from these models
+(``seedance schema``), never written by hand.  Cross-field rules that need several fields at
+once live in :mod:`seedance.policy.semantics` so each error can point at the exact field.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic.alias_generators import to_camel
+
+from seedance.gpus import GpuModel
+
+API_VERSION = "seedance.io/v1"
+KIND = "CostPolicy"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=False,
+        frozen=True,
+        use_enum_values=False,
+        validate_default=True,
+        allow_inf_nan=False,
+    )
+
+
+Name = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")]
+Region = Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-gov)?-[a-z]+-\d$")]
+Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
+PositiveInt = Annotated[int, Field(gt=0)]
+NonNegInt = Annotated[int, Field(ge=0)]
+TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w .:/=+\-@]+$")]
+TagValue = Annotated[str, StringConstraints(max_length=256, pattern=r"^[\w .:/=+\-@]*$")]
+Email = Annotated[str, StringConstraints(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
+Cron = Annotated[
+    str,
+    StringConstraints(pattern=r"^\s*(\S+\s+){4}\S+\s*$"),
+    Field(description="Five-field cron expression (minute hour day-of-month month day-of-week), UTC."),
+]
+InstanceType = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]*\.[0-9a-z]+$")]
+
+
+class Environment(StrEnum):
+    DEV = "dev"
+    STAGING = "staging"
+    PROD = "prod"
+
+
+class DataClass(StrEnum):
+    PERSONAL = "personal"
+    INTERNAL = "internal"
+    PUBLIC = "public"
+
+
+class Framework(StrEnum):
+    GDPR = "gdpr"
+    MLPS_L3 = "mlps-l3"
+
+
+class Jurisdiction(StrEnum):
+    EU = "eu"
+    CN = "cn"
+    OTHER = "other"
+
+
+class Currency(StrEnum):
+    USD = "USD"
+    CNY = "CNY"
+
+
+class ThresholdAction(StrEnum):
+    NOTIFY = "notify"
+    DEGRADE = "degrade"  # disable non-core fleets
+    NONPROD_SPOT_ONLY = "nonprod-spot-only"
+    FREEZE = "freeze"
+
+
+class Workload(StrEnum):
+    TRAINING = "training"
+    FINETUNE = "finetune"
+    INFERENCE = "inference"
+    BATCH = "batch"
+    API = "api"
+
+
+class SlaTier(StrEnum):
+    GOLD = "gold"
+    SILVER = "silver"
+    BRONZE = "bronze"
+
+
+class Tolerance(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+class AllocationStrategy(StrEnum):
+    PRICE_CAPACITY_OPTIMIZED = "price-capacity-optimized"
+    CAPACITY_OPTIMIZED = "capacity-optimized"
+    CAPACITY_OPTIMIZED_PRIORITIZED = "capacity-optimized-prioritized"
+    LOWEST_PRICE = "lowest-price"
+
+
+class ReservedMode(StrEnum):
+    AUTO = "auto"
+    NONE = "none"
+    FIXED = "fixed"
+
+
+class Term(StrEnum):
+    ONE_YEAR = "1y"
+    THREE_YEARS = "3y"
+
+
+class PaymentOption(StrEnum):
+    NO_UPFRONT = "no-upfront"
+    ALL_UPFRONT = "all-upfront"
+
+
+class StorageTier(StrEnum):
+    GP3 = "gp3"
+    IO2 = "io2"
+    LOCAL_NVME = "local-nvme"
+
+
+class ReclaimPolicy(StrEnum):
+    DELETE = "Delete"
+    RETAIN = "Retain"
+
+
+class BindingMode(StrEnum):
+    IMMEDIATE = "Immediate"
+    WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
+
+
+class WhenUnsatisfiable(StrEnum):
+    DO_NOT_SCHEDULE = "DoNotSchedule"
+    SCHEDULE_ANYWAY = "ScheduleAnyway"
+
+
+# --------------------------------------------------------------------------- metadata / cloud
+
+
+class Metadata(_Model):
+    name: Name = Field(description="Policy (and stack) name, DNS-label style.")
+    environment: Environment
+    owner: Email = Field(description="Accountable owner; receives budget notifications.")
+    tags: dict[TagKey, TagValue] = Field(
+        default_factory=dict,
+        description="Cost-allocation tags put on every taggable resource (team, cost-center, ...).",
+    )
+
+
+class Cloud(_Model):
+    provider: Literal["aws"] = "aws"
+    region: Region
+    availability_zones: list[Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$")]] = (
+        Field(min_length=1, max_length=6)
+    )
+    vpc_id: Annotated[str, StringConstraints(pattern=r"^vpc-[0-9a-f]{8,17}$")]
+    subnet_ids: list[Annotated[str, StringConstraints(pattern=r"^subnet-[0-9a-f]{8,17}$")]] = Field(min_length=1)
+    vpc_cidr: Annotated[str, StringConstraints(pattern=r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$")] = Field(
+        default="10.0.0.0/16", description="CIDR of the VPC; interface-endpoint security groups admit only it."
+    )
+    account_id: Annotated[str, StringConstraints(pattern=r"^\d{12}$")] | None = None
+
+
+# --------------------------------------------------------------------------- compliance
+
+
+class Compliance(_Model):
+    frameworks: list[Framework] = Field(default_factory=list)
+    jurisdiction: Jurisdiction = Jurisdiction.OTHER
+    data_residency: list[Annotated[str, StringConstraints(pattern=r"^[a-z0-9*?\-]+$")]] = Field(
+        default_factory=list, description="Region globs where data may live, e.g. ['eu-*']."
+    )
+    log_retention_days: PositiveInt = Field(
+        default=365, description="Retention of the stack's log groups (CloudWatch retention value)."
+    )
+    personal_data_max_days: PositiveInt | None = Field(
+        default=None, description="GDPR storage limitation: the longest personal data (and its logs) may be kept."
+    )
+    kms_key_arn: Annotated[str, StringConstraints(pattern=r"^arn:aws(-cn|-us-gov)?:kms:[a-z0-9-]+:\d{12}:(key|alias)/.+$")] | None = None
+
+
+# --------------------------------------------------------------------------- budget
+
+
+class Threshold(_Model):
+    at: Annotated[float, Field(gt=0.0, le=1.0, description="Fraction of the monthly budget, in (0, 1].")]
+    action: ThresholdAction
+
+
+class Notify(_Model):
+    emails: list[Email] = Field(default_factory=list)
+    sns_topic_arn: Annotated[str, StringConstraints(pattern=r"^arn:aws(-cn|-us-gov)?:sns:[a-z0-9-]+:\d{12}:[\w-]+$")] | None = None
+
+
+class Budget(_Model):
+    monthly_amount: Annotated[float, Field(gt=0)]
+    currency: Currency = Currency.USD
+    thresholds: list[Threshold] = Field(default_factory=list)
+    notify: Notify = Field(default_factory=Notify)
+
+
+# --------------------------------------------------------------------------- fleets
+
+
+class GpuRequirement(_Model):
+    model: GpuModel
+    count: Annotated[int, Field(ge=1, le=16, description="GPUs per node.")] = 1
+    memory_gib: Annotated[int, Field(ge=1, le=1024, description="Memory per GPU, GiB (minimum).")] | None = None
+
+
+class CpuRequirement(_Model):
+    vcpu: Annotated[int, Field(ge=1, le=448)]
+    memory_gib: Annotated[float, Field(gt=0, le=24576)]
+
+
+class InstanceTypes(_Model):
+    allowed: list[InstanceType] = Field(default_factory=list, description="Only these types may be used.")
+    preferred: list[InstanceType] = Field(default_factory=list, description="Ranked first when they qualify.")
+
+
+class Capacity(_Model):
+    min: NonNegInt = 0
+    desired: NonNegInt
+    max: PositiveInt
+
+
+class Spot(_Model):
+    max_share: Fraction = Field(description="Largest share of capacity above the reserved base that may run on spot.")
+    interruption_tolerance: Tolerance = Tolerance.MEDIUM
+    allocation_strategy: AllocationStrategy = AllocationStrategy.PRICE_CAPACITY_OPTIMIZED
+
+
+class Commitment(_Model):
+    """A reservation already held (re-planning never recommends fewer)."""
+
+    units: PositiveInt
+    term: Term
+    purchased: dt.date
+
+
+class Reserved(_Model):
+    mode: ReservedMode = ReservedMode.AUTO
+    units: NonNegInt | None = Field(default=None, description="Units to reserve when mode is 'fixed'.")
+    term: Term = Term.ONE_YEAR
+    payment: PaymentOption = PaymentOption.NO_UPFRONT
+    held: list[Commitment] = Field(default_factory=list)
+
+
+class Checkpoint(_Model):
+    write_seconds: Annotated[float, Field(gt=0, le=86400)]
+    restart_seconds: Annotated[float, Field(ge=0, le=86400)] = 0
+    interval: Literal["auto"] | Annotated[int, Field(ge=60, le=604800)] = Field(
+        default="auto", description="'auto' (Young/Daly optimum) or a fixed interval in seconds."
+    )
+
+
+class Autoscaling(_Model):
+    metric: Annotated[str, StringConstraints(min_length=1, max_length=253)]
+    target: Annotated[float, Field(gt=0)]
+
+
+class OffPeakWindow(_Model):
+    cron: Cron
+    hours: Annotated[int, Field(ge=1, le=24)]
+    desired: NonNegInt
+
+
+class Mig(_Model):
+    profile: Annotated[str, StringConstraints(pattern=r"^\d+g\.\d+gb$")]
+
+
+class TimeSlicing(_Model):
+    replicas: Annotated[int, Field(ge=2, le=64)]
+
+
+class GpuSharing(_Model):
+    mig: Mig | None = None
+    time_slicing: TimeSlicing | None = None
+
+
+class Fleet(_Model):
+    name: Name
+    workload: Workload
+    sla: SlaTier
+    core: bool = False
+    data_class: DataClass = DataClass.INTERNAL
+    gpu: GpuRequirement | None = None
+    cpu: CpuRequirement | None = None
+    instance_types: InstanceTypes = Field(default_factory=InstanceTypes)
+    capacity: Capacity
+    spot: Spot | None = Field(default=None, description="Absent: no spot at all.")
+    reserved: Reserved = Field(default_factory=Reserved)
+    checkpoint: Checkpoint | None = None
+    demand_history: str | None = Field(
+        default=None, description="CSV of hourly demand in nodes (columns: hour, demand), relative to this file."
+    )
+    autoscaling: Autoscaling | None = None
+    off_peak: list[OffPeakWindow] = Field(default_factory=list)
+    gpu_sharing: GpuSharing | None = None
+
+
+# --------------------------------------------------------------------------- network
+
+
+class EndpointService(StrEnum):
+    S3 = "s3"
+    DYNAMODB = "dynamodb"
+    ECR_API = "ecr.api"
+    ECR_DKR = "ecr.dkr"
+    LOGS = "logs"
+    STS = "sts"
+    KMS = "kms"
+    SSM = "ssm"
+    MONITORING = "monitoring"
+    EKS = "eks"
+
+
+class Network(_Model):
+    endpoints: Literal["auto"] | list[EndpointService] = Field(
+        default="auto", description="'auto': interface endpoints where traffic makes them cheaper than NAT."
+    )
+    monthly_traffic_gb: dict[EndpointService, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
+    nat_gateways: NonNegInt = Field(default=1, description="NAT gateways the VPC runs (one per AZ for HA).")
+
+
+# --------------------------------------------------------------------------- storage
+
+
+class StorageClass(_Model):
+    name: Name
+    tier: StorageTier
+    size_gib: Annotated[int, Field(ge=1, le=65536)] = 100
+    iops: Annotated[int, Field(ge=100, le=256000)] | None = None
+    throughput_mibps: Annotated[int, Field(ge=125, le=2000)] | None = None
+    encrypted: bool = True
+    reclaim_policy: ReclaimPolicy = ReclaimPolicy.DELETE
+    binding_mode: BindingMode = BindingMode.WAIT_FOR_FIRST_CONSUMER
+    data_class: DataClass = DataClass.INTERNAL
+    volumes: NonNegInt = Field(default=0, description="Expected claims of this class (for the estimate).")
+
+
+class CheckpointBucket(_Model):
+    name: Name
+    hot_days: PositiveInt = Field(default=30, description="Days in S3 Standard before Standard-IA.")
+    warm_days: PositiveInt | None = Field(default=60, description="Days in Standard-IA before Glacier.")
+    cold_days: PositiveInt | None = Field(default=None, description="Days in Glacier before expiry.")
+    expire_days: PositiveInt | None = Field(default=None, description="Object age at expiry (days).")
+    noncurrent_expire_days: PositiveInt | None = 30
+    versioning: bool = True
+    data_class: DataClass = DataClass.INTERNAL
+    monthly_ingest_gb: Annotated[float, Field(ge=0)] = 0
+
+
+class Storage(_Model):
+    classes: list[StorageClass] = Field(default_factory=list)
+    checkpoint_buckets: list[CheckpointBucket] = Field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- scheduling
+
+
+class TopologySpread(_Model):
+    max_skew: Annotated[int, Field(ge=1, le=100)] = 1
+    when_unsatisfiable: WhenUnsatisfiable = WhenUnsatisfiable.SCHEDULE_ANYWAY
+
+
+class Descheduler(_Model):
+    cpu_below_pct: Annotated[int, Field(ge=0, le=100)] = 20
+    memory_below_pct: Annotated[int, Field(ge=0, le=100)] = 20
+    target_above_pct: Annotated[int, Field(ge=0, le=100)] = 50
+    pod_lifetime_hours: PositiveInt | None = None
+
+
+class Priorities(_Model):
+    gold: Annotated[int, Field(ge=0, le=1_000_000_000)] = 1_000_000
+    silver: Annotated[int, Field(ge=0, le=1_000_000_000)] = 100_000
+    bronze: Annotated[int, Field(ge=0, le=1_000_000_000)] = 1_000
+
+
+class Scheduling(_Model):
+    gpu_bin_packing: bool = True
+    topology_spread: TopologySpread = Field(default_factory=TopologySpread)
+    descheduler: Descheduler = Field(default_factory=Descheduler)
+    priorities: Priorities = Field(default_factory=Priorities)
+    overcommit_cap: Annotated[float, Field(ge=1.0, le=10.0)] = 1.0
+
+
+# --------------------------------------------------------------------------- waivers
+
+
+class Waiver(_Model):
+    control: Annotated[str, StringConstraints(pattern=r"^(GDPR|MLPS|BUDGET)-[A-Za-z0-9.\-]+$")]
+    resource: Annotated[str, StringConstraints(min_length=1)] = Field(
+        description="Glob over resource URNs or names ('*' for the whole stack)."
+    )
+    reason: Annotated[str, StringConstraints(min_length=10)]
+    approver: Email
+    expires: dt.date
+
+
+# --------------------------------------------------------------------------- document
+
+
+class CostPolicy(_Model):
+    api_version: Literal["seedance.io/v1"]
+    kind: Literal["CostPolicy"]
+    extends: str | None = Field(default=None, description="Base policy this one overlays (path relative to this file).")
+    metadata: Metadata
+    cloud: Cloud
+    compliance: Compliance = Field(default_factory=Compliance)
+    budget: Budget
+    fleets: list[Fleet] = Field(default_factory=list)
+    network: Network = Field(default_factory=Network)
+    storage: Storage = Field(default_factory=Storage)
+    scheduling: Scheduling = Field(default_factory=Scheduling)
+    waivers: list[Waiver] = Field(default_factory=list)
+
+    def fleet(self, name: str) -> Fleet:
+        for f in self.fleets:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+
+def json_schema() -> dict:
+    """The JSON Schema of the language, generated from the models."""
+    schema = CostPolicy.model_json_schema(by_alias=True, mode="validation")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://seedance.io/schemas/costpolicy-v1.json"
+    schema["title"] = "Seedance CostPolicy (seedance.io/v1)"
+    return schema

@@ -1,0 +1,79 @@
+"""Overlay merge: a stack policy that ``extends`` a base policy.
+
+The merge rule (documented in the README and tested):
+
+* mappings merge key by key, recursively; the overlay's value wins for every key it sets;
+* lists of mappings that all carry a ``name`` (fleets, storage classes, checkpoint buckets)
+  merge by name: an overlay item with a known name is merged into the base item (recursively),
+  new names are appended in overlay order, and an item ``{name: X, $remove: true}`` drops ``X``;
+* every other value (scalars, plain lists) is replaced whole by the overlay;
+* ``extends`` itself is resolved relative to the file that names it; chains are allowed up to
+  :data:`MAX_CHAIN` files and cycles are an error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from seedance.policy.errors import Location, PolicyValidationError, Problem
+from seedance.policy.yamlsrc import LList, LMap
+
+REMOVE_KEY = "$remove"
+MAX_CHAIN = 8
+
+
+def _named_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(i, dict) and isinstance(i.get("name"), str) for i in value)
+
+
+def merge(base: Any, overlay: Any) -> Any:
+    """Merge ``overlay`` onto ``base`` (both located trees); returns a new located tree."""
+    if isinstance(base, LMap) and isinstance(overlay, LMap):
+        out = LMap(overlay.loc)
+        for key, value in base.items():
+            out[key] = value
+            out.key_locs[key] = base.key_locs[key]
+            out.val_locs[key] = base.val_locs[key]
+        for key, value in overlay.items():
+            out[key] = merge(base[key], value) if key in base else value
+            out.key_locs[key] = overlay.key_locs[key]
+            out.val_locs[key] = overlay.val_locs[key]
+        return out
+    if isinstance(base, LList) and isinstance(overlay, LList) and _named_list(base) and _named_list(overlay):
+        out_l = LList(overlay.loc)
+        by_name = {item["name"]: (item, loc) for item, loc in zip(overlay, overlay.item_locs)}
+        for item, loc in zip(base, base.item_locs):
+            if item["name"] in by_name:
+                o_item, o_loc = by_name.pop(item["name"])
+                if o_item.get(REMOVE_KEY) is True:
+                    continue
+                out_l.append(merge(item, o_item))
+                out_l.item_locs.append(o_loc)
+            else:
+                out_l.append(item)
+                out_l.item_locs.append(loc)
+        for item, loc in by_name.values():
+            if item.get(REMOVE_KEY) is True:
+                continue
+            out_l.append(item)
+            out_l.item_locs.append(loc)
+        return out_l
+    return overlay
+
+
+def strip_remove_markers(tree: Any, problems: list[Problem], path: str = "") -> None:
+    """Report ``$remove`` markers that removed nothing (not in a base list)."""
+    if isinstance(tree, LMap):
+        if REMOVE_KEY in tree:
+            problems.append(
+                Problem(tree.key_locs[REMOVE_KEY], path, f"'{REMOVE_KEY}' only applies to an item of the base policy's list with the same name")
+            )
+        for key, value in tree.items():
+            strip_remove_markers(value, problems, f"{path}.{key}" if path else key)
+    elif isinstance(tree, LList):
+        for i, value in enumerate(tree):
+            strip_remove_markers(value, problems, f"{path}[{i}]")
+
+
+def chain_error(loc: Location, message: str) -> PolicyValidationError:
+    return PolicyValidationError([Problem(loc, "extends", message)])

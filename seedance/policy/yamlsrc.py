@@ -1,0 +1,163 @@
+"""Safe YAML reading that keeps the location of every key and value.
+
+Layer one of validation: bytes -> a tree of :class:`LMap` / :class:`LList` / scalars, each
+container remembering where its keys and items came from (file, line, column).  Rejects
+oversized files, non-UTF-8 input, several documents in one file, duplicate keys, non-scalar
+keys, recursive aliases and alias "bombs" whose expansion exceeds a node budget.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import yaml
+
+from seedance.policy.errors import Location, PolicySyntaxError, Problem
+
+MAX_BYTES = 1 << 20  # 1 MiB: a cost policy is a few KiB
+MAX_NODES = 100_000  # after alias expansion
+MAX_DEPTH = 64
+
+
+class LMap(dict):
+    """A mapping that remembers the location of itself, its keys and its values."""
+
+    def __init__(self, loc: Location):
+        super().__init__()
+        self.loc = loc
+        self.key_locs: dict[str, Location] = {}
+        self.val_locs: dict[str, Location] = {}
+
+
+class LList(list):
+    """A list that remembers the location of itself and its items."""
+
+    def __init__(self, loc: Location):
+        super().__init__()
+        self.loc = loc
+        self.item_locs: list[Location] = []
+
+
+def _loc(file: str, mark: Any) -> Location:
+    if mark is None:
+        return Location(file, 1, 1)
+    return Location(file, mark.line + 1, mark.column + 1)
+
+
+def _fail(file: str, mark: Any, message: str) -> PolicySyntaxError:
+    return PolicySyntaxError([Problem(_loc(file, mark), "", message)])
+
+
+def read_bytes(path: str, max_bytes: int = MAX_BYTES) -> bytes:
+    try:
+        size = os.path.getsize(path)
+    except OSError as exc:
+        raise PolicySyntaxError([Problem(Location(path, 1, 1), "", f"cannot read file: {exc.strerror or exc}")]) from None
+    if size > max_bytes:
+        raise PolicySyntaxError(
+            [Problem(Location(path, 1, 1), "", f"file is {size:,} bytes; a policy may be at most {max_bytes:,} bytes")]
+        )
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise PolicySyntaxError([Problem(Location(path, 1, 1), "", f"cannot read file: {exc.strerror or exc}")]) from None
+
+
+def _decode(file: str, data: bytes) -> str:
+    if b"\x00" in data:
+        off = data.index(b"\x00")
+        line = data.count(b"\n", 0, off) + 1
+        raise PolicySyntaxError([Problem(Location(file, line, 1), "", "binary data: expected a UTF-8 YAML text")])
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise PolicySyntaxError(
+            [Problem(Location(file, line, 1), "", f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})")]
+        ) from None
+
+
+def parse(file: str, data: bytes) -> Any:
+    """Parse one YAML document into a located tree (or raise :class:`PolicySyntaxError`)."""
+    text = _decode(file, data)
+    if not text.strip() or all(ln.strip().startswith("#") or not ln.strip() for ln in text.splitlines()):
+        raise PolicySyntaxError([Problem(Location(file, 1, 1), "", "empty document: expected a CostPolicy mapping")])
+    loader = yaml.SafeLoader(text)
+    try:
+        try:
+            node = loader.get_single_node()
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            what = exc.problem or "invalid YAML"
+            if exc.context and "expected a single document" in exc.context:
+                what = "expected a single YAML document, found several"
+            raise _fail(file, mark, f"YAML syntax error: {what}") from None
+        except yaml.YAMLError as exc:  # ReaderError and friends
+            line = getattr(exc, "position", None)
+            raise PolicySyntaxError([Problem(Location(file, 1, 1), "", f"YAML error: {exc}"[:300])]) from None
+        if node is None:
+            raise PolicySyntaxError([Problem(Location(file, 1, 1), "", "empty document: expected a CostPolicy mapping")])
+        return _Builder(file, loader).build(node)
+    finally:
+        loader.dispose()
+
+
+class _Builder:
+    def __init__(self, file: str, loader: yaml.SafeLoader):
+        self.file = file
+        self.loader = loader
+        self.count = 0
+        self.stack: set[int] = set()
+
+    def build(self, node: yaml.Node, depth: int = 0) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            raise _fail(self.file, node.start_mark, f"document expands to more than {MAX_NODES:,} nodes (alias bomb?)")
+        if depth > MAX_DEPTH:
+            raise _fail(self.file, node.start_mark, f"document nests deeper than {MAX_DEPTH} levels")
+        if id(node) in self.stack:
+            raise _fail(self.file, node.start_mark, "recursive alias: a node contains itself")
+        loc = _loc(self.file, node.start_mark)
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                return self.loader.construct_object(node, deep=True)
+            except yaml.YAMLError as exc:
+                raise _fail(self.file, node.start_mark, f"invalid value {node.value!r}: {getattr(exc, 'problem', exc)}") from None
+            except (ValueError, OverflowError) as exc:
+                raise _fail(self.file, node.start_mark, f"invalid value {node.value!r}: {exc}") from None
+        self.stack.add(id(node))
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                out = LList(loc)
+                for item in node.value:
+                    out.append(self.build(item, depth + 1))
+                    out.item_locs.append(_loc(self.file, item.start_mark))
+                return out
+            if isinstance(node, yaml.MappingNode):
+                own = [(k, v) for k, v in node.value if k.tag != "tag:yaml.org,2002:merge"]
+                try:
+                    self.loader.flatten_mapping(node)  # YAML merge keys (<<)
+                except yaml.YAMLError as exc:
+                    raise _fail(self.file, node.start_mark, f"invalid merge key: {getattr(exc, 'problem', exc)}") from None
+                merged = node.value[: len(node.value) - len(own)]
+                out_m = LMap(loc)
+                for i, (key_node, value_node) in enumerate(own + merged):
+                    if not isinstance(key_node, yaml.ScalarNode):
+                        raise _fail(self.file, key_node.start_mark, "mapping keys must be plain strings")
+                    key = key_node.value
+                    if key in out_m and i >= len(own):
+                        continue  # explicit keys override merged ones; the first merged mapping wins
+                    if key in out_m:
+                        first = out_m.key_locs[key]
+                        raise _fail(
+                            self.file, key_node.start_mark, f"duplicate key {key!r} (first defined at line {first.line})"
+                        )
+                    out_m.key_locs[key] = _loc(self.file, key_node.start_mark)
+                    out_m.val_locs[key] = _loc(self.file, value_node.start_mark)
+                    out_m[key] = self.build(value_node, depth + 1)
+                return out_m
+            raise _fail(self.file, node.start_mark, f"unsupported YAML node {type(node).__name__}")
+        finally:
+            self.stack.discard(id(node))
