@@ -85,6 +85,23 @@ def summary(paths: tuple[Path, ...]) -> int:
     return 0 if ok else 1
 
 
+# Commands of the other areas live in seedance/commands/<area>.py as click commands or groups;
+# each is registered here with one line (explicit, greppable; no import side effects).
+_EXTRA_COMMANDS: list[tuple[str, str]] = [
+    # ("seedance.commands.<module>", "<attribute>"),
+]
+
+
+def _register_extra_commands() -> None:
+    import importlib
+
+    for module, attribute in _EXTRA_COMMANDS:
+        app.add_command(getattr(importlib.import_module(module), attribute))
+
+
+_register_extra_commands()
+
+
 def _esc(text: str) -> str:
     from rich.markup import escape
 

@@ -1,0 +1,1 @@
+"""Click commands of each area; registered explicitly in seedance.cli."""
