@@ -1,0 +1,1 @@
+"""The planner: pure decisions (instance types, reserved units, spot share, checkpoint interval)."""
