@@ -61,9 +61,15 @@ def validate(paths: tuple[Path, ...], fmt: str) -> int:
 
 
 @app.command()
-def schema() -> int:
+@click.option("--reference", is_flag=True, help="Print the Markdown reference (as embedded in the README) instead.")
+def schema(reference: bool) -> int:
     """Print the JSON Schema of the cost policy language."""
-    console().print(json.dumps(json_schema(), indent=2), markup=False)
+    if reference:
+        from seedance.policy.reference import reference_markdown
+
+        click.echo(reference_markdown(), nl=False)
+    else:
+        click.echo(json.dumps(json_schema(), indent=2))
     return 0
 
 

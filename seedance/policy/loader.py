@@ -109,6 +109,8 @@ def _display(base: Path, parent: Path, ext: str) -> str:
 def _validate_tree(tree: Any, path: Path, chain: tuple[Path, ...], base_dir: Path | None = None) -> LoadedPolicy:
     problems: list[Problem] = []
     strip_remove_markers(tree, problems)
+    if problems:  # the rest would only repeat the stray item's missing fields
+        raise PolicyValidationError(problems)
     try:
         payload = json.dumps(tree, default=_json_default, allow_nan=True)
     except (TypeError, ValueError, RecursionError) as exc:  # pragma: no cover - defensive
@@ -139,6 +141,9 @@ def _json_default(value: Any) -> Any:
 # --------------------------------------------------------------------------- locating
 
 
+_ITEM_WORDS = {"fleets": "fleet", "classes": "storage class", "checkpointBuckets": "bucket", "waivers": "waiver"}
+
+
 @dataclass(frozen=True)
 class _Hit:
     location: Location
@@ -166,7 +171,8 @@ def locate(tree: Any, loc: Loc) -> _Hit:
             parts.append(f"[{el}]")
             node = node[el]
             if isinstance(node, LMap) and isinstance(node.get("name"), str):
-                context = f"{parts[0] if parts else 'item'} {node['name']!r}"
+                owner = parts[-2] if len(parts) >= 2 else "item"
+                context = f"{_ITEM_WORDS.get(owner, owner)} {node['name']!r}"
         elif isinstance(node, LMap) and isinstance(el, str) and last:
             parts.append(el)  # a missing key: point at the mapping that lacks it
             key_where = None
@@ -175,10 +181,6 @@ def locate(tree: Any, loc: Loc) -> _Hit:
     text = ""
     for part in parts:
         text += part if part.startswith("[") or not text else f".{part}"
-    if context:
-        context = context.replace("fleets ", "fleet ").replace("classes ", "storage class ").replace(
-            "checkpointBuckets ", "bucket "
-        ).replace("waivers ", "waiver ")
     return _Hit(where, text, context, key_where, skipped)
 
 

@@ -52,9 +52,7 @@ def merge(base: Any, overlay: Any) -> Any:
             else:
                 out_l.append(item)
                 out_l.item_locs.append(loc)
-        for item, loc in by_name.values():
-            if item.get(REMOVE_KEY) is True:
-                continue
+        for item, loc in by_name.values():  # new names; a stray $remove is reported later
             out_l.append(item)
             out_l.item_locs.append(loc)
         return out_l

@@ -128,13 +128,19 @@ def _fleets(p: CostPolicy, base_dir: Path | None) -> list[Issue]:
                 out.append((at + ("gpuSharing",), "GPU sharing needs a 'gpu' requirement"))
             elif gs.mig is not None:
                 valid = mig_profiles(f.gpu.model, f.gpu.memory_gib)
-                if gs.mig.profile not in valid:
+                if not valid:
+                    out.append(
+                        (
+                            at + ("gpuSharing", "mig"),
+                            f"{f.gpu.model.value} has no MIG support (A100 and H100 do); use 'timeSlicing' instead",
+                        )
+                    )
+                elif gs.mig.profile not in valid:
                     mem = f" with {f.gpu.memory_gib} GiB" if f.gpu.memory_gib else ""
-                    exp = ", ".join(valid) if valid else "none: this GPU has no MIG support"
                     out.append(
                         (
                             at + ("gpuSharing", "mig", "profile"),
-                            f"no MIG profile {gs.mig.profile!r} on {f.gpu.model.value}{mem}; expected one of: {exp}",
+                            f"no MIG profile {gs.mig.profile!r} on {f.gpu.model.value}{mem}; expected one of: {', '.join(valid)}",
                         )
                     )
         if f.demand_history is not None and base_dir is not None:

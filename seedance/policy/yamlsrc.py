@@ -45,8 +45,8 @@ def _loc(file: str, mark: Any) -> Location:
     return Location(file, mark.line + 1, mark.column + 1)
 
 
-def _fail(file: str, mark: Any, message: str) -> PolicySyntaxError:
-    return PolicySyntaxError([Problem(_loc(file, mark), "", message)])
+def _fail(file: str, mark: Any, message: str, path: str = "") -> PolicySyntaxError:
+    return PolicySyntaxError([Problem(_loc(file, mark), path, message)])
 
 
 def read_bytes(path: str, max_bytes: int = MAX_BYTES) -> bytes:
@@ -84,7 +84,10 @@ def parse(file: str, data: bytes) -> Any:
     text = _decode(file, data)
     if not text.strip() or all(ln.strip().startswith("#") or not ln.strip() for ln in text.splitlines()):
         raise PolicySyntaxError([Problem(Location(file, 1, 1), "", "empty document: expected a CostPolicy mapping")])
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError as exc:  # the reader checks characters up front
+        raise _reader_error(file, text, exc) from None
     try:
         try:
             node = loader.get_single_node()
@@ -95,13 +98,23 @@ def parse(file: str, data: bytes) -> Any:
                 what = "expected a single YAML document, found several"
             raise _fail(file, mark, f"YAML syntax error: {what}") from None
         except yaml.YAMLError as exc:  # ReaderError and friends
-            line = getattr(exc, "position", None)
-            raise PolicySyntaxError([Problem(Location(file, 1, 1), "", f"YAML error: {exc}"[:300])]) from None
+            raise _reader_error(file, text, exc) from None
         if node is None:
             raise PolicySyntaxError([Problem(Location(file, 1, 1), "", "empty document: expected a CostPolicy mapping")])
         return _Builder(file, loader).build(node)
     finally:
         loader.dispose()
+
+
+def _reader_error(file: str, text: str, exc: yaml.YAMLError) -> PolicySyntaxError:
+    pos = getattr(exc, "position", None)
+    if isinstance(pos, int) and 0 <= pos <= len(text):
+        line = text.count("\n", 0, pos) + 1
+        col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+        char = getattr(exc, "character", None)
+        what = f"character {char!r} is not allowed in YAML" if char is not None else "unreadable YAML"
+        return PolicySyntaxError([Problem(Location(file, line, col), "", what)])
+    return PolicySyntaxError([Problem(Location(file, 1, 1), "", f"YAML error: {exc}"[:300])])
 
 
 class _Builder:
@@ -111,28 +124,30 @@ class _Builder:
         self.count = 0
         self.stack: set[int] = set()
 
-    def build(self, node: yaml.Node, depth: int = 0) -> Any:
+    def build(self, node: yaml.Node, depth: int = 0, path: str = "") -> Any:
         self.count += 1
         if self.count > MAX_NODES:
             raise _fail(self.file, node.start_mark, f"document expands to more than {MAX_NODES:,} nodes (alias bomb?)")
         if depth > MAX_DEPTH:
             raise _fail(self.file, node.start_mark, f"document nests deeper than {MAX_DEPTH} levels")
         if id(node) in self.stack:
-            raise _fail(self.file, node.start_mark, "recursive alias: a node contains itself")
+            raise _fail(self.file, node.start_mark, "recursive alias: a node contains itself", path)
         loc = _loc(self.file, node.start_mark)
         if isinstance(node, yaml.ScalarNode):
             try:
                 return self.loader.construct_object(node, deep=True)
             except yaml.YAMLError as exc:
-                raise _fail(self.file, node.start_mark, f"invalid value {node.value!r}: {getattr(exc, 'problem', exc)}") from None
+                raise _fail(
+                    self.file, node.start_mark, f"invalid value {node.value!r}: {getattr(exc, 'problem', exc)}", path
+                ) from None
             except (ValueError, OverflowError) as exc:
-                raise _fail(self.file, node.start_mark, f"invalid value {node.value!r}: {exc}") from None
+                raise _fail(self.file, node.start_mark, f"invalid value {node.value!r}: {exc}", path) from None
         self.stack.add(id(node))
         try:
             if isinstance(node, yaml.SequenceNode):
                 out = LList(loc)
                 for item in node.value:
-                    out.append(self.build(item, depth + 1))
+                    out.append(self.build(item, depth + 1, f"{path}[{len(out)}]"))
                     out.item_locs.append(_loc(self.file, item.start_mark))
                 return out
             if isinstance(node, yaml.MappingNode):
@@ -152,11 +167,14 @@ class _Builder:
                     if key in out_m:
                         first = out_m.key_locs[key]
                         raise _fail(
-                            self.file, key_node.start_mark, f"duplicate key {key!r} (first defined at line {first.line})"
+                            self.file,
+                            key_node.start_mark,
+                            f"duplicate key {key!r} (first defined at line {first.line})",
+                            f"{path}.{key}" if path else key,
                         )
                     out_m.key_locs[key] = _loc(self.file, key_node.start_mark)
                     out_m.val_locs[key] = _loc(self.file, value_node.start_mark)
-                    out_m[key] = self.build(value_node, depth + 1)
+                    out_m[key] = self.build(value_node, depth + 1, f"{path}.{key}" if path else key)
                 return out_m
             raise _fail(self.file, node.start_mark, f"unsupported YAML node {type(node).__name__}")
         finally:

@@ -1,0 +1,119 @@
+"""The documented overlay (extends) merge rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from seedance.policy import PolicyError, load_policy
+
+MINIMAL = (Path(__file__).parent / "valid" / "minimal.yaml").read_text()
+
+
+def _write(tmp: Path, name: str, text: str) -> Path:
+    p = tmp / name
+    p.write_text(text)
+    return p
+
+
+def _overlay(extends: str, body: str) -> str:
+    return f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {extends}\n{body}"
+
+
+BASE_FLEETS = MINIMAL + (
+    "  - name: batch\n    workload: batch\n    sla: bronze\n    cpu: {vcpu: 2, memoryGib: 8}\n"
+    "    capacity: {min: 0, desired: 1, max: 2}\n    spot: {maxShare: 1.0}\n"
+)
+
+
+def test_scalars_and_mappings_merge_key_by_key(tmp_path: Path) -> None:
+    _write(tmp_path, "base.yaml", MINIMAL)
+    p = _write(tmp_path, "prod.yaml", _overlay("base.yaml", "metadata:\n  environment: prod\nbudget:\n  monthlyAmount: 5000\n"))
+    policy = load_policy(p).policy
+    assert policy.metadata.environment.value == "prod"
+    assert policy.metadata.name == "minimal"  # kept from the base
+    assert policy.metadata.owner == "dev@example.com"
+    assert policy.budget.monthly_amount == 5000
+    assert policy.extends == "base.yaml"
+
+
+def test_named_lists_merge_by_name_and_append_new(tmp_path: Path) -> None:
+    _write(tmp_path, "base.yaml", BASE_FLEETS)
+    body = (
+        "fleets:\n  - name: web\n    capacity: {max: 8}\n"
+        "  - name: gpu\n    workload: inference\n    sla: gold\n    gpu: {model: T4}\n"
+        "    capacity: {min: 1, desired: 1, max: 1}\n"
+    )
+    loaded = load_policy(_write(tmp_path, "prod.yaml", _overlay("base.yaml", body)))
+    fleets = loaded.policy.fleets
+    assert [f.name for f in fleets] == ["web", "batch", "gpu"]
+    web = fleets[0]
+    assert (web.capacity.min, web.capacity.desired, web.capacity.max) == (1, 2, 8)  # deep-merged
+    assert web.cpu is not None and web.cpu.vcpu == 4
+
+
+def test_remove_marker_drops_a_base_item(tmp_path: Path) -> None:
+    _write(tmp_path, "base.yaml", BASE_FLEETS)
+    body = "fleets:\n  - name: batch\n    $remove: true\n"
+    policy = load_policy(_write(tmp_path, "dev.yaml", _overlay("base.yaml", body))).policy
+    assert [f.name for f in policy.fleets] == ["web"]
+
+
+def test_remove_marker_without_base_item_is_an_error(tmp_path: Path) -> None:
+    _write(tmp_path, "base.yaml", MINIMAL)
+    body = "fleets:\n  - name: nope\n    $remove: true\n"
+    p = _write(tmp_path, "dev.yaml", _overlay("base.yaml", body))
+    with pytest.raises(PolicyError) as exc:
+        load_policy(p)
+    assert str(exc.value).startswith(f"{p}:6:5: fleets[1].$remove (fleet 'nope'): '$remove' only applies")
+
+
+def test_plain_lists_are_replaced(tmp_path: Path) -> None:
+    _write(tmp_path, "base.yaml", MINIMAL.replace("[us-east-1a]", "[us-east-1a, us-east-1b]"))
+    body = "cloud:\n  availabilityZones: [us-east-1c]\n"
+    policy = load_policy(_write(tmp_path, "p.yaml", _overlay("base.yaml", body))).policy
+    assert policy.cloud.availability_zones == ["us-east-1c"]
+
+
+def test_errors_point_at_the_file_that_holds_the_value(tmp_path: Path) -> None:
+    base = _write(tmp_path, "base.yaml", MINIMAL.replace("sla: silver", "sla: platinum"))
+    p = _write(tmp_path, "p.yaml", _overlay("base.yaml", "budget:\n  monthlyAmount: -1\n"))
+    with pytest.raises(PolicyError) as exc:
+        load_policy(p)
+    text = str(exc.value)
+    assert f"{p}:5:18: budget.monthlyAmount: expected a number > 0, got -1" in text
+    assert f"{base}:17:10: fleets[0].sla (fleet 'web'): expected one of 'gold', 'silver' or 'bronze', got 'platinum'" in text
+
+
+def test_chains_and_cycles(tmp_path: Path) -> None:
+    _write(tmp_path, "a.yaml", MINIMAL)
+    _write(tmp_path, "b.yaml", _overlay("a.yaml", "budget:\n  monthlyAmount: 2000\n"))
+    c = _write(tmp_path, "c.yaml", _overlay("b.yaml", "metadata:\n  name: chained\n"))
+    loaded = load_policy(c)
+    assert loaded.policy.metadata.name == "chained"
+    assert loaded.policy.budget.monthly_amount == 2000
+    assert [p.name for p in loaded.chain] == ["a.yaml", "b.yaml", "c.yaml"]
+
+    x = _write(tmp_path, "x.yaml", _overlay("y.yaml", ""))
+    _write(tmp_path, "y.yaml", _overlay("x.yaml", ""))
+    with pytest.raises(PolicyError) as exc:
+        load_policy(x)
+    assert "extends: cycle: x.yaml is already part of this chain" in str(exc.value)
+
+
+def test_missing_base(tmp_path: Path) -> None:
+    p = _write(tmp_path, "p.yaml", _overlay("nowhere.yaml", ""))
+    with pytest.raises(PolicyError) as exc:
+        load_policy(p)
+    assert str(exc.value) == f"{p}:3:10: extends: base policy not found: nowhere.yaml"
+
+
+def test_example_stacks_extend_the_base(repo: Path) -> None:
+    dev = load_policy(repo / "stacks/policies/dev.yaml").policy
+    eu = load_policy(repo / "stacks/policies/eu-prod.yaml").policy
+    assert [f.name for f in dev.fleets] == ["finetune", "inference", "batch-embed"]
+    assert [f.name for f in eu.fleets] == ["llm-train", "finetune", "inference", "batch-embed", "eval"]
+    assert dev.fleet("inference").sla.value == "silver" and eu.fleet("inference").sla.value == "gold"
+    assert eu.metadata.tags["cost-center"] == "CC-4120"  # from the base
+    assert [c.name for c in dev.storage.classes] == ["general", "scratch"]
