@@ -66,7 +66,7 @@ def test_remove_marker_without_base_item_is_an_error(tmp_path: Path) -> None:
     p = _write(tmp_path, "dev.yaml", _overlay("base.yaml", body))
     with pytest.raises(PolicyError) as exc:
         load_policy(p)
-    assert str(exc.value).startswith(f"{p}:6:5: fleets[1].$remove (fleet 'nope'): '$remove' only applies")
+    assert str(exc.value) == f"{p}:6:5: fleets[1]: '$remove' only applies to an item of the base policy's list with the same name"
 
 
 def test_plain_lists_are_replaced(tmp_path: Path) -> None:
