@@ -1,0 +1,35 @@
+# The two README commands: `make demo` and `make test`. Both set up .venv on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STACKS := eu-prod cn-prod dev
+
+.PHONY: setup demo test bench docs schema clean
+
+$(BIN)/seedance: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	@touch $@
+
+setup: $(BIN)/seedance
+
+# The main job on the bundled example stacks.
+demo: setup
+	$(BIN)/seedance validate $(foreach s,$(STACKS),stacks/policies/$(s).yaml)
+	@for s in $(STACKS); do $(BIN)/seedance summary stacks/policies/$$s.yaml || exit $$?; done
+
+test: setup
+	$(BIN)/pytest -q
+
+bench: setup
+	@for f in bench/bench_*.py; do $(BIN)/python $$f || exit $$?; done
+	@if [ -f bench/backtest/run.py ]; then $(BIN)/python bench/backtest/run.py; fi
+
+# Regenerate the generated parts of the docs: the JSON Schema file and the README reference.
+docs: setup
+	$(BIN)/seedance schema > stacks/costpolicy.schema.json
+	$(BIN)/python -c "import pathlib, seedance.policy.reference as r; p = pathlib.Path('README.md'); t = p.read_text(); s, e = t.index(r.START), t.index(r.END) + len(r.END); p.write_text(t[:s] + r.reference_markdown().rstrip('\n') + t[e:])"
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
