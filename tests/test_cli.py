@@ -1,0 +1,70 @@
+"""The CLI, in-process (click's runner) and as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from seedance import __version__
+from seedance.cli import app, main
+
+POLICIES = Path(__file__).resolve().parents[1] / "stacks" / "policies"
+
+
+def _invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args), standalone_mode=False, catch_exceptions=False)
+    return result.return_value, result.output
+
+
+def test_validate_every_example_stack(example_stack: str) -> None:
+    code, out = _invoke("validate", str(POLICIES / f"{example_stack}.yaml"))
+    assert code == 0
+    assert out.startswith(f"✓ {POLICIES / example_stack}.yaml: valid (gpu-platform-")
+
+
+def test_validate_json_format() -> None:
+    code, out = _invoke("validate", "--format", "json", str(POLICIES / "dev.yaml"), str(POLICIES / "missing.yaml"))
+    assert code == 1
+    doc = json.loads(out)
+    assert [d["valid"] for d in doc] == [True, False]
+    assert doc[0]["summary"]["region"] == "us-east-1"
+    assert doc[1]["errors"] == [f"{POLICIES / 'missing.yaml'}:1:1: (document): cannot read file: No such file or directory"]
+
+
+def test_summary_lists_fleets() -> None:
+    code, out = _invoke("summary", str(POLICIES / "cn-prod.yaml"))
+    assert code == 0
+    assert "cn-north-1" in out and "8x V100" in out and "2,500,000 CNY/month" in out
+
+
+def test_schema_is_json() -> None:
+    code, out = _invoke("schema")
+    assert code == 0
+    assert json.loads(out)["title"] == "Seedance CostPolicy (seedance.io/v1)"
+
+
+def test_main_maps_usage_errors_to_exit_2(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["validate"]) == 2
+    assert main(["no-such-command"]) == 2
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip().endswith(f"seedance {__version__}")
+
+
+def test_subprocess_round_trip(tmp_path: Path) -> None:
+    ok = subprocess.run(
+        [sys.executable, "-m", "seedance", "validate", *(str(POLICIES / f"{s}.yaml") for s in ("eu-prod", "cn-prod", "dev"))],
+        capture_output=True,
+        text=True,
+    )
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert ok.stdout.count("✓") == 3
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: seedance.io/v1\nkind: CostPolicy\nmetadata: {name: x}\n")
+    proc = subprocess.run([sys.executable, "-m", "seedance", "validate", str(bad)], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert f"{bad}:3:11: metadata.environment: missing required field 'environment'" in proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
