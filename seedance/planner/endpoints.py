@@ -1,0 +1,160 @@
+"""Interface VPC endpoint or NAT gateway, per AWS service: a pure decision from declared traffic.
+
+An interface endpoint costs a fixed hourly fee per AZ it is placed in plus a per-GB processing
+fee; traffic that goes through the NAT gateway instead pays the NAT's per-GB processing fee (the
+NAT's own hourly fee is paid anyway, since the VPC keeps its NAT for everything else). An
+interface endpoint therefore pays for itself above
+
+    break-even GB/month = hourly_per_az x 730 x AZs / (nat_per_gb - endpoint_per_gb)
+
+S3 and DynamoDB get gateway endpoints, which are free, whatever the traffic. Prices arrive as an
+argument (:class:`EndpointPrices`); :func:`endpoint_prices` looks them up in a catalog. Without
+sourced prices the break-even is an explicit unknown and traffic stays on the NAT unless the
+policy lists the service explicitly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from seedance.policy.model import EndpointService, Network
+
+if TYPE_CHECKING:  # pragma: no cover
+    from seedance.pricing.catalog import Catalog
+
+HOURS_PER_MONTH = 730
+GATEWAY_SERVICES: tuple[EndpointService, ...] = (EndpointService.S3, EndpointService.DYNAMODB)
+
+
+class Route(StrEnum):
+    GATEWAY = "gateway"  # free gateway endpoint (S3, DynamoDB)
+    INTERFACE = "interface"  # interface endpoint (PrivateLink)
+    NAT = "nat"  # stays on the NAT gateway
+
+
+@dataclass(frozen=True)
+class EndpointPrices:
+    currency: str
+    endpoint_hour_per_az: float
+    endpoint_per_gb: float
+    nat_per_gb: float
+    source: str  # where the three prices come from, for the rationale
+
+
+@dataclass(frozen=True)
+class EndpointDecision:
+    service: EndpointService
+    route: Route
+    monthly_traffic_gb: float | None  # None: no traffic declared
+    break_even_gb: float | None  # None: gateway, or no sourced price
+    monthly_cost_endpoint: float | None  # fixed + processing through the interface endpoint
+    monthly_cost_nat: float | None  # processing through the NAT
+    currency: str | None
+    rationale: str
+
+    @property
+    def interface(self) -> bool:
+        return self.route is Route.INTERFACE
+
+
+def break_even_gb(prices: EndpointPrices, azs: int) -> float | None:
+    """Monthly GB above which an interface endpoint in ``azs`` AZs is cheaper than the NAT.
+
+    ``None`` when the endpoint never pays off (its per-GB fee is not below the NAT's).
+    """
+    saving_per_gb = prices.nat_per_gb - prices.endpoint_per_gb
+    if saving_per_gb <= 0:
+        return None
+    return prices.endpoint_hour_per_az * HOURS_PER_MONTH * azs / saving_per_gb
+
+
+def decide_endpoints(network: Network, azs: int, prices: EndpointPrices | None) -> list[EndpointDecision]:
+    """One decision per service: the gateway services always, then every service with declared
+    traffic or listed explicitly, in the order of :class:`EndpointService`."""
+    if azs < 1:
+        raise ValueError(f"azs: expected at least one availability zone for interface endpoints, got {azs}")
+    explicit = None if network.endpoints == "auto" else set(network.endpoints)
+    traffic = network.monthly_traffic_gb
+    out: list[EndpointDecision] = []
+    for service in EndpointService:
+        gb = traffic.get(service)
+        if service in GATEWAY_SERVICES:
+            out.append(
+                EndpointDecision(
+                    service, Route.GATEWAY, gb, None, 0.0, None, None,
+                    f"{service}: gateway endpoint, free in every region",
+                )
+            )
+            continue
+        listed = explicit is not None and service in explicit
+        if gb is None and not listed:
+            continue
+        out.append(_interface_or_nat(service, gb, azs, prices, explicit, listed))
+    return out
+
+
+def _interface_or_nat(
+    service: EndpointService,
+    gb: float | None,
+    azs: int,
+    prices: EndpointPrices | None,
+    explicit: set[EndpointService] | None,
+    listed: bool,
+) -> EndpointDecision:
+    if prices is None:
+        be = cost_ep = cost_nat = None
+        currency = None
+        figure = "break-even unknown: no sourced VPC endpoint / NAT price for this region"
+    else:
+        be = break_even_gb(prices, azs)
+        currency = prices.currency
+        fixed = prices.endpoint_hour_per_az * HOURS_PER_MONTH * azs
+        cost_ep = None if gb is None else fixed + gb * prices.endpoint_per_gb
+        cost_nat = None if gb is None else gb * prices.nat_per_gb
+        if be is None:
+            figure = (
+                f"an interface endpoint never pays off: {prices.endpoint_per_gb:g} {currency}/GB processing "
+                f"is not below the NAT's {prices.nat_per_gb:g} {currency}/GB"
+            )
+        else:
+            figure = (
+                f"break-even {be:,.1f} GB/month = {prices.endpoint_hour_per_az:g} {currency}/AZ-hour x "
+                f"{HOURS_PER_MONTH} h x {azs} AZ / ({prices.nat_per_gb:g} - {prices.endpoint_per_gb:g}) {currency}/GB "
+                f"[{prices.source}]"
+            )
+    declared = "no traffic declared" if gb is None else f"{gb:,.0f} GB/month declared"
+    if explicit is not None:
+        route = Route.INTERFACE if listed else Route.NAT
+        why = "listed in network.endpoints" if listed else "not listed in network.endpoints"
+        return EndpointDecision(service, route, gb, be, cost_ep, cost_nat, currency, f"{service}: {route} ({why}); {declared}; {figure}")
+    assert gb is not None  # auto mode only considers services with declared traffic
+    if be is not None and gb > be:
+        route, why = Route.INTERFACE, "above break-even"
+    elif be is not None:
+        route, why = Route.NAT, "at or below break-even"
+    else:
+        route, why = Route.NAT, "kept on NAT"
+    return EndpointDecision(service, route, gb, be, cost_ep, cost_nat, currency, f"{service}: {route} ({why}); {declared}; {figure}")
+
+
+_VPC_ITEMS = ("interface_endpoint_hour_per_az", "interface_endpoint_data_processed_first_1pb", "nat_gateway_data_processed")
+
+
+def endpoint_prices(catalog: Catalog, region: str) -> EndpointPrices | None:
+    """The three prices the decision needs, or ``None`` when any is unsourced for ``region``."""
+    hour, ep_gb, nat_gb = (catalog.service_price(region, "VPC", item) for item in _VPC_ITEMS)
+    if hour is None or ep_gb is None or nat_gb is None:
+        return None
+    currencies = {hour.currency, ep_gb.currency, nat_gb.currency}
+    if len(currencies) != 1:
+        raise ValueError(f"VPC prices for {region} mix currencies {sorted(currencies)}")
+    sources = sorted({hour.source, ep_gb.source, nat_gb.source})
+    return EndpointPrices(
+        currency=hour.currency,
+        endpoint_hour_per_az=hour.value,
+        endpoint_per_gb=ep_gb.value,
+        nat_per_gb=nat_gb.value,
+        source="; ".join(sources),
+    )
