@@ -1,0 +1,119 @@
+"""Hourly demand history (the planner's one I/O module).
+
+File format (CSV, header required): ``hour,demand`` - ``hour`` an ISO-8601 UTC timestamp at the
+start of the hour (``2024-01-01T00:00:00Z``), ``demand`` the average number of fleet units
+(nodes) needed in that hour, a finite number >= 0.  Hours must be consecutive and increasing;
+lines starting with ``#`` are comments.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+HOUR = dt.timedelta(hours=1)
+
+
+class DemandError(ValueError):
+    """A demand history file that cannot be used; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class DemandHistory:
+    start: dt.datetime  # UTC, first hour
+    values: NDArray[np.float64]
+    source: str = ""
+
+    @property
+    def end(self) -> dt.datetime:
+        """The hour after the last one."""
+        return self.start + self.values.size * HOUR
+
+    @property
+    def start_hour_of_week(self) -> int:
+        return self.start.weekday() * 24 + self.start.hour
+
+    def before(self, cutoff: dt.datetime) -> DemandHistory:
+        """Only the hours that start strictly before ``cutoff`` (no look-ahead past a decision point)."""
+        n = int(max(0, min(self.values.size, (cutoff - self.start) // HOUR)))
+        return DemandHistory(self.start, self.values[:n].copy(), self.source)
+
+
+def read_demand_csv(path: str | Path) -> DemandHistory:
+    """Read and check a demand CSV; raise :class:`DemandError` naming the file and line on bad input."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DemandError(f"{path}: cannot read demand history: {exc.strerror or exc}") from None
+    return parse_demand_csv(text, str(path))
+
+
+def parse_demand_csv(text: str, source: str = "<string>") -> DemandHistory:
+    rows = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip() and not line.lstrip().startswith("#")]
+    if not rows:
+        raise DemandError(f"{source}: empty demand history; expected a header 'hour,demand' and hourly rows")
+    header_line, header = rows[0]
+    cols = [c.strip() for c in next(csv.reader([header]))]
+    if "hour" not in cols or "demand" not in cols:
+        raise DemandError(f"{source}:{header_line}: expected header columns 'hour' and 'demand', got {cols}")
+    hi, di = cols.index("hour"), cols.index("demand")
+    start: dt.datetime | None = None
+    prev: dt.datetime | None = None
+    values: list[float] = []
+    for lineno, line in rows[1:]:
+        cells = next(csv.reader([line]))
+        if len(cells) != len(cols):
+            raise DemandError(f"{source}:{lineno}: expected {len(cols)} columns, got {len(cells)}")
+        hour = _parse_hour(cells[hi].strip(), source, lineno)
+        try:
+            value = float(cells[di])
+        except ValueError:
+            raise DemandError(f"{source}:{lineno}: demand: expected a number of nodes, got {cells[di]!r}") from None
+        if not math.isfinite(value) or value < 0:
+            raise DemandError(f"{source}:{lineno}: demand: expected a finite number >= 0, got {cells[di]!r}")
+        if prev is not None and hour != prev + HOUR:
+            raise DemandError(
+                f"{source}:{lineno}: hour: expected {_fmt(prev + HOUR)} (consecutive hours), got {cells[hi].strip()}"
+            )
+        if start is None:
+            start = hour
+        prev = hour
+        values.append(value)
+    if start is None:
+        raise DemandError(f"{source}: no data rows after the header")
+    return DemandHistory(start, np.asarray(values, dtype=float), source)
+
+
+def write_demand_csv(path: str | Path, start: dt.datetime, values: NDArray[np.float64] | list[float],
+                     comment: str = "") -> None:
+    """Write the format :func:`read_demand_csv` reads (used by the trace derivation)."""
+    lines = [f"# {c}" for c in comment.splitlines()] if comment else []
+    lines.append("hour,demand")
+    for i, v in enumerate(values):
+        lines.append(f"{_fmt(start + i * HOUR)},{float(v):.4f}")
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _parse_hour(text: str, source: str, lineno: int) -> dt.datetime:
+    try:
+        hour = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise DemandError(f"{source}:{lineno}: hour: expected an ISO-8601 UTC timestamp such as "
+                          f"2024-01-01T00:00:00Z, got {text!r}") from None
+    if hour.tzinfo is None:
+        hour = hour.replace(tzinfo=dt.UTC)
+    hour = hour.astimezone(dt.UTC)
+    if hour.minute or hour.second or hour.microsecond:
+        raise DemandError(f"{source}:{lineno}: hour: expected the start of an hour, got {text!r}")
+    return hour
+
+
+def _fmt(t: dt.datetime) -> str:
+    return t.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,112 @@
+"""Hourly demand forecast: level + damped trend + daily and weekly seasonality.
+
+Only the history handed in is used - the caller cuts it at the decision point, so nothing after
+that point can leak into a decision.  The model is deliberately simple and robust:
+
+* work on the last ``window_days`` days (28 by default) of complete days, counted back from the
+  decision point;
+* **level**: the mean of the last 24 hours (a full day, so daily seasonality cancels out);
+* **trend**: the Theil-Sen slope of the daily means (median of pairwise slopes, robust to the
+  step changes real cluster traces have), needs >= 3 days;
+* **damping**: the trend is extrapolated at most as far ahead as the window it was fitted on,
+  then held flat - a forecast never claims more growth than it has observed;
+* **daily seasonality**: mean deviation of each hour of day from its day's mean (>= 2 days);
+* **weekly seasonality**: mean deviation of each weekday's detrended mean (>= 21 days);
+* values are clipped at zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+HOURS_PER_DAY = 24
+HOURS_PER_WEEK = 168
+
+
+@dataclass(frozen=True)
+class ForecastModel:
+    level: float  # mean of the last 24 h
+    slope_per_hour: float
+    trend_cap_hours: int  # the trend stops growing this many hours after the decision point
+    daily: tuple[float, ...]  # 24 deviations by hour of day (UTC)
+    weekly: tuple[float, ...]  # 7 deviations by weekday (Monday = 0), zeros when < 21 days
+    end_hour_of_week: int  # hour of week of the first forecast hour
+
+    def predict(self, horizon: int) -> NDArray[np.float64]:
+        h = np.arange(horizon, dtype=float)
+        # the level is the mean of hours -24..-1, centred 12.5 h before the first forecast hour
+        ahead = np.minimum(h, self.trend_cap_hours) + (HOURS_PER_DAY + 1) / 2
+        how = (self.end_hour_of_week + np.arange(horizon)) % HOURS_PER_WEEK
+        out = (
+            self.level
+            + self.slope_per_hour * ahead
+            + np.asarray(self.daily)[how % HOURS_PER_DAY]
+            + np.asarray(self.weekly)[how // HOURS_PER_DAY]
+        )
+        return np.maximum(out, 0.0)
+
+
+def fit(history: ArrayLike, *, start_hour_of_week: int = 0, window_days: int = 28) -> ForecastModel:
+    """Fit the model on ``history`` (hourly, oldest first; ``start_hour_of_week`` of its first hour)."""
+    y = np.asarray(history, dtype=float).ravel()
+    if y.size == 0:
+        raise ValueError("cannot forecast from an empty history")
+    if not np.all(np.isfinite(y)):
+        raise ValueError("demand history must be finite")
+    end_how = (start_hour_of_week + y.size) % HOURS_PER_WEEK
+    n_days = min(y.size // HOURS_PER_DAY, window_days)
+    level = float(y[-HOURS_PER_DAY:].mean())
+    if n_days < 2:
+        return ForecastModel(level, 0.0, 0, (0.0,) * HOURS_PER_DAY, (0.0,) * 7, end_how)
+    win = y[y.size - n_days * HOURS_PER_DAY :].reshape(n_days, HOURS_PER_DAY)
+    first_how = (end_how - n_days * HOURS_PER_DAY) % HOURS_PER_WEEK  # window starts at a day boundary?
+    means = win.mean(axis=1)
+    slope_day = _theil_sen(means) if n_days >= 3 else 0.0
+    # hour-of-day profile: the window's rows are 24 h blocks aligned to the decision point,
+    # so shift each column to its real hour of day
+    within_day = (slope_day / HOURS_PER_DAY) * (np.arange(HOURS_PER_DAY) - (HOURS_PER_DAY - 1) / 2)
+    dev = (win - means[:, None] - within_day[None, :]).mean(axis=0)
+    daily = np.zeros(HOURS_PER_DAY)
+    daily[(first_how + np.arange(HOURS_PER_DAY)) % HOURS_PER_DAY] = dev
+    weekly = np.zeros(7)
+    if n_days >= 21:
+        x = np.arange(n_days, dtype=float)
+        intercept = float(np.median(means - slope_day * x))
+        resid = means - (intercept + slope_day * x)
+        # weekday of each block: the block's middle hour (blocks need not start at midnight)
+        mid_how = (first_how + np.arange(n_days) * HOURS_PER_DAY + HOURS_PER_DAY // 2) % HOURS_PER_WEEK
+        dow = mid_how // HOURS_PER_DAY
+        for d in range(7):
+            sel = resid[dow == d]
+            if sel.size:
+                weekly[d] = float(sel.mean())
+        weekly -= weekly.mean()
+        # the level (last 24 h) carries those weekdays' effect: take it out
+        last_hours = (end_how - HOURS_PER_DAY + np.arange(HOURS_PER_DAY)) % HOURS_PER_WEEK
+        level -= float(weekly[last_hours // HOURS_PER_DAY].mean())
+    return ForecastModel(
+        level,
+        slope_day / HOURS_PER_DAY,
+        n_days * HOURS_PER_DAY,
+        tuple(float(v) for v in daily),
+        tuple(float(v) for v in weekly),
+        end_how,
+    )
+
+
+def forecast(
+    history: ArrayLike, horizon: int, *, start_hour_of_week: int = 0, window_days: int = 28
+) -> NDArray[np.float64]:
+    """The next ``horizon`` hours after ``history`` (see the module docstring for the model)."""
+    if horizon < 0:
+        raise ValueError(f"horizon must be >= 0, got {horizon}")
+    return fit(history, start_hour_of_week=start_hour_of_week, window_days=window_days).predict(horizon)
+
+
+def _theil_sen(y: NDArray[np.float64]) -> float:
+    n = y.size
+    i, j = np.triu_indices(n, k=1)
+    return float(np.median((y[j] - y[i]) / (j - i)))

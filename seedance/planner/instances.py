@@ -1,0 +1,159 @@
+"""Instance types for a fleet: which catalog types qualify, and their rank by effective cost per unit.
+
+A fleet's **unit** is one node as the policy states it (``gpu.count`` GPUs of ``gpu.model``, or
+``cpu.vcpu`` / ``cpu.memoryGib``).  A type qualifies with **weight** ``m`` when it holds ``m``
+whole units: for GPU fleets the same GPU model, at least the required memory per GPU, and a GPU
+count that is a multiple of ``gpu.count`` (g5.12xlarge = 4 x A10G is weight 4 for a 1-GPU fleet,
+weight 1 for a 4-GPU fleet); for CPU fleets no GPUs and ``min(vcpu / need, memory / need)``
+whole units.  Bigger types are allowed - the ASG's weighted capacity counts them correctly and
+they widen the spot pools - but only up to the fleet's maximum size: a type holding more units
+than the fleet may ever run would strand paid capacity.
+
+Rank key: the expected hourly cost of one unit, ``(share * effective_spot + (1 - share) *
+on_demand) / weight``, where ``share`` is the fleet's spot share for that type (its maxShare when
+that type's effective spot - spot price plus interruption losses - beats its on-demand price,
+else 0).  Preferred types that qualify come first, in the policy's order.  Fleets that may use
+spot get every qualifying type (at least three, fewer only when the catalog has no more, and
+then the reason says so) to diversify spot pools.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from seedance.gpus import GpuModel
+from seedance.planner.spot import band_hourly_rate, effective_spot_hourly
+
+MIN_SPOT_TYPES = 3
+MAX_TYPES = 10
+
+
+@dataclass(frozen=True)
+class OfferView:
+    """The catalog facts the ranking needs (built from a ``pricing.catalog.InstanceOffer``)."""
+
+    instance_type: str
+    vcpu: int
+    memory_gib: float
+    gpus: int
+    gpu_model: GpuModel | None
+    gpu_memory_gib_total: float
+    ondemand_hourly: float
+    spot_hourly: float | None = None
+    interruption_band_max_pct: float | None = None
+
+
+@dataclass(frozen=True)
+class Requirement:
+    gpu_model: GpuModel | None = None
+    gpus: int = 0  # per unit
+    gpu_memory_gib: float | None = None  # per GPU, minimum
+    vcpu: int | None = None  # CPU fleets
+    memory_gib: float | None = None
+    max_units: int = 1  # the fleet's maximum size: no type may hold more units
+
+
+@dataclass(frozen=True)
+class RankedType:
+    offer: OfferView
+    weight: int
+    ondemand_per_unit: float
+    effective_spot_per_unit: float | None
+    spot_share: float
+    cost_per_unit: float  # the rank key
+    rationale: str
+
+
+@dataclass(frozen=True)
+class InstanceRanking:
+    ranked: list[RankedType]
+    rationale: str
+
+
+def unit_weight(offer: OfferView, req: Requirement) -> tuple[int | None, str]:
+    """How many units ``offer`` holds (None when it does not qualify) and why."""
+    if req.gpu_model is not None:
+        if offer.gpu_model != req.gpu_model or offer.gpus <= 0:
+            return None, f"has no {req.gpu_model.value} GPUs"
+        if offer.gpus % req.gpus:
+            return None, f"{offer.gpus} GPUs is not a multiple of {req.gpus}"
+        if req.gpu_memory_gib is not None and offer.gpu_memory_gib_total / offer.gpus < req.gpu_memory_gib:
+            return None, f"{offer.gpu_memory_gib_total / offer.gpus:g} GiB per GPU < {req.gpu_memory_gib:g}"
+        weight = offer.gpus // req.gpus
+    elif req.vcpu is not None and req.memory_gib is not None:
+        if offer.gpus:
+            return None, "is a GPU type (a CPU fleet would pay for idle GPUs)"
+        weight = min(offer.vcpu // req.vcpu, math.floor(offer.memory_gib / req.memory_gib))
+        if weight < 1:
+            return None, f"{offer.vcpu} vCPU / {offer.memory_gib:g} GiB is below {req.vcpu} / {req.memory_gib:g}"
+    else:
+        return None, "the fleet states no GPU or CPU requirement"
+    if weight > max(1, req.max_units):
+        return None, f"holds {weight} units, more than the fleet's maximum {req.max_units}"
+    return weight, f"holds {weight} unit(s)"
+
+
+def rank_instances(
+    offers: Sequence[OfferView],
+    req: Requirement,
+    *,
+    max_spot_share: float | None,
+    lost_fraction: Callable[[float], float],
+    allowed: Sequence[str] = (),
+    preferred: Sequence[str] = (),
+    region: str = "",
+) -> InstanceRanking:
+    """Qualifying types ranked by effective cost per unit (preferred ones first).
+
+    ``lost_fraction(rate_per_hour)`` gives the share of paid spot time lost at an interruption
+    rate (it depends on the fleet's workload and checkpointing, not on the type).
+    """
+    spot_ok = max_spot_share is not None and max_spot_share > 0
+    candidates: list[RankedType] = []
+    for offer in offers:
+        if allowed and offer.instance_type not in allowed:
+            continue
+        weight, _ = unit_weight(offer, req)
+        if weight is None:
+            continue
+        od = offer.ondemand_hourly / weight
+        eff: float | None = None
+        share = 0.0
+        note = f"on-demand {od:.4g}/unit-h"
+        if spot_ok and offer.spot_hourly is not None and offer.interruption_band_max_pct is not None:
+            rate = band_hourly_rate(offer.interruption_band_max_pct)
+            eff = effective_spot_hourly(offer.spot_hourly, lost_fraction(rate)) / weight
+            if eff < od:
+                share = float(max_spot_share or 0.0)
+            note += f", effective spot {eff:.4g}/unit-h (band <= {offer.interruption_band_max_pct:g}%/month)"
+        elif spot_ok:
+            note += ", no spot price or interruption band: on-demand only"
+        cost = share * (eff or 0.0) + (1 - share) * od
+        candidates.append(RankedType(offer, weight, od, eff, share, cost,
+                                     f"weight {weight}; {note}; expected {cost:.4g} per unit-hour"))
+    order = {t: i for i, t in enumerate(preferred)}
+    candidates.sort(key=lambda c: (order.get(c.offer.instance_type, len(order)), c.cost_per_unit,
+                                   c.weight, c.offer.instance_type))
+    ranked = candidates[:MAX_TYPES]
+    what = _describe(req)
+    where = f" in {region}" if region else ""
+    if not ranked:
+        why = f"no catalog type{where} satisfies {what}" + (f" among the allowed {list(allowed)}" if allowed else "")
+    elif spot_ok and len(ranked) < MIN_SPOT_TYPES:
+        why = (f"only {len(ranked)} type(s){where} satisfy {what}"
+               + (" within the allowed list" if allowed else "")
+               + f", fewer than the {MIN_SPOT_TYPES} spot pools wanted; cheapest per unit first")
+    else:
+        why = f"{len(ranked)} type(s){where} satisfy {what}; cheapest expected cost per unit first"
+        if preferred:
+            why += " (the policy's preferred types first)"
+    return InstanceRanking(ranked, why)
+
+
+def _describe(req: Requirement) -> str:
+    if req.gpu_model is not None:
+        mem = f" with >= {req.gpu_memory_gib:g} GiB each" if req.gpu_memory_gib else ""
+        return f"{req.gpus} x {req.gpu_model.value}{mem} per unit"
+    return f"{req.vcpu} vCPU / {req.memory_gib} GiB per unit"

@@ -1,0 +1,155 @@
+"""Reserved commitment: how many units to reserve, computed exactly from a demand series.
+
+Reserving ``k`` units over a series of ``H`` hourly demands ``d_t`` (in units) costs
+
+    cost(k) = k * r * H + b * sum_t max(d_t - k, 0)
+
+with ``r`` the reserved hourly price of one unit and ``b`` the blended hourly rate of the demand
+the reservation does not cover (spot and on-demand, in the mix the SLA allows).  ``cost`` is
+convex in ``k``: adding unit ``k + 1`` saves ``b * sum_t clip(d_t - k, 0, 1)`` (the hours that
+unit's layer of demand is used) and costs ``r * H``.  So the optimum is the smallest ``k`` whose
+next layer is used at most a share ``r / b`` of the hours - for integer demand, the
+``1 - r / b`` quantile of the series.  :func:`optimal_reserved` evaluates ``cost`` for every
+integer ``k`` at once from the sorted series (prefix sums), so the answer is exact, not a rule
+of thumb; ties go to the smaller ``k``.
+
+Re-planning (:func:`commit_now`): commitments cannot be cancelled but can be added at every
+later decision point.  Each layer ``j`` of demand is a separate decision (covering it costs
+``r`` per hour from purchase to the end of the horizon), so on a forecast ``f`` with decision
+points every ``step`` hours, layer ``j`` should be bought *now* only if no later point is
+better: ``b * (usage of layer j in [0, t)) > r * t`` for every later decision time ``t`` up to
+the horizon.  With ``step >= horizon`` this is exactly :func:`optimal_reserved`; with a perfect
+forecast and the same steps it is the offline optimum.  Units already held are never reduced.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+
+@dataclass(frozen=True)
+class ReservedDecision:
+    units: int  # total units reserved (held + new)
+    held: int
+    new_units: int
+    cost: float  # cost(units) over the series
+    ratio: float  # r / b: a layer is worth reserving when used more than this share of hours
+    rationale: str
+
+
+def reserved_cost(k: float, demand: ArrayLike, reserved_hourly: float, blended_hourly: float) -> float:
+    """``k * r * H + b * sum max(d - k, 0)`` over the series (the brute-force definition)."""
+    d = np.asarray(demand, dtype=float)
+    return float(k * reserved_hourly * d.size + blended_hourly * np.maximum(d - k, 0.0).sum())
+
+
+def excess(demand: ArrayLike, thresholds: ArrayLike) -> NDArray[np.float64]:
+    """``sum_t max(d_t - x, 0)`` for every threshold ``x`` (vectorised, exact up to float sums)."""
+    d = np.sort(np.asarray(demand, dtype=float))
+    x = np.asarray(thresholds, dtype=float)
+    suffix = np.concatenate([np.cumsum(d[::-1])[::-1], [0.0]])  # suffix[i] = sum(d[i:])
+    idx = np.searchsorted(d, x, side="right")  # number of values <= x
+    return suffix[idx] - x * (d.size - idx)
+
+
+def optimal_reserved(
+    demand: ArrayLike,
+    reserved_hourly: float,
+    blended_hourly: float,
+    *,
+    held: int = 0,
+    max_units: int | None = None,
+) -> ReservedDecision:
+    """The exact cost-minimising number of units over ``demand`` (never fewer than ``held``)."""
+    _check_prices(reserved_hourly, blended_hourly)
+    if held < 0:
+        raise ValueError(f"held units must be >= 0, got {held}")
+    d = _series(demand)
+    ratio = reserved_hourly / blended_hourly
+    if d.size == 0:
+        return ReservedDecision(held, held, 0, 0.0, ratio, "no demand history: keep the units already held")
+    top = max(held, int(math.ceil(float(d.max()))))
+    if max_units is not None:
+        top = max(held, min(top, max_units))
+    ks = np.arange(held, top + 1, dtype=float)
+    costs = ks * reserved_hourly * d.size + blended_hourly * excess(d, ks)
+    i = int(np.argmin(costs))  # first minimum: ties go to the smaller k
+    k = held + i
+    free_k = int(np.argmin(np.arange(0, top + 1) * reserved_hourly * d.size
+                           + blended_hourly * excess(d, np.arange(0, top + 1))))
+    why = (
+        f"{k} unit(s) minimise the cost over {d.size} h: reserve a layer only if it is busy more than "
+        f"{ratio:.0%} of the hours (reserved {reserved_hourly:.4g} / blended {blended_hourly:.4g})"
+    )
+    if free_k < held:
+        why += f"; {held} already held (the unconstrained optimum is {free_k})"
+    if max_units is not None and k == max_units and k > held:
+        why += f"; capped at the fleet's maximum {max_units}"
+    return ReservedDecision(k, held, k - held, float(costs[i]), ratio, why)
+
+
+def commit_now(
+    forecast: ArrayLike,
+    reserved_hourly: float,
+    blended_hourly: float,
+    *,
+    held: int = 0,
+    step_hours: int = 168,
+    max_units: int | None = None,
+) -> ReservedDecision:
+    """Units to hold after this decision when commitments can be added every ``step_hours``.
+
+    ``forecast`` covers the hours from now to the end of the charging horizon; every unit bought
+    now is charged ``reserved_hourly`` for all of them.
+    """
+    _check_prices(reserved_hourly, blended_hourly)
+    if step_hours < 1:
+        raise ValueError(f"step_hours must be >= 1, got {step_hours}")
+    if held < 0:
+        raise ValueError(f"held units must be >= 0, got {held}")
+    f = _series(forecast)
+    ratio = reserved_hourly / blended_hourly
+    if f.size == 0:
+        return ReservedDecision(held, held, 0, 0.0, ratio, "no forecast horizon: keep the units already held")
+    top = int(math.ceil(float(f.max())))
+    if max_units is not None:
+        top = min(top, max_units)
+    if top <= held:
+        k = held
+    else:
+        layers = np.arange(held, top + 1, dtype=float)  # thresholds j-1 for layers held+1 .. top, plus top
+        bounds = list(range(0, f.size, step_hours)) + [f.size]
+        cum = np.zeros(top - held)
+        ok = np.ones(top - held, dtype=bool)
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+            e = excess(f[a:b], layers)
+            cum += e[:-1] - e[1:]  # usage of each layer in this block
+            ok &= blended_hourly * cum > reserved_hourly * b + 1e-9 * reserved_hourly * b
+        bad = np.flatnonzero(~ok)
+        k = held + (int(bad[0]) if bad.size else top - held)
+    cost = reserved_cost(k, f, reserved_hourly, blended_hourly)
+    why = (
+        f"{k} unit(s): each reserved layer pays for itself on the {f.size} h forecast by every later "
+        f"decision point (every {step_hours} h); reserve when busy > {ratio:.0%} of the hours"
+    )
+    if held:
+        why += f"; {held} already held, never reduced"
+    return ReservedDecision(k, held, k - held, cost, ratio, why)
+
+
+def _series(values: ArrayLike) -> NDArray[np.float64]:
+    d = np.asarray(values, dtype=float).ravel()
+    if d.size and (not np.all(np.isfinite(d)) or float(d.min()) < 0):
+        raise ValueError("demand must be finite and non-negative")
+    return d
+
+
+def _check_prices(reserved_hourly: float, blended_hourly: float) -> None:
+    if not reserved_hourly > 0:
+        raise ValueError(f"reserved hourly price must be positive, got {reserved_hourly}")
+    if not blended_hourly > 0:
+        raise ValueError(f"blended hourly rate must be positive, got {blended_hourly}")

@@ -1,0 +1,47 @@
+import datetime as dt
+
+import numpy as np
+import pytest
+
+from seedance.planner.demand import DemandError, parse_demand_csv, read_demand_csv, write_demand_csv
+
+UTC = dt.UTC
+
+
+def test_parse_and_cut_before_decision_point():
+    h = parse_demand_csv("# note\nhour,demand\n2024-01-01T00:00:00Z,1.5\n2024-01-01T01:00:00Z,2\n"
+                         "2024-01-01T02:00:00Z,3\n", "d.csv")
+    assert h.start == dt.datetime(2024, 1, 1, tzinfo=UTC)
+    assert list(h.values) == [1.5, 2.0, 3.0]
+    assert h.start_hour_of_week == 0  # 2024-01-01 was a Monday
+    assert list(h.before(dt.datetime(2024, 1, 1, 2, tzinfo=UTC)).values) == [1.5, 2.0]
+    assert h.before(dt.datetime(2023, 1, 1, tzinfo=UTC)).values.size == 0
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("", "d.csv: empty demand history; expected a header 'hour,demand' and hourly rows"),
+        ("when,nodes\n", "d.csv:1: expected header columns 'hour' and 'demand', got ['when', 'nodes']"),
+        ("hour,demand\n2024-01-01T00:00:00Z,x\n", "d.csv:2: demand: expected a number of nodes, got 'x'"),
+        ("hour,demand\n2024-01-01T00:00:00Z,-1\n", "d.csv:2: demand: expected a finite number >= 0, got '-1'"),
+        ("hour,demand\n2024-01-01T00:00:00Z,1\n2024-01-01T02:00:00Z,1\n",
+         "d.csv:3: hour: expected 2024-01-01T01:00:00Z (consecutive hours), got 2024-01-01T02:00:00Z"),
+        ("hour,demand\nmonday,1\n", "d.csv:2: hour: expected an ISO-8601 UTC timestamp such as 2024-01-01T00:00:00Z, got 'monday'"),
+        ("hour,demand\n2024-01-01T00:30:00Z,1\n", "d.csv:2: hour: expected the start of an hour, got '2024-01-01T00:30:00Z'"),
+        ("hour,demand\n", "d.csv: no data rows after the header"),
+    ],
+)
+def test_errors_name_file_and_line(text, message):
+    with pytest.raises(DemandError) as exc:
+        parse_demand_csv(text, "d.csv")
+    assert str(exc.value) == message
+
+
+def test_roundtrip(tmp_path):
+    p = tmp_path / "x.csv"
+    write_demand_csv(p, dt.datetime(2024, 3, 4, 5, tzinfo=UTC), np.array([1.0, 2.25]), comment="derived")
+    h = read_demand_csv(p)
+    assert h.start == dt.datetime(2024, 3, 4, 5, tzinfo=UTC) and list(h.values) == [1.0, 2.25]
+    with pytest.raises(DemandError, match="cannot read demand history"):
+        read_demand_csv(tmp_path / "missing.csv")

@@ -1,0 +1,59 @@
+import numpy as np
+import pytest
+
+from seedance.planner.forecast import fit, forecast
+
+
+def test_constant():
+    assert forecast([7.0] * 100, 50) == pytest.approx([7.0] * 50)
+
+
+def test_linear_trend_is_extrapolated_then_damped():
+    y = 10 + 0.1 * np.arange(14 * 24)  # 14 days, +2.4 per day
+    m = fit(y)
+    assert m.slope_per_hour == pytest.approx(0.1)
+    f = m.predict(20 * 24)
+    n = y.size
+    # within the fitted window's length the line continues exactly
+    assert f[: n] == pytest.approx(10 + 0.1 * (n + np.arange(n)))
+    # after 14 days ahead it stays flat
+    assert f[n:] == pytest.approx([f[n - 1] + 0.1] * (f.size - n))
+
+
+def test_daily_seasonality():
+    h = np.arange(10 * 24)
+    y = 20 + 5 * np.sin(2 * np.pi * h / 24)
+    f = forecast(y, 48)
+    expected = 20 + 5 * np.sin(2 * np.pi * (h[-1] + 1 + np.arange(48)) / 24)
+    assert f == pytest.approx(expected, abs=1e-9)
+
+
+def test_weekly_seasonality_needs_three_weeks():
+    days = np.arange(28)
+    weekday_level = np.where(days % 7 >= 5, 4.0, 10.0)  # history starts on a Monday: weekends low
+    y = np.repeat(weekday_level, 24)
+    f = forecast(y, 7 * 24, start_hour_of_week=0)
+    # the last day is a Sunday (4.0); the weekly term takes its effect out of the level:
+    # weekly deviations [+12/7]*5 + [-30/7]*2, level 4 + 30/7 -> weekdays 10, weekend 4
+    assert f[: 5 * 24] == pytest.approx([10.0] * 120)
+    assert f[5 * 24 :] == pytest.approx([4.0] * 48)
+    short = forecast(y[: 14 * 24], 24)
+    assert short == pytest.approx([4.0] * 24)  # < 21 days: no weekly term, level only
+
+
+def test_never_negative_and_rejects_empty():
+    y = np.linspace(50, 0, 10 * 24)
+    assert forecast(y, 30 * 24).min() == 0.0
+    with pytest.raises(ValueError, match="empty history"):
+        forecast([], 5)
+
+
+def test_only_history_matters():
+    """The forecast depends only on the hours handed in: appending future data to the input
+    changes nothing once the caller cuts at the decision point."""
+    rng = np.random.default_rng(1)
+    y = rng.uniform(0, 10, 30 * 24)
+    a = forecast(y[:500], 100)
+    y2 = y.copy()
+    y2[500:] = 1e6
+    assert forecast(y2[:500], 100) == pytest.approx(a)

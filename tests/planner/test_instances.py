@@ -1,0 +1,85 @@
+import pytest
+
+from seedance.gpus import GpuModel
+from seedance.planner.instances import OfferView, Requirement, rank_instances, unit_weight
+
+A10G = GpuModel.A10G
+
+
+def offer(t, gpus, od, spot=None, band=None, model=A10G, mem=24, vcpu=4, ram=16):
+    return OfferView(t, vcpu, ram, gpus, model, mem * gpus, od, spot, band)
+
+
+OFFERS = [
+    offer("g5.xlarge", 1, 1.0, 0.4, 5),
+    offer("g5.2xlarge", 1, 1.2, 0.3, 5),
+    offer("g5.12xlarge", 4, 5.6, 1.6, 5),
+    offer("g5.48xlarge", 8, 16.0, 5.0, 5),
+    offer("p4d.24xlarge", 8, 22.0, 9.0, 5, model=GpuModel.A100, mem=40),
+    offer("g4dn.xlarge", 1, 0.5, 0.2, 100, model=GpuModel.T4, mem=16),
+]
+
+
+def no_loss(rate):
+    return 0.0
+
+
+def test_weights():
+    one = Requirement(A10G, 1, 24, max_units=6)
+    assert unit_weight(OFFERS[2], one)[0] == 4
+    assert unit_weight(OFFERS[3], one) == (None, "holds 8 units, more than the fleet's maximum 6")
+    four = Requirement(A10G, 4, 24, max_units=8)
+    assert unit_weight(OFFERS[0], four)[0] is None and unit_weight(OFFERS[3], four)[0] == 2
+    big_mem = Requirement(A10G, 1, 32, max_units=6)
+    assert unit_weight(OFFERS[0], big_mem) == (None, "24 GiB per GPU < 32")
+
+
+def test_rank_by_effective_cost_per_unit():
+    # per unit: g5.xlarge 0.5*0.4 + 0.5*1.0 = 0.70; g5.2xlarge 0.5*0.3 + 0.5*1.2 = 0.75;
+    # g5.12xlarge (weight 4): 0.5*0.4 + 0.5*1.4 = 0.90
+    r = rank_instances(OFFERS, Requirement(A10G, 1, 24, max_units=6), max_spot_share=0.5, lost_fraction=no_loss)
+    assert [c.offer.instance_type for c in r.ranked] == ["g5.xlarge", "g5.2xlarge", "g5.12xlarge"]
+    assert [c.cost_per_unit for c in r.ranked] == pytest.approx([0.70, 0.75, 0.90])
+    assert [c.weight for c in r.ranked] == [1, 1, 4]
+    assert r.rationale.startswith("3 type(s) satisfy 1 x A10G")
+
+
+def test_interruption_losses_change_the_rank():
+    # losing 50% of spot time doubles effective spot: g5.xlarge 0.5*0.8+0.5 = 0.9, g5.2xlarge 0.5*0.6+0.6 = 0.9
+    r = rank_instances(OFFERS[:2], Requirement(A10G, 1, max_units=6), max_spot_share=0.5,
+                       lost_fraction=lambda rate: 0.5)
+    assert [c.cost_per_unit for c in r.ranked] == pytest.approx([0.9, 0.9])
+
+
+def test_no_spot_ranks_by_on_demand_and_preferred_first():
+    r = rank_instances(OFFERS, Requirement(A10G, 1, max_units=6), max_spot_share=None, lost_fraction=no_loss,
+                       preferred=["g5.2xlarge"])
+    assert [c.offer.instance_type for c in r.ranked] == ["g5.2xlarge", "g5.xlarge", "g5.12xlarge"]
+    assert all(c.spot_share == 0 for c in r.ranked)
+
+
+def test_fewer_than_three_types_says_why():
+    r = rank_instances(OFFERS, Requirement(A10G, 4, 24, max_units=8), max_spot_share=0.5, lost_fraction=no_loss,
+                       region="eu-central-1")
+    assert [c.offer.instance_type for c in r.ranked] == ["g5.12xlarge", "g5.48xlarge"]
+    assert "only 2 type(s) in eu-central-1 satisfy 4 x A10G" in r.rationale
+    assert "fewer than the 3 spot pools wanted" in r.rationale
+
+
+def test_allowed_list_and_nothing_qualifies():
+    r = rank_instances(OFFERS, Requirement(GpuModel.H100, 8, max_units=2), max_spot_share=0.5, lost_fraction=no_loss)
+    assert r.ranked == [] and "no catalog type satisfies 8 x H100" in r.rationale
+    r = rank_instances(OFFERS, Requirement(A10G, 1, max_units=6), max_spot_share=None, lost_fraction=no_loss,
+                       allowed=["g5.2xlarge"])
+    assert [c.offer.instance_type for c in r.ranked] == ["g5.2xlarge"]
+
+
+def test_cpu_requirement():
+    cpu = [OfferView("m5.xlarge", 4, 16, 0, None, 0, 0.2), OfferView("m5.2xlarge", 8, 32, 0, None, 0, 0.4),
+           OFFERS[0]]
+    r = rank_instances(cpu, Requirement(vcpu=4, memory_gib=16, max_units=4), max_spot_share=None,
+                       lost_fraction=no_loss)
+    assert [(c.offer.instance_type, c.weight) for c in r.ranked] == [("m5.2xlarge", 2), ("m5.xlarge", 1)] or \
+        [(c.offer.instance_type, c.weight) for c in r.ranked] == [("m5.xlarge", 1), ("m5.2xlarge", 2)]
+    # both cost 0.2 per unit; the tie goes to the smaller weight
+    assert r.ranked[0].offer.instance_type == "m5.xlarge"
