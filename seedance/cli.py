@@ -95,6 +95,8 @@ def summary(paths: tuple[Path, ...]) -> int:
 # each is registered here with one line (explicit, greppable; no import side effects).
 _EXTRA_COMMANDS: list[tuple[str, str]] = [
     # ("seedance.commands.<module>", "<attribute>"),
+    ("seedance.commands.prices", "prices"),
+    ("seedance.commands.estimate", "estimate"),
 ]
 
 

@@ -124,6 +124,7 @@ class Catalog:
         for (region, _), offer in sorted(offers.items()):
             self._by_region.setdefault(region, []).append(offer)
         self._service_items = sorted({(s, i) for (_, s, i) in services})
+        self._service_regions = {r for (r, _, _) in services}
 
     # ------------------------------------------------------------------ contract
 
@@ -167,6 +168,10 @@ class Catalog:
 
     def has_region(self, region: str) -> bool:
         return region in self._currency
+
+    def has_service_prices(self, region: str) -> bool:
+        """Whether the data has any service price for ``region`` (China regions have none)."""
+        return region in self._service_regions
 
     def service_items(self) -> list[tuple[str, str]]:
         return list(self._service_items)

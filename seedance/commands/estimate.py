@@ -1,0 +1,118 @@
+"""``seedance estimate POLICY``: the monthly cost of a policy (or of a plan for it), offline."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from seedance.estimate.estimate import Estimate
+from seedance.pricing.catalog import PricingError
+
+
+def _money(value: float | None, currency: str) -> str:
+    return "—" if value is None else f"{value:,.2f} {currency}"
+
+
+def _qty(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return f"{value:,.2f}" if abs(value) >= 0.01 or value == 0 else f"{value:.6f}"
+
+
+def render_estimate(out: Console, est: Estimate, title: str) -> None:
+    cur = est.currency
+    table = Table(title=Text(f"{title}: {est.policy} ({est.environment}, {est.region}) — monthly, {cur}"), show_lines=False)
+    table.add_column("Resource / component")
+    table.add_column("Quantity", justify="right")
+    table.add_column("Unit")
+    table.add_column("Unit price", justify="right")
+    table.add_column("Monthly cost", justify="right")
+    groups: dict[str, list] = {}
+    for r in est.resources:
+        groups.setdefault(f"fleet {r.fleet}" if r.fleet else r.service, []).append(r)
+    for group, resources in groups.items():
+        table.add_row(Text(group, style="bold"), "", "", "", "")
+        for r in resources:
+            flag = " (partial)" if r.partial else ""
+            table.add_row(Text(f"  {r.name}{flag}", style="cyan"), "", "", "", Text(_money(r.monthly_cost, cur)))
+            if not r.components:
+                table.add_row(Text("    no charges" + (f" ({r.notes[0]})" if r.notes else "")), "", "", "", "")
+            for c in r.components:
+                if c.unpriced_reason:
+                    cost = Text(f"unpriced: {c.unpriced_reason}", style="yellow")
+                elif c.monthly_cost is None:
+                    cost = Text("depends on usage", style="dim")
+                else:
+                    cost = Text(_money(c.monthly_cost, cur))
+                price = "—" if c.unit_price is None else f"{c.unit_price:g}"
+                table.add_row(Text(f"    {c.name}"), _qty(c.monthly_quantity), Text(c.unit), price, cost)
+    out.print(table)
+
+    totals = Table(title=Text("Totals"))
+    totals.add_column("By")
+    totals.add_column("Key")
+    totals.add_column("Monthly cost", justify="right")
+    for name, value in est.by_fleet.items():
+        totals.add_row("fleet", Text(name), _money(value, cur))
+    for name, value in est.by_service.items():
+        totals.add_row("service", Text(name), _money(value, cur))
+    for key, values in est.by_tag.items():
+        for value, cost in values.items():
+            totals.add_row(Text(f"tag {key}"), Text(value), _money(cost, cur))
+    out.print(totals)
+
+    label = "Total (partial: some components have no sourced price)" if est.partial else "Total"
+    out.print(Text(f"{label}: {_money(est.total, cur)} per month", style="bold yellow" if est.partial else "bold"))
+    if est.budget_amount is not None:
+        if est.budget_currency == cur:
+            share = est.total / est.budget_amount
+            out.print(Text(f"Budget: {_money(est.budget_amount, cur)} ({share:.0%} used by this estimate)"))
+        else:
+            out.print(Text(f"Budget is in {est.budget_currency}, prices in {cur}: not compared (no conversion)"))
+    if est.unpriced:
+        out.print(Text("Unpriced components (not in the total):", style="yellow"))
+        for u in est.unpriced:
+            out.print(Text(f"  - {u['resource']}: {u['component']}: {u['reason']}"))
+    if est.usage_dependent:
+        out.print(Text("Usage-dependent components (not in the total):", style="dim"))
+        for u in est.usage_dependent:
+            out.print(Text(f"  - {u['resource']}: {u['component']}: {u['note']}"))
+
+
+@click.command("estimate")
+@click.argument("policy_path", metavar="POLICY", type=click.Path(path_type=Path))
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
+@click.option("--plan", "plan_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Estimate this plan (JSON of `seedance plan`) instead of the policy's explicit values.")
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set; else bundled only).")
+def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Path | None) -> int:
+    """Estimate the monthly cost of POLICY from the bundled price catalog (offline)."""
+    from seedance.cli import console
+    from seedance.estimate.estimate import estimate_policy
+    from seedance.estimate.plan_json import read_plan
+    from seedance.policy import load_policy
+    from seedance.pricing.catalog import load_catalog
+
+    loaded = load_policy(policy_path)  # PolicyError is reported by the CLI's error boundary
+    if cache_dir is None and os.environ.get("SEEDANCE_PRICE_CACHE"):
+        cache_dir = Path(os.environ["SEEDANCE_PRICE_CACHE"])
+    try:
+        catalog = load_catalog(cache_dir=cache_dir)
+        plan = read_plan(plan_path) if plan_path is not None else None
+        est = estimate_policy(loaded, catalog, plan)
+    except PricingError as exc:
+        console(stderr=True).print(f"error: {policy_path}: {exc}", markup=False)
+        return 1
+    out = console()
+    if fmt == "json":
+        out.print(json.dumps(est.to_json(), indent=2), markup=False)
+    else:
+        render_estimate(out, est, "Estimate" if plan is None else "Estimate (plan)")
+    return 0

@@ -1,0 +1,29 @@
+"""EKS: the control plane of the cluster the fleets join (one cluster, standard support)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, Rate, ResourceCost, lookup, priced
+from seedance.estimate.context import EstimateContext
+
+KIND = "eks"
+SERVICE = "EKS"
+
+
+@dataclass(frozen=True)
+class EksUsage:
+    clusters: int = 1
+    extended_support: bool = False
+
+
+def cost_components(u: EksUsage, rate: Rate, currency: str) -> list[CostComponent]:
+    support = "extended" if u.extended_support else "standard"
+    return [priced(f"EKS cluster ({support} support)", "cluster-hours", float(u.clusters * HOURS_PER_MONTH), rate, currency)]
+
+
+def resources(ctx: EstimateContext) -> list[ResourceCost]:
+    usage = EksUsage()
+    item = "cluster_extended_support" if usage.extended_support else "cluster_standard_support"
+    rate = lookup(ctx.catalog, ctx.region, "EKS", item)
+    return [ResourceCost(KIND, "eks-cluster", SERVICE, cost_components(usage, rate, ctx.currency), tags=ctx.tags())]

@@ -1,0 +1,249 @@
+"""Fleets: reserved / on-demand / spot instance hours over a month.
+
+Billing rule for a fleet month (``HOURS_PER_MONTH`` = 730 h):
+
+* reserved units are paid every hour, used or not (effective hourly rate of the term/payment);
+* nodes up to the on-demand base, beyond the reserved units, run on-demand;
+* nodes above the base run ``spot_share_above_base`` on spot (at the catalog's spot average) and
+  the rest on-demand.
+
+Without a plan the mix comes from the policy's explicit values: reserved units = ``fixed`` units
+(or the units already held), on-demand base = reserved units (at least 1 for gold fleets), spot
+share = ``spot.maxShare`` (0 without spot), instance type = first preferred, else first allowed,
+else the cheapest catalog type matching the GPU/CPU requirement; average nodes = ``desired``
+adjusted for off-peak windows.  With a plan, the plan's first (cheapest) instance choice,
+reserved units, base, spot share and desired size are used.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, ResourceCost
+from seedance.estimate.context import EstimateContext
+from seedance.policy.model import Fleet, PaymentOption, ReservedMode, SlaTier, Term
+from seedance.pricing.catalog import Catalog, InstanceOffer, Price, PricingError
+
+log = logging.getLogger(__name__)
+
+KIND = "fleet"
+SERVICE = "EC2"
+
+
+@dataclass(frozen=True)
+class FleetUsage:
+    fleet: str
+    instance_type: str
+    nodes: float  # average nodes running over the month
+    reserved_units: int
+    reserved_term: Term
+    reserved_payment: PaymentOption
+    on_demand_base: int  # >= reserved_units
+    spot_share_above_base: float  # of the nodes above the on-demand base
+
+
+def split_hours(usage: FleetUsage) -> tuple[float, float, float]:
+    """(reserved, on-demand, spot) instance-hours of the month."""
+    if usage.nodes < 0 or usage.reserved_units < 0 or not 0.0 <= usage.spot_share_above_base <= 1.0:
+        raise ValueError(
+            f"fleet {usage.fleet}: expected nodes >= 0, reserved_units >= 0 and spot share in [0, 1], "
+            f"got {usage.nodes}, {usage.reserved_units}, {usage.spot_share_above_base}"
+        )
+    reserved = usage.reserved_units
+    base = max(usage.on_demand_base, reserved)
+    od_base = max(0.0, min(usage.nodes, base) - reserved)
+    above = max(0.0, usage.nodes - base)
+    spot = above * usage.spot_share_above_base
+    ondemand = od_base + above - spot
+    return HOURS_PER_MONTH * reserved, HOURS_PER_MONTH * ondemand, HOURS_PER_MONTH * spot
+
+
+def fleet_components(usage: FleetUsage, offer: InstanceOffer) -> list[CostComponent]:
+    """The instance-hour components of one fleet month (pure)."""
+    if offer.instance_type != usage.instance_type:
+        raise ValueError(f"fleet {usage.fleet}: offer is for {offer.instance_type}, usage for {usage.instance_type}")
+    cur = offer.currency
+    itype = usage.instance_type
+    reserved_h, ondemand_h, spot_h = split_hours(usage)
+    out: list[CostComponent] = []
+    if reserved_h > 0:
+        name = f"Reserved instances (Linux, {usage.reserved_term.value} {usage.reserved_payment.value}, {itype})"
+        ri = offer.reserved.get((usage.reserved_term, usage.reserved_payment))
+        if ri is None:
+            out.append(
+                CostComponent(
+                    name, "hours", reserved_h, None, None, cur, None,
+                    unpriced_reason=f"the price data has no {usage.reserved_term.value} standard {usage.reserved_payment.value} "
+                    f"reserved price for {itype} in {offer.region}",
+                )
+            )
+        else:
+            out.append(_instance_component(name, reserved_h, ri.value, cur, ri))
+    if ondemand_h > 0:
+        p = offer.ondemand
+        out.append(_instance_component(f"Instance usage (Linux, on-demand, {itype})", ondemand_h, p.value, cur, p))
+    if spot_h > 0:
+        name = f"Instance usage (Linux, spot, {itype})"
+        if offer.spot_avg is None:
+            out.append(
+                CostComponent(
+                    name, "hours", spot_h, None, None, cur, None,
+                    unpriced_reason=f"the price data has no spot price for {itype} in {offer.region}",
+                )
+            )
+        else:
+            out.append(_instance_component(name, spot_h, offer.spot_avg.value, cur, offer.spot_avg))
+    return out
+
+
+def _instance_component(name: str, hours: float, price: float, currency: str, p: Price) -> CostComponent:
+    if p.currency != currency:
+        raise PricingError(f"{name}: price in {p.currency}, offer in {currency}")
+    return CostComponent(name, "hours", hours, price, hours * price, currency, p.source, price_ref=p.ref or None, price_date=p.date)
+
+
+# ---------------------------------------------------------------------- from the policy / plan
+
+
+def matching_offers(catalog: Catalog, region: str, fleet: Fleet) -> list[InstanceOffer]:
+    """Catalog offers that satisfy the fleet's GPU or CPU requirement, cheapest on-demand first."""
+    out = []
+    for o in catalog.instances(region):
+        if fleet.gpu is not None:
+            if o.gpu_model != fleet.gpu.model or o.gpus != fleet.gpu.count:
+                continue
+            if fleet.gpu.memory_gib is not None and o.gpu_memory_gib_per_gpu < fleet.gpu.memory_gib:
+                continue
+        elif fleet.cpu is not None:
+            if o.gpus != 0 or o.vcpu < fleet.cpu.vcpu or o.memory_gib < fleet.cpu.memory_gib:
+                continue
+        out.append(o)
+    return sorted(out, key=lambda o: (o.ondemand.value, o.instance_type))
+
+
+def requirement_text(fleet: Fleet) -> str:
+    if fleet.gpu is not None:
+        mem = f" with >= {fleet.gpu.memory_gib} GiB each" if fleet.gpu.memory_gib else ""
+        return f"{fleet.gpu.count} x {fleet.gpu.model.value}{mem}"
+    if fleet.cpu is not None:
+        return f">= {fleet.cpu.vcpu} vCPU and {fleet.cpu.memory_gib:g} GiB, no GPU"
+    return "any type"
+
+
+def _cron_days_per_week(cron: str) -> float | None:
+    """Days per week a five-field cron fires on (day-of-week lists/ranges); None when not weekly."""
+    fields = cron.split()
+    if len(fields) != 5 or fields[2] != "*" or fields[3] != "*":
+        return None
+    dow = fields[4]
+    if dow == "*":
+        return 7.0
+    names = {n: i for i, n in enumerate(["sun", "mon", "tue", "wed", "thu", "fri", "sat"])}
+    days: set[int] = set()
+    try:
+        for part in dow.lower().split(","):
+            step = 1
+            if "/" in part:
+                part, step_text = part.split("/", 1)
+                step = int(step_text)
+            if part == "*":
+                lo, hi = 0, 6
+            elif "-" in part:
+                a, b = part.split("-", 1)
+                lo, hi = int(names.get(a, a)), int(names.get(b, b))
+            else:
+                lo = hi = int(names.get(part, part))
+            days.update(d % 7 for d in range(lo, hi + 1, step))
+    except ValueError:
+        return None
+    return float(len(days))
+
+
+def average_nodes(fleet: Fleet, desired: float) -> tuple[float, list[str]]:
+    """Average running nodes: ``desired`` with off-peak windows weighted by their share of the week."""
+    nodes = float(desired)
+    notes: list[str] = []
+    for w in fleet.off_peak:
+        days = _cron_days_per_week(w.cron)
+        if days is None:
+            notes.append(f"off-peak window {w.cron!r} is not a weekly schedule; not included in the average")
+            continue
+        share = w.hours * days / (24 * 7)
+        nodes += (w.desired - desired) * share
+        notes.append(f"off-peak {w.cron!r}: {w.desired} nodes for {w.hours} h on {days:g} day(s)/week")
+    return max(nodes, 0.0), notes
+
+
+def usage_from_policy(fleet: Fleet, instance_type: str) -> FleetUsage:
+    held = sum(c.units for c in fleet.reserved.held)
+    reserved = max(fleet.reserved.units or 0, held) if fleet.reserved.mode == ReservedMode.FIXED else held
+    nodes, _ = average_nodes(fleet, fleet.capacity.desired)
+    base = reserved
+    if fleet.sla == SlaTier.GOLD and fleet.capacity.desired >= 1:
+        base = max(base, 1)
+    return FleetUsage(
+        fleet=fleet.name,
+        instance_type=instance_type,
+        nodes=nodes,
+        reserved_units=reserved,
+        reserved_term=fleet.reserved.term,
+        reserved_payment=fleet.reserved.payment,
+        on_demand_base=base,
+        spot_share_above_base=fleet.spot.max_share if fleet.spot is not None else 0.0,
+    )
+
+
+def resources(ctx: EstimateContext) -> list[ResourceCost]:
+    out = []
+    for fleet in ctx.policy.fleets:
+        out.append(fleet_resource(ctx, fleet))
+    return out
+
+
+def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
+    tags = ctx.tags({"seedance:fleet": fleet.name, "data-class": fleet.data_class.value, "seedance:sla": fleet.sla.value})
+    notes: list[str] = []
+    if ctx.plan is not None:
+        try:
+            fp = ctx.plan.fleet(fleet.name)
+        except KeyError:
+            raise PricingError(f"the plan has no fleet {fleet.name!r} (plan fleets: {', '.join(f.name for f in ctx.plan.fleets)})") from None
+        if not fp.instance_types:
+            return _no_type(ctx, fleet, tags, f"the plan chose no instance type for {fleet.name}")
+        itype = fp.instance_types[0].instance_type
+        nodes, notes = average_nodes(fleet, fp.desired)
+        usage = FleetUsage(
+            fleet=fleet.name,
+            instance_type=itype,
+            nodes=nodes,
+            reserved_units=fp.reserved_units,
+            reserved_term=fleet.reserved.term,
+            reserved_payment=fleet.reserved.payment,
+            on_demand_base=fp.on_demand_base,
+            spot_share_above_base=fp.spot_share_above_base,
+        )
+        notes.insert(0, f"mix from the plan: {itype}")
+    else:
+        given = fleet.instance_types.preferred or fleet.instance_types.allowed
+        if given:
+            itype = given[0]
+            notes.append(f"instance type: first {'preferred' if fleet.instance_types.preferred else 'allowed'} ({itype})")
+        else:
+            matches = matching_offers(ctx.catalog, ctx.region, fleet)
+            if not matches:
+                return _no_type(
+                    ctx, fleet, tags, f"no instance type priced in {ctx.region} has {requirement_text(fleet)}"
+                )
+            itype = matches[0].instance_type
+            notes.append(f"instance type: cheapest on-demand match for {requirement_text(fleet)} ({itype})")
+        usage = usage_from_policy(fleet, itype)
+        notes.extend(average_nodes(fleet, fleet.capacity.desired)[1])
+    offer = ctx.catalog.instance(ctx.region, usage.instance_type)  # unknown type given by the user: an error
+    return ResourceCost(KIND, fleet.name, SERVICE, fleet_components(usage, offer), fleet=fleet.name, tags=tags, notes=notes)
+
+
+def _no_type(ctx: EstimateContext, fleet: Fleet, tags: dict[str, str], reason: str) -> ResourceCost:
+    hours = HOURS_PER_MONTH * float(fleet.capacity.desired)
+    comp = CostComponent("Instance usage (Linux, no matching type)", "hours", hours, None, None, ctx.currency, None, unpriced_reason=reason)
+    return ResourceCost(KIND, fleet.name, SERVICE, [comp], fleet=fleet.name, tags=tags)

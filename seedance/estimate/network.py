@@ -1,0 +1,155 @@
+"""NAT gateways vs VPC endpoints for the traffic in ``network.monthlyTrafficGb``.
+
+* NAT: hourly per gateway (``natGateways`` × 730 h) plus per GB processed for all traffic that
+  does not go through an endpoint.
+* Gateway endpoints (S3, DynamoDB): no charge (the shared data's sourced $0 rows); always used
+  for those services under ``auto``.
+* Interface endpoints: hourly per AZ (one ENI in each of the policy's availability zones) plus
+  per GB processed (first-1-PB tier).
+
+``endpoints: auto`` takes an interface endpoint for a service exactly when its monthly traffic is
+above :func:`endpoint_break_even_gb` — the GB at which the endpoint's fixed monthly cost equals the
+per-GB saving against NAT processing.  An explicit list takes endpoints for the listed services.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, Rate, ResourceCost, lookup, priced
+from seedance.estimate.context import EstimateContext
+from seedance.policy.model import EndpointService
+from seedance.pricing.catalog import Catalog
+
+KIND = "network"
+SERVICE = "VPC"
+
+GATEWAY_SERVICES = frozenset({EndpointService.S3.value, EndpointService.DYNAMODB.value})
+
+
+def endpoint_break_even_gb(
+    *,
+    az_count: int,
+    interface_hour_price: float,
+    interface_gb_price: float,
+    nat_gb_price: float,
+    hours: float = HOURS_PER_MONTH,
+) -> float:
+    """Monthly GB above which an interface endpoint is cheaper than sending the traffic via NAT.
+
+    fixed = az_count × hours × interface_hour_price; saving per GB = nat_gb_price −
+    interface_gb_price; break-even = fixed / saving (``math.inf`` when there is no saving).
+    NAT gateway hours are not part of it: the gateways stay for the other traffic.
+    """
+    if az_count < 1:
+        raise ValueError(f"expected at least one availability zone, got {az_count}")
+    saving = nat_gb_price - interface_gb_price
+    if saving <= 0:
+        return math.inf
+    return az_count * hours * interface_hour_price / saving
+
+
+@dataclass(frozen=True)
+class NetworkUsage:
+    az_count: int
+    nat_gateways: int
+    monthly_traffic_gb: tuple[tuple[str, float], ...]  # (service, GB) sorted by service
+    endpoints: tuple[str, ...] | None  # None = "auto"
+
+
+@dataclass(frozen=True)
+class NetworkPrices:
+    nat_hour: Rate
+    nat_gb: Rate
+    interface_hour: Rate
+    interface_gb: Rate
+    gateway: dict[str, Rate]
+
+
+def network_prices(catalog: Catalog, region: str) -> NetworkPrices:
+    def r(item: str) -> Rate:
+        return lookup(catalog, region, "VPC", item)
+
+    return NetworkPrices(
+        nat_hour=r("nat_gateway_hour"),
+        nat_gb=r("nat_gateway_data_processed"),
+        interface_hour=r("interface_endpoint_hour_per_az"),
+        interface_gb=r("interface_endpoint_data_processed_first_1pb"),
+        gateway={s: r(f"gateway_endpoint_{s}") for s in sorted(GATEWAY_SERVICES)},
+    )
+
+
+@dataclass(frozen=True)
+class Route:
+    service: str
+    via: str  # "gateway" | "interface" | "nat"
+    reason: str
+
+
+def routes(u: NetworkUsage, p: NetworkPrices) -> list[Route]:
+    """Where each service's traffic goes (pure)."""
+    traffic = dict(u.monthly_traffic_gb)
+    services = sorted(set(traffic) | set(u.endpoints or ()))
+    out = []
+    be: float | None = None
+    if None not in (p.interface_hour.value, p.interface_gb.value, p.nat_gb.value):
+        be = endpoint_break_even_gb(
+            az_count=u.az_count,
+            interface_hour_price=p.interface_hour.value,  # type: ignore[arg-type]
+            interface_gb_price=p.interface_gb.value,  # type: ignore[arg-type]
+            nat_gb_price=p.nat_gb.value,  # type: ignore[arg-type]
+        )
+    for s in services:
+        gb = traffic.get(s, 0.0)
+        if u.endpoints is not None:
+            if s in u.endpoints:
+                out.append(Route(s, "gateway" if s in GATEWAY_SERVICES else "interface", "listed in network.endpoints"))
+            else:
+                out.append(Route(s, "nat", "not listed in network.endpoints"))
+        elif s in GATEWAY_SERVICES:
+            out.append(Route(s, "gateway", "gateway endpoints have no charge"))
+        elif be is None:
+            out.append(Route(s, "nat", "break-even unknown (no sourced endpoint/NAT prices); traffic left on NAT"))
+        elif gb > be:
+            out.append(Route(s, "interface", f"{gb:g} GB/month > break-even {be:.1f} GB"))
+        else:
+            out.append(Route(s, "nat", f"{gb:g} GB/month <= break-even {be:.1f} GB"))
+    return out
+
+
+def cost_components(u: NetworkUsage, p: NetworkPrices, currency: str) -> list[CostComponent]:
+    """NAT hours and processing, gateway and interface endpoints (pure)."""
+    traffic = dict(u.monthly_traffic_gb)
+    rs = routes(u, p)
+    out: list[CostComponent] = []
+    if u.nat_gateways:
+        out.append(priced("NAT gateway", "hours", float(u.nat_gateways * HOURS_PER_MONTH), p.nat_hour, currency))
+        nat_gb = sum(traffic.get(r.service, 0.0) for r in rs if r.via == "nat")
+        if nat_gb:
+            names = ", ".join(r.service for r in rs if r.via == "nat" and traffic.get(r.service, 0.0))
+            out.append(priced(f"NAT data processed ({names})", "GB", nat_gb, p.nat_gb, currency))
+    for r in rs:
+        gb = traffic.get(r.service, 0.0)
+        if r.via == "gateway":
+            out.append(priced(f"Gateway endpoint ({r.service})", "endpoints", 1.0, p.gateway[r.service], currency))
+        elif r.via == "interface":
+            out.append(priced(f"Interface endpoint ({r.service})", "AZ-hours", float(u.az_count * HOURS_PER_MONTH), p.interface_hour, currency))
+            if gb:
+                out.append(priced(f"Interface endpoint data processed ({r.service})", "GB", gb, p.interface_gb, currency))
+    return out
+
+
+def usage_from_policy(ctx: EstimateContext) -> NetworkUsage:
+    n = ctx.policy.network
+    endpoints = None if n.endpoints == "auto" else tuple(sorted(e.value for e in n.endpoints))  # type: ignore[union-attr]
+    traffic = tuple(sorted((k.value, float(v)) for k, v in n.monthly_traffic_gb.items()))
+    return NetworkUsage(len(ctx.policy.cloud.availability_zones), n.nat_gateways, traffic, endpoints)
+
+
+def resources(ctx: EstimateContext) -> list[ResourceCost]:
+    usage = usage_from_policy(ctx)
+    prices = network_prices(ctx.catalog, ctx.region)
+    notes = [f"{r.service}: {r.via} ({r.reason})" for r in routes(usage, prices)]
+    comps = cost_components(usage, prices, ctx.currency)
+    return [ResourceCost(KIND, "vpc", SERVICE, comps, tags=ctx.tags(), notes=notes)]

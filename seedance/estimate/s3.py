@@ -1,0 +1,155 @@
+"""S3 checkpoint buckets with lifecycle tiers (``storage.checkpointBuckets``).
+
+Lifecycle model (steady state)
+------------------------------
+Objects arrive at a constant rate of ``r = monthlyIngestGb / 30.42`` GB per day (a month is
+730 h = 30.42 days), are written once and never overwritten.  An object's life is:
+
+* S3 Standard from day 0 to day ``hotDays``;
+* S3 Standard-IA for ``warmDays`` days (skipped when ``warmDays`` is null);
+* S3 Glacier Flexible Retrieval from day ``hotDays + (warmDays or 0)`` until expiry;
+* expiry at ``expireDays`` (object age), or ``coldDays`` after entering Glacier; with neither,
+  objects are kept for ever.
+
+Once the bucket is older than the objects' life, every tier holds ``r × days in that tier`` GB at
+any moment, so that is the GB-months billed per month.  Standard-IA and Glacier bill at least 30
+and 90 days per object (the early-deletion charge equals the storage for the remaining days), so
+an object leaving a tier sooner is billed for the minimum.  Without expiry Glacier never reaches a
+steady state; its component then states the monthly growth instead of a cost.
+
+Requests: each object is PUT once and makes one lifecycle transition into every tier it reaches
+before expiry.  The policy gives no object count, so these components depend on usage unless the
+usage carries ``monthly_objects``.  Storage is priced at the first-50-TB Standard rate (the only
+tier in the data), an upper bound above 50 TB.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from seedance.estimate.components import DAYS_PER_MONTH, CostComponent, Rate, ResourceCost, depends_on_usage, lookup, priced
+from seedance.estimate.context import EstimateContext
+from seedance.policy.model import CheckpointBucket
+from seedance.pricing.catalog import Catalog
+
+KIND = "s3"
+SERVICE = "S3"
+
+IA_MIN_DAYS = 30
+GLACIER_MIN_DAYS = 90
+STANDARD_FIRST_TIER_GB = 50 * 1024
+
+
+@dataclass(frozen=True)
+class BucketUsage:
+    name: str
+    monthly_ingest_gb: float
+    hot_days: int
+    warm_days: int | None
+    cold_days: int | None
+    expire_days: int | None
+    monthly_objects: float | None = None  # objects written per month, when known
+
+
+@dataclass(frozen=True)
+class S3Prices:
+    standard: Rate
+    standard_ia: Rate
+    glacier: Rate
+    put_requests: Rate
+    to_standard_ia: Rate
+    to_glacier: Rate
+
+
+def s3_prices(catalog: Catalog, region: str) -> S3Prices:
+    def r(item: str) -> Rate:
+        return lookup(catalog, region, "S3", item)
+
+    return S3Prices(
+        standard=r("storage_standard"),
+        standard_ia=r("storage_standard_ia"),
+        glacier=r("storage_glacier_flexible_retrieval"),
+        put_requests=r("put_copy_post_list_requests_standard"),
+        to_standard_ia=r("lifecycle_transition_to_standard_ia"),
+        to_glacier=r("lifecycle_transition_to_glacier_flexible_retrieval"),
+    )
+
+
+@dataclass(frozen=True)
+class TierDays:
+    """Billable days an object spends in each tier (``glacier`` None = kept for ever)."""
+
+    standard: float
+    standard_ia: float
+    glacier: float | None
+    reaches_ia: bool
+    reaches_glacier: bool
+
+
+def tier_days(u: BucketUsage) -> TierDays:
+    """Days per tier under the lifecycle rules, with minimum storage durations applied (pure)."""
+    glacier_start = u.hot_days + (u.warm_days or 0)
+    expiry: float | None = u.expire_days
+    if expiry is None and u.cold_days is not None:
+        expiry = glacier_start + u.cold_days
+    end = float("inf") if expiry is None else float(expiry)
+    standard = min(u.hot_days, end)
+    reaches_ia = u.warm_days is not None and end > u.hot_days
+    ia = 0.0
+    if reaches_ia:
+        ia = max(min(glacier_start, end) - u.hot_days, IA_MIN_DAYS)
+    reaches_glacier = end > glacier_start
+    glacier: float | None = 0.0
+    if reaches_glacier:
+        glacier = None if expiry is None else max(end - glacier_start, GLACIER_MIN_DAYS)
+    return TierDays(standard, ia, glacier, reaches_ia, reaches_glacier)
+
+
+def cost_components(u: BucketUsage, p: S3Prices, currency: str) -> list[CostComponent]:
+    """Monthly components of one bucket in steady state (pure)."""
+    if u.monthly_ingest_gb == 0:
+        return []
+    per_day = u.monthly_ingest_gb / DAYS_PER_MONTH
+    days = tier_days(u)
+    std_gb = per_day * days.standard
+    note = "priced at the first-50-TB rate (upper bound)" if std_gb > STANDARD_FIRST_TIER_GB else None
+    out = [priced("Storage (Standard)", "GB-months", std_gb, p.standard, currency, note=note)]
+    if days.reaches_ia:
+        out.append(priced("Storage (Standard-IA)", "GB-months", per_day * days.standard_ia, p.standard_ia, currency))
+    if days.reaches_glacier:
+        if days.glacier is None:
+            out.append(
+                depends_on_usage(
+                    "Storage (Glacier Flexible Retrieval)", "GB-months", p.glacier, currency,
+                    f"objects never expire, so Glacier grows by {u.monthly_ingest_gb:g} GB every month (no steady state)",
+                )
+            )
+        else:
+            out.append(priced("Storage (Glacier Flexible Retrieval)", "GB-months", per_day * days.glacier, p.glacier, currency))
+    requests = [("PUT requests", p.put_requests, True)]
+    requests.append(("Lifecycle transitions (to Standard-IA)", p.to_standard_ia, days.reaches_ia))
+    requests.append(("Lifecycle transitions (to Glacier Flexible Retrieval)", p.to_glacier, days.reaches_glacier))
+    for name, rate, applies in requests:
+        if not applies:
+            continue
+        if u.monthly_objects is None:
+            out.append(depends_on_usage(name, "1k requests", rate, currency, "the policy gives no object count"))
+        else:
+            out.append(priced(name, "1k requests", u.monthly_objects / 1000.0, rate, currency))
+    return out
+
+
+def usage_from_policy(b: CheckpointBucket) -> BucketUsage:
+    return BucketUsage(b.name, b.monthly_ingest_gb, b.hot_days, b.warm_days, b.cold_days, b.expire_days)
+
+
+def resources(ctx: EstimateContext) -> list[ResourceCost]:
+    prices = s3_prices(ctx.catalog, ctx.region)
+    out = []
+    for b in ctx.policy.storage.checkpoint_buckets:
+        usage = usage_from_policy(b)
+        notes = [f"{b.monthly_ingest_gb:g} GB ingested per month; lifecycle hot {b.hot_days} d, warm {b.warm_days} d, "
+                 f"cold {b.cold_days} d, expiry {b.expire_days} d"]
+        out.append(ResourceCost(KIND, b.name, SERVICE, cost_components(usage, prices, ctx.currency),
+                                tags=ctx.tags({"data-class": b.data_class.value}), notes=notes))
+    return out

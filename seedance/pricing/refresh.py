@@ -1,0 +1,292 @@
+"""Live refresh: current EC2 prices from the AWS Price List API and spot price history.
+
+``seedance prices refresh --region R`` calls ``pricing.get_products`` (service AmazonEC2, Linux,
+shared tenancy, no pre-installed software, capacity status Used) for each instance type and
+``ec2.describe_spot_price_history`` (Linux/UNIX, the price in effect now in every AZ), and writes
+``prices-<region>.json`` into a cache directory.  :func:`seedance.pricing.load_catalog` overlays
+that cache on the bundled catalog.  Nothing here runs unless asked: the default is offline.
+
+Parsing is separate from calling, so the shapes are tested with botocore's Stubber.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from seedance.pricing.catalog import UnknownRegionError, _bundled_document, _closest, _hint
+
+log = logging.getLogger(__name__)
+
+CACHE_SCHEMA = "seedance.io/price-cache"
+CACHE_VERSION = 1
+HOURS_PER_YEAR = 8760
+
+#: Region code -> the Price List API's ``location`` attribute.
+LOCATIONS: dict[str, str] = {
+    "af-south-1": "Africa (Cape Town)",
+    "ap-east-1": "Asia Pacific (Hong Kong)",
+    "ap-northeast-1": "Asia Pacific (Tokyo)",
+    "ap-northeast-2": "Asia Pacific (Seoul)",
+    "ap-northeast-3": "Asia Pacific (Osaka)",
+    "ap-south-1": "Asia Pacific (Mumbai)",
+    "ap-south-2": "Asia Pacific (Hyderabad)",
+    "ap-southeast-1": "Asia Pacific (Singapore)",
+    "ap-southeast-2": "Asia Pacific (Sydney)",
+    "ap-southeast-3": "Asia Pacific (Jakarta)",
+    "ap-southeast-4": "Asia Pacific (Melbourne)",
+    "ca-central-1": "Canada (Central)",
+    "ca-west-1": "Canada West (Calgary)",
+    "cn-north-1": "China (Beijing)",
+    "cn-northwest-1": "China (Ningxia)",
+    "eu-central-1": "EU (Frankfurt)",
+    "eu-central-2": "EU (Zurich)",
+    "eu-north-1": "EU (Stockholm)",
+    "eu-south-1": "EU (Milan)",
+    "eu-south-2": "EU (Spain)",
+    "eu-west-1": "EU (Ireland)",
+    "eu-west-2": "EU (London)",
+    "eu-west-3": "EU (Paris)",
+    "il-central-1": "Israel (Tel Aviv)",
+    "me-central-1": "Middle East (UAE)",
+    "me-south-1": "Middle East (Bahrain)",
+    "sa-east-1": "South America (Sao Paulo)",
+    "us-east-1": "US East (N. Virginia)",
+    "us-east-2": "US East (Ohio)",
+    "us-west-1": "US West (N. California)",
+    "us-west-2": "US West (Oregon)",
+}
+
+PRICING_SOURCE = "AWS Price List API pricing:GetProducts (AmazonEC2)"
+SPOT_SOURCE = "AWS EC2 DescribeSpotPriceHistory (Linux/UNIX)"
+
+
+def pricing_endpoint_region(region: str) -> str:
+    """Where the Price List API answers for ``region``'s prices (China has its own endpoint)."""
+    return "cn-northwest-1" if region.startswith("cn-") else "us-east-1"
+
+
+def product_filters(instance_type: str, region: str) -> list[dict[str, str]]:
+    pairs = [
+        ("instanceType", instance_type),
+        ("location", location(region)),
+        ("operatingSystem", "Linux"),
+        ("tenancy", "Shared"),
+        ("preInstalledSw", "NA"),
+        ("capacitystatus", "Used"),
+    ]
+    return [{"Type": "TERM_MATCH", "Field": f, "Value": v} for f, v in pairs]
+
+
+def location(region: str) -> str:
+    try:
+        return LOCATIONS[region]
+    except KeyError:
+        raise UnknownRegionError(f"unknown AWS region {region!r}" + _hint(_closest(region, sorted(LOCATIONS)))) from None
+
+
+# ---------------------------------------------------------------------- parsing (pure)
+
+
+def _dimension_prices(term: dict[str, Any]) -> tuple[float | None, float, str | None]:
+    """(hourly rate, upfront fee, currency) of one offer term."""
+    hourly: float | None = None
+    upfront = 0.0
+    currency: str | None = None
+    for dim in term.get("priceDimensions", {}).values():
+        ppu = dim.get("pricePerUnit", {})
+        if not ppu:
+            continue
+        currency, text = next(iter(sorted(ppu.items())))
+        value = float(text)
+        if dim.get("unit") in ("Hrs", "Hours", "hours"):
+            hourly = value
+        elif dim.get("unit") == "Quantity":
+            upfront += value
+    return hourly, upfront, currency
+
+
+def _gib(text: str | None) -> float | None:
+    if not text:
+        return None
+    num = text.replace(",", "").split()[0]
+    try:
+        return float(num)
+    except ValueError:
+        return None
+
+
+def parse_product(item: str | dict[str, Any], region: str) -> dict[str, Any] | None:
+    """A cache record from one Price List entry (a JSON string); None when it has no hourly price."""
+    doc = json.loads(item) if isinstance(item, str) else item
+    product = doc.get("product", {})
+    attrs = product.get("attributes", {})
+    sku = product.get("sku", "?")
+    date = str(doc.get("publicationDate", ""))[:10] or "undated"
+    terms = doc.get("terms", {})
+    ondemand = None
+    currency = None
+    for code, term in sorted(terms.get("OnDemand", {}).items()):
+        hourly, _, cur = _dimension_prices(term)
+        if hourly is not None and hourly > 0:
+            ondemand = {"value": hourly, "unit": "hour", "source": PRICING_SOURCE, "date": date,
+                        "ref": f"pricing.get_products[sku={sku},term={code}]"}
+            currency = cur
+            break
+    if ondemand is None:
+        return None
+    reserved: dict[str, Any] = {}
+    convertible: dict[str, Any] = {}
+    for code, term in sorted(terms.get("Reserved", {}).items()):
+        ta = term.get("termAttributes", {})
+        years = {"1yr": 1, "3yr": 3}.get(ta.get("LeaseContractLength", ""))
+        option = {"No Upfront": "no-upfront", "All Upfront": "all-upfront"}.get(ta.get("PurchaseOption", ""))
+        if years is None or option is None:
+            continue
+        hourly, upfront, cur = _dimension_prices(term)
+        if cur != currency:
+            continue
+        effective = (hourly or 0.0) + upfront / (years * HOURS_PER_YEAR)
+        if effective <= 0:
+            continue
+        price = {"value": round(effective, 6), "unit": "hour", "source": PRICING_SOURCE, "date": date,
+                 "ref": f"pricing.get_products[sku={sku},term={code}]"}
+        if ta.get("OfferingClass") == "standard":
+            reserved[f"{years}y/{option}"] = price
+        elif ta.get("OfferingClass") == "convertible" and option == "no-upfront":
+            convertible[f"{years}y"] = price
+    prices: dict[str, Any] = {"ondemand": ondemand}
+    if reserved:
+        prices["reserved"] = reserved
+    if convertible:
+        prices["convertible"] = convertible
+    gpus = int(attrs.get("gpu", "0") or 0) if str(attrs.get("gpu", "0")).isdigit() else 0
+    return {
+        "instance_type": attrs.get("instanceType", ""),
+        "region": region,
+        "currency": currency,
+        "vcpu": int(attrs.get("vcpu", "0") or 0) if str(attrs.get("vcpu", "0")).isdigit() else 0,
+        "memory_gib": _gib(attrs.get("memory")) or 0.0,
+        "gpus": gpus,
+        "gpu_model": None,
+        "gpu_memory_gib_total": _gib(attrs.get("gpuMemory")) or 0.0,
+        "facts_ref": f"pricing.get_products[sku={sku}].attributes",
+        "prices": prices,
+    }
+
+
+def parse_spot_history(entries: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Spot avg/min/max per instance type over the latest price of each AZ."""
+    latest: dict[tuple[str, str], tuple[dt.datetime, float]] = {}
+    for e in entries:
+        if e.get("ProductDescription", "Linux/UNIX") != "Linux/UNIX":
+            continue
+        key = (e["InstanceType"], e["AvailabilityZone"])
+        ts = e["Timestamp"]
+        if isinstance(ts, str):
+            ts = dt.datetime.fromisoformat(ts.replace("Z", "+00:00"))
+        if key not in latest or ts > latest[key][0]:
+            latest[key] = (ts, float(e["SpotPrice"]))
+    by_type: dict[str, list[tuple[str, dt.datetime, float]]] = {}
+    for (itype, az), (ts, price) in latest.items():
+        by_type.setdefault(itype, []).append((az, ts, price))
+    out = {}
+    for itype, rows in sorted(by_type.items()):
+        values = [p for _, _, p in rows]
+        date = max(ts for _, ts, _ in rows).date().isoformat()
+        azs = ",".join(sorted(az for az, _, _ in rows))
+        ref = f"ec2.describe_spot_price_history[{itype},{azs}]"
+
+        def mk(v: float, ref: str = ref, date: str = date) -> dict[str, Any]:
+            return {"value": round(v, 6), "unit": "hour", "source": SPOT_SOURCE, "date": date, "ref": ref}
+
+        out[itype] = {"spot_avg": mk(sum(values) / len(values)), "spot_min": mk(min(values)), "spot_max": mk(max(values))}
+    return out
+
+
+# ---------------------------------------------------------------------- calling AWS
+
+
+def default_instance_types(region: str) -> list[str]:
+    doc = _bundled_document()
+    here = sorted({r["instance_type"] for r in doc["instances"] if r["region"] == region})
+    return here or sorted({r["instance_type"] for r in doc["instances"]})
+
+
+def refresh_region(
+    region: str,
+    *,
+    instance_types: list[str] | None = None,
+    pricing_client: Any = None,
+    ec2_client: Any = None,
+    now: dt.datetime | None = None,
+) -> dict[str, Any]:
+    """Fetch current prices for ``region`` and return a cache document (clients injectable for tests)."""
+    location(region)  # validate early
+    types = sorted(set(instance_types or default_instance_types(region)))
+    now = now or dt.datetime.now(dt.timezone.utc)
+    if pricing_client is None or ec2_client is None:
+        import boto3
+
+        pricing_client = pricing_client or boto3.client("pricing", region_name=pricing_endpoint_region(region))
+        ec2_client = ec2_client or boto3.client("ec2", region_name=region)
+    records: dict[str, dict[str, Any]] = {}
+    for itype in types:
+        token: str | None = None
+        while True:
+            kwargs: dict[str, Any] = {
+                "ServiceCode": "AmazonEC2",
+                "Filters": product_filters(itype, region),
+                "FormatVersion": "aws_v1",
+                "MaxResults": 100,
+            }
+            if token:
+                kwargs["NextToken"] = token
+            resp = pricing_client.get_products(**kwargs)
+            for item in resp.get("PriceList", []):
+                rec = parse_product(item, region)
+                if rec is not None and rec["instance_type"] == itype and itype not in records:
+                    records[itype] = rec
+            token = resp.get("NextToken")
+            if not token:
+                break
+        if itype not in records:
+            log.warning("no on-demand Linux price for %s in %s from the Price List API", itype, region)
+    spot_entries: list[dict[str, Any]] = []
+    token = None
+    while True:
+        spot_kwargs: dict[str, Any] = {
+            "InstanceTypes": types,
+            "ProductDescriptions": ["Linux/UNIX"],
+            "StartTime": now,
+            "MaxResults": 1000,
+        }
+        if token:
+            spot_kwargs["NextToken"] = token
+        resp = ec2_client.describe_spot_price_history(**spot_kwargs)
+        spot_entries.extend(resp.get("SpotPriceHistory", []))
+        token = resp.get("NextToken")
+        if not token:
+            break
+    for itype, spot in parse_spot_history(spot_entries).items():
+        if itype in records:
+            records[itype]["prices"].update(spot)
+    return {
+        "schema": CACHE_SCHEMA,
+        "version": CACHE_VERSION,
+        "region": region,
+        "refreshed_at": now.replace(microsecond=0).isoformat(),
+        "instances": [records[t] for t in sorted(records)],
+    }
+
+
+def write_cache(doc: dict[str, Any], cache_dir: Path) -> Path:
+    cache_dir = Path(cache_dir)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    path = cache_dir / f"prices-{doc['region']}.json"
+    path.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return path
