@@ -1,0 +1,45 @@
+package gdpr.key_management
+
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.resources
+
+# METADATA
+# title: Key management
+# description: >-
+#   Customer-managed KMS keys rotate automatically, keep a deletion window of at least 7 days
+#   and have no key-policy statement granting Principal "*" without a condition.
+# related_resources:
+#   - ref: https://gdpr-info.eu/art-32-gdpr/
+# custom:
+#   control_id: GDPR-32.1a-3
+#   clause: Art. 32(1)(a)
+#   framework: gdpr
+#   severity: mandatory
+#   remediation: >-
+#     Set enableKeyRotation true and deletionWindowInDays >= 7 on the key, and restrict
+#     key-policy principals to named roles or add an aws:PrincipalOrgID / aws:SourceVpce condition.
+violation contains findings.finding("GDPR-32.1a-3", p.resource, p.message) if {
+	frameworks.applies(input.policy, "gdpr")
+	some p in _problems
+}
+
+_keys := resources.of_type(input.document, "aws:kms/key:Key")
+
+_problems contains {"resource": k, "message": "KMS key rotation is off"} if {
+	some k in _keys
+	not resources.truthy(object.get(k.inputs, "enableKeyRotation", false))
+}
+
+_problems contains {"resource": k, "message": msg} if {
+	some k in _keys
+	days := object.get(k.inputs, "deletionWindowInDays", 30)
+	days < 7
+	msg := sprintf("KMS key deletion window is %v days (at least 7 required)", [days])
+}
+
+_problems contains {"resource": k, "message": "KMS key policy grants Principal \"*\" without a condition"} if {
+	some k in _keys
+	some statement in resources.policy_statements(object.get(k.inputs, "policy", "{}"))
+	resources.unconditioned_public_allow(statement)
+}

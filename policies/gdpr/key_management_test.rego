@@ -1,0 +1,54 @@
+package gdpr.key_management_test
+
+import data.gdpr.key_management
+import data.lib.fixtures
+
+_key(name, inputs) := fixtures.resource("aws:kms/key:Key", name, inputs)
+
+_finding(name, message) := {
+	"control_id": "GDPR-32.1a-3",
+	"severity": "mandatory",
+	"urn": fixtures.urn("aws:kms/key:Key", name),
+	"resource_type": "aws:kms/key:Key",
+	"resource_name": name,
+	"message": message,
+}
+
+pass_key := _key("good", {
+	"enableKeyRotation": true,
+	"deletionWindowInDays": 30,
+	"policy": json.marshal({"Statement": [
+		{"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::111122223333:root"}, "Action": "kms:*", "Resource": "*"},
+		{"Effect": "Allow", "Principal": "*", "Action": "kms:Decrypt", "Resource": "*", "Condition": {"StringEquals": {"aws:PrincipalOrgID": "o-abc"}}},
+	]}),
+})
+
+fail_key := _key("bad", {
+	"enableKeyRotation": false,
+	"deletionWindowInDays": 5,
+	"policy": json.marshal({"Statement": [{"Effect": "Allow", "Principal": {"AWS": ["*"]}, "Action": "kms:*", "Resource": "*"}]}),
+})
+
+test_pass_rotating_key_with_scoped_policy if {
+	count(key_management.violation) == 0 with input as fixtures.gate_input(fixtures.gdpr_policy, [pass_key])
+}
+
+test_fail_reports_each_problem if {
+	v := key_management.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fail_key])
+	v == {
+		_finding("bad", "KMS key rotation is off"),
+		_finding("bad", "KMS key deletion window is 5 days (at least 7 required)"),
+		_finding("bad", "KMS key policy grants Principal \"*\" without a condition"),
+	}
+}
+
+test_pass_string_boolean_rotation if {
+	count(key_management.violation) == 0 with input as fixtures.gate_input(
+		fixtures.gdpr_policy,
+		[_key("str", {"enableKeyRotation": "true"})],
+	)
+}
+
+test_pass_outside_gdpr if {
+	count(key_management.violation) == 0 with input as fixtures.gate_input(fixtures.mlps_policy, [fail_key])
+}

@@ -1,0 +1,53 @@
+package gdpr.log_storage_limitation
+
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.resources
+
+# METADATA
+# title: "Storage limitation for logs with personal data"
+# description: >-
+#   Log groups holding personal data have a finite retention no longer than the declared
+#   maximum. In China the six-month minimum for network logs (Cybersecurity Law art. 21) is a
+#   legal obligation that takes precedence, so there the maximum is raised to 365 days, the
+#   smallest CloudWatch retention that surely covers six calendar months.
+# related_resources:
+#   - ref: https://gdpr-info.eu/art-5-gdpr/
+#   - ref: https://www.cac.gov.cn/2016-11/07/c_1119867116.htm
+# custom:
+#   control_id: GDPR-5.1e-2
+#   clause: "Art. 5(1)(e)"
+#   framework: gdpr
+#   severity: mandatory
+#   remediation: >-
+#     Set retentionInDays on the log group to at most compliance.personalDataMaxDays (in China: at
+#     most the larger of that and 365).
+violation contains findings.finding("GDPR-5.1e-2", p.resource, p.message) if {
+	frameworks.applies(input.policy, "gdpr")
+	some p in _problems
+}
+
+_max := frameworks.gdpr_log_max_days(input.policy)
+
+_personal_logs := [lg | some lg in resources.of_type(input.document, "aws:cloudwatch/logGroup:LogGroup"); resources.personal(lg)]
+
+_problems contains {"resource": lg, "message": msg} if {
+	some lg in _personal_logs
+	object.get(lg.inputs, "retentionInDays", 0) == 0
+	msg := sprintf("log group with personal data never expires (maximum %v days)", [_limit])
+}
+
+_problems contains {"resource": lg, "message": msg} if {
+	some lg in _personal_logs
+	days := object.get(lg.inputs, "retentionInDays", 0)
+	days > _max
+	msg := sprintf("log group with personal data keeps logs %v days, above the maximum of %v days%s", [days, _max, _why])
+}
+
+_limit := _max
+
+_limit := "undeclared" if not _max
+
+_why := " (raised to the six-month minimum of the Chinese Cybersecurity Law)" if {
+	frameworks.jurisdiction(input.policy) == "cn"
+} else := ""

@@ -1,0 +1,57 @@
+package gdpr.no_public_network
+
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.network
+import data.lib.resources
+
+# METADATA
+# title: "No public network exposure"
+# description: >-
+#   Personal-data instances get no public IP, no security group admits 0.0.0.0/0 or ::/0 except
+#   on 443, and Kubernetes LoadBalancer Services are internal.
+# related_resources:
+#   - ref: https://gdpr-info.eu/art-25-gdpr/
+# custom:
+#   control_id: GDPR-25.2-2
+#   clause: "Art. 25(2)"
+#   framework: gdpr
+#   severity: mandatory
+#   remediation: >-
+#     Set associatePublicIpAddress false on personal-data launch templates, narrow world-open
+#     ingress to 443 on internet load balancers, and annotate LoadBalancer Services as internal
+#     (or waive).
+violation contains findings.finding("GDPR-25.2-2", p.resource, p.message) if {
+	frameworks.applies(input.policy, "gdpr")
+	some p in _problems
+}
+
+_problems contains {"resource": lt, "message": "personal-data launch template gives instances a public IP"} if {
+	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
+	resources.personal(lt)
+	network.public_ip(lt)
+}
+
+_problems contains {"resource": rule.resource, "message": msg} if {
+	some rule in network.rules(input.document)
+	rule.direction == "ingress"
+	network.open_to_world(rule)
+	not network.only_ports(rule, {443})
+	msg := sprintf("security group admits the internet on %s ports %v-%v", [rule.protocol, rule.from, rule.to])
+}
+
+_internal_annotations := {
+	"service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+	"service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
+}
+
+_internal(svc) if {
+	some k, v in _internal_annotations
+	object.get(svc.inputs, ["metadata", "annotations", k], "") == v
+}
+
+_problems contains {"resource": svc, "message": "LoadBalancer Service is internet-facing"} if {
+	some svc in resources.of_type(input.document, "kubernetes:core/v1:Service")
+	object.get(svc.inputs, ["spec", "type"], "ClusterIP") == "LoadBalancer"
+	not _internal(svc)
+}

@@ -1,0 +1,38 @@
+package gdpr.no_public_network_test
+
+import data.gdpr.no_public_network
+import data.lib.fixtures
+
+_f(type, name, msg) := fixtures.finding("GDPR-25.2-2", "mandatory", type, name, msg)
+
+_svc(name, annotations) := fixtures.resource("kubernetes:core/v1:Service", name, {
+	"metadata": {"name": name, "namespace": "inference", "annotations": annotations},
+	"spec": {"type": "LoadBalancer", "ports": [{"port": 443}]},
+})
+
+pass_resources := [
+	fixtures.launch_template("lt", "personal", {"networkInterfaces": [{"associatePublicIpAddress": "false"}]}),
+	fixtures.security_group("web", [{"protocol": "tcp", "fromPort": 443, "toPort": 443, "cidrBlocks": ["0.0.0.0/0"]}], []),
+	fixtures.security_group("vpce", [{"protocol": "tcp", "fromPort": 0, "toPort": 65535, "cidrBlocks": ["10.0.0.0/16"]}], []),
+	_svc("api", {"service.beta.kubernetes.io/aws-load-balancer-scheme": "internal"}),
+]
+
+fail_resources := [
+	fixtures.launch_template("lt", "personal", {"networkInterfaces": [{"associatePublicIpAddress": "true"}]}),
+	fixtures.security_group("ssh", [{"protocol": "tcp", "fromPort": 22, "toPort": 22, "cidrBlocks": ["0.0.0.0/0"]}], []),
+	_svc("api", {}),
+]
+
+test_pass_private_network if {
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, pass_resources)
+	v == set()
+}
+
+test_fail_public_network if {
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, fail_resources)
+	v == {
+		_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", "personal-data launch template gives instances a public IP"),
+		_f("aws:ec2/securityGroup:SecurityGroup", "ssh", "security group admits the internet on tcp ports 22-22"),
+		_f("kubernetes:core/v1:Service", "api", "LoadBalancer Service is internet-facing"),
+	}
+}

@@ -1,0 +1,72 @@
+package gdpr.storage_limitation
+
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.resources
+import data.lib.s3
+
+# METADATA
+# title: "Storage limitation for personal data"
+# description: >-
+#   Personal data is kept no longer than the declared maximum: personal-data buckets expire
+#   objects (and noncurrent versions when versioned) within compliance.personalDataMaxDays, and
+#   personal-data StorageClasses release volumes with reclaimPolicy Delete.
+# related_resources:
+#   - ref: https://gdpr-info.eu/art-5-gdpr/
+# custom:
+#   control_id: GDPR-5.1e-1
+#   clause: "Art. 5(1)(e)"
+#   framework: gdpr
+#   severity: mandatory
+#   remediation: >-
+#     Declare compliance.personalDataMaxDays and give every personal-data bucket a lifecycle rule
+#     whose expiration and noncurrentVersionExpiration are at most that many days; use
+#     reclaimPolicy Delete.
+violation contains findings.finding("GDPR-5.1e-1", p.resource, p.message) if {
+	frameworks.applies(input.policy, "gdpr")
+	some p in _problems
+}
+
+_max := frameworks.personal_data_max_days(input.policy)
+
+_personal_buckets := [b | some b in s3.buckets(input.document); resources.personal(b)]
+
+_problems contains {"resource": findings.stack(input.document), "message": msg} if {
+	not _max
+	count(_personal_buckets) > 0
+	msg := "personal data is stored but compliance.personalDataMaxDays is not declared"
+}
+
+_problems contains {"resource": b, "message": msg} if {
+	some b in _personal_buckets
+	not s3.expiration_days(input.document, b)
+	msg := sprintf("personal-data bucket never expires objects (maximum %v days)", [object.get(input.policy, ["compliance", "personalDataMaxDays"], "undeclared")])
+}
+
+_problems contains {"resource": b, "message": msg} if {
+	some b in _personal_buckets
+	days := s3.expiration_days(input.document, b)
+	days > _max
+	msg := sprintf("personal-data bucket expires objects after %v days, above the maximum of %v days", [days, _max])
+}
+
+_problems contains {"resource": b, "message": "versioned personal-data bucket never expires noncurrent versions"} if {
+	some b in _personal_buckets
+	s3.versioned(input.document, b)
+	not s3.noncurrent_expiration_days(input.document, b)
+}
+
+_problems contains {"resource": b, "message": msg} if {
+	some b in _personal_buckets
+	days := s3.noncurrent_expiration_days(input.document, b)
+	days > _max
+	msg := sprintf("noncurrent versions expire after %v days, above the maximum of %v days", [days, _max])
+}
+
+_problems contains {"resource": sc, "message": msg} if {
+	some sc in resources.of_type(input.document, "kubernetes:storage.k8s.io/v1:StorageClass")
+	resources.personal(sc)
+	policy := object.get(sc.inputs, "reclaimPolicy", "Delete")
+	policy != "Delete"
+	msg := sprintf("personal-data StorageClass keeps released volumes (reclaimPolicy %s)", [policy])
+}

@@ -1,0 +1,34 @@
+# METADATA
+# title: Findings
+# description: >-
+#   The one helper every control uses to build a finding, so all findings share one shape.
+#   A control's severity comes from its METADATA (loaded into data.seedance.controls by the gate)
+#   unless data.seedance.severity_overrides changes it; an unknown control counts as mandatory.
+# scope: package
+package lib.findings
+
+# finding is the shape of every finding: control id, severity, resource and message.
+finding(control_id, resource, message) := {
+	"control_id": control_id,
+	"severity": severity(control_id),
+	"urn": resource.urn,
+	"resource_type": resource.type,
+	"resource_name": resource.name,
+	"message": message,
+}
+
+severity(control_id) := object.get(
+	data,
+	["seedance", "severity_overrides", control_id],
+	object.get(data, ["seedance", "controls", control_id, "severity"], "mandatory"),
+)
+
+# stack is the pseudo-resource that stack-wide findings (something missing) are reported on.
+stack(document) := {
+	"urn": sprintf("urn:pulumi:%s::%s::pulumi:pulumi:Stack::%s-%s", [s, p, p, s]),
+	"type": "pulumi:pulumi:Stack",
+	"name": sprintf("%s-%s", [p, s]),
+} if {
+	s := object.get(document, "stack", "stack")
+	p := object.get(document, "project", "project")
+}

@@ -1,0 +1,205 @@
+# METADATA
+# title: Test fixtures
+# description: >-
+#   Builders for the gate input used by the *_test.rego files: a minimal policy per jurisdiction,
+#   resources with URNs of the test stack, and the gate input around them.
+# scope: package
+package lib.fixtures
+
+project := "seedance-gpu"
+
+stack := "test"
+
+stack_urn := "urn:pulumi:test::seedance-gpu::pulumi:pulumi:Stack::seedance-gpu-test"
+
+urn(type, name) := sprintf("urn:pulumi:%s::%s::%s::%s", [stack, project, type, name])
+
+resource(type, name, inputs) := {
+	"urn": urn(type, name),
+	"type": type,
+	"name": name,
+	"parent": null,
+	"custom": true,
+	"region": null,
+	"inputs": inputs,
+}
+
+tags(data_class) := {
+	"data-class": data_class,
+	"purpose": "test",
+	"controller": "example-gmbh",
+	"team": "ml-platform",
+	"cost-center": "CC-1",
+	"environment": "prod",
+	"owner": "ml-platform@example.com",
+}
+
+labels(data_class) := {"seedance.io/data-class": data_class}
+
+_base_policy(frameworks, jurisdiction, region, residency) := {
+	"apiVersion": "seedance.io/v1",
+	"kind": "CostPolicy",
+	"metadata": {"name": "test", "environment": "prod", "owner": "ml-platform@example.com", "tags": {}},
+	"cloud": {"region": region, "vpcId": "vpc-0123456789abcdef0", "vpcCidr": "10.0.0.0/16"},
+	"compliance": {
+		"frameworks": frameworks,
+		"jurisdiction": jurisdiction,
+		"dataResidency": residency,
+		"logRetentionDays": 365,
+		"personalDataMaxDays": 365,
+	},
+	"budget": {"monthlyAmount": 1000, "currency": "USD", "thresholds": []},
+	"fleets": [],
+	"scheduling": {"overcommitCap": 1.5},
+	"waivers": [],
+}
+
+gdpr_policy := _base_policy(["gdpr"], "eu", "eu-central-1", ["eu-*"])
+
+mlps_policy := _base_policy(["mlps-l3"], "cn", "cn-north-1", ["cn-*"])
+
+both_eu_policy := _base_policy(["gdpr", "mlps-l3"], "eu", "eu-central-1", ["eu-*"])
+
+both_cn_policy := _base_policy(["gdpr", "mlps-l3"], "cn", "cn-north-1", ["cn-*"])
+
+no_framework_policy := _base_policy([], "other", "us-east-1", [])
+
+gate_input(policy, resources) := {
+	"document": {
+		"apiVersion": "seedance.io/v1",
+		"kind": "ResourceDocument",
+		"stack": stack,
+		"project": project,
+		"source": "synth",
+		"resources": resources,
+	},
+	"policy": policy,
+	"plan": null,
+	"estimate": null,
+	"budget_state": null,
+}
+
+# finding is the whole expected finding object of a test
+finding(control_id, severity, type, name, message) := {
+	"control_id": control_id,
+	"severity": severity,
+	"urn": urn(type, name),
+	"resource_type": type,
+	"resource_name": name,
+	"message": message,
+}
+
+stack_finding(control_id, severity, message) := {
+	"control_id": control_id,
+	"severity": severity,
+	"urn": stack_urn,
+	"resource_type": "pulumi:pulumi:Stack",
+	"resource_name": "seedance-gpu-test",
+	"message": message,
+}
+
+bucket_type := "aws:s3/bucket:Bucket"
+
+bucket(name, data_class) := resource(bucket_type, name, {"bucket": name, "tags": tags(data_class)})
+
+bucket_part(type, bucket_name, suffix, inputs) := resource(type, sprintf("%s-%s", [bucket_name, suffix]), object.union({"bucket": bucket_name}, inputs))
+
+tls_only_policy(bucket_name) := json.marshal({
+	"Version": "2012-10-17",
+	"Statement": [{
+		"Sid": "DenyInsecureTransport",
+		"Effect": "Deny",
+		"Principal": "*",
+		"Action": "s3:*",
+		"Resource": [sprintf("arn:aws:s3:::%s", [bucket_name]), sprintf("arn:aws:s3:::%s/*", [bucket_name])],
+		"Condition": {"Bool": {"aws:SecureTransport": "false"}},
+	}],
+})
+
+# a bucket configured the way the components configure one: private, SSE-KMS, versioned, expiring, TLS-only
+good_bucket(name, data_class) := [
+	bucket(name, data_class),
+	bucket_part("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", name, "pab", {
+		"blockPublicAcls": true, "blockPublicPolicy": true, "ignorePublicAcls": true, "restrictPublicBuckets": true,
+	}),
+	bucket_part("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration", name, "sse", {"rules": [{
+		"applyServerSideEncryptionByDefault": {"sseAlgorithm": "aws:kms", "kmsMasterKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k"},
+		"bucketKeyEnabled": true,
+	}]}),
+	bucket_part("aws:s3/bucketVersioning:BucketVersioning", name, "versioning", {"versioningConfiguration": {"status": "Enabled"}}),
+	bucket_part("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", name, "lifecycle", {"rules": [{
+		"id": "expire",
+		"status": "Enabled",
+		"expiration": {"days": 180},
+		"noncurrentVersionExpiration": {"noncurrentDays": 7},
+	}]}),
+	bucket_part("aws:s3/bucketPolicy:BucketPolicy", name, "policy", {"policy": tls_only_policy(name)}),
+]
+
+launch_template(name, data_class, inputs) := resource("aws:ec2/launchTemplate:LaunchTemplate", name, object.union(
+	{
+		"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {
+			"encrypted": "true", "deleteOnTermination": "true", "kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k",
+			"volumeSize": 200, "volumeType": "gp3",
+		}}],
+		"metadataOptions": {"httpTokens": "required", "httpEndpoint": "enabled", "httpPutResponseHopLimit": 2},
+		"tags": tags(data_class),
+	},
+	inputs,
+))
+
+log_group(name, data_class, retention) := resource("aws:cloudwatch/logGroup:LogGroup", name, {
+	"retentionInDays": retention,
+	"kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k",
+	"tags": tags(data_class),
+})
+
+security_group(name, ingress, egress) := resource("aws:ec2/securityGroup:SecurityGroup", name, {
+	"vpcId": "vpc-0123456789abcdef0",
+	"ingress": ingress,
+	"egress": egress,
+	"tags": tags("internal"),
+})
+
+namespace(name, data_class) := resource("kubernetes:core/v1:Namespace", name, {"metadata": {"name": name, "labels": labels(data_class)}})
+
+deny_all(ns) := resource("kubernetes:networking.k8s.io/v1:NetworkPolicy", sprintf("%s-default-deny", [ns]), {
+	"metadata": {"name": "default-deny", "namespace": ns},
+	"spec": {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]},
+})
+
+storage_class(name, data_class, inputs) := resource("kubernetes:storage.k8s.io/v1:StorageClass", name, object.union(
+	{
+		"metadata": {"name": name, "labels": labels(data_class)},
+		"provisioner": "ebs.csi.aws.com",
+		"parameters": {"type": "gp3", "encrypted": "true"},
+		"reclaimPolicy": "Delete",
+		"volumeBindingMode": "WaitForFirstConsumer",
+	},
+	inputs,
+))
+
+trail(name, inputs) := resource("aws:cloudtrail/trail:Trail", name, object.union(
+	{
+		"s3BucketName": "audit-logs",
+		"isMultiRegionTrail": true,
+		"includeGlobalServiceEvents": true,
+		"enableLogFileValidation": true,
+		"kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k",
+		"eventSelectors": [{
+			"readWriteType": "All",
+			"includeManagementEvents": true,
+			"dataResources": [{"type": "AWS::S3::Object", "values": ["arn:aws:s3"]}],
+		}],
+		"tags": tags("internal"),
+	},
+	inputs,
+))
+
+flow_log(name, vpc) := resource("aws:ec2/flowLog:FlowLog", name, {
+	"vpcId": vpc,
+	"trafficType": "ALL",
+	"logDestinationType": "cloud-watch-logs",
+	"logDestination": "arn:aws:logs:eu-central-1:111122223333:log-group:flow",
+	"tags": tags("internal"),
+})

@@ -1,0 +1,47 @@
+# METADATA
+# title: Frameworks and jurisdiction
+# description: >-
+#   Which compliance frameworks apply to a stack, its jurisdiction and the settings that
+#   differ between jurisdictions (residency lists, log retention bounds). Defaults live here;
+#   data.seedance.settings may override each one.
+# scope: package
+package lib.frameworks
+
+default_settings := {
+	# GDPR Chapter V: personal data stays in the EEA unless an adequacy decision or safeguards cover it
+	"gdpr_regions": ["eu-*"],
+	# MLPS cloud extension: data stored inside mainland China
+	"mlps_regions": ["cn-north-1", "cn-northwest-1"],
+	# Cybersecurity Law art. 21: network logs kept not less than six months (CloudWatch offers 180, then 365)
+	"mlps_min_log_days": 180,
+	# six calendar months can be 181-184 days; the smallest CloudWatch value above that
+	"cn_safe_log_days": 365,
+	# largest spot share above the on-demand base per SLA tier
+	"sla_spot_cap": {"gold": 0.5, "silver": 0.8, "bronze": 1},
+	# trusted image registries and AMI owners
+	"trusted_registries": ["public.ecr.aws/", "nvcr.io/", "registry.k8s.io/"],
+}
+
+setting(name) := object.get(data, ["seedance", "settings", name], default_settings[name])
+
+applies(policy, framework) if framework in object.get(policy, ["compliance", "frameworks"], [])
+
+jurisdiction(policy) := object.get(policy, ["compliance", "jurisdiction"], "other")
+
+in_regions(region, globs) if {
+	some g in globs
+	glob.match(g, [], region)
+}
+
+# personal_data_max_days is the GDPR storage-limitation maximum, or undefined when the policy declares none.
+personal_data_max_days(policy) := days if {
+	days := object.get(policy, ["compliance", "personalDataMaxDays"], null)
+	is_number(days)
+}
+
+# gdpr_log_max_days: the GDPR maximum for logs with personal data. In China the six-month legal
+# minimum for network logs wins (a legal obligation under Art. 6(1)(c)), so the maximum is raised to
+# the smallest CloudWatch retention that surely covers six months.
+gdpr_log_max_days(policy) := max([personal_data_max_days(policy), setting("cn_safe_log_days")]) if {
+	jurisdiction(policy) == "cn"
+} else := personal_data_max_days(policy)

@@ -1,0 +1,111 @@
+# METADATA
+# title: Network helpers
+# description: >-
+#   Security-group rules from inline ingress/egress blocks and standalone rule resources,
+#   normalised to {resource, direction, protocol, from, to, cidrs}.
+# scope: package
+package lib.network
+
+import data.lib.resources
+
+world := {"0.0.0.0/0", "::/0"}
+
+high_risk_ports := {22, 3389, 3306, 5432, 6379, 9200}
+
+admin_ports := {22, 3389}
+
+_inline(r, direction, rule) := {
+	"resource": r,
+	"direction": direction,
+	"protocol": lower(sprintf("%v", [object.get(rule, "protocol", "-1")])),
+	"from": object.get(rule, "fromPort", 0),
+	"to": object.get(rule, "toPort", 65535),
+	"cidrs": array.concat(object.get(rule, "cidrBlocks", []), object.get(rule, "ipv6CidrBlocks", [])),
+}
+
+_cidr(rule) := [c | some k in ["cidrIpv4", "cidrIpv6"]; c := object.get(rule, k, null); is_string(c)]
+
+rules(document) := array.concat(
+	array.concat(
+		[x |
+			some r in resources.of_type(document, "aws:ec2/securityGroup:SecurityGroup")
+			some direction in ["ingress", "egress"]
+			some rule in object.get(r.inputs, direction, [])
+			x := _inline(r, direction, rule)
+		],
+		[x |
+			some r in resources.of_type(document, "aws:ec2/securityGroupRule:SecurityGroupRule")
+			x := _inline(r, r.inputs.type, r.inputs)
+		],
+	),
+	[x |
+		some r in resources.of_types(document, {
+			"aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+			"aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
+		})
+		x := {
+			"resource": r,
+			"direction": _direction(r.type),
+			"protocol": lower(sprintf("%v", [object.get(r.inputs, "ipProtocol", "-1")])),
+			"from": object.get(r.inputs, "fromPort", 0),
+			"to": object.get(r.inputs, "toPort", 65535),
+			"cidrs": _cidr(r.inputs),
+		}
+	],
+)
+
+_direction(type) := "ingress" if endswith(type, "IngressRule")
+
+_direction(type) := "egress" if endswith(type, "EgressRule")
+
+open_to_world(rule) if {
+	some c in rule.cidrs
+	c in world
+}
+
+all_protocols(rule) if rule.protocol in {"-1", "all"}
+
+all_ports(rule) if all_protocols(rule)
+
+all_ports(rule) if {
+	rule.from <= 0
+	rule.to >= 65535
+}
+
+covers(rule, port) if all_protocols(rule)
+
+covers(rule, port) if {
+	rule.from <= port
+	port <= rule.to
+}
+
+# ports of a rule other than the allowed ones (e.g. 443 on internet load balancers)
+only_ports(rule, allowed) if {
+	not all_protocols(rule)
+	rule.from == rule.to
+	rule.from in allowed
+}
+
+# launch templates that give instances a public IP
+public_ip(lt) if {
+	some ni in object.get(lt.inputs, "networkInterfaces", [])
+	resources.truthy(object.get(ni, "associatePublicIpAddress", false))
+}
+
+# Kubernetes NetworkPolicy selecting every pod with no allow rules for a direction
+default_deny(np, direction) if {
+	np.type == "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+	object.get(np.inputs, ["spec", "podSelector"], {}) == {}
+	direction in object.get(np.inputs, ["spec", "policyTypes"], ["Ingress"])
+	count(object.get(np.inputs, ["spec", lower(direction)], [])) == 0
+}
+
+network_policies(document) := resources.of_type(document, "kubernetes:networking.k8s.io/v1:NetworkPolicy")
+
+namespaces(document) := resources.of_type(document, "kubernetes:core/v1:Namespace")
+
+has_default_deny(document, ns_name, direction) if {
+	some np in network_policies(document)
+	resources.namespace(np) == ns_name
+	default_deny(np, direction)
+}

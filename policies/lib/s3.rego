@@ -1,0 +1,131 @@
+# METADATA
+# title: S3 helpers
+# description: >-
+#   Buckets and the separate configuration resources that belong to them (public access block,
+#   encryption, versioning, lifecycle, policy, ...). A configuration resource names its bucket in
+#   its `bucket` input: the bucket's name, id or URN.
+# scope: package
+package lib.s3
+
+import data.lib.resources
+
+bucket_types := {"aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2"}
+
+pab := "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock"
+
+sse := "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
+
+versioning := "aws:s3/bucketVersioning:BucketVersioning"
+
+lifecycle := "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration"
+
+bucket_policy := "aws:s3/bucketPolicy:BucketPolicy"
+
+acl := "aws:s3/bucketAcl:BucketAcl"
+
+object_lock := "aws:s3/bucketObjectLockConfiguration:BucketObjectLockConfiguration"
+
+replication := "aws:s3/bucketReplicationConfig:BucketReplicationConfig"
+
+logging := "aws:s3/bucketLogging:BucketLogging"
+
+buckets(document) := resources.of_types(document, bucket_types)
+
+# the names a configuration resource may use for its bucket
+refs(b) := {x |
+	some x in [
+		b.name,
+		b.urn,
+		object.get(b.inputs, "bucket", null),
+		object.get(b, "id", null),
+		sprintf("%s_id", [b.name]),
+	]
+	is_string(x)
+}
+
+attached(document, b, type) := [s |
+	some s in resources.of_type(document, type)
+	object.get(s.inputs, "bucket", null) in refs(b)
+]
+
+# one accessor per configuration type: regorus mis-evaluates a function of this package when it is
+# handed a rule of this package as an argument, so callers never pass s3.pab & co. themselves
+public_access_blocks(document, b) := attached(document, b, pab)
+
+encryption_configs(document, b) := attached(document, b, sse)
+
+versioning_configs(document, b) := attached(document, b, versioning)
+
+lifecycle_configs(document, b) := attached(document, b, lifecycle)
+
+bucket_policies(document, b) := attached(document, b, bucket_policy)
+
+acls(document, b) := attached(document, b, acl)
+
+object_lock_configs(document, b) := attached(document, b, object_lock)
+
+replication_configs(document, b) := attached(document, b, replication)
+
+logging_configs(document, b) := attached(document, b, logging)
+
+bucket_name(b) := object.get(b.inputs, "bucket", b.name)
+
+versioned(document, b) if {
+	some v in attached(document, b, versioning)
+	v.inputs.versioningConfiguration.status == "Enabled"
+}
+
+enabled_lifecycle_rules(document, b) := [rule |
+	some lc in attached(document, b, lifecycle)
+	some rule in object.get(lc.inputs, "rules", [])
+	object.get(rule, "status", "Enabled") == "Enabled"
+]
+
+# the smallest expiration (days) over the enabled lifecycle rules, undefined when none expires objects
+expiration_days(document, b) := min(days) if {
+	days := [d |
+		some rule in enabled_lifecycle_rules(document, b)
+		d := rule.expiration.days
+		is_number(d)
+	]
+	count(days) > 0
+}
+
+noncurrent_expiration_days(document, b) := min(days) if {
+	days := [d |
+		some rule in enabled_lifecycle_rules(document, b)
+		d := rule.noncurrentVersionExpiration.noncurrentDays
+		is_number(d)
+	]
+	count(days) > 0
+}
+
+policy_statements(document, b) := [s |
+	some p in attached(document, b, bucket_policy)
+	some s in resources.policy_statements(p.inputs.policy)
+]
+
+# a statement denying requests whose aws:SecureTransport is false
+denies_insecure_transport(statement) if {
+	statement.Effect == "Deny"
+	some op, clause in statement.Condition
+	lower(op) == "bool"
+	some key, value in clause
+	lower(key) == "aws:securetransport"
+	lower(sprintf("%v", [value])) == "false"
+}
+
+kms_encrypted(document, b) if {
+	some c in attached(document, b, sse)
+	some rule in c.inputs.rules
+	startswith(rule.applyServerSideEncryptionByDefault.sseAlgorithm, "aws:kms")
+}
+
+# S3 bucket whose ARN or name is referenced: arn:aws:s3:::NAME or arn:aws-cn:s3:::NAME
+by_arn(document, arn) := b if {
+	some b in buckets(document)
+	name := bucket_name(b)
+	endswith(arn, sprintf(":::%s", [name]))
+}
+
+has_public_access_block(document, b) if count(public_access_blocks(document, b)) > 0

@@ -1,0 +1,107 @@
+"""The policy bundle: every Rego file under ``policies/`` with the METADATA of its control rules."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from seedance.gate.errors import PolicyLoadError
+from seedance.gate.metadata import SEVERITIES, ControlMeta, package_of, read_blocks
+
+log = logging.getLogger(__name__)
+
+CONTROL_DIRS = ("gdpr", "mlps", "budget")
+HELPER_DIRS = ("lib",)
+
+
+def default_policy_dir() -> Path:
+    """``policies/`` of the repository this package is installed from."""
+    return Path(__file__).resolve().parents[2] / "policies"
+
+
+@dataclass(frozen=True)
+class RegoFile:
+    path: str  # relative to the bundle root, '/'-separated
+    text: str
+    package: str
+    is_test: bool
+
+
+@dataclass(frozen=True)
+class PolicyBundle:
+    root: Path
+    files: tuple[RegoFile, ...]
+    controls: tuple[ControlMeta, ...]
+    severity_overrides: dict[str, str] = field(default_factory=dict)
+
+    def modules(self, *, tests: bool = False) -> list[RegoFile]:
+        return [f for f in self.files if tests or not f.is_test]
+
+    def control(self, control_id: str) -> ControlMeta:
+        for c in self.controls:
+            if c.control_id == control_id:
+                return c
+        raise KeyError(control_id)
+
+    def data(self) -> dict:
+        """The data document both engines receive: the control catalog read from METADATA, and overrides."""
+        return {
+            "seedance": {
+                "controls": {
+                    c.control_id: {
+                        "severity": c.severity,
+                        "framework": c.framework,
+                        "clause": c.clause,
+                        "title": c.title,
+                    }
+                    for c in self.controls
+                },
+                "severity_overrides": dict(self.severity_overrides),
+            }
+        }
+
+
+def load_bundle(root: Path | None = None, *, severity_overrides: dict[str, str] | None = None) -> PolicyBundle:
+    """Read every ``.rego`` file of the framework and helper folders; raise PolicyLoadError listing all problems."""
+    root = (root or default_policy_dir()).resolve()
+    if not root.is_dir():
+        raise PolicyLoadError([f"{root}: policy directory not found (expected a folder with gdpr/, mlps/, budget/, lib/)"])
+    files: list[RegoFile] = []
+    controls: list[ControlMeta] = []
+    problems: list[str] = []
+    for sub in (*HELPER_DIRS, *CONTROL_DIRS):
+        for path in sorted((root / sub).rglob("*.rego")):
+            rel = path.relative_to(root).as_posix()
+            text = path.read_text(encoding="utf-8")
+            package = package_of(text)
+            if package is None:
+                problems.append(f"{rel}:1:1: no package declaration")
+                continue
+            expected = rel[: -len(".rego")].replace("/", ".")
+            if package != expected:
+                problems.append(f"{rel}:1:1: package '{package}' does not follow the path (expected '{expected}')")
+            is_test = rel.endswith("_test.rego")
+            files.append(RegoFile(rel, text, package, is_test))
+            if is_test:
+                continue
+            found, bad = read_blocks(text, rel)
+            problems.extend(bad)
+            if sub in CONTROL_DIRS and not found and not bad:
+                problems.append(f"{rel}:1:1: no control rule (a rule with a METADATA block giving custom.control_id)")
+            controls.extend(found)
+    seen: dict[str, ControlMeta] = {}
+    for c in controls:
+        if c.control_id in seen:
+            problems.append(f"{c.file}:{c.line}:1: control {c.control_id} is also defined in {seen[c.control_id].file}")
+        seen[c.control_id] = c
+    overrides = dict(severity_overrides or {})
+    for cid, sev in overrides.items():
+        if cid not in seen:
+            problems.append(f"severity override: unknown control {cid!r}")
+        elif sev not in SEVERITIES:
+            problems.append(f"severity override {cid}: expected one of {', '.join(SEVERITIES)}, got {sev!r}")
+    if problems:
+        raise PolicyLoadError(problems)
+    log.info("loaded %d Rego files, %d controls from %s", len(files), len(controls), root)
+    return PolicyBundle(root, tuple(files), tuple(sorted(controls, key=lambda c: c.control_id)), overrides)

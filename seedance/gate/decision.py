@@ -1,0 +1,198 @@
+"""The decision document: raw findings joined to their METADATA, waivers applied.  Pure functions."""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+from dataclasses import asdict, dataclass, field
+
+from seedance.gate.bundle import PolicyBundle
+from seedance.gate.errors import EngineError
+from seedance.gate.metadata import SEVERITIES
+
+SEVERITY_ORDER = {"mandatory": 0, "advisory": 1}
+
+
+@dataclass(frozen=True)
+class Waiver:
+    control: str
+    resource: str  # glob over URNs or names
+    reason: str
+    approver: str
+    expires: str  # ISO date, last day the waiver holds
+
+    def matches(self, control_id: str, urn: str, name: str) -> bool:
+        return self.control == control_id and (
+            fnmatch.fnmatchcase(urn, self.resource) or fnmatch.fnmatchcase(name, self.resource)
+        )
+
+    def expired(self, as_of: dt.date) -> bool:
+        return dt.date.fromisoformat(self.expires) < as_of
+
+
+@dataclass(frozen=True)
+class Finding:
+    control_id: str
+    severity: str
+    framework: str
+    clause: str
+    title: str
+    urn: str
+    resource_type: str
+    resource_name: str
+    message: str
+    remediation: str
+    rule: str  # data.<package>.<rule>
+    file: str
+    line: int
+    waived: bool = False
+    waiver: Waiver | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    stack: str
+    as_of: str
+    frameworks: list[str]
+    controls_evaluated: int
+    findings: list[Finding]
+    expired_waivers: list[Waiver] = field(default_factory=list)
+    unused_waivers: list[Waiver] = field(default_factory=list)
+
+    @property
+    def blocking(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "mandatory" and not f.waived]
+
+    @property
+    def outcome(self) -> str:
+        return "fail" if self.blocking else "pass"
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.blocking else 0
+
+    def counts(self) -> dict[str, int]:
+        active = [f for f in self.findings if not f.waived]
+        return {
+            "mandatory": sum(f.severity == "mandatory" for f in active),
+            "advisory": sum(f.severity == "advisory" for f in active),
+            "waived": sum(f.waived for f in self.findings),
+        }
+
+    def by_severity(self) -> dict[str, list[Finding]]:
+        groups: dict[str, list[Finding]] = {"mandatory": [], "advisory": [], "waived": []}
+        for f in self.findings:
+            groups["waived" if f.waived else f.severity].append(f)
+        return groups
+
+    def to_json(self) -> dict:
+        return {
+            "apiVersion": "seedance.io/v1",
+            "kind": "GateDecision",
+            "stack": self.stack,
+            "asOf": self.as_of,
+            "decision": self.outcome,
+            "frameworks": self.frameworks,
+            "controlsEvaluated": self.controls_evaluated,
+            "counts": self.counts(),
+            "findings": [_finding_json(f) for f in self.findings],
+            "expiredWaivers": [asdict(w) for w in self.expired_waivers],
+            "unusedWaivers": [asdict(w) for w in self.unused_waivers],
+        }
+
+
+def _finding_json(f: Finding) -> dict:
+    d = asdict(f)
+    return {
+        "controlId": d["control_id"],
+        "severity": d["severity"],
+        "framework": d["framework"],
+        "clause": d["clause"],
+        "title": d["title"],
+        "urn": d["urn"],
+        "resourceType": d["resource_type"],
+        "resourceName": d["resource_name"],
+        "message": d["message"],
+        "remediation": d["remediation"],
+        "rule": d["rule"],
+        "file": d["file"],
+        "line": d["line"],
+        "waived": d["waived"],
+        "waiver": d["waiver"],
+    }
+
+
+def parse_waivers(policy_json: dict) -> list[Waiver]:
+    out = []
+    for w in policy_json.get("waivers") or []:
+        out.append(Waiver(w["control"], w["resource"], w["reason"], w["approver"], str(w["expires"])))
+    return out
+
+
+_FINDING_KEYS = ("control_id", "severity", "urn", "resource_type", "resource_name", "message")
+
+
+def decide(
+    raw: dict[str, list[dict]],
+    bundle: PolicyBundle,
+    *,
+    stack: str,
+    frameworks: list[str],
+    waivers: list[Waiver],
+    as_of: dt.date,
+) -> Decision:
+    """Join raw findings to METADATA and apply waivers; a malformed finding makes the gate undecided."""
+    active = [w for w in waivers if not w.expired(as_of)]
+    expired = [w for w in waivers if w.expired(as_of)]
+    used: set[int] = set()
+    findings: list[Finding] = []
+    for control in bundle.controls:
+        if control.control_id not in raw:
+            raise EngineError(f"{control.control_id}: the engine returned no result for {control.query}")
+        for item in raw[control.control_id]:
+            if not isinstance(item, dict) or any(k not in item for k in _FINDING_KEYS):
+                raise EngineError(
+                    f"{control.file}:{control.line}: {control.query} produced a finding without "
+                    f"{', '.join(_FINDING_KEYS)} (build findings with lib.findings.finding): {item!r}"
+                )
+            if item["control_id"] != control.control_id:
+                raise EngineError(
+                    f"{control.file}:{control.line}: {control.query} reports control {item['control_id']!r} "
+                    f"but its METADATA says {control.control_id!r}"
+                )
+            if item["severity"] not in SEVERITIES:
+                raise EngineError(f"{control.query}: severity {item['severity']!r} is not one of {', '.join(SEVERITIES)}")
+            waiver = next(
+                (w for w in active if w.matches(control.control_id, str(item["urn"]), str(item["resource_name"]))), None
+            )
+            if waiver is not None:
+                used.add(id(waiver))
+            findings.append(
+                Finding(
+                    control_id=control.control_id,
+                    severity=item["severity"],
+                    framework=control.framework,
+                    clause=control.clause,
+                    title=control.title,
+                    urn=str(item["urn"]),
+                    resource_type=str(item["resource_type"]),
+                    resource_name=str(item["resource_name"]),
+                    message=str(item["message"]),
+                    remediation=control.remediation,
+                    rule=control.query,
+                    file=control.file,
+                    line=control.line,
+                    waived=waiver is not None,
+                    waiver=waiver,
+                )
+            )
+    findings.sort(key=lambda f: (f.waived, SEVERITY_ORDER[f.severity], f.control_id, f.urn, f.message))
+    return Decision(
+        stack=stack,
+        as_of=as_of.isoformat(),
+        frameworks=sorted(frameworks),
+        controls_evaluated=len(bundle.controls),
+        findings=findings,
+        expired_waivers=expired,
+        unused_waivers=[w for w in active if id(w) not in used],
+    )

@@ -1,0 +1,164 @@
+"""One small engine interface, two backends (embedded regorus, OPA server) with identical raw results.
+
+``Engine.evaluate(bundle, gate_input)`` returns ``{control_id: [finding, ...]}`` with each rule's
+findings sorted; the decision document is built from that by :func:`seedance.gate.decision.decide`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Protocol
+from urllib.parse import urlparse
+
+from seedance.gate.bundle import PolicyBundle
+from seedance.gate.errors import EngineError, GateError, OpaUnreachableError, PolicyLoadError
+
+log = logging.getLogger(__name__)
+
+_LOCATION = re.compile(r"-->\s*(?P<loc>[^\s]+:\d+:\d+)")
+_ERROR_LINE = re.compile(r"^\s*error:\s*(?P<msg>.+)$", re.M)
+
+
+def located_message(raw: str) -> str:
+    """Reduce a regorus error (source excerpt + Rust backtrace) to ``file:line:col: message``."""
+    text = raw.split("Stack backtrace:")[0]
+    loc = _LOCATION.search(text)
+    err = _ERROR_LINE.search(text)
+    msg = err.group("msg").strip() if err else next((ln.strip() for ln in text.splitlines() if ln.strip()), "error")
+    return f"{loc.group('loc')}: {msg}" if loc else msg
+
+
+def _sort_findings(findings: list) -> list:
+    return sorted(findings, key=lambda f: json.dumps(f, sort_keys=True))
+
+
+class Engine(Protocol):
+    name: str
+
+    def evaluate(self, bundle: PolicyBundle, gate_input: dict) -> dict[str, list[dict]]: ...
+
+
+class RegorusEngine:
+    """The embedded engine (default)."""
+
+    name = "regorus"
+
+    def __init__(self) -> None:
+        self._compiled: dict[int, object] = {}
+
+    def prepare(self, bundle: PolicyBundle, *, tests: bool = False):
+        import regorus
+
+        engine = regorus.Engine()
+        problems = []
+        for f in bundle.modules(tests=tests):
+            try:
+                engine.add_policy(f.path, f.text)
+            except RuntimeError as exc:
+                problems.append(located_message(str(exc)))
+        if problems:
+            raise PolicyLoadError(problems)
+        try:
+            engine.add_data_json(json.dumps(bundle.data()))
+        except RuntimeError as exc:  # pragma: no cover - our own data is valid JSON
+            raise EngineError(located_message(str(exc))) from None
+        return engine
+
+    def evaluate(self, bundle: PolicyBundle, gate_input: dict) -> dict[str, list[dict]]:
+        key = id(bundle)
+        if key not in self._compiled:
+            self._compiled = {key: self.prepare(bundle)}
+        engine = self._compiled[key].clone()
+        try:
+            engine.set_input_json(json.dumps(gate_input))
+        except (TypeError, ValueError) as exc:
+            raise EngineError(f"input is not JSON-serialisable: {exc}") from None
+        out: dict[str, list[dict]] = {}
+        for c in bundle.controls:
+            try:
+                value = json.loads(engine.eval_rule_as_json(c.query))
+            except GateError:
+                raise
+            except Exception as exc:  # regorus raises RuntimeError; anything else is a failure too
+                raise EngineError(f"{c.control_id} ({c.query}): {located_message(str(exc))}") from None
+            out[c.control_id] = _sort_findings(_as_list(value, c.query))
+        return out
+
+
+class OpaEngine:
+    """An OPA server reached with opa-python-client: uploads the policies and data, queries each control rule."""
+
+    name = "opa"
+
+    def __init__(self, url: str, *, timeout: float = 5.0) -> None:
+        parsed = urlparse(url)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise OpaUnreachableError(f"--opa-url {url!r}: expected http(s)://HOST[:PORT]")
+        self.url = url
+        self.host = parsed.hostname
+        self.port = parsed.port or (443 if parsed.scheme == "https" else 8181)
+        self.ssl = parsed.scheme == "https"
+        self.timeout = timeout
+        self._uploaded: int | None = None
+
+    def _client(self):
+        from opa_client.opa import OpaClient
+
+        return OpaClient(host=self.host, port=self.port, ssl=self.ssl, timeout=self.timeout, retries=0)
+
+    def _upload(self, client, bundle: PolicyBundle) -> None:
+        problems = []
+        for f in bundle.modules():
+            try:
+                client.update_policy_from_string(f.text, f"seedance/{f.path}", rego_compat=False)
+            except Exception as exc:  # opa_client raises its own error types with OPA's message
+                problems.append(f"{f.path}: {_opa_message(exc)}")
+        if problems:
+            raise PolicyLoadError(problems)
+        client.update_or_create_data(bundle.data()["seedance"], "seedance")
+
+    def evaluate(self, bundle: PolicyBundle, gate_input: dict) -> dict[str, list[dict]]:
+        import requests
+
+        client = self._client()
+        try:
+            try:
+                client.check_connection()
+            except Exception:
+                raise OpaUnreachableError(f"OPA server at {self.url} is unreachable") from None
+            if self._uploaded != id(bundle):
+                self._upload(client, bundle)
+                self._uploaded = id(bundle)
+            out: dict[str, list[dict]] = {}
+            for c in bundle.controls:
+                try:
+                    resp = client.query_rule(gate_input, c.package, c.rule)
+                except requests.exceptions.ConnectionError:
+                    raise OpaUnreachableError(f"OPA server at {self.url} went away") from None
+                except Exception as exc:
+                    raise EngineError(f"{c.control_id} ({c.query}) on OPA: {_opa_message(exc)}") from None
+                out[c.control_id] = _sort_findings(_as_list(resp.get("result", []), c.query))
+            return out
+        except GateError:
+            raise
+        except Exception as exc:
+            raise EngineError(f"OPA backend: {type(exc).__name__}: {exc}") from None
+        finally:
+            client.close_connection()
+
+
+def _opa_message(exc: Exception) -> str:
+    msg = getattr(exc, "message", None) or str(exc)
+    return str(msg).strip()
+
+
+def _as_list(value, query: str) -> list:
+    if isinstance(value, list):
+        return value
+    raise EngineError(f"{query}: expected a set of findings, got {type(value).__name__}")
+
+
+def make_engine(opa_url: str | None = None) -> Engine:
+    return OpaEngine(opa_url) if opa_url else RegorusEngine()
