@@ -97,6 +97,7 @@ _EXTRA_COMMANDS: list[tuple[str, str]] = [
     # ("seedance.commands.<module>", "<attribute>"),
     ("seedance.commands.prices", "prices"),
     ("seedance.commands.estimate", "estimate"),
+    ("seedance.commands.plan", "plan"),
 ]
 
 

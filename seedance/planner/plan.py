@@ -30,6 +30,12 @@ class FleetPlan:
     max_size: int
     desired: int
     rationale: dict[str, str] = field(default_factory=dict)
+    # additions to the contract (defaults keep older readers working)
+    expected_nodes: float | None = None  # average units expected over the next month (the cost basis)
+    monthly_cost: float | None = None  # fleet compute, priced components only
+    monthly_cost_all_ondemand: float | None = None
+    cost_components: list[dict[str, Any]] = field(default_factory=list)  # estimator components (to_json form)
+    interruption_rate_per_hour: float | None = None  # of the first instance type (spot fleets)
 
     @property
     def on_demand_percentage_above_base(self) -> int:
@@ -47,6 +53,10 @@ class Plan:
     monthly_cost: float
     monthly_cost_all_ondemand: float
     savings: float
+    # additions to the contract
+    as_of: str | None = None  # decision point (ISO date); demand history after it is never read
+    partial: bool = False  # some fleet cost component has no sourced price
+    unpriced: list[str] = field(default_factory=list)  # why, one line each
 
     def fleet(self, name: str) -> FleetPlan:
         for f in self.fleets:
