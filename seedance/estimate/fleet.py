@@ -212,7 +212,11 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         if not fp.instance_types:
             return _no_type(ctx, fleet, tags, f"the plan chose no instance type for {fleet.name}")
         itype = fp.instance_types[0].instance_type
-        nodes, notes = average_nodes(fleet, fp.desired)
+        expected = getattr(fp, "expected_nodes", None)  # the planner's cost basis, when it gives one
+        if expected is not None:
+            nodes, notes = float(expected), [f"{expected:g} nodes expected on average (plan)"]
+        else:
+            nodes, notes = average_nodes(fleet, fp.desired)
         usage = FleetUsage(
             fleet=fleet.name,
             instance_type=itype,

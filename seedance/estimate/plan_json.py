@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ def plan_from_json(data: dict[str, Any], *, origin: str = "plan") -> Plan:
                         max_size=int(f["max_size"]),
                         desired=int(f["desired"]),
                         rationale=dict(f.get("rationale", {})),
+                        **_optional(FleetPlan, f),
                     )
                 )
             except KeyError as exc:
@@ -48,11 +50,26 @@ def plan_from_json(data: dict[str, Any], *, origin: str = "plan") -> Plan:
             monthly_cost=float(data.get("monthly_cost", 0.0)),
             monthly_cost_all_ondemand=float(data.get("monthly_cost_all_ondemand", 0.0)),
             savings=float(data.get("savings", 0.0)),
+            **_optional(Plan, data),
         )
     except KeyError as exc:
         raise PricingError(f"{origin}: missing field {exc.args[0]!r} (expected the JSON of `seedance plan`)") from None
     except (TypeError, ValueError, AttributeError) as exc:
         raise PricingError(f"{origin}: not a plan ({exc}); expected the JSON of `seedance plan`") from None
+
+
+_READ = {
+    "name", "instance_types", "reserved_units", "new_purchases", "on_demand_base", "spot_share_above_base",
+    "allocation_strategy", "checkpoint_interval_s", "checkpoint_overhead", "min_size", "max_size", "desired",
+    "rationale", "policy", "environment", "region", "currency", "fleets", "monthly_cost",
+    "monthly_cost_all_ondemand", "savings",
+}
+
+
+def _optional(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    """Fields the planner added to its dataclasses beyond the contract (passed through when present)."""
+    names = {f.name for f in dataclasses.fields(cls)} - _READ
+    return {k: data[k] for k in names if k in data}
 
 
 def read_plan(path: Path) -> Plan:

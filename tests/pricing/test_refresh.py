@@ -1,0 +1,187 @@
+"""Live refresh against botocore's Stubber, fed responses in the documented AWS shapes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+from click.testing import CliRunner
+
+from seedance.cli import app
+from seedance.estimate import FleetUsage, fleet_components
+from seedance.policy.model import PaymentOption, Term
+from seedance.pricing import UnknownRegionError, load_catalog
+from seedance.pricing.refresh import PRICING_SOURCE, SPOT_SOURCE, parse_product, product_filters, refresh_region, write_cache
+
+NOW = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.timezone.utc)
+
+
+def _product(itype: str, sku: str, od: str, ri_no: str, ri_all_upfront: str, currency: str = "USD") -> str:
+    """One PriceList entry: a JSON string with product, terms.OnDemand and terms.Reserved."""
+    return json.dumps({
+        "product": {
+            "productFamily": "Compute Instance",
+            "sku": sku,
+            "attributes": {
+                "instanceType": itype, "vcpu": "4", "memory": "16 GiB", "gpu": "1", "gpuMemory": "24 GiB",
+                "location": "US East (N. Virginia)", "operatingSystem": "Linux", "tenancy": "Shared",
+                "preInstalledSw": "NA", "capacitystatus": "Used",
+            },
+        },
+        "serviceCode": "AmazonEC2",
+        "terms": {
+            "OnDemand": {
+                f"{sku}.JRTCKXETXF": {
+                    "offerTermCode": "JRTCKXETXF", "sku": sku, "effectiveDate": "2026-02-01T00:00:00Z",
+                    "priceDimensions": {f"{sku}.JRTCKXETXF.6YS6EN2CT7": {
+                        "unit": "Hrs", "description": f"${od} per On Demand Linux {itype} Instance Hour",
+                        "beginRange": "0", "endRange": "Inf", "rateCode": f"{sku}.JRTCKXETXF.6YS6EN2CT7",
+                        "pricePerUnit": {currency: od}}},
+                    "termAttributes": {},
+                },
+            },
+            "Reserved": {
+                f"{sku}.4NA7Y494T4": {
+                    "offerTermCode": "4NA7Y494T4", "sku": sku,
+                    "termAttributes": {"LeaseContractLength": "1yr", "OfferingClass": "standard", "PurchaseOption": "No Upfront"},
+                    "priceDimensions": {f"{sku}.4NA7Y494T4.6YS6EN2CT7": {"unit": "Hrs", "pricePerUnit": {currency: ri_no}}},
+                },
+                f"{sku}.6QCMYABX3D": {
+                    "offerTermCode": "6QCMYABX3D", "sku": sku,
+                    "termAttributes": {"LeaseContractLength": "1yr", "OfferingClass": "standard", "PurchaseOption": "All Upfront"},
+                    "priceDimensions": {
+                        f"{sku}.6QCMYABX3D.2TG2D8R56U": {"unit": "Quantity", "description": "Upfront Fee", "pricePerUnit": {currency: ri_all_upfront}},
+                        f"{sku}.6QCMYABX3D.6YS6EN2CT7": {"unit": "Hrs", "pricePerUnit": {currency: "0.0000000000"}},
+                    },
+                },
+                f"{sku}.7NE97W5U4E": {  # partial upfront: not in the catalog's keys, ignored
+                    "offerTermCode": "7NE97W5U4E", "sku": sku,
+                    "termAttributes": {"LeaseContractLength": "1yr", "OfferingClass": "standard", "PurchaseOption": "Partial Upfront"},
+                    "priceDimensions": {f"{sku}.7NE97W5U4E.x": {"unit": "Hrs", "pricePerUnit": {currency: "0.3"}}},
+                },
+            },
+        },
+        "version": "20260201000000",
+        "publicationDate": "2026-02-01T00:00:00Z",
+    })
+
+
+def _clients() -> tuple[object, object]:
+    kw = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
+    return boto3.client("pricing", region_name="us-east-1", **kw), boto3.client("ec2", region_name="us-east-1", **kw)
+
+
+def _spot(az: str, price: str, ts: dt.datetime, itype: str = "g5.xlarge") -> dict:
+    return {"AvailabilityZone": az, "InstanceType": itype, "ProductDescription": "Linux/UNIX", "SpotPrice": price, "Timestamp": ts}
+
+
+def _stub_refresh(pricing, ec2) -> tuple[Stubber, Stubber]:  # type: ignore[no-untyped-def]
+    ps, es = Stubber(pricing), Stubber(ec2)
+    base = {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "MaxResults": 100}
+    # first page carries NextToken: the refresh must follow it
+    ps.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": [], "NextToken": "page-2"},
+                    {**base, "Filters": product_filters("g5.xlarge", "us-east-1")})
+    ps.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": [_product("g5.xlarge", "SKUG5XL", "1.0060000000", "0.6340000000", "5182")]},
+                    {**base, "Filters": product_filters("g5.xlarge", "us-east-1"), "NextToken": "page-2"})
+    ps.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": [_product("m5.xlarge", "SKUM5XL", "0.1920000000", "0.1210000000", "1033")]},
+                    {**base, "Filters": product_filters("m5.xlarge", "us-east-1")})
+    history = [
+        _spot("us-east-1a", "0.400000", NOW - dt.timedelta(hours=2)),
+        _spot("us-east-1a", "0.500000", NOW - dt.timedelta(days=2)),  # older record of the same AZ: ignored
+        _spot("us-east-1b", "0.380000", NOW - dt.timedelta(hours=5)),
+        _spot("us-east-1a", "0.090000", NOW - dt.timedelta(hours=1), itype="m5.xlarge"),
+    ]
+    es.add_response("describe_spot_price_history", {"SpotPriceHistory": history},
+                    {"InstanceTypes": ["g5.xlarge", "m5.xlarge"], "ProductDescriptions": ["Linux/UNIX"], "StartTime": NOW, "MaxResults": 1000})
+    return ps, es
+
+
+def test_filters_match_the_documented_price_list_fields() -> None:
+    assert product_filters("g5.xlarge", "eu-central-1") == [
+        {"Type": "TERM_MATCH", "Field": "instanceType", "Value": "g5.xlarge"},
+        {"Type": "TERM_MATCH", "Field": "location", "Value": "EU (Frankfurt)"},
+        {"Type": "TERM_MATCH", "Field": "operatingSystem", "Value": "Linux"},
+        {"Type": "TERM_MATCH", "Field": "tenancy", "Value": "Shared"},
+        {"Type": "TERM_MATCH", "Field": "preInstalledSw", "Value": "NA"},
+        {"Type": "TERM_MATCH", "Field": "capacitystatus", "Value": "Used"},
+    ]
+
+
+def test_parse_product_effective_all_upfront_hourly() -> None:
+    rec = parse_product(_product("g5.xlarge", "S", "1.0060000000", "0.6340000000", "5182"), "us-east-1")
+    assert rec["currency"] == "USD" and rec["prices"]["ondemand"]["value"] == 1.006
+    assert rec["prices"]["reserved"]["1y/no-upfront"]["value"] == 0.634
+    assert rec["prices"]["reserved"]["1y/all-upfront"]["value"] == 0.591553  # 5182 / 8760
+    assert set(rec["prices"]["reserved"]) == {"1y/no-upfront", "1y/all-upfront"}
+    assert (rec["vcpu"], rec["memory_gib"], rec["gpus"], rec["gpu_memory_gib_total"]) == (4, 16.0, 1, 24.0)
+    assert rec["prices"]["ondemand"]["ref"] == "pricing.get_products[sku=S,term=S.JRTCKXETXF]"
+
+
+def test_refresh_writes_a_cache_that_overrides_the_bundled_catalog(tmp_path: Path) -> None:
+    pricing, ec2 = _clients()
+    ps, es = _stub_refresh(pricing, ec2)
+    with ps, es:
+        doc = refresh_region("us-east-1", instance_types=["m5.xlarge", "g5.xlarge"], pricing_client=pricing, ec2_client=ec2, now=NOW)
+        ps.assert_no_pending_responses()
+        es.assert_no_pending_responses()
+    assert [r["instance_type"] for r in doc["instances"]] == ["g5.xlarge", "m5.xlarge"]
+    path = write_cache(doc, tmp_path)
+    assert path.name == "prices-us-east-1.json"
+
+    bundled = load_catalog()
+    cached = load_catalog(cache_dir=tmp_path)
+    g5 = cached.instance("us-east-1", "g5.xlarge")
+    assert g5.ondemand.source == PRICING_SOURCE and g5.ondemand.date == "2026-02-01"
+    assert g5.reserved[(Term.ONE_YEAR, PaymentOption.NO_UPFRONT)].value == 0.634
+    # a reserved key the refresh did not return keeps its bundled price
+    assert g5.reserved[(Term.THREE_YEARS, PaymentOption.NO_UPFRONT)].value == 0.43459
+    assert g5.spot_avg.value == 0.39 and g5.spot_min.value == 0.38 and g5.spot_max.value == 0.4
+    assert g5.spot_avg.source == SPOT_SOURCE and g5.spot_avg.date == "2026-03-01"
+    assert g5.gpu_model is not None and g5.interruption_band == ">20%"  # bundled facts and band kept
+    m5 = cached.instance("us-east-1", "m5.xlarge")
+    assert m5.spot_avg.value == 0.09 and m5.reserved[(Term.ONE_YEAR, PaymentOption.NO_UPFRONT)].value == 0.121
+    # untouched offers and regions are the bundled ones
+    assert cached.instance("us-east-1", "p4d.24xlarge") == bundled.instance("us-east-1", "p4d.24xlarge")
+    assert bundled.instance("us-east-1", "g5.xlarge").ondemand.date == "2025-11-30"
+
+    # the estimate follows the refreshed prices: 730 × (0.634 + 1.5 × 0.39 + 1.5 × 1.006) = 1991.44
+    usage = FleetUsage("llm", "g5.xlarge", 4, 1, Term.ONE_YEAR, PaymentOption.NO_UPFRONT, 1, 0.5)
+    assert round(sum(c.monthly_cost for c in fleet_components(usage, g5)), 2) == 1991.44
+    assert load_catalog(cache_dir=tmp_path, offline=False).instance("us-east-1", "g5.xlarge") == g5
+
+
+def test_refresh_of_an_unknown_region_names_the_closest() -> None:
+    with pytest.raises(UnknownRegionError, match="unknown AWS region 'eu-centrall-1'; closest known: eu-central-1"):
+        refresh_region("eu-centrall-1", instance_types=["g5.xlarge"], pricing_client=object(), ec2_client=object())
+
+
+def test_refresh_command_writes_into_the_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pricing, ec2 = _clients()
+    ps, es = _stub_refresh(pricing, ec2)
+    import seedance.pricing.refresh as refresh
+
+    real = refresh.refresh_region
+
+    def stubbed(region: str, instance_types: list[str] | None = None) -> dict:
+        assert instance_types == ["g5.xlarge", "m5.xlarge"]
+        return real(region, instance_types=instance_types, pricing_client=pricing, ec2_client=ec2, now=NOW)
+
+    monkeypatch.setattr(refresh, "refresh_region", stubbed)
+    args = ["prices", "refresh", "--region", "us-east-1", "--cache-dir", str(tmp_path),
+            "--instance-type", "g5.xlarge", "--instance-type", "m5.xlarge"]
+    with ps, es:
+        result = CliRunner().invoke(app, args, standalone_mode=False, catch_exceptions=False)
+    assert result.return_value == 0, result.output
+    assert "2 instance type(s) in us-east-1" in result.output
+    assert json.loads((tmp_path / "prices-us-east-1.json").read_text())["refreshed_at"] == "2026-03-01T12:00:00+00:00"
+
+
+def test_refresh_command_unknown_region_is_a_clean_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["prices", "refresh", "--region", "mars-east-1", "--cache-dir", str(tmp_path)], standalone_mode=False)
+    assert result.return_value == 1
+    assert "error: unknown AWS region 'mars-east-1'" in result.output
+    assert not list(tmp_path.iterdir())
