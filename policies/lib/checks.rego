@@ -51,7 +51,7 @@ _ebs_storage_classes(document) := {problem(sc, "EBS StorageClass does not set pa
 
 _log_groups(document) := {problem(lg, "log group is not encrypted with a KMS key (kmsKeyId)") |
 	some lg in resources.of_type(document, log_group)
-	not object.get(lg.inputs, "kmsKeyId", "")
+	object.get(lg.inputs, "kmsKeyId", "") == ""
 }
 
 # ---------------------------------------------------------------- encryption in transit
@@ -115,10 +115,11 @@ db_backups(document) := {problem(db, msg) |
 iam_documents(document) := [[r, d] |
 	some r in resources.of_types(document, {"aws:iam/policy:Policy", "aws:iam/rolePolicy:RolePolicy", "aws:iam/userPolicy:UserPolicy", "aws:iam/groupPolicy:GroupPolicy"})
 	d := r.inputs.policy
-] 
+]
 
 iam_statements(document) := [[r, st] |
 	some pair in array.concat(iam_documents(document), _inline_role_policies(document))
+	r := pair[0]
 	some st in resources.policy_statements(pair[1])
 	object.get(st, "Effect", "Allow") == "Allow"
 ]
@@ -130,7 +131,8 @@ _inline_role_policies(document) := [[r, p.policy] |
 
 wildcard_admin(document) := {problem(r, "IAM policy allows Action \"*\" on Resource \"*\"") |
 	some pair in iam_statements(document)
-	[r, st] := pair
+	r := pair[0]
+	st := pair[1]
 	some a in resources.as_list(object.get(st, "Action", []))
 	a in {"*", "*:*"}
 	some res in resources.as_list(object.get(st, "Resource", []))
@@ -139,7 +141,8 @@ wildcard_admin(document) := {problem(r, "IAM policy allows Action \"*\" on Resou
 
 wildcard_passrole(document) := {problem(r, "IAM policy allows iam:PassRole on any role (Resource \"*\")") |
 	some pair in iam_statements(document)
-	[r, st] := pair
+	r := pair[0]
+	st := pair[1]
 	some a in resources.as_list(object.get(st, "Action", []))
 	lower(a) in {"iam:passrole", "iam:*"}
 	some res in resources.as_list(object.get(st, "Resource", []))

@@ -27,6 +27,8 @@ def located_message(raw: str) -> str:
     loc = _LOCATION.search(text)
     err = _ERROR_LINE.search(text)
     msg = err.group("msg").strip() if err else next((ln.strip() for ln in text.splitlines() if ln.strip()), "error")
+    if len(msg) > 300:  # regorus can dump whole scopes into a message
+        msg = msg[:300] + " ..."
     return f"{loc.group('loc')}: {msg}" if loc else msg
 
 

@@ -1,0 +1,58 @@
+package gdpr.breach_detection
+
+import data.lib.audit
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.resources
+import data.lib.s3
+
+# METADATA
+# title: "Breach detection"
+# description: >-
+#   A multi-region CloudTrail trail with log-file validation records management events and S3
+#   data events on personal-data buckets, the stack's VPC has flow logs, and EKS clusters send
+#   audit logs.
+# related_resources:
+#   - ref: https://gdpr-info.eu/art-33-gdpr/
+#   - ref: https://gdpr-info.eu/art-32-gdpr/
+# custom:
+#   control_id: GDPR-33-1
+#   clause: "Art. 33(1) / Art. 32(1)(d)"
+#   framework: gdpr
+#   severity: mandatory
+#   remediation: >-
+#     Create a multi-region trail with enableLogFileValidation and an S3 data-event selector
+#     covering the personal-data buckets; add a FlowLog on the VPC; enable the EKS audit log type.
+violation contains findings.finding("GDPR-33-1", p.resource, p.message) if {
+	frameworks.applies(input.policy, "gdpr")
+	some p in _problems
+}
+
+_stack := findings.stack(input.document)
+
+_trails := resources.of_type(input.document, "aws:cloudtrail/trail:Trail")
+
+_problems contains {"resource": _stack, "message": "no CloudTrail trail records the stack's account"} if {
+	count(_trails) == 0
+}
+
+_problems contains p if {
+	some p in audit.trail_weaknesses(input.document)
+}
+
+_problems contains {"resource": b, "message": "no trail records S3 data events for this personal-data bucket"} if {
+	count(_trails) > 0
+	some b in s3.buckets(input.document)
+	resources.personal(b)
+	not audit.data_events_cover(input.document, b)
+}
+
+_problems contains {"resource": _stack, "message": msg} if {
+	some vpc in audit.vpcs(input.document, input.policy)
+	not audit.flow_logged(input.document, vpc)
+	msg := sprintf("VPC %s has no flow log", [vpc])
+}
+
+_problems contains p if {
+	some p in audit.eks_log_gaps(input.document, {"audit"})
+}

@@ -1,0 +1,55 @@
+package gdpr.data_residency
+
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.residency
+import data.lib.resources
+
+# METADATA
+# title: "Personal data stays in allowed regions"
+# description: >-
+#   Every personal-data resource, and every replication and log destination of one, is in a
+#   region allowed for GDPR transfers (the EEA regions eu-*, settable in data) and in the
+#   policy's compliance.dataResidency list.
+# related_resources:
+#   - ref: https://gdpr-info.eu/art-44-gdpr/
+#   - ref: https://gdpr-info.eu/art-45-gdpr/
+#   - ref: https://gdpr-info.eu/art-46-gdpr/
+# custom:
+#   control_id: GDPR-44-1
+#   clause: "Chapter V, Art. 44-46"
+#   framework: gdpr
+#   severity: mandatory
+#   remediation: >-
+#     Deploy personal data in an EEA region listed in compliance.dataResidency, and point
+#     replication and log destinations there too; a transfer elsewhere needs an adequacy decision
+#     or safeguards recorded as a waiver.
+violation contains findings.finding("GDPR-44-1", p.resource, p.message) if {
+	frameworks.applies(input.policy, "gdpr")
+	some p in _problems
+}
+
+_gdpr_regions := frameworks.setting("gdpr_regions")
+
+_declared := object.get(input.policy, ["compliance", "dataResidency"], [])
+
+# why a region is not allowed; undefined when it is
+_outside(region) := sprintf("outside the GDPR transfer regions (%s)", [concat(", ", _gdpr_regions)]) if {
+	not frameworks.in_regions(region, _gdpr_regions)
+} else := sprintf("outside compliance.dataResidency (%s)", [concat(", ", _declared)]) if {
+	count(_declared) > 0
+	not frameworks.in_regions(region, _declared)
+}
+
+_problems contains {"resource": r, "message": msg} if {
+	some r in input.document.resources
+	resources.personal(r)
+	region := resources.region(r, input.policy)
+	msg := sprintf("personal data in %s, %s", [region, _outside(region)])
+}
+
+_problems contains {"resource": d.source, "message": msg} if {
+	some d in residency.destinations(input.document, input.policy)
+	resources.personal(d.source)
+	msg := sprintf("%s of personal data goes to %s, %s", [d.kind, d.region, _outside(d.region)])
+}

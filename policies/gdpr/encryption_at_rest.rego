@@ -1,0 +1,41 @@
+package gdpr.encryption_at_rest
+
+import data.lib.checks
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.resources
+
+# METADATA
+# title: "Encryption at rest"
+# description: >-
+#   Buckets default to SSE-KMS, launch-template EBS mappings and standalone volumes are
+#   encrypted (personal-data launch templates with a customer KMS key), EBS CSI StorageClasses
+#   set parameters.encrypted "true" (the driver's default is unencrypted), and log groups use a
+#   KMS key.
+# related_resources:
+#   - ref: https://gdpr-info.eu/art-32-gdpr/
+# custom:
+#   control_id: GDPR-32.1a-1
+#   clause: "Art. 32(1)(a)"
+#   framework: gdpr
+#   severity: mandatory
+#   remediation: >-
+#     Encrypt the resource: SSE-KMS bucket encryption, ebs.encrypted "true" with kmsKeyId,
+#     StorageClass parameters.encrypted "true", log group kmsKeyId.
+violation contains findings.finding("GDPR-32.1a-1", p.resource, p.message) if {
+	frameworks.applies(input.policy, "gdpr")
+	some p in _problems
+}
+
+_problems contains p if {
+	some p in checks.at_rest(input.document)
+}
+
+_problems contains {"resource": lt, "message": msg} if {
+	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
+	resources.personal(lt)
+	some m in object.get(lt.inputs, "blockDeviceMappings", [])
+	resources.truthy(object.get(m, ["ebs", "encrypted"], false))
+	object.get(m.ebs, "kmsKeyId", "") == ""
+	msg := sprintf("personal-data EBS mapping %v is encrypted with the AWS-managed default key, not a customer KMS key", [object.get(m, "deviceName", "?")])
+}

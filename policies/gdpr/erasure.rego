@@ -1,0 +1,61 @@
+package gdpr.erasure
+
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.resources
+import data.lib.s3
+
+# METADATA
+# title: "Personal data stays erasable"
+# description: >-
+#   Personal-data buckets carry no Object Lock in COMPLIANCE mode and no default retention
+#   longer than the declared maximum, and personal-data volumes are not retained after release,
+#   so an erasure request can be honoured.
+# related_resources:
+#   - ref: https://gdpr-info.eu/art-17-gdpr/
+# custom:
+#   control_id: GDPR-17-1
+#   clause: "Art. 17"
+#   framework: gdpr
+#   severity: advisory
+#   remediation: >-
+#     Use GOVERNANCE mode with a retention within compliance.personalDataMaxDays (or no lock) on
+#     personal-data buckets, and reclaimPolicy Delete on personal-data StorageClasses.
+violation contains findings.finding("GDPR-17-1", p.resource, p.message) if {
+	frameworks.applies(input.policy, "gdpr")
+	some p in _problems
+}
+
+_max := frameworks.personal_data_max_days(input.policy)
+
+_problems contains {"resource": b, "message": "Object Lock COMPLIANCE mode makes personal data undeletable until retention ends"} if {
+	some b in s3.buckets(input.document)
+	resources.personal(b)
+	some lock in s3.object_lock_configs(input.document, b)
+	lock.inputs.rule.defaultRetention.mode == "COMPLIANCE"
+}
+
+_problems contains {"resource": b, "message": msg} if {
+	some b in s3.buckets(input.document)
+	resources.personal(b)
+	some lock in s3.object_lock_configs(input.document, b)
+	days := _retention_days(lock.inputs.rule.defaultRetention)
+	days > _max
+	msg := sprintf("Object Lock retention of %v days exceeds the personal-data maximum of %v days", [days, _max])
+}
+
+_retention_days(r) := r.days if is_number(object.get(r, "days", null))
+
+_retention_days(r) := r.years * 365 if is_number(object.get(r, "years", null))
+
+_problems contains {"resource": sc, "message": "personal-data StorageClass retains volumes after release (reclaimPolicy Retain)"} if {
+	some sc in resources.of_type(input.document, "kubernetes:storage.k8s.io/v1:StorageClass")
+	resources.personal(sc)
+	object.get(sc.inputs, "reclaimPolicy", "Delete") == "Retain"
+}
+
+_problems contains {"resource": pv, "message": "personal-data PersistentVolume is retained after release"} if {
+	some pv in resources.of_type(input.document, "kubernetes:core/v1:PersistentVolume")
+	resources.personal(pv)
+	object.get(pv.inputs, ["spec", "persistentVolumeReclaimPolicy"], "Retain") == "Retain"
+}

@@ -1,0 +1,37 @@
+package gdpr.erasure_test
+
+import data.gdpr.erasure
+import data.lib.fixtures
+
+_f(type, name, msg) := fixtures.finding("GDPR-17-1", "advisory", type, name, msg)
+
+_lock(bucket, mode, retention) := fixtures.bucket_part("aws:s3/bucketObjectLockConfiguration:BucketObjectLockConfiguration", bucket, "lock", {
+	"objectLockEnabled": "Enabled",
+	"rule": {"defaultRetention": object.union({"mode": mode}, retention)},
+})
+
+pass_resources := [
+	fixtures.bucket("ds", "personal"),
+	_lock("ds", "GOVERNANCE", {"days": 30}),
+	fixtures.storage_class("general", "personal", {}),
+]
+
+fail_resources := [
+	fixtures.bucket("ds", "personal"),
+	_lock("ds", "COMPLIANCE", {"years": 2}),
+	fixtures.storage_class("general", "personal", {"reclaimPolicy": "Retain"}),
+]
+
+test_pass_erasable if {
+	v := erasure.violation with input as fixtures.gate_input(fixtures.gdpr_policy, pass_resources)
+	v == set()
+}
+
+test_fail_locked_personal_data if {
+	v := erasure.violation with input as fixtures.gate_input(fixtures.gdpr_policy, fail_resources)
+	v == {
+		_f("aws:s3/bucket:Bucket", "ds", "Object Lock COMPLIANCE mode makes personal data undeletable until retention ends"),
+		_f("aws:s3/bucket:Bucket", "ds", "Object Lock retention of 730 days exceeds the personal-data maximum of 365 days"),
+		_f("kubernetes:storage.k8s.io/v1:StorageClass", "general", "personal-data StorageClass retains volumes after release (reclaimPolicy Retain)"),
+	}
+}

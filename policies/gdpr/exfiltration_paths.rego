@@ -1,0 +1,41 @@
+package gdpr.exfiltration_paths
+
+import data.lib.endpoints
+import data.lib.findings
+import data.lib.frameworks
+
+# METADATA
+# title: "Exfiltration paths closed by VPC endpoints"
+# description: >-
+#   S3, KMS and CloudWatch Logs are reached through VPC endpoints whose policies restrict access
+#   to the organisation or account, so data cannot be copied to a foreign account through them.
+# related_resources:
+#   - ref: https://gdpr-info.eu/art-44-gdpr/
+#   - ref: https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-access.html
+# custom:
+#   control_id: GDPR-44-2
+#   clause: "Art. 44 / Art. 32"
+#   framework: gdpr
+#   severity: advisory
+#   remediation: >-
+#     Create the missing VPC endpoints and give each a policy with an aws:PrincipalOrgID,
+#     aws:PrincipalAccount or aws:ResourceAccount condition.
+violation contains findings.finding("GDPR-44-2", p.resource, p.message) if {
+	frameworks.applies(input.policy, "gdpr")
+	some p in _problems
+}
+
+_stack := findings.stack(input.document)
+
+_problems contains {"resource": _stack, "message": msg} if {
+	some service in ["s3", "kms", "logs"]
+	not endpoints.exists(input.document, service)
+	msg := sprintf("no VPC endpoint for %s: its traffic leaves through NAT", [service])
+}
+
+_problems contains {"resource": ep, "message": msg} if {
+	some service in ["s3", "kms", "logs"]
+	some ep in endpoints.for_service(input.document, service)
+	not endpoints.org_restricted(ep)
+	msg := sprintf("VPC endpoint for %s has no policy restricting it to the organisation or account", [service])
+}

@@ -1,0 +1,42 @@
+package gdpr.workload_isolation_test
+
+import data.gdpr.workload_isolation
+import data.lib.fixtures
+
+_f(type, name, msg) := fixtures.finding("GDPR-32.1b-2", "mandatory", type, name, msg)
+
+_deployment(name, ns, security_context) := fixtures.resource("kubernetes:apps/v1:Deployment", name, {
+	"metadata": {"name": name, "namespace": ns},
+	"spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "app", "image": "nvcr.io/x@sha256:0", "securityContext": security_context}]}}},
+})
+
+_safe := {"privileged": false, "allowPrivilegeEscalation": false, "runAsNonRoot": true}
+
+pass_resources := [
+	fixtures.namespace("inference", "personal"),
+	fixtures.deny_all("inference"),
+	_deployment("api", "inference", _safe),
+	fixtures.resource("kubernetes:core/v1:ConfigMap", "cfg", {"metadata": {"namespace": "inference"}, "data": {"config.yaml": "a: 1"}}),
+]
+
+fail_resources := [
+	fixtures.namespace("inference", "personal"),
+	_deployment("api", "inference", {"privileged": true}),
+	fixtures.resource("kubernetes:core/v1:ConfigMap", "cfg", {"metadata": {"namespace": "inference"}, "data": {"DB_PASSWORD": "hunter2"}}),
+]
+
+test_pass_isolated_namespace if {
+	v := workload_isolation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, pass_resources)
+	v == set()
+}
+
+test_fail_open_namespace_privileged_pod_and_credentials if {
+	v := workload_isolation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, fail_resources)
+	v == {
+		_f("kubernetes:core/v1:Namespace", "inference", "personal-data namespace has no default-deny NetworkPolicy"),
+		_f("kubernetes:apps/v1:Deployment", "api", "container app: runs privileged"),
+		_f("kubernetes:apps/v1:Deployment", "api", "container app: allows privilege escalation"),
+		_f("kubernetes:apps/v1:Deployment", "api", "container app: may run as root (runAsNonRoot not true)"),
+		_f("kubernetes:core/v1:ConfigMap", "cfg", "ConfigMap key \"DB_PASSWORD\" looks like a credential (use a Secret)"),
+	}
+}

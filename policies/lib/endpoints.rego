@@ -1,0 +1,44 @@
+# METADATA
+# title: VPC endpoint helpers
+# description: VPC endpoints by service (the last part of the service name) and their policies.
+# scope: package
+package lib.endpoints
+
+import data.lib.resources
+
+endpoint_type := "aws:ec2/vpcEndpoint:VpcEndpoint"
+
+# com.amazonaws.eu-central-1.ecr.dkr -> ecr.dkr; cn.com.amazonaws.cn-north-1.s3 -> s3
+service(ep) := concat(".", array.slice(parts, i + 1, count(parts))) if {
+	parts := split(object.get(ep.inputs, "serviceName", ""), ".")
+	some i, p in parts
+	regex.match(`^[a-z]{2}(-gov)?-[a-z]+-\d$`, p)
+}
+
+for_service(document, name) := [ep | some ep in resources.of_type(document, endpoint_type); service(ep) == name]
+
+exists(document, name) if count(for_service(document, name)) > 0
+
+interface(ep) if object.get(ep.inputs, "vpcEndpointType", "Gateway") == "Interface"
+
+_restricting_keys := {"aws:principalorgid", "aws:principalaccount", "aws:resourceaccount", "aws:resourceorgid", "aws:principalorgpaths"}
+
+org_restricted(ep) if {
+	policy := object.get(ep.inputs, "policy", "")
+	policy != ""
+	statements := resources.policy_statements(policy)
+	count(statements) > 0
+	every st in statements {
+		_restricts(st)
+	}
+}
+
+_restricts(st) if st.Effect == "Deny"
+
+_restricts(st) if not resources.principal_star(st)
+
+_restricts(st) if {
+	some _, clause in object.get(st, "Condition", {})
+	some key, _ in clause
+	lower(key) in _restricting_keys
+}
