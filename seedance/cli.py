@@ -98,6 +98,7 @@ _EXTRA_COMMANDS: list[tuple[str, str]] = [
     ("seedance.commands.prices", "prices"),
     ("seedance.commands.estimate", "estimate"),
     ("seedance.commands.plan", "plan"),
+    ("seedance.commands.synth", "synth"),
 ]
 
 

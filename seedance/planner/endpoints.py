@@ -15,10 +15,12 @@ policy lists the service explicitly.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from seedance.estimate.network import endpoint_break_even_gb
 from seedance.policy.model import EndpointService, Network
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -62,12 +64,18 @@ class EndpointDecision:
 def break_even_gb(prices: EndpointPrices, azs: int) -> float | None:
     """Monthly GB above which an interface endpoint in ``azs`` AZs is cheaper than the NAT.
 
-    ``None`` when the endpoint never pays off (its per-GB fee is not below the NAT's).
+    ``None`` when the endpoint never pays off (its per-GB fee is not below the NAT's). The
+    arithmetic is the estimator's :func:`seedance.estimate.network.endpoint_break_even_gb`, so
+    the plan, the estimate and the synthesised resources agree.
     """
-    saving_per_gb = prices.nat_per_gb - prices.endpoint_per_gb
-    if saving_per_gb <= 0:
-        return None
-    return prices.endpoint_hour_per_az * HOURS_PER_MONTH * azs / saving_per_gb
+    be = endpoint_break_even_gb(
+        az_count=azs,
+        interface_hour_price=prices.endpoint_hour_per_az,
+        interface_gb_price=prices.endpoint_per_gb,
+        nat_gb_price=prices.nat_per_gb,
+        hours=HOURS_PER_MONTH,
+    )
+    return None if math.isinf(be) else be
 
 
 def decide_endpoints(network: Network, azs: int, prices: EndpointPrices | None) -> list[EndpointDecision]:

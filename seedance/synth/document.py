@@ -99,7 +99,7 @@ class ResourceDocument(BaseModel):
         return self.model_dump(mode="json", by_alias=True)
 
     def dumps(self) -> str:
-        return json.dumps(self.to_json(), indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+        return json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     @classmethod
     def load(cls, path: str | Path) -> ResourceDocument:

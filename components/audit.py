@@ -1,0 +1,214 @@
+"""AuditBaseline: the logging every compliant stack needs.
+
+* CloudTrail: multi-region, global service events, log-file validation, KMS-encrypted.
+* The trail bucket: versioned, KMS-encrypted, all public access blocked, TLS-only policy that
+  also admits CloudTrail for this trail only, expiry after the policy's log retention.
+* VPC flow logs (ALL traffic) to a KMS-encrypted CloudWatch log group with the policy's retention.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_aws as aws
+
+from components.common import child, partition, policy_json, require
+
+#: The retention values CloudWatch Logs accepts (days).
+LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653)
+
+
+def trail_bucket_policy(bucket_arn: str, trail_arn: str, account_id: str, part: str) -> dict:
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "DenyInsecureTransport",
+                "Effect": "Deny",
+                "Principal": "*",
+                "Action": "s3:*",
+                "Resource": [bucket_arn, f"{bucket_arn}/*"],
+                "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+            },
+            {
+                "Sid": "CloudTrailAclCheck",
+                "Effect": "Allow",
+                "Principal": {"Service": "cloudtrail.amazonaws.com"},
+                "Action": "s3:GetBucketAcl",
+                "Resource": bucket_arn,
+                "Condition": {"StringEquals": {"aws:SourceArn": trail_arn}},
+            },
+            {
+                "Sid": "CloudTrailWrite",
+                "Effect": "Allow",
+                "Principal": {"Service": "cloudtrail.amazonaws.com"},
+                "Action": "s3:PutObject",
+                "Resource": f"{bucket_arn}/AWSLogs/{account_id}/*",
+                "Condition": {"StringEquals": {"s3:x-amz-acl": "bucket-owner-full-control", "aws:SourceArn": trail_arn}},
+            },
+        ],
+    }
+
+
+def flow_log_assume_policy(account_id: str) -> dict:
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Principal": {"Service": "vpc-flow-logs.amazonaws.com"},
+                "Action": "sts:AssumeRole",
+                "Condition": {"StringEquals": {"aws:SourceAccount": account_id}},
+            }
+        ],
+    }
+
+
+def flow_log_write_policy(log_group_arn: str) -> dict:
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Action": ["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogGroups", "logs:DescribeLogStreams"],
+                "Resource": [log_group_arn, f"{log_group_arn}:*"],
+            }
+        ],
+    }
+
+
+@dataclass
+class AuditBaselineArgs:
+    stack: str
+    region: str
+    vpc_id: str
+    account_id: pulumi.Input[str]
+    kms_key_arn: pulumi.Input[str]
+    log_retention_days: int
+    tags: dict[str, str] = field(default_factory=dict)
+
+    def validate(self) -> None:
+        require(self.log_retention_days in LOG_RETENTION_DAYS, "compliance.logRetentionDays",
+                f"expected a CloudWatch Logs retention value {list(LOG_RETENTION_DAYS)}, got {self.log_retention_days}")
+
+    @property
+    def trail_name(self) -> str:
+        return f"seedance-{self.stack}"
+
+
+class AuditBaseline(pulumi.ComponentResource):
+    trail_arn: pulumi.Output[str]
+    trail_bucket: pulumi.Output[str]
+    flow_log_group: pulumi.Output[str]
+
+    def __init__(self, name: str, args: AuditBaselineArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("seedance:audit:AuditBaseline", name, None, opts)
+        args.validate()
+        part = partition(args.region)
+        trail_arn = pulumi.Output.from_input(args.account_id).apply(
+            lambda acct: f"arn:{part}:cloudtrail:{args.region}:{acct}:trail/{args.trail_name}"
+        )
+
+        bucket = aws.s3.Bucket(f"{name}-trail-bucket", force_destroy=False, tags=args.tags, opts=child(self))
+        pab = aws.s3.BucketPublicAccessBlock(
+            f"{name}-trail-bucket-public-access-block",
+            bucket=bucket.id,
+            block_public_acls=True,
+            block_public_policy=True,
+            ignore_public_acls=True,
+            restrict_public_buckets=True,
+            opts=child(self),
+        )
+        sse = aws.s3.BucketServerSideEncryptionConfiguration(
+            f"{name}-trail-bucket-sse",
+            bucket=bucket.id,
+            rules=[
+                aws.s3.BucketServerSideEncryptionConfigurationRuleArgs(
+                    apply_server_side_encryption_by_default=aws.s3.BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultArgs(
+                        sse_algorithm="aws:kms", kms_master_key_id=args.kms_key_arn
+                    ),
+                    bucket_key_enabled=True,
+                )
+            ],
+            opts=child(self),
+        )
+        versioning = aws.s3.BucketVersioning(
+            f"{name}-trail-bucket-versioning",
+            bucket=bucket.id,
+            versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(status="Enabled"),
+            opts=child(self),
+        )
+        bucket_policy = aws.s3.BucketPolicy(
+            f"{name}-trail-bucket-policy",
+            bucket=bucket.id,
+            policy=pulumi.Output.all(bucket.arn, trail_arn, args.account_id).apply(
+                lambda v: policy_json(trail_bucket_policy(v[0], v[1], v[2], part))
+            ),
+            opts=child(self, depends_on=[pab]),
+        )
+        aws.s3.BucketLifecycleConfiguration(
+            f"{name}-trail-bucket-lifecycle",
+            bucket=bucket.id,
+            rules=[
+                aws.s3.BucketLifecycleConfigurationRuleArgs(
+                    id="log-retention",
+                    status="Enabled",
+                    filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
+                    expiration=aws.s3.BucketLifecycleConfigurationRuleExpirationArgs(days=args.log_retention_days),
+                    noncurrent_version_expiration=aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(
+                        noncurrent_days=min(30, args.log_retention_days)
+                    ),
+                )
+            ],
+            opts=child(self, depends_on=[versioning]),
+        )
+        trail = aws.cloudtrail.Trail(
+            f"{name}-trail",
+            name=args.trail_name,
+            s3_bucket_name=bucket.bucket,
+            is_multi_region_trail=True,
+            include_global_service_events=True,
+            enable_log_file_validation=True,
+            enable_logging=True,
+            kms_key_id=args.kms_key_arn,
+            tags=args.tags,
+            opts=child(self, depends_on=[bucket_policy, sse]),
+        )
+
+        log_group = aws.cloudwatch.LogGroup(
+            f"{name}-flow-logs",
+            name=f"/seedance/{args.stack}/vpc-flow-logs",
+            retention_in_days=args.log_retention_days,
+            kms_key_id=args.kms_key_arn,
+            tags=args.tags,
+            opts=child(self),
+        )
+        role = aws.iam.Role(
+            f"{name}-flow-logs-role",
+            assume_role_policy=pulumi.Output.from_input(args.account_id).apply(lambda acct: policy_json(flow_log_assume_policy(acct))),
+            description=f"VPC flow logs of Seedance stack {args.stack}",
+            tags=args.tags,
+            opts=child(self),
+        )
+        aws.iam.RolePolicy(
+            f"{name}-flow-logs-role-policy",
+            role=role.id,
+            policy=log_group.arn.apply(lambda arn: policy_json(flow_log_write_policy(arn))),
+            opts=child(self),
+        )
+        aws.ec2.FlowLog(
+            f"{name}-flow-log",
+            vpc_id=args.vpc_id,
+            traffic_type="ALL",
+            log_destination_type="cloud-watch-logs",
+            log_destination=log_group.arn,
+            iam_role_arn=role.arn,
+            max_aggregation_interval=600,
+            tags=args.tags,
+            opts=child(self),
+        )
+        self.trail_arn = trail.arn
+        self.trail_bucket = bucket.bucket
+        self.flow_log_group = log_group.name
+        self.register_outputs({"trail_arn": self.trail_arn, "trail_bucket": self.trail_bucket, "flow_log_group": self.flow_log_group})

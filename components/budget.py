@@ -1,0 +1,134 @@
+"""BudgetGuard: a monthly AWS cost budget on the stack's cost-allocation tag, with an ACTUAL and
+a FORECASTED notification per threshold, to a KMS-encrypted SNS topic and the owner by email.
+
+When the policy names an existing topic (``budget.notify.snsTopicArn``) that topic is used and
+none is created. Email subscriptions on the topic go to ``budget.notify.emails`` (the owner
+already gets the budget's own email).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_aws as aws
+
+from components.common import child, partition, policy_json, require
+from seedance.policy.model import Budget
+
+#: AWS Budgets allows ten notifications per budget.
+MAX_NOTIFICATIONS = 10
+
+
+def budget_limit(amount: float) -> str:
+    return f"{amount:.2f}"
+
+
+def cost_filter_value(stack: str) -> str:
+    """The TagKeyValue filter for the ``seedance:stack`` cost-allocation tag."""
+    return f"user:seedance:stack${stack}"
+
+
+def topic_policy(topic_arn: str, account_id: str) -> dict:
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "BudgetsPublish",
+                "Effect": "Allow",
+                "Principal": {"Service": "budgets.amazonaws.com"},
+                "Action": "SNS:Publish",
+                "Resource": topic_arn,
+                "Condition": {"StringEquals": {"aws:SourceAccount": account_id}},
+            },
+            {
+                "Sid": "DenyInsecureTransport",
+                "Effect": "Deny",
+                "Principal": "*",
+                "Action": "SNS:Publish",
+                "Resource": topic_arn,
+                "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+            },
+        ],
+    }
+
+
+@dataclass
+class BudgetGuardArgs:
+    budget: Budget
+    stack: str
+    owner: str
+    region: str
+    account_id: pulumi.Input[str]
+    kms_key_arn: pulumi.Input[str]
+    tags: dict[str, str] = field(default_factory=dict)
+
+    def validate(self) -> None:
+        b = self.budget
+        require(bool(b.thresholds), "budget.thresholds", "expected at least one threshold")
+        require(2 * len(b.thresholds) <= MAX_NOTIFICATIONS, "budget.thresholds",
+                f"expected at most {MAX_NOTIFICATIONS // 2} thresholds (an ACTUAL and a FORECASTED notification each), got {len(b.thresholds)}")
+        ats = [t.at for t in b.thresholds]
+        require(len(ats) == len(set(ats)), "budget.thresholds", f"expected distinct 'at' values, got {ats}")
+        if b.notify.sns_topic_arn:
+            part = partition(self.region)
+            require(b.notify.sns_topic_arn.startswith(f"arn:{part}:sns:"), "budget.notify.snsTopicArn",
+                    f"expected an SNS topic in partition {part}, got {b.notify.sns_topic_arn}")
+
+
+class BudgetGuard(pulumi.ComponentResource):
+    budget_name: pulumi.Output[str]
+    topic_arn: pulumi.Output[str]
+
+    def __init__(self, name: str, args: BudgetGuardArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("seedance:budget:BudgetGuard", name, None, opts)
+        args.validate()
+        b = args.budget
+        if b.notify.sns_topic_arn:
+            topic_arn: pulumi.Output[str] = pulumi.Output.from_input(b.notify.sns_topic_arn)
+        else:
+            topic = aws.sns.Topic(
+                f"{name}-topic",
+                display_name=f"Seedance budget {args.stack}",
+                kms_master_key_id=args.kms_key_arn,
+                tags=args.tags,
+                opts=child(self),
+            )
+            aws.sns.TopicPolicy(
+                f"{name}-topic-policy",
+                arn=topic.arn,
+                policy=pulumi.Output.all(topic.arn, args.account_id).apply(lambda v: policy_json(topic_policy(v[0], v[1]))),
+                opts=child(self),
+            )
+            topic_arn = topic.arn
+        for i, email in enumerate(e for e in dict.fromkeys(b.notify.emails) if e != args.owner):
+            aws.sns.TopicSubscription(f"{name}-email-{i}", topic=topic_arn, protocol="email", endpoint=email, opts=child(self))
+
+        notifications = [
+            aws.budgets.BudgetNotificationArgs(
+                comparison_operator="GREATER_THAN",
+                notification_type=kind,
+                threshold=round(t.at * 100, 4),
+                threshold_type="PERCENTAGE",
+                subscriber_sns_topic_arns=[topic_arn],
+                subscriber_email_addresses=[args.owner],
+            )
+            for t in sorted(b.thresholds, key=lambda t: t.at)
+            for kind in ("ACTUAL", "FORECASTED")
+        ]
+        budget = aws.budgets.Budget(
+            f"{name}-budget",
+            name=f"seedance-{args.stack}-monthly",
+            budget_type="COST",
+            time_unit="MONTHLY",
+            limit_amount=budget_limit(b.monthly_amount),
+            limit_unit=b.currency.value,
+            account_id=args.account_id,
+            cost_filters=[aws.budgets.BudgetCostFilterArgs(name="TagKeyValue", values=[cost_filter_value(args.stack)])],
+            notifications=notifications,
+            tags=args.tags,
+            opts=child(self),
+        )
+        self.budget_name = budget.name
+        self.topic_arn = topic_arn
+        self.register_outputs({"budget_name": self.budget_name, "topic_arn": self.topic_arn})

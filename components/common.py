@@ -1,0 +1,145 @@
+"""Helpers shared by the Seedance Pulumi components: tags, labels, partitions, argument errors."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+
+from seedance.policy.model import CostPolicy, DataClass, Fleet, Workload
+
+#: Most to least sensitive: the stack-wide data class is the most sensitive one it holds.
+_DATA_CLASS_RANK = {DataClass.PERSONAL: 0, DataClass.INTERNAL: 1, DataClass.PUBLIC: 2}
+
+PURPOSE_BY_WORKLOAD: dict[Workload, str] = {
+    Workload.TRAINING: "model-training",
+    Workload.FINETUNE: "model-finetuning",
+    Workload.INFERENCE: "model-inference",
+    Workload.BATCH: "batch-processing",
+    Workload.API: "api-serving",
+}
+
+LABEL_PREFIX = "seedance.io"
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+
+
+class ComponentArgsError(ValueError):
+    """A component argument is invalid; the message names the field and what was expected."""
+
+    def __init__(self, field_path: str, message: str) -> None:
+        super().__init__(f"{field_path}: {message}")
+        self.field_path = field_path
+
+
+def require(condition: bool, field_path: str, message: str) -> None:
+    if not condition:
+        raise ComponentArgsError(field_path, message)
+
+
+def partition(region: str) -> str:
+    if region.startswith("cn-"):
+        return "aws-cn"
+    if region.startswith("us-gov-"):
+        return "aws-us-gov"
+    return "aws"
+
+
+def dns_suffix(region: str) -> str:
+    return "amazonaws.com.cn" if region.startswith("cn-") else "amazonaws.com"
+
+
+def most_sensitive(classes: list[DataClass]) -> DataClass:
+    return min(classes, key=_DATA_CLASS_RANK.__getitem__) if classes else DataClass.INTERNAL
+
+
+def stack_data_class(policy: CostPolicy) -> DataClass:
+    """The most sensitive data class anywhere in the stack (logs and keys may carry it)."""
+    classes = [f.data_class for f in policy.fleets]
+    classes += [c.data_class for c in policy.storage.classes]
+    classes += [b.data_class for b in policy.storage.checkpoint_buckets]
+    return most_sensitive(classes)
+
+
+@dataclass(frozen=True)
+class TagSet:
+    """The cost-allocation and compliance tags of one stack.
+
+    ``base`` goes into the provider's default tags; :meth:`for_resource` adds the data class,
+    purpose and (for fleet resources) fleet and SLA tags that every taggable resource carries.
+    """
+
+    base: dict[str, str]
+    stack_data_class: DataClass
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_policy(cls, policy: CostPolicy, stack: str) -> TagSet:
+        meta = policy.metadata
+        base = dict(meta.tags)  # user tags first; ours win on conflicts
+        base.update(
+            {
+                "environment": meta.environment.value,
+                "owner": meta.owner,
+                "team": meta.tags.get("team", "unassigned"),
+                "cost-center": meta.tags.get("cost-center", "unassigned"),
+                "controller": meta.tags.get("controller", meta.owner),
+                "seedance:stack": stack,
+                "seedance:policy": meta.name,
+            }
+        )
+        return cls(base=base, stack_data_class=stack_data_class(policy))
+
+    def for_resource(
+        self,
+        *,
+        purpose: str,
+        data_class: DataClass | None = None,
+        fleet: Fleet | None = None,
+        sla: str | None = None,
+    ) -> dict[str, str]:
+        tags = dict(self.base)
+        tags["purpose"] = purpose
+        tags["data-class"] = (data_class or (fleet.data_class if fleet else None) or self.stack_data_class).value
+        if fleet is not None:
+            tags["seedance:fleet"] = fleet.name
+            tags["seedance:sla"] = fleet.sla.value
+        elif sla is not None:
+            tags["seedance:sla"] = sla
+        tags.update(self.extra)
+        return tags
+
+    def labels(self, *, data_class: DataClass | None = None, fleet: Fleet | None = None) -> dict[str, str]:
+        """Kubernetes labels for an object (label values must be DNS-label-like)."""
+        labels = {
+            "app.kubernetes.io/managed-by": "seedance",
+            f"{LABEL_PREFIX}/stack": self.base["seedance:stack"],
+            f"{LABEL_PREFIX}/data-class": (data_class or (fleet.data_class if fleet else None) or self.stack_data_class).value,
+        }
+        if fleet is not None:
+            labels[f"{LABEL_PREFIX}/fleet"] = fleet.name
+            labels[f"{LABEL_PREFIX}/sla"] = fleet.sla.value
+        for key, value in labels.items():
+            require(len(value) <= 63 and bool(_LABEL_VALUE.match(value)), f"labels[{key}]", f"not a valid label value: {value!r}")
+        return labels
+
+
+def child(parent: pulumi.Resource, **kwargs: Any) -> pulumi.ResourceOptions:
+    """Options for a child resource of a component."""
+    return pulumi.ResourceOptions(parent=parent, **kwargs)
+
+
+def policy_json(document: Mapping[str, Any]) -> str:
+    """An IAM / resource policy as compact, key-stable JSON."""
+    return json.dumps(document, separators=(",", ":"), sort_keys=False)
+
+
+def quantity(value: float) -> str:
+    """A Kubernetes quantity string for a plain number (40 -> "40", 2.5 -> "2500m")."""
+    if float(value).is_integer():
+        return str(int(value))
+    milli = round(value * 1000)
+    return f"{milli}m"

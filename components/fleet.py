@@ -1,0 +1,328 @@
+"""SpotRiFleet: one GPU (or CPU) node fleet as a launch template + mixed-instances Auto Scaling group.
+
+The plan decides the purchase mix: ``OnDemandBaseCapacity`` is the plan's on-demand base (which
+covers the reserved units, so reservations are always used), ``OnDemandPercentageAboveBaseCapacity``
+is ``round(100 x (1 - spot share))``, the spot allocation strategy and the ranked instance types
+(with weights) come from the plan.
+
+Spot interruption behaviour: instances that an Auto Scaling group launches on spot are always
+*terminated* on interruption (and a launch template with ``instanceMarketOptions`` is rejected by
+a group with a mixed instances policy), so the launch template carries no market options; the
+``terminate`` behaviour is recorded in the ``seedance:spot-interruption`` tag instead.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_aws as aws
+
+from components.common import child, require
+from seedance.gpus import GpuModel
+from seedance.planner.plan import FleetPlan
+from seedance.policy.model import AllocationStrategy, Fleet, OffPeakWindow, SlaTier
+
+log = logging.getLogger(__name__)
+
+ALLOCATION_STRATEGIES = frozenset(s.value for s in AllocationStrategy)
+#: Heartbeat of the checkpoint lifecycle hook: AWS allows 30 s .. 7200 s.
+HOOK_MIN_S, HOOK_MAX_S = 30, 7200
+_NEURON = (GpuModel.INFERENTIA2, GpuModel.TRAINIUM)
+
+
+def ami_parameter(fleet: Fleet, eks_version: str) -> str:
+    """The SSM parameter of the EKS-optimised AL2023 AMI for the fleet's accelerator."""
+    if fleet.gpu is None:
+        flavour = "standard"
+    elif fleet.gpu.model in _NEURON:
+        flavour = "neuron"
+    else:
+        flavour = "nvidia"
+    return f"/aws/service/eks/optimized-ami/{eks_version}/amazon-linux-2023/x86_64/{flavour}/recommended/image_id"
+
+
+def checkpoint_heartbeat_s(write_seconds: float) -> int:
+    """Lifecycle-hook heartbeat: 1.5 x the checkpoint write time plus 30 s, within AWS's limits."""
+    return max(HOOK_MIN_S, min(HOOK_MAX_S, math.ceil(write_seconds * 1.5) + 30))
+
+
+def window_end_cron(cron: str, hours: int) -> str:
+    """The cron expression ``hours`` after ``cron`` starts (UTC, five fields).
+
+    The hour field must be a single number; when the window crosses midnight a numeric
+    day-of-week field moves to the next day and a restricted day-of-month is refused.
+    """
+    minute, hour, dom, month, dow = cron.split()
+    require(hour.isdigit() and 0 <= int(hour) <= 23, "offPeak.cron", f"expected a single hour (0-23) in {cron!r}")
+    end = int(hour) + hours
+    if end < 24:
+        return f"{minute} {end} {dom} {month} {dow}"
+    require(dom == "*", "offPeak.cron", f"a window crossing midnight needs day-of-month '*', got {dom!r} in {cron!r}")
+    days, end = divmod(end, 24)
+    return f"{minute} {end} {dom} {month} {_shift_dow(dow, days, cron)}"
+
+
+def _shift_dow(dow: str, days: int, cron: str) -> str:
+    if dow == "*":
+        return dow
+
+    def one(tok: str) -> str:
+        require(tok.isdigit() and 0 <= int(tok) <= 7, "offPeak.cron", f"expected numeric days of week in {cron!r}")
+        return str((int(tok) + days) % 7)
+
+    parts = []
+    for item in dow.split(","):
+        if "-" in item:
+            a, b = item.split("-", 1)
+            parts.append(f"{one(a)}-{one(b)}" if int(one(a)) <= int(one(b)) else f"{one(a)}-6,0-{one(b)}")
+        else:
+            parts.append(one(item))
+    return ",".join(parts)
+
+
+@dataclass
+class SpotRiFleetArgs:
+    fleet: Fleet
+    plan: FleetPlan
+    vpc_id: str
+    subnet_ids: list[str]
+    availability_zones: list[str]
+    kms_key_arn: pulumi.Input[str]
+    tags: dict[str, str] = field(default_factory=dict)
+    eks_version: str = "1.31"
+    image_id: str | None = None  # default: resolve:ssm: EKS-optimised AMI for the accelerator
+    root_volume_gib: int = 200
+    imds_hop_limit: int = 1  # secure default: pods cannot reach the node's instance metadata
+    reserve_capacity: bool | None = None  # None: on-demand capacity reservation for gold GPU fleets
+    instance_profile_arn: str | None = None
+    user_data: str | None = None  # base64, e.g. nodeadm config joining the EKS cluster
+
+    def validate(self) -> None:
+        p, f = self.plan, self.fleet
+        require(p.name == f.name, "SpotRiFleetArgs.plan.name", f"expected the plan of fleet {f.name!r}, got {p.name!r}")
+        require(bool(p.instance_types), "SpotRiFleetArgs.plan.instance_types", "expected at least one instance type")
+        for i, choice in enumerate(p.instance_types):
+            require(choice.weight >= 1, f"SpotRiFleetArgs.plan.instance_types[{i}].weight", f"expected >= 1, got {choice.weight}")
+        require(0 <= p.min_size <= p.desired <= p.max_size and p.max_size >= 1, "SpotRiFleetArgs.plan.min_size/desired/max_size",
+                f"expected 0 <= min <= desired <= max, max >= 1; got {p.min_size}/{p.desired}/{p.max_size}")
+        require(0 <= p.reserved_units <= p.on_demand_base, "SpotRiFleetArgs.plan.on_demand_base",
+                f"expected >= reserved_units ({p.reserved_units}), got {p.on_demand_base}")
+        require(p.on_demand_base <= p.max_size, "SpotRiFleetArgs.plan.on_demand_base",
+                f"expected <= max_size ({p.max_size}), got {p.on_demand_base}")
+        require(0.0 <= p.spot_share_above_base <= 1.0, "SpotRiFleetArgs.plan.spot_share_above_base",
+                f"expected a fraction in [0, 1], got {p.spot_share_above_base}")
+        require(p.allocation_strategy in ALLOCATION_STRATEGIES, "SpotRiFleetArgs.plan.allocation_strategy",
+                f"expected one of {sorted(ALLOCATION_STRATEGIES)}, got {p.allocation_strategy!r}")
+        require(bool(self.subnet_ids), "SpotRiFleetArgs.subnet_ids", "expected at least one subnet")
+        require(bool(self.availability_zones), "SpotRiFleetArgs.availability_zones", "expected at least one AZ")
+        require(1 <= self.imds_hop_limit <= 64, "SpotRiFleetArgs.imds_hop_limit", f"expected 1..64, got {self.imds_hop_limit}")
+        require(8 <= self.root_volume_gib <= 16384, "SpotRiFleetArgs.root_volume_gib", f"expected 8..16384, got {self.root_volume_gib}")
+        require(bool(re.fullmatch(r"\d+\.\d+", self.eks_version)), "SpotRiFleetArgs.eks_version", f"expected e.g. '1.31', got {self.eks_version!r}")
+
+    @property
+    def wants_capacity_reservation(self) -> bool:
+        if self.reserve_capacity is not None:
+            return self.reserve_capacity and self.plan.on_demand_base > 0
+        return self.fleet.sla is SlaTier.GOLD and self.fleet.gpu is not None and self.plan.on_demand_base > 0
+
+
+class SpotRiFleet(pulumi.ComponentResource):
+    """Launch template, Auto Scaling group, security group, checkpoint lifecycle hook, off-peak
+    schedules and (gold GPU fleets) on-demand capacity reservations for one fleet."""
+
+    asg_name: pulumi.Output[str]
+    launch_template_id: pulumi.Output[str]
+    security_group_id: pulumi.Output[str]
+    capacity_reservation_ids: pulumi.Output[list[str]]
+
+    def __init__(self, name: str, args: SpotRiFleetArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("seedance:fleet:SpotRiFleet", name, None, opts)
+        args.validate()
+        fleet, plan = args.fleet, args.plan
+        tags = dict(args.tags)
+        tags["seedance:spot-interruption"] = "terminate"
+
+        sg = aws.ec2.SecurityGroup(
+            f"{name}-sg",
+            description=f"Seedance fleet {fleet.name}: node-to-node only; egress for image pulls and APIs",
+            vpc_id=args.vpc_id,
+            ingress=[aws.ec2.SecurityGroupIngressArgs(protocol="-1", from_port=0, to_port=0, self=True, description="node to node (NCCL, kubelet)")],
+            egress=[aws.ec2.SecurityGroupEgressArgs(protocol="-1", from_port=0, to_port=0, cidr_blocks=["0.0.0.0/0"], description="egress via NAT / endpoints")],
+            revoke_rules_on_delete=True,
+            tags=tags,
+            opts=child(self),
+        )
+
+        ebs = aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
+            volume_type="gp3",
+            volume_size=args.root_volume_gib,
+            iops=3000,
+            throughput=125,
+            encrypted="true",
+            kms_key_id=args.kms_key_arn,
+            delete_on_termination="true",
+        )
+        reserve = args.wants_capacity_reservation
+        lt = aws.ec2.LaunchTemplate(
+            f"{name}-lt",
+            description=f"Seedance fleet {fleet.name}",
+            image_id=args.image_id or f"resolve:ssm:{ami_parameter(fleet, args.eks_version)}",
+            ebs_optimized="true",
+            update_default_version=True,
+            block_device_mappings=[aws.ec2.LaunchTemplateBlockDeviceMappingArgs(device_name="/dev/xvda", ebs=ebs)],
+            metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
+                http_endpoint="enabled",
+                http_tokens="required",
+                http_put_response_hop_limit=args.imds_hop_limit,
+                instance_metadata_tags="disabled",
+            ),
+            network_interfaces=[
+                aws.ec2.LaunchTemplateNetworkInterfaceArgs(
+                    device_index=0,
+                    associate_public_ip_address="false",
+                    delete_on_termination="true",
+                    security_groups=[sg.id],
+                )
+            ],
+            iam_instance_profile=(
+                aws.ec2.LaunchTemplateIamInstanceProfileArgs(arn=args.instance_profile_arn) if args.instance_profile_arn else None
+            ),
+            user_data=args.user_data,
+            capacity_reservation_specification=(
+                aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(capacity_reservation_preference="open") if reserve else None
+            ),
+            tag_specifications=[
+                aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=tags)
+                for kind in ("instance", "volume", "network-interface")
+            ],
+            tags=tags,
+            opts=child(self),
+        )
+
+        reservations = self._capacity_reservations(name, args, tags) if reserve else []
+
+        spot = plan.spot_share_above_base > 0
+        asg = aws.autoscaling.Group(
+            f"{name}-asg",
+            min_size=plan.min_size,
+            max_size=plan.max_size,
+            desired_capacity=plan.desired,
+            vpc_zone_identifiers=list(args.subnet_ids),
+            capacity_rebalance=spot,
+            health_check_type="EC2",
+            wait_for_capacity_timeout="0",
+            mixed_instances_policy=aws.autoscaling.GroupMixedInstancesPolicyArgs(
+                instances_distribution=aws.autoscaling.GroupMixedInstancesPolicyInstancesDistributionArgs(
+                    on_demand_base_capacity=plan.on_demand_base,
+                    on_demand_percentage_above_base_capacity=plan.on_demand_percentage_above_base,
+                    on_demand_allocation_strategy="prioritized",
+                    spot_allocation_strategy=plan.allocation_strategy,
+                ),
+                launch_template=aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateArgs(
+                    launch_template_specification=aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateLaunchTemplateSpecificationArgs(
+                        launch_template_id=lt.id,
+                        version=lt.latest_version.apply(str),
+                    ),
+                    overrides=[
+                        aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateOverrideArgs(
+                            instance_type=c.instance_type, weighted_capacity=str(c.weight)
+                        )
+                        for c in plan.instance_types
+                    ],
+                ),
+            ),
+            tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True) for k, v in tags.items()],
+            opts=child(self, depends_on=reservations),
+        )
+
+        if fleet.checkpoint is not None:
+            heartbeat = checkpoint_heartbeat_s(fleet.checkpoint.write_seconds)
+            aws.autoscaling.LifecycleHook(
+                f"{name}-checkpoint",
+                autoscaling_group_name=asg.name,
+                lifecycle_transition="autoscaling:EC2_INSTANCE_TERMINATING",
+                heartbeat_timeout=heartbeat,
+                default_result="CONTINUE",
+                notification_metadata=json.dumps(
+                    {"fleet": fleet.name, "action": "checkpoint", "checkpointWriteSeconds": fleet.checkpoint.write_seconds},
+                    separators=(",", ":"),
+                ),
+                opts=child(self),
+            )
+            if spot and fleet.checkpoint.write_seconds > 120:
+                log.info("fleet %s: checkpoint write (%ss) exceeds the 2-minute spot notice; rebalance recommendations give the earlier signal",
+                         fleet.name, fleet.checkpoint.write_seconds)
+
+        for i, window in enumerate(fleet.off_peak):
+            self._schedule(name, i, window, plan, asg)
+
+        self.asg_name = asg.name
+        self.launch_template_id = lt.id
+        self.security_group_id = sg.id
+        self.capacity_reservation_ids = pulumi.Output.all(*[r.id for r in reservations]) if reservations else pulumi.Output.from_input([])
+        self.register_outputs(
+            {
+                "asg_name": self.asg_name,
+                "launch_template_id": self.launch_template_id,
+                "security_group_id": self.security_group_id,
+                "capacity_reservation_ids": self.capacity_reservation_ids,
+            }
+        )
+
+    def _capacity_reservations(self, name: str, args: SpotRiFleetArgs, tags: dict[str, str]) -> list[aws.ec2.CapacityReservation]:
+        """On-demand capacity reservations for the base, spread round-robin over the AZs."""
+        first = args.plan.instance_types[0]
+        instances = math.ceil(args.plan.on_demand_base / first.weight)
+        per_az = [0] * len(args.availability_zones)
+        for i in range(instances):
+            per_az[i % len(per_az)] += 1
+        out = []
+        for az, count in zip(args.availability_zones, per_az, strict=True):
+            if count == 0:
+                continue
+            out.append(
+                aws.ec2.CapacityReservation(
+                    f"{name}-odcr-{az}",
+                    instance_type=first.instance_type,
+                    instance_platform="Linux/UNIX",
+                    availability_zone=az,
+                    instance_count=count,
+                    instance_match_criteria="open",
+                    end_date_type="unlimited",
+                    ebs_optimized=True,
+                    tenancy="default",
+                    tags=tags,
+                    opts=child(self),
+                )
+            )
+        return out
+
+    def _schedule(self, name: str, i: int, window: OffPeakWindow, plan: FleetPlan, asg: aws.autoscaling.Group) -> None:
+        up_max = max(plan.max_size, window.desired)
+        aws.autoscaling.Schedule(
+            f"{name}-offpeak-{i}-up",
+            scheduled_action_name=f"{name}-offpeak-{i}-up",
+            autoscaling_group_name=asg.name,
+            recurrence=window.cron.strip(),
+            time_zone="Etc/UTC",
+            min_size=plan.min_size,
+            max_size=up_max,
+            desired_capacity=window.desired,
+            opts=child(self),
+        )
+        aws.autoscaling.Schedule(
+            f"{name}-offpeak-{i}-down",
+            scheduled_action_name=f"{name}-offpeak-{i}-down",
+            autoscaling_group_name=asg.name,
+            recurrence=window_end_cron(window.cron.strip(), window.hours),
+            time_zone="Etc/UTC",
+            min_size=plan.min_size,
+            max_size=plan.max_size,
+            desired_capacity=plan.desired,
+            opts=child(self),
+        )

@@ -1,0 +1,100 @@
+"""StackKey: the customer-managed KMS key of a stack (created only when the policy names none)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_aws as aws
+
+from components.common import child, dns_suffix, partition, policy_json, require
+
+
+@dataclass
+class StackKeyArgs:
+    region: str
+    account_id: pulumi.Input[str]
+    alias: str  # without the "alias/" prefix
+    tags: dict[str, str] = field(default_factory=dict)
+    deletion_window_days: int = 30
+    rotation: bool = True  # secure default: yearly automatic rotation
+
+    def validate(self) -> None:
+        require(7 <= self.deletion_window_days <= 30, "StackKeyArgs.deletion_window_days", f"expected 7..30, got {self.deletion_window_days}")
+        require(bool(self.alias) and not self.alias.startswith("alias/"), "StackKeyArgs.alias", f"expected a name without 'alias/', got {self.alias!r}")
+
+
+class StackKey(pulumi.ComponentResource):
+    """A symmetric KMS key with rotation, whose key policy lets the services the stack uses
+    (CloudTrail, CloudWatch Logs, Budgets via SNS, EC2 Auto Scaling for encrypted EBS) use it."""
+
+    key_arn: pulumi.Output[str]
+    key_id: pulumi.Output[str]
+    alias_name: pulumi.Output[str]
+
+    def __init__(self, name: str, args: StackKeyArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("seedance:kms:StackKey", name, None, opts)
+        args.validate()
+        part = partition(args.region)
+        key_policy = pulumi.Output.from_input(args.account_id).apply(lambda acct: policy_json(_key_policy(part, args.region, acct)))
+        key = aws.kms.Key(
+            f"{name}-key",
+            description=f"Seedance stack key ({args.alias})",
+            enable_key_rotation=args.rotation,
+            deletion_window_in_days=args.deletion_window_days,
+            key_usage="ENCRYPT_DECRYPT",
+            customer_master_key_spec="SYMMETRIC_DEFAULT",
+            policy=key_policy,
+            tags=args.tags,
+            opts=child(self),
+        )
+        alias = aws.kms.Alias(f"{name}-alias", name=f"alias/{args.alias}", target_key_id=key.key_id, opts=child(self))
+        self.key_arn = key.arn
+        self.key_id = key.key_id
+        self.alias_name = alias.name
+        self.register_outputs({"key_arn": self.key_arn, "key_id": self.key_id, "alias_name": self.alias_name})
+
+
+def _key_policy(part: str, region: str, account: str) -> dict:
+    root = f"arn:{part}:iam::{account}:root"
+    asg_role = f"arn:{part}:iam::{account}:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"
+    use = ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"]
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Sid": "AccountAdministration", "Effect": "Allow", "Principal": {"AWS": root}, "Action": "kms:*", "Resource": "*"},
+            {"Sid": "AutoScalingEncryptedVolumes", "Effect": "Allow", "Principal": {"AWS": asg_role}, "Action": use, "Resource": "*"},
+            {
+                "Sid": "AutoScalingGrants",
+                "Effect": "Allow",
+                "Principal": {"AWS": asg_role},
+                "Action": "kms:CreateGrant",
+                "Resource": "*",
+                "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}},
+            },
+            {
+                "Sid": "CloudTrailEncryptLogs",
+                "Effect": "Allow",
+                "Principal": {"Service": "cloudtrail.amazonaws.com"},
+                "Action": ["kms:GenerateDataKey*", "kms:DescribeKey"],
+                "Resource": "*",
+                "Condition": {"StringLike": {"kms:EncryptionContext:aws:cloudtrail:arn": f"arn:{part}:cloudtrail:*:{account}:trail/*"}},
+            },
+            {
+                "Sid": "CloudWatchLogs",
+                "Effect": "Allow",
+                "Principal": {"Service": f"logs.{region}.{dns_suffix(region)}"},
+                "Action": use,
+                "Resource": "*",
+                "Condition": {"ArnLike": {"kms:EncryptionContext:aws:logs:arn": f"arn:{part}:logs:{region}:{account}:*"}},
+            },
+            {
+                "Sid": "BudgetsPublishToEncryptedTopic",
+                "Effect": "Allow",
+                "Principal": {"Service": "budgets.amazonaws.com"},
+                "Action": ["kms:GenerateDataKey*", "kms:Decrypt"],
+                "Resource": "*",
+                "Condition": {"StringEquals": {"aws:SourceAccount": account}},
+            },
+        ],
+    }

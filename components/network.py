@@ -1,0 +1,134 @@
+"""CostAwareNetwork: VPC endpoints where they pay for themselves.
+
+S3 and DynamoDB always get gateway endpoints (free). An interface endpoint is created only for
+the services :func:`seedance.planner.endpoints.decide_endpoints` routed to ``interface`` (traffic
+above break-even, or listed explicitly): private DNS on, a security group admitting only the VPC
+CIDR on 443, and an endpoint policy that admits only principals of the stack's account.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_aws as aws
+
+from components.common import child, policy_json, require
+from seedance.planner.endpoints import EndpointDecision, Route
+from seedance.policy.model import EndpointService
+
+#: Services whose interface endpoint name carries the ``cn.`` prefix in the China regions.
+_CN_PREFIXED = frozenset({EndpointService.ECR_API, EndpointService.ECR_DKR})
+
+
+def service_name(service: EndpointService, region: str) -> str:
+    prefix = "cn.com.amazonaws" if region.startswith("cn-") and service in _CN_PREFIXED else "com.amazonaws"
+    return f"{prefix}.{region}.{service.value}"
+
+
+def endpoint_policy(account_id: str) -> dict:
+    """Only principals of ``account_id`` may use the endpoint."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "AccountPrincipalsOnly",
+                "Effect": "Allow",
+                "Principal": "*",
+                "Action": "*",
+                "Resource": "*",
+                "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id}},
+            }
+        ],
+    }
+
+
+@dataclass
+class CostAwareNetworkArgs:
+    region: str
+    vpc_id: str
+    vpc_cidr: str
+    subnet_ids: list[str]
+    account_id: pulumi.Input[str]
+    decisions: list[EndpointDecision]
+    route_table_ids: list[str] = field(default_factory=list)  # for the gateway endpoints
+    tags: dict[str, str] = field(default_factory=dict)
+
+    def validate(self) -> None:
+        require(bool(self.subnet_ids), "CostAwareNetworkArgs.subnet_ids", "expected at least one subnet")
+        require("/" in self.vpc_cidr, "CostAwareNetworkArgs.vpc_cidr", f"expected a CIDR, got {self.vpc_cidr!r}")
+        seen = [d.service for d in self.decisions]
+        require(len(seen) == len(set(seen)), "CostAwareNetworkArgs.decisions", f"expected one decision per service, got {seen}")
+
+
+class CostAwareNetwork(pulumi.ComponentResource):
+    gateway_endpoint_ids: pulumi.Output[dict[str, str]]
+    interface_endpoint_ids: pulumi.Output[dict[str, str]]
+    endpoint_security_group_id: pulumi.Output[str] | None
+    rationale: dict[str, str]
+
+    def __init__(self, name: str, args: CostAwareNetworkArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("seedance:network:CostAwareNetwork", name, None, opts)
+        args.validate()
+        policy = pulumi.Output.from_input(args.account_id).apply(lambda acct: policy_json(endpoint_policy(acct)))
+        gateways: dict[str, pulumi.Output[str]] = {}
+        interfaces: dict[str, pulumi.Output[str]] = {}
+        self.rationale = {d.service.value: d.rationale for d in args.decisions}
+
+        for d in args.decisions:
+            if d.route is Route.GATEWAY:
+                ep = aws.ec2.VpcEndpoint(
+                    f"{name}-{d.service.value.replace('.', '-')}-gateway",
+                    vpc_id=args.vpc_id,
+                    service_name=service_name(d.service, args.region),
+                    vpc_endpoint_type="Gateway",
+                    route_table_ids=list(args.route_table_ids),
+                    policy=policy,
+                    tags={**args.tags, "seedance:endpoint-decision": "gateway"},
+                    opts=child(self),
+                )
+                gateways[d.service.value] = ep.id
+
+        wanted = [d for d in args.decisions if d.route is Route.INTERFACE]
+        self.endpoint_security_group_id = None
+        if wanted:
+            sg = aws.ec2.SecurityGroup(
+                f"{name}-endpoints-sg",
+                description="Seedance interface endpoints: HTTPS from the VPC only",
+                vpc_id=args.vpc_id,
+                ingress=[
+                    aws.ec2.SecurityGroupIngressArgs(
+                        protocol="tcp", from_port=443, to_port=443, cidr_blocks=[args.vpc_cidr], description="HTTPS from the VPC"
+                    )
+                ],
+                egress=[],
+                revoke_rules_on_delete=True,
+                tags=args.tags,
+                opts=child(self),
+            )
+            self.endpoint_security_group_id = sg.id
+            for d in wanted:
+                be = "unknown" if d.break_even_gb is None else f"{d.break_even_gb:.1f}"
+                ep = aws.ec2.VpcEndpoint(
+                    f"{name}-{d.service.value.replace('.', '-')}-interface",
+                    vpc_id=args.vpc_id,
+                    service_name=service_name(d.service, args.region),
+                    vpc_endpoint_type="Interface",
+                    private_dns_enabled=True,
+                    subnet_ids=list(args.subnet_ids),
+                    security_group_ids=[sg.id],
+                    policy=policy,
+                    tags={**args.tags, "seedance:endpoint-decision": "interface", "seedance:break-even-gb": be},
+                    opts=child(self),
+                )
+                interfaces[d.service.value] = ep.id
+
+        self.gateway_endpoint_ids = pulumi.Output.from_input(gateways)
+        self.interface_endpoint_ids = pulumi.Output.from_input(interfaces)
+        self.register_outputs(
+            {
+                "gateway_endpoint_ids": self.gateway_endpoint_ids,
+                "interface_endpoint_ids": self.interface_endpoint_ids,
+                "rationale": self.rationale,
+            }
+        )

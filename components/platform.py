@@ -1,0 +1,181 @@
+"""Assemble a stack: every Seedance component for one policy and its plan.
+
+Called by ``stacks/__main__.py`` (under ``pulumi up`` and under ``seedance synth``) and by tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+import pulumi_aws as aws
+
+from components.audit import AuditBaseline, AuditBaselineArgs
+from components.budget import BudgetGuard, BudgetGuardArgs
+from components.common import PURPOSE_BY_WORKLOAD, TagSet, require
+from components.fleet import SpotRiFleet, SpotRiFleetArgs
+from components.gpu_sharing import GpuSharing, GpuSharingArgs
+from components.kms import StackKey, StackKeyArgs
+from components.namespace import FleetNamespace, FleetNamespaceArgs
+from components.network import CostAwareNetwork, CostAwareNetworkArgs
+from components.scheduling import CostAwareScheduling, CostAwareSchedulingArgs
+from components.storage import StorageTiers, StorageTiersArgs
+from seedance.planner.endpoints import EndpointPrices, decide_endpoints
+from seedance.planner.plan import Plan
+from seedance.policy.model import CostPolicy
+
+
+@dataclass
+class PlatformArgs:
+    policy: CostPolicy
+    plan: Plan
+    stack: str
+    endpoint_prices: EndpointPrices | None
+    route_table_ids: list[str] = field(default_factory=list)
+    eks_version: str = "1.31"
+
+    def validate(self) -> None:
+        p = self.policy
+        require(self.plan.region == p.cloud.region, "plan.region", f"expected the policy's region {p.cloud.region}, got {self.plan.region}")
+        planned = {f.name for f in self.plan.fleets}
+        missing = [f.name for f in p.fleets if f.name not in planned]
+        require(not missing, "plan.fleets", f"no plan for fleet(s) {missing}")
+
+
+@dataclass
+class Platform:
+    provider: aws.Provider
+    kms_key_arn: pulumi.Input[str]
+    fleets: dict[str, SpotRiFleet]
+    namespaces: dict[str, FleetNamespace]
+    network: CostAwareNetwork
+    storage: StorageTiers
+    scheduling: CostAwareScheduling
+    gpu_sharing: GpuSharing
+    budget: BudgetGuard
+    audit: AuditBaseline
+
+    def exports(self) -> dict[str, Any]:
+        return {
+            "kmsKeyArn": self.kms_key_arn,
+            "fleets": {n: {"asgName": f.asg_name, "launchTemplateId": f.launch_template_id} for n, f in self.fleets.items()},
+            "endpointRationale": self.network.rationale,
+            "interfaceEndpoints": self.network.interface_endpoint_ids,
+            "checkpointBuckets": self.storage.bucket_names,
+            "budget": self.budget.budget_name,
+            "trail": self.audit.trail_arn,
+            "gpuNodeLabels": self.gpu_sharing.node_labels,
+        }
+
+
+def build_platform(args: PlatformArgs) -> Platform:
+    args.validate()
+    policy, plan, stack = args.policy, args.plan, args.stack
+    cloud = policy.cloud
+    tag_set = TagSet.from_policy(policy, stack)
+    provider = aws.Provider(
+        "aws",
+        region=cloud.region,
+        allowed_account_ids=[cloud.account_id] if cloud.account_id else None,
+        default_tags=aws.ProviderDefaultTagsArgs(tags=tag_set.base),
+    )
+    aws_opts = pulumi.ResourceOptions(providers=[provider])
+    account_id: pulumi.Input[str] = cloud.account_id or aws.get_caller_identity_output(
+        opts=pulumi.InvokeOutputOptions(provider=provider)
+    ).account_id
+
+    kms_key_arn: pulumi.Input[str]
+    if policy.compliance.kms_key_arn:
+        kms_key_arn = policy.compliance.kms_key_arn
+    else:
+        key = StackKey(
+            "kms",
+            StackKeyArgs(region=cloud.region, account_id=account_id, alias=f"seedance-{stack}",
+                         tags=tag_set.for_resource(purpose="encryption")),
+            aws_opts,
+        )
+        kms_key_arn = key.key_arn
+
+    fleets: dict[str, SpotRiFleet] = {}
+    namespaces: dict[str, FleetNamespace] = {}
+    for fleet in policy.fleets:
+        fleets[fleet.name] = SpotRiFleet(
+            fleet.name,
+            SpotRiFleetArgs(
+                fleet=fleet,
+                plan=plan.fleet(fleet.name),
+                vpc_id=cloud.vpc_id,
+                subnet_ids=list(cloud.subnet_ids),
+                availability_zones=list(cloud.availability_zones),
+                kms_key_arn=kms_key_arn,
+                tags=tag_set.for_resource(purpose=PURPOSE_BY_WORKLOAD[fleet.workload], fleet=fleet),
+                eks_version=args.eks_version,
+            ),
+            aws_opts,
+        )
+        namespaces[fleet.name] = FleetNamespace(fleet.name, FleetNamespaceArgs(fleet=fleet, tag_set=tag_set))
+
+    network = CostAwareNetwork(
+        "network",
+        CostAwareNetworkArgs(
+            region=cloud.region,
+            vpc_id=cloud.vpc_id,
+            vpc_cidr=cloud.vpc_cidr,
+            subnet_ids=list(cloud.subnet_ids),
+            account_id=account_id,
+            decisions=decide_endpoints(policy.network, len(cloud.availability_zones), args.endpoint_prices),
+            route_table_ids=list(args.route_table_ids),
+            tags=tag_set.for_resource(purpose="networking"),
+        ),
+        aws_opts,
+    )
+    storage = StorageTiers(
+        "storage",
+        StorageTiersArgs(
+            region=cloud.region,
+            availability_zones=list(cloud.availability_zones),
+            kms_key_arn=kms_key_arn,
+            tag_set=tag_set,
+            classes=list(policy.storage.classes),
+            buckets=list(policy.storage.checkpoint_buckets),
+        ),
+        aws_opts,
+    )
+    scheduling = CostAwareScheduling(
+        "scheduling",
+        CostAwareSchedulingArgs(
+            scheduling=policy.scheduling,
+            fleets=list(policy.fleets),
+            tag_set=tag_set,
+            namespaces={n: ns.namespace for n, ns in namespaces.items()},
+        ),
+    )
+    gpu_sharing = GpuSharing("gpu-sharing", GpuSharingArgs(fleets=list(policy.fleets), tag_set=tag_set))
+    budget = BudgetGuard(
+        "budget",
+        BudgetGuardArgs(
+            budget=policy.budget,
+            stack=stack,
+            owner=policy.metadata.owner,
+            region=cloud.region,
+            account_id=account_id,
+            kms_key_arn=kms_key_arn,
+            tags=tag_set.for_resource(purpose="cost-control"),
+        ),
+        aws_opts,
+    )
+    audit = AuditBaseline(
+        "audit",
+        AuditBaselineArgs(
+            stack=stack,
+            region=cloud.region,
+            vpc_id=cloud.vpc_id,
+            account_id=account_id,
+            kms_key_arn=kms_key_arn,
+            log_retention_days=policy.compliance.log_retention_days,
+            tags=tag_set.for_resource(purpose="audit-logging"),
+        ),
+        aws_opts,
+    )
+    return Platform(provider, kms_key_arn, fleets, namespaces, network, storage, scheduling, gpu_sharing, budget, audit)

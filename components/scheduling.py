@@ -1,0 +1,195 @@
+"""CostAwareScheduling: priority classes per SLA tier, a bin-packing scheduler profile, a
+descheduler policy and HorizontalPodAutoscalers on the declared external metric.
+
+The scheduler profile (``seedance-gpu-scheduler``) scores nodes with NodeResourcesFit
+``MostAllocated`` weighted towards ``nvidia.com/gpu`` so GPU pods pack onto busy nodes and empty
+nodes can scale in; default topology spread keeps replicas across zones. The descheduler evicts
+from under-used nodes (LowNodeUtilization) and recycles long-lived pods (PodLifeTime).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_kubernetes as k8s
+import yaml
+
+from components.common import TagSet, child, quantity, require
+from seedance.gpus import instances_per_gpu
+from seedance.policy.model import Fleet, Scheduling, SlaTier, Workload
+
+SCHEDULER_NAME = "seedance-gpu-scheduler"
+GPU_RESOURCE = "nvidia.com/gpu"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+GPU_WEIGHT = 5  # relative to cpu and memory (1 each)
+
+
+def priority_class_name(tier: SlaTier) -> str:
+    return f"seedance-{tier.value}"
+
+
+def scheduler_config(s: Scheduling) -> dict:
+    """KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) with one Seedance profile."""
+    if s.gpu_bin_packing:
+        strategy = {
+            "type": "MostAllocated",
+            "resources": [{"name": GPU_RESOURCE, "weight": GPU_WEIGHT}, {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+        }
+    else:
+        strategy = {"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}
+    return {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "leaderElection": {"leaderElect": True, "resourceNamespace": "kube-system", "resourceName": SCHEDULER_NAME},
+        "profiles": [
+            {
+                "schedulerName": SCHEDULER_NAME,
+                "pluginConfig": [
+                    {"name": "NodeResourcesFit", "args": {"scoringStrategy": strategy}},
+                    {
+                        "name": "PodTopologySpread",
+                        "args": {
+                            "defaultingType": "List",
+                            "defaultConstraints": [
+                                {
+                                    "maxSkew": s.topology_spread.max_skew,
+                                    "topologyKey": ZONE_LABEL,
+                                    "whenUnsatisfiable": s.topology_spread.when_unsatisfiable.value,
+                                }
+                            ],
+                        },
+                    },
+                ],
+            }
+        ],
+    }
+
+
+def descheduler_policy(s: Scheduling) -> dict:
+    """DeschedulerPolicy (descheduler/v1alpha2)."""
+    d = s.descheduler
+    plugin_config: list[dict] = [
+        {"name": "DefaultEvictor", "args": {"evictLocalStoragePods": False, "ignorePvcPods": True}},
+        {
+            "name": "LowNodeUtilization",
+            "args": {
+                "thresholds": {"cpu": d.cpu_below_pct, "memory": d.memory_below_pct},
+                "targetThresholds": {"cpu": d.target_above_pct, "memory": d.target_above_pct},
+            },
+        },
+    ]
+    plugins: dict[str, dict] = {"balance": {"enabled": ["LowNodeUtilization"]}}
+    if d.pod_lifetime_hours is not None:
+        plugin_config.append({"name": "PodLifeTime", "args": {"maxPodLifeTimeSeconds": d.pod_lifetime_hours * 3600}})
+        plugins["deschedule"] = {"enabled": ["PodLifeTime"]}
+    return {
+        "apiVersion": "descheduler/v1alpha2",
+        "kind": "DeschedulerPolicy",
+        "profiles": [{"name": "seedance", "pluginConfig": plugin_config, "plugins": plugins}],
+    }
+
+
+def pods_per_node(fleet: Fleet) -> int:
+    """Serving replicas one node holds: GPUs x (time-slicing replicas or MIG instances per GPU)."""
+    gpus = fleet.gpu.count if fleet.gpu else 1
+    sharing = fleet.gpu_sharing
+    if sharing and sharing.time_slicing:
+        return gpus * sharing.time_slicing.replicas
+    if sharing and sharing.mig:
+        return gpus * instances_per_gpu(sharing.mig.profile)
+    return gpus
+
+
+def hpa_bounds(fleet: Fleet) -> tuple[int, int]:
+    ppn = pods_per_node(fleet)
+    return max(1, fleet.capacity.min * ppn), max(1, fleet.capacity.max * ppn)
+
+
+def _dump(doc: dict) -> str:
+    return yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
+
+
+@dataclass
+class CostAwareSchedulingArgs:
+    scheduling: Scheduling
+    fleets: list[Fleet]
+    tag_set: TagSet
+    system_namespace: str = "kube-system"
+    namespaces: dict[str, pulumi.Resource] = field(default_factory=dict)  # fleet -> Namespace to depend on
+
+    def validate(self) -> None:
+        p = self.scheduling.priorities
+        require(p.gold > p.silver > p.bronze, "scheduling.priorities", f"expected gold > silver > bronze, got {p.gold}/{p.silver}/{p.bronze}")
+        for f in self.fleets:
+            if f.autoscaling is not None:
+                lo, hi = hpa_bounds(f)
+                require(lo <= hi, f"fleets[{f.name}].capacity", f"HPA min {lo} exceeds max {hi}")
+
+
+class CostAwareScheduling(pulumi.ComponentResource):
+    priority_classes: dict[str, str]
+    scheduler_name: str
+    hpa_names: list[str]
+
+    def __init__(self, name: str, args: CostAwareSchedulingArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("seedance:scheduling:CostAwareScheduling", name, None, opts)
+        args.validate()
+        s = args.scheduling
+        labels = args.tag_set.labels()
+        self.priority_classes = {}
+        values = {SlaTier.GOLD: s.priorities.gold, SlaTier.SILVER: s.priorities.silver, SlaTier.BRONZE: s.priorities.bronze}
+        for tier, value in values.items():
+            pc_name = priority_class_name(tier)
+            k8s.scheduling.v1.PriorityClass(
+                f"{name}-{tier.value}",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=pc_name, labels={**labels, "seedance.io/sla": tier.value}),
+                value=value,
+                global_default=False,
+                preemption_policy="Never" if tier is SlaTier.BRONZE else "PreemptLowerPriority",
+                description=f"Seedance SLA tier {tier.value}",
+                opts=child(self),
+            )
+            self.priority_classes[tier.value] = pc_name
+
+        k8s.core.v1.ConfigMap(
+            f"{name}-scheduler-config",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=SCHEDULER_NAME, namespace=args.system_namespace, labels=labels),
+            data={"scheduler-config.yaml": _dump(scheduler_config(s))},
+            opts=child(self),
+        )
+        k8s.core.v1.ConfigMap(
+            f"{name}-descheduler-policy",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name="seedance-descheduler-policy", namespace=args.system_namespace, labels=labels),
+            data={"policy.yaml": _dump(descheduler_policy(s))},
+            opts=child(self),
+        )
+        self.scheduler_name = SCHEDULER_NAME
+
+        self.hpa_names = []
+        for f in args.fleets:
+            if f.autoscaling is None or f.workload not in (Workload.INFERENCE, Workload.API):
+                continue
+            lo, hi = hpa_bounds(f)
+            ns = args.namespaces.get(f.name)
+            k8s.autoscaling.v2.HorizontalPodAutoscaler(
+                f"{name}-{f.name}-hpa",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=f.name, namespace=f.name, labels=args.tag_set.labels(fleet=f)),
+                spec=k8s.autoscaling.v2.HorizontalPodAutoscalerSpecArgs(
+                    scale_target_ref=k8s.autoscaling.v2.CrossVersionObjectReferenceArgs(api_version="apps/v1", kind="Deployment", name=f.name),
+                    min_replicas=lo,
+                    max_replicas=hi,
+                    metrics=[
+                        k8s.autoscaling.v2.MetricSpecArgs(
+                            type="External",
+                            external=k8s.autoscaling.v2.ExternalMetricSourceArgs(
+                                metric=k8s.autoscaling.v2.MetricIdentifierArgs(name=f.autoscaling.metric),
+                                target=k8s.autoscaling.v2.MetricTargetArgs(type="AverageValue", average_value=quantity(f.autoscaling.target)),
+                            ),
+                        )
+                    ],
+                ),
+                opts=child(self, depends_on=[ns] if ns is not None else None),
+            )
+            self.hpa_names.append(f"{f.name}/{f.name}")
+        self.register_outputs({"priority_classes": self.priority_classes, "scheduler_name": self.scheduler_name, "hpa_names": self.hpa_names})

@@ -1,0 +1,241 @@
+"""StorageTiers: Kubernetes StorageClasses (EBS gp3/io2, local NVMe) and S3 checkpoint buckets.
+
+Reclaim policy from the data class: a volume holding personal data is deleted with its claim
+(storage limitation; nothing orphaned outlives the workload), other classes keep the policy's
+declared ``reclaimPolicy``. Buckets: KMS encryption with the stack key, all public access blocked,
+versioning, a TLS-only bucket policy and a lifecycle hot (Standard) -> Standard-IA -> Glacier ->
+expiry with non-current version expiry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+
+from components.common import TagSet, child, policy_json, require
+from seedance.policy.model import CheckpointBucket, DataClass, ReclaimPolicy, StorageClass, StorageTier
+
+EBS_CSI = "ebs.csi.aws.com"
+NO_PROVISIONER = "kubernetes.io/no-provisioner"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+#: S3 refuses a transition to Standard-IA earlier than 30 days after creation.
+MIN_STANDARD_IA_DAYS = 30
+ABORT_MULTIPART_DAYS = 7
+
+
+def reclaim_policy(sc: StorageClass) -> str:
+    return ReclaimPolicy.DELETE.value if sc.data_class is DataClass.PERSONAL else sc.reclaim_policy.value
+
+
+@dataclass(frozen=True)
+class LifecycleDays:
+    """Object ages (days since creation) at each lifecycle step; ``None`` = step absent."""
+
+    standard_ia: int
+    glacier: int | None
+    expire: int | None
+    noncurrent_expire: int | None
+
+
+def lifecycle_days(bucket: CheckpointBucket) -> LifecycleDays:
+    """Hot days in Standard, then warm days in Standard-IA, then Glacier, then expiry.
+
+    Expiry is ``expireDays`` when given, else the end of ``coldDays`` in Glacier."""
+    where = f"storage.checkpointBuckets[{bucket.name}]"
+    require(bucket.hot_days >= MIN_STANDARD_IA_DAYS, f"{where}.hotDays",
+            f"expected >= {MIN_STANDARD_IA_DAYS} (S3's minimum before Standard-IA), got {bucket.hot_days}")
+    ia = bucket.hot_days
+    glacier = ia + bucket.warm_days if bucket.warm_days is not None else None
+    expire = bucket.expire_days
+    if expire is None and bucket.cold_days is not None:
+        expire = (glacier if glacier is not None else ia) + bucket.cold_days
+    if expire is not None:
+        last = glacier if glacier is not None else ia
+        require(expire > last, f"{where}.expireDays", f"expected more than {last} days (after the last transition), got {expire}")
+    return LifecycleDays(ia, glacier, expire, bucket.noncurrent_expire_days)
+
+
+def tls_only_policy(bucket_arn: str) -> dict:
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "DenyInsecureTransport",
+                "Effect": "Deny",
+                "Principal": "*",
+                "Action": "s3:*",
+                "Resource": [bucket_arn, f"{bucket_arn}/*"],
+                "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+            }
+        ],
+    }
+
+
+@dataclass
+class StorageTiersArgs:
+    region: str
+    availability_zones: list[str]
+    kms_key_arn: pulumi.Input[str]
+    tag_set: TagSet
+    classes: list[StorageClass] = field(default_factory=list)
+    buckets: list[CheckpointBucket] = field(default_factory=list)
+    fs_type: str = "ext4"
+
+    def validate(self) -> None:
+        for sc in self.classes:
+            where = f"storage.classes[{sc.name}]"
+            require(sc.encrypted or sc.data_class is DataClass.PUBLIC, f"{where}.encrypted",
+                    f"unencrypted volumes are only allowed for public data, got dataClass {sc.data_class.value}")
+            if sc.tier is StorageTier.LOCAL_NVME:
+                require(bool(self.availability_zones), "StorageTiersArgs.availability_zones", "expected AZs for local NVMe topologies")
+            if sc.tier is StorageTier.IO2:
+                require(sc.iops is not None, f"{where}.iops", "io2 needs provisioned IOPS")
+        names = [b.name for b in self.buckets]
+        require(len(names) == len(set(names)), "storage.checkpointBuckets", f"bucket names must be unique, got {names}")
+        for b in self.buckets:
+            lifecycle_days(b)
+
+
+class StorageTiers(pulumi.ComponentResource):
+    storage_class_names: list[str]
+    bucket_names: pulumi.Output[dict[str, str]]
+    bucket_arns: pulumi.Output[dict[str, str]]
+
+    def __init__(self, name: str, args: StorageTiersArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("seedance:storage:StorageTiers", name, None, opts)
+        args.validate()
+        self.storage_class_names = []
+        for sc in args.classes:
+            self._storage_class(name, sc, args)
+            self.storage_class_names.append(sc.name)
+        names: dict[str, pulumi.Output[str]] = {}
+        arns: dict[str, pulumi.Output[str]] = {}
+        for b in args.buckets:
+            bucket = self._bucket(name, b, args)
+            names[b.name] = bucket.bucket
+            arns[b.name] = bucket.arn
+        self.bucket_names = pulumi.Output.from_input(names)
+        self.bucket_arns = pulumi.Output.from_input(arns)
+        self.register_outputs(
+            {"storage_class_names": self.storage_class_names, "bucket_names": self.bucket_names, "bucket_arns": self.bucket_arns}
+        )
+
+    # ------------------------------------------------------------------ Kubernetes
+
+    def _storage_class(self, name: str, sc: StorageClass, args: StorageTiersArgs) -> k8s.storage.v1.StorageClass:
+        metadata = k8s.meta.v1.ObjectMetaArgs(
+            name=sc.name,
+            labels={**args.tag_set.labels(data_class=sc.data_class), "seedance.io/tier": sc.tier.value},
+        )
+        if sc.tier is StorageTier.LOCAL_NVME:
+            return k8s.storage.v1.StorageClass(
+                f"{name}-{sc.name}",
+                metadata=metadata,
+                provisioner=NO_PROVISIONER,
+                reclaim_policy=reclaim_policy(sc),
+                volume_binding_mode="WaitForFirstConsumer",
+                allowed_topologies=[
+                    k8s.core.v1.TopologySelectorTermArgs(
+                        match_label_expressions=[
+                            k8s.core.v1.TopologySelectorLabelRequirementArgs(key=ZONE_LABEL, values=list(args.availability_zones))
+                        ]
+                    )
+                ],
+                opts=child(self),
+            )
+        parameters: dict[str, pulumi.Input[str]] = {
+            "type": sc.tier.value,
+            "encrypted": "true" if sc.encrypted else "false",
+            "csi.storage.k8s.io/fstype": args.fs_type,
+        }
+        if sc.encrypted:
+            parameters["kmsKeyId"] = args.kms_key_arn
+        if sc.iops is not None:
+            parameters["iops"] = str(sc.iops)
+        if sc.throughput_mibps is not None:
+            parameters["throughput"] = str(sc.throughput_mibps)
+        return k8s.storage.v1.StorageClass(
+            f"{name}-{sc.name}",
+            metadata=metadata,
+            provisioner=EBS_CSI,
+            parameters=parameters,
+            reclaim_policy=reclaim_policy(sc),
+            volume_binding_mode=sc.binding_mode.value,
+            allow_volume_expansion=True,
+            opts=child(self),
+        )
+
+    # ------------------------------------------------------------------ S3
+
+    def _bucket(self, name: str, b: CheckpointBucket, args: StorageTiersArgs) -> aws.s3.Bucket:
+        base = f"{name}-{b.name}"
+        tags = args.tag_set.for_resource(purpose="checkpoint-storage", data_class=b.data_class)
+        bucket = aws.s3.Bucket(base, force_destroy=False, tags=tags, opts=child(self))
+        pab = aws.s3.BucketPublicAccessBlock(
+            f"{base}-public-access-block",
+            bucket=bucket.id,
+            block_public_acls=True,
+            block_public_policy=True,
+            ignore_public_acls=True,
+            restrict_public_buckets=True,
+            opts=child(self),
+        )
+        aws.s3.BucketServerSideEncryptionConfiguration(
+            f"{base}-sse",
+            bucket=bucket.id,
+            rules=[
+                aws.s3.BucketServerSideEncryptionConfigurationRuleArgs(
+                    apply_server_side_encryption_by_default=aws.s3.BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultArgs(
+                        sse_algorithm="aws:kms", kms_master_key_id=args.kms_key_arn
+                    ),
+                    bucket_key_enabled=True,
+                )
+            ],
+            opts=child(self),
+        )
+        versioning = None
+        if b.versioning:
+            versioning = aws.s3.BucketVersioning(
+                f"{base}-versioning",
+                bucket=bucket.id,
+                versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(status="Enabled"),
+                opts=child(self),
+            )
+        aws.s3.BucketPolicy(
+            f"{base}-policy",
+            bucket=bucket.id,
+            policy=bucket.arn.apply(lambda arn: policy_json(tls_only_policy(arn))),
+            opts=child(self, depends_on=[pab]),
+        )
+        days = lifecycle_days(b)
+        transitions = [aws.s3.BucketLifecycleConfigurationRuleTransitionArgs(days=days.standard_ia, storage_class="STANDARD_IA")]
+        if days.glacier is not None:
+            transitions.append(aws.s3.BucketLifecycleConfigurationRuleTransitionArgs(days=days.glacier, storage_class="GLACIER"))
+        aws.s3.BucketLifecycleConfiguration(
+            f"{base}-lifecycle",
+            bucket=bucket.id,
+            rules=[
+                aws.s3.BucketLifecycleConfigurationRuleArgs(
+                    id="tiering",
+                    status="Enabled",
+                    filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
+                    transitions=transitions,
+                    expiration=(
+                        aws.s3.BucketLifecycleConfigurationRuleExpirationArgs(days=days.expire) if days.expire is not None else None
+                    ),
+                    noncurrent_version_expiration=(
+                        aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(noncurrent_days=days.noncurrent_expire)
+                        if days.noncurrent_expire is not None
+                        else None
+                    ),
+                    abort_incomplete_multipart_upload=aws.s3.BucketLifecycleConfigurationRuleAbortIncompleteMultipartUploadArgs(
+                        days_after_initiation=ABORT_MULTIPART_DAYS
+                    ),
+                )
+            ],
+            opts=child(self, depends_on=[versioning] if versioning else None),
+        )
+        return bucket

@@ -1,0 +1,55 @@
+"""``seedance synth``: the resource document of a stack (mock runtime) or of real Pulumi output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from seedance.synth.document import ResourceDocument
+
+
+@click.command()
+@click.argument("stack", required=False)
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), help="Write the document here (default: stdout).")
+@click.option("--from-preview", "preview", type=click.Path(dir_okay=False, path_type=Path), help="Read `pulumi preview --json` output.")
+@click.option("--from-export", "export", type=click.Path(dir_okay=False, path_type=Path), help="Read `pulumi stack export` output.")
+@click.option("--project-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("stacks"), show_default=True,
+              help="The Pulumi project holding Pulumi.<stack>.yaml.")
+def synth(stack: str | None, out: Path | None, preview: Path | None, export: Path | None, project_dir: Path) -> int:
+    """Write the desired-state resource document of STACK (run offline under Pulumi's mock
+    runtime), or of a real `pulumi preview --json` / `pulumi stack export` file."""
+    from seedance.cli import console
+    from seedance.synth import IngestError, SynthError, load_export, load_preview, synthesize_stack
+    from seedance.synth.components_errors import component_errors
+
+    chosen = [x for x in (stack, preview, export) if x is not None]
+    if len(chosen) != 1:
+        raise click.UsageError("give exactly one of STACK, --from-preview FILE or --from-export FILE")
+    err = console(stderr=True)
+    try:
+        if preview is not None:
+            doc: ResourceDocument = load_preview(preview)
+            what = f"preview {preview}"
+        elif export is not None:
+            doc = load_export(export)
+            what = f"export {export}"
+        else:
+            assert stack is not None
+            result = synthesize_stack(stack, project_dir)
+            doc = result.document
+            what = f"stack {stack} ({result.seconds:.2f} s)"
+    except (IngestError, SynthError, *component_errors()) as exc:
+        err.print(f"error: {exc}", markup=False, highlight=False)
+        return 1
+    text = doc.dumps()
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
+    for note in doc.notes:
+        err.print(f"note: {note}", markup=False)
+    target = f" -> {out}" if out is not None else ""
+    err.print(f"{what}: {len(doc.resources)} resources{target}", markup=False)
+    return 0

@@ -1,0 +1,12 @@
+"""The domain errors a stack program can raise for bad input (reported without a traceback)."""
+
+from __future__ import annotations
+
+
+def component_errors() -> tuple[type[Exception], ...]:
+    from components.common import ComponentArgsError
+    from seedance.planner.planner import PlanningError
+    from seedance.pricing.catalog import PricingError
+    from seedance.synth.program import StackConfigError
+
+    return (ComponentArgsError, PlanningError, PricingError, StackConfigError)

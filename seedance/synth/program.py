@@ -1,0 +1,39 @@
+"""What the stack program needs besides the components: policy, catalog, plan, region check.
+
+Kept here so ``stacks/__main__.py`` stays a handful of lines and tests can call the same code.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from seedance.planner.plan import Plan
+from seedance.planner.planner import plan_policy
+from seedance.policy.loader import LoadedPolicy, load_policy
+from seedance.pricing.catalog import Catalog, load_catalog
+
+log = logging.getLogger(__name__)
+
+
+class StackConfigError(ValueError):
+    """The stack's configuration does not fit its policy."""
+
+
+def load_stack_policy(project_dir: Path, policy_path: str, region: str | None) -> LoadedPolicy:
+    """Load the policy named by ``seedance:policy`` (relative to the project) and check that the
+    stack's ``aws:region`` agrees with the policy's ``cloud.region``."""
+    loaded = load_policy(project_dir / policy_path)
+    want = loaded.policy.cloud.region
+    if region and region != want:
+        raise StackConfigError(f"aws:region is {region} but {policy_path} sets cloud.region {want}; make them agree")
+    return loaded
+
+
+def plan_for(loaded: LoadedPolicy, catalog: Catalog) -> Plan:
+    """The planner's plan for the policy."""
+    return plan_policy(loaded, catalog)
+
+
+def catalog() -> Catalog:
+    return load_catalog()

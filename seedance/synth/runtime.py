@@ -1,0 +1,231 @@
+"""Run a Pulumi program in-process under the mock runtime and record what it registers.
+
+Nothing leaves the process: the monitor is Pulumi's :class:`~pulumi.runtime.mocks.MockMonitor`
+(extended to keep each registration's parent, provider and custom flag), the mocks answer with
+deterministic ids and ARNs. Each run resets the runtime's root stack, config and pending outputs,
+so runs can follow each other in one process; a lock keeps them from overlapping.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+from pulumi.runtime import mocks as pmocks
+from pulumi.runtime import rpc, settings
+from pulumi.runtime import config as pconfig
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+from seedance.synth.document import Resource, ResourceDocument, normalise, normalise_inputs, split_provider_ref
+
+log = logging.getLogger(__name__)
+_RUN_LOCK = threading.Lock()
+
+DEFAULT_ACCOUNT = "123456789012"
+STACK_TYPE = "pulumi:pulumi:Stack"
+
+
+class SynthError(Exception):
+    """The program could not be synthesised; the message says why."""
+
+
+@dataclass
+class Registration:
+    urn: str
+    type: str
+    name: str
+    parent: str
+    provider: str
+    custom: bool
+    inputs: dict[str, Any]
+
+
+class RecordingMonitor(pmocks.MockMonitor):
+    """The mock monitor, keeping every registration in order."""
+
+    def __init__(self, mocks: pmocks.Mocks) -> None:
+        super().__init__(mocks)
+        self.registrations: list[Registration] = []
+        self.stack_urn: str | None = None
+
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        # The engine leaves the root stack out of a child's qualified type
+        # (``urn:pulumi:dev::proj::aws:s3/bucket:Bucket::b``); Pulumi's mock monitor does not.
+        if parent and parent.split("::")[2].split("$")[-1] == STACK_TYPE:
+            parent = ""
+        return super().make_urn(parent, type_, name)
+
+    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
+        response = super().RegisterResource(request)
+        if request.type == STACK_TYPE:
+            self.stack_urn = response.urn
+            return response
+        inputs = rpc.deserialize_properties(request.object, keep_unknowns=True)
+        self.registrations.append(
+            Registration(response.urn, request.type, request.name, request.parent, request.provider, bool(request.custom), inputs)
+        )
+        return response
+
+
+def _short_hash(*parts: str, n: int = 8) -> str:
+    return hashlib.sha256("/".join(parts).encode()).hexdigest()[:n]
+
+
+class SeedanceMocks(pmocks.Mocks):
+    """Deterministic ids and ARNs; region and account come from the resource's provider."""
+
+    def __init__(self, default_region: str | None = None, default_account: str = DEFAULT_ACCOUNT) -> None:
+        self.default_region = default_region
+        self.default_account = default_account
+        self._providers: dict[str, tuple[str | None, str]] = {}  # provider id -> (region, account)
+
+    def _where(self, provider_ref: str | None, inputs: Mapping[str, Any]) -> tuple[str, str, str]:
+        region, account = self.default_region, self.default_account
+        if provider_ref:
+            region, account = self._providers.get(provider_ref.rpartition("::")[2], (region, account))
+        region = inputs.get("region") or region or "us-east-1"
+        part = "aws-cn" if region.startswith("cn-") else "aws"
+        return region, account, part
+
+    def new_resource(self, args: pmocks.MockResourceArgs) -> tuple[str | None, dict]:
+        state = dict(args.inputs)
+        if args.typ.startswith("pulumi:providers:"):
+            pid = f"{args.name}-provider-{_short_hash(args.typ, args.name)}"
+            allowed = args.inputs.get("allowedAccountIds")
+            account = allowed[0] if isinstance(allowed, list) and allowed else self.default_account
+            self._providers[pid] = (args.inputs.get("region") or self.default_region, account)
+            return pid, state
+        if not args.typ.startswith("aws:"):
+            return f"{args.name}-{_short_hash(args.typ, args.name)}", state
+        region, account, part = self._where(args.provider, args.inputs)
+        rid, extra = _aws_outputs(args.typ, args.name, dict(args.inputs), region, account, part)
+        state.update(extra)
+        return rid, state
+
+    def call(self, args: pmocks.MockCallArgs) -> tuple[dict, list[tuple[str, str]] | None]:
+        region, account, part = self._where(args.provider, args.args)
+        if args.token == "aws:index/getCallerIdentity:getCallerIdentity":
+            return {"accountId": account, "arn": f"arn:{part}:iam::{account}:user/seedance-synth", "userId": "SYNTH", "id": account}, None
+        if args.token == "aws:index/getPartition:getPartition":
+            return {"partition": part, "dnsSuffix": "amazonaws.com.cn" if part == "aws-cn" else "amazonaws.com", "id": part}, None
+        if args.token == "aws:index/getRegion:getRegion":
+            return {"name": region, "region": region, "id": region}, None
+        log.warning("synth: no mock answer for invoke %s; returning an empty result", args.token)
+        return {}, None
+
+
+def _aws_outputs(typ: str, name: str, inputs: dict[str, Any], region: str, account: str, part: str) -> tuple[str, dict[str, Any]]:
+    h = _short_hash(typ, name)
+    module = typ.split(":")[1].split("/")[0]
+    if typ == "aws:s3/bucket:Bucket":
+        bucket = inputs.get("bucket") or f"{name}-{h[:7]}"
+        return bucket, {"bucket": bucket, "arn": f"arn:{part}:s3:::{bucket}", "region": region}
+    if typ == "aws:kms/key:Key":
+        key_id = f"{h}-0000-4000-8000-{h}{h[:4]}"
+        return key_id, {"keyId": key_id, "arn": f"arn:{part}:kms:{region}:{account}:key/{key_id}"}
+    if typ == "aws:cloudwatch/logGroup:LogGroup":
+        lg = inputs.get("name") or f"{name}-{h[:7]}"
+        return lg, {"name": lg, "arn": f"arn:{part}:logs:{region}:{account}:log-group:{lg}"}
+    if typ == "aws:sns/topic:Topic":
+        topic = inputs.get("name") or f"{name}-{h[:7]}"
+        return f"arn:{part}:sns:{region}:{account}:{topic}", {"name": topic, "arn": f"arn:{part}:sns:{region}:{account}:{topic}"}
+    if typ == "aws:iam/role:Role":
+        role = inputs.get("name") or f"{name}-{h[:7]}"
+        return role, {"name": role, "arn": f"arn:{part}:iam::{account}:role/{role}"}
+    if typ == "aws:ec2/launchTemplate:LaunchTemplate":
+        return f"lt-{h}{h[:9]}", {"latestVersion": 1, "arn": f"arn:{part}:ec2:{region}:{account}:launch-template/lt-{h}{h[:9]}"}
+    if typ == "aws:ec2/securityGroup:SecurityGroup":
+        return f"sg-{h}{h[:9]}", {"arn": f"arn:{part}:ec2:{region}:{account}:security-group/sg-{h}{h[:9]}"}
+    if typ == "aws:autoscaling/group:Group":
+        asg = inputs.get("name") or f"{name}-{h[:7]}"
+        return asg, {"name": asg, "arn": f"arn:{part}:autoscaling:{region}:{account}:autoScalingGroup:{h}:autoScalingGroupName/{asg}"}
+    if typ == "aws:cloudtrail/trail:Trail":
+        trail = inputs.get("name") or f"{name}-{h[:7]}"
+        return f"arn:{part}:cloudtrail:{region}:{account}:trail/{trail}", {"arn": f"arn:{part}:cloudtrail:{region}:{account}:trail/{trail}"}
+    if typ == "aws:budgets/budget:Budget":
+        budget = inputs.get("name") or f"{name}-{h[:7]}"
+        return f"{account}:{budget}", {"name": budget, "arn": f"arn:{part}:budgets::{account}:budget/{budget}"}
+    rid = f"{name}-{h}"
+    return rid, {"arn": f"arn:{part}:{module}:{region}:{account}:{name}/{rid}"}
+
+
+@dataclass
+class SynthResult:
+    document: ResourceDocument
+    outputs: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def run_program(
+    program: Callable[[], Any],
+    *,
+    project: str,
+    stack: str,
+    config: Mapping[str, str] | None = None,
+    default_region: str | None = None,
+) -> SynthResult:
+    """Run ``program`` (which registers resources) under the mock runtime; return its document."""
+    cfg = dict(config or {})
+    region = default_region or cfg.get("aws:region")
+    with _RUN_LOCK:
+        start = time.perf_counter()
+        mocks = SeedanceMocks(default_region=region)
+        monitor = RecordingMonitor(mocks)
+        _reset_runtime(cfg)
+        pmocks.set_mocks(
+            mocks, project=project, stack=stack, preview=False, logger=logging.getLogger("seedance.synth.pulumi"), monitor=monitor
+        )
+        outputs: dict[str, Any] = {}
+
+        async def body() -> None:
+            program()
+            root = settings.get_root_resource()
+            exported = getattr(root, "outputs", {}) or {}
+            outputs.update(await pulumi.Output.from_input(exported).future() or {})
+
+        try:
+            _sync_await(run_pulumi_func(body))
+        finally:
+            settings.ROOT.set(None)
+        document = _document(monitor, project=project, stack=stack, default_region=region)
+        return SynthResult(document, normalise(outputs), time.perf_counter() - start)
+
+
+def _reset_runtime(config: Mapping[str, str]) -> None:
+    settings.ROOT.set(None)
+    settings.SETTINGS.outputs.clear()
+    pconfig.set_all_config({k: str(v) for k, v in config.items()}, secret_keys=[])
+
+
+def _document(monitor: RecordingMonitor, *, project: str, stack: str, default_region: str | None) -> ResourceDocument:
+    regs = monitor.registrations
+    provider_region: dict[str, str | None] = {}
+    for r in regs:
+        if r.type == "pulumi:providers:aws":
+            provider_region[r.urn] = r.inputs.get("region")
+    resources = []
+    for r in regs:
+        provider = split_provider_ref(r.provider) if r.provider else None
+        region: str | None = None
+        if r.type.startswith("aws:") or r.type == "pulumi:providers:aws":
+            region = r.inputs.get("region") or (provider_region.get(provider) if provider else None) or default_region
+        resources.append(
+            Resource(
+                urn=r.urn,
+                type=r.type,
+                name=r.name,
+                parent=None if not r.parent or r.parent == monitor.stack_urn else r.parent,
+                custom=r.custom,
+                region=region,
+                provider=provider,
+                inputs=normalise_inputs(r.inputs),
+            )
+        )
+    return ResourceDocument(stack=stack, project=project, source="synth", resources=resources)
