@@ -1,0 +1,45 @@
+package mlps.controlled_interfaces
+
+import data.lib.endpoints
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.network
+import data.lib.resources
+
+# METADATA
+# title: "Traffic only through controlled interfaces"
+# description: >-
+#   Subnets do not map public IPs on launch, launch templates give no public IP, and S3, KMS,
+#   CloudWatch Logs and ECR are reached through VPC endpoints rather than the internet.
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+# custom:
+#   control_id: MLPS-L3-8.1.3.1a
+#   clause: "8.1.3.1 a)"
+#   framework: mlps-l3
+#   severity: mandatory
+#   remediation: >-
+#     Set mapPublicIpOnLaunch false, associatePublicIpAddress false, and create VPC endpoints for
+#     s3, kms, logs, ecr.api and ecr.dkr (network.endpoints in the policy).
+violation contains findings.finding("MLPS-L3-8.1.3.1a", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_required := ["s3", "kms", "logs", "ecr.api", "ecr.dkr"]
+
+_problems contains {"resource": sn, "message": "subnet maps public IPs on launch"} if {
+	some sn in resources.of_type(input.document, "aws:ec2/subnet:Subnet")
+	resources.truthy(object.get(sn.inputs, "mapPublicIpOnLaunch", false))
+}
+
+_problems contains {"resource": lt, "message": "launch template gives instances a public IP"} if {
+	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
+	network.public_ip(lt)
+}
+
+_problems contains {"resource": findings.stack(input.document), "message": msg} if {
+	some service in _required
+	not endpoints.exists(input.document, service)
+	msg := sprintf("no VPC endpoint for %s: its traffic crosses the internet boundary through NAT", [service])
+}

@@ -1,0 +1,44 @@
+package mlps.default_deny
+
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.network
+import data.lib.resources
+
+# METADATA
+# title: "Default deny"
+# description: >-
+#   The VPC's default security group has no rules, no security group admits 0.0.0.0/0 except on
+#   80/443, and every namespace has a default-deny ingress NetworkPolicy.
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+# custom:
+#   control_id: MLPS-L3-8.1.3.2a
+#   clause: "8.1.3.2 a)"
+#   framework: mlps-l3
+#   severity: mandatory
+#   remediation: >-
+#     Manage the default security group with empty ingress and egress; narrow world-open ingress
+#     to 80/443 of internet load balancers; add a default-deny NetworkPolicy per namespace.
+violation contains findings.finding("MLPS-L3-8.1.3.2a", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_problems contains {"resource": sg, "message": "default security group has rules (it should deny everything)"} if {
+	some sg in resources.of_type(input.document, "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup")
+	count(object.get(sg.inputs, "ingress", [])) + count(object.get(sg.inputs, "egress", [])) > 0
+}
+
+_problems contains {"resource": rule.resource, "message": msg} if {
+	some rule in network.rules(input.document)
+	rule.direction == "ingress"
+	network.open_to_world(rule)
+	not network.only_ports(rule, {80, 443})
+	msg := sprintf("security group admits the internet on %s ports %v-%v", [rule.protocol, rule.from, rule.to])
+}
+
+_problems contains {"resource": ns, "message": "namespace has no default-deny NetworkPolicy"} if {
+	some ns in network.namespaces(input.document)
+	not network.has_default_deny(input.document, resources.name_of(ns), "Ingress")
+}

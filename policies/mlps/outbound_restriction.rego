@@ -1,0 +1,41 @@
+package mlps.outbound_restriction
+
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.network
+import data.lib.resources
+
+# METADATA
+# title: "Restrict outbound traffic"
+# description: >-
+#   Security groups of sensitive (personal or internal) resources do not allow all-port egress
+#   to 0.0.0.0/0, and namespaces holding sensitive data have a default-deny egress
+#   NetworkPolicy.
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+# custom:
+#   control_id: MLPS-L3-8.1.3.1c
+#   clause: "8.1.3.1 c)"
+#   framework: mlps-l3
+#   severity: advisory
+#   remediation: >-
+#     Limit egress to the VPC CIDR and 443 to endpoints; add Egress to the namespace's default-
+#     deny NetworkPolicy with explicit allow rules.
+violation contains findings.finding("MLPS-L3-8.1.3.1c", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_problems contains {"resource": rule.resource, "message": "security group allows all-port egress to the internet"} if {
+	some rule in network.rules(input.document)
+	rule.direction == "egress"
+	resources.sensitive(rule.resource)
+	network.open_to_world(rule)
+	network.all_ports(rule)
+}
+
+_problems contains {"resource": ns, "message": "sensitive namespace has no default-deny egress NetworkPolicy"} if {
+	some ns in network.namespaces(input.document)
+	resources.sensitive(ns)
+	not network.has_default_deny(input.document, resources.name_of(ns), "Egress")
+}

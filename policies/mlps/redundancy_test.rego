@@ -1,0 +1,53 @@
+package mlps.redundancy_test
+
+import data.mlps.redundancy
+import data.lib.fixtures
+
+_f(type, name, msg) := fixtures.finding("MLPS-L3-8.1.2.1e", "mandatory", type, name, msg)
+
+_asg(name, sla, subnets, types, base, pct) := fixtures.resource("aws:autoscaling/group:Group", name, {
+	"vpcZoneIdentifiers": subnets,
+	"mixedInstancesPolicy": {
+		"instancesDistribution": {"onDemandBaseCapacity": base, "onDemandPercentageAboveBaseCapacity": pct},
+		"launchTemplate": {"overrides": [{"instanceType": t} | some t in types]},
+	},
+	"tags": [{"key": "seedance:sla", "value": sla, "propagateAtLaunch": true}],
+})
+
+_deploy(name, replicas) := fixtures.resource("kubernetes:apps/v1:Deployment", name, {
+	"metadata": {"name": name, "namespace": "inference"},
+	"spec": {"replicas": replicas, "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": []}}},
+})
+
+_pdb(app) := fixtures.resource("kubernetes:policy/v1:PodDisruptionBudget", sprintf("%s-pdb", [app]), {
+	"metadata": {"namespace": "inference"},
+	"spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": app}}},
+})
+
+pass_resources := [
+	_asg("inference", "gold", ["subnet-1", "subnet-2"], ["g5.xlarge", "g6.xlarge"], 1, 70),
+	_asg("eval", "silver", ["subnet-1", "subnet-2"], ["p4d.24xlarge"], 0, 100),
+	_deploy("api", 2),
+	_pdb("api"),
+]
+
+fail_resources := [
+	_asg("inference", "gold", ["subnet-1"], ["g5.xlarge"], 0, 70),
+	_deploy("api", 1),
+]
+
+test_pass_redundant if {
+	v := redundancy.violation with input as fixtures.gate_input(fixtures.mlps_policy, pass_resources)
+	v == set()
+}
+
+test_fail_single_points if {
+	v := redundancy.violation with input as fixtures.gate_input(fixtures.mlps_policy, fail_resources)
+	v == {
+		_f("aws:autoscaling/group:Group", "inference", "autoscaling group spans 1 subnet(s); at least 2 availability zones required"),
+		_f("aws:autoscaling/group:Group", "inference", "spot autoscaling group has 1 instance type(s); at least 2 needed to survive a spot pool running dry"),
+		_f("aws:autoscaling/group:Group", "inference", "gold-tier autoscaling group has no on-demand base capacity"),
+		_f("kubernetes:apps/v1:Deployment", "api", "Deployment runs 1 replica(s); at least 2 required"),
+		_f("kubernetes:apps/v1:Deployment", "api", "Deployment has no PodDisruptionBudget"),
+	}
+}

@@ -1,0 +1,39 @@
+package mlps.specific_rules
+
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.network
+
+# METADATA
+# title: "Specific access rules only"
+# description: >-
+#   Ingress security-group rules name a protocol and a port range narrower than 0-65535, and
+#   NetworkPolicy allow rules list ports.
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+# custom:
+#   control_id: MLPS-L3-8.1.3.2c
+#   clause: "8.1.3.2 c)"
+#   framework: mlps-l3
+#   severity: advisory
+#   remediation: >-
+#     Replace protocol -1 / 0-65535 ingress with the ports the service needs; add ports to
+#     NetworkPolicy ingress and egress rules.
+violation contains findings.finding("MLPS-L3-8.1.3.2c", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_problems contains {"resource": rule.resource, "message": "ingress rule allows every protocol or port"} if {
+	some rule in network.rules(input.document)
+	rule.direction == "ingress"
+	network.all_ports(rule)
+}
+
+_problems contains {"resource": np, "message": msg} if {
+	some np in network.network_policies(input.document)
+	some direction in ["ingress", "egress"]
+	some rule in object.get(np.inputs, ["spec", direction], [])
+	count(object.get(rule, "ports", [])) == 0
+	msg := sprintf("NetworkPolicy %s rule lists no ports", [direction])
+}

@@ -1,0 +1,35 @@
+package mlps.specific_rules_test
+
+import data.mlps.specific_rules
+import data.lib.fixtures
+
+_f(type, name, msg) := fixtures.finding("MLPS-L3-8.1.3.2c", "advisory", type, name, msg)
+
+_np(name, rule) := fixtures.resource("kubernetes:networking.k8s.io/v1:NetworkPolicy", name, {
+	"metadata": {"name": name, "namespace": "train"},
+	"spec": {"podSelector": {}, "policyTypes": ["Egress"], "egress": [rule]},
+})
+
+pass_resources := [
+	fixtures.security_group("vpce", [{"protocol": "tcp", "fromPort": 443, "toPort": 443, "cidrBlocks": ["10.0.0.0/16"]}], []),
+	_np("dns", {"ports": [{"port": 53, "protocol": "UDP"}]}),
+	fixtures.deny_all("train"),
+]
+
+fail_resources := [
+	fixtures.security_group("any", [{"protocol": "-1", "fromPort": 0, "toPort": 0, "cidrBlocks": ["10.0.0.0/16"]}], []),
+	_np("anything", {"to": [{"ipBlock": {"cidr": "10.0.0.0/8"}}]}),
+]
+
+test_pass_specific if {
+	v := specific_rules.violation with input as fixtures.gate_input(fixtures.mlps_policy, pass_resources)
+	v == set()
+}
+
+test_fail_broad if {
+	v := specific_rules.violation with input as fixtures.gate_input(fixtures.mlps_policy, fail_resources)
+	v == {
+		_f("aws:ec2/securityGroup:SecurityGroup", "any", "ingress rule allows every protocol or port"),
+		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "anything", "NetworkPolicy egress rule lists no ports"),
+	}
+}

@@ -1,0 +1,38 @@
+package mlps.transit_encryption
+
+import data.lib.checks
+import data.lib.endpoints
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.resources
+
+# METADATA
+# title: "Cryptographic protection in transit"
+# description: >-
+#   As GDPR-32.1a-2 (TLS-only bucket policies, HTTPS/TLS listeners with TLS >= 1.2, Ingress
+#   TLS), and interface VPC endpoints use private DNS so clients reach them rather than the
+#   public endpoint.
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+# custom:
+#   control_id: MLPS-L3-8.1.2.2
+#   clause: "8.1.2.2 a) b)"
+#   framework: mlps-l3
+#   severity: mandatory
+#   remediation: >-
+#     Deny aws:SecureTransport false in bucket policies, use TLS 1.2+ listener policies, add
+#     Ingress tls, and set privateDnsEnabled true on interface endpoints.
+violation contains findings.finding("MLPS-L3-8.1.2.2", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_problems contains p if {
+	some p in checks.in_transit(input.document)
+}
+
+_problems contains {"resource": ep, "message": "interface VPC endpoint has private DNS off: clients still resolve the public endpoint"} if {
+	some ep in resources.of_type(input.document, "aws:ec2/vpcEndpoint:VpcEndpoint")
+	endpoints.interface(ep)
+	not resources.truthy(object.get(ep.inputs, "privateDnsEnabled", false))
+}
