@@ -44,6 +44,7 @@ _problems contains {"resource": b, "message": "no trail records S3 data events f
 	count(_trails) > 0
 	some b in s3.buckets(input.document)
 	resources.personal(b)
+	not audit.trail_destination(input.document, b)
 	not audit.data_events_cover(input.document, b)
 }
 

@@ -40,7 +40,7 @@ data_events_cover(document, b) if {
 	some dr in object.get(sel, "dataResources", [])
 	dr.type == "AWS::S3::Object"
 	some v in dr.values
-	_covers(v, s3.bucket_name(b))
+	_covers(v, b)
 }
 
 data_events_cover(document, b) if {
@@ -49,24 +49,20 @@ data_events_cover(document, b) if {
 	fields := {fs.field: fs | some fs in sel.fieldSelectors}
 	"Data" in object.get(fields, ["eventCategory", "equals"], [])
 	"AWS::S3::Object" in object.get(fields, ["resources.type", "equals"], [])
-	_arn_selector_covers(object.get(fields, "resources.ARN", {}), s3.bucket_name(b))
+	_arn_selector_covers(object.get(fields, "resources.ARN", {}), b)
 }
 
 _arn_selector_covers(selector, _) if selector == {}
 
-_arn_selector_covers(selector, name) if {
+_arn_selector_covers(selector, b) if {
 	some v in object.get(selector, "startsWith", [])
-	_covers(v, name)
+	_covers(v, b)
 }
 
-# "arn:aws:s3" (every bucket) or the bucket's own prefix
+# "arn:aws:s3" (every bucket) or the bucket's own ARN / prefix
 _covers(value, _) if value in {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
 
-_covers(value, name) if startswith(value, sprintf("arn:aws:s3:::%s/", [name]))
-
-_covers(value, name) if startswith(value, sprintf("arn:aws-cn:s3:::%s/", [name]))
-
-_covers(value, name) if value in {sprintf("arn:aws:s3:::%s", [name]), sprintf("arn:aws-cn:s3:::%s", [name])}
+_covers(value, b) if s3.names(b, s3.arn_bucket(value))
 
 # the stack's VPC and any VPC the document creates
 vpcs(document, policy) := {v | some v in [object.get(policy, ["cloud", "vpcId"], null)]; is_string(v)} | {r.urn |
@@ -84,4 +80,10 @@ eks_log_gaps(document, required) := {{"resource": c, "message": msg} |
 	missing := [t | some t in sort([x | some x in required]); not t in have]
 	count(missing) > 0
 	msg := sprintf("EKS cluster does not send %s logs", [concat(", ", missing)])
+}
+
+# a bucket that receives a trail's log files (its own data events would log themselves)
+trail_destination(document, b) if {
+	some t in trails(document)
+	s3.names(b, object.get(t.inputs, "s3BucketName", ""))
 }

@@ -31,21 +31,25 @@ logging := "aws:s3/bucketLogging:BucketLogging"
 
 buckets(document) := resources.of_types(document, bucket_types)
 
-# the names a configuration resource may use for its bucket
+# the names a configuration resource may use for its bucket: its explicit name, its logical name or
+# URN, or Pulumi's auto-name (logical name, a dash and seven hex digits)
 refs(b) := {x |
-	some x in [
-		b.name,
-		b.urn,
-		object.get(b.inputs, "bucket", null),
-		object.get(b, "id", null),
-		sprintf("%s_id", [b.name]),
-	]
+	some x in [b.name, b.urn, object.get(b.inputs, "bucket", null)]
 	is_string(x)
+}
+
+names(b, ref) if ref in refs(b)
+
+names(b, ref) if {
+	is_string(ref)
+	prefix := sprintf("%s-", [b.name])
+	startswith(ref, prefix)
+	regex.match(`^[0-9a-f]{7}$`, trim_prefix(ref, prefix))
 }
 
 attached(document, b, type) := [s |
 	some s in resources.of_type(document, type)
-	object.get(s.inputs, "bucket", null) in refs(b)
+	names(b, object.get(s.inputs, "bucket", null))
 ]
 
 # one accessor per configuration type: regorus mis-evaluates a function of this package when it is
@@ -124,8 +128,19 @@ kms_encrypted(document, b) if {
 # S3 bucket whose ARN or name is referenced: arn:aws:s3:::NAME or arn:aws-cn:s3:::NAME
 by_arn(document, arn) := b if {
 	some b in buckets(document)
-	name := bucket_name(b)
-	endswith(arn, sprintf(":::%s", [name]))
+	names(b, arn_bucket(arn))
+}
+
+# arn:aws:s3:::NAME or arn:aws:s3:::NAME/prefix -> NAME
+arn_bucket(arn) := split(parts[1], "/")[0] if {
+	parts := split(arn, ":::")
+	count(parts) == 2
+}
+
+# the bucket a name (trail s3BucketName, ...) refers to
+by_name(document, name) := b if {
+	some b in buckets(document)
+	names(b, name)
 }
 
 has_public_access_block(document, b) if count(public_access_blocks(document, b)) > 0

@@ -1,0 +1,166 @@
+"""The gate input: ``{"document", "policy", "plan", "estimate", "budget_state"}``, validated.
+
+Building it from a stack (synthesise, plan, estimate) is the only place the gate touches the other
+areas; every failure there is an :class:`InvalidInputError`, so the gate ends undecided (exit 2).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from seedance.gate.errors import InvalidInputError
+
+log = logging.getLogger(__name__)
+
+INPUT_KEYS = ("document", "policy", "plan", "estimate", "budget_state")
+
+
+@dataclass(frozen=True)
+class GateInput:
+    document: dict[str, Any]
+    policy: dict[str, Any]
+    plan: dict[str, Any] | None = None
+    estimate: dict[str, Any] | None = None
+    budget_state: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in INPUT_KEYS}
+
+    @property
+    def stack(self) -> str:
+        return str(self.document.get("stack", "?"))
+
+    def with_frameworks(self, frameworks: list[str]) -> GateInput:
+        """The same input with compliance.frameworks forced (e.g. both GDPR and MLPS)."""
+        policy = json.loads(json.dumps(self.policy))
+        policy.setdefault("compliance", {})["frameworks"] = sorted(frameworks)
+        return GateInput(self.document, policy, self.plan, self.estimate, self.budget_state)
+
+
+def _problems(exc: ValidationError, what: str) -> list[str]:
+    out = []
+    for err in exc.errors()[:20]:
+        loc = ".".join(str(p) for p in err["loc"]) or "(top)"
+        out.append(f"{what}: {loc}: {err['msg']}")
+    return out
+
+
+def validate_document(doc: Any, *, source: str = "document") -> dict[str, Any]:
+    """Check the resource document against its model (seedance.synth.document.ResourceDocument)."""
+    from seedance.synth.document import ResourceDocument
+
+    if not isinstance(doc, dict):
+        raise InvalidInputError(f"{source}: expected a ResourceDocument object, got {type(doc).__name__}")
+    try:
+        return ResourceDocument.model_validate(doc).to_json()
+    except ValidationError as exc:
+        raise InvalidInputError("; ".join(_problems(exc, source))) from None
+
+
+def validate_policy(policy: Any, *, source: str = "policy") -> dict[str, Any]:
+    from seedance.policy.model import CostPolicy
+
+    if not isinstance(policy, dict):
+        raise InvalidInputError(f"{source}: expected a CostPolicy object, got {type(policy).__name__}")
+    try:
+        return CostPolicy.model_validate(policy).model_dump(mode="json", by_alias=True)
+    except ValidationError as exc:
+        raise InvalidInputError("; ".join(_problems(exc, source))) from None
+
+
+def from_json(obj: Any, *, source: str) -> GateInput:
+    """A whole gate input (object with 'document' and 'policy')."""
+    if not isinstance(obj, dict) or "document" not in obj:
+        raise InvalidInputError(f"{source}: expected a gate input with keys {', '.join(INPUT_KEYS)}")
+    unknown = sorted(set(obj) - set(INPUT_KEYS))
+    if unknown:
+        raise InvalidInputError(f"{source}: unknown key(s) {', '.join(unknown)}; expected {', '.join(INPUT_KEYS)}")
+    if obj.get("policy") is None:
+        raise InvalidInputError(f"{source}: 'policy' is required (the CostPolicy as JSON)")
+    for key in ("plan", "estimate", "budget_state"):
+        if obj.get(key) is not None and not isinstance(obj[key], dict):
+            raise InvalidInputError(f"{source}: '{key}' must be an object or null")
+    return GateInput(
+        validate_document(obj["document"], source=f"{source}: document"),
+        validate_policy(obj["policy"], source=f"{source}: policy"),
+        obj.get("plan"),
+        obj.get("estimate"),
+        obj.get("budget_state"),
+    )
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InvalidInputError(f"{path}: cannot read: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+
+
+def policy_path_for_stack(project_dir: Path, stack: str) -> Path:
+    from seedance.synth.project import read_stack_config
+    from seedance.synth.runtime import SynthError
+
+    try:
+        sc = read_stack_config(project_dir, stack)
+    except SynthError as exc:
+        raise InvalidInputError(str(exc)) from None
+    rel = sc.config.get("seedance:policy")
+    if not rel:
+        raise InvalidInputError(f"{project_dir}/Pulumi.{stack}.yaml: no seedance:policy config naming the cost policy")
+    return project_dir / rel
+
+
+def derived_parts(policy_path: Path) -> tuple[Any, dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]:
+    """Load the policy and compute its plan and estimate with the bundled catalog."""
+    from seedance.policy import PolicyError, load_policy
+
+    try:
+        loaded = load_policy(policy_path)
+    except PolicyError as exc:
+        raise InvalidInputError("; ".join(str(p) for p in exc.problems)) from None
+    try:
+        from seedance.estimate.estimate import estimate_policy
+        from seedance.planner.planner import plan_policy
+        from seedance.pricing import load_catalog
+
+        catalog = load_catalog()
+        plan = plan_policy(loaded, catalog)
+        estimate = estimate_policy(loaded, catalog, plan)
+    except Exception as exc:  # pricing/planning errors: the gate cannot decide on a budget without them
+        raise InvalidInputError(f"{policy_path}: cannot plan and estimate: {type(exc).__name__}: {exc}") from None
+    return loaded, loaded.policy.model_dump(mode="json", by_alias=True), plan.to_json(), estimate.to_json()
+
+
+def from_stack(stack: str, project_dir: Path) -> GateInput:
+    """Synthesise ``stack`` of the Pulumi project, plan and estimate its policy."""
+    from seedance.synth import SynthError, synthesize_stack
+
+    policy_path = policy_path_for_stack(project_dir, stack)
+    _, policy, plan, estimate = derived_parts(policy_path)
+    try:
+        document = synthesize_stack(stack, project_dir).document.to_json()
+    except SynthError as exc:
+        raise InvalidInputError(f"synth {stack}: {exc}") from None
+    except Exception as exc:
+        raise InvalidInputError(f"synth {stack}: {type(exc).__name__}: {exc}") from None
+    return GateInput(validate_document(document), policy, plan, estimate, None)
+
+
+def from_document(path: Path, *, policy_path: Path | None, project_dir: Path) -> GateInput:
+    """A resource document (or a whole gate input) read from JSON."""
+    obj = read_json(path)
+    if isinstance(obj, dict) and "document" in obj:
+        return from_json(obj, source=str(path))
+    document = validate_document(obj, source=str(path))
+    if policy_path is None:
+        policy_path = policy_path_for_stack(project_dir, document["stack"])
+    _, policy, plan, estimate = derived_parts(policy_path)
+    return GateInput(document, policy, plan, estimate, None)
