@@ -45,7 +45,7 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
                 table.add_row(Text("    no charges" + (f" ({r.notes[0]})" if r.notes else "")), "", "", "", "")
             for c in r.components:
                 if c.unpriced_reason:
-                    cost = Text(f"unpriced: {c.unpriced_reason}", style="yellow")
+                    cost = Text("unpriced (see below)", style="yellow")
                 elif c.monthly_cost is None:
                     cost = Text("depends on usage", style="dim")
                 else:

@@ -16,6 +16,7 @@ import difflib
 import functools
 import json
 import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,7 +95,13 @@ class ServicePrice:
 
 
 def _closest(word: str, choices: list[str], n: int = 3) -> list[str]:
-    found = difflib.get_close_matches(word, choices, n=n, cutoff=0.5)
+    """Up to ``n`` close matches: difflib ratio, ties broken by the longer shared prefix (us-east-2 -> us-east-1)."""
+    scored = []
+    for c in choices:
+        ratio = difflib.SequenceMatcher(None, word, c).ratio()
+        if ratio >= 0.5:
+            scored.append((-round(ratio, 3), -len(os.path.commonprefix([word, c])), c))
+    found = [c for _, _, c in sorted(scored)[:n]]
     if not found:  # fall back to a shared prefix (family), so there is always a hint
         family = word.split(".", 1)[0]
         found = [c for c in choices if c.startswith(family)][:n]

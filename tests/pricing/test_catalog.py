@@ -77,7 +77,7 @@ def test_unknown_service_item_is_an_error_with_suggestions(catalog: Catalog) -> 
 def test_unknown_instance_type_names_the_closest(catalog: Catalog) -> None:
     with pytest.raises(UnknownPriceError) as exc:
         catalog.instance("us-east-1", "g5.xlarg")
-    assert str(exc.value) == "no price for instance type 'g5.xlarg' in us-east-1; closest known: g5.xlarge, g5.2xlarge, g5.48xlarge"
+    assert str(exc.value) == "no price for instance type 'g5.xlarg' in us-east-1; closest known: g5.xlarge, g5.2xlarge, g5.12xlarge"
 
 
 def test_type_priced_elsewhere_says_where(catalog: Catalog) -> None:
@@ -158,3 +158,15 @@ def test_missing_shared_data_fails_loudly_unless_allowed(tmp_path: Path) -> None
     skipped = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test], cwd=REPO, env=env,
                              capture_output=True, text=True, timeout=120)
     assert skipped.returncode == 0 and "1 skipped" in skipped.stdout
+
+
+def test_prices_show_command() -> None:
+    from click.testing import CliRunner
+
+    from seedance.cli import app
+
+    ok = CliRunner().invoke(app, ["prices", "show", "us-east-1", "g5.xlarge"], standalone_mode=False)
+    assert ok.return_value == 0
+    assert "g5.xlarge" in ok.output and "1.006" in ok.output and "0.63378" in ok.output and "0.39388" in ok.output
+    bad = CliRunner().invoke(app, ["prices", "show", "us-east-1", "g5.xlarg"], standalone_mode=False)
+    assert bad.return_value == 1 and "closest known: g5.xlarge" in bad.output

@@ -1,0 +1,126 @@
+"""`seedance estimate` on every example stack, in-process (CliRunner) and as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from seedance.cli import app, main
+
+REPO = Path(__file__).resolve().parents[2]
+POLICIES = REPO / "stacks" / "policies"
+STACKS = ("eu-prod", "cn-prod", "dev")
+CURRENCY = {"eu-prod": "USD", "cn-prod": "CNY", "dev": "USD"}
+
+
+def _invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args), standalone_mode=False, catch_exceptions=False)
+    return result.return_value, result.output
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_text_table_on_every_stack(stack: str) -> None:
+    code, out = _invoke("estimate", str(POLICIES / f"{stack}.yaml"))
+    assert code == 0, out
+    assert f"monthly, {CURRENCY[stack]}" in out and "Totals" in out and "per month" in out
+    assert "Instance usage (Linux" in out
+    if stack == "cn-prod":
+        assert "Total (partial: some components have no sourced price)" in out
+        assert "unpriced (see below)" in out
+        assert "  - fast-ckpt: Storage (io2): the shared price data has no service prices for cn-north-1 (CNY)" in out
+        assert "  - inference: Instance usage (Linux, spot, g5.xlarge): the price data has no spot price for g5.xlarge in cn-north-1" in out
+        assert "USD" not in out
+    else:
+        assert "partial" not in out
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_json_on_every_stack(stack: str) -> None:
+    code, out = _invoke("estimate", "--format", "json", str(POLICIES / f"{stack}.yaml"))
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["kind"] == "Estimate" and doc["currency"] == CURRENCY[stack]
+    assert doc["partial"] is (stack == "cn-prod")
+    assert abs(doc["monthly_total"] - sum(doc["by_service"].values())) < 0.05  # per-service figures are rounded
+    assert {c["currency"] for r in doc["resources"] for c in r["components"]} == {CURRENCY[stack]}
+
+
+def test_dev_json_total_to_the_cent() -> None:
+    _, out = _invoke("estimate", "-f", "json", str(POLICIES / "dev.yaml"))
+    doc = json.loads(out)
+    # fleets: finetune 730 × 0.39388 = 287.5324; inference 365 × 1.006 + 365 × 0.39388 = 510.9562;
+    # batch-embed (1 node + 3 more for 8 h a day = 2 on average, all spot) 1460 × 0.1766 = 257.836
+    assert doc["by_fleet"] == {"finetune": 287.53, "inference": 510.96, "batch-embed": 257.84}
+    # EBS gp3 800 × 0.08 + 12000 × 0.005 + 500 × 0.04 = 144; EKS 73; KMS 1
+    assert (doc["by_service"]["EBS"], doc["by_service"]["EKS"], doc["by_service"]["KMS"]) == (144.0, 73.0, 1.0)
+
+
+def test_plan_option(tmp_path: Path) -> None:
+    plan = {
+        "policy": "gpu-platform-dev", "environment": "dev", "region": "us-east-1", "currency": "USD",
+        "monthly_cost": 0, "monthly_cost_all_ondemand": 0, "savings": 0,
+        "fleets": [
+            {"name": n, "instance_types": [{"instance_type": t, "weight": 1, "hourly_ondemand": 0, "hourly_spot": None, "rationale": ""}],
+             "reserved_units": r, "new_purchases": [], "on_demand_base": b, "spot_share_above_base": s,
+             "allocation_strategy": "price-capacity-optimized", "checkpoint_interval_s": None, "checkpoint_overhead": None,
+             "min_size": 0, "max_size": 8, "desired": d, "rationale": {}}
+            for n, t, r, b, s, d in (("finetune", "g5.xlarge", 0, 0, 1.0, 1), ("inference", "g5.xlarge", 1, 1, 0.5, 4),
+                                     ("batch-embed", "g4dn.xlarge", 0, 0, 1.0, 1))
+        ],
+    }
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    code, out = _invoke("estimate", "-f", "json", "--plan", str(path), str(POLICIES / "dev.yaml"))
+    assert code == 0, out
+    doc = json.loads(out)
+    assert doc["basis"] == "plan" and doc["by_fleet"]["inference"] == 1995.53
+
+
+def test_bad_plan_file_is_a_clean_error(tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    path.write_text("{oops", encoding="utf-8")
+    code, out = _invoke("estimate", "--plan", str(path), str(POLICIES / "dev.yaml"))
+    assert code == 1 and f"{path}:1:2: not JSON" in out
+
+
+def test_unknown_instance_type_is_a_clean_error(tmp_path: Path) -> None:
+    policy = tmp_path / "p.yaml"
+    policy.write_text(
+        "\n".join([
+            "apiVersion: seedance.io/v1", "kind: CostPolicy",
+            "metadata: {name: t, environment: dev, owner: dev@example.com}",
+            "cloud: {region: us-east-1, availabilityZones: [us-east-1a], vpcId: vpc-0123456789abcdef0, subnetIds: [subnet-0123456789abcdef0]}",
+            "budget: {monthlyAmount: 1000}",
+            "fleets:",
+            "  - {name: web, workload: api, sla: silver, cpu: {vcpu: 4, memoryGib: 16}, instanceTypes: {preferred: [m5.xlarg]},",
+            "     capacity: {min: 1, desired: 2, max: 4}}",
+        ]) + "\n",
+        encoding="utf-8",
+    )
+    code, out = _invoke("estimate", str(policy))
+    assert code == 1
+    assert "error: " in out and "no price for instance type 'm5.xlarg' in us-east-1; closest known: m5.xlarge" in out
+    assert "Traceback" not in out
+
+
+def test_invalid_policy_goes_through_the_error_boundary(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: seedance.io/v1\nkind: CostPolicy\n", encoding="utf-8")
+    assert main(["estimate", str(bad)]) == 1
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_subprocess(stack: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "seedance.cli", "estimate", "--format", "json", str(POLICIES / f"{stack}.yaml")],
+                          cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["currency"] == CURRENCY[stack] and doc["partial"] is (stack == "cn-prod")
+    text = subprocess.run([sys.executable, "-m", "seedance.cli", "estimate", str(POLICIES / f"{stack}.yaml")],
+                          cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert text.returncode == 0 and "Totals" in text.stdout

@@ -1,0 +1,147 @@
+"""Whole-policy estimates of the example stacks: totals, groupings, partial flags, plans."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from seedance.estimate import ESTIMATORS, estimate_policy
+from seedance.estimate.plan_json import plan_from_json
+from seedance.planner.plan import FleetPlan, InstanceChoice, Plan
+from seedance.policy.loader import LoadedPolicy
+from seedance.policy.model import Cloud, InstanceTypes
+from seedance.pricing import PricingError, UnknownPriceError, UnknownRegionError
+from seedance.pricing.catalog import Catalog
+
+
+def test_registration_list_is_explicit() -> None:
+    assert [name for name, _ in ESTIMATORS] == ["fleet", "ebs", "s3", "network", "logs", "budgets", "kms", "eks"]
+
+
+def test_eu_prod_hand_checked_lines(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    est = estimate_policy(stacks["eu-prod"], catalog)
+    assert (est.currency, est.region, est.partial, est.basis) == ("USD", "eu-central-1", False, "policy")
+    # inference: gold (base 1), desired 6, 30 % spot above base, g5.xlarge in eu-central-1:
+    # 730 × ((1 + 5 × 0.7) × 1.258 + 5 × 0.3 × 0.509967) = 730 × 6.4259505
+    assert round(est.by_fleet["inference"], 2) == 4690.94
+    # network: 3 AZs, 2 NAT; ecr.dkr (1500 GB) > break-even 625.71 GB takes an interface endpoint:
+    # 2 × 730 × 0.052 + (5 + 600 + 1 + 2) × 0.052 + 3 × 730 × 0.012 + 1500 × 0.01 = 148.816
+    assert round(est.by_service["VPC"], 2) == 148.82
+    # EKS 730 × 0.10; the policy names a KMS key, so the stack creates none
+    assert est.by_service["EKS"] == pytest.approx(73.0)
+    assert est.by_service["KMS"] == 0.0
+    fleets = {r.name: r for r in est.resources if r.kind == "fleet"}
+    assert [c.name for c in fleets["llm-train"].components] == [
+        "Instance usage (Linux, on-demand, p4d.24xlarge)",
+        "Instance usage (Linux, spot, p4d.24xlarge)",
+    ]
+
+
+def test_totals_add_up_every_way(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    for loaded in stacks.values():
+        est = estimate_policy(loaded, catalog)
+        priced = sum(c.monthly_cost for r in est.resources for c in r.components if c.monthly_cost is not None)
+        assert est.total == pytest.approx(priced)
+        assert sum(est.by_service.values()) == pytest.approx(est.total)
+        for key, values in est.by_tag.items():
+            assert sum(values.values()) == pytest.approx(est.total), key
+        assert set(est.by_fleet) == {f.name for f in loaded.policy.fleets}
+        assert est.by_tag["team"] == {"ml-platform": pytest.approx(est.total)}
+
+
+def test_cost_allocation_tags(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    est = estimate_policy(stacks["dev"], catalog)
+    assert est.by_tag["seedance:stack"] == {"gpu-platform-dev": pytest.approx(est.total)}
+    assert set(est.by_tag["seedance:fleet"]) == {"(untagged)", "batch-embed", "finetune", "inference"}
+    assert est.by_tag["seedance:fleet"]["finetune"] == pytest.approx(est.by_fleet["finetune"])
+    # dev finetune: 1 × A10G, all spot: 730 × 0.39388
+    assert round(est.by_fleet["finetune"], 2) == 287.53
+    # dev KMS: no kmsKeyArn, so the stack creates one key (1 USD per key-month)
+    assert est.by_service["KMS"] == 1.0
+
+
+def test_cn_prod_is_partial_with_reasons_and_never_mixes_currencies(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    est = estimate_policy(stacks["cn-prod"], catalog)
+    assert est.currency == "CNY" and est.partial is True
+    assert {c.currency for r in est.resources for c in r.components} == {"CNY"}
+    doc = json.dumps(est.to_json())
+    assert "USD" not in doc
+    reasons = {u["reason"] for u in est.unpriced}
+    assert "the shared price data has no service prices for cn-north-1 (CNY)" in reasons
+    assert "the price data has no spot price for g5.xlarge in cn-north-1" in reasons
+    unpriced = [c for r in est.resources for c in r.components if c.unpriced_reason]
+    assert all(c.monthly_cost is None and c.unit_price is None for c in unpriced)
+    # inference: gold base 1, desired 4, 30 % spot above base (unpriced): on-demand 1 + 3 × 0.7 = 3.1 nodes
+    # 730 × 3.1 × 9.51389 = 21529.93307
+    assert round(est.by_fleet["inference"], 2) == 21529.93
+    assert est.by_service["EBS"] == 0.0 and est.to_json()["partial"] is True
+
+
+def test_unknown_instance_type_in_policy_is_an_error(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    policy = stacks["dev"].policy
+    fleets = [f.model_copy(update={"instance_types": InstanceTypes(preferred=["g5.xlarg"])}) if f.name == "finetune" else f for f in policy.fleets]
+    with pytest.raises(UnknownPriceError, match=r"no price for instance type 'g5.xlarg' in us-east-1; closest known: g5.xlarge"):
+        estimate_policy(policy.model_copy(update={"fleets": fleets}), catalog)
+
+
+def test_unknown_region_is_an_error(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    policy = stacks["dev"].policy
+    cloud = policy.cloud.model_copy(update={"region": "us-east-2"})
+    with pytest.raises(UnknownRegionError, match=r"no prices for region 'us-east-2'; closest known: us-east-1"):
+        estimate_policy(policy.model_copy(update={"cloud": cloud}), catalog)
+    assert isinstance(policy.cloud, Cloud)
+
+
+def test_no_matching_type_is_unpriced(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    policy = stacks["dev"].policy
+    gpu = policy.fleets[0].gpu.model_copy(update={"count": 3})  # no type has 3 × A10G
+    fleets = [policy.fleets[0].model_copy(update={"gpu": gpu}), *policy.fleets[1:]]
+    est = estimate_policy(policy.model_copy(update={"fleets": fleets}), catalog)
+    assert est.partial
+    assert est.unpriced[0] == {
+        "resource": "finetune",
+        "component": "Instance usage (Linux, no matching type)",
+        "reason": "no instance type priced in us-east-1 has 3 x A10G with >= 24 GiB each",
+    }
+
+
+def _dev_plan(**over: object) -> Plan:
+    def fp(name: str, itype: str, price: float, spot: float, reserved: int, base: int, share: float, desired: int) -> FleetPlan:
+        return FleetPlan(name, [InstanceChoice(itype, 1, price, spot, "cheapest")], reserved, [("1y", reserved)] if reserved else [],
+                         base, share, "price-capacity-optimized", None, None, 0, 8, desired, {})
+    fleets = [
+        fp("finetune", "g5.2xlarge", 1.212, 0.43682, 0, 0, 1.0, 1),
+        fp("inference", "g5.xlarge", 1.006, 0.39388, 1, 1, 0.5, 4),
+        fp("batch-embed", "g4dn.xlarge", 0.526, 0.1766, 0, 0, 1.0, 1),
+    ]
+    kw = dict(policy="gpu-platform-dev", environment="dev", region="us-east-1", currency="USD", fleets=fleets,
+              monthly_cost=0.0, monthly_cost_all_ondemand=0.0, savings=0.0)
+    kw.update(over)
+    return Plan(**kw)  # type: ignore[arg-type]
+
+
+def test_plan_mix_replaces_the_policy_values(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    plan = _dev_plan()
+    est = estimate_policy(stacks["dev"], catalog, plan)
+    assert est.basis == "plan"
+    # inference under the plan: the brief's example, 730 × (0.63378 + 1.5 × 0.39388 + 1.5 × 1.006)
+    assert round(est.by_fleet["inference"], 2) == 1995.53
+    # finetune: g5.2xlarge chosen by the plan, all spot: 730 × 0.43682
+    assert round(est.by_fleet["finetune"], 2) == 318.88
+    again = estimate_policy(stacks["dev"], catalog, plan_from_json(json.loads(json.dumps(plan.to_json()))))
+    assert again.to_json() == est.to_json()
+
+
+def test_plan_for_another_region_is_refused(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    with pytest.raises(PricingError, match="the plan is for eu-central-1, the policy for us-east-1"):
+        estimate_policy(stacks["dev"], catalog, _dev_plan(region="eu-central-1"))
+    with pytest.raises(PricingError, match="the plan has no fleet 'finetune'"):
+        estimate_policy(stacks["dev"], catalog, _dev_plan(fleets=_dev_plan().fleets[1:]))
+
+
+def test_bad_plan_json_names_the_field() -> None:
+    with pytest.raises(PricingError, match=r"plan: fleets\[0\]: missing field 'reserved_units'"):
+        plan_from_json({"policy": "p", "region": "us-east-1", "fleets": [{"name": "a", "instance_types": []}]})
+    with pytest.raises(PricingError, match="plan: missing field 'fleets'"):
+        plan_from_json({"policy": "p", "region": "us-east-1"})

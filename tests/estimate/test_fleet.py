@@ -1,0 +1,80 @@
+"""Fleet months: reserved hours always paid, on-demand base, spot share above the base."""
+
+from __future__ import annotations
+
+import pytest
+
+from seedance.estimate import HOURS_PER_MONTH, FleetUsage, fleet_components
+from seedance.estimate.fleet import split_hours
+from seedance.policy.model import PaymentOption, Term
+from seedance.pricing.catalog import Catalog
+
+
+def _usage(**kw: object) -> FleetUsage:
+    base = dict(fleet="f", instance_type="g5.xlarge", nodes=4, reserved_units=1, reserved_term=Term.ONE_YEAR,
+                reserved_payment=PaymentOption.NO_UPFRONT, on_demand_base=1, spot_share_above_base=0.5)
+    base.update(kw)
+    return FleetUsage(**base)  # type: ignore[arg-type]
+
+
+def test_four_g5_xlarge_one_reserved_half_spot_above_base(catalog: Catalog) -> None:
+    offer = catalog.instance("us-east-1", "g5.xlarge")
+    # the catalog rows the figure comes from (gpu_instance_prices_compact.csv, g5.xlarge, us-east-1)
+    ri = offer.reserved[(Term.ONE_YEAR, PaymentOption.NO_UPFRONT)].value
+    assert (ri, offer.spot_avg.value, offer.ondemand.value) == (0.63378, 0.39388, 1.006)
+    comps = fleet_components(_usage(), offer)
+    # 730 × (1 × 0.63378 + 3 × 0.5 × 0.39388 + 3 × 0.5 × 1.006) = 730 × 2.7336 = 1995.528
+    assert round(sum(c.monthly_cost for c in comps), 2) == 1995.53
+    assert [(c.name, c.monthly_quantity, c.unit_price, round(c.monthly_cost, 2)) for c in comps] == [
+        ("Reserved instances (Linux, 1y no-upfront, g5.xlarge)", 730.0, 0.63378, 462.66),
+        ("Instance usage (Linux, on-demand, g5.xlarge)", 1095.0, 1.006, 1101.57),
+        ("Instance usage (Linux, spot, g5.xlarge)", 1095.0, 0.39388, 431.30),
+    ]
+    assert all(c.unit == "hours" and c.currency == "USD" and c.price_source for c in comps)
+    assert comps[0].price_ref == "gpu_instance_prices_compact.csv[instance_type=g5.xlarge,region=us-east-1].ri_1y_std_no_upfront_hourly"
+
+
+def test_reserved_units_are_paid_when_idle() -> None:
+    # 2 reserved, 0.5 nodes running: still 2 × 730 reserved hours, nothing else
+    assert split_hours(_usage(nodes=0.5, reserved_units=2, on_demand_base=2)) == (1460.0, 0.0, 0.0)
+
+
+def test_base_above_reserved_runs_on_demand() -> None:
+    # 5 nodes, 1 reserved, base 3: 2 on-demand in the base, 2 above (1 spot, 1 on-demand)
+    r, od, spot = split_hours(_usage(nodes=5, reserved_units=1, on_demand_base=3, spot_share_above_base=0.5))
+    assert (r, od, spot) == (730.0, 3 * 730.0, 730.0)
+
+
+def test_fractional_nodes_and_full_spot() -> None:
+    r, od, spot = split_hours(_usage(nodes=2.5, reserved_units=0, on_demand_base=0, spot_share_above_base=1.0))
+    assert (r, od, spot) == (0.0, 0.0, 2.5 * HOURS_PER_MONTH)
+
+
+def test_bad_usage_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match=r"spot share in \[0, 1\]"):
+        split_hours(_usage(spot_share_above_base=1.5))
+
+
+def test_missing_ri_price_is_unpriced_not_zero(catalog: Catalog) -> None:
+    offer = catalog.instance("us-east-1", "p5.48xlarge")  # the 2025 data has no p5 RI prices
+    comps = fleet_components(_usage(instance_type="p5.48xlarge"), offer)
+    ri = comps[0]
+    assert ri.monthly_cost is None and ri.unit_price is None and ri.monthly_quantity == 730.0
+    assert ri.unpriced_reason == "the price data has no 1y standard no-upfront reserved price for p5.48xlarge in us-east-1"
+    assert comps[1].monthly_cost == pytest.approx(1095 * 55.04)
+
+
+def test_china_spot_is_unpriced_and_cny(catalog: Catalog) -> None:
+    offer = catalog.instance("cn-north-1", "g5.xlarge")
+    comps = fleet_components(_usage(), offer)
+    assert {c.currency for c in comps} == {"CNY"}
+    spot = comps[-1]
+    assert spot.name == "Instance usage (Linux, spot, g5.xlarge)" and spot.monthly_cost is None
+    assert spot.unpriced_reason == "the price data has no spot price for g5.xlarge in cn-north-1"
+    # 730 × 6.12219 + 1095 × 9.51389 = 4469.1987 + 10417.70955
+    assert round(comps[0].monthly_cost + comps[1].monthly_cost, 2) == 14886.91
+
+
+def test_offer_must_match_usage(catalog: Catalog) -> None:
+    with pytest.raises(ValueError, match="offer is for g5.2xlarge, usage for g5.xlarge"):
+        fleet_components(_usage(), catalog.instance("us-east-1", "g5.2xlarge"))

@@ -1,0 +1,59 @@
+"""NAT gateway vs VPC endpoints, and the break-even the components reuse."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from seedance.estimate.network import NetworkUsage, cost_components, endpoint_break_even_gb, network_prices, routes
+from seedance.pricing.catalog import Catalog
+
+TRAFFIC = (("ecr.dkr", 1000.0), ("logs", 100.0), ("s3", 2000.0))
+
+
+def test_break_even() -> None:
+    # us-east-1, 2 AZs: 2 × 730 × 0.01 / (0.045 − 0.01) = 14.6 / 0.035
+    be = endpoint_break_even_gb(az_count=2, interface_hour_price=0.01, interface_gb_price=0.01, nat_gb_price=0.045)
+    assert be == pytest.approx(417.142857, abs=1e-6)
+    assert endpoint_break_even_gb(az_count=3, interface_hour_price=0.012, interface_gb_price=0.01, nat_gb_price=0.052) == pytest.approx(625.714286, abs=1e-6)
+    assert endpoint_break_even_gb(az_count=1, interface_hour_price=0.01, interface_gb_price=0.05, nat_gb_price=0.045) == math.inf
+    with pytest.raises(ValueError, match="at least one availability zone"):
+        endpoint_break_even_gb(az_count=0, interface_hour_price=0.01, interface_gb_price=0.01, nat_gb_price=0.045)
+
+
+def test_auto_takes_an_interface_endpoint_above_break_even(catalog: Catalog) -> None:
+    u = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=TRAFFIC, endpoints=None)
+    p = network_prices(catalog, "us-east-1")
+    assert [(r.service, r.via) for r in routes(u, p)] == [("ecr.dkr", "interface"), ("logs", "nat"), ("s3", "gateway")]
+    comps = cost_components(u, p, "USD")
+    assert [(c.name, c.monthly_quantity, round(c.monthly_cost, 2)) for c in comps] == [
+        ("NAT gateway", 730.0, 32.85),  # 1 × 730 × 0.045
+        ("NAT data processed (logs)", 100.0, 4.50),  # 100 × 0.045
+        ("Interface endpoint (ecr.dkr)", 1460.0, 14.60),  # 2 AZ × 730 × 0.01
+        ("Interface endpoint data processed (ecr.dkr)", 1000.0, 10.00),  # 1000 × 0.01
+        ("Gateway endpoint (s3)", 1.0, 0.00),  # no charge (sourced $0 row)
+    ]
+    assert round(sum(c.monthly_cost for c in comps), 2) == 61.95
+
+
+def test_explicit_list_keeps_other_traffic_on_nat(catalog: Catalog) -> None:
+    u = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=TRAFFIC, endpoints=("s3",))
+    comps = cost_components(u, network_prices(catalog, "us-east-1"), "USD")
+    # NAT 32.85 + (1000 + 100) × 0.045 = 32.85 + 49.50; the auto choice above saves 20.40
+    assert round(sum(c.monthly_cost for c in comps), 2) == 82.35
+    assert comps[1].name == "NAT data processed (ecr.dkr, logs)"
+
+
+def test_listed_interface_endpoint_without_traffic_still_costs_hours(catalog: Catalog) -> None:
+    u = NetworkUsage(az_count=3, nat_gateways=0, monthly_traffic_gb=(), endpoints=("sts",))
+    comps = cost_components(u, network_prices(catalog, "eu-central-1"), "USD")
+    assert [(c.name, round(c.monthly_cost, 2)) for c in comps] == [("Interface endpoint (sts)", 26.28)]  # 3 × 730 × 0.012
+
+
+def test_china_network_is_unpriced(catalog: Catalog) -> None:
+    u = NetworkUsage(az_count=2, nat_gateways=2, monthly_traffic_gb=TRAFFIC, endpoints=None)
+    p = network_prices(catalog, "cn-north-1")
+    assert [r.via for r in routes(u, p)] == ["nat", "nat", "gateway"]
+    comps = cost_components(u, p, "CNY")
+    assert comps and all(c.monthly_cost is None and c.unpriced_reason for c in comps)
