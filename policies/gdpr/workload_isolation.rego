@@ -10,8 +10,8 @@ import data.lib.resources
 # title: "Workload isolation"
 # description: >-
 #   Namespaces holding personal data have a default-deny NetworkPolicy; their pods are not
-#   privileged, cannot escalate privileges and run as non-root; no ConfigMap carries credential-
-#   like keys.
+#   privileged, cannot escalate privileges and run as non-root; no ConfigMap carries
+#   credential-like keys.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-32-gdpr/
 #   - ref: https://kubernetes.io/docs/concepts/security/pod-security-standards/

@@ -19,8 +19,8 @@ import data.lib.resources
 #   framework: mlps-l3
 #   severity: advisory
 #   remediation: >-
-#     Limit egress to the VPC CIDR and 443 to endpoints; add Egress to the namespace's default-
-#     deny NetworkPolicy with explicit allow rules.
+#     Limit egress to the VPC CIDR and 443 to endpoints; add Egress to the namespace's
+#     default-deny NetworkPolicy with explicit allow rules.
 violation contains findings.finding("MLPS-L3-8.1.3.1c", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems

@@ -1,0 +1,132 @@
+"""``seedance check`` (the deploy gate) and ``seedance policy test`` (the Rego unit tests)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from pathlib import Path
+
+import click
+from rich.markup import escape
+
+from seedance.gate.bundle import load_bundle
+from seedance.gate.engine import make_engine
+from seedance.gate.errors import GateError, PolicyLoadError
+from seedance.gate.report import FORMATS, print_text, render
+
+log = logging.getLogger(__name__)
+
+EXIT_PASS, EXIT_FAIL, EXIT_UNDECIDED = 0, 1, 2
+
+
+def _console(stderr: bool = False):
+    from seedance.cli import console
+
+    return console(stderr=stderr)
+
+
+def _undecided(fmt: str, stack: str, problems: list[str]) -> int:
+    """Fail closed: say why, in the requested format, and never print a passing result."""
+    if fmt == "json":
+        _console().print(
+            json.dumps({"apiVersion": "seedance.io/v1", "kind": "GateDecision", "stack": stack, "decision": "undecided", "errors": problems}, indent=2),
+            markup=False,
+        )
+    elif fmt in ("markdown", "pr-comment"):
+        _console().print(f"⚠️ **Seedance gate — {stack}: undecided** (the deploy is blocked)\n", markup=False)
+        for p in problems:
+            _console().print(f"- {p}", markup=False)
+    err = _console(stderr=True)
+    for p in problems:
+        err.print(f"[red]undecided[/red] {escape(p)}")
+    return EXIT_UNDECIDED
+
+
+@click.command()
+@click.argument("target")
+@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Report format.")
+@click.option("--opa-url", metavar="URL", default=None, help="Evaluate on this OPA server instead of the embedded engine.")
+@click.option("--policy", "policy_path", type=click.Path(path_type=Path), default=None, help="Cost policy for a DOCUMENT.json (default: the stack's seedance:policy).")
+@click.option("--project-dir", type=click.Path(path_type=Path), default=Path("stacks"), show_default=True, help="Pulumi project of the stacks.")
+@click.option("--policies", "policies_dir", type=click.Path(path_type=Path), default=None, help="Rego policy directory (default: the repository's policies/).")
+@click.option("--framework", "frameworks", multiple=True, type=click.Choice(["gdpr", "mlps-l3"]), help="Force these frameworks on (repeatable).")
+@click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None, help="Date for waiver expiry (default: today).")
+def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, project_dir: Path,
+          policies_dir: Path | None, frameworks: tuple[str, ...], as_of: dt.datetime | None) -> int:
+    """Gate a deploy: evaluate STACK (synthesised) or DOCUMENT.json against the GDPR, MLPS and budget rules.
+
+    Exit 0: no mandatory finding; 1: mandatory findings; 2: undecided (engine error, malformed policy,
+    unreachable OPA, invalid input) — the gate fails closed.
+    """
+    from seedance.gate import inputs
+    from seedance.gate.run import evaluate
+
+    stack = Path(target).stem if target.endswith(".json") else target
+    try:
+        bundle = load_bundle(policies_dir)
+        if target.endswith(".json") or Path(target).is_file():
+            gate_input = inputs.from_document(Path(target), policy_path=policy_path, project_dir=project_dir)
+        else:
+            gate_input = inputs.from_stack(target, project_dir)
+        stack = gate_input.stack
+        if frameworks:
+            gate_input = gate_input.with_frameworks(list(frameworks))
+        engine = make_engine(opa_url)
+        decision = evaluate(gate_input, bundle, engine, as_of=as_of.date() if as_of else None)
+    except PolicyLoadError as exc:
+        return _undecided(fmt, stack, exc.problems)
+    except GateError as exc:
+        return _undecided(fmt, stack, [f"{type(exc).__name__}: {exc}"])
+    except Exception as exc:  # fail closed on anything unexpected, without a traceback
+        log.debug("gate failure", exc_info=True)
+        return _undecided(fmt, stack, [f"internal error: {type(exc).__name__}: {exc}"])
+    if fmt == "text":
+        print_text(_console(), decision, engine=engine.name)
+    else:
+        _console().print(render(decision, fmt, controls=list(bundle.controls)), markup=False, end="")
+    return decision.exit_code
+
+
+@click.group()
+def policy() -> None:
+    """Work with the gate's Rego policies."""
+
+
+@policy.command("test")
+@click.argument("directory", required=False, type=click.Path(path_type=Path))
+@click.option("--run", "match", default=None, metavar="REGEX", help="Only tests whose package.name matches.")
+@click.option("-v", "--verbose", is_flag=True, help="List every test, not only failures.")
+def policy_test(directory: Path | None, match: str | None, verbose: bool) -> int:
+    """Run every test_ rule under DIRECTORY (default policies/) with the embedded engine, like `opa test`."""
+    from seedance.gate.testrunner import run_tests
+
+    out = _console()
+    try:
+        report = run_tests(directory, match=match)
+    except PolicyLoadError as exc:
+        err = _console(stderr=True)
+        for p in exc.problems:
+            err.print(f"[red]error[/red] {escape(p)}")
+        return EXIT_UNDECIDED
+    current = None
+    for r in report.results:
+        if not verbose and r.status == "PASS":
+            continue
+        if r.case.file != current:
+            current = r.case.file
+            out.print(f"{escape(r.case.file)}:")
+        colour = {"PASS": "green", "FAIL": "red", "ERROR": "red"}[r.status]
+        line = f"{escape(r.case.query)}: [{colour}]{r.status}[/{colour}] ({r.duration_s * 1000:.1f}ms)"
+        out.print(line)
+        if r.error:
+            out.print(f"  {escape(r.error)}")
+    out.print("-" * 80, markup=False)
+    out.print(f"PASS: {report.passed}/{len(report.results)}", markup=False)
+    if report.failed:
+        out.print(f"FAIL: {report.failed}/{len(report.results)}", markup=False)
+    if report.errors:
+        out.print(f"ERROR: {report.errors}/{len(report.results)}", markup=False)
+    if not report.results:
+        out.print("no tests found", markup=False)
+    return EXIT_PASS if report.ok else EXIT_FAIL

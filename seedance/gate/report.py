@@ -1,0 +1,177 @@
+"""Render a decision: text (rich), JSON, SARIF 2.1.0, Markdown and PR comment (Jinja2 templates)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from rich.console import Console
+from rich.markup import escape
+
+from seedance import __version__
+from seedance.gate.decision import Decision
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+FORMATS = ("text", "json", "sarif", "markdown", "pr-comment")
+
+
+def templates_dir() -> Path:
+    return Path(__file__).resolve().parents[2] / "templates"
+
+
+def _md(text: Any) -> str:
+    """Escape a value for a Markdown table cell."""
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(str(templates_dir())),
+        undefined=StrictUndefined,
+        autoescape=False,  # Markdown, not HTML
+        keep_trailing_newline=True,
+    )
+    env.filters["md"] = _md
+    return env
+
+
+def _context(decision: Decision) -> dict[str, Any]:
+    counts = decision.counts()
+    outcome = decision.outcome
+    return {
+        "decision": decision,
+        "counts": counts,
+        "groups": decision.by_severity(),
+        "outcome_label": "blocked" if outcome == "fail" else "passed",
+        "icon": "❌" if outcome == "fail" else "✅",
+        "frameworks": ", ".join(decision.frameworks) or "none (budget rules only)",
+        "summary_line": (
+            f"**{counts['mandatory']} mandatory finding(s) block the deploy.**"
+            if outcome == "fail"
+            else "No mandatory finding: the deploy may proceed."
+        ),
+    }
+
+
+def render_markdown(decision: Decision) -> str:
+    return _environment().get_template("gate_report.md.j2").render(**_context(decision))
+
+
+def render_pr_comment(decision: Decision) -> str:
+    return _environment().get_template("gate_pr_comment.md.j2").render(**_context(decision))
+
+
+def render_json(decision: Decision) -> str:
+    return json.dumps(decision.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+
+def render_sarif(decision: Decision, *, controls: list | None = None) -> str:
+    """SARIF 2.1.0: one rule per control, one result per finding (waived ones carry a suppression)."""
+    rules_by_id: dict[str, dict[str, Any]] = {}
+    for c in controls or []:
+        rules_by_id[c.control_id] = _sarif_rule(c.control_id, c.title, c.description, c.clause, c.framework, c.severity, c.remediation, c.related_resources)
+    results = []
+    for f in decision.findings:
+        if f.control_id not in rules_by_id:
+            rules_by_id[f.control_id] = _sarif_rule(f.control_id, f.title, f.title, f.clause, f.framework, f.severity, f.remediation, ())
+        result: dict[str, Any] = {
+            "ruleId": f.control_id,
+            "level": "error" if f.severity == "mandatory" else "warning",
+            "message": {"text": f"{f.message} ({f.urn})"},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": f"policies/{f.file}", "uriBaseId": "%SRCROOT%"},
+                        "region": {"startLine": f.line},
+                    },
+                    "logicalLocations": [{"name": f.resource_name, "fullyQualifiedName": f.urn, "kind": "resource"}],
+                }
+            ],
+            "partialFingerprints": {"seedanceFinding/v1": f"{f.control_id}|{f.urn}|{f.message}"},
+            "properties": {"severity": f.severity, "clause": f.clause, "resourceType": f.resource_type},
+        }
+        if f.waived and f.waiver is not None:
+            result["suppressions"] = [
+                {"kind": "external", "status": "accepted", "justification": f"{f.waiver.reason} (approved by {f.waiver.approver}, expires {f.waiver.expires})"}
+            ]
+        results.append(result)
+    ordered = sorted(rules_by_id)
+    index = {rid: i for i, rid in enumerate(ordered)}
+    for r in results:
+        r["ruleIndex"] = index[r["ruleId"]]
+    sarif = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "seedance-gate",
+                        "version": __version__,
+                        "informationUri": "https://seedance.io/docs/gate",
+                        "rules": [rules_by_id[r] for r in ordered],
+                    }
+                },
+                "automationDetails": {"id": f"seedance-gate/{decision.stack}/"},
+                "results": results,
+                "properties": {"decision": decision.outcome, "stack": decision.stack, "asOf": decision.as_of},
+            }
+        ],
+    }
+    return json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
+
+
+def _sarif_rule(cid, title, description, clause, framework, severity, remediation, related) -> dict[str, Any]:
+    rule: dict[str, Any] = {
+        "id": cid,
+        "name": "".join(w.capitalize() for w in str(title).replace("-", " ").split() if w.isalnum()) or cid,
+        "shortDescription": {"text": str(title)},
+        "fullDescription": {"text": str(description)},
+        "help": {"text": str(remediation)},
+        "defaultConfiguration": {"level": "error" if severity == "mandatory" else "warning"},
+        "properties": {"clause": clause, "framework": framework, "severity": severity, "tags": [framework, "compliance"]},
+    }
+    if related:
+        rule["helpUri"] = related[0]
+    return rule
+
+
+def print_text(out: Console, decision: Decision, *, engine: str) -> None:
+    counts = decision.counts()
+    groups = decision.by_severity()
+    labels = {"mandatory": ("red", "MANDATORY"), "advisory": ("yellow", "ADVISORY"), "waived": ("dim", "WAIVED")}
+    for group in ("mandatory", "advisory", "waived"):
+        items = groups[group]
+        if not items:
+            continue
+        colour, label = labels[group]
+        out.print(f"[bold {colour}]{label}[/bold {colour}] ({len(items)})")
+        for f in items:
+            out.print(f"  [{colour}]{escape(f.control_id)}[/{colour}] {escape(f.clause)}  {escape(f.urn)}")
+            out.print(f"    {escape(f.message)}")
+            if f.waiver is not None:
+                out.print(f"    [dim]waived until {f.waiver.expires} by {escape(f.waiver.approver)}: {escape(f.waiver.reason)}[/dim]")
+            out.print(f"    [dim]fix: {escape(f.remediation)}[/dim]")
+    for w in decision.expired_waivers:
+        out.print(f"[yellow]expired waiver ignored[/yellow]: {escape(w.control)} on {escape(w.resource)} (expired {w.expires})")
+    for w in decision.unused_waivers:
+        out.print(f"[dim]waiver matched nothing: {escape(w.control)} on {escape(w.resource)}[/dim]")
+    verdict = "[bold red]✗ blocked[/bold red]" if decision.outcome == "fail" else "[bold green]✓ passed[/bold green]"
+    out.print(
+        f"{verdict} {escape(decision.stack)}: {counts['mandatory']} mandatory, {counts['advisory']} advisory, "
+        f"{counts['waived']} waived; {decision.controls_evaluated} controls ({engine})"
+    )
+
+
+def render(decision: Decision, fmt: str, *, controls: list | None = None) -> str:
+    if fmt == "json":
+        return render_json(decision)
+    if fmt == "sarif":
+        return render_sarif(decision, controls=controls)
+    if fmt == "markdown":
+        return render_markdown(decision)
+    if fmt == "pr-comment":
+        return render_pr_comment(decision)
+    raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
