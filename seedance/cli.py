@@ -99,6 +99,8 @@ _EXTRA_COMMANDS: list[tuple[str, str]] = [
     ("seedance.commands.estimate", "estimate"),
     ("seedance.commands.plan", "plan"),
     ("seedance.commands.synth", "synth"),
+    ("seedance.commands.check", "check"),
+    ("seedance.commands.check", "policy"),
 ]
 
 
