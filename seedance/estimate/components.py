@@ -114,10 +114,17 @@ def depends_on_usage(name: str, unit: str, rate: Rate, currency: str, what: str)
         None,
         currency,
         rate.price.source,
-        usage_note=f"depends on usage: {what} ({rate.price.value:g} {currency} per {unit.rstrip('s')})",
+        usage_note=f"depends on usage: {what} ({rate.price.value:g} {currency} per {_per(unit)})",
         price_ref=rate.price.ref or None,
         price_date=rate.price.date,
     )
+
+
+def _per(unit: str) -> str:
+    """The unit after "per": "GB-months" -> "GB-month"; counted units ("1k requests") stay plural."""
+    if unit[:1].isdigit() or not unit.endswith("s") or unit.endswith("IOPS"):
+        return unit
+    return unit[:-1]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,9 @@ Without a plan the mix comes from the policy's explicit values: reserved units =
 share = ``spot.maxShare`` (0 without spot), instance type = first preferred, else first allowed,
 else the cheapest catalog type matching the GPU/CPU requirement; average nodes = ``desired``
 adjusted for off-peak windows.  With a plan, the plan's first (cheapest) instance choice,
-reserved units, base, spot share and desired size are used.
+reserved units, base and spot share are used, and its ``expected_nodes`` (the planner's cost
+basis) when given, else its desired size adjusted for off-peak windows.  The reserved term and
+payment option are the policy's.
 """
 
 from __future__ import annotations

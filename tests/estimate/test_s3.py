@@ -40,14 +40,17 @@ def test_never_expiring_glacier_states_its_growth(catalog: Catalog) -> None:
     comps = cost_components(BucketUsage("b", 500, 30, None, None, None), s3_prices(catalog, "us-east-1"), "USD")
     glacier = comps[1]
     assert glacier.monthly_cost is None and glacier.unpriced_reason is None
-    assert "grows by 500 GB every month" in glacier.usage_note
+    assert glacier.usage_note == (
+        "depends on usage: objects never expire, so Glacier grows by 500 GB every month (no steady state) "
+        "(0.0036 USD per GB-month)"
+    )
 
 
 def test_requests_without_object_count_depend_on_usage(catalog: Catalog) -> None:
     comps = cost_components(BucketUsage("b", 100, 30, 60, None, 365), s3_prices(catalog, "eu-central-1"), "USD")
     requests = [c for c in comps if "requests" in c.unit]
     assert len(requests) == 3 and all(c.monthly_cost is None and c.usage_note for c in requests)
-    assert requests[0].usage_note == "depends on usage: the policy gives no object count (0.0054 USD per 1k request)"
+    assert requests[0].usage_note == "depends on usage: the policy gives no object count (0.0054 USD per 1k requests)"
 
 
 def test_no_ingest_no_components(catalog: Catalog) -> None:
