@@ -4,6 +4,7 @@ it can be traced to a row of that data."""
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import re
 from pathlib import Path
@@ -47,11 +48,16 @@ def test_header_records_the_inputs_and_their_hashes(shared_dir: Path) -> None:
     assert BUNDLED_CATALOG.stat().st_size < 1_000_000  # lean: well under 2 MB
 
 
-def _find_row(shared: Path, file: str, keys: dict[str, str]) -> dict[str, str]:
-    matches = [p for p in shared.rglob(file)]
+@functools.lru_cache(maxsize=None)
+def _csv(shared: Path, file: str) -> tuple[dict[str, str], ...]:
+    matches = list(shared.rglob(file))
     assert len(matches) == 1, f"{file}: expected exactly one file in the shared data"
     with matches[0].open(newline="", encoding="utf-8") as fh:
-        rows = [r for r in csv.DictReader(fh) if all(r[k] == v for k, v in keys.items())]
+        return tuple(csv.DictReader(fh))
+
+
+def _find_row(shared: Path, file: str, keys: dict[str, str]) -> dict[str, str]:
+    rows = [r for r in _csv(shared, file) if all(r[k] == v for k, v in keys.items())]
     assert len(rows) == 1, f"{file}{keys}: expected exactly one row, found {len(rows)}"
     return rows[0]
 
