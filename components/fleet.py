@@ -79,10 +79,19 @@ def _shift_dow(dow: str, days: int, cron: str) -> str:
     for item in dow.split(","):
         if "-" in item:
             a, b = item.split("-", 1)
-            parts.append(f"{one(a)}-{one(b)}" if int(one(a)) <= int(one(b)) else f"{one(a)}-6,0-{one(b)}")
+            require(int(a) <= int(b), "offPeak.cron", f"expected day-of-week ranges low-high in {cron!r}")
+            lo, hi = int(one(a)), int(one(b))
+            if lo <= hi:
+                parts.append(_span(lo, hi))
+            else:  # the range wraps past Saturday
+                parts += [_span(lo, 6), _span(0, hi)]
         else:
             parts.append(one(item))
     return ",".join(parts)
+
+
+def _span(lo: int, hi: int) -> str:
+    return str(lo) if lo == hi else f"{lo}-{hi}"
 
 
 @dataclass

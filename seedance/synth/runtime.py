@@ -9,6 +9,7 @@ so runs can follow each other in one process; a lock keeps them from overlapping
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import threading
 import time
@@ -99,6 +100,11 @@ class SeedanceMocks(pmocks.Mocks):
         if args.typ.startswith("pulumi:providers:"):
             pid = f"{args.name}-provider-{_short_hash(args.typ, args.name)}"
             allowed = args.inputs.get("allowedAccountIds")
+            if isinstance(allowed, str):  # provider config travels JSON-encoded
+                try:
+                    allowed = json.loads(allowed)
+                except ValueError:
+                    allowed = [allowed]
             account = allowed[0] if isinstance(allowed, list) and allowed else self.default_account
             self._providers[pid] = (args.inputs.get("region") or self.default_region, account)
             return pid, state

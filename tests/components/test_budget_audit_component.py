@@ -1,0 +1,95 @@
+"""BudgetGuard, AuditBaseline and the stack key per example stack."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from components.audit import AuditBaselineArgs
+from components.common import ComponentArgsError
+
+BUDGET = "aws:budgets/budget:Budget"
+
+
+def test_budget_notifications(stack):
+    (b,) = [r.inputs for r in stack.of_type(BUDGET)]
+    policy = stack.policy.budget
+    assert (b["budgetType"], b["timeUnit"], b["limitUnit"]) == ("COST", "MONTHLY", policy.currency.value)
+    assert b["limitAmount"] == f"{policy.monthly_amount:.2f}"
+    assert b["costFilters"] == [{"name": "TagKeyValue", "values": [f"user:seedance:stack${stack.stack}"]}]
+    # base.yaml thresholds 0.5, 0.85, 0.95, 1.0 -> an ACTUAL and a FORECASTED notification each
+    got = [(n["threshold"], n["notificationType"]) for n in b["notifications"]]
+    assert got == [(t, k) for t in (50, 85, 95, 100) for k in ("ACTUAL", "FORECASTED")]
+    for n in b["notifications"]:
+        assert n["subscriberEmailAddresses"] == ["ml-platform@example.com"]
+        assert n["comparisonOperator"] == "GREATER_THAN" and n["thresholdType"] == "PERCENTAGE"
+
+
+def test_budget_topic(eu, cn, dev):
+    # eu and cn name an existing topic: no topic is created and the notifications use theirs
+    for s, arn in ((eu, "arn:aws:sns:eu-central-1:111122223333:finops-alerts"), (cn, "arn:aws-cn:sns:cn-north-1:444455556666:finops-alerts")):
+        assert s.of_type("aws:sns/topic:Topic") == []
+        (b,) = s.of_type(BUDGET)
+        assert {a for n in b.inputs["notifications"] for a in n["subscriberSnsTopicArns"]} == {arn}
+    # dev: a KMS-encrypted topic with a policy that lets only Budgets of this account publish
+    (topic,) = dev.of_type("aws:sns/topic:Topic")
+    assert topic.inputs["kmsMasterKeyId"] == dev.kms_key_arn()
+    (tp,) = dev.of_type("aws:sns/topicPolicy:TopicPolicy")
+    stmt = json.loads(tp.inputs["policy"])["Statement"]
+    assert stmt[0]["Principal"] == {"Service": "budgets.amazonaws.com"}
+    assert stmt[0]["Condition"] == {"StringEquals": {"aws:SourceAccount": "777788889999"}}
+    # emails: finops@ by topic subscription; the owner gets the budget's own email
+    subs = [r.inputs for r in dev.of_type("aws:sns/topicSubscription:TopicSubscription")]
+    assert [(s["protocol"], s["endpoint"]) for s in subs] == [("email", "finops@example.com")]
+
+
+def test_audit_baseline(stack):
+    region = stack.policy.cloud.region
+    part = "aws-cn" if region.startswith("cn-") else "aws"
+    key = stack.kms_key_arn()
+    trail = stack.one("audit-trail").inputs
+    assert trail["isMultiRegionTrail"] is True
+    assert trail["enableLogFileValidation"] is True
+    assert trail["includeGlobalServiceEvents"] is True
+    assert trail["kmsKeyId"] == key
+    assert trail["name"] == f"seedance-{stack.stack}"
+    assert trail["s3BucketName"].startswith("audit-trail-bucket-")
+    assert stack.one("audit-trail-bucket-versioning").inputs["versioningConfiguration"] == {"status": "Enabled"}
+    (sse,) = stack.one("audit-trail-bucket-sse").inputs["rules"]
+    assert sse["applyServerSideEncryptionByDefault"] == {"sseAlgorithm": "aws:kms", "kmsMasterKeyId": key}
+    pab = stack.one("audit-trail-bucket-public-access-block").inputs
+    assert all(pab[k] is True for k in ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets"))
+    stmts = {s["Sid"]: s for s in json.loads(stack.one("audit-trail-bucket-policy").inputs["policy"])["Statement"]}
+    assert stmts["DenyInsecureTransport"]["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+    account = stack.policy.cloud.account_id
+    trail_arn = f"arn:{part}:cloudtrail:{region}:{account}:trail/seedance-{stack.stack}"
+    assert stmts["CloudTrailWrite"]["Condition"]["StringEquals"]["aws:SourceArn"] == trail_arn
+    assert stmts["CloudTrailWrite"]["Resource"].endswith(f"/AWSLogs/{account}/*")
+    retention = stack.policy.compliance.log_retention_days
+    lg = stack.one("audit-flow-logs").inputs
+    assert (lg["retentionInDays"], lg["kmsKeyId"]) == (retention, key)
+    fl = stack.one("audit-flow-log").inputs
+    assert (fl["trafficType"], fl["logDestinationType"], fl["vpcId"]) == ("ALL", "cloud-watch-logs", stack.policy.cloud.vpc_id)
+    (rule,) = stack.one("audit-trail-bucket-lifecycle").inputs["rules"]
+    assert rule["expiration"] == {"days": retention}
+
+
+def test_retention_by_stack(eu, cn, dev):
+    assert [s.one("audit-flow-logs").inputs["retentionInDays"] for s in (eu, cn, dev)] == [90, 365, 30]
+
+
+def test_audit_rejects_a_retention_cloudwatch_does_not_offer():
+    args = AuditBaselineArgs(stack="s", region="eu-central-1", vpc_id="vpc-1", account_id="1", kms_key_arn="k", log_retention_days=45)
+    with pytest.raises(ComponentArgsError, match=r"^compliance.logRetentionDays: expected a CloudWatch Logs retention value .* got 45$"):
+        args.validate()
+
+
+def test_stack_key_only_without_a_policy_key(eu, cn, dev):
+    assert eu.of_type("aws:kms/key:Key") == [] and cn.of_type("aws:kms/key:Key") == []
+    (key,) = dev.of_type("aws:kms/key:Key")
+    stmts = {s["Sid"]: s for s in json.loads(key.inputs["policy"])["Statement"]}
+    assert stmts["AccountAdministration"]["Principal"] == {"AWS": "arn:aws:iam::777788889999:root"}
+    assert "AWSServiceRoleForAutoScaling" in stmts["AutoScalingGrants"]["Principal"]["AWS"]
+    assert stmts["CloudWatchLogs"]["Principal"] == {"Service": "logs.us-east-1.amazonaws.com"}
+    assert dev.one("kms-alias").inputs["name"] == "alias/seedance-dev"

@@ -1,0 +1,62 @@
+"""Interface endpoint vs NAT (seedance.planner.endpoints) with hand-computed break-evens."""
+
+from __future__ import annotations
+
+import pytest
+
+from seedance.planner.endpoints import EndpointPrices, Route, break_even_gb, decide_endpoints, endpoint_prices
+from seedance.policy.model import EndpointService as S
+from seedance.policy.model import Network
+from seedance.pricing.catalog import load_catalog
+
+# eu-central-1 list prices: endpoint 0.012 USD/AZ-hour and 0.01 USD/GB; NAT 0.052 USD/GB
+EU = EndpointPrices(currency="USD", endpoint_hour_per_az=0.012, endpoint_per_gb=0.01, nat_per_gb=0.052, source="test")
+
+
+def net(**kw) -> Network:
+    return Network.model_validate(kw)
+
+
+def test_break_even_by_hand():
+    # 0.012 x 730 x 3 = 26.28 USD/month fixed; saving 0.042 USD/GB -> 625.714... GB
+    assert break_even_gb(EU, 3) == pytest.approx(26.28 / 0.042)
+    assert break_even_gb(EU, 1) == pytest.approx(8.76 / 0.042)
+    never = EndpointPrices("USD", 0.01, 0.05, 0.045, "test")
+    assert break_even_gb(never, 2) is None
+
+
+def test_catalog_prices_for_eu_and_none_for_china():
+    cat = load_catalog()
+    p = endpoint_prices(cat, "eu-central-1")
+    assert (p.endpoint_hour_per_az, p.endpoint_per_gb, p.nat_per_gb, p.currency) == (0.012, 0.01, 0.052, "USD")
+    assert endpoint_prices(cat, "cn-north-1") is None
+
+
+def test_auto_interface_only_above_break_even():
+    decisions = decide_endpoints(net(monthlyTrafficGb={"s3": 40000, "ecr.dkr": 1500, "logs": 600, "sts": 626}), 3, EU)
+    routes = {d.service: d.route for d in decisions}
+    assert routes == {
+        S.S3: Route.GATEWAY,
+        S.DYNAMODB: Route.GATEWAY,
+        S.ECR_DKR: Route.INTERFACE,  # 1500 > 625.7
+        S.LOGS: Route.NAT,  # 600 <= 625.7
+        S.STS: Route.INTERFACE,  # 626 > 625.7
+    }
+    dkr = next(d for d in decisions if d.service is S.ECR_DKR)
+    assert dkr.monthly_cost_endpoint == pytest.approx(26.28 + 15.0)
+    assert dkr.monthly_cost_nat == pytest.approx(78.0)
+    assert "break-even 625.7 GB/month" in dkr.rationale and "above break-even" in dkr.rationale
+
+
+def test_explicit_list_and_unknown_prices():
+    decisions = decide_endpoints(net(endpoints=["kms"], monthlyTrafficGb={"logs": 5000}), 2, None)
+    routes = {d.service: (d.route, d.break_even_gb) for d in decisions}
+    assert routes == {S.S3: (Route.GATEWAY, None), S.DYNAMODB: (Route.GATEWAY, None), S.LOGS: (Route.NAT, None), S.KMS: (Route.INTERFACE, None)}
+    unknown = decide_endpoints(net(monthlyTrafficGb={"logs": 5000}), 2, None)
+    logs = next(d for d in unknown if d.service is S.LOGS)
+    assert logs.route is Route.NAT and "break-even unknown" in logs.rationale
+
+
+def test_needs_an_az():
+    with pytest.raises(ValueError, match="azs: expected at least one availability zone"):
+        decide_endpoints(net(), 0, EU)

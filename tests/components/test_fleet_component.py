@@ -1,0 +1,160 @@
+"""SpotRiFleet: launch template and mixed-instances ASG inputs against the plan, per example stack."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from components.common import ComponentArgsError
+from components.fleet import SpotRiFleetArgs, ami_parameter, checkpoint_heartbeat_s, window_end_cron
+from seedance.policy.model import SlaTier
+
+ASG = "aws:autoscaling/group:Group"
+LT = "aws:ec2/launchTemplate:LaunchTemplate"
+
+
+def test_one_launch_template_and_asg_per_fleet(stack):
+    fleets = {f.name for f in stack.policy.fleets}
+    assert {r.name for r in stack.of_type(ASG)} == {f"{n}-asg" for n in fleets}
+    assert {r.name for r in stack.of_type(LT)} == {f"{n}-lt" for n in fleets}
+    for r in stack.of_type(ASG) + stack.of_type(LT):
+        assert r.parent == f"urn:pulumi:{stack.stack}::seedance-gpu::seedance:fleet:SpotRiFleet::{r.name.rsplit('-', 1)[0]}"
+
+
+def test_asg_mixed_instances_policy_follows_the_plan(stack):
+    for fp in stack.plan.fleets:
+        inputs = stack.one(f"{fp.name}-asg").inputs
+        dist = inputs["mixedInstancesPolicy"]["instancesDistribution"]
+        assert dist["onDemandBaseCapacity"] == fp.on_demand_base
+        assert dist["onDemandBaseCapacity"] >= fp.reserved_units
+        assert dist["onDemandPercentageAboveBaseCapacity"] == round(100 * (1 - fp.spot_share_above_base))
+        assert dist["spotAllocationStrategy"] == fp.allocation_strategy
+        overrides = inputs["mixedInstancesPolicy"]["launchTemplate"]["overrides"]
+        assert [(o["instanceType"], o["weightedCapacity"]) for o in overrides] == [
+            (c.instance_type, str(c.weight)) for c in fp.instance_types
+        ]
+        assert (inputs["minSize"], inputs["desiredCapacity"], inputs["maxSize"]) == (fp.min_size, fp.desired, fp.max_size)
+        assert inputs["capacityRebalance"] is (fp.spot_share_above_base > 0)
+        assert inputs["vpcZoneIdentifiers"] == list(stack.policy.cloud.subnet_ids)
+        spec = inputs["mixedInstancesPolicy"]["launchTemplate"]["launchTemplateSpecification"]
+        assert spec["launchTemplateId"].startswith("lt-") and spec["version"] == "1"
+
+
+def test_eu_prod_numbers_by_hand(eu):
+    # batch-embed: no reservation, maxShare 1.0 -> base 0 and 0 % on-demand above it
+    dist = eu.one("batch-embed-asg").inputs["mixedInstancesPolicy"]["instancesDistribution"]
+    assert dist["onDemandBaseCapacity"] == 0
+    assert dist["onDemandPercentageAboveBaseCapacity"] == 0
+    # eval: no spot block -> all on-demand above the base
+    dist = eu.one("eval-asg").inputs["mixedInstancesPolicy"]["instancesDistribution"]
+    assert dist["onDemandPercentageAboveBaseCapacity"] == 100
+    assert eu.one("eval-asg").inputs["capacityRebalance"] is False
+    # inference is gold: an on-demand base of at least one node
+    assert eu.one("inference-asg").inputs["mixedInstancesPolicy"]["instancesDistribution"]["onDemandBaseCapacity"] >= 1
+
+
+def test_launch_template_is_locked_down(stack):
+    key = stack.kms_key_arn()
+    for fleet in stack.policy.fleets:
+        lt = stack.one(f"{fleet.name}-lt").inputs
+        assert lt["metadataOptions"]["httpTokens"] == "required"
+        assert lt["metadataOptions"]["httpPutResponseHopLimit"] == 1
+        assert lt["blockDeviceMappings"], "at least the root volume"
+        for bdm in lt["blockDeviceMappings"]:
+            assert bdm["ebs"]["encrypted"] == "true"
+            assert bdm["ebs"]["deleteOnTermination"] == "true"
+            assert bdm["ebs"]["kmsKeyId"] == key
+        assert [n["associatePublicIpAddress"] for n in lt["networkInterfaces"]] == ["false"]
+        assert "instanceMarketOptions" not in lt  # rejected by a mixed-instances ASG; ASG spot terminates
+        assert lt["tags"]["seedance:spot-interruption"] == "terminate"
+        assert lt["imageId"] == f"resolve:ssm:{ami_parameter(fleet, '1.31')}"
+        assert {t["resourceType"] for t in lt["tagSpecifications"]} == {"instance", "volume", "network-interface"}
+
+
+def test_dev_key_is_the_stack_key(dev):
+    # dev names no kmsKeyArn: the stack creates one in its own account and every volume uses it
+    assert dev.kms_key_arn().startswith("arn:aws:kms:us-east-1:777788889999:key/")
+    assert dev.one("kms-key").inputs["enableKeyRotation"] is True
+
+
+def test_fleet_security_group_admits_only_itself(eu):
+    sg = eu.one("llm-train-sg").inputs
+    assert [(r["protocol"], r.get("self"), r.get("cidrBlocks")) for r in sg["ingress"]] == [("-1", True, None)]
+
+
+def test_checkpoint_lifecycle_hooks(eu):
+    hooks = {r.name: r.inputs for r in eu.of_type("aws:autoscaling/lifecycleHook:LifecycleHook")}
+    # checkpointed fleets only: llm-train (write 180 s) and finetune (write 60 s)
+    assert set(hooks) == {"llm-train-checkpoint", "finetune-checkpoint"}
+    assert hooks["llm-train-checkpoint"]["heartbeatTimeout"] == 300  # ceil(1.5 x 180) + 30
+    assert hooks["finetune-checkpoint"]["heartbeatTimeout"] == 120  # ceil(1.5 x 60) + 30
+    for h in hooks.values():
+        assert h["lifecycleTransition"] == "autoscaling:EC2_INSTANCE_TERMINATING"
+        assert h["defaultResult"] == "CONTINUE"
+        assert h["autoscalingGroupName"].startswith(h["notificationMetadata"].split('"fleet":"')[1].split('"')[0])
+
+
+def test_off_peak_schedules(eu, dev):
+    for s, up_desired in ((eu, 10), (dev, 4)):
+        plan = s.plan.fleet("batch-embed")
+        up = s.one("batch-embed-offpeak-0-up").inputs
+        down = s.one("batch-embed-offpeak-0-down").inputs
+        assert (up["recurrence"], up["desiredCapacity"], up["timeZone"]) == ("0 22 * * *", up_desired, "Etc/UTC")
+        assert up["maxSize"] == max(plan.max_size, up_desired)
+        assert (down["recurrence"], down["desiredCapacity"], down["maxSize"]) == ("0 6 * * *", plan.desired, plan.max_size)
+    assert len(eu.of_type("aws:autoscaling/schedule:Schedule")) == 2
+
+
+def test_capacity_reservations_only_for_gold_gpu_fleets(stack):
+    odcrs = stack.of_type("aws:ec2/capacityReservation:CapacityReservation")
+    gold = [f for f in stack.policy.fleets if f.sla is SlaTier.GOLD and f.gpu is not None]
+    if not gold:
+        assert odcrs == []
+        return
+    for f in gold:
+        fp = stack.plan.fleet(f.name)
+        mine = [r.inputs for r in odcrs if r.name.startswith(f"{f.name}-odcr-")]
+        first = fp.instance_types[0]
+        assert sum(r["instanceCount"] for r in mine) == math.ceil(fp.on_demand_base / first.weight)
+        assert {r["instanceType"] for r in mine} == {first.instance_type}
+        assert {r["availabilityZone"] for r in mine} <= set(stack.policy.cloud.availability_zones)
+        assert all(r["instanceMatchCriteria"] == "open" and r["endDateType"] == "unlimited" for r in mine)
+
+
+def test_window_end_cron():
+    assert window_end_cron("0 22 * * *", 8) == "0 6 * * *"
+    assert window_end_cron("15 1 * * *", 3) == "15 4 * * *"
+    assert window_end_cron("0 22 * * 1-5", 8) == "0 6 * * 2-6"
+    assert window_end_cron("30 20 * * 5,6", 6) == "30 2 * * 6,0"
+    assert window_end_cron("0 20 * * 3-6", 6) == "0 2 * * 4-6,0"
+    assert window_end_cron("0 21 * * 2-5", 5) == "0 2 * * 3-6"
+    assert window_end_cron("0 21 * * 4-6", 5) == "0 2 * * 5-6,0"
+    assert window_end_cron("0 21 * * 5-6", 5) == "0 2 * * 6,0"
+    with pytest.raises(ComponentArgsError, match=r"offPeak.cron: expected day-of-week ranges low-high"):
+        window_end_cron("0 21 * * 5-1", 5)
+    with pytest.raises(ComponentArgsError, match=r"offPeak.cron: a window crossing midnight needs day-of-month"):
+        window_end_cron("0 22 1 * *", 8)
+    with pytest.raises(ComponentArgsError, match=r"offPeak.cron: expected a single hour"):
+        window_end_cron("0 */2 * * *", 1)
+
+
+def test_checkpoint_heartbeat_limits():
+    assert checkpoint_heartbeat_s(1) == 32
+    assert checkpoint_heartbeat_s(0.1) == 31
+    assert checkpoint_heartbeat_s(5000) == 7200
+
+
+def test_args_validation_names_the_field(eu):
+    fleet = eu.policy.fleet("llm-train")
+    other = eu.plan.fleet("finetune")
+    args = SpotRiFleetArgs(fleet=fleet, plan=other, vpc_id="vpc-1", subnet_ids=["subnet-1"], availability_zones=["a"], kms_key_arn="k")
+    with pytest.raises(ComponentArgsError, match=r"^SpotRiFleetArgs.plan.name: expected the plan of fleet 'llm-train', got 'finetune'$"):
+        args.validate()
+    args = SpotRiFleetArgs(fleet=fleet, plan=eu.plan.fleet("llm-train"), vpc_id="vpc-1", subnet_ids=[], availability_zones=["a"], kms_key_arn="k")
+    with pytest.raises(ComponentArgsError, match=r"^SpotRiFleetArgs.subnet_ids: expected at least one subnet$"):
+        args.validate()
+    args = SpotRiFleetArgs(fleet=fleet, plan=eu.plan.fleet("llm-train"), vpc_id="vpc-1", subnet_ids=["s"], availability_zones=["a"],
+                           kms_key_arn="k", imds_hop_limit=0)
+    with pytest.raises(ComponentArgsError, match=r"^SpotRiFleetArgs.imds_hop_limit: expected 1..64, got 0$"):
+        args.validate()

@@ -1,0 +1,100 @@
+"""CostAwareScheduling, FleetNamespace and GpuSharing objects per example stack."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from components.common import ComponentArgsError, TagSet
+from components.gpu_sharing import GpuSharingArgs
+
+PC = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
+CM = "kubernetes:core/v1:ConfigMap"
+HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
+NS = "kubernetes:core/v1:Namespace"
+NP = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+
+
+def test_priority_classes(stack):
+    pcs = {r.inputs["metadata"]["name"]: r.inputs for r in stack.of_type(PC)}
+    assert {n: (p["value"], p["preemptionPolicy"], p["globalDefault"]) for n, p in pcs.items()} == {
+        "seedance-gold": (1_000_000, "PreemptLowerPriority", False),
+        "seedance-silver": (100_000, "PreemptLowerPriority", False),
+        "seedance-bronze": (1_000, "Never", False),
+    }
+
+
+def test_scheduler_profile_bin_packs_gpus(eu):
+    cm = eu.one("scheduling-scheduler-config").inputs
+    assert cm["metadata"]["namespace"] == "kube-system"
+    cfg = yaml.safe_load(cm["data"]["scheduler-config.yaml"])
+    assert cfg["apiVersion"] == "kubescheduler.config.k8s.io/v1" and cfg["kind"] == "KubeSchedulerConfiguration"
+    (profile,) = cfg["profiles"]
+    plugins = {p["name"]: p["args"] for p in profile["pluginConfig"]}
+    strategy = plugins["NodeResourcesFit"]["scoringStrategy"]
+    assert strategy["type"] == "MostAllocated"
+    assert {r["name"]: r["weight"] for r in strategy["resources"]} == {"nvidia.com/gpu": 5, "cpu": 1, "memory": 1}
+    assert plugins["PodTopologySpread"]["defaultConstraints"] == [
+        {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway"}
+    ]
+
+
+def test_descheduler_policy(eu):
+    policy = yaml.safe_load(eu.one("scheduling-descheduler-policy").inputs["data"]["policy.yaml"])
+    (profile,) = policy["profiles"]
+    plugins = {p["name"]: p["args"] for p in profile["pluginConfig"]}
+    # base.yaml: cpuBelowPct 20, memoryBelowPct 20, targetAbovePct 60, podLifetimeHours 72
+    assert plugins["LowNodeUtilization"] == {"thresholds": {"cpu": 20, "memory": 20}, "targetThresholds": {"cpu": 60, "memory": 60}}
+    assert plugins["PodLifeTime"] == {"maxPodLifeTimeSeconds": 72 * 3600}
+    assert profile["plugins"] == {"balance": {"enabled": ["LowNodeUtilization"]}, "deschedule": {"enabled": ["PodLifeTime"]}}
+
+
+def test_hpa_on_the_external_metric(eu, dev):
+    # eu inference: 1 A10G per node x 4 time-slicing replicas; capacity 4..16 nodes -> 16..64 pods
+    (hpa,) = [r.inputs for r in eu.of_type(HPA)]
+    assert hpa["metadata"] | {"labels": None} == {"name": "inference", "namespace": "inference", "labels": None}
+    spec = hpa["spec"]
+    assert (spec["minReplicas"], spec["maxReplicas"]) == (16, 64)
+    assert spec["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "inference"}
+    assert spec["metrics"] == [
+        {"type": "External", "external": {"metric": {"name": "inference_requests_per_second"}, "target": {"type": "AverageValue", "averageValue": "40"}}}
+    ]
+    # dev inference: capacity 1..3 -> 4..12
+    (hpa,) = [r.inputs for r in dev.of_type(HPA)]
+    assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (4, 12)
+
+
+def test_namespace_and_default_deny_per_fleet(stack):
+    fleets = {f.name: f for f in stack.policy.fleets}
+    namespaces = {r.inputs["metadata"]["name"]: r.inputs["metadata"]["labels"] for r in stack.of_type(NS)}
+    assert set(namespaces) == set(fleets)
+    for name, labels in namespaces.items():
+        f = fleets[name]
+        assert labels["seedance.io/fleet"] == name
+        assert labels["seedance.io/sla"] == f.sla.value
+        assert labels["seedance.io/data-class"] == f.data_class.value
+        assert labels["pod-security.kubernetes.io/enforce"] == "baseline"
+    deny = {r.inputs["metadata"]["namespace"]: r.inputs["spec"] for r in stack.of_type(NP) if r.inputs["metadata"]["name"] == "default-deny-all"}
+    assert set(deny) == set(fleets)
+    assert all(spec == {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]} for spec in deny.values())
+
+
+def test_gpu_sharing_configs(eu, dev):
+    ts = yaml.safe_load(eu.one("gpu-sharing-time-slicing").inputs["data"]["inference"])
+    assert ts["sharing"]["timeSlicing"]["resources"] == [{"name": "nvidia.com/gpu", "replicas": 4}]
+    mig = yaml.safe_load(eu.one("gpu-sharing-mig").inputs["data"]["config.yaml"])
+    # eval: A100 40 GB, profile 1g.5gb -> 7 instances per GPU
+    assert mig["mig-configs"]["seedance-eval"] == [{"devices": "all", "mig-enabled": True, "mig-devices": {"1g.5gb": 7}}]
+    assert eu.outputs["gpuNodeLabels"] == {
+        "inference": {"nvidia.com/device-plugin.config": "inference"},
+        "eval": {"nvidia.com/mig.config": "seedance-eval"},
+    }
+    assert [r.name for r in dev.of_type(CM) if r.name.startswith("gpu-sharing")] == ["gpu-sharing-time-slicing"]
+
+
+def test_gpu_sharing_rejects_a_foreign_mig_profile(eu):
+    bad = eu.policy.fleet("eval").model_copy(update={"gpu_sharing": eu.policy.fleet("eval").gpu_sharing.model_copy(
+        update={"mig": eu.policy.fleet("eval").gpu_sharing.mig.model_copy(update={"profile": "1g.20gb"})})})
+    args = GpuSharingArgs(fleets=[bad], tag_set=TagSet.from_policy(eu.policy, "eu-prod"))
+    with pytest.raises(ComponentArgsError, match=r"^fleets\[eval\].gpuSharing.mig.profile: expected one of \['1g.5gb'"):
+        args.validate()
