@@ -68,11 +68,13 @@ def spot_hourly(instance_type: str, start: dt.datetime, hours: int) -> tuple[NDA
         series.sort()
         times = [t for t, _ in series]
         vals = np.array([v for _, v in series])
-        idx = np.searchsorted(np.array(times, dtype="datetime64[s]"), np.array([g.replace(tzinfo=None) for g in grid], dtype="datetime64[s]"), side="right") - 1
+        naive = np.array([t.replace(tzinfo=None) for t in times], dtype="datetime64[s]")
+        idx = np.searchsorted(naive, np.array([g.replace(tzinfo=None) for g in grid], dtype="datetime64[s]"), side="right") - 1
         col = np.where(idx >= 0, vals[np.clip(idx, 0, None)], np.nan)
         per_az.append(col)
     m = np.array(per_az)
-    price = np.nanmean(np.where(np.isnan(m), np.nan, m), axis=0)
+    have = (~np.isnan(m)).sum(axis=0)
+    price = np.where(have > 0, np.nansum(m, axis=0) / np.maximum(have, 1), np.nan)
     if np.isnan(price).any():  # hours before the first record of every AZ: back-fill from the first price
         first = price[~np.isnan(price)][0]
         price = np.where(np.isnan(price), first, price)

@@ -5,14 +5,23 @@ that point can leak into a decision.  The model is deliberately simple and robus
 
 * work on the last ``window_days`` days (28 by default) of complete days, counted back from the
   decision point;
-* **level**: the mean of the last 24 hours (a full day, so daily seasonality cancels out);
+* **level**: the median, over the last 7 days, of each day's mean with its weekday effect removed
+  and moved along the trend to the last day (one unusual day does not move it);
 * **trend**: the Theil-Sen slope of the daily means (median of pairwise slopes, robust to the
   step changes real cluster traces have), needs >= 3 days;
 * **damping**: the trend is extrapolated at most as far ahead as the window it was fitted on,
   then held flat - a forecast never claims more growth than it has observed;
-* **daily seasonality**: mean deviation of each hour of day from its day's mean (>= 2 days);
-* **weekly seasonality**: mean deviation of each weekday's detrended mean (>= 21 days);
+* **daily seasonality**: the median deviation of each hour of day from its day's (detrended) mean,
+  >= 2 days; medians, so a level shift inside one day is not read as a daily pattern;
+* **weekly seasonality**: the median deviation of each weekday's detrended mean (>= 21 days), same reason;
 * values are clipped at zero.
+
+**Commitment view** (:func:`commitment_forecast`): reserved units cannot be cancelled but more can
+be bought at the next weekly re-plan, so the two possible errors are not symmetric: committing to
+growth that does not come costs the reserved rate for the rest of the term, while waiting a week
+for growth that does come costs at most one week of the (blended - reserved) difference.
+Commitments therefore use the pointwise minimum of the forecast and the last week repeated: a
+forecast decline is honoured, forecast growth is not bought ahead of seeing it.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ HOURS_PER_WEEK = 168
 
 @dataclass(frozen=True)
 class ForecastModel:
-    level: float  # mean of the last 24 h
+    level: float  # deseasonalised demand of the last day (centred 12.5 h before the first forecast hour)
     slope_per_hour: float
     trend_cap_hours: int  # the trend stops growing this many hours after the decision point
     daily: tuple[float, ...]  # 24 deviations by hour of day (UTC)
@@ -68,7 +77,7 @@ def fit(history: ArrayLike, *, start_hour_of_week: int = 0, window_days: int = 2
     # hour-of-day profile: the window's rows are 24 h blocks aligned to the decision point,
     # so shift each column to its real hour of day
     within_day = (slope_day / HOURS_PER_DAY) * (np.arange(HOURS_PER_DAY) - (HOURS_PER_DAY - 1) / 2)
-    dev = (win - means[:, None] - within_day[None, :]).mean(axis=0)
+    dev = np.median(win - means[:, None] - within_day[None, :], axis=0)
     daily = np.zeros(HOURS_PER_DAY)
     daily[(first_how + np.arange(HOURS_PER_DAY)) % HOURS_PER_DAY] = dev
     weekly = np.zeros(7)
@@ -82,11 +91,14 @@ def fit(history: ArrayLike, *, start_hour_of_week: int = 0, window_days: int = 2
         for d in range(7):
             sel = resid[dow == d]
             if sel.size:
-                weekly[d] = float(sel.mean())
+                weekly[d] = float(np.median(sel))
         weekly -= weekly.mean()
-        # the level (last 24 h) carries those weekdays' effect: take it out
-        last_hours = (end_how - HOURS_PER_DAY + np.arange(HOURS_PER_DAY)) % HOURS_PER_WEEK
-        level -= float(weekly[last_hours // HOURS_PER_DAY].mean())
+    # level at the last day: the median over the last week of each day's mean, with its weekday
+    # effect removed and moved along the trend to the last day (one unusual day does not move it)
+    x = np.arange(n_days)
+    dow_all = ((first_how + x * HOURS_PER_DAY + HOURS_PER_DAY // 2) % HOURS_PER_WEEK) // HOURS_PER_DAY
+    recent = slice(max(0, n_days - 7), n_days)
+    level = float(np.median(means[recent] - weekly[dow_all[recent]] + slope_day * (n_days - 1 - x[recent])))
     return ForecastModel(
         level,
         slope_day / HOURS_PER_DAY,
@@ -104,6 +116,20 @@ def forecast(
     if horizon < 0:
         raise ValueError(f"horizon must be >= 0, got {horizon}")
     return fit(history, start_hour_of_week=start_hour_of_week, window_days=window_days).predict(horizon)
+
+
+def commitment_forecast(
+    history: ArrayLike, horizon: int, *, start_hour_of_week: int = 0, window_days: int = 28
+) -> NDArray[np.float64]:
+    """The forecast to decide commitments on: ``min(forecast, last week repeated)`` hour by hour."""
+    y = np.asarray(history, dtype=float).ravel()
+    f = forecast(y, horizon, start_hour_of_week=start_hour_of_week, window_days=window_days)
+    period = HOURS_PER_WEEK if y.size >= HOURS_PER_WEEK else (y.size // HOURS_PER_DAY) * HOURS_PER_DAY
+    if period == 0:  # under a day of history: its mean, flat
+        return np.minimum(f, float(y.mean()))
+    last = y[y.size - period :]
+    repeated = np.tile(last, horizon // period + 1)[:horizon]
+    return np.minimum(f, repeated)
 
 
 def _theil_sen(y: NDArray[np.float64]) -> float:

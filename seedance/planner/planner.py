@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from seedance.planner import checkpoint as ckpt
 from seedance.planner.demand import DemandHistory, read_demand_csv
-from seedance.planner.forecast import forecast
+from seedance.planner.forecast import commitment_forecast, forecast
 from seedance.planner.instances import InstanceRanking, OfferView, RankedType, Requirement, rank_instances
 from seedance.planner.plan import FleetPlan, InstanceChoice, Plan
 from seedance.planner.reserved import ReservedDecision, commit_now
@@ -162,8 +162,11 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
     cap_units = fleet.capacity.max
     notes: list[str] = []
     fc: NDArray[np.float64] | None = None
+    commit_fc: NDArray[np.float64] | None = None
     if history is not None:
         fc = forecast(history, term_hours, start_hour_of_week=inp.start_hour_of_week)
+        commit_fc = np.clip(commitment_forecast(history, term_hours, start_hour_of_week=inp.start_hour_of_week),
+                            0.0, cap_units)
         if float(fc.max(initial=0.0)) > cap_units:
             notes.append(f"forecast peaks at {fc.max():.1f} units, clipped to the fleet maximum {cap_units}")
         fc = np.clip(fc, 0.0, cap_units)
@@ -195,17 +198,17 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         units = held
         why["reserved"] = (f"no sourced {term} {fleet.reserved.payment.value} reserved price for {po.instance_type}"
                            f"{' in ' + inp.region if inp.region else ''}: nothing new reserved")
-    elif fc is None:
+    elif commit_fc is None:
         want = fleet.capacity.min if r_price < blended else 0
         units = max(held, want)
         why["reserved"] = (f"no demand history: reserve the fleet's minimum ({fleet.capacity.min}, always running)"
                            + (f"; {held} already held" if held > want else ""))
     else:
         held_inst = math.ceil(held / w)
-        dec: ReservedDecision = commit_now(fc / w, r_price, blended,
+        dec: ReservedDecision = commit_now(commit_fc / w, r_price, blended,
                                            held=held_inst, step_hours=REPLAN_STEP_HOURS, max_units=cap_units // w)
         units = max(held, dec.units * w)
-        why["reserved"] = (f"{units} unit(s) over the {term} term: {dec.rationale}"
+        why["reserved"] = (f"{units} unit(s) over the {term} term, on the forecast without unseen growth: {dec.rationale}"
                            f" (reserved {r_price:.4g} vs blended {blended:.4g} per hour)")
     new = units - held
     purchases = [(term, new)] if new > 0 else []

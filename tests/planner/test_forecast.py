@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from seedance.planner.forecast import fit, forecast
+from seedance.planner.forecast import commitment_forecast, fit, forecast
 
 
 def test_constant():
@@ -37,8 +37,15 @@ def test_weekly_seasonality_needs_three_weeks():
     # weekly deviations [+12/7]*5 + [-30/7]*2, level 4 + 30/7 -> weekdays 10, weekend 4
     assert f[: 5 * 24] == pytest.approx([10.0] * 120)
     assert f[5 * 24 :] == pytest.approx([4.0] * 48)
+    # < 21 days: no weekly term; the level is the median of the last 7 daily means (5 x 10, 2 x 4)
     short = forecast(y[: 14 * 24], 24)
-    assert short == pytest.approx([4.0] * 24)  # < 21 days: no weekly term, level only
+    assert short == pytest.approx([10.0] * 24)
+
+
+def test_level_ignores_one_unusual_day():
+    y = np.full(10 * 24, 5.0)
+    y[-24:] = 40.0  # one spike day at the end
+    assert forecast(y, 24) == pytest.approx([5.0] * 24)
 
 
 def test_never_negative_and_rejects_empty():
@@ -57,3 +64,18 @@ def test_only_history_matters():
     y2 = y.copy()
     y2[500:] = 1e6
     assert forecast(y2[:500], 100) == pytest.approx(a)
+
+
+def test_commitment_forecast_never_extrapolates_growth():
+    y = 10 + 0.1 * np.arange(14 * 24)
+    f = commitment_forecast(y, 30 * 24)
+    # the last week repeated is lower than the growing trend forecast: the commitment view keeps it
+    assert f == pytest.approx(np.tile(y[-168:], 5)[: 30 * 24])
+    # a falling trend is below the last week: the commitment view follows the decline
+    down = 50 - 0.1 * np.arange(14 * 24)
+    assert commitment_forecast(down, 24) == pytest.approx(forecast(down, 24))
+
+
+def test_commitment_forecast_short_history():
+    assert commitment_forecast([3.0] * 30, 5) == pytest.approx([3.0] * 5)
+    assert commitment_forecast([1.0, 2.0], 3) == pytest.approx([1.5, 1.5, 1.5])

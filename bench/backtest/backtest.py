@@ -1,0 +1,231 @@
+"""Backtest of commitment + spot strategies on real GPU demand traces.
+
+Billing (the same rule for every strategy):
+
+* the last ``billed_fraction`` of a trace is billed hour by hour; earlier hours are history only;
+* strategies re-decide every 168 h from the start of the billed window, from data before that
+  hour only (the offline optimum is the exception: it sees the whole window, by design);
+* commitments only grow; **every committed unit is charged the reserved hourly rate from its
+  purchase hour to the end of the billed window**, used or not (no strategy holds any at the start);
+* in each hour, demand above the committed units runs on spot up to the strategy's spot share of
+  that capacity and on on-demand for the rest; gold fleets keep at least one on-demand node
+  (committed units count as on-demand); a spot hour costs the hour's real spot price divided by
+  ``1 - f`` (``f``: the share of paid spot time lost to interruptions);
+* an **SLA-cap violation** is an hour where spot exceeds the fleet's ``maxShare`` of the capacity
+  above the committed units, or a gold fleet runs with no on-demand node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import sparse
+from scipy.optimize import Bounds, LinearConstraint, milp
+
+from seedance.planner.forecast import commitment_forecast
+from seedance.planner.reserved import commit_now, optimal_reserved
+from seedance.planner.spot import decide_spot
+
+WEEK = 168
+DAY = 24
+CE_LOOKBACK = 720  # 30 days
+EPS = 1e-7
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    demand: NDArray[np.float64]  # units (nodes) per hour, whole trace
+    instance_type: str
+    gold: bool
+    max_share: float
+    ondemand: float  # per unit-hour
+    reserved: float  # per unit-hour (1y standard no-upfront, effective)
+    spot: NDArray[np.float64]  # per unit-hour, hourly, whole trace
+    lost_fraction: float  # share of paid spot time lost to interruptions
+    interruption_rate: float  # per instance-hour
+    description: str = ""
+    sources: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def spot_effective(self) -> NDArray[np.float64]:
+        return self.spot / (1.0 - self.lost_fraction)
+
+
+@dataclass
+class Result:
+    strategy: str
+    commitment: NDArray[np.float64]  # units committed in each billed hour
+    ondemand: NDArray[np.float64]
+    spot: NDArray[np.float64]
+    cost: NDArray[np.float64]  # per billed hour
+    violations: int
+    note: str = ""
+
+    @property
+    def total(self) -> float:
+        return float(self.cost.sum())
+
+
+def bill(case: Case, t0: int, commitment: NDArray[np.float64], share: NDArray[np.float64], *,
+         gold_floor: bool = True, strategy: str = "") -> Result:
+    """Bill hours ``t0..`` with ``commitment`` units and spot ``share`` above them (per billed hour)."""
+    d = case.demand[t0:]
+    k = np.asarray(commitment, dtype=float)
+    if np.any(np.diff(k) < -EPS):
+        raise AssertionError(f"{strategy}: commitments must only grow")
+    above = np.maximum(d - k, 0.0)
+    floor = np.maximum(np.minimum(1.0, d) - k, 0.0) if (case.gold and gold_floor) else np.zeros_like(d)
+    spot = np.clip(np.minimum(share * above, above - floor), 0.0, None)
+    od = above - spot
+    cost = case.reserved * k + case.ondemand * od + case.spot_effective[t0:] * spot
+    over_cap = spot > case.max_share * above + EPS
+    no_od = (k + od < np.minimum(1.0, d) - EPS) if case.gold else np.zeros_like(d, dtype=bool)
+    return Result(strategy, k, od, spot, cost, int(np.count_nonzero(over_cap | no_od)))
+
+
+def _weeks(t0: int, end: int) -> list[tuple[int, int]]:
+    starts = list(range(t0, end, WEEK))
+    return [(s, min(s + WEEK, end)) for s in starts]
+
+
+def all_ondemand(case: Case, t0: int) -> Result:
+    n = case.demand.size - t0
+    return bill(case, t0, np.zeros(n), np.zeros(n), strategy="all on-demand")
+
+
+def cost_explorer(case: Case, t0: int) -> Result:
+    """Weekly: the count that maximised savings over the last 30 days at on-demand prices; no spot."""
+    n = case.demand.size - t0
+    k = np.zeros(n)
+    held = 0
+    for s, e in _weeks(t0, case.demand.size):
+        look = case.demand[max(0, s - CE_LOOKBACK):s]
+        if look.size:
+            held = optimal_reserved(look, case.reserved, case.ondemand, held=held).units
+        k[s - t0:e - t0] = held
+    return bill(case, t0, k, np.zeros(n), strategy="Cost-Explorer 30-day")
+
+
+def naive_max_spot(case: Case, t0: int) -> Result:
+    """Everything on spot, no commitment, no on-demand floor (ignores the SLA caps)."""
+    n = case.demand.size - t0
+    return bill(case, t0, np.zeros(n), np.ones(n), gold_floor=False, strategy="naive max-spot")
+
+
+def plain_replan(case: Case, t0: int) -> Result:
+    """For reference: weekly exact optimum over the last 30 days at the blended rate (no forecast)."""
+    T = case.demand.size
+    n = T - t0
+    k = np.zeros(n)
+    share = np.zeros(n)
+    held = 0
+    for s, e in _weeks(t0, T):
+        recent = float(case.spot[max(0, s - WEEK):s].mean())
+        sd = decide_spot(max_share=case.max_share, ondemand_hourly=case.ondemand, spot_hourly=recent,
+                         interruption_rate=case.interruption_rate, lost_fraction=case.lost_fraction)
+        look = case.demand[max(0, s - CE_LOOKBACK):s]
+        if look.size:
+            held = optimal_reserved(look, case.reserved, sd.blended_hourly(case.ondemand), held=held).units
+        k[s - t0:e - t0] = held
+        share[s - t0:e - t0] = sd.share
+    return bill(case, t0, k, share, strategy="plain 30-day re-plan")
+
+
+def seedance(case: Case, t0: int) -> Result:
+    """The planner's decisions, re-made weekly from data strictly before each decision hour:
+    spot share from the last week's spot price (effective, with interruption losses) vs on-demand;
+    commitment from ``commit_now`` on the commitment forecast (``min(forecast, last week repeated)``)
+    of the rest of the billed window."""
+    T = case.demand.size
+    n = T - t0
+    k = np.zeros(n)
+    share = np.zeros(n)
+    held = 0
+    for s, e in _weeks(t0, T):
+        hist = case.demand[:s]
+        recent = float(case.spot[max(0, s - WEEK):s].mean())
+        sd = decide_spot(max_share=case.max_share, ondemand_hourly=case.ondemand, spot_hourly=recent,
+                         interruption_rate=case.interruption_rate, lost_fraction=case.lost_fraction)
+        if hist.size >= DAY:
+            f = commitment_forecast(hist, T - s)
+            held = commit_now(f, case.reserved, sd.blended_hourly(case.ondemand), held=held,
+                              step_hours=WEEK).units
+        k[s - t0:e - t0] = held
+        share[s - t0:e - t0] = sd.share
+    return bill(case, t0, k, share, strategy="Seedance")
+
+
+def offline_optimum(case: Case, t0: int, *, relax: bool = False, time_limit: float = 120.0) -> tuple[Result | None, float]:
+    """Perfect foresight on the billed window: daily commitment steps (integer, non-decreasing),
+    spot <= maxShare of the capacity above them, gold >= 1 on-demand node; HiGHS MILP (or its LP
+    relaxation).  Returns the billed result (None for the LP) and the solver's objective."""
+    d = case.demand[t0:]
+    H = d.size
+    D = (H + DAY - 1) // DAY
+    day = np.arange(H) // DAY
+    hours_in_day = np.bincount(day, minlength=D).astype(float)
+    peff = case.spot_effective[t0:]
+    nvar = D + 2 * H
+    ko, oo, so = 0, D, D + H
+    c = np.concatenate([case.reserved * hours_in_day, np.full(H, case.ondemand), peff])
+    rows = np.arange(H)
+    blocks = []
+    lbs, ubs = [], []
+    # cover: k_day + o + s >= d
+    a = sparse.coo_matrix((np.ones(3 * H), (np.tile(rows, 3), np.concatenate([ko + day, oo + rows, so + rows]))),
+                          shape=(H, nvar))
+    blocks.append(a)
+    lbs.append(d)
+    ubs.append(np.full(H, np.inf))
+    # spot cap: -m o + (1 - m) s <= 0
+    m = case.max_share
+    a = sparse.coo_matrix((np.concatenate([np.full(H, -m), np.full(H, 1 - m)]),
+                           (np.tile(rows, 2), np.concatenate([oo + rows, so + rows]))), shape=(H, nvar))
+    blocks.append(a)
+    lbs.append(np.full(H, -np.inf))
+    ubs.append(np.zeros(H))
+    if case.gold:
+        a = sparse.coo_matrix((np.ones(2 * H), (np.tile(rows, 2), np.concatenate([ko + day, oo + rows]))),
+                              shape=(H, nvar))
+        blocks.append(a)
+        lbs.append(np.minimum(1.0, d))
+        ubs.append(np.full(H, np.inf))
+    if D > 1:
+        r = np.arange(D - 1)
+        a = sparse.coo_matrix((np.concatenate([np.ones(D - 1), -np.ones(D - 1)]),
+                               (np.tile(r, 2), np.concatenate([ko + r, ko + r + 1]))), shape=(D - 1, nvar))
+        blocks.append(a)
+        lbs.append(np.full(D - 1, -np.inf))
+        ubs.append(np.zeros(D - 1))
+    A = sparse.vstack(blocks).tocsr()
+    integrality = np.zeros(nvar)
+    if not relax:
+        integrality[:D] = 1
+    res = milp(c, constraints=LinearConstraint(A, np.concatenate(lbs), np.concatenate(ubs)),
+               integrality=integrality, bounds=Bounds(0, np.inf),
+               options={"time_limit": time_limit, "mip_rel_gap": 1e-6, "disp": False})
+    if res.x is None:
+        raise RuntimeError(f"{case.name}: HiGHS found no solution ({res.message})")
+    if relax:
+        return None, float(res.fun)
+    kd = np.round(res.x[:D])
+    k = kd[day]
+    share = np.where(peff < case.ondemand, m, 0.0)
+    out = bill(case, t0, k, share, strategy="offline optimum (MILP)")
+    out.note = f"HiGHS status {res.status}: {res.message}; MIP gap {getattr(res, 'mip_gap', float('nan')):.2g}"
+    return out, float(res.fun)
+
+
+def run_case(case: Case, billed_fraction: float) -> dict[str, object]:
+    T = case.demand.size
+    t0 = int(round(T * (1 - billed_fraction)))
+    results = [all_ondemand(case, t0), cost_explorer(case, t0), naive_max_spot(case, t0), plain_replan(case, t0),
+               seedance(case, t0)]
+    opt, opt_obj = offline_optimum(case, t0)
+    _, lp = offline_optimum(case, t0, relax=True)
+    assert opt is not None
+    results.append(opt)
+    return {"t0": t0, "hours": T - t0, "results": results, "milp_objective": opt_obj, "lp_bound": lp}

@@ -1,0 +1,47 @@
+"""The backtest's traces, fleets and prices (all from the shared real data and the bundled catalog)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from bench.backtest.backtest import Case
+from bench.backtest.data import V2023, V2025, spot_hourly, v2023_gpu_demand, v2025_dlrm_demand
+from seedance.planner.checkpoint import decide_checkpoint
+from seedance.planner.spot import band_hourly_rate, stateless_lost_fraction
+from seedance.pricing.catalog import load_catalog
+from seedance.policy.model import PaymentOption, Term
+
+REGION = "eu-west-1"  # the only region with multi-week spot price history
+SPOT_START = dt.datetime(2021, 12, 14, tzinfo=dt.UTC)  # trace hour 0 <-> first full day of spot history
+
+# name, series, instance type, gold, maxShare, checkpoint (write s, restart s) or None, description
+FLEETS = [
+    ("v2023-LS", ("v2023", "LS"), "g5.xlarge", True, 0.3, None, "LS (latency-sensitive) as gold inference, 1 A10G/node"),
+    ("v2023-Burstable", ("v2023", "Burstable"), "g5.xlarge", False, 0.5, (60, 240), "Burstable as silver finetune, 1 A10G/node"),
+    ("v2023-BE", ("v2023", "BE"), "g5.xlarge", False, 0.7, (180, 600), "BE (best-effort) as bronze training, 1 A10G/node"),
+    ("v2023-Guaranteed", ("v2023", "Guaranteed"), "g5.xlarge", True, 0.3, None, "Guaranteed as gold inference, 1 A10G/node"),
+    ("v2025-DLRM", ("v2025", "HN"), "g4dn.xlarge", True, 0.3, None, "DLRM GPU nodes (HN) as gold inference, 1 T4/node"),
+]
+
+
+def build_cases() -> list[Case]:
+    catalog = load_catalog()
+    v2023 = v2023_gpu_demand()
+    out = []
+    for name, (trace, cls), itype, gold, share, ckpt, desc in FLEETS:
+        demand = v2023[cls] if trace == "v2023" else v2025_dlrm_demand(cls)
+        offer = catalog.instance(REGION, itype)
+        ri = offer.reserved[(Term.ONE_YEAR, PaymentOption.NO_UPFRONT)]
+        assert offer.interruption_band_max_pct is not None
+        rate = band_hourly_rate(offer.interruption_band_max_pct)
+        lost = decide_checkpoint(ckpt[0], ckpt[1], rate).overhead if ckpt else stateless_lost_fraction(rate)
+        spot, spot_src = spot_hourly(itype, SPOT_START, demand.size)
+        out.append(Case(
+            name=name, demand=demand, instance_type=itype, gold=gold, max_share=share,
+            ondemand=offer.ondemand.value, reserved=ri.value, spot=spot, lost_fraction=lost,
+            interruption_rate=rate, description=desc,
+            sources={"demand": V2023 if trace == "v2023" else V2025, "ondemand": offer.ondemand.source,
+                     "reserved": ri.source, "spot": spot_src,
+                     "interruption": f"Spot Advisor band {offer.interruption_band} ({offer.interruption_source or 'catalog'})"},
+        ))
+    return out
