@@ -1,0 +1,43 @@
+package budget.cost_allocation_tags_test
+
+import data.budget.cost_allocation_tags
+import data.lib.fixtures
+
+_f(type, name, msg) := fixtures.finding("BUDGET-TAGS-1", "mandatory", type, name, msg)
+
+pass_resources := [
+	fixtures.bucket("ds", "internal"),
+	fixtures.resource("aws:autoscaling/group:Group", "asg", {"tags": [
+		{"key": "team", "value": "ml", "propagateAtLaunch": true},
+		{"key": "cost-center", "value": "CC-1", "propagateAtLaunch": true},
+		{"key": "environment", "value": "prod", "propagateAtLaunch": true},
+		{"key": "owner", "value": "a@example.com", "propagateAtLaunch": true},
+	]}),
+	fixtures.resource("aws:s3/bucketVersioning:BucketVersioning", "ds-versioning", {"bucket": "ds"}),
+]
+
+fail_resources := [
+	fixtures.resource("aws:ec2/securityGroup:SecurityGroup", "sg", {"vpcId": "vpc-1", "tags": {"team": "ml", "cost-center": "unassigned", "environment": "prod"}}),
+	fixtures.resource("aws:sns/topic:Topic", "alerts", {}),
+]
+
+test_pass_tagged if {
+	v := cost_allocation_tags.violation with input as fixtures.gate_input(fixtures.no_framework_policy, pass_resources)
+	v == set()
+}
+
+test_fail_untagged if {
+	v := cost_allocation_tags.violation with input as fixtures.gate_input(fixtures.no_framework_policy, fail_resources)
+	v == {
+		_f("aws:ec2/securityGroup:SecurityGroup", "sg", "missing cost-allocation tag(s): cost-center, owner"),
+		_f("aws:sns/topic:Topic", "alerts", "missing cost-allocation tag(s): team, cost-center, environment, owner"),
+	}
+}
+
+test_pass_provider_default_tags if {
+	provider := object.union(fixtures.resource("pulumi:providers:aws", "aws", {"defaultTags": json.marshal({"tags": {
+		"team": "ml", "cost-center": "CC-1", "environment": "prod", "owner": "a@example.com",
+	}})}), {"custom": true})
+	v := cost_allocation_tags.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [provider, fail_resources[1]])
+	v == set()
+}

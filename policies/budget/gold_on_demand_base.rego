@@ -1,0 +1,39 @@
+package budget.gold_on_demand_base
+
+import data.lib.budget
+import data.lib.findings
+import data.lib.fleets
+
+# METADATA
+# title: "Gold fleets keep an on-demand base"
+# description: >-
+#   Gold-tier fleets keep at least one unit of on-demand (or reserved) base capacity, in the
+#   plan and on the autoscaling group, so a spot reclaim cannot take the whole fleet down.
+# related_resources:
+#   - ref: https://www.finops.org/framework/capabilities/budgeting/
+# custom:
+#   control_id: BUDGET-GOLD-1
+#   clause: "Seedance cost policy"
+#   framework: budget
+#   severity: mandatory
+#   remediation: >-
+#     Set onDemandBaseCapacity >= 1 (the planner does this for gold fleets), or reserve capacity.
+violation contains findings.finding("BUDGET-GOLD-1", p.resource, p.message) if {
+	some p in _problems
+}
+
+_gold(name) if budget.policy_fleet(input.policy, name).sla == "gold"
+
+_problems contains {"resource": findings.stack(input.document), "message": msg} if {
+	some fp in object.get(input, ["plan", "fleets"], [])
+	_gold(fp.name)
+	fp.on_demand_base < 1
+	msg := sprintf("plan gives gold fleet %s no on-demand base", [fp.name])
+}
+
+_problems contains {"resource": asg, "message": msg} if {
+	some asg in fleets.asgs(input.document)
+	fleets.sla(asg) == "gold"
+	fleets.on_demand_base(asg) < 1
+	msg := sprintf("gold fleet %s has onDemandBaseCapacity 0", [fleets.fleet(asg)])
+}

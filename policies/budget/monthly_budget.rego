@@ -1,0 +1,47 @@
+package budget.monthly_budget
+
+import data.lib.budget
+import data.lib.findings
+import data.lib.fmt
+
+# METADATA
+# title: "Projected monthly cost within the budget"
+# description: >-
+#   The projected monthly cost (estimate, else plan; raised to the budget state's forecast or
+#   month-to-date spend) does not exceed budget.monthlyAmount, is in the budget's currency, and
+#   exists at all: without a projection the budget cannot be checked and the gate blocks.
+# related_resources:
+#   - ref: https://www.finops.org/framework/capabilities/budgeting/
+# custom:
+#   control_id: BUDGET-COST-1
+#   clause: "Seedance cost policy"
+#   framework: budget
+#   severity: mandatory
+#   remediation: >-
+#     Lower the plan's cost (more spot or reserved capacity, fewer nodes, cheaper types) or raise
+#     budget.monthlyAmount; run seedance estimate to see where the money goes.
+violation contains findings.finding("BUDGET-COST-1", p.resource, p.message) if {
+	some p in _problems
+}
+
+_stack := findings.stack(input.document)
+
+_amount := input.policy.budget.monthlyAmount
+
+_budget_currency := object.get(input.policy, ["budget", "currency"], "USD")
+
+_problems contains {"resource": _stack, "message": "no cost estimate or plan: the budget cannot be checked"} if {
+	not budget.projected(input)
+}
+
+_problems contains {"resource": _stack, "message": msg} if {
+	cur := budget.currency(input)
+	cur != _budget_currency
+	msg := sprintf("the estimate is in %s but the budget in %s; currencies are never mixed", [cur, _budget_currency])
+}
+
+_problems contains {"resource": _stack, "message": msg} if {
+	cost := budget.projected(input)
+	cost > _amount
+	msg := sprintf("projected monthly cost %s %s exceeds the budget of %s %s (%d%%)", [fmt.two_decimals(cost), _budget_currency, fmt.two_decimals(_amount), _budget_currency, round((100 * cost) / _amount)])
+}

@@ -1,0 +1,40 @@
+package budget.monthly_budget_test
+
+import data.budget.monthly_budget
+import data.lib.fixtures
+
+_f(msg) := fixtures.stack_finding("BUDGET-COST-1", "mandatory", msg)
+
+_with(estimate) := object.union(fixtures.gate_input(fixtures.no_framework_policy, []), {"estimate": estimate})
+
+test_pass_within_budget if {
+	v := monthly_budget.violation with input as _with({"monthly_total": 999.5, "currency": "USD"})
+	v == set()
+}
+
+test_fail_over_budget if {
+	v := monthly_budget.violation with input as _with({"monthly_total": 1250, "currency": "USD"})
+	v == {_f("projected monthly cost 1250.00 USD exceeds the budget of 1000.00 USD (125%)")}
+}
+
+test_fail_forecast_over_budget if {
+	gate := object.union(_with({"monthly_total": 800, "currency": "USD"}), {"budget_state": {"forecast_monthly": 1100}})
+	v := monthly_budget.violation with input as gate
+	v == {_f("projected monthly cost 1100.00 USD exceeds the budget of 1000.00 USD (110%)")}
+}
+
+test_fail_currency_mismatch if {
+	v := monthly_budget.violation with input as _with({"monthly_total": 10, "currency": "CNY"})
+	v == {_f("the estimate is in CNY but the budget in USD; currencies are never mixed")}
+}
+
+test_fail_closed_without_estimate if {
+	v := monthly_budget.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [])
+	v == {_f("no cost estimate or plan: the budget cannot be checked")}
+}
+
+test_pass_plan_cost_when_no_estimate if {
+	gate := object.union(fixtures.gate_input(fixtures.no_framework_policy, []), {"plan": {"monthly_cost": 900, "currency": "USD", "fleets": []}})
+	v := monthly_budget.violation with input as gate
+	v == set()
+}

@@ -1,0 +1,44 @@
+package budget.spot_share
+
+import data.lib.budget
+import data.lib.findings
+import data.lib.fleets
+import data.lib.frameworks
+
+# METADATA
+# title: "Spot share within the fleet's cap"
+# description: >-
+#   A fleet's planned spot share above its on-demand base (in the plan, and as the autoscaling
+#   group's onDemandPercentageAboveBaseCapacity) stays within the smaller of its spot.maxShare
+#   and its SLA tier's cap (gold 0.5, silver 0.8, bronze 1 by default; settable in data).
+# related_resources:
+#   - ref: https://www.finops.org/framework/capabilities/budgeting/
+# custom:
+#   control_id: BUDGET-SPOT-1
+#   clause: "Seedance cost policy"
+#   framework: budget
+#   severity: mandatory
+#   remediation: >-
+#     Lower the fleet's spot share (raise onDemandPercentageAboveBaseCapacity) or, if the workload
+#     tolerates interruptions, raise spot.maxShare within the SLA cap.
+violation contains findings.finding("BUDGET-SPOT-1", p.resource, p.message) if {
+	some p in _problems
+}
+
+_caps := frameworks.setting("sla_spot_cap")
+
+_problems contains {"resource": findings.stack(input.document), "message": msg} if {
+	some fp in object.get(input, ["plan", "fleets"], [])
+	cap := budget.spot_cap(input.policy, fp.name, _caps)
+	fp.spot_share_above_base > cap
+	msg := sprintf("plan runs fleet %s %d%% on spot above its base; the cap is %d%%", [fp.name, round(100 * fp.spot_share_above_base), round(100 * cap)])
+}
+
+_problems contains {"resource": asg, "message": msg} if {
+	some asg in fleets.asgs(input.document)
+	name := fleets.fleet(asg)
+	cap := budget.spot_cap(input.policy, name, _caps)
+	share := fleets.spot_share(asg)
+	share > cap + 0.0001
+	msg := sprintf("fleet %s runs %d%% on spot above its base; the cap is %d%%", [name, round(100 * share), round(100 * cap)])
+}

@@ -1,0 +1,41 @@
+package budget.spot_share_test
+
+import data.budget.spot_share
+import data.lib.fixtures
+
+_policy := json.patch(fixtures.no_framework_policy, [{"op": "replace", "path": "/fleets", "value": [
+	{"name": "inference", "sla": "gold", "spot": {"maxShare": 0.3}},
+	{"name": "train", "sla": "bronze", "spot": {"maxShare": 1}},
+	{"name": "eval", "sla": "silver"},
+]}])
+
+_asg(fleet, pct) := fixtures.resource("aws:autoscaling/group:Group", sprintf("%s-asg", [fleet]), {
+	"vpcZoneIdentifiers": ["subnet-1", "subnet-2"],
+	"mixedInstancesPolicy": {"instancesDistribution": {"onDemandBaseCapacity": 1, "onDemandPercentageAboveBaseCapacity": pct}},
+	"tags": [{"key": "seedance:fleet", "value": fleet, "propagateAtLaunch": true}],
+})
+
+_plan(shares) := {"monthly_cost": 1, "currency": "USD", "fleets": [{"name": n, "spot_share_above_base": s, "on_demand_base": 1} | some n, s in shares]}
+
+_gate(resources, shares) := object.union(fixtures.gate_input(_policy, resources), {"plan": _plan(shares)})
+
+test_pass_within_caps if {
+	v := spot_share.violation with input as _gate([_asg("inference", 70), _asg("train", 0), _asg("eval", 100)], {"inference": 0.3, "train": 1, "eval": 0})
+	v == set()
+}
+
+test_fail_above_caps if {
+	v := spot_share.violation with input as _gate([_asg("inference", 40), _asg("eval", 90)], {"inference": 0.6, "train": 1, "eval": 0})
+	v == {
+		fixtures.stack_finding("BUDGET-SPOT-1", "mandatory", "plan runs fleet inference 60% on spot above its base; the cap is 30%"),
+		fixtures.finding("BUDGET-SPOT-1", "mandatory", "aws:autoscaling/group:Group", "inference-asg", "fleet inference runs 60% on spot above its base; the cap is 30%"),
+		fixtures.finding("BUDGET-SPOT-1", "mandatory", "aws:autoscaling/group:Group", "eval-asg", "fleet eval runs 10% on spot above its base; the cap is 0%"),
+	}
+}
+
+test_fail_sla_cap_below_max_share if {
+	policy := json.patch(_policy, [{"op": "replace", "path": "/fleets/0/spot/maxShare", "value": 0.9}])
+	gate := object.union(fixtures.gate_input(policy, []), {"plan": _plan({"inference": 0.6})})
+	v := spot_share.violation with input as gate
+	v == {fixtures.stack_finding("BUDGET-SPOT-1", "mandatory", "plan runs fleet inference 60% on spot above its base; the cap is 50%")}
+}
