@@ -355,9 +355,13 @@ class StorageClass(_Model):
 
 class CheckpointBucket(_Model):
     name: Name
-    hot_days: PositiveInt = Field(default=30, description="Days in S3 Standard before Standard-IA.")
-    warm_days: PositiveInt | None = Field(default=60, description="Days in Standard-IA before Glacier.")
-    cold_days: PositiveInt | None = Field(default=None, description="Days in Glacier before expiry.")
+    hot_days: PositiveInt = Field(default=30, description="Days in S3 Standard before the next tier.")
+    warm_days: PositiveInt | None = Field(
+        default=60, description="Days in Standard-IA before Glacier; null: no Standard-IA tier (Standard -> Glacier at hotDays)."
+    )
+    cold_days: PositiveInt | None = Field(
+        default=None, description="Days in Glacier before expiry; null with no expireDays: kept in Glacier."
+    )
     expire_days: PositiveInt | None = Field(default=None, description="Object age at expiry (days).")
     noncurrent_expire_days: PositiveInt | None = 30
     versioning: bool = True
