@@ -234,4 +234,6 @@ def _document(monitor: RecordingMonitor, *, project: str, stack: str, default_re
                 inputs=normalise_inputs(r.inputs),
             )
         )
+    # registrations arrive in the order the async RPCs complete: sort for a stable document
+    resources.sort(key=lambda r: r.urn)
     return ResourceDocument(stack=stack, project=project, source="synth", resources=resources)

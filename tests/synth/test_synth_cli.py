@@ -1,0 +1,86 @@
+"""`seedance synth` on every example stack, and its error messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from seedance.cli import main
+from seedance.synth.document import ResourceDocument
+
+REPO = Path(__file__).resolve().parents[2]
+STACKS = REPO / "stacks"
+
+
+@pytest.mark.parametrize("stack", ["eu-prod", "cn-prod", "dev"])
+def test_synth_every_example_stack(stack: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    out = tmp_path / f"{stack}.json"
+    assert main(["synth", stack, "--out", str(out), "--project-dir", str(STACKS)]) == 0
+    doc = ResourceDocument.load(out)
+    assert (doc.stack, doc.project, doc.source) == (stack, "seedance-gpu", "synth")
+    counts = doc.type_counts()
+    assert counts["pulumi:providers:aws"] == 1
+    assert counts["seedance:audit:AuditBaseline"] == counts["seedance:budget:BudgetGuard"] == 1
+    fleets = json.loads(out.read_text())["resources"]
+    assert all(not isinstance(v, float) or not v.is_integer() for r in fleets for v in _numbers(r["inputs"]))
+    regions = {r.region for r in doc.resources if r.type.startswith("aws:")}
+    assert regions == {{"eu-prod": "eu-central-1", "cn-prod": "cn-north-1", "dev": "us-east-1"}[stack]}
+    assert f"stack {stack}" in capsys.readouterr().err
+
+
+def _numbers(value):
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _numbers(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _numbers(v)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield value
+
+
+def test_synth_is_deterministic(tmp_path: Path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["synth", "dev", "--out", str(a), "--project-dir", str(STACKS)]) == 0
+    assert main(["synth", "dev", "--out", str(b), "--project-dir", str(STACKS)]) == 0
+    assert a.read_text() == b.read_text()
+
+
+def test_committed_sample_is_a_document_of_eu_prod():
+    doc = ResourceDocument.load(REPO / "tests" / "synth" / "samples" / "eu-prod.json")
+    assert (doc.stack, doc.source) == ("eu-prod", "synth")
+    assert doc.by_name("llm-train-lt").type == "aws:ec2/launchTemplate:LaunchTemplate"
+
+
+def test_synth_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path):
+    assert main(["synth", "nope", "--project-dir", str(STACKS)]) == 1
+    err = capsys.readouterr().err
+    assert "unknown stack 'nope'" in err and "(stacks: cn-prod, dev, eu-prod)" in err
+    assert main(["synth"]) == 2
+    assert main(["synth", "dev", "--from-export", "x.json"]) == 2
+    assert main(["synth", "dev", "--project-dir", str(tmp_path)]) == 1
+    assert "no Pulumi project here" in capsys.readouterr().err
+
+
+def test_region_mismatch_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    project = tmp_path / "stacks"
+    project.mkdir()
+    (project / "Pulumi.yaml").write_text((STACKS / "Pulumi.yaml").read_text())
+    (project / "__main__.py").write_text((STACKS / "__main__.py").read_text())
+    (project / "policies").symlink_to(STACKS / "policies")
+    (project / "Pulumi.x.yaml").write_text("config:\n  aws:region: us-west-2\n  seedance:policy: policies/dev.yaml\n")
+    assert main(["synth", "x", "--project-dir", str(project)]) == 1
+    assert "aws:region is us-west-2 but policies/dev.yaml sets cloud.region us-east-1" in capsys.readouterr().err
+
+
+def test_preview_and_export_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    import os
+
+    base = Path(os.environ.get("SEEDANCE_SHARED_DATA", REPO.parent / "shared" / "data")) / "fixtures"
+    out = tmp_path / "p.json"
+    assert main(["synth", "--from-preview", str(base / "pulumi-preview" / "stratify-aws-creates.preview.json"), "--out", str(out)]) == 0
+    assert ResourceDocument.load(out).source == "preview"
+    assert main(["synth", "--from-export", str(base / "pulumi-stack-export" / "stratify-aws.stack-export.json"), "--out", str(out)]) == 0
+    assert ResourceDocument.load(out).source == "export"

@@ -1,0 +1,138 @@
+"""--from-preview / --from-export on every real sample in the shared fixtures folder."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from seedance.synth.document import SECRET, UNKNOWN, ResourceDocument
+from seedance.synth.ingest import IngestError, from_export, from_preview, load_export, load_preview
+
+
+
+def fixtures_dir() -> Path:
+    env = os.environ.get("SEEDANCE_SHARED_DATA")
+    base = Path(env) if env else Path(__file__).resolve().parents[2].parent / "shared" / "data"
+    return base / "fixtures"
+
+
+PREVIEWS = sorted((fixtures_dir() / "pulumi-preview").glob("*.json"))
+EXPORTS = sorted((fixtures_dir() / "pulumi-stack-export").glob("*.json"))
+
+
+def test_the_fixture_folder_is_there():
+    assert len(PREVIEWS) == 4 and len(EXPORTS) == 1
+
+
+def check_shape(doc: ResourceDocument, source: str) -> None:
+    again = ResourceDocument.model_validate_json(doc.dumps())  # round-trips through JSON
+    assert again == doc
+    assert doc.source == source and doc.api_version == "seedance.io/v1" and doc.kind == "ResourceDocument"
+    urns = {r.urn for r in doc.resources}
+    assert len(urns) == len(doc.resources)
+    for r in doc.resources:
+        assert r.type != "pulumi:pulumi:Stack"
+        assert r.urn.startswith(f"urn:pulumi:{doc.stack}::{doc.project}::") and r.urn.endswith(f"::{r.name}")
+        assert r.parent is None or r.parent.startswith("urn:pulumi:")
+        assert "__defaults" not in json.dumps(r.inputs)
+        assert "4dabf18193072939515e22adb298388d" not in json.dumps(r.inputs)
+
+
+@pytest.mark.parametrize("path", PREVIEWS, ids=lambda p: p.name)
+def test_every_preview_sample(path: Path):
+    check_shape(load_preview(path), "preview")
+
+
+@pytest.mark.parametrize("path", EXPORTS, ids=lambda p: p.name)
+def test_every_export_sample(path: Path):
+    check_shape(load_export(path), "export")
+
+
+def by_name(doc: ResourceDocument) -> dict:
+    return {r.name if r.type != "aws:iam/rolePolicyAttachment:RolePolicyAttachment" else r.urn: r for r in doc.resources}
+
+
+def test_creates_preview():
+    doc = load_preview(fixtures_dir() / "pulumi-preview" / "stratify-aws-creates.preview.json")
+    # 16 create steps, one of them the stack itself
+    assert (doc.stack, doc.project, len(doc.resources)) == ("dev", "sample", 15)
+    bucket = doc.by_name("docs")
+    assert bucket.inputs == {"acl": "private", "bucket": "docs-32c8f2c", "forceDestroy": False}
+    assert bucket.parent is None
+    assert bucket.provider == "urn:pulumi:dev::sample::pulumi:providers:aws::default_6_63_0"
+    sub = [r for r in doc.resources if r.type == "aws:s3:BucketEventSubscription"]
+    assert len(sub) == 1 and sub[0].custom is False and sub[0].parent == bucket.urn
+    fn = next(r for r in doc.resources if r.type == "aws:lambda/function:Function")
+    assert fn.inputs["code"]["$kind"] == "archive"
+    assert fn.inputs["code"]["assets"]["__index.js"]["$kind"] == "asset"
+    # values only known after apply (the role's ARN) are the unknown marker
+    assert fn.inputs["role"] == UNKNOWN
+    assert fn.region is None  # nothing in a create-only preview names the region
+
+
+def test_update_preview_with_sames():
+    doc = load_preview(fixtures_dir() / "pulumi-preview" / "stratify-aws-update-show-sames.preview.json")
+    assert len(doc.resources) == 15 and doc.notes == []
+    fn = next(r for r in doc.resources if r.type == "aws:lambda/function:Function")
+    assert "console.log" in fn.inputs["code"]["assets"]["__index.js"]["text"]  # the new code, not the old
+    assert fn.region == "eu-west-1"  # from the old state's ARN
+
+
+def test_deletes_preview_keeps_only_the_survivors():
+    doc = load_preview(fixtures_dir() / "pulumi-preview" / "stratify-aws-deletes-show-sames.preview.json")
+    # 14 deletes and 2 sames (one is the stack): one resource remains desired
+    assert len(doc.resources) == 1
+
+
+def test_2019_preview():
+    doc = load_preview(fixtures_dir() / "pulumi-preview" / "pitfall-aws-s3-update-2019.preview.json")
+    (bucket,) = doc.resources
+    assert bucket.type == "aws:s3/bucket:Bucket"
+    assert bucket.inputs["tags"]["Customer"] == SECRET
+    assert bucket.inputs["tags"]["BillingProject"] == "testing"  # the new value
+    assert "__defaults" not in bucket.inputs["tags"]
+    assert bucket.region == "us-west-2"  # the preview's aws:region config
+
+
+def test_export():
+    doc = load_export(fixtures_dir() / "pulumi-stack-export" / "stratify-aws.stack-export.json")
+    assert (doc.stack, doc.project, len(doc.resources)) == ("dev", "sample", 16)
+    (provider,) = [r for r in doc.resources if r.type == "pulumi:providers:aws"]
+    assert provider.inputs == {"skipCredentialsValidation": "false", "skipRegionValidation": "true", "version": "6.63.0"}
+    assert provider.region == "eu-west-1"  # the one region its resources report
+    bucket = doc.by_name("docs")
+    assert bucket.parent is None and bucket.region == "eu-west-1"
+    role = next(r for r in doc.resources if r.type == "aws:iam/role:Role")
+    assert role.inputs["maxSessionDuration"] == 3600 and isinstance(role.inputs["maxSessionDuration"], int)
+
+
+def test_noise_before_the_json(tmp_path: Path):
+    src = fixtures_dir() / "pulumi-preview" / "pitfall-aws-s3-update-2019.preview.json"
+    noisy = tmp_path / "noisy.json"
+    noisy.write_text("Loading policy packs...\nPolicy pack 'x' passed\n" + src.read_text())
+    assert len(load_preview(noisy).resources) == 1
+
+
+def test_wrong_inputs_say_what_was_expected(tmp_path: Path):
+    with pytest.raises(IngestError, match="use --from-export"):
+        from_preview({"version": 3, "deployment": {"resources": []}}, "f.json")
+    with pytest.raises(IngestError, match="use --from-preview"):
+        from_export({"steps": []}, "f.json")
+    with pytest.raises(IngestError, match=r"unsupported stack export version 9"):
+        from_export({"version": 9, "deployment": {"resources": []}}, "f.json")
+    with pytest.raises(IngestError, match=r"steps\[0\]: expected an object with an 'op'"):
+        from_preview({"steps": [{"urn": "x"}]}, "f.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(IngestError, match=r"bad.json: not valid JSON .*; expected `pulumi preview --json` output"):
+        load_preview(bad)
+
+
+def test_partial_preview_is_noted():
+    steps = [{"op": "create", "urn": "urn:pulumi:s::p::aws:s3/bucket:Bucket::b",
+              "newState": {"urn": "urn:pulumi:s::p::aws:s3/bucket:Bucket::b", "type": "aws:s3/bucket:Bucket", "custom": True, "inputs": {}}}]
+    doc = from_preview({"steps": steps, "changeSummary": {"create": 1, "same": 3}})
+    assert doc.notes and doc.notes[0].startswith("partial: the change summary counts 3 unchanged")

@@ -1,0 +1,70 @@
+"""The mock-runtime runner: URNs as the engine forms them, normalised inputs, repeatable runs."""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_aws as aws
+import pytest
+
+from seedance.synth.document import SECRET, UNKNOWN, normalise, split_provider_ref
+from seedance.synth.runtime import run_program
+
+
+class Box(pulumi.ComponentResource):
+    def __init__(self, name: str, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("seedance:test:Box", name, None, opts)
+        aws.ec2.LaunchTemplate(
+            f"{name}-lt",
+            metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(http_tokens="required", http_put_response_hop_limit=2),
+            user_data=pulumi.Output.secret("c2VjcmV0"),
+            tags={"team": pulumi.Config("seedance").require("team")},
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.register_outputs({})
+
+
+def program() -> None:
+    provider = aws.Provider("aws", region="eu-west-1", allowed_account_ids=["111122223333"])
+    Box("box", pulumi.ResourceOptions(providers=[provider]))
+    pulumi.export("answer", 42)
+
+
+def test_document_of_a_small_program():
+    result = run_program(program, project="proj", stack="s1", config={"seedance:team": "ml"})
+    doc = result.document
+    assert sorted(r.type for r in doc.resources) == ["aws:ec2/launchTemplate:LaunchTemplate", "pulumi:providers:aws", "seedance:test:Box"]
+    box, lt = doc.by_name("box"), doc.by_name("box-lt")
+    # children of the root stack: no stack type in the URN and no parent, as the engine writes them
+    assert box.urn == "urn:pulumi:s1::proj::seedance:test:Box::box"
+    assert box.parent is None and box.custom is False and box.region is None
+    assert lt.urn == "urn:pulumi:s1::proj::seedance:test:Box$aws:ec2/launchTemplate:LaunchTemplate::box-lt"
+    assert lt.parent == box.urn
+    assert lt.provider == "urn:pulumi:s1::proj::pulumi:providers:aws::aws"
+    assert lt.region == "eu-west-1"
+    # the mock hands 2 back as 2.0; the document has an int again; secrets are masked
+    assert lt.inputs["metadataOptions"] == {"httpTokens": "required", "httpPutResponseHopLimit": 2}
+    assert isinstance(lt.inputs["metadataOptions"]["httpPutResponseHopLimit"], int)
+    assert lt.inputs["userData"] == SECRET
+    assert lt.inputs["tags"] == {"team": "ml"}
+    assert result.outputs == {"answer": 42}
+
+
+def test_runs_repeat_in_one_process_with_fresh_config():
+    first = run_program(program, project="proj", stack="s1", config={"seedance:team": "a"})
+    second = run_program(program, project="proj", stack="s2", config={"seedance:team": "b"})
+    assert len(first.document.resources) == len(second.document.resources) == 3
+    assert second.document.by_name("box-lt").inputs["tags"] == {"team": "b"}
+    assert second.document.by_name("box").urn.startswith("urn:pulumi:s2::proj::")
+    with pytest.raises(pulumi.ConfigMissingError):
+        run_program(program, project="proj", stack="s3", config={})
+
+
+def test_normalise():
+    assert normalise({"a": 3.0, "b": 2.5, "c": [1.0, True], "__defaults": ["x"]}) == {"a": 3, "b": 2.5, "c": [1, True]}
+    assert normalise("04da6b54-80e4-46f7-96ec-b56ff0331ba9") == UNKNOWN
+    sig = "4dabf18193072939515e22adb298388d"
+    assert normalise({sig: "1b47061264138c4ac30d75fd1eb44270", "ciphertext": "xyz"}) == SECRET
+    assert normalise({sig: "5cf8f73096256a8f31e491e813e4eb8e", "urn": "urn:pulumi:s::p::t::n", "id": "i"}) == "urn:pulumi:s::p::t::n"
+    assert normalise({sig: "d0e6a833031e9bbcd3f4e8bde6ca49a4", "value": 4.0}) == 4
+    assert normalise({sig: "d0e6a833031e9bbcd3f4e8bde6ca49a4"}) == UNKNOWN
+    assert split_provider_ref("urn:pulumi:s::p::pulumi:providers:aws::default_7_0_0::04da6b54-x") == "urn:pulumi:s::p::pulumi:providers:aws::default_7_0_0"
