@@ -3,8 +3,8 @@
 Reclaim policy from the data class: a volume holding personal data is deleted with its claim
 (storage limitation; nothing orphaned outlives the workload), other classes keep the policy's
 declared ``reclaimPolicy``. Buckets: KMS encryption with the stack key, all public access blocked,
-versioning, a TLS-only bucket policy and a lifecycle hot (Standard) -> Standard-IA -> Glacier ->
-expiry with non-current version expiry.
+versioning, a TLS-only bucket policy and a lifecycle hot (Standard) -> Standard-IA (unless
+``warmDays`` is null) -> Glacier -> expiry with non-current version expiry.
 """
 
 from __future__ import annotations
@@ -34,27 +34,30 @@ def reclaim_policy(sc: StorageClass) -> str:
 class LifecycleDays:
     """Object ages (days since creation) at each lifecycle step; ``None`` = step absent."""
 
-    standard_ia: int
-    glacier: int | None
+    standard_ia: int | None
+    glacier: int
     expire: int | None
     noncurrent_expire: int | None
 
 
 def lifecycle_days(bucket: CheckpointBucket) -> LifecycleDays:
-    """Hot days in Standard, then warm days in Standard-IA, then Glacier, then expiry.
+    """``hotDays`` in Standard, then ``warmDays`` in Standard-IA (none when null: Standard goes
+    straight to Glacier at ``hotDays``), then Glacier, then expiry.
 
-    Expiry is ``expireDays`` when given, else the end of ``coldDays`` in Glacier."""
+    Expiry is ``expireDays`` when given, else the end of ``coldDays`` in Glacier, else never."""
     where = f"storage.checkpointBuckets[{bucket.name}]"
-    require(bucket.hot_days >= MIN_STANDARD_IA_DAYS, f"{where}.hotDays",
-            f"expected >= {MIN_STANDARD_IA_DAYS} (S3's minimum before Standard-IA), got {bucket.hot_days}")
-    ia = bucket.hot_days
-    glacier = ia + bucket.warm_days if bucket.warm_days is not None else None
+    if bucket.warm_days is not None:
+        require(bucket.hot_days >= MIN_STANDARD_IA_DAYS, f"{where}.hotDays",
+                f"expected >= {MIN_STANDARD_IA_DAYS} (S3's minimum before Standard-IA), got {bucket.hot_days}")
+        ia: int | None = bucket.hot_days
+        glacier = bucket.hot_days + bucket.warm_days
+    else:
+        ia, glacier = None, bucket.hot_days
     expire = bucket.expire_days
     if expire is None and bucket.cold_days is not None:
-        expire = (glacier if glacier is not None else ia) + bucket.cold_days
+        expire = glacier + bucket.cold_days
     if expire is not None:
-        last = glacier if glacier is not None else ia
-        require(expire > last, f"{where}.expireDays", f"expected more than {last} days (after the last transition), got {expire}")
+        require(expire > glacier, f"{where}.expireDays", f"expected more than {glacier} days (after the last transition), got {expire}")
     return LifecycleDays(ia, glacier, expire, bucket.noncurrent_expire_days)
 
 
@@ -211,9 +214,10 @@ class StorageTiers(pulumi.ComponentResource):
             opts=child(self, depends_on=[pab]),
         )
         days = lifecycle_days(b)
-        transitions = [aws.s3.BucketLifecycleConfigurationRuleTransitionArgs(days=days.standard_ia, storage_class="STANDARD_IA")]
-        if days.glacier is not None:
-            transitions.append(aws.s3.BucketLifecycleConfigurationRuleTransitionArgs(days=days.glacier, storage_class="GLACIER"))
+        transitions = []
+        if days.standard_ia is not None:
+            transitions.append(aws.s3.BucketLifecycleConfigurationRuleTransitionArgs(days=days.standard_ia, storage_class="STANDARD_IA"))
+        transitions.append(aws.s3.BucketLifecycleConfigurationRuleTransitionArgs(days=days.glacier, storage_class="GLACIER"))
         aws.s3.BucketLifecycleConfiguration(
             f"{base}-lifecycle",
             bucket=bucket.id,

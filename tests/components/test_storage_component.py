@@ -7,7 +7,7 @@ import json
 import pytest
 
 from components.common import ComponentArgsError
-from components.storage import lifecycle_days, reclaim_policy
+from components.storage import LifecycleDays, lifecycle_days, reclaim_policy
 from seedance.policy.model import CheckpointBucket, StorageClass
 
 
@@ -35,9 +35,9 @@ def test_lifecycle_days_match_the_policy(eu, dev):
     assert r["expiration"] == {"days": 365}
     assert r["noncurrentVersionExpiration"] == {"noncurrentDays": 14}
     assert r["status"] == "Enabled" and r["abortIncompleteMultipartUpload"] == {"daysAfterInitiation": 7}
-    # eu finetune-datasets: warmDays null -> no Glacier step; expire 180, noncurrent 7
+    # eu finetune-datasets: warmDays null -> no Standard-IA tier, Glacier at hotDays 30; expire 180, noncurrent 7
     r = rule(bucket_parts(eu, "finetune-datasets"))
-    assert [(t["storageClass"], t["days"]) for t in r["transitions"]] == [("STANDARD_IA", 30)]
+    assert [(t["storageClass"], t["days"]) for t in r["transitions"]] == [("GLACIER", 30)]
     assert r["expiration"] == {"days": 180}
     assert r["noncurrentVersionExpiration"] == {"noncurrentDays": 7}
     # dev overrides llm-checkpoints' expiry to 120
@@ -103,4 +103,9 @@ def test_lifecycle_validation_names_the_field():
     with pytest.raises(ComponentArgsError, match=r"^storage.checkpointBuckets\[b\].expireDays: expected more than 90 days"):
         lifecycle_days(short)
     cold = CheckpointBucket.model_validate({"name": "b", "hotDays": 30, "warmDays": 30, "coldDays": 100})
-    assert lifecycle_days(cold).expire == 160
+    assert lifecycle_days(cold) == LifecycleDays(standard_ia=30, glacier=60, expire=160, noncurrent_expire=30)
+    # no Standard-IA tier: S3's 30-day minimum does not apply, Glacier at hotDays
+    direct = CheckpointBucket.model_validate({"name": "b", "hotDays": 7, "warmDays": None, "coldDays": 90})
+    assert lifecycle_days(direct) == LifecycleDays(standard_ia=None, glacier=7, expire=97, noncurrent_expire=30)
+    kept = CheckpointBucket.model_validate({"name": "b", "hotDays": 30, "warmDays": None})
+    assert lifecycle_days(kept).expire is None
