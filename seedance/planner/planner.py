@@ -198,6 +198,10 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         units = held
         why["reserved"] = (f"no sourced {term} {fleet.reserved.payment.value} reserved price for {po.instance_type}"
                            f"{' in ' + inp.region if inp.region else ''}: nothing new reserved")
+    elif r_price >= blended:
+        units = held
+        why["reserved"] = (f"reserving never pays here: {term} reserved {r_price:.4g}/h >= blended spot/on-demand "
+                           f"{blended:.4g}/h" + (f"; {held} already held are kept" if held else ""))
     elif commit_fc is None:
         want = fleet.capacity.min if r_price < blended else 0
         units = max(held, want)
@@ -208,7 +212,7 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         dec: ReservedDecision = commit_now(commit_fc / w, r_price, blended,
                                            held=held_inst, step_hours=REPLAN_STEP_HOURS, max_units=cap_units // w)
         units = max(held, dec.units * w)
-        why["reserved"] = (f"{units} unit(s) over the {term} term, on the forecast without unseen growth: {dec.rationale}"
+        why["reserved"] = (f"{term} term, on the forecast without unseen growth: {dec.rationale}"
                            f" (reserved {r_price:.4g} vs blended {blended:.4g} per hour)")
     new = units - held
     purchases = [(term, new)] if new > 0 else []

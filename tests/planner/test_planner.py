@@ -1,0 +1,217 @@
+import datetime as dt
+import json
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from seedance.gpus import GpuModel
+from seedance.planner.instances import OfferView
+from seedance.planner.planner import FleetInputs, plan_fleet, plan_policy
+from seedance.planner.spot import band_hourly_rate
+from seedance.policy import load_policy
+from seedance.policy.model import Fleet
+from seedance.pricing.catalog import load_catalog
+
+REPO = Path(__file__).resolve().parents[2]
+STACKS = REPO / "stacks" / "policies"
+HISTORY_POLICY = Path(__file__).resolve().parent / "policies" / "eu-history.yaml"
+
+A10G = GpuModel.A10G
+OFFERS = [
+    OfferView("g5.xlarge", 4, 16, 1, A10G, 24, 1.0, 0.4, 5.0),
+    OfferView("g5.2xlarge", 8, 32, 1, A10G, 24, 1.2, 0.5, 5.0),
+    OfferView("g5.12xlarge", 48, 192, 4, A10G, 96, 5.6, 1.6, 5.0),
+]
+RESERVED = {"g5.xlarge": 0.6, "g5.2xlarge": 0.75, "g5.12xlarge": 3.4}
+
+
+def fleet(**over) -> Fleet:
+    doc = {"name": "inference", "workload": "inference", "sla": "silver",
+           "gpu": {"model": "A10G", "count": 1, "memoryGib": 24},
+           "capacity": {"min": 1, "desired": 4, "max": 12}, "spot": {"maxShare": 0.5},
+           "reserved": {"mode": "auto", "term": "1y"}}
+    doc.update(over)
+    return Fleet.model_validate(doc)
+
+
+def inputs(f: Fleet, history=None, held=0) -> FleetInputs:
+    return FleetInputs(f, OFFERS, RESERVED, None if history is None else np.asarray(history, float),
+                       0, held, "eu-central-1")
+
+
+def test_constant_demand_hand_case():
+    # 5 units every hour for two weeks; g5.xlarge: stateless loss 300 s x 7.03e-5/h -> ~0
+    # blended = 0.5 * 0.4/(1-f) + 0.5 * 1.0 ~ 0.70 > reserved 0.6 and every layer is busy 100%: reserve 5
+    d = plan_fleet(inputs(fleet(), [5.0] * 336)).plan
+    rate = band_hourly_rate(5.0)
+    assert d.instance_types[0].instance_type == "g5.xlarge"
+    assert d.spot_share_above_base == 0.5
+    assert d.reserved_units == 5 and d.new_purchases == [("1y", 5)]
+    assert d.on_demand_base == 5 and d.on_demand_percentage_above_base == 50
+    assert d.interruption_rate_per_hour == pytest.approx(rate)
+    assert d.expected_nodes == pytest.approx(5.0)
+    assert d.checkpoint_interval_s is None  # inference: no checkpoint
+    assert set(d.rationale) >= {"instance_types", "spot", "reserved", "on_demand_base", "demand", "allocation_strategy"}
+
+
+def test_reserved_never_pays_when_blended_is_cheaper():
+    # spot 0.1 at 50%: blended ~0.55 < reserved 0.6 -> reserve nothing
+    offers = [OfferView("g5.xlarge", 4, 16, 1, A10G, 24, 1.0, 0.1, 5.0)]
+    d = plan_fleet(FleetInputs(fleet(), offers, RESERVED, np.full(336, 5.0))).plan
+    assert d.reserved_units == 0 and "reserving never pays" in d.rationale["reserved"]
+
+
+def test_without_history_falls_back_to_minimum():
+    d = plan_fleet(inputs(fleet(capacity={"min": 3, "desired": 4, "max": 12}))).plan
+    assert d.reserved_units == 3
+    assert d.rationale["reserved"].startswith("no demand history: reserve the fleet's minimum (3")
+
+
+@pytest.mark.parametrize("held", [0, 7, 20])
+def test_held_is_never_reduced(held):
+    d = plan_fleet(inputs(fleet(), [2.0] * 336, held=held)).plan
+    assert d.reserved_units == max(held, 2)
+    assert d.new_purchases == ([("1y", 2 - held)] if held < 2 else [])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(0, 12), min_size=24, max_size=400), st.integers(0, 15))
+def test_property_held_never_reduced_and_purchases_add_up(history, held):
+    d = plan_fleet(inputs(fleet(), history, held=held)).plan
+    assert d.reserved_units >= held
+    assert sum(n for _, n in d.new_purchases) == d.reserved_units - held
+    assert d.on_demand_base >= d.reserved_units
+    assert 0 <= d.spot_share_above_base <= 0.5
+
+
+def test_gold_keeps_one_on_demand_node():
+    d = plan_fleet(inputs(fleet(sla="gold", reserved={"mode": "none"}), [3.0] * 48)).plan
+    assert d.reserved_units == 0 and d.on_demand_base == 1
+    assert d.rationale["on_demand_base"].startswith("gold SLA: at least one on-demand node")
+
+
+def test_no_spot_block_and_spot_cap():
+    d = plan_fleet(inputs(fleet(spot=None), [3.0] * 48)).plan
+    assert d.spot_share_above_base == 0 and "allows no spot" in d.rationale["spot"]
+    d = plan_fleet(inputs(fleet(spot={"maxShare": 0.2}), [3.0] * 48)).plan
+    assert d.spot_share_above_base == 0.2
+
+
+def test_training_gets_daly_interval_from_band():
+    f = fleet(name="train", workload="training", sla="bronze", spot={"maxShare": 0.7},
+              checkpoint={"writeSeconds": 180, "restartSeconds": 600})
+    offers = [OfferView("g5.xlarge", 4, 16, 1, A10G, 24, 1.0, 0.4, 100.0)]  # open band: 0.1957/h
+    d = plan_fleet(FleetInputs(f, offers, RESERVED)).plan
+    mtbi = 3600 / band_hourly_rate(100.0)
+    x = 180 / (2 * mtbi)
+    assert d.checkpoint_interval_s == pytest.approx(math.sqrt(2 * 180 * mtbi) * (1 + math.sqrt(x) / 3 + x / 9) - 180)
+    assert 0 < d.checkpoint_overhead < 0.2
+    assert d.spot_share_above_base == 0.7
+
+
+def test_demand_is_clipped_at_fleet_maximum():
+    d = plan_fleet(inputs(fleet(capacity={"min": 0, "desired": 4, "max": 6}), [20.0] * 336)).plan
+    assert d.reserved_units == 6
+    assert "clipped to the fleet maximum 6" in d.rationale["demand"]
+
+
+def test_weighted_type_only_when_it_fits():
+    # a 4-GPU fleet: g5.12xlarge holds one unit; g5.xlarge does not qualify
+    f = fleet(gpu={"model": "A10G", "count": 4, "memoryGib": 24})
+    d = plan_fleet(inputs(f, [1.0] * 48)).plan
+    assert [(c.instance_type, c.weight) for c in d.instance_types] == [("g5.12xlarge", 1)]
+    assert "fewer than the 3 spot pools wanted" in d.rationale["instance_types"]
+
+
+# ------------------------------------------------------------------ plan_policy on real stacks
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+@pytest.mark.parametrize("stack", ["eu-prod", "cn-prod", "dev"])
+def test_plan_every_example_stack(stack, catalog):
+    loaded = load_policy(STACKS / f"{stack}.yaml")
+    plan = plan_policy(loaded, catalog, as_of=dt.date(2024, 6, 1))
+    assert [f.name for f in plan.fleets] == [f.name for f in loaded.policy.fleets]
+    assert plan.region == loaded.policy.cloud.region
+    assert plan.currency == ("CNY" if stack == "cn-prod" else "USD")
+    assert plan.savings == pytest.approx(plan.monthly_cost_all_ondemand - plan.monthly_cost)
+    assert plan.monthly_cost == pytest.approx(sum(f.monthly_cost for f in plan.fleets))
+    assert 0 < plan.monthly_cost <= plan.monthly_cost_all_ondemand
+    doc = json.loads(json.dumps(plan.to_json()))
+    assert doc["as_of"] == "2024-06-01"
+    for f in plan.fleets:
+        assert f.instance_types, f.name
+        assert f.monthly_cost == pytest.approx(sum(c["monthly_cost"] for c in f.cost_components))
+        if loaded.policy.fleet(f.name).sla.value == "gold":
+            assert f.on_demand_base >= 1
+
+
+def test_cn_prod_has_no_spot(catalog):
+    plan = plan_policy(load_policy(STACKS / "cn-prod.yaml"), catalog)
+    assert all(f.spot_share_above_base == 0 for f in plan.fleets)
+    assert "no sourced spot price" in plan.fleet("inference").rationale["spot"]
+    assert "no sourced 1y no-upfront reserved price for p3.16xlarge" in plan.fleet("llm-train").rationale["reserved"]
+
+
+def test_estimator_cost_matches_hand_computation(catalog):
+    # dev inference: g5.xlarge us-east-1, 1 unit, 1 reserved (min 1), base 1, nothing above the base
+    plan = plan_policy(load_policy(STACKS / "dev.yaml"), catalog)
+    f = plan.fleet("inference")
+    offer = catalog.instance("us-east-1", "g5.xlarge")
+    ri = [p for (t, pay), p in offer.reserved.items() if t.value == "1y" and pay.value == "no-upfront"][0]
+    assert (f.reserved_units, f.on_demand_base, f.expected_nodes) == (1, 1, 1.0)
+    assert f.monthly_cost == pytest.approx(730 * ri.value)
+    assert f.monthly_cost_all_ondemand == pytest.approx(730 * offer.ondemand.value)
+
+
+def test_history_policy_and_held_commitments(catalog):
+    loaded = load_policy(HISTORY_POLICY)
+    plan = plan_policy(loaded, catalog, as_of=dt.date(2024, 5, 1))
+    inf = plan.fleet("inference")
+    # the unconstrained optimum on this history is 22 units (see held=0 below); 30 are held: keep 30, buy none
+    assert (inf.reserved_units, inf.new_purchases) == (30, [])
+    assert "30 already held, never reduced" in inf.rationale["reserved"]
+    free = plan_policy(loaded, catalog, as_of=dt.date(2024, 5, 20), held={"inference": 0}).fleet("inference")
+    assert (free.reserved_units, free.new_purchases) == (22, [("1y", 22)])
+    # a year after purchase the commitment has expired: nothing is held any more
+    later = plan_policy(loaded, catalog, as_of=dt.date(2025, 3, 2))
+    assert "already held" not in later.fleet("inference").rationale["reserved"]
+    # explicit held units replace the policy's list and are never reduced
+    more = plan_policy(loaded, catalog, as_of=dt.date(2024, 5, 1), held={"inference": 45})
+    assert more.fleet("inference").reserved_units == 45 and more.fleet("inference").new_purchases == []
+
+
+def test_no_look_ahead(tmp_path, catalog):
+    """Changing the demand after the decision point does not change any decision."""
+    stacks = tmp_path / "stacks"
+    shutil.copytree(REPO / "stacks" / "policies", stacks / "policies")
+    shutil.copytree(REPO / "stacks" / "demand", stacks / "demand")
+    pol = tmp_path / "tests" / "planner" / "policies"
+    pol.mkdir(parents=True)
+    shutil.copy(HISTORY_POLICY, pol / "p.yaml")
+    as_of = dt.date(2024, 4, 20)  # the files start 2024-01-01
+    before = plan_policy(load_policy(pol / "p.yaml"), catalog, as_of=as_of)
+    for name in ("inference.csv", "finetune.csv", "training.csv"):
+        path = stacks / "demand" / name
+        lines = path.read_text().splitlines()
+        out = []
+        for line in lines:
+            if line[:4] == "2024" and line >= as_of.isoformat():
+                hour, value = line.split(",")
+                line = f"{hour},{float(value) * 10 + 7:.4f}"
+            out.append(line)
+        path.write_text("\n".join(out) + "\n")
+    after = plan_policy(load_policy(pol / "p.yaml"), catalog, as_of=as_of)
+    assert after.to_json() == before.to_json()
+    # ...while the full history (no decision point) does see the change
+    assert plan_policy(load_policy(pol / "p.yaml"), catalog).fleet("inference").reserved_units != \
+        before.fleet("inference").reserved_units
