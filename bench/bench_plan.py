@@ -10,6 +10,7 @@ per fleet; the fleets cycle through the example stacks' eu-prod fleets.  Writes 
 
 from __future__ import annotations
 
+import os
 import platform
 import statistics
 import sys
@@ -73,7 +74,7 @@ def main() -> int:
         f"{1000 * med / FLEETS:.2f} ms per fleet; target < {TARGET_S:g} s: {'OK' if ok else 'MISSED'}",
         f"- {reserved:,} units reserved across the fleets (a sanity figure, not a target)",
         f"- Machine: {platform.python_implementation()} {platform.python_version()}, "
-        f"{__import__('os').cpu_count()} CPUs, {platform.machine()}",
+        f"{os.cpu_count()} CPUs, {platform.machine()}",
     ])
     replace_section("planner-speed", body)
     print(body)

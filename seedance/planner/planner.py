@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,7 +37,9 @@ from seedance.planner.spot import (
     decide_spot,
     stateless_lost_fraction,
 )
+from seedance.policy.loader import LoadedPolicy
 from seedance.policy.model import Fleet, ReservedMode, SlaTier, Term, Workload
+from seedance.pricing.catalog import Catalog, InstanceOffer
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +74,7 @@ class FleetDecision:
     notes: list[str] = field(default_factory=list)
 
 
-def lost_fraction_fn(fleet: Fleet):  # type: ignore[no-untyped-def]
+def lost_fraction_fn(fleet: Fleet) -> Callable[[float], float]:
     """Share of paid spot time lost at a given interruption rate, for this fleet's workload."""
     cp = fleet.checkpoint
     if cp is not None and fleet.workload in CHECKPOINTED:
@@ -264,7 +266,7 @@ def active_held_units(fleet: Fleet, on: dt.date) -> int:
     return total
 
 
-def offer_view(offer) -> OfferView:  # type: ignore[no-untyped-def]
+def offer_view(offer: InstanceOffer) -> OfferView:
     return OfferView(
         offer.instance_type, offer.vcpu, offer.memory_gib, offer.gpus, offer.gpu_model, offer.gpu_memory_gib_total,
         offer.ondemand.value, offer.spot_avg.value if offer.spot_avg is not None else None,
@@ -273,8 +275,8 @@ def offer_view(offer) -> OfferView:  # type: ignore[no-untyped-def]
 
 
 def plan_policy(
-    loaded,  # type: ignore[no-untyped-def]  # LoadedPolicy
-    catalog,  # type: ignore[no-untyped-def]  # pricing.catalog.Catalog
+    loaded: LoadedPolicy,
+    catalog: Catalog,
     *,
     as_of: dt.date | None = None,
     held: Mapping[str, int] | None = None,
