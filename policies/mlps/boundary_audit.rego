@@ -1,0 +1,37 @@
+package mlps.boundary_audit
+
+import data.lib.audit
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.resources
+
+# METADATA
+# title: "Boundary audit"
+# description: >-
+#   Every VPC of the stack (the policy's vpcId and any VPC the document creates) has a flow log,
+#   and load balancers write access logs.
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+# custom:
+#   control_id: MLPS-L3-8.1.3.5
+#   clause: "8.1.3.5"
+#   framework: mlps-l3
+#   severity: mandatory
+#   remediation: >-
+#     Add an aws:ec2/flowLog:FlowLog with trafficType ALL on the VPC; enable accessLogs on load
+#     balancers.
+violation contains findings.finding("MLPS-L3-8.1.3.5", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_problems contains {"resource": findings.stack(input.document), "message": msg} if {
+	some vpc in audit.vpcs(input.document, input.policy)
+	not audit.flow_logged(input.document, vpc)
+	msg := sprintf("VPC %s has no flow log", [vpc])
+}
+
+_problems contains {"resource": lb, "message": "load balancer writes no access logs"} if {
+	some lb in resources.of_type(input.document, "aws:lb/loadBalancer:LoadBalancer")
+	not resources.truthy(object.get(lb.inputs, ["accessLogs", "enabled"], false))
+}

@@ -1,0 +1,55 @@
+package mlps.customer_managed_keys
+
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.resources
+import data.lib.s3
+
+# METADATA
+# title: "Customer-controlled keys"
+# description: >-
+#   Encryption uses customer-managed KMS keys: no AWS-managed alias (alias/aws/...), no SSE-S3
+#   (AES256) bucket default, and encrypted launch-template volumes name their key.
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+# custom:
+#   control_id: MLPS-L3-8.2.4-KMS
+#   clause: "8.2.4 cloud extension: key management"
+#   framework: mlps-l3
+#   severity: advisory
+#   remediation: >-
+#     Create or name a customer-managed KMS key (compliance.kmsKeyArn) and use it for buckets,
+#     volumes and logs.
+violation contains findings.finding("MLPS-L3-8.2.4-KMS", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_problems contains {"resource": r, "message": msg} if {
+	some r in input.document.resources
+	some key in _key_refs(r)
+	resources.aws_managed_key(key)
+	msg := sprintf("uses the AWS-managed key %s instead of a customer-managed key", [key])
+}
+
+_key_refs(r) := {v |
+	walk(r.inputs, [path, v])
+	count(path) > 0
+	path[count(path) - 1] in {"kmsKeyId", "kmsMasterKeyId", "kmsKeyArn", "keyArn"}
+	is_string(v)
+}
+
+_problems contains {"resource": b, "message": "bucket defaults to SSE-S3 (AES256), not a customer KMS key"} if {
+	some b in s3.buckets(input.document)
+	some c in s3.encryption_configs(input.document, b)
+	some rule in c.inputs.rules
+	rule.applyServerSideEncryptionByDefault.sseAlgorithm == "AES256"
+}
+
+_problems contains {"resource": lt, "message": msg} if {
+	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
+	some m in object.get(lt.inputs, "blockDeviceMappings", [])
+	resources.truthy(object.get(m, ["ebs", "encrypted"], false))
+	object.get(m.ebs, "kmsKeyId", "") == ""
+	msg := sprintf("EBS mapping %v uses the account's default (AWS-managed) EBS key", [object.get(m, "deviceName", "?")])
+}

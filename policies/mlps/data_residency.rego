@@ -1,0 +1,42 @@
+package mlps.data_residency
+
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.residency
+import data.lib.resources
+
+# METADATA
+# title: "Data stays in China"
+# description: >-
+#   Every AWS resource of the stack is in a mainland-China region (cn-north-1, cn-northwest-1;
+#   settable in data), and so are replication and log destinations.
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+# custom:
+#   control_id: MLPS-L3-8.2.4-DIC-a
+#   clause: "8.2.4 cloud extension: data integrity and confidentiality a)"
+#   framework: mlps-l3
+#   severity: mandatory
+#   remediation: >-
+#     Deploy the stack in cn-north-1 or cn-northwest-1 and keep replicas and log destinations
+#     there.
+violation contains findings.finding("MLPS-L3-8.2.4-DIC-a", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_regions := frameworks.setting("mlps_regions")
+
+_problems contains {"resource": r, "message": msg} if {
+	some r in input.document.resources
+	resources.is_aws(r)
+	region := resources.region(r, input.policy)
+	not frameworks.in_regions(region, _regions)
+	msg := sprintf("resource in %s, outside mainland China (%s)", [region, concat(", ", _regions)])
+}
+
+_problems contains {"resource": d.source, "message": msg} if {
+	some d in residency.destinations(input.document, input.policy)
+	not frameworks.in_regions(d.region, _regions)
+	msg := sprintf("%s goes to %s, outside mainland China", [d.kind, d.region])
+}

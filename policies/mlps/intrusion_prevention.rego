@@ -1,0 +1,45 @@
+package mlps.intrusion_prevention
+
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.network
+import data.lib.pods
+import data.lib.resources
+
+# METADATA
+# title: "Minimal footprint, no high-risk ports"
+# description: >-
+#   No security group exposes 22, 3389, 3306, 5432, 6379 or 9200 to the internet, and pods are
+#   not privileged, use neither the host network nor host PIDs, drop ALL capabilities and run
+#   with a read-only root filesystem.
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+# custom:
+#   control_id: MLPS-L3-8.1.4.4ab
+#   clause: "8.1.4.4 a) b)"
+#   framework: mlps-l3
+#   severity: mandatory
+#   remediation: >-
+#     Close the high-risk ports to the internet; harden the pod securityContext (capabilities.drop
+#     [ALL], readOnlyRootFilesystem true, no hostNetwork/hostPID, privileged false).
+violation contains findings.finding("MLPS-L3-8.1.4.4ab", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_problems contains {"resource": rule.resource, "message": msg} if {
+	some rule in network.rules(input.document)
+	rule.direction == "ingress"
+	network.open_to_world(rule)
+	some port in network.high_risk_ports
+	network.covers(rule, port)
+	msg := sprintf("security group exposes high-risk port %d to the internet", [port])
+}
+
+_problems contains {"resource": w, "message": msg} if {
+	some w in resources.workloads(input.document)
+	spec := resources.pod_spec(w)
+	some c in resources.containers(spec)
+	some gap in pods.hardening_gaps(spec, c)
+	msg := sprintf("container %s: %s", [c.name, gap])
+}

@@ -1,0 +1,48 @@
+package mlps.least_privilege
+
+import data.lib.checks
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.resources
+
+# METADATA
+# title: "Least privilege and separation of duties"
+# description: >-
+#   No IAM policy allows *:* on every resource, no binding gives a service account
+#   cluster-admin, and service accounts do not mount API tokens by default.
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+# custom:
+#   control_id: MLPS-L3-8.1.4.2d
+#   clause: "8.1.4.2 c) d)"
+#   framework: mlps-l3
+#   severity: mandatory
+#   remediation: >-
+#     Scope IAM policies; bind service accounts to narrow Roles; set automountServiceAccountToken
+#     false on ServiceAccounts and opt in per pod.
+violation contains findings.finding("MLPS-L3-8.1.4.2d", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_problems contains p if {
+	some p in checks.wildcard_admin(input.document)
+}
+
+_bindings := resources.of_types(input.document, {
+	"kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
+	"kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
+})
+
+_problems contains {"resource": b, "message": msg} if {
+	some b in _bindings
+	object.get(b.inputs, ["roleRef", "name"], "") == "cluster-admin"
+	some s in object.get(b.inputs, "subjects", [])
+	s.kind == "ServiceAccount"
+	msg := sprintf("binding gives service account %s cluster-admin", [s.name])
+}
+
+_problems contains {"resource": sa, "message": "service account mounts its API token by default (automountServiceAccountToken not false)"} if {
+	some sa in resources.of_type(input.document, "kubernetes:core/v1:ServiceAccount")
+	object.get(sa.inputs, "automountServiceAccountToken", true) != false
+}

@@ -1,0 +1,36 @@
+package mlps.least_privilege_test
+
+import data.mlps.least_privilege
+import data.lib.fixtures
+
+_f(type, name, msg) := fixtures.finding("MLPS-L3-8.1.4.2d", "mandatory", type, name, msg)
+
+_crb(name, role) := fixtures.resource("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", name, {
+	"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+	"subjects": [{"kind": "ServiceAccount", "name": "trainer", "namespace": "train"}],
+})
+
+pass_resources := [
+	_crb("view", "view"),
+	fixtures.resource("kubernetes:core/v1:ServiceAccount", "trainer", {"metadata": {"namespace": "train"}, "automountServiceAccountToken": false}),
+]
+
+fail_resources := [
+	_crb("admin", "cluster-admin"),
+	fixtures.resource("kubernetes:core/v1:ServiceAccount", "trainer", {"metadata": {"namespace": "train"}}),
+	fixtures.resource("aws:iam/rolePolicy:RolePolicy", "god", {"role": "r", "policy": json.marshal({"Statement": [{"Effect": "Allow", "Action": "*:*", "Resource": "*"}]})}),
+]
+
+test_pass_narrow_rights if {
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, pass_resources)
+	v == set()
+}
+
+test_fail_broad_rights if {
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, fail_resources)
+	v == {
+		_f("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", "admin", "binding gives service account trainer cluster-admin"),
+		_f("kubernetes:core/v1:ServiceAccount", "trainer", "service account mounts its API token by default (automountServiceAccountToken not false)"),
+		_f("aws:iam/rolePolicy:RolePolicy", "god", "IAM policy allows Action \"*\" on Resource \"*\""),
+	}
+}

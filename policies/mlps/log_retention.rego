@@ -1,0 +1,47 @@
+package mlps.log_retention
+
+import data.lib.audit
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.resources
+import data.lib.s3
+
+# METADATA
+# title: "Central logs kept at least six months"
+# description: >-
+#   Log groups keep logs at least 180 days (never-expiring counts as kept; CloudWatch offers 180
+#   then 365, and six calendar months can be 181-184 days, so 365 is the safe value), and S3
+#   buckets receiving audit logs do not expire them before 183 days.
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+#   - ref: https://www.cac.gov.cn/2016-11/07/c_1119867116.htm
+# custom:
+#   control_id: MLPS-L3-8.1.5.4d
+#   clause: "8.1.5.4 / Cybersecurity Law art. 21"
+#   framework: mlps-l3
+#   severity: mandatory
+#   remediation: >-
+#     Set retentionInDays to 365 (compliance.logRetentionDays) and keep audit log archives at
+#     least 183 days.
+violation contains findings.finding("MLPS-L3-8.1.5.4d", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_min := frameworks.setting("mlps_min_log_days")
+
+_problems contains {"resource": lg, "message": msg} if {
+	some lg in resources.of_type(input.document, "aws:cloudwatch/logGroup:LogGroup")
+	days := object.get(lg.inputs, "retentionInDays", 0)
+	days > 0
+	days < _min
+	msg := sprintf("log group keeps logs %v days; at least %v required (365 is the safe CloudWatch value)", [days, _min])
+}
+
+_problems contains {"resource": b, "message": msg} if {
+	some b in s3.buckets(input.document)
+	audit.trail_destination(input.document, b)
+	days := s3.expiration_days(input.document, b)
+	days < 183
+	msg := sprintf("audit log archive expires after %v days; six months needs at least 183", [days])
+}

@@ -1,0 +1,47 @@
+package mlps.offsite_backup
+
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.residency
+import data.lib.resources
+import data.lib.s3
+
+# METADATA
+# title: "Off-site backup within the residency"
+# description: >-
+#   Personal-data buckets replicate to a bucket in another region that is still inside the MLPS
+#   residency (for example cn-north-1 to cn-northwest-1).
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+# custom:
+#   control_id: MLPS-L3-8.1.4.9b
+#   clause: "8.1.4.9 b)"
+#   framework: mlps-l3
+#   severity: mandatory
+#   remediation: >-
+#     Add a BucketReplicationConfig to a versioned bucket in the other China region.
+violation contains findings.finding("MLPS-L3-8.1.4.9b", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_problems contains {"resource": b, "message": "personal-data bucket has no off-site (cross-region) replica"} if {
+	some b in s3.buckets(input.document)
+	resources.personal(b)
+	count(s3.replication_configs(input.document, b)) == 0
+}
+
+_problems contains {"resource": d.source, "message": msg} if {
+	some d in residency.destinations(input.document, input.policy)
+	d.kind == "replication"
+	src := resources.region(d.source, input.policy)
+	d.region == src
+	msg := sprintf("replica is in the same region (%s); off-site backup needs another region", [src])
+}
+
+_problems contains {"resource": d.source, "message": msg} if {
+	some d in residency.destinations(input.document, input.policy)
+	d.kind == "replication"
+	not frameworks.in_regions(d.region, frameworks.setting("mlps_regions"))
+	msg := sprintf("replica in %s leaves mainland China", [d.region])
+}

@@ -1,0 +1,25 @@
+package mlps.offsite_backup_test
+
+import data.mlps.offsite_backup
+import data.lib.fixtures
+
+_replication(dest) := fixtures.bucket_part("aws:s3/bucketReplicationConfig:BucketReplicationConfig", "ds", "replication", {
+	"rules": [{"id": "all", "status": "Enabled", "destination": {"bucket": sprintf("arn:aws-cn:s3:::%s", [dest])}}],
+})
+
+_replica(name, region) := object.union(fixtures.bucket(name, "personal"), {"region": region})
+
+test_pass_replica_in_other_china_region if {
+	v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "personal"), _replication("ds-dr"), object.union(_replica("ds-dr", "cn-northwest-1"), {"inputs": {"tags": {"data-class": "internal"}}})])
+	v == set()
+}
+
+test_fail_no_replica if {
+	v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "personal")])
+	v == {fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", "personal-data bucket has no off-site (cross-region) replica")}
+}
+
+test_fail_replica_abroad if {
+	v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "personal"), _replication("ds-dr"), object.union(_replica("ds-dr", "ap-east-1"), {"inputs": {"tags": {"data-class": "internal"}}})])
+	v == {fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", "replica in ap-east-1 leaves mainland China")}
+}

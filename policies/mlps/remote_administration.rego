@@ -1,0 +1,48 @@
+package mlps.remote_administration
+
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.network
+import data.lib.resources
+
+# METADATA
+# title: "Protected remote administration"
+# description: >-
+#   No security group opens SSH (22) or RDP (3389) to the internet, launch templates carry no
+#   SSH key pair (administer through Session Manager), and EKS API endpoints are private or
+#   CIDR-restricted.
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+# custom:
+#   control_id: MLPS-L3-8.1.4.1
+#   clause: "8.1.4.1 c) d)"
+#   framework: mlps-l3
+#   severity: mandatory
+#   remediation: >-
+#     Remove world-open 22/3389, drop keyName from the launch template and use SSM Session
+#     Manager, set endpointPublicAccess false or publicAccessCidrs to the admin network.
+violation contains findings.finding("MLPS-L3-8.1.4.1", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_problems contains {"resource": rule.resource, "message": msg} if {
+	some rule in network.rules(input.document)
+	rule.direction == "ingress"
+	network.open_to_world(rule)
+	some port in network.admin_ports
+	network.covers(rule, port)
+	msg := sprintf("security group opens administration port %d to the internet", [port])
+}
+
+_problems contains {"resource": lt, "message": "launch template installs an SSH key pair (keyName); use Session Manager"} if {
+	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
+	object.get(lt.inputs, "keyName", "") != ""
+}
+
+_problems contains {"resource": c, "message": "EKS API endpoint is public to the whole internet"} if {
+	some c in resources.of_type(input.document, "aws:eks/cluster:Cluster")
+	object.get(c.inputs, ["vpcConfig", "endpointPublicAccess"], true) == true
+	cidrs := object.get(c.inputs, ["vpcConfig", "publicAccessCidrs"], ["0.0.0.0/0"])
+	"0.0.0.0/0" in cidrs
+}

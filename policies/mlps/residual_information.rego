@@ -1,0 +1,58 @@
+package mlps.residual_information
+
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.resources
+
+# METADATA
+# title: "Wipe storage before release"
+# description: >-
+#   Every launch-template EBS mapping is deleted on termination and encrypted, sensitive fleets
+#   do not stop or hibernate interrupted spot instances (which keeps their volumes), and
+#   sensitive StorageClasses delete released volumes.
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+# custom:
+#   control_id: MLPS-L3-8.1.4.10
+#   clause: "8.1.4.10"
+#   framework: mlps-l3
+#   severity: mandatory
+#   remediation: >-
+#     Set ebs.deleteOnTermination and ebs.encrypted "true"; use spot interruption behaviour
+#     terminate; reclaimPolicy Delete on sensitive StorageClasses.
+violation contains findings.finding("MLPS-L3-8.1.4.10", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_lts := resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
+
+_problems contains {"resource": lt, "message": msg} if {
+	some lt in _lts
+	some m in object.get(lt.inputs, "blockDeviceMappings", [])
+	is_object(object.get(m, "ebs", null))
+	not resources.truthy(object.get(m.ebs, "deleteOnTermination", false))
+	msg := sprintf("EBS mapping %v survives instance termination (deleteOnTermination not true)", [object.get(m, "deviceName", "?")])
+}
+
+_problems contains {"resource": lt, "message": msg} if {
+	some lt in _lts
+	some m in object.get(lt.inputs, "blockDeviceMappings", [])
+	is_object(object.get(m, "ebs", null))
+	not resources.truthy(object.get(m.ebs, "encrypted", false))
+	msg := sprintf("EBS mapping %v is not encrypted, so released blocks are readable", [object.get(m, "deviceName", "?")])
+}
+
+_problems contains {"resource": lt, "message": msg} if {
+	some lt in _lts
+	resources.sensitive(lt)
+	behaviour := object.get(lt.inputs, ["instanceMarketOptions", "spotOptions", "instanceInterruptionBehavior"], "terminate")
+	behaviour in {"stop", "hibernate"}
+	msg := sprintf("sensitive spot instances %s on interruption and keep their volumes", [behaviour])
+}
+
+_problems contains {"resource": sc, "message": "sensitive StorageClass keeps released volumes (reclaimPolicy Retain)"} if {
+	some sc in resources.of_type(input.document, "kubernetes:storage.k8s.io/v1:StorageClass")
+	resources.sensitive(sc)
+	object.get(sc.inputs, "reclaimPolicy", "Delete") == "Retain"
+}

@@ -1,0 +1,44 @@
+package mlps.security_audit
+
+import data.lib.audit
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.resources
+
+# METADATA
+# title: "Audit users and important events"
+# description: >-
+#   A multi-region CloudTrail trail records management events (including global services), and
+#   EKS clusters send audit and authenticator logs.
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+# custom:
+#   control_id: MLPS-L3-8.1.4.3a
+#   clause: "8.1.4.3 a) b)"
+#   framework: mlps-l3
+#   severity: mandatory
+#   remediation: >-
+#     Create a multi-region trail with includeGlobalServiceEvents and management events; enable
+#     the EKS audit and authenticator log types.
+violation contains findings.finding("MLPS-L3-8.1.4.3a", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_stack := findings.stack(input.document)
+
+_problems contains {"resource": _stack, "message": "no multi-region CloudTrail trail records management events"} if {
+	not _audited
+}
+
+_audited if {
+	some t in audit.trails(input.document)
+	resources.truthy(object.get(t.inputs, "isMultiRegionTrail", false))
+	object.get(t.inputs, "includeGlobalServiceEvents", true) != false
+	object.get(t.inputs, "enableLogging", true) != false
+	audit.management_events(t)
+}
+
+_problems contains p if {
+	some p in audit.eks_log_gaps(input.document, {"audit", "authenticator"})
+}

@@ -1,0 +1,26 @@
+package mlps.security_audit_test
+
+import data.mlps.security_audit
+import data.lib.fixtures
+
+test_pass_trail_and_eks_logs if {
+	eks := fixtures.resource("aws:eks/cluster:Cluster", "eks", {"enabledClusterLogTypes": ["audit", "authenticator"]})
+	v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.trail("audit", {}), eks])
+	v == set()
+}
+
+test_fail_single_region_trail_and_silent_eks if {
+	eks := fixtures.resource("aws:eks/cluster:Cluster", "eks", {"enabledClusterLogTypes": ["api"]})
+	trail := fixtures.trail("audit", {"isMultiRegionTrail": false})
+	v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [trail, eks])
+	v == {
+		fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", "no multi-region CloudTrail trail records management events"),
+		fixtures.finding("MLPS-L3-8.1.4.3a", "mandatory", "aws:eks/cluster:Cluster", "eks", "EKS cluster does not send audit, authenticator logs"),
+	}
+}
+
+test_fail_management_events_off if {
+	trail := fixtures.trail("audit", {"eventSelectors": [{"includeManagementEvents": false, "readWriteType": "All"}]})
+	v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [trail])
+	v == {fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", "no multi-region CloudTrail trail records management events")}
+}

@@ -1,0 +1,66 @@
+package mlps.stored_data_confidentiality
+
+import data.lib.checks
+import data.lib.findings
+import data.lib.frameworks
+import data.lib.resources
+
+# METADATA
+# title: "Encrypt stored sensitive data"
+# description: >-
+#   As GDPR-32.1a-1 (SSE-KMS buckets, encrypted EBS, encrypted EBS StorageClasses, KMS-encrypted
+#   log groups), plus no plaintext credentials in ConfigMaps, container env or launch-template
+#   user data, and EKS clusters encrypt Secrets with KMS.
+# related_resources:
+#   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
+# custom:
+#   control_id: MLPS-L3-8.1.4.8b
+#   clause: "8.1.4.8 b)"
+#   framework: mlps-l3
+#   severity: mandatory
+#   remediation: >-
+#     Encrypt the storage; move credentials to Secrets / Secrets Manager; add encryptionConfig for
+#     secrets to the EKS cluster.
+violation contains findings.finding("MLPS-L3-8.1.4.8b", p.resource, p.message) if {
+	frameworks.applies(input.policy, "mlps-l3")
+	some p in _problems
+}
+
+_problems contains p if {
+	some p in checks.at_rest(input.document)
+}
+
+_problems contains {"resource": cm, "message": msg} if {
+	some cm in resources.of_type(input.document, "kubernetes:core/v1:ConfigMap")
+	some key, _ in object.get(cm.inputs, "data", {})
+	resources.credential_key(key)
+	msg := sprintf("ConfigMap key %q looks like a plaintext credential", [key])
+}
+
+_problems contains {"resource": w, "message": msg} if {
+	some w in resources.workloads(input.document)
+	some c in resources.containers(resources.pod_spec(w))
+	some e in object.get(c, "env", [])
+	resources.credential_key(e.name)
+	is_string(object.get(e, "value", null))
+	msg := sprintf("container %s sets credential %s as a plaintext env value", [c.name, e.name])
+}
+
+_problems contains {"resource": lt, "message": "launch template user data contains a credential-like assignment"} if {
+	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
+	raw := object.get(lt.inputs, "userData", "")
+	raw != ""
+	text := _decode(raw)
+	regex.match(`(?i)(password|secret|token|aws_secret_access_key)\s*[=:]\s*\S+`, text)
+}
+
+_decode(raw) := base64.decode(raw) if base64.is_valid(raw)
+
+_decode(raw) := raw if not base64.is_valid(raw)
+
+_problems contains {"resource": c, "message": "EKS cluster does not encrypt Secrets with KMS (encryptionConfig)"} if {
+	some c in resources.of_type(input.document, "aws:eks/cluster:Cluster")
+	not _secrets_encrypted(c)
+}
+
+_secrets_encrypted(c) if "secrets" in object.get(c.inputs, ["encryptionConfig", "resources"], [])

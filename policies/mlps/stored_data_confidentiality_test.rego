@@ -1,0 +1,36 @@
+package mlps.stored_data_confidentiality_test
+
+import data.mlps.stored_data_confidentiality
+import data.lib.fixtures
+
+_f(type, name, msg) := fixtures.finding("MLPS-L3-8.1.4.8b", "mandatory", type, name, msg)
+
+_deploy(env) := fixtures.resource("kubernetes:apps/v1:Deployment", "api", {"metadata": {"namespace": "inference"}, "spec": {"template": {"spec": {"containers": [{"name": "app", "image": "x", "env": env}]}}}})
+
+pass_resources := array.concat(fixtures.good_bucket("ds", "internal"), [
+	fixtures.launch_template("lt", "internal", {"userData": base64.encode("#!/bin/bash\n/etc/eks/bootstrap.sh gpu\n")}),
+	_deploy([{"name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "db", "key": "password"}}}]),
+	fixtures.resource("aws:eks/cluster:Cluster", "eks", {"encryptionConfig": {"provider": {"keyArn": "arn:aws-cn:kms:cn-north-1:1:key/k"}, "resources": ["secrets"]}}),
+])
+
+fail_resources := [
+	fixtures.launch_template("lt", "internal", {"userData": base64.encode("export DB_PASSWORD=hunter2\n")}),
+	_deploy([{"name": "API_TOKEN", "value": "abc"}]),
+	fixtures.resource("aws:eks/cluster:Cluster", "eks", {}),
+	fixtures.resource("aws:ebs/volume:Volume", "vol", {"encrypted": false}),
+]
+
+test_pass_encrypted_and_no_plaintext_secrets if {
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, pass_resources)
+	v == set()
+}
+
+test_fail_plaintext if {
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, fail_resources)
+	v == {
+		_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", "launch template user data contains a credential-like assignment"),
+		_f("kubernetes:apps/v1:Deployment", "api", "container app sets credential API_TOKEN as a plaintext env value"),
+		_f("aws:eks/cluster:Cluster", "eks", "EKS cluster does not encrypt Secrets with KMS (encryptionConfig)"),
+		_f("aws:ebs/volume:Volume", "vol", "EBS volume is not encrypted"),
+	}
+}
