@@ -10,7 +10,7 @@ import data.lib.frameworks
 # description: >-
 #   A fleet's planned spot share above its on-demand base (in the plan, and as the autoscaling
 #   group's onDemandPercentageAboveBaseCapacity) stays within the smaller of its spot.maxShare
-#   and its SLA tier's cap (gold 0.5, silver 0.8, bronze 1 by default; settable in data).
+#   and its SLA tier's cap (gold 0.5 by default, others 1; settable in data).
 # related_resources:
 #   - ref: https://www.finops.org/framework/capabilities/budgeting/
 # custom:

@@ -17,7 +17,7 @@ default_settings := {
 	# six calendar months can be 181-184 days; the smallest CloudWatch value above that
 	"cn_safe_log_days": 365,
 	# largest spot share above the on-demand base per SLA tier
-	"sla_spot_cap": {"gold": 0.5, "silver": 0.8, "bronze": 1},
+	"sla_spot_cap": {"gold": 0.5, "silver": 1, "bronze": 1},
 	# trusted image registries and AMI owners
 	"trusted_registries": ["public.ecr.aws/", "nvcr.io/", "registry.k8s.io/"],
 }
