@@ -38,7 +38,7 @@ def test_validate_json_format() -> None:
 def test_summary_lists_fleets() -> None:
     code, out = _invoke("summary", str(POLICIES / "cn-prod.yaml"))
     assert code == 0
-    assert "cn-north-1" in out and "8x V100" in out and "2,500,000 CNY/month" in out
+    assert "cn-north-1" in out and "8x V100" in out and "900,000 CNY/month" in out
 
 
 def test_schema_is_json() -> None:
