@@ -1,0 +1,143 @@
+"""``seedance check``: exit codes, and failing closed on injected faults (nothing reports as passing)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+
+from seedance.cli import main
+from seedance.gate.engine import RegorusEngine
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = REPO / "tests" / "synth" / "samples" / "eu-prod.json"
+POLICY = REPO / "stacks" / "policies" / "eu-prod.yaml"
+
+
+def _run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["check", *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _assert_undecided(code: int, out: str, err: str) -> None:
+    assert code == 2
+    assert "passed" not in out and "✓" not in out and '"decision": "pass"' not in out
+    assert "undecided" in err
+
+
+@pytest.fixture()
+def sample_doc(tmp_path: Path) -> Path:
+    dest = tmp_path / "eu-prod.json"
+    shutil.copy(SAMPLE, dest)
+    return dest
+
+
+def test_mandatory_finding_exits_1(capsys, sample_doc: Path) -> None:
+    code, out, _ = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", "json", "--framework", "gdpr", "--framework", "mlps-l3")
+    doc = json.loads(out)
+    assert code == 1 and doc["decision"] == "fail"
+    assert "MLPS-L3-8.2.4-DIC-a" in {f["controlId"] for f in doc["findings"] if f["severity"] == "mandatory"}
+
+
+def test_engine_exception_is_undecided(capsys, sample_doc: Path, monkeypatch) -> None:
+    def boom(self, bundle, gate_input):
+        raise RuntimeError("injected engine failure")
+
+    monkeypatch.setattr(RegorusEngine, "evaluate", boom)
+    for fmt in ("text", "json", "sarif", "markdown"):
+        code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", fmt)
+        _assert_undecided(code, out, err)
+        assert "injected engine failure" in err
+
+
+def test_engine_runtime_error_inside_a_rule_is_undecided(capsys, sample_doc: Path, tmp_path: Path) -> None:
+    root = tmp_path / "policies"
+    shutil.copytree(REPO / "policies", root, ignore=shutil.ignore_patterns("pack"))
+    path = root / "budget" / "monthly_budget.rego"
+    # a division by zero at evaluation time (parses fine, fails while running)
+    text = path.read_text()
+    assert "_amount := input.policy.budget.monthlyAmount\n" in text
+    path.write_text(text.replace("_amount := input.policy.budget.monthlyAmount\n", "_amount := input.policy.budget.monthlyAmount / 0\n", 1))
+    code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--policies", str(root), "--format", "json")
+    _assert_undecided(code, out, err)
+    assert json.loads(out)["decision"] == "undecided"
+    assert "budget/monthly_budget.rego" in err and "divide by zero" in err and "Stack backtrace" not in err
+
+
+def test_malformed_policy_is_undecided(capsys, sample_doc: Path, tmp_path: Path) -> None:
+    root = tmp_path / "policies"
+    shutil.copytree(REPO / "policies", root, ignore=shutil.ignore_patterns("pack"))
+    (root / "gdpr" / "erasure.rego").write_text("package gdpr.erasure\n\nviolation contains x if {\n\tx := \n}\n")
+    code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--policies", str(root))
+    _assert_undecided(code, out, err)
+    assert "gdpr/erasure.rego:1:1: no control rule" in err
+
+
+def test_unparsable_policy_is_undecided_with_location(capsys, sample_doc: Path, tmp_path: Path) -> None:
+    root = tmp_path / "policies"
+    shutil.copytree(REPO / "policies", root, ignore=shutil.ignore_patterns("pack"))
+    path = root / "gdpr" / "erasure.rego"
+    path.write_text(path.read_text() + "\n_broken if {\n\tx := \n}\n")
+    code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--policies", str(root))
+    _assert_undecided(code, out, err)
+    assert "gdpr/erasure.rego:" in err and "Stack backtrace" not in err
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_opa_is_undecided(capsys, sample_doc: Path) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}"
+    code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--opa-url", url, "--format", "json")
+    _assert_undecided(code, out, err)
+    assert f"OpaUnreachableError: OPA server at {url} is unreachable" in err
+
+
+def test_bad_opa_url_is_undecided(capsys, sample_doc: Path) -> None:
+    code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--opa-url", "opa:8181")
+    _assert_undecided(code, out, err)
+
+
+def test_invalid_document_is_undecided(capsys, tmp_path: Path) -> None:
+    doc = json.loads(SAMPLE.read_text())
+    del doc["resources"][3]["urn"]
+    doc["resources"][4]["inputs"] = "not an object"
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(doc))
+    code, out, err = _run(capsys, str(path), "--policy", str(POLICY))
+    _assert_undecided(code, out, err)
+    assert "resources.3.urn: Field required" in err
+    assert "resources.4.inputs: Input should be a valid dictionary" in err
+
+
+def test_not_json_is_undecided(capsys, tmp_path: Path) -> None:
+    path = tmp_path / "doc.json"
+    path.write_text('{"apiVersion": "seedance.io/v1",\n  oops}')
+    code, out, err = _run(capsys, str(path), "--policy", str(POLICY))
+    _assert_undecided(code, out, err)
+    assert f"{path}:2:3: not valid JSON" in err
+
+
+def test_gate_input_file_with_forced_frameworks(capsys, tmp_path: Path) -> None:
+    from seedance.policy import load_policy
+
+    gate = {
+        "document": json.loads(SAMPLE.read_text()),
+        "policy": load_policy(POLICY).policy.model_dump(mode="json", by_alias=True),
+        "plan": None,
+        "estimate": {"monthly_total": 1000, "currency": "USD"},
+        "budget_state": None,
+    }
+    path = tmp_path / "gate.json"
+    path.write_text(json.dumps(gate))
+    code, out, _ = _run(capsys, str(path), "--format", "json", "--as-of", "2026-06-01")
+    doc = json.loads(out)
+    assert doc["asOf"] == "2026-06-01" and doc["frameworks"] == ["gdpr"]
+    assert {f["controlId"] for f in doc["findings"] if f["controlId"].startswith("MLPS")} == set()
