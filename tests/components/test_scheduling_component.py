@@ -7,6 +7,8 @@ import yaml
 
 from components.common import ComponentArgsError, TagSet
 from components.gpu_sharing import GpuSharingArgs
+from components.scheduling import hpa_bounds, pods_per_node
+from seedance.policy.model import Fleet
 
 PC = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
 CM = "kubernetes:core/v1:ConfigMap"
@@ -50,18 +52,30 @@ def test_descheduler_policy(eu):
 
 
 def test_hpa_on_the_external_metric(eu, dev):
-    # eu inference: 1 A10G per node x 4 time-slicing replicas; capacity 4..16 nodes -> 16..64 pods
+    # eu inference: 1 A10G per node x 4 time-slicing replicas = 4 pods per node
+    cap = eu.policy.fleet("inference").capacity
     (hpa,) = [r.inputs for r in eu.of_type(HPA)]
     assert hpa["metadata"] | {"labels": None} == {"name": "inference", "namespace": "inference", "labels": None}
     spec = hpa["spec"]
-    assert (spec["minReplicas"], spec["maxReplicas"]) == (16, 64)
+    assert (spec["minReplicas"], spec["maxReplicas"]) == (4 * cap.min, 4 * cap.max)
     assert spec["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "inference"}
     assert spec["metrics"] == [
         {"type": "External", "external": {"metric": {"name": "inference_requests_per_second"}, "target": {"type": "AverageValue", "averageValue": "40"}}}
     ]
-    # dev inference: capacity 1..3 -> 4..12
+    cap = dev.policy.fleet("inference").capacity
     (hpa,) = [r.inputs for r in dev.of_type(HPA)]
-    assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (4, 12)
+    assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (4 * cap.min, 4 * cap.max)
+
+
+def test_pods_per_node_and_hpa_bounds():
+    def fleet(**kw):
+        return Fleet.model_validate({"name": "f", "workload": "inference", "sla": "gold", "capacity": {"min": 0, "desired": 1, "max": 3}, **kw})
+
+    assert pods_per_node(fleet(gpu={"model": "A10G", "count": 2}, gpuSharing={"timeSlicing": {"replicas": 4}})) == 8
+    assert pods_per_node(fleet(gpu={"model": "A100", "count": 8, "memoryGib": 40}, gpuSharing={"mig": {"profile": "3g.20gb"}})) == 16
+    assert pods_per_node(fleet(gpu={"model": "T4", "count": 1})) == 1
+    # min 0 nodes still needs one replica (HPA minReplicas >= 1); max 3 nodes x 8
+    assert hpa_bounds(fleet(gpu={"model": "A10G", "count": 2}, gpuSharing={"timeSlicing": {"replicas": 4}})) == (1, 24)
 
 
 def test_namespace_and_default_deny_per_fleet(stack):
