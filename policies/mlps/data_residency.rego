@@ -8,8 +8,9 @@ import data.lib.resources
 # METADATA
 # title: "Data stays in China"
 # description: >-
-#   Every AWS resource of the stack is in a mainland-China region (cn-north-1, cn-northwest-1;
-#   settable in data), and so are replication and log destinations.
+#   Every AWS resource of the stack (configuration sub-resources go with their resource) is in a
+#   mainland-China region (cn-north-1, cn-northwest-1; settable in data), and so are replication
+#   and log destinations.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -27,9 +28,10 @@ violation contains findings.finding("MLPS-L3-8.2.4-DIC-a", p.resource, p.message
 
 _regions := frameworks.setting("mlps_regions")
 
+# configuration resources (bucket policies, lifecycle hooks, ...) go with the resource they configure
 _problems contains {"resource": r, "message": msg} if {
 	some r in input.document.resources
-	resources.is_aws(r)
+	resources.taggable(r)
 	region := resources.region(r, input.policy)
 	not frameworks.in_regions(region, _regions)
 	msg := sprintf("resource in %s, outside mainland China (%s)", [region, concat(", ", _regions)])

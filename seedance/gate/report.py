@@ -13,7 +13,7 @@ from rich.markup import escape
 from seedance import __version__
 from seedance.gate.decision import Decision
 
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FORMATS = ("text", "json", "sarif", "markdown", "pr-comment")
 
 
