@@ -18,27 +18,12 @@ from seedance.gate.run import evaluate
 AS_OF = dt.date(2026, 6, 1)
 
 DOCUMENTED_WAIVERS: dict[str, list[dict[str, str]]] = {
-    "eu-prod": [
-        {
-            "control": "GDPR-33-1",
-            "resource": "storage-finetune-datasets",
-            "reason": "CloudTrail S3 data events for personal-data buckets are not yet part of the audit baseline; management events and flow logs cover detection meanwhile",
-            "approver": "dpo@example.com",
-            "expires": "2026-12-31",
-        },
-    ],
+    "eu-prod": [],
     "cn-prod": [
         {
             "control": "MLPS-L3-8.1.4.9b",
             "resource": "*",
             "reason": "cross-region replication to cn-northwest-1 is not built yet; versioning covers local recovery",
-            "approver": "ciso@example.com",
-            "expires": "2026-12-31",
-        },
-        {
-            "control": "MLPS-L3-8.1.4.3c",
-            "resource": "audit-trail-bucket",
-            "reason": "deny-delete bucket policy or Object Lock on the trail bucket is pending in the audit baseline; log-file validation detects tampering meanwhile",
             "approver": "ciso@example.com",
             "expires": "2026-12-31",
         },
