@@ -1,8 +1,12 @@
 """AuditBaseline: the logging every compliant stack needs.
 
-* CloudTrail: multi-region, global service events, log-file validation, KMS-encrypted.
-* The trail bucket: versioned, KMS-encrypted, all public access blocked, TLS-only policy that
-  also admits CloudTrail for this trail only, expiry after the policy's log retention.
+* CloudTrail: multi-region, global service events, log-file validation, KMS-encrypted; management
+  events plus S3 object-level data events on the buckets that hold personal data.
+* The trail bucket: versioned, KMS-encrypted, all public access blocked, a policy that admits
+  CloudTrail for this trail only, refuses plain HTTP and refuses every object deletion (expiry
+  after the policy's log retention is done by the lifecycle rule, which bucket policies do not
+  stop; removing the stack therefore needs this statement lifted first); optionally replicated
+  to another region (off-site copy) with the same protections.
 * VPC flow logs (ALL traffic) to a KMS-encrypted CloudWatch log group with the policy's retention.
 """
 
@@ -14,41 +18,33 @@ import pulumi
 import pulumi_aws as aws
 
 from components.common import child, partition, policy_json, require
+from components.s3 import deny_deletion_statement, replicate, secure_bucket
 
 #: The retention values CloudWatch Logs accepts (days).
 LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653)
 
 
-def trail_bucket_policy(bucket_arn: str, trail_arn: str, account_id: str, part: str) -> dict:
-    return {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Sid": "DenyInsecureTransport",
-                "Effect": "Deny",
-                "Principal": "*",
-                "Action": "s3:*",
-                "Resource": [bucket_arn, f"{bucket_arn}/*"],
-                "Condition": {"Bool": {"aws:SecureTransport": "false"}},
-            },
-            {
-                "Sid": "CloudTrailAclCheck",
-                "Effect": "Allow",
-                "Principal": {"Service": "cloudtrail.amazonaws.com"},
-                "Action": "s3:GetBucketAcl",
-                "Resource": bucket_arn,
-                "Condition": {"StringEquals": {"aws:SourceArn": trail_arn}},
-            },
-            {
-                "Sid": "CloudTrailWrite",
-                "Effect": "Allow",
-                "Principal": {"Service": "cloudtrail.amazonaws.com"},
-                "Action": "s3:PutObject",
-                "Resource": f"{bucket_arn}/AWSLogs/{account_id}/*",
-                "Condition": {"StringEquals": {"s3:x-amz-acl": "bucket-owner-full-control", "aws:SourceArn": trail_arn}},
-            },
-        ],
-    }
+def trail_statements(bucket_arn: str, trail_arn: str, account_id: str) -> list[dict]:
+    """What CloudTrail needs on its bucket, for this trail only (the TLS-only and deny-deletion
+    statements come from :func:`components.s3.secure_bucket`'s caller)."""
+    return [
+        {
+            "Sid": "CloudTrailAclCheck",
+            "Effect": "Allow",
+            "Principal": {"Service": "cloudtrail.amazonaws.com"},
+            "Action": "s3:GetBucketAcl",
+            "Resource": bucket_arn,
+            "Condition": {"StringEquals": {"aws:SourceArn": trail_arn}},
+        },
+        {
+            "Sid": "CloudTrailWrite",
+            "Effect": "Allow",
+            "Principal": {"Service": "cloudtrail.amazonaws.com"},
+            "Action": "s3:PutObject",
+            "Resource": f"{bucket_arn}/AWSLogs/{account_id}/*",
+            "Condition": {"StringEquals": {"s3:x-amz-acl": "bucket-owner-full-control", "aws:SourceArn": trail_arn}},
+        },
+    ]
 
 
 def flow_log_assume_policy(account_id: str) -> dict:
@@ -86,9 +82,16 @@ class AuditBaselineArgs:
     account_id: pulumi.Input[str]
     kms_key_arn: pulumi.Input[str]
     log_retention_days: int
+    data_event_bucket_arns: list[pulumi.Input[str]] = field(default_factory=list)  # S3 object-level events
+    # an off-site copy of the trail bucket (MLPS off-site backup): region and a key of that region
+    replica_region: str | None = None
+    replica_kms_key_arn: pulumi.Input[str] | None = None
     tags: dict[str, str] = field(default_factory=dict)
 
     def validate(self) -> None:
+        if self.replica_region:
+            require(self.replica_kms_key_arn is not None, "AuditBaselineArgs.replica_kms_key_arn", "a replica region needs a KMS key in that region")
+            require(self.replica_region != self.region, "AuditBaselineArgs.replica_region", f"expected a region other than {self.region}")
         require(self.log_retention_days in LOG_RETENTION_DAYS, "compliance.logRetentionDays",
                 f"expected a CloudWatch Logs retention value {list(LOG_RETENTION_DAYS)}, got {self.log_retention_days}")
 
@@ -110,59 +113,43 @@ class AuditBaseline(pulumi.ComponentResource):
             lambda acct: f"arn:{part}:cloudtrail:{args.region}:{acct}:trail/{args.trail_name}"
         )
 
-        bucket = aws.s3.Bucket(f"{name}-trail-bucket", force_destroy=False, tags=args.tags, opts=child(self))
-        pab = aws.s3.BucketPublicAccessBlock(
-            f"{name}-trail-bucket-public-access-block",
-            bucket=bucket.id,
-            block_public_acls=True,
-            block_public_policy=True,
-            ignore_public_acls=True,
-            restrict_public_buckets=True,
-            opts=child(self),
-        )
-        sse = aws.s3.BucketServerSideEncryptionConfiguration(
-            f"{name}-trail-bucket-sse",
-            bucket=bucket.id,
-            rules=[
-                aws.s3.BucketServerSideEncryptionConfigurationRuleArgs(
-                    apply_server_side_encryption_by_default=aws.s3.BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultArgs(
-                        sse_algorithm="aws:kms", kms_master_key_id=args.kms_key_arn
-                    ),
-                    bucket_key_enabled=True,
-                )
-            ],
-            opts=child(self),
-        )
-        versioning = aws.s3.BucketVersioning(
-            f"{name}-trail-bucket-versioning",
-            bucket=bucket.id,
-            versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(status="Enabled"),
-            opts=child(self),
-        )
-        bucket_policy = aws.s3.BucketPolicy(
-            f"{name}-trail-bucket-policy",
-            bucket=bucket.id,
-            policy=pulumi.Output.all(bucket.arn, trail_arn, args.account_id).apply(
-                lambda v: policy_json(trail_bucket_policy(v[0], v[1], v[2], part))
+        base = f"{name}-trail-bucket"
+        rules = [
+            aws.s3.BucketLifecycleConfigurationRuleArgs(
+                id="log-retention",
+                status="Enabled",
+                filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
+                expiration=aws.s3.BucketLifecycleConfigurationRuleExpirationArgs(days=args.log_retention_days),
+                noncurrent_version_expiration=aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(
+                    noncurrent_days=min(30, args.log_retention_days)
+                ),
+            )
+        ]
+        parts = secure_bucket(
+            self,
+            base,
+            kms_key_arn=args.kms_key_arn,
+            tags=args.tags,
+            lifecycle_rules=rules,
+            extra_statements=lambda arn: pulumi.Output.all(trail_arn, args.account_id).apply(
+                lambda v: [deny_deletion_statement(arn), *trail_statements(arn, v[0], v[1])]
             ),
-            opts=child(self, depends_on=[pab]),
         )
-        aws.s3.BucketLifecycleConfiguration(
-            f"{name}-trail-bucket-lifecycle",
-            bucket=bucket.id,
-            rules=[
-                aws.s3.BucketLifecycleConfigurationRuleArgs(
-                    id="log-retention",
-                    status="Enabled",
-                    filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
-                    expiration=aws.s3.BucketLifecycleConfigurationRuleExpirationArgs(days=args.log_retention_days),
-                    noncurrent_version_expiration=aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(
-                        noncurrent_days=min(30, args.log_retention_days)
-                    ),
-                )
-            ],
-            opts=child(self, depends_on=[versioning]),
-        )
+        bucket = parts.bucket
+        if args.replica_region:
+            assert args.replica_kms_key_arn is not None
+            replicate(
+                self,
+                base,
+                parts,
+                source_kms_key_arn=args.kms_key_arn,
+                replica_region=args.replica_region,
+                replica_kms_key_arn=args.replica_kms_key_arn,
+                account_id=args.account_id,
+                tags=args.tags,
+                lifecycle_rules=rules,
+                extra_statements=lambda arn: [deny_deletion_statement(arn)],
+            )
         trail = aws.cloudtrail.Trail(
             f"{name}-trail",
             name=args.trail_name,
@@ -172,8 +159,24 @@ class AuditBaseline(pulumi.ComponentResource):
             enable_log_file_validation=True,
             enable_logging=True,
             kms_key_id=args.kms_key_arn,
+            event_selectors=[
+                aws.cloudtrail.TrailEventSelectorArgs(
+                    read_write_type="All",
+                    include_management_events=True,
+                    data_resources=(
+                        [
+                            aws.cloudtrail.TrailEventSelectorDataResourceArgs(
+                                type="AWS::S3::Object",
+                                values=[pulumi.Output.from_input(arn).apply(lambda a: f"{a}/") for arn in args.data_event_bucket_arns],
+                            )
+                        ]
+                        if args.data_event_bucket_arns
+                        else None
+                    ),
+                )
+            ],
             tags=args.tags,
-            opts=child(self, depends_on=[bucket_policy, sse]),
+            opts=child(self, depends_on=[parts.policy]),
         )
 
         log_group = aws.cloudwatch.LogGroup(

@@ -18,6 +18,7 @@ class StackKeyArgs:
     tags: dict[str, str] = field(default_factory=dict)
     deletion_window_days: int = 30
     rotation: bool = True  # secure default: yearly automatic rotation
+    pin_region: bool = False  # create the key in ``region`` whatever the provider's region (replica keys)
 
     def validate(self) -> None:
         require(7 <= self.deletion_window_days <= 30, "StackKeyArgs.deletion_window_days", f"expected 7..30, got {self.deletion_window_days}")
@@ -46,9 +47,16 @@ class StackKey(pulumi.ComponentResource):
             customer_master_key_spec="SYMMETRIC_DEFAULT",
             policy=key_policy,
             tags=args.tags,
+            region=args.region if args.pin_region else None,
             opts=child(self),
         )
-        alias = aws.kms.Alias(f"{name}-alias", name=f"alias/{args.alias}", target_key_id=key.key_id, opts=child(self))
+        alias = aws.kms.Alias(
+            f"{name}-alias",
+            name=f"alias/{args.alias}",
+            target_key_id=key.key_id,
+            region=args.region if args.pin_region else None,
+            opts=child(self),
+        )
         self.key_arn = key.arn
         self.key_id = key.key_id
         self.alias_name = alias.name

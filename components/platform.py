@@ -5,6 +5,7 @@ Called by ``stacks/__main__.py`` (under ``pulumi up`` and under ``seedance synth
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +24,36 @@ from components.scheduling import CostAwareScheduling, CostAwareSchedulingArgs
 from components.storage import StorageTiers, StorageTiersArgs
 from seedance.planner.endpoints import EndpointPrices, decide_endpoints
 from seedance.planner.plan import Plan
-from seedance.policy.model import CostPolicy
+from seedance.policy.model import CostPolicy, DataClass, Framework
+
+
+#: Where an off-site copy goes: the other region of the same jurisdiction.
+PARTNER_REGIONS: dict[str, str] = {
+    "cn-north-1": "cn-northwest-1",
+    "cn-northwest-1": "cn-north-1",
+    "eu-central-1": "eu-west-1",
+    "eu-west-1": "eu-central-1",
+    "us-east-1": "us-west-2",
+    "us-west-2": "us-east-1",
+    "ap-northeast-1": "ap-northeast-3",
+}
+
+
+def backup_region(policy: CostPolicy) -> str | None:
+    """The region of off-site copies of personal data, when a framework requires them.
+
+    MLPS 2.0 level 3 (8.1.4.9 b) asks for an off-site backup: the partner region of the stack's
+    region, which must also satisfy ``compliance.dataResidency``. Other stacks: none."""
+    if Framework.MLPS_L3 not in policy.compliance.frameworks:
+        return None
+    region = policy.cloud.region
+    partner = PARTNER_REGIONS.get(region)
+    require(partner is not None, "cloud.region", f"no off-site backup region is known for {region} (MLPS off-site backup)")
+    assert partner is not None
+    globs = policy.compliance.data_residency
+    require(not globs or any(fnmatch.fnmatchcase(partner, g) for g in globs), "compliance.dataResidency",
+            f"the off-site backup region {partner} is outside {globs}")
+    return partner
 
 
 @dataclass
@@ -97,6 +127,17 @@ def build_platform(args: PlatformArgs) -> Platform:
         )
         kms_key_arn = key.key_arn
 
+    replica_region = backup_region(policy)
+    replica_key_arn: pulumi.Input[str] | None = None
+    if replica_region is not None:
+        replica_key = StackKey(
+            "kms-replica",
+            StackKeyArgs(region=replica_region, account_id=account_id, alias=f"seedance-{stack}-replica", pin_region=True,
+                         tags=tag_set.for_resource(purpose="encryption")),
+            aws_opts,
+        )
+        replica_key_arn = replica_key.key_arn
+
     fleets: dict[str, SpotRiFleet] = {}
     namespaces: dict[str, FleetNamespace] = {}
     for fleet in policy.fleets:
@@ -139,6 +180,9 @@ def build_platform(args: PlatformArgs) -> Platform:
             tag_set=tag_set,
             classes=list(policy.storage.classes),
             buckets=list(policy.storage.checkpoint_buckets),
+            replica_region=replica_region,
+            replica_kms_key_arn=replica_key_arn,
+            account_id=account_id,
         ),
         aws_opts,
     )
@@ -174,6 +218,9 @@ def build_platform(args: PlatformArgs) -> Platform:
             account_id=account_id,
             kms_key_arn=kms_key_arn,
             log_retention_days=policy.compliance.log_retention_days,
+            data_event_bucket_arns=list(storage.personal_bucket_arns),
+            replica_region=replica_region if tag_set.stack_data_class is DataClass.PERSONAL else None,
+            replica_kms_key_arn=replica_key_arn,
             tags=tag_set.for_resource(purpose="audit-logging"),
         ),
         aws_opts,

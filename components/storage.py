@@ -15,7 +15,8 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from components.common import TagSet, child, policy_json, require
+from components.common import TagSet, child, require
+from components.s3 import replicate, secure_bucket
 from seedance.policy.model import CheckpointBucket, DataClass, ReclaimPolicy, StorageClass, StorageTier
 
 EBS_CSI = "ebs.csi.aws.com"
@@ -61,22 +62,6 @@ def lifecycle_days(bucket: CheckpointBucket) -> LifecycleDays:
     return LifecycleDays(ia, glacier, expire, bucket.noncurrent_expire_days)
 
 
-def tls_only_policy(bucket_arn: str) -> dict:
-    return {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Sid": "DenyInsecureTransport",
-                "Effect": "Deny",
-                "Principal": "*",
-                "Action": "s3:*",
-                "Resource": [bucket_arn, f"{bucket_arn}/*"],
-                "Condition": {"Bool": {"aws:SecureTransport": "false"}},
-            }
-        ],
-    }
-
-
 @dataclass
 class StorageTiersArgs:
     region: str
@@ -86,6 +71,10 @@ class StorageTiersArgs:
     classes: list[StorageClass] = field(default_factory=list)
     buckets: list[CheckpointBucket] = field(default_factory=list)
     fs_type: str = "ext4"
+    # off-site copies of the personal-data buckets (MLPS off-site backup): region, its key, account
+    replica_region: str | None = None
+    replica_kms_key_arn: pulumi.Input[str] | None = None
+    account_id: pulumi.Input[str] | None = None
 
     def validate(self) -> None:
         for sc in self.classes:
@@ -96,16 +85,25 @@ class StorageTiersArgs:
                 require(bool(self.availability_zones), "StorageTiersArgs.availability_zones", "expected AZs for local NVMe topologies")
             if sc.tier is StorageTier.IO2:
                 require(sc.iops is not None, f"{where}.iops", "io2 needs provisioned IOPS")
+        if self.replica_region:
+            require(self.replica_kms_key_arn is not None and self.account_id is not None, "StorageTiersArgs.replica_kms_key_arn",
+                    "a replica region needs a KMS key in that region and the account id")
+            require(self.replica_region != self.region, "StorageTiersArgs.replica_region",
+                    f"expected a region other than {self.region} for an off-site copy")
         names = [b.name for b in self.buckets]
         require(len(names) == len(set(names)), "storage.checkpointBuckets", f"bucket names must be unique, got {names}")
         for b in self.buckets:
             lifecycle_days(b)
+            if self.replica_region and b.data_class is DataClass.PERSONAL:
+                require(b.versioning, f"storage.checkpointBuckets[{b.name}].versioning",
+                        "an off-site replica (required for personal data here) needs versioning on")
 
 
 class StorageTiers(pulumi.ComponentResource):
     storage_class_names: list[str]
     bucket_names: pulumi.Output[dict[str, str]]
     bucket_arns: pulumi.Output[dict[str, str]]
+    personal_bucket_arns: list[pulumi.Output[str]]  # for the trail's S3 data events
 
     def __init__(self, name: str, args: StorageTiersArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("seedance:storage:StorageTiers", name, None, opts)
@@ -116,10 +114,13 @@ class StorageTiers(pulumi.ComponentResource):
             self.storage_class_names.append(sc.name)
         names: dict[str, pulumi.Output[str]] = {}
         arns: dict[str, pulumi.Output[str]] = {}
+        self.personal_bucket_arns = []
         for b in args.buckets:
             bucket = self._bucket(name, b, args)
             names[b.name] = bucket.bucket
             arns[b.name] = bucket.arn
+            if b.data_class is DataClass.PERSONAL:
+                self.personal_bucket_arns.append(bucket.arn)
         self.bucket_names = pulumi.Output.from_input(names)
         self.bucket_arns = pulumi.Output.from_input(arns)
         self.register_outputs(
@@ -176,70 +177,41 @@ class StorageTiers(pulumi.ComponentResource):
     def _bucket(self, name: str, b: CheckpointBucket, args: StorageTiersArgs) -> aws.s3.Bucket:
         base = f"{name}-{b.name}"
         tags = args.tag_set.for_resource(purpose="checkpoint-storage", data_class=b.data_class)
-        bucket = aws.s3.Bucket(base, force_destroy=False, tags=tags, opts=child(self))
-        pab = aws.s3.BucketPublicAccessBlock(
-            f"{base}-public-access-block",
-            bucket=bucket.id,
-            block_public_acls=True,
-            block_public_policy=True,
-            ignore_public_acls=True,
-            restrict_public_buckets=True,
-            opts=child(self),
-        )
-        aws.s3.BucketServerSideEncryptionConfiguration(
-            f"{base}-sse",
-            bucket=bucket.id,
-            rules=[
-                aws.s3.BucketServerSideEncryptionConfigurationRuleArgs(
-                    apply_server_side_encryption_by_default=aws.s3.BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultArgs(
-                        sse_algorithm="aws:kms", kms_master_key_id=args.kms_key_arn
-                    ),
-                    bucket_key_enabled=True,
-                )
-            ],
-            opts=child(self),
-        )
-        versioning = None
-        if b.versioning:
-            versioning = aws.s3.BucketVersioning(
-                f"{base}-versioning",
-                bucket=bucket.id,
-                versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(status="Enabled"),
-                opts=child(self),
+        rules = [lifecycle_rule(lifecycle_days(b))]
+        parts = secure_bucket(self, base, kms_key_arn=args.kms_key_arn, tags=tags, versioned=b.versioning, lifecycle_rules=rules)
+        if args.replica_region and b.data_class is DataClass.PERSONAL:
+            assert args.replica_kms_key_arn is not None and args.account_id is not None
+            replicate(
+                self,
+                base,
+                parts,
+                source_kms_key_arn=args.kms_key_arn,
+                replica_region=args.replica_region,
+                replica_kms_key_arn=args.replica_kms_key_arn,
+                account_id=args.account_id,
+                tags=tags,
+                lifecycle_rules=rules,
             )
-        aws.s3.BucketPolicy(
-            f"{base}-policy",
-            bucket=bucket.id,
-            policy=bucket.arn.apply(lambda arn: policy_json(tls_only_policy(arn))),
-            opts=child(self, depends_on=[pab]),
-        )
-        days = lifecycle_days(b)
-        transitions = []
-        if days.standard_ia is not None:
-            transitions.append(aws.s3.BucketLifecycleConfigurationRuleTransitionArgs(days=days.standard_ia, storage_class="STANDARD_IA"))
-        transitions.append(aws.s3.BucketLifecycleConfigurationRuleTransitionArgs(days=days.glacier, storage_class="GLACIER"))
-        aws.s3.BucketLifecycleConfiguration(
-            f"{base}-lifecycle",
-            bucket=bucket.id,
-            rules=[
-                aws.s3.BucketLifecycleConfigurationRuleArgs(
-                    id="tiering",
-                    status="Enabled",
-                    filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
-                    transitions=transitions,
-                    expiration=(
-                        aws.s3.BucketLifecycleConfigurationRuleExpirationArgs(days=days.expire) if days.expire is not None else None
-                    ),
-                    noncurrent_version_expiration=(
-                        aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(noncurrent_days=days.noncurrent_expire)
-                        if days.noncurrent_expire is not None
-                        else None
-                    ),
-                    abort_incomplete_multipart_upload=aws.s3.BucketLifecycleConfigurationRuleAbortIncompleteMultipartUploadArgs(
-                        days_after_initiation=ABORT_MULTIPART_DAYS
-                    ),
-                )
-            ],
-            opts=child(self, depends_on=[versioning] if versioning else None),
-        )
-        return bucket
+        return parts.bucket
+
+
+def lifecycle_rule(days: LifecycleDays) -> aws.s3.BucketLifecycleConfigurationRuleArgs:
+    transitions = []
+    if days.standard_ia is not None:
+        transitions.append(aws.s3.BucketLifecycleConfigurationRuleTransitionArgs(days=days.standard_ia, storage_class="STANDARD_IA"))
+    transitions.append(aws.s3.BucketLifecycleConfigurationRuleTransitionArgs(days=days.glacier, storage_class="GLACIER"))
+    return aws.s3.BucketLifecycleConfigurationRuleArgs(
+        id="tiering",
+        status="Enabled",
+        filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
+        transitions=transitions,
+        expiration=aws.s3.BucketLifecycleConfigurationRuleExpirationArgs(days=days.expire) if days.expire is not None else None,
+        noncurrent_version_expiration=(
+            aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(noncurrent_days=days.noncurrent_expire)
+            if days.noncurrent_expire is not None
+            else None
+        ),
+        abort_incomplete_multipart_upload=aws.s3.BucketLifecycleConfigurationRuleAbortIncompleteMultipartUploadArgs(
+            days_after_initiation=ABORT_MULTIPART_DAYS
+        ),
+    )

@@ -86,10 +86,67 @@ def test_audit_rejects_a_retention_cloudwatch_does_not_offer():
 
 
 def test_stack_key_only_without_a_policy_key(eu, cn, dev):
-    assert eu.of_type("aws:kms/key:Key") == [] and cn.of_type("aws:kms/key:Key") == []
+    assert eu.of_type("aws:kms/key:Key") == []
+    # cn names its key; the only key it creates is the off-site replicas' key in the partner region
+    (replica_key,) = cn.of_type("aws:kms/key:Key")
+    assert replica_key.name == "kms-replica-key" and replica_key.inputs["region"] == "cn-northwest-1"
+    assert replica_key.region == "cn-northwest-1"
     (key,) = dev.of_type("aws:kms/key:Key")
     stmts = {s["Sid"]: s for s in json.loads(key.inputs["policy"])["Statement"]}
     assert stmts["AccountAdministration"]["Principal"] == {"AWS": "arn:aws:iam::777788889999:root"}
     assert "AWSServiceRoleForAutoScaling" in stmts["AutoScalingGrants"]["Principal"]["AWS"]
     assert stmts["CloudWatchLogs"]["Principal"] == {"Service": "logs.us-east-1.amazonaws.com"}
     assert dev.one("kms-alias").inputs["name"] == "alias/seedance-dev"
+
+
+def test_mlps_off_site_copies(cn):
+    # MLPS L3 8.1.4.9 b): personal-data buckets (finetune-datasets; the trail bucket, since the stack
+    # holds personal data) replicate to cn-northwest-1, the other mainland region
+    configs = {r.name: r.inputs for r in cn.of_type("aws:s3/bucketReplicationConfig:BucketReplicationConfig")}
+    assert set(configs) == {"storage-finetune-datasets-replication", "audit-trail-bucket-replication"}
+    replica_key = cn.one("kms-replica-key")
+    for name, cfg in configs.items():
+        base = name.removesuffix("-replication")
+        (rule,) = cfg["rules"]
+        assert rule["status"] == "Enabled"
+        assert rule["deleteMarkerReplication"] == {"status": "Enabled"}
+        assert rule["sourceSelectionCriteria"] == {"sseKmsEncryptedObjects": {"status": "Enabled"}}
+        assert rule["destination"]["bucket"].startswith(f"arn:aws-cn:s3:::{base}-replica-")
+        replica = cn.one(f"{base}-replica")
+        assert replica.inputs["region"] == replica.region == "cn-northwest-1"
+        (sse,) = cn.one(f"{base}-replica-sse").inputs["rules"]
+        key_arn = sse["applyServerSideEncryptionByDefault"]["kmsMasterKeyId"]
+        assert key_arn.startswith("arn:aws-cn:kms:cn-northwest-1:444455556666:key/")
+        assert rule["destination"]["encryptionConfiguration"] == {"replicaKmsKeyId": key_arn}
+        assert cn.one(f"{base}-replica-versioning").inputs["versioningConfiguration"] == {"status": "Enabled"}
+        # the copy expires with the source
+        assert cn.one(f"{base}-replica-lifecycle").inputs["rules"] == cn.one(f"{base}-lifecycle").inputs["rules"]
+        assert replica_key.inputs["enableKeyRotation"] is True
+    assert "storage-llm-checkpoints-replication" not in configs  # internal data: no copy
+
+
+def test_no_copies_without_mlps(eu, dev):
+    for s in (eu, dev):
+        assert s.of_type("aws:s3/bucketReplicationConfig:BucketReplicationConfig") == []
+
+
+def test_backup_region(cn, eu):
+    from components.platform import backup_region
+
+    assert backup_region(cn.policy) == "cn-northwest-1"
+    assert backup_region(eu.policy) is None
+    pinned = cn.policy.model_copy(update={"compliance": cn.policy.compliance.model_copy(update={"data_residency": ["cn-north-1"]})})
+    with pytest.raises(ComponentArgsError, match=r"^compliance.dataResidency: the off-site backup region cn-northwest-1 is outside \['cn-north-1'\]$"):
+        backup_region(pinned)
+
+
+def test_trail_bucket_refuses_deletion_and_trail_records_personal_buckets(eu):
+    stmts = {s["Sid"]: s for s in json.loads(eu.one("audit-trail-bucket-policy").inputs["policy"])["Statement"]}
+    deny = stmts["DenyObjectDeletion"]
+    assert (deny["Effect"], deny["Action"], "Condition" in deny) == ("Deny", ["s3:DeleteObject", "s3:DeleteObjectVersion"], False)
+    (selector,) = eu.one("audit-trail").inputs["eventSelectors"]
+    assert selector["includeManagementEvents"] is True and selector["readWriteType"] == "All"
+    (data,) = selector["dataResources"]
+    # finetune-datasets is eu-prod's only personal-data bucket
+    assert data["type"] == "AWS::S3::Object"
+    assert len(data["values"]) == 1 and data["values"][0].startswith("arn:aws:s3:::storage-finetune-datasets-") and data["values"][0].endswith("/")
