@@ -34,6 +34,7 @@ class PolicyBundle:
     files: tuple[RegoFile, ...]
     controls: tuple[ControlMeta, ...]
     severity_overrides: dict[str, str] = field(default_factory=dict)
+    parent: PolicyBundle | None = field(default=None, compare=False, repr=False)
 
     def modules(self, *, tests: bool = False) -> list[RegoFile]:
         return [f for f in self.files if tests or not f.is_test]
@@ -44,8 +45,13 @@ class PolicyBundle:
                 return c
         raise KeyError(control_id)
 
+    def only(self, control_ids: set[str]) -> PolicyBundle:
+        """The same policies with fewer control rules to evaluate (the data keeps every control)."""
+        return PolicyBundle(self.root, self.files, tuple(c for c in self.controls if c.control_id in control_ids), self.severity_overrides, self)
+
     def data(self) -> dict:
         """The data document both engines receive: the control catalog read from METADATA, and overrides."""
+        catalog = self.parent.controls if self.parent is not None else self.controls
         return {
             "seedance": {
                 "controls": {
@@ -55,7 +61,7 @@ class PolicyBundle:
                         "clause": c.clause,
                         "title": c.title,
                     }
-                    for c in self.controls
+                    for c in catalog
                 },
                 "severity_overrides": dict(self.severity_overrides),
             }

@@ -39,7 +39,9 @@ def _sort_findings(findings: list) -> list:
 class Engine(Protocol):
     name: str
 
-    def evaluate(self, bundle: PolicyBundle, gate_input: dict) -> dict[str, list[dict]]: ...
+    def evaluate(self, bundle: PolicyBundle, gate_input: dict) -> dict[str, list[dict]]:
+        """Findings of every control of ``bundle`` (a bundle narrowed with :meth:`PolicyBundle.only` evaluates fewer)."""
+        ...
 
 
 class RegorusEngine:
@@ -69,7 +71,7 @@ class RegorusEngine:
         return engine
 
     def evaluate(self, bundle: PolicyBundle, gate_input: dict) -> dict[str, list[dict]]:
-        key = id(bundle)
+        key = id(bundle.files)  # narrowed bundles share the compiled policies
         if key not in self._compiled:
             self._compiled = {key: self.prepare(bundle)}
         engine = self._compiled[key].clone()
@@ -130,9 +132,9 @@ class OpaEngine:
                 client.check_connection()
             except Exception:
                 raise OpaUnreachableError(f"OPA server at {self.url} is unreachable") from None
-            if self._uploaded != id(bundle):
+            if self._uploaded != id(bundle.files):
                 self._upload(client, bundle)
-                self._uploaded = id(bundle)
+                self._uploaded = id(bundle.files)
             out: dict[str, list[dict]] = {}
             for c in bundle.controls:
                 try:

@@ -1,0 +1,175 @@
+"""The gate as a Pulumi policy pack: the same Rego, run by ``pulumi preview/up --policy-pack policies/pack``.
+
+Controls whose findings depend only on one resource's own properties run as resource validations
+(on a document holding just that resource); controls that need the rest of the stack (a bucket
+without its public access block, a VPC without a flow log, the budget) run as stack validations
+on the whole stack.  Mandatory controls map to ``EnforcementLevel.MANDATORY``, advisory ones to
+``ADVISORY``.  Waivers from the cost policy apply: a waived finding is not reported.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from seedance.gate.bundle import PolicyBundle, load_bundle
+from seedance.gate.decision import Finding, decide, parse_waivers
+from seedance.gate.engine import RegorusEngine
+from seedance.gate.metadata import ControlMeta
+
+log = logging.getLogger(__name__)
+
+#: Controls decided from a single resource's properties: no finding is triggered by the absence of
+#: another resource.  Everything else is validated on the whole stack.
+RESOURCE_LOCAL: frozenset[str] = frozenset({
+    "GDPR-5.1e-2", "GDPR-25.2-2", "GDPR-30-1", "GDPR-32.1a-3", "GDPR-32.1b-1", "GDPR-44-1",
+    "MLPS-L3-8.1.2.1c", "MLPS-L3-8.1.3.2c", "MLPS-L3-8.1.4.1", "MLPS-L3-8.1.4.2d", "MLPS-L3-8.1.4.4ab",
+    "MLPS-L3-8.1.4.4e", "MLPS-L3-8.1.4.5-6", "MLPS-L3-8.1.4.10", "MLPS-L3-8.2.4-DIC-a", "MLPS-L3-8.2.4-IMG",
+    "MLPS-L3-8.2.4-KMS", "BUDGET-OVERCOMMIT-1",
+})
+
+
+@dataclass(frozen=True)
+class StackContext:
+    """What the pack knows about the stack being deployed: its cost policy, plan and estimate."""
+
+    stack: str
+    project: str
+    policy: dict[str, Any]
+    plan: dict[str, Any] | None
+    estimate: dict[str, Any] | None
+    as_of: dt.date
+
+
+def stack_of(urn: str) -> tuple[str, str]:
+    """``urn:pulumi:STACK::PROJECT::...`` -> (STACK, PROJECT)."""
+    parts = urn.split("::")
+    return parts[0].removeprefix("urn:pulumi:"), parts[1]
+
+
+def load_context(stack: str, project: str, project_dir: Path) -> StackContext:
+    from seedance.gate.inputs import derived_parts, policy_path_for_stack
+
+    _, policy, plan, estimate = derived_parts(policy_path_for_stack(project_dir, stack))
+    return StackContext(stack, project, policy, plan, estimate, dt.date.today())
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=lambda v: "[unknown]"))
+
+
+def as_resource(resource_type: str, urn: str, name: str, props: Any, parent_urn: str | None = None) -> dict[str, Any]:
+    """A Pulumi policy resource as a resource-document entry (inputs keep the engine's camelCase names)."""
+    return {
+        "urn": urn,
+        "type": resource_type,
+        "name": name,
+        "parent": parent_urn,
+        "custom": not resource_type.startswith("seedance:"),
+        "region": None,
+        "inputs": _jsonable(dict(props or {})),
+    }
+
+
+def findings(ctx: StackContext, bundle: PolicyBundle, engine: RegorusEngine, control_id: str, resources: list[dict[str, Any]]) -> list[Finding]:
+    """Unwaived findings of one control on a document of ``resources``."""
+    narrowed = bundle.only({control_id})
+    gate_input = {
+        "document": {"apiVersion": "seedance.io/v1", "kind": "ResourceDocument", "stack": ctx.stack,
+                     "project": ctx.project, "source": "preview", "resources": resources},
+        "policy": ctx.policy,
+        "plan": ctx.plan,
+        "estimate": ctx.estimate,
+        "budget_state": None,
+    }
+    raw = engine.evaluate(narrowed, gate_input)
+    decision = decide(raw, narrowed, stack=ctx.stack, frameworks=list(ctx.policy.get("compliance", {}).get("frameworks", [])),
+                      waivers=parse_waivers(ctx.policy), as_of=ctx.as_of)
+    return [f for f in decision.findings if not f.waived]
+
+
+ReportViolation = Callable[..., None]
+
+
+def resource_validator(control: ControlMeta, bundle: PolicyBundle, engine: RegorusEngine,
+                       context: Callable[[str], StackContext]) -> Callable[[Any, ReportViolation], None]:
+    def validate(args: Any, report_violation: ReportViolation) -> None:
+        ctx = context(args.urn)
+        resource = as_resource(args.resource_type, args.urn, args.name, args.props)
+        for f in findings(ctx, bundle, engine, control.control_id, [resource]):
+            report_violation(f"{f.message} [{f.control_id} {f.clause}] fix: {f.remediation}")
+
+    return validate
+
+
+def stack_validator(control: ControlMeta, bundle: PolicyBundle, engine: RegorusEngine,
+                    context: Callable[[str], StackContext]) -> Callable[[Any, ReportViolation], None]:
+    def validate(args: Any, report_violation: ReportViolation) -> None:
+        if not args.resources:
+            return
+        ctx = context(args.resources[0].urn)
+        resources = [
+            as_resource(r.resource_type, r.urn, r.name, r.props, getattr(getattr(r, "parent", None), "urn", None))
+            for r in args.resources
+        ]
+        known = {r["urn"] for r in resources}
+        for f in findings(ctx, bundle, engine, control.control_id, resources):
+            text = f"{f.message} [{f.control_id} {f.clause}] fix: {f.remediation}"
+            if f.urn in known:
+                report_violation(text, f.urn)
+            else:  # a stack-wide finding (something missing)
+                report_violation(text)
+
+    return validate
+
+
+def make_policies(bundle: PolicyBundle | None = None, *, project_dir: Path | None = None) -> list[Any]:
+    """One policy per control, enforcement from its severity."""
+    from pulumi_policy import EnforcementLevel, PolicyComplianceFramework, ResourceValidationPolicy, StackValidationPolicy
+
+    bundle = bundle or load_bundle()
+    engine = RegorusEngine()
+    project_dir = project_dir or bundle.root.parent / "stacks"
+    contexts: dict[str, StackContext] = {}
+
+    def context(urn: str) -> StackContext:
+        stack, project = stack_of(urn)
+        if stack not in contexts:
+            contexts[stack] = load_context(stack, project, project_dir)
+        return contexts[stack]
+
+    policies: list[Any] = []
+    for c in bundle.controls:
+        level = EnforcementLevel.MANDATORY if bundle.severity_overrides.get(c.control_id, c.severity) == "mandatory" else EnforcementLevel.ADVISORY
+        common = dict(
+            name=policy_name(c.control_id),
+            description=f"{c.title}: {c.description}",
+            enforcement_level=level,
+            framework=PolicyComplianceFramework(name=c.framework, reference=c.clause),
+            remediation_steps=c.remediation,
+            url=c.related_resources[0] if c.related_resources else None,
+        )
+        if c.control_id in RESOURCE_LOCAL:
+            policies.append(ResourceValidationPolicy(validate=resource_validator(c, bundle, engine, context), **common))
+        else:
+            policies.append(StackValidationPolicy(validate=stack_validator(c, bundle, engine, context), **common))
+    return policies
+
+
+def policy_name(control_id: str) -> str:
+    """Pulumi policy names: lowercase letters, digits and dashes."""
+    return "".join(ch if ch.isalnum() else "-" for ch in control_id.lower())
+
+
+def split(bundle: PolicyBundle) -> tuple[list[str], list[str]]:
+    """(resource-validated, stack-validated) control ids."""
+    ids: Iterable[str] = (c.control_id for c in bundle.controls)
+    local, stack = [], []
+    for cid in ids:
+        (local if cid in RESOURCE_LOCAL else stack).append(cid)
+    return local, stack

@@ -1,0 +1,128 @@
+"""The Pulumi policy pack's validators, called directly (the pack's gRPC server needs the Pulumi CLI)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
+
+from seedance.gate import RegorusEngine
+from seedance.gate.inputs import GateInput
+from seedance.gate.pack import RESOURCE_LOCAL, StackContext, make_policies, policy_name, resource_validator, stack_validator
+from seedance.gate.run import evaluate
+from seedance.policy import load_policy
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = json.loads((REPO / "tests" / "synth" / "samples" / "eu-prod.json").read_text())
+AS_OF = dt.date(2026, 6, 1)
+
+
+def _context(frameworks: list[str]) -> StackContext:
+    policy = load_policy(REPO / "stacks" / "policies" / "eu-prod.yaml").policy.model_dump(mode="json", by_alias=True)
+    policy["compliance"]["frameworks"] = frameworks
+    return StackContext("eu-prod", "seedance-gpu", policy, None, {"monthly_total": 1000.0, "currency": "USD"}, AS_OF)
+
+
+class Collector:
+    def __init__(self) -> None:
+        self.violations: list[tuple[str, str | None]] = []
+
+    def __call__(self, message: str, urn: str | None = None) -> None:
+        self.violations.append((message, urn))
+
+
+def _lt(http_tokens: str) -> SimpleNamespace:
+    return SimpleNamespace(
+        resource_type="aws:ec2/launchTemplate:LaunchTemplate",
+        urn="urn:pulumi:eu-prod::seedance-gpu::aws:ec2/launchTemplate:LaunchTemplate::lt",
+        name="lt",
+        props={"metadataOptions": {"httpTokens": http_tokens}, "tags": {"data-class": "internal"}},
+    )
+
+
+def test_enforcement_levels_follow_severity(bundle) -> None:
+    policies = {p.name: p for p in make_policies(bundle)}
+    assert len(policies) == len(bundle.controls)
+    assert policies["gdpr-32-1b-1"].enforcement_level == EnforcementLevel.MANDATORY
+    assert policies["gdpr-30-1"].enforcement_level == EnforcementLevel.ADVISORY
+    assert policies["mlps-l3-8-2-4-kms"].enforcement_level == EnforcementLevel.ADVISORY
+    assert isinstance(policies["gdpr-32-1b-1"], ResourceValidationPolicy)
+    assert isinstance(policies["gdpr-25-2-1"], StackValidationPolicy)
+    assert policy_name("MLPS-L3-8.1.4.5-6") == "mlps-l3-8-1-4-5-6"
+    assert RESOURCE_LOCAL <= {c.control_id for c in bundle.controls}
+
+
+def test_resource_validator_reports_imdsv1(bundle) -> None:
+    ctx = _context(["gdpr"])
+    validate = resource_validator(bundle.control("GDPR-32.1b-1"), bundle, RegorusEngine(), lambda urn: ctx)
+    bad, good = Collector(), Collector()
+    validate(_lt("optional"), bad)
+    validate(_lt("required"), good)
+    assert bad.violations == [(
+        "launch template allows IMDSv1 (metadataOptions.httpTokens is \"optional\", not \"required\") "
+        "[GDPR-32.1b-1 Art. 32(1)(b)] fix: Scope IAM actions and resources; list the roles iam:PassRole may pass; "
+        "set metadataOptions.httpTokens \"required\" on the launch template.",
+        None,
+    )]
+    assert good.violations == []
+
+
+def test_resource_validator_respects_frameworks(bundle) -> None:
+    validate = resource_validator(bundle.control("GDPR-32.1b-1"), bundle, RegorusEngine(), lambda urn: _context([]))
+    out = Collector()
+    validate(_lt("optional"), out)
+    assert out.violations == []
+
+
+def _stack_args(doc: dict) -> SimpleNamespace:
+    return SimpleNamespace(resources=[
+        SimpleNamespace(resource_type=r["type"], urn=r["urn"], name=r["name"], props=r["inputs"], parent=SimpleNamespace(urn=r["parent"]) if r["parent"] else None)
+        for r in doc["resources"]
+    ])
+
+
+def test_stack_validator_reports_missing_pieces_on_the_stack_and_resources(bundle) -> None:
+    doc = json.loads(json.dumps(SAMPLE))
+    bucket = next(r for r in doc["resources"] if r["name"] == "storage-finetune-datasets")
+    doc["resources"] = [r for r in doc["resources"] if r["type"] != "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock" or not r["name"].startswith("storage-finetune-datasets")]
+    validate = stack_validator(bundle.control("GDPR-25.2-1"), bundle, RegorusEngine(), lambda urn: _context(["gdpr"]))
+    out = Collector()
+    validate(_stack_args(doc), out)
+    assert [(m.split(" [")[0], u) for m, u in out.violations] == [("bucket has no public access block", bucket["urn"])]
+
+
+def test_stack_validator_stack_wide_finding_has_no_urn(bundle) -> None:
+    ctx = _context(["gdpr"])
+    ctx = StackContext(ctx.stack, ctx.project, ctx.policy, None, {"monthly_total": 999999999.0, "currency": "USD"}, AS_OF)
+    validate = stack_validator(bundle.control("BUDGET-COST-1"), bundle, RegorusEngine(), lambda urn: ctx)
+    out = Collector()
+    validate(_stack_args(SAMPLE), out)
+    ((message, urn),) = out.violations
+    assert urn is None and message.startswith("projected monthly cost 999999999.00 USD exceeds the budget")
+
+
+@pytest.mark.parametrize("frameworks", [["gdpr", "mlps-l3"]])
+def test_pack_reports_exactly_what_the_gate_reports(bundle, frameworks) -> None:
+    """Resource validations on each resource plus stack validations give the gate's (unwaived) findings."""
+    ctx = _context(frameworks)
+    engine = RegorusEngine()
+    reported: set[tuple[str, str | None, str]] = set()
+    for c in bundle.controls:
+        if c.control_id in RESOURCE_LOCAL:
+            validate = resource_validator(c, bundle, engine, lambda urn: ctx)
+            for r in SAMPLE["resources"]:
+                out = Collector()
+                validate(SimpleNamespace(resource_type=r["type"], urn=r["urn"], name=r["name"], props=r["inputs"]), out)
+                reported |= {(c.control_id, r["urn"], m.split(" [")[0]) for m, _ in out.violations}
+        else:
+            out = Collector()
+            stack_validator(c, bundle, engine, lambda urn: ctx)(_stack_args(SAMPLE), out)
+            stack_urn = "urn:pulumi:eu-prod::seedance-gpu::pulumi:pulumi:Stack::seedance-gpu-eu-prod"
+            reported |= {(c.control_id, u or stack_urn, m.split(" [")[0]) for m, u in out.violations}
+    gate = evaluate(GateInput(SAMPLE, ctx.policy, None, ctx.estimate, None), bundle, engine, as_of=AS_OF)
+    expected = {(f.control_id, f.urn, f.message) for f in gate.findings if not f.waived}
+    assert expected and reported == expected
