@@ -36,8 +36,8 @@ _json(raw) := json.unmarshal(raw) if is_string(raw)
 _json(raw) := raw if is_object(raw)
 
 _problems contains {"resource": r, "message": msg} if {
-	some r in input.document.resources
-	resources.taggable(r)
+	some i in resources.taggable_indices
+	r := input.document.resources[i]
 	tags := object.union(_default_tags, resources.tags(r))
 	missing := [k | some k in budget.cost_tags; not _has(tags, k)]
 	count(missing) > 0

@@ -42,8 +42,8 @@ _outside(region) := sprintf("outside the GDPR transfer regions (%s)", [concat(",
 }
 
 _problems contains {"resource": r, "message": msg} if {
-	some r in input.document.resources
-	resources.personal(r)
+	some i in resources.personal_indices
+	r := input.document.resources[i]
 	region := resources.region(r, input.policy)
 	msg := sprintf("personal data in %s, %s", [region, _outside(region)])
 }

@@ -34,35 +34,43 @@ management_events(t) if {
 	"Management" in object.get(fs, "equals", [])
 }
 
-data_events_cover(document, b) if {
-	some t in trails(document)
+# S3 data events: the bucket keys some trail's selectors cover (built once; "*" covers every bucket)
+_data_event_keys contains key if {
+	some t in trails(input.document)
 	some sel in object.get(t.inputs, "eventSelectors", [])
 	some dr in object.get(sel, "dataResources", [])
 	dr.type == "AWS::S3::Object"
 	some v in dr.values
-	_covers(v, b)
+	some key in _selector_keys(v)
 }
 
-data_events_cover(document, b) if {
-	some t in trails(document)
+_data_event_keys contains key if {
+	some t in trails(input.document)
 	some sel in object.get(t.inputs, "advancedEventSelectors", [])
 	fields := {fs.field: fs | some fs in sel.fieldSelectors}
 	"Data" in object.get(fields, ["eventCategory", "equals"], [])
 	"AWS::S3::Object" in object.get(fields, ["resources.type", "equals"], [])
-	_arn_selector_covers(object.get(fields, "resources.ARN", {}), b)
+	some key in _arn_selector_keys(object.get(fields, "resources.ARN", {}))
 }
 
-_arn_selector_covers(selector, _) if selector == {}
+_arn_selector_keys(selector) := {"*"} if selector == {}
 
-_arn_selector_covers(selector, b) if {
-	some v in object.get(selector, "startsWith", [])
-	_covers(v, b)
+_arn_selector_keys(selector) := {k | some v in object.get(selector, "startsWith", []); some k in _selector_keys(v)} if selector != {}
+
+# "arn:aws:s3" (every bucket) or a bucket's ARN / prefix -> the bucket name, with and without an auto-name suffix
+_selector_keys(value) := {"*"} if value in {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
+
+_selector_keys(value) := {name, s3.strip_autoname(name)} if {
+	not value in {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
+	name := s3.arn_bucket(value)
 }
 
-# "arn:aws:s3" (every bucket) or the bucket's own ARN / prefix
-_covers(value, _) if value in {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
+data_events_cover(_, _) if "*" in _data_event_keys
 
-_covers(value, b) if s3.names(b, s3.arn_bucket(value))
+data_events_cover(_, b) if {
+	some ref in s3.refs(b)
+	ref in _data_event_keys
+}
 
 # the stack's VPC and any VPC the document creates
 vpcs(document, policy) := {v | some v in [object.get(policy, ["cloud", "vpcId"], null)]; is_string(v)} | {r.urn |
@@ -83,7 +91,14 @@ eks_log_gaps(document, required) := {{"resource": c, "message": msg} |
 }
 
 # a bucket that receives a trail's log files (its own data events would log themselves)
-trail_destination(document, b) if {
-	some t in trails(document)
-	s3.names(b, object.get(t.inputs, "s3BucketName", ""))
+trail_destination(_, b) if {
+	some ref in s3.refs(b)
+	ref in _trail_buckets
+}
+
+_trail_buckets contains key if {
+	some t in trails(input.document)
+	name := object.get(t.inputs, "s3BucketName", "")
+	is_string(name)
+	some key in {name, s3.strip_autoname(name)}
 }

@@ -104,8 +104,12 @@ network_policies(document) := resources.of_type(document, "kubernetes:networking
 
 namespaces(document) := resources.of_type(document, "kubernetes:core/v1:Namespace")
 
-has_default_deny(document, ns_name, direction) if {
-	some np in network_policies(document)
-	resources.namespace(np) == ns_name
+# namespace -> directions (Ingress, Egress) closed by a default-deny NetworkPolicy
+_denied[ns] contains direction if {
+	some np in network_policies(input.document)
+	some direction in ["Ingress", "Egress"]
 	default_deny(np, direction)
+	ns := resources.namespace(np)
 }
+
+has_default_deny(_, ns_name, direction) if direction in object.get(_denied, ns_name, set())

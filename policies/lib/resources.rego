@@ -6,9 +6,19 @@
 # scope: package
 package lib.resources
 
-of_type(document, type) := [r | some r in document.resources; r.type == type]
+# Indexes are rules over the gate input's document, so each is built once per evaluation: a
+# function scanning every resource inside a loop over resources is quadratic (10,000 resources).
+# The `document` parameters below therefore must be input.document (they always are).
+_by_type[r.type] contains i if {
+	some i, r in input.document.resources
+}
 
-of_types(document, types) := [r | some r in document.resources; r.type in types]
+# positions of the resources of a type, in document order
+indices(type) := object.get(_by_type, type, set())
+
+of_type(_, type) := [input.document.resources[i] | some i in indices(type)]
+
+of_types(_, types) := [input.document.resources[i] | some t in types; some i in indices(t)]
 
 inputs(r) := object.get(r, "inputs", {})
 
@@ -33,6 +43,39 @@ data_class(r) := object.get(tags(r), "seedance.io/data-class", "") if is_k8s(r)
 personal(r) if data_class(r) == "personal"
 
 sensitive(r) if data_class(r) in {"personal", "internal"}
+
+# data class by position in the gate input's document, built in one pass (for loops over every resource)
+_class[i] := v if {
+	some i, r in input.document.resources
+	v := r.inputs.tags["data-class"]
+	is_string(v)
+}
+
+_class[i] := t.value if {
+	some i, r in input.document.resources
+	is_array(r.inputs.tags)
+	some t in r.inputs.tags
+	t.key == "data-class"
+}
+
+_class[i] := v if {
+	some i, r in input.document.resources
+	startswith(r.type, "kubernetes:")
+	v := r.inputs.metadata.labels["seedance.io/data-class"]
+}
+
+personal_indices contains i if {
+	some i, v in _class
+	v == "personal"
+}
+
+# positions of taggable AWS resources
+taggable_indices contains i if {
+	some i, r in input.document.resources
+	startswith(r.type, "aws:")
+	object.get(r, "custom", true) == true
+	not r.type in untaggable_aws
+}
 
 # Pulumi's AWS provider types some booleans as strings ("true"); accept both spellings.
 truthy(v) if v == true

@@ -47,9 +47,26 @@ names(b, ref) if {
 	regex.match(`^[0-9a-f]{7}$`, trim_prefix(ref, prefix))
 }
 
-attached(document, b, type) := [s |
-	some s in resources.of_type(document, type)
-	names(b, object.get(s.inputs, "bucket", null))
+config_types := {pab, sse, versioning, lifecycle, bucket_policy, acl, object_lock, replication, logging}
+
+# bucket reference (as written, and without a Pulumi auto-name suffix) -> configuration resources
+_configs[key] contains i if {
+	some t in config_types
+	some i in resources.indices(t)
+	ref := input.document.resources[i].inputs.bucket
+	is_string(ref)
+	some key in {ref, strip_autoname(ref)}
+}
+
+strip_autoname(ref) := substring(ref, 0, count(ref) - 8) if {
+	regex.match(`-[0-9a-f]{7}$`, ref)
+} else := ref
+
+attached(_, b, type) := [s |
+	some i in {j | some k in refs(b); some j in object.get(_configs, k, set())}
+	s := input.document.resources[i]
+	s.type == type
+	names(b, s.inputs.bucket)
 ]
 
 # one accessor per configuration type: regorus mis-evaluates a function of this package when it is
@@ -144,3 +161,16 @@ by_name(document, name) := b if {
 }
 
 has_public_access_block(document, b) if count(public_access_blocks(document, b)) > 0
+
+# bucket names that receive replicas (a replica needs no replica of its own)
+_replica_keys contains key if {
+	some i in resources.indices(replication)
+	some rule in object.get(input.document.resources[i].inputs, "rules", [])
+	name := arn_bucket(rule.destination.bucket)
+	some key in {name, strip_autoname(name)}
+}
+
+is_replica(_, b) if {
+	some ref in refs(b)
+	ref in _replica_keys
+}

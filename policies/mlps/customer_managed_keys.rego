@@ -32,10 +32,23 @@ _problems contains {"resource": r, "message": msg} if {
 	msg := sprintf("uses the AWS-managed key %s instead of a customer-managed key", [key])
 }
 
+# where the resources the stack creates name a KMS key
 _key_refs(r) := {v |
-	walk(r.inputs, [path, v])
-	count(path) > 0
-	path[count(path) - 1] in {"kmsKeyId", "kmsMasterKeyId", "kmsKeyArn", "keyArn"}
+	some path in [
+		["kmsKeyId"],
+		["kmsKeyArn"],
+		["parameters", "kmsKeyId"],
+		["encryptionConfig", "provider", "keyArn"],
+	]
+	v := object.get(r.inputs, path, null)
+	is_string(v)
+} | {v |
+	some m in object.get(r.inputs, "blockDeviceMappings", [])
+	v := object.get(m, ["ebs", "kmsKeyId"], null)
+	is_string(v)
+} | {v |
+	some rule in object.get(r.inputs, "rules", [])
+	v := object.get(rule, ["applyServerSideEncryptionByDefault", "kmsMasterKeyId"], null)
 	is_string(v)
 }
 

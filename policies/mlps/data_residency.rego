@@ -30,8 +30,8 @@ _regions := frameworks.setting("mlps_regions")
 
 # configuration resources (bucket policies, lifecycle hooks, ...) go with the resource they configure
 _problems contains {"resource": r, "message": msg} if {
-	some r in input.document.resources
-	resources.taggable(r)
+	some i in resources.taggable_indices
+	r := input.document.resources[i]
 	region := resources.region(r, input.policy)
 	not frameworks.in_regions(region, _regions)
 	msg := sprintf("resource in %s, outside mainland China (%s)", [region, concat(", ", _regions)])

@@ -28,6 +28,7 @@ violation contains findings.finding("MLPS-L3-8.1.4.9b", p.resource, p.message) i
 _problems contains {"resource": b, "message": "personal-data bucket has no off-site (cross-region) replica"} if {
 	some b in s3.buckets(input.document)
 	resources.personal(b)
+	not s3.is_replica(input.document, b)
 	count(s3.replication_configs(input.document, b)) == 0
 }
 

@@ -14,6 +14,12 @@ test_pass_replica_in_other_china_region if {
 	v == set()
 }
 
+test_pass_replica_needs_no_replica if {
+	replica := object.union(_replica("ds-dr", "cn-northwest-1"), {"inputs": {"tags": {"data-class": "personal"}}})
+	v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "personal"), _replication("ds-dr"), replica])
+	v == set()
+}
+
 test_fail_no_replica if {
 	v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "personal")])
 	v == {fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", "personal-data bucket has no off-site (cross-region) replica")}

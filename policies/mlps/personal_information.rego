@@ -27,9 +27,9 @@ violation contains findings.finding("MLPS-L3-8.1.4.11", p.resource, p.message) i
 }
 
 _problems contains {"resource": r, "message": msg} if {
-	some r in input.document.resources
+	some i in resources.personal_indices
+	r := input.document.resources[i]
 	resources.is_aws(r)
-	resources.personal(r)
 	tags := resources.tags(r)
 	missing := [k | some k in ["purpose", "controller"]; object.get(tags, k, "") == ""]
 	count(missing) > 0

@@ -19,22 +19,7 @@ AS_OF = dt.date(2026, 6, 1)
 
 DOCUMENTED_WAIVERS: dict[str, list[dict[str, str]]] = {
     "eu-prod": [],
-    "cn-prod": [
-        {
-            "control": "MLPS-L3-8.1.4.9b",
-            "resource": "*",
-            "reason": "cross-region replication to cn-northwest-1 is not built yet; versioning covers local recovery",
-            "approver": "ciso@example.com",
-            "expires": "2026-12-31",
-        },
-        {
-            "control": "MLPS-L3-8.1.3.1a",
-            "resource": "*",
-            "reason": "kms, logs, ecr.api and ecr.dkr interface endpoints are not chosen by network.endpoints auto; list them explicitly in the policy",
-            "approver": "ciso@example.com",
-            "expires": "2026-12-31",
-        },
-    ],
+    "cn-prod": [],
     "dev": [],
 }
 
