@@ -1,0 +1,147 @@
+"""Gate benchmark: every rule over a 10,000-resource document with the embedded engine (regorus).
+
+    python bench/bench_gate.py [--resources 10000] [--runs 5] [--checkov PATH_TO_CHECKOV]
+
+The document replicates the synthesised eu-prod sample (buckets with their configuration resources,
+launch templates, autoscaling groups, security groups, Kubernetes objects...) with unique names until
+it holds N resources, and is checked with GDPR and MLPS forced on, so every rule runs.  With
+``--checkov``, the Kubernetes objects of the same document are written out as manifests and checkov
+scans them (kubernetes framework) as a peer figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from seedance.gate import RegorusEngine, load_bundle  # noqa: E402
+from seedance.gate.inputs import GateInput  # noqa: E402
+from seedance.gate.run import evaluate  # noqa: E402
+from seedance.policy import load_policy  # noqa: E402
+
+SAMPLE = REPO / "tests" / "synth" / "samples" / "eu-prod.json"
+
+
+def _rename(value, old: str, new: str):
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, list):
+        return [_rename(v, old, new) for v in value]
+    if isinstance(value, dict):
+        return {k: _rename(v, old, new) for k, v in value.items()}
+    return value
+
+
+def big_document(n: int) -> dict:
+    """The sample's resources copied with a ``-cN`` suffix (names, URNs, bucket auto-names and
+    namespaces renamed consistently, so joins within a copy still hold) until there are ``n``."""
+    sample = json.loads(SAMPLE.read_text())
+    base = [r for r in sample["resources"] if r["custom"]]
+    text = json.dumps(base)
+    autonames = sorted(set(re.findall(r"[a-z][a-z0-9-]*-[0-9a-f]{7}(?=[\"/])", text)), key=len, reverse=True)
+    namespaces = [r["inputs"]["metadata"]["name"] for r in base if r["type"] == "kubernetes:core/v1:Namespace"]
+    resources: list[dict] = []
+    copy = 0
+    while len(resources) < n:
+        for r in base:
+            if len(resources) >= n:
+                break
+            c = json.loads(json.dumps(r))
+            if copy:
+                suffix = f"-c{copy}"
+                c["urn"] += suffix
+                c["name"] += suffix
+                blob = json.dumps(c["inputs"])
+                for auto in autonames:
+                    stem, hexpart = auto.rsplit("-", 1)
+                    blob = blob.replace(auto, f"{stem}{suffix}-{hexpart}")
+                c["inputs"] = json.loads(blob)
+                meta = c["inputs"].get("metadata")
+                if isinstance(meta, dict):
+                    if meta.get("namespace") in namespaces:
+                        meta["namespace"] += suffix
+                    if c["type"] == "kubernetes:core/v1:Namespace" or c["type"].startswith("kubernetes:storage") or c["type"].startswith("kubernetes:scheduling"):
+                        meta["name"] += suffix
+            resources.append(c)
+        copy += 1
+    sample["resources"] = resources
+    return sample
+
+
+def gate_input(doc: dict, frameworks: tuple[str, ...] = ("gdpr", "mlps-l3")) -> GateInput:
+    policy = load_policy(REPO / "stacks" / "policies" / "eu-prod.yaml").policy.model_dump(mode="json", by_alias=True)
+    policy["compliance"]["frameworks"] = list(frameworks)
+    return GateInput(doc, policy, None, {"monthly_total": 100000.0, "currency": "USD"}, None)
+
+
+def run_checkov(checkov: str, doc: dict) -> tuple[int, float, int]:
+    manifests = [r["inputs"] for r in doc["resources"] if r["type"].startswith("kubernetes:")]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "manifests.yaml"
+        path.write_text(yaml.safe_dump_all(manifests, sort_keys=False))
+        start = time.perf_counter()
+        proc = subprocess.run([checkov, "-f", str(path), "--framework", "kubernetes", "--quiet", "--compact", "-o", "json"],
+                              capture_output=True, text=True, check=False)
+        seconds = time.perf_counter() - start
+    failed = 0
+    try:
+        out = json.loads(proc.stdout)
+        for report in out if isinstance(out, list) else [out]:
+            failed += report.get("summary", {}).get("failed", 0)
+    except json.JSONDecodeError:
+        failed = -1
+    return len(manifests), seconds, failed
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--resources", type=int, default=10_000)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--checkov", default=None, help="path to a checkov executable (run from its own venv)")
+    args = ap.parse_args()
+
+    doc = big_document(args.resources)
+    start = time.perf_counter()
+    bundle = load_bundle()
+    engine = RegorusEngine()
+    engine.prepare(bundle)
+    load_s = time.perf_counter() - start
+    for label, frameworks in (("GDPR + MLPS forced on (every rule runs)", ("gdpr", "mlps-l3")), ("GDPR only, the stack's own framework", ("gdpr",))):
+        gi = gate_input(doc, frameworks)
+        times = []
+        decision = None
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            decision = evaluate(gi, bundle, engine, as_of=dt.date(2026, 6, 1))
+            times.append(time.perf_counter() - start)
+        assert decision is not None
+        counts = decision.counts()
+        med = statistics.median(times)
+        print(f"- {len(doc['resources'])} resources, {len(bundle.controls)} controls, {label}: "
+              f"median {med:.2f} s over {args.runs} runs (min {min(times):.2f}, max {max(times):.2f}); "
+              f"{len(decision.findings)} findings ({counts['mandatory']} mandatory, {counts['advisory']} advisory). "
+              f"Target: < 1 s. {'OK' if med < 1 else 'MISSED'}")
+    print(f"- policy load + compile: {load_s * 1000:.0f} ms (once per process)")
+    if args.checkov:
+        n, seconds, failed = run_checkov(args.checkov, doc)
+        print(f"- checkov (kubernetes framework, its own checks) on the same {n} Kubernetes manifests: {seconds:.1f} s, {failed} failed checks")
+    print(f"- Machine: {platform.python_implementation()} {platform.python_version()}, {__import__('os').cpu_count()} CPUs, {platform.machine()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
