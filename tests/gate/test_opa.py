@@ -1,0 +1,152 @@
+"""The OPA server backend (opa-python-client).
+
+Against a real OPA when an ``opa`` binary is on PATH (skipped otherwise: there is none on our
+machines); the client side (policy upload, data, per-rule queries, error mapping) is also checked
+against a small local stand-in that speaks OPA's REST API and evaluates with regorus.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+import regorus
+
+from seedance.gate import OpaEngine, RegorusEngine
+from seedance.gate.errors import PolicyLoadError
+from seedance.gate.inputs import GateInput
+from seedance.gate.run import evaluate
+from seedance.policy import load_policy
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = json.loads((REPO / "tests" / "synth" / "samples" / "eu-prod.json").read_text())
+AS_OF = dt.date(2026, 6, 1)
+
+
+def _input() -> GateInput:
+    policy = load_policy(REPO / "stacks" / "policies" / "eu-prod.yaml").policy.model_dump(mode="json", by_alias=True)
+    policy["compliance"]["frameworks"] = ["gdpr", "mlps-l3"]
+    return GateInput(SAMPLE, policy, None, {"monthly_total": 1000.0, "currency": "USD"}, None)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class _StandIn(BaseHTTPRequestHandler):
+    """Just enough of OPA's REST API: PUT policies and data, POST a rule with input."""
+
+    policies: dict[str, str] = {}
+    data: dict = {}
+
+    def log_message(self, *args) -> None:  # keep pytest output clean
+        pass
+
+    def _reply(self, code: int, body: dict | None = None) -> None:
+        raw = json.dumps(body or {}).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def _body(self) -> bytes:
+        return self.rfile.read(int(self.headers.get("Content-Length", 0)))
+
+    def do_GET(self) -> None:  # check_connection
+        self._reply(200, {"result": [{"id": k} for k in self.policies]})
+
+    def do_PUT(self) -> None:
+        path = self.path.split("?")[0]
+        if path.startswith("/v1/policies/"):
+            text = self._body().decode()
+            try:
+                regorus.Engine().add_policy(path, text)
+            except RuntimeError as exc:
+                self._reply(400, {"code": "invalid_parameter", "message": str(exc).split("Stack backtrace")[0].strip()})
+                return
+            self.policies[path.removeprefix("/v1/policies/")] = text
+            self._reply(200)
+        elif path == "/v1/data/seedance":
+            type(self).data = {"seedance": json.loads(self._body())}
+            self.send_response(204)
+            self.end_headers()
+        else:
+            self._reply(404, {"code": "not_found", "message": path})
+
+    def do_POST(self) -> None:
+        rule = "data." + self.path.split("?")[0].removeprefix("/v1/data/").replace("/", ".")
+        engine = regorus.Engine()
+        for pid, text in self.policies.items():
+            engine.add_policy(pid, text)
+        engine.add_data_json(json.dumps(self.data))
+        engine.set_input_json(json.dumps(json.loads(self._body())["input"]))
+        self._reply(200, {"result": json.loads(engine.eval_rule_as_json(rule))})
+
+
+@pytest.fixture()
+def stand_in():
+    _StandIn.policies = {}
+    _StandIn.data = {}
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _StandIn)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_opa_backend_gives_the_embedded_decision_through_the_rest_api(stand_in, bundle) -> None:
+    gi = _input()
+    via_opa = evaluate(gi, bundle, OpaEngine(stand_in, timeout=30), as_of=AS_OF)
+    embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF)
+    assert via_opa.to_json() == embedded.to_json()
+    assert via_opa.findings, "the comparison must cover findings"
+    assert set(_StandIn.policies) == {f"seedance/{f.path}" for f in bundle.modules()}
+
+
+def test_opa_backend_reports_policy_rejected_by_the_server(stand_in, bundle, tmp_path: Path) -> None:
+    from seedance.gate import load_bundle
+
+    root = tmp_path / "policies"
+    shutil.copytree(REPO / "policies", root, ignore=shutil.ignore_patterns("pack"))
+    path = root / "gdpr" / "backup.rego"
+    path.write_text(path.read_text() + "\n_broken if {\n\tx := \n}\n")
+    with pytest.raises(PolicyLoadError) as info:
+        OpaEngine(stand_in, timeout=30).evaluate(load_bundle(root), _input().to_json())
+    assert info.value.problems[0].startswith("gdpr/backup.rego: ")
+
+
+OPA = shutil.which("opa")
+
+
+@pytest.mark.skipif(OPA is None, reason="no `opa` binary on PATH: the real-OPA parity test needs one (none is installed on our machines)")
+def test_real_opa_gives_the_embedded_decision(bundle) -> None:
+    port = _free_port()
+    proc = subprocess.Popen([OPA, "run", "--server", "--addr", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                time.sleep(0.1)
+        gi = _input()
+        via_opa = evaluate(gi, bundle, OpaEngine(f"http://127.0.0.1:{port}", timeout=60), as_of=AS_OF)
+        embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF)
+        assert via_opa.to_json() == embedded.to_json()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
