@@ -52,8 +52,9 @@ def _undecided(fmt: str, stack: str, problems: list[str]) -> int:
 @click.option("--policies", "policies_dir", type=click.Path(path_type=Path), default=None, help="Rego policy directory (default: the repository's policies/).")
 @click.option("--framework", "frameworks", multiple=True, type=click.Choice(["gdpr", "mlps-l3"]), help="Force these frameworks on (repeatable).")
 @click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None, help="Date for waiver expiry (default: today).")
+@click.option("--severity", "severities", multiple=True, metavar="CONTROL=LEVEL", help="Override a control's severity (mandatory|advisory); repeatable.")
 def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, project_dir: Path,
-          policies_dir: Path | None, frameworks: tuple[str, ...], as_of: dt.datetime | None) -> int:
+          policies_dir: Path | None, frameworks: tuple[str, ...], as_of: dt.datetime | None, severities: tuple[str, ...]) -> int:
     """Gate a deploy: evaluate STACK (synthesised) or DOCUMENT.json against the GDPR, MLPS and budget rules.
 
     Exit 0: no mandatory finding; 1: mandatory findings; 2: undecided (engine error, malformed policy,
@@ -63,8 +64,14 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
     from seedance.gate.run import evaluate
 
     stack = Path(target).stem if target.endswith(".json") else target
+    overrides = {}
+    for item in severities:
+        control, sep, level = item.partition("=")
+        if not sep:
+            return _undecided(fmt, stack, [f"--severity {item!r}: expected CONTROL=mandatory or CONTROL=advisory"])
+        overrides[control.strip()] = level.strip()
     try:
-        bundle = load_bundle(policies_dir)
+        bundle = load_bundle(policies_dir, severity_overrides=overrides)
         if target.endswith(".json") or Path(target).is_file():
             gate_input = inputs.from_document(Path(target), policy_path=policy_path, project_dir=project_dir)
         else:

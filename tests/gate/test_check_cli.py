@@ -141,3 +141,19 @@ def test_gate_input_file_with_forced_frameworks(capsys, tmp_path: Path) -> None:
     doc = json.loads(out)
     assert doc["asOf"] == "2026-06-01" and doc["frameworks"] == ["gdpr"]
     assert {f["controlId"] for f in doc["findings"] if f["controlId"].startswith("MLPS")} == set()
+
+
+def test_severity_override_from_the_command_line(capsys, sample_doc: Path) -> None:
+    args = [str(sample_doc), "--policy", str(POLICY), "--format", "json", "--as-of", "2026-06-01"]
+    code, out, _ = _run(capsys, *args)
+    advisory = [f for f in json.loads(out)["findings"] if f["controlId"] == "GDPR-44-2"]
+    assert advisory and all(f["severity"] == "advisory" for f in advisory)
+    code, out, _ = _run(capsys, *args, "--severity", "GDPR-44-2=mandatory")
+    raised = [f for f in json.loads(out)["findings"] if f["controlId"] == "GDPR-44-2"]
+    assert code == 1 and len(raised) == len(advisory) and all(f["severity"] == "mandatory" for f in raised)
+
+
+def test_unknown_severity_override_is_undecided(capsys, sample_doc: Path) -> None:
+    code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--severity", "GDPR-99-9=mandatory")
+    _assert_undecided(code, out, err)
+    assert "severity override: unknown control 'GDPR-99-9'" in err
