@@ -14,10 +14,16 @@ $(BIN)/seedance: pyproject.toml
 
 setup: $(BIN)/seedance
 
-# The main job on the bundled example stacks.
+# The main job on the bundled example stacks: validate, plan, estimate (from the plan) and the gate.
 demo: setup
 	$(BIN)/seedance validate $(foreach s,$(STACKS),stacks/policies/$(s).yaml)
-	@for s in $(STACKS); do $(BIN)/seedance summary stacks/policies/$$s.yaml || exit $$?; done
+	@mkdir -p out
+	@for s in $(STACKS); do \
+	  echo "=== $$s"; \
+	  $(BIN)/seedance plan stacks/policies/$$s.yaml --out out/$$s.plan.json || exit $$?; \
+	  $(BIN)/seedance estimate stacks/policies/$$s.yaml --plan out/$$s.plan.json || exit $$?; \
+	  $(BIN)/seedance check $$s || exit $$?; \
+	done
 
 test: setup
 	$(BIN)/pytest -q
