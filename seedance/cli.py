@@ -101,6 +101,7 @@ _EXTRA_COMMANDS: list[tuple[str, str]] = [
     ("seedance.commands.synth", "synth"),
     ("seedance.commands.check", "check"),
     ("seedance.commands.check", "policy"),
+    ("seedance.commands.budget", "budget"),
 ]
 
 

@@ -10,6 +10,7 @@ import datetime as dt
 import difflib
 import json
 import logging
+import os
 import types
 import typing
 from dataclasses import dataclass
@@ -109,6 +110,7 @@ def _display(base: Path, parent: Path, ext: str) -> str:
 def _validate_tree(tree: Any, path: Path, chain: tuple[Path, ...], base_dir: Path | None = None) -> LoadedPolicy:
     problems: list[Problem] = []
     strip_remove_markers(tree, problems)
+    _rebase_paths(tree, path)
     if problems:  # the rest would only repeat the stray item's missing fields
         raise PolicyValidationError(problems)
     try:
@@ -128,6 +130,28 @@ def _validate_tree(tree: Any, path: Path, chain: tuple[Path, ...], base_dir: Pat
         raise PolicyValidationError(problems)
     assert policy is not None
     return LoadedPolicy(policy=policy, path=path, tree=tree, chain=chain)
+
+
+#: Fields holding a path, which is relative to the file that declares it.
+_PATH_FIELDS = (("fleets", "demandHistory"),)
+
+
+def _rebase_paths(tree: Any, top: Path) -> None:
+    """Make paths declared in a base file relative to the top file, as the API reads them."""
+    if not isinstance(tree, LMap):
+        return
+    for list_key, field in _PATH_FIELDS:
+        items = tree.get(list_key)
+        if not isinstance(items, LList):
+            continue
+        for item in items:
+            if not isinstance(item, LMap) or not isinstance(item.get(field), str):
+                continue
+            declared_in = Path(item.val_locs[field].file).parent
+            if declared_in == top.parent or Path(item[field]).is_absolute():
+                continue
+            target = os.path.normpath(declared_in / item[field])
+            item[field] = os.path.relpath(target, top.parent)
 
 
 def _json_default(value: Any) -> Any:

@@ -117,3 +117,13 @@ def test_example_stacks_extend_the_base(repo: Path) -> None:
     assert dev.fleet("inference").sla.value == "silver" and eu.fleet("inference").sla.value == "gold"
     assert eu.metadata.tags["cost-center"] == "CC-4120"  # from the base
     assert [c.name for c in dev.storage.classes] == ["general", "scratch"]
+
+
+def test_paths_in_a_base_resolve_from_the_base(tmp_path: Path) -> None:
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "demand.csv").write_text("hour,demand\n0,1\n")
+    base = MINIMAL.replace("    capacity: {min: 1, desired: 2, max: 4}", "    capacity: {min: 1, desired: 2, max: 4}\n    demandHistory: demand.csv")
+    _write(tmp_path / "base", "base.yaml", base)
+    p = _write(tmp_path, "prod.yaml", _overlay("base/base.yaml", ""))
+    policy = load_policy(p).policy
+    assert policy.fleets[0].demand_history == "base/demand.csv"

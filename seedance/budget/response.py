@@ -1,0 +1,176 @@
+"""What a budget alert does to a policy: the threshold actions, as a pure transformation.
+
+A monthly alert reports an ACTUAL or FORECASTED amount.  Every threshold of the policy's budget at
+or below ``amount / budget.monthlyAmount`` has fired, and the actions of all fired thresholds apply
+together (the result does not depend on the order alerts arrive in):
+
+* ``notify`` — nothing changes;
+* ``degrade`` — non-core fleets are scaled to zero: ``capacity.min`` and ``capacity.desired`` 0, no
+  off-peak scale-ups, no autoscaling, no demand history (so the planner plans no nodes for them) and
+  no new reserved purchases (reservations already held stay billed: they cannot be cancelled);
+* ``nonprod-spot-only`` — in a non-prod policy every fleet may run fully on spot
+  (``spot.maxShare`` 1) and buys no new reservations; a prod policy is untouched;
+* ``freeze`` — no fleet grows: ``capacity.max`` drops to the current ``desired`` (at least 1), no
+  off-peak scale-ups, no new reserved purchases.
+
+The response carries every change (field path, before, after, reason) and an overlay document
+that ``extends`` the original policy, so a pipeline can commit it and redeploy from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from seedance.budget.events import BudgetAlert
+from seedance.policy.model import (
+    Capacity,
+    CostPolicy,
+    Environment,
+    Fleet,
+    ReservedMode,
+    Spot,
+    Threshold,
+    ThresholdAction,
+    Tolerance,
+)
+
+
+class BudgetResponseError(Exception):
+    """The alert cannot be applied to this policy (currency, period)."""
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str  # e.g. "fleets[llm-train].capacity.desired"
+    before: Any
+    after: Any
+    reason: str
+
+
+@dataclass(frozen=True)
+class BudgetResponse:
+    policy: str
+    alert: BudgetAlert
+    fraction: float  # amount / the policy's monthly budget
+    fired: list[Threshold]
+    actions: list[ThresholdAction]
+    changes: list[Change]
+    notes: list[str]
+    effective: CostPolicy
+    overlay: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+
+def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: str | None = None) -> BudgetResponse:
+    """Apply the thresholds that ``alert`` has crossed to ``policy`` (pure)."""
+    budget = policy.budget
+    if alert.currency != budget.currency.value:
+        raise BudgetResponseError(
+            f"the alert is in {alert.currency} but the policy's budget is in {budget.currency.value}"
+        )
+    def ignored(why: str) -> BudgetResponse:
+        return BudgetResponse(policy.metadata.name, alert, 0.0, [], [], [], [why], policy, {})
+
+    notes: list[str] = []
+    if alert.period != "month":
+        return ignored(f"a per-{alert.period} budget alert: thresholds apply to the monthly budget, so nothing fires")
+    if stack is not None and alert.budget_name != f"seedance-{stack}-monthly":
+        return ignored(f"alert for budget {alert.budget_name!r}, not this stack's seedance-{stack}-monthly: ignored")
+    if abs(alert.budgeted_amount - budget.monthly_amount) > 0.005:
+        notes.append(
+            f"AWS budget is {alert.budgeted_amount:,.2f} but the policy says {budget.monthly_amount:,.2f}: "
+            "fractions use the policy"
+        )
+    fraction = alert.amount / budget.monthly_amount
+    fired = [t for t in budget.thresholds if t.at <= fraction + 1e-12]
+    actions = list(dict.fromkeys(t.action for t in fired))
+    changes: list[Change] = []
+    fleets: list[Fleet] = []
+    overlay_fleets: list[dict[str, Any]] = []
+    for f in policy.fleets:
+        new, fleet_changes, patch = _apply(f, actions, policy.metadata.environment, fraction)
+        fleets.append(new)
+        changes += fleet_changes
+        if patch:
+            overlay_fleets.append({"name": f.name, **patch})
+    if ThresholdAction.NONPROD_SPOT_ONLY in actions and policy.metadata.environment == Environment.PROD:
+        notes.append("nonprod-spot-only fired, but this is a prod policy: its fleets are unchanged")
+    effective = policy.model_copy(update={"fleets": fleets}) if changes else policy
+    overlay: dict[str, Any] = {}
+    if changes:
+        overlay = {"apiVersion": "seedance.io/v1", "kind": "CostPolicy", "extends": policy_ref, "fleets": overlay_fleets}
+    return BudgetResponse(policy.metadata.name, alert, fraction, fired, actions, changes, notes, effective, overlay)
+
+
+def _apply(
+    f: Fleet, actions: list[ThresholdAction], env: Environment, fraction: float
+) -> tuple[Fleet, list[Change], dict[str, Any]]:
+    changes: list[Change] = []
+    patch: dict[str, Any] = {}
+    update: dict[str, Any] = {}
+    where = f"fleets[{f.name}]"
+    pct = f"{fraction:.0%} of budget"
+
+    def note(path: str, before: Any, after: Any, reason: str) -> None:
+        if before != after:
+            changes.append(Change(f"{where}.{path}", before, after, f"{reason} ({pct})"))
+
+    capacity = f.capacity
+    reserved = f.reserved
+    spot = f.spot
+    off_peak = list(f.off_peak)
+    autoscaling = f.autoscaling
+    demand = f.demand_history
+
+    if ThresholdAction.DEGRADE in actions and not f.core:
+        why = "degrade: non-core fleet disabled"
+        note("capacity.min", capacity.min, 0, why)
+        note("capacity.desired", capacity.desired, 0, why)
+        capacity = Capacity(min=0, desired=0, max=capacity.max)
+        note("offPeak", [w.cron for w in off_peak], [], why)
+        off_peak = []
+        note("autoscaling", autoscaling.metric if autoscaling else None, None, why)
+        autoscaling = None
+        note("demandHistory", demand, None, why)
+        demand = None
+        note("reserved.mode", reserved.mode.value, ReservedMode.NONE.value, why + "; held reservations stay billed")
+        reserved = reserved.model_copy(update={"mode": ReservedMode.NONE, "units": None})
+    if ThresholdAction.NONPROD_SPOT_ONLY in actions and env != Environment.PROD:
+        why = "nonprod-spot-only: non-prod runs on spot"
+        note("spot.maxShare", spot.max_share if spot else 0.0, 1.0, why)
+        spot = (spot or Spot(max_share=1.0, interruption_tolerance=Tolerance.HIGH)).model_copy(update={"max_share": 1.0})
+        note("reserved.mode", reserved.mode.value, ReservedMode.NONE.value, why)
+        reserved = reserved.model_copy(update={"mode": ReservedMode.NONE, "units": None})
+    if ThresholdAction.FREEZE in actions:
+        why = "freeze: no growth"
+        cap = max(capacity.desired, capacity.min, 1)
+        note("capacity.max", capacity.max, min(cap, capacity.max), why)
+        capacity = Capacity(min=capacity.min, desired=capacity.desired, max=min(cap, capacity.max))
+        note("offPeak", [w.cron for w in off_peak], [], why)
+        off_peak = []
+        note("reserved.mode", reserved.mode.value, ReservedMode.NONE.value, why)
+        reserved = reserved.model_copy(update={"mode": ReservedMode.NONE, "units": None})
+
+    if capacity != f.capacity:
+        update["capacity"] = capacity
+        patch["capacity"] = capacity.model_dump(by_alias=True)
+    if reserved != f.reserved:
+        update["reserved"] = reserved
+        patch["reserved"] = {"mode": reserved.mode.value, "units": None}
+    if spot != f.spot:
+        update["spot"] = spot
+        patch["spot"] = {"maxShare": 1.0} if f.spot else spot.model_dump(mode="json", by_alias=True)  # type: ignore[union-attr]
+    if off_peak != list(f.off_peak):
+        update["off_peak"] = off_peak
+        patch["offPeak"] = []
+    if autoscaling != f.autoscaling:
+        update["autoscaling"] = None
+        patch["autoscaling"] = None
+    if demand != f.demand_history:
+        update["demand_history"] = None
+        patch["demandHistory"] = None
+    return (f.model_copy(update=update) if update else f), changes, patch

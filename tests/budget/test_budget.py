@@ -1,0 +1,190 @@
+"""Budget-triggered redeploys: real SNS envelopes in, threshold actions and an overlay out."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from seedance.budget.events import BudgetEventError, parse_budget_event
+from seedance.budget.response import BudgetResponseError, respond
+from seedance.cli import app
+from seedance.policy import load_policy
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = Path(os.environ.get("SEEDANCE_SHARED_DATA") or REPO.parent / "shared" / "data") / "fixtures" / "aws-sns-budgets"
+POLICIES = REPO / "stacks" / "policies"
+
+
+def _fixture(name: str) -> bytes:
+    return (FIXTURES / name).read_bytes()
+
+
+def _monthly_alert(budget_name: str, budgeted: str, amount: str, alert_type: str = "ACTUAL") -> bytes:
+    """The real monthly-actual SNS notification with its budget name and amounts replaced."""
+    doc = json.loads(_fixture("sre-bot.sns-http-notification.budget-monthly-actual.json"))
+    msg = doc["Message"].replace("Test Budget", budget_name).replace("$0.20", f"${budgeted}")
+    msg = msg.replace("$0.59", f"${amount}").replace("ACTUAL", alert_type)
+    doc["Message"] = msg
+    return json.dumps(doc).encode()
+
+
+def test_monthly_actual_notification() -> None:
+    alert = parse_budget_event(_fixture("sre-bot.sns-http-notification.budget-monthly-actual.json"))
+    assert alert is not None
+    assert (alert.budget_name, alert.alert_type, alert.period) == ("Test Budget", "ACTUAL", "month")
+    assert (alert.budgeted_amount, alert.threshold_amount, alert.amount, alert.currency) == (0.20, 0.16, 0.59, "USD")
+    assert alert.account == "017790921725" and alert.timestamp == "2022-09-26T19:20:37.147Z"
+    assert alert.fraction == pytest.approx(2.95)
+
+
+def test_monthly_forecasted_raw_body() -> None:
+    alert = parse_budget_event(_fixture("superluminar.sns-http-body.budget-monthly-forecasted.raw.json"))
+    assert alert is not None
+    assert (alert.alert_type, alert.amount, alert.budgeted_amount, alert.threshold_amount) == ("FORECASTED", 0.95, 0.02, 0.0)
+
+
+def test_daily_lambda_event() -> None:
+    alert = parse_budget_event(_fixture("killswitch.lambda-sns-event.budget-daily-actual.json"))
+    assert alert is not None
+    assert (alert.budget_name, alert.period, alert.amount, alert.budgeted_amount) == ("killswitch", "day", 1.70, 5.00)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "aws-lambda-go.lambda-sns-event.generic.json",
+        "awsdocs.sns-http-post.notification.txt",
+        "awsdocs.sns-http-post.subscription-confirmation.txt",
+        "sre-bot.sns-http-notification.cloudwatch-alarm.json",
+    ],
+)
+def test_other_notifications_are_not_alerts(name: str) -> None:
+    assert parse_budget_event(_fixture(name)) is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"{nope", "not JSON: line 1 column 2"),
+        (b"[1, 2]", "expected a JSON object"),
+        (b'{"Records": []}', "Lambda event without an SNS record"),
+        (b"\xff\xfe", "event is not UTF-8 text"),
+        (b"x" * (300 * 1024), "SNS messages are at most 262,144"),
+    ],
+)
+def test_bad_envelopes(raw: bytes, message: str) -> None:
+    with pytest.raises(BudgetEventError, match=message):
+        parse_budget_event(raw)
+
+
+def test_budget_notification_missing_a_field() -> None:
+    doc = json.loads(_fixture("sre-bot.sns-http-notification.budget-monthly-actual.json"))
+    doc["Message"] = doc["Message"].replace("Budgeted Amount: $0.20\n", "")
+    with pytest.raises(BudgetEventError, match="budget notification without Budgeted Amount"):
+        parse_budget_event(json.dumps(doc))
+
+
+def test_eighty_seven_percent_degrades_non_core_fleets() -> None:
+    policy = load_policy(POLICIES / "eu-prod.yaml").policy  # budget 160,000 USD; thresholds .5 .85 .95 1
+    alert = parse_budget_event(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "139,200.00"))
+    assert alert is not None
+    r = respond(policy, alert, policy_ref="eu-prod.yaml", stack="eu-prod")
+    assert r.fraction == pytest.approx(0.87)
+    assert [a.value for a in r.actions] == ["notify", "degrade"]
+    eff = {f.name: f for f in r.effective.fleets}
+    assert eff["inference"] == policy.fleet("inference")  # the core fleet is untouched
+    for name in ("llm-train", "finetune", "batch-embed", "eval"):
+        assert (eff[name].capacity.min, eff[name].capacity.desired) == (0, 0)
+        assert eff[name].off_peak == [] and eff[name].demand_history is None
+        assert eff[name].reserved.mode.value == "none"
+    assert eff["llm-train"].capacity.max == policy.fleet("llm-train").capacity.max
+    assert "fleets[llm-train].capacity.desired" in {c.path for c in r.changes}
+
+
+def test_ninety_six_percent_on_dev_moves_everything_to_spot() -> None:
+    policy = load_policy(POLICIES / "dev.yaml").policy  # budget 6,000 USD, environment dev
+    alert = parse_budget_event(_monthly_alert("seedance-dev-monthly", "6,000.00", "5,760.00", "FORECASTED"))
+    assert alert is not None
+    r = respond(policy, alert, policy_ref="dev.yaml", stack="dev")
+    assert [a.value for a in r.actions] == ["notify", "degrade", "nonprod-spot-only"]
+    for f in r.effective.fleets:
+        assert f.spot is not None and f.spot.max_share == 1.0
+        assert f.reserved.mode.value == "none"
+
+
+def test_prod_ignores_nonprod_spot_only_and_freeze_caps_growth() -> None:
+    policy = load_policy(POLICIES / "eu-prod.yaml").policy
+    alert = parse_budget_event(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "161,000.00"))
+    assert alert is not None
+    r = respond(policy, alert, policy_ref="eu-prod.yaml")
+    assert "nonprod-spot-only fired, but this is a prod policy: its fleets are unchanged" in r.notes
+    inference = r.effective.fleet("inference")
+    assert inference.capacity.max == 6 and inference.spot == policy.fleet("inference").spot  # desired 6: no growth
+
+
+def test_below_every_threshold_changes_nothing() -> None:
+    policy = load_policy(POLICIES / "eu-prod.yaml").policy
+    alert = parse_budget_event(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "40,000.00"))
+    assert alert is not None
+    r = respond(policy, alert, policy_ref="eu-prod.yaml")
+    assert (r.fired, r.changes, r.effective) == ([], [], policy)
+
+
+def test_alert_for_another_budget_or_currency() -> None:
+    policy = load_policy(POLICIES / "cn-prod.yaml").policy
+    alert = parse_budget_event(_monthly_alert("seedance-cn-prod-monthly", "900,000.00", "880,000.00"))
+    assert alert is not None
+    with pytest.raises(BudgetResponseError, match="the alert is in USD but the policy's budget is in CNY"):
+        respond(policy, alert, policy_ref="cn-prod.yaml")
+    eu = load_policy(POLICIES / "eu-prod.yaml").policy
+    other = parse_budget_event(_monthly_alert("someone-else", "160,000.00", "159,000.00"))
+    assert other is not None
+    r = respond(eu, other, policy_ref="eu-prod.yaml", stack="eu-prod")
+    assert r.changes == [] and "ignored" in r.notes[0]
+
+
+def test_cli_writes_an_overlay_that_loads_to_the_effective_policy(tmp_path: Path) -> None:
+    event = tmp_path / "alert.json"
+    event.write_bytes(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "139,200.00"))
+    out = tmp_path / "eu-prod.budget.yaml"
+    result = CliRunner().invoke(
+        app,
+        ["budget", "respond", str(POLICIES / "eu-prod.yaml"), str(event), "--stack", "eu-prod", "--out", str(out), "-f", "json"],
+        standalone_mode=False,
+        catch_exceptions=False,
+    )
+    assert result.return_value == 0
+    doc = json.loads(result.output)
+    assert doc["actions"] == ["notify", "degrade"] and doc["overlay"] == str(out)
+    applied = load_policy(out).policy
+    expected = respond(
+        load_policy(POLICIES / "eu-prod.yaml").policy, parse_budget_event(event.read_bytes()), policy_ref="x"  # type: ignore[arg-type]
+    ).effective
+    strip = [f.model_copy(update={"demand_history": None}) for f in applied.fleets]
+    assert strip == [f.model_copy(update={"demand_history": None}) for f in expected.fleets]
+    # a path declared in the base stays pointed at the same file from the overlay's folder
+    assert (out.parent / applied.fleet("inference").demand_history).resolve() == REPO / "stacks" / "demand" / "inference.csv"
+
+
+def test_markdown_incident_report(tmp_path: Path) -> None:
+    event = tmp_path / "alert.json"
+    event.write_bytes(_monthly_alert("seedance-dev-monthly", "6,000.00", "5,760.00"))
+    result = CliRunner().invoke(
+        app, ["budget", "respond", str(POLICIES / "dev.yaml"), str(event), "-f", "markdown"], standalone_mode=False
+    )
+    assert result.return_value == 0
+    text = result.output
+    assert text.startswith("## 🔴 Cost incident: gpu-platform-dev at 96% of its monthly budget")
+    assert "| 95% | `nonprod-spot-only` |" in text
+    assert "| `fleets[finetune].reserved.mode` | auto | none |" in text
+
+
+def test_cli_bad_event_exits_1(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{oops")
+    result = CliRunner().invoke(app, ["budget", "respond", str(POLICIES / "dev.yaml"), str(bad)], standalone_mode=False)
+    assert result.return_value == 1
