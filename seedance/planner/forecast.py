@@ -20,8 +20,12 @@ that point can leak into a decision.  The model is deliberately simple and robus
 be bought at the next weekly re-plan, so the two possible errors are not symmetric: committing to
 growth that does not come costs the reserved rate for the rest of the term, while waiting a week
 for growth that does come costs at most one week of the (blended - reserved) difference.
-Commitments therefore use the pointwise minimum of the forecast and the last week repeated: a
-forecast decline is honoured, forecast growth is not bought ahead of seeing it.
+Commitments therefore use the pointwise minimum of the forecast and the **last day repeated** (hour
+of day aligned): a forecast decline is honoured, forecast growth is not bought ahead of seeing it,
+and nothing above the latest observed day is bought.  The cap is the last *day*, not the last
+week, because a week that contains a level shift would replay its pre-shift hours as a drop every
+week - the model's level (a median of daily means) already decides how much of a shift to believe,
+and the weekly pattern is already in the forecast.
 """
 
 from __future__ import annotations
@@ -121,14 +125,12 @@ def forecast(
 def commitment_forecast(
     history: ArrayLike, horizon: int, *, start_hour_of_week: int = 0, window_days: int = 28
 ) -> NDArray[np.float64]:
-    """The forecast to decide commitments on: ``min(forecast, last week repeated)`` hour by hour."""
+    """The forecast to decide commitments on: ``min(forecast, last day repeated)`` hour by hour."""
     y = np.asarray(history, dtype=float).ravel()
     f = forecast(y, horizon, start_hour_of_week=start_hour_of_week, window_days=window_days)
-    period = HOURS_PER_WEEK if y.size >= HOURS_PER_WEEK else (y.size // HOURS_PER_DAY) * HOURS_PER_DAY
-    if period == 0:  # under a day of history: its mean, flat
+    if y.size < HOURS_PER_DAY:  # under a day of history: its mean, flat
         return np.minimum(f, float(y.mean()))
-    last = y[y.size - period :]
-    repeated = np.tile(last, horizon // period + 1)[:horizon]
+    repeated = np.tile(y[y.size - HOURS_PER_DAY :], horizon // HOURS_PER_DAY + 1)[:horizon]
     return np.minimum(f, repeated)
 
 

@@ -28,7 +28,7 @@ from seedance.planner.demand import DemandHistory, read_demand_csv
 from seedance.planner.forecast import commitment_forecast, forecast
 from seedance.planner.instances import InstanceRanking, OfferView, RankedType, Requirement, rank_instances
 from seedance.planner.plan import FleetPlan, InstanceChoice, Plan
-from seedance.planner.reserved import ReservedDecision, commit_now
+from seedance.planner.reserved import ReservedDecision, Uncovered, commit_now
 from seedance.planner.spot import (
     DEFAULT_REPLACEMENT_S,
     PRICE_CAPACITY_OPTIMIZED,
@@ -64,6 +64,9 @@ class FleetInputs:
     held_units: int = 0  # reserved units still active at the decision point
     region: str = ""
     history_source: str = ""
+    # hours a unit bought now is charged for (the contract, known at decision time); None = the
+    # full reservation term (8,760 h for 1y).  The backtest passes the hours left in its billed window.
+    horizon_hours: int | None = None
 
 
 @dataclass(frozen=True)
@@ -159,8 +162,10 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         why["checkpoint"] = ("no spot capacity planned: no interruption-driven interval"
                              + (f"; the policy's fixed {interval:.0f} s kept" if interval else ""))
 
-    # demand: history cut at the decision point, forecast over the reservation term
-    term_hours = TERM_HOURS[fleet.reserved.term]
+    # demand: history cut at the decision point, forecast over the commitment horizon (default: the term)
+    term_hours = TERM_HOURS[fleet.reserved.term] if inp.horizon_hours is None else inp.horizon_hours
+    if term_hours < 1:
+        raise PlanningError(f"fleet {fleet.name}: commitment horizon must be >= 1 hour, got {term_hours}")
     cap_units = fleet.capacity.max
     notes: list[str] = []
     fc: NDArray[np.float64] | None = None
@@ -187,6 +192,8 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
     held = inp.held_units
     r_price = inp.reserved_hourly.get(po.instance_type)
     blended = spot.blended_hourly(po.ondemand_hourly)
+    # the highest rate any uncovered unit is billed at: a gold fleet's first node runs on-demand
+    top_rate = po.ondemand_hourly if gold else blended
     mode = fleet.reserved.mode
     term = fleet.reserved.term.value
     if mode == ReservedMode.NONE:
@@ -200,18 +207,22 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         units = held
         why["reserved"] = (f"no sourced {term} {fleet.reserved.payment.value} reserved price for {po.instance_type}"
                            f"{' in ' + inp.region if inp.region else ''}: nothing new reserved")
-    elif r_price >= blended:
+    elif r_price >= top_rate:
         units = held
-        why["reserved"] = (f"reserving never pays here: {term} reserved {r_price:.4g}/h >= blended spot/on-demand "
-                           f"{blended:.4g}/h" + (f"; {held} already held are kept" if held else ""))
+        why["reserved"] = (f"reserving never pays here: {term} reserved {r_price:.4g}/h >= "
+                           + ("on-demand (a gold fleet's first node) " if gold else "blended spot/on-demand ")
+                           + f"{top_rate:.4g}/h" + (f"; {held} already held are kept" if held else ""))
     elif commit_fc is None:
-        want = fleet.capacity.min if r_price < blended else 0
+        # above the blend every always-running node pays; between it and on-demand only a gold fleet's first
+        want = fleet.capacity.min if r_price < blended else min(1, fleet.capacity.min)
         units = max(held, want)
         why["reserved"] = (f"no demand history: reserve the fleet's minimum ({fleet.capacity.min}, always running)"
                            + (f"; {held} already held" if held > want else ""))
     else:
         held_inst = math.ceil(held / w)
-        dec: ReservedDecision = commit_now(commit_fc / w, r_price, blended,
+        billing = Uncovered(po.ondemand_hourly, spot.effective_hourly if spot.share > 0 else None, spot.share,
+                            1.0 if gold else 0.0)
+        dec: ReservedDecision = commit_now(commit_fc / w, r_price, billing,
                                            held=held_inst, step_hours=REPLAN_STEP_HOURS, max_units=cap_units // w)
         units = max(held, dec.units * w)
         why["reserved"] = (f"{term} term, on the forecast without unseen growth: {dec.rationale}"

@@ -41,6 +41,42 @@ class ReservedDecision:
     rationale: str
 
 
+@dataclass(frozen=True)
+class Uncovered:
+    """How the demand above the committed units is billed (the rule the decision optimises)."""
+
+    ondemand_hourly: float
+    spot_hourly: float | None = None  # effective (interruption losses included); None = no spot
+    spot_share: float = 0.0  # of the capacity above the commitment
+    ondemand_floor: float = 0.0  # units that must run on-demand or reserved (gold fleets: 1)
+
+    def __post_init__(self) -> None:
+        if not self.ondemand_hourly > 0:
+            raise ValueError(f"on-demand hourly price must be positive, got {self.ondemand_hourly}")
+        if not 0 <= self.spot_share <= 1:
+            raise ValueError(f"spot share must be in [0, 1], got {self.spot_share}")
+        if self.spot_share > 0 and (self.spot_hourly is None or not self.spot_hourly >= 0):
+            raise ValueError(f"a spot share needs a spot price >= 0, got {self.spot_hourly}")
+        if self.ondemand_floor < 0:
+            raise ValueError(f"on-demand floor must be >= 0, got {self.ondemand_floor}")
+
+    @property
+    def blended_hourly(self) -> float:
+        if self.spot_share == 0 or self.spot_hourly is None:
+            return self.ondemand_hourly
+        return self.spot_share * self.spot_hourly + (1 - self.spot_share) * self.ondemand_hourly
+
+    def cost(self, demand: ArrayLike, k: float) -> NDArray[np.float64]:
+        """Hourly cost of the demand above ``k`` committed units, as billed."""
+        d = np.asarray(demand, dtype=float)
+        x = np.maximum(d - k, 0.0)
+        if self.spot_share == 0 or self.spot_hourly is None:
+            return self.ondemand_hourly * x
+        g = np.maximum(np.minimum(self.ondemand_floor, d) - k, 0.0)
+        spot = np.clip(np.minimum(self.spot_share * x, x - g), 0.0, None)
+        return self.ondemand_hourly * (x - spot) + self.spot_hourly * spot
+
+
 def reserved_cost(k: float, demand: ArrayLike, reserved_hourly: float, blended_hourly: float) -> float:
     """``k * r * H + b * sum max(d - k, 0)`` over the series (the brute-force definition)."""
     d = np.asarray(demand, dtype=float)
@@ -95,7 +131,7 @@ def optimal_reserved(
 def commit_now(
     forecast: ArrayLike,
     reserved_hourly: float,
-    blended_hourly: float,
+    blended_hourly: float | Uncovered,
     *,
     held: int = 0,
     step_hours: int = 168,
@@ -104,8 +140,13 @@ def commit_now(
     """Units to hold after this decision when commitments can be added every ``step_hours``.
 
     ``forecast`` covers the hours from now to the end of the charging horizon; every unit bought
-    now is charged ``reserved_hourly`` for all of them.
+    now is charged ``reserved_hourly`` for all of them.  ``blended_hourly`` is the rate of uncovered
+    demand, or an :class:`Uncovered` billing rule (layers below its on-demand floor are then valued
+    at the cost actually billed, see the module docstring).
     """
+    billing = blended_hourly if isinstance(blended_hourly, Uncovered) else None
+    if billing is not None:
+        blended_hourly = billing.blended_hourly
     _check_prices(reserved_hourly, blended_hourly)
     if step_hours < 1:
         raise ValueError(f"step_hours must be >= 1, got {step_hours}")
@@ -125,17 +166,30 @@ def commit_now(
         bounds = list(range(0, f.size, step_hours)) + [f.size]
         cum = np.zeros(top - held)
         ok = np.ones(top - held, dtype=bool)
+        # layers below the on-demand floor save what the billing rule charges (not b x usage)
+        exact = 0
+        if billing is not None and billing.ondemand_floor > 0 and billing.blended_hourly < billing.ondemand_hourly:
+            exact = min(top - held, max(0, math.ceil(billing.ondemand_floor) - held))
         for a, b in zip(bounds[:-1], bounds[1:], strict=True):
             e = excess(f[a:b], layers)
-            cum += e[:-1] - e[1:]  # usage of each layer in this block
-            ok &= blended_hourly * cum > reserved_hourly * b + 1e-9 * reserved_hourly * b
+            saved = blended_hourly * (e[:-1] - e[1:])  # usage of each layer in this block, at b
+            for i in range(exact):
+                assert billing is not None
+                j = held + i
+                saved[i] = float((billing.cost(f[a:b], j) - billing.cost(f[a:b], j + 1)).sum())
+            cum += saved
+            ok &= cum > reserved_hourly * b + 1e-9 * reserved_hourly * b
         bad = np.flatnonzero(~ok)
         k = held + (int(bad[0]) if bad.size else top - held)
-    cost = reserved_cost(k, f, reserved_hourly, blended_hourly)
+    cost = (k * reserved_hourly * f.size + float(billing.cost(f, k).sum())) if billing is not None \
+        else reserved_cost(k, f, reserved_hourly, blended_hourly)
     why = (
         f"{k} unit(s): each reserved layer pays for itself on the {f.size} h forecast by every later "
         f"decision point (every {step_hours} h); reserve when busy > {ratio:.0%} of the hours"
     )
+    if billing is not None and billing.ondemand_floor > 0 and billing.spot_share > 0:
+        why += (f"; the first {billing.ondemand_floor:g} unit(s) must run on-demand anyway, so they are "
+                f"valued at the billed rate, not the blend")
     if held:
         why += f"; {held} already held, never reduced"
     return ReservedDecision(k, held, k - held, cost, ratio, why)

@@ -69,11 +69,20 @@ def test_only_history_matters():
 def test_commitment_forecast_never_extrapolates_growth():
     y = 10 + 0.1 * np.arange(14 * 24)
     f = commitment_forecast(y, 30 * 24)
-    # the last week repeated is lower than the growing trend forecast: the commitment view keeps it
-    assert f == pytest.approx(np.tile(y[-168:], 5)[: 30 * 24])
+    # the last day repeated (41.2 .. 43.5) is lower than the growing trend forecast: the view keeps it
+    assert f == pytest.approx(np.tile(y[-24:], 30)[: 30 * 24])
+    assert f.max() == pytest.approx(43.5)
     # a falling trend is below the last week: the commitment view follows the decline
     down = 50 - 0.1 * np.arange(14 * 24)
     assert commitment_forecast(down, 24) == pytest.approx(forecast(down, 24))
+
+
+def test_commitment_forecast_level_shift_is_not_replayed_as_weekly_drop():
+    # 24 days at 0, then 5 days at 2: the level (median of the last 7 daily means) is 2, and the
+    # last day is 2; the last week (2 days at 0, 5 at 2) repeated would predict a 48 h drop to 0
+    # at the start of every coming week, which the commitment view must not do
+    y = np.concatenate([np.zeros(24 * 24), np.full(5 * 24, 2.0)])
+    assert commitment_forecast(y, 14 * 24) == pytest.approx(np.full(14 * 24, 2.0))
 
 
 def test_commitment_forecast_short_history():

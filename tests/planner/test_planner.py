@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from seedance.gpus import GpuModel
 from seedance.planner.instances import OfferView
-from seedance.planner.planner import FleetInputs, plan_fleet, plan_policy
+from seedance.planner.planner import FleetInputs, PlanningError, plan_fleet, plan_policy
 from seedance.planner.spot import band_hourly_rate
 from seedance.policy import load_policy
 from seedance.policy.model import Fleet
@@ -177,11 +177,14 @@ def test_history_policy_and_held_commitments(catalog):
     loaded = load_policy(HISTORY_POLICY)
     plan = plan_policy(loaded, catalog, as_of=dt.date(2024, 5, 1))
     inf = plan.fleet("inference")
-    # the unconstrained optimum on this history is 22 units (see held=0 below); 30 are held: keep 30, buy none
+    # the unconstrained decision on this history is 24 units (see held=0 below); 30 are held: keep 30, buy none
     assert (inf.reserved_units, inf.new_purchases) == (30, [])
     assert "30 already held, never reduced" in inf.rationale["reserved"]
     free = plan_policy(loaded, catalog, as_of=dt.date(2024, 5, 20), held={"inference": 0}).fleet("inference")
-    assert (free.reserved_units, free.new_purchases) == (22, [("1y", 22)])
+    # the commitment view is capped by the latest day (2024-05-19: 23.7 .. 32.9 units): layer 24 is
+    # busy in 20 of its 24 hours (83% > the 77% reserved/blended ratio), layer 25 in 11 (46%) -> 24
+    assert (free.reserved_units, free.new_purchases) == (24, [("1y", 24)])
+    assert "busy > 77% of the hours" in free.rationale["reserved"]
     # a year after purchase the commitment has expired: nothing is held any more
     later = plan_policy(loaded, catalog, as_of=dt.date(2025, 3, 2))
     assert "already held" not in later.fleet("inference").rationale["reserved"]
@@ -215,3 +218,26 @@ def test_no_look_ahead(tmp_path, catalog):
     # ...while the full history (no decision point) does see the change
     assert plan_policy(load_policy(pol / "p.yaml"), catalog).fleet("inference").reserved_units != \
         before.fleet("inference").reserved_units
+
+
+def test_commitment_horizon_is_an_input():
+    # the default horizon is the 1y term (8,760 h); a caller that knows the contract ends sooner passes it
+    f = fleet()
+    assert "on the 8760 h forecast" in plan_fleet(inputs(f, [5.0] * 336)).plan.rationale["reserved"]
+    short = FleetInputs(f, OFFERS, RESERVED, np.full(336, 5.0), 0, 0, "eu-central-1", horizon_hours=500)
+    assert "on the 500 h forecast" in plan_fleet(short).plan.rationale["reserved"]
+    with pytest.raises(PlanningError, match="commitment horizon must be >= 1 hour, got 0"):
+        plan_fleet(FleetInputs(f, OFFERS, RESERVED, np.full(336, 5.0), 0, 0, "", horizon_hours=0))
+
+
+def test_gold_first_node_is_reserved_at_the_on_demand_rate():
+    # one node every hour; reserved 0.8 is above the blend (0.5 x 0.4 + 0.5 x 1.0 ~ 0.70) but below
+    # on-demand 1.0, and a gold fleet's only node must run on-demand: reserving it saves 0.2/h
+    reserved = {"g5.xlarge": 0.8, "g5.2xlarge": 0.95, "g5.12xlarge": 4.5}
+    gold = fleet(sla="gold")
+    d = plan_fleet(FleetInputs(gold, OFFERS, reserved, np.full(336, 1.0), 0, 0, "eu-central-1")).plan
+    assert d.reserved_units == 1 and d.new_purchases == [("1y", 1)]
+    # the same fleet at silver puts half of that node on spot: the blend is the rate, reserving never pays
+    silver = plan_fleet(FleetInputs(fleet(sla="silver"), OFFERS, reserved, np.full(336, 1.0), 0, 0, "eu-central-1")).plan
+    assert silver.reserved_units == 0
+    assert "reserving never pays here" in silver.rationale["reserved"]

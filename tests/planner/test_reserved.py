@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seedance.planner.reserved import commit_now, excess, optimal_reserved, reserved_cost
+from seedance.planner.reserved import Uncovered, commit_now, excess, optimal_reserved, reserved_cost
 
 
 def brute_force(demand, r, b, held=0):
@@ -122,3 +122,37 @@ def test_property_commit_now_hourly_is_offline_optimum_first_step(demand, r, b):
         else:
             break
     assert k == expected
+
+
+def test_uncovered_cost_follows_the_billing_rule():
+    # on-demand 1.0, effective spot 0.5, share 0.5, gold floor 1: blend 0.75
+    u = Uncovered(1.0, 0.5, 0.5, 1.0)
+    assert u.blended_hourly == 0.75
+    # d=3, k=0: 3 uncovered, 1.5 may be spot (the floor leaves 2 for spot): 1.5*1.0 + 1.5*0.5 = 2.25 = 0.75*3
+    # d=1, k=0: the floor keeps the only node on-demand: 1.0; d=1.5: spot min(0.75, 0.5) = 0.5 -> 1.0 + 0.25
+    assert list(u.cost([3, 1, 1.5, 0], 0)) == [2.25, 1.0, 1.25, 0.0]
+    # with one unit committed the floor is met: 0.75 per uncovered unit
+    assert list(u.cost([3, 1, 1.5], 1)) == [1.5, 0.0, 0.375]
+
+
+def test_commit_now_values_the_gold_floor_at_the_billed_rate():
+    # one node all the time, reserved 0.8: against the blend (0.75) reserving never pays, but the node
+    # must run on-demand (1.0) anyway, so the billed rule reserves it: 4 h x 1.0 > 4 h x 0.8
+    f = [1.0] * 4
+    assert commit_now(f, 0.8, 0.75, step_hours=4).units == 0
+    dec = commit_now(f, 0.8, Uncovered(1.0, 0.5, 0.5, 1.0), step_hours=4)
+    assert (dec.units, dec.cost) == (1, 3.2)
+    assert "valued at the billed rate" in dec.rationale
+    # at 3 nodes spot fills its share without touching the floor: every layer saves the blend 0.75 < 0.8
+    assert commit_now([3.0] * 4, 0.8, Uncovered(1.0, 0.5, 0.5, 1.0), step_hours=4).units == 0
+    # no floor: identical to the plain blended rate
+    assert commit_now([1.0] * 4, 0.8, Uncovered(1.0, 0.5, 0.5), step_hours=4).units == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 20), min_size=1, max_size=120), st.integers(1, 10), st.integers(1, 20),
+       st.integers(0, 5))
+def test_property_uncovered_without_floor_equals_blended(demand, r, b, held):
+    # on-demand b with no spot: the billing rule is the plain rate b, so the decisions agree
+    assert commit_now(demand, r, Uncovered(float(b)), held=held, step_hours=24).units == commit_now(
+        demand, r, b, held=held, step_hours=24).units
