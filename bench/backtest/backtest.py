@@ -25,7 +25,7 @@ from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 from seedance.planner.forecast import commitment_forecast
-from seedance.planner.reserved import commit_now, optimal_reserved
+from seedance.planner.reserved import Uncovered, commit_now, optimal_reserved
 from seedance.planner.spot import decide_spot
 
 WEEK = 168
@@ -137,8 +137,9 @@ def plain_replan(case: Case, t0: int) -> Result:
 def seedance(case: Case, t0: int) -> Result:
     """The planner's decisions, re-made weekly from data strictly before each decision hour:
     spot share from the last week's spot price (effective, with interruption losses) vs on-demand;
-    commitment from ``commit_now`` on the commitment forecast (``min(forecast, last week repeated)``)
-    of the rest of the billed window."""
+    commitment from ``commit_now`` on the commitment forecast (``min(forecast, last day repeated)``)
+    of the rest of the billed window (``horizon_hours``: a commitment is charged to the window's end),
+    valuing uncovered demand by the billing rule (:class:`Uncovered`, gold on-demand floor included)."""
     T = case.demand.size
     n = T - t0
     k = np.zeros(n)
@@ -151,8 +152,9 @@ def seedance(case: Case, t0: int) -> Result:
                          interruption_rate=case.interruption_rate, lost_fraction=case.lost_fraction)
         if hist.size >= DAY:
             f = commitment_forecast(hist, T - s)
-            held = commit_now(f, case.reserved, sd.blended_hourly(case.ondemand), held=held,
-                              step_hours=WEEK).units
+            billing = Uncovered(case.ondemand, sd.effective_hourly if sd.share > 0 else None, sd.share,
+                                1.0 if case.gold else 0.0)
+            held = commit_now(f, case.reserved, billing, held=held, step_hours=WEEK).units
         k[s - t0:e - t0] = held
         share[s - t0:e - t0] = sd.share
     return bill(case, t0, k, share, strategy="Seedance")
