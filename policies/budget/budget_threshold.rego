@@ -29,7 +29,7 @@ _cost := budget.projected(input)
 # the highest threshold below 100% that the projection has reached, while still within the budget
 _crossed := max([t.at | some t in object.get(input.policy.budget, "thresholds", []); t.at < 1; _cost >= t.at * _amount])
 
-_problems contains {"resource": findings.stack(input.document), "message": msg} if {
+_problems contains findings.problem(findings.stack(input.document), msg) if {
 	_cost <= _amount
 	some t in input.policy.budget.thresholds
 	t.at == _crossed

@@ -35,7 +35,7 @@ _json(raw) := json.unmarshal(raw) if is_string(raw)
 
 _json(raw) := raw if is_object(raw)
 
-_problems contains {"resource": r, "message": msg} if {
+_problems contains findings.problem(r, msg) if {
 	some i in resources.taggable_indices
 	r := input.document.resources[i]
 	tags := object.union(_default_tags, resources.tags(r))

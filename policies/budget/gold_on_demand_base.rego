@@ -24,14 +24,14 @@ violation contains findings.finding("BUDGET-GOLD-1", p.resource, p.message) if {
 
 _gold(name) if budget.policy_fleet(input.policy, name).sla == "gold"
 
-_problems contains {"resource": findings.stack(input.document), "message": msg} if {
+_problems contains findings.problem(findings.stack(input.document), msg) if {
 	some fp in object.get(input, ["plan", "fleets"], [])
 	_gold(fp.name)
 	fp.on_demand_base < 1
 	msg := sprintf("plan gives gold fleet %s no on-demand base", [fp.name])
 }
 
-_problems contains {"resource": asg, "message": msg} if {
+_problems contains findings.problem(asg, msg) if {
 	some asg in fleets.asgs(input.document)
 	fleets.sla(asg) == "gold"
 	fleets.on_demand_base(asg) < 1

@@ -30,17 +30,17 @@ _amount := input.policy.budget.monthlyAmount
 
 _budget_currency := object.get(input.policy, ["budget", "currency"], "USD")
 
-_problems contains {"resource": _stack, "message": "no cost estimate or plan: the budget cannot be checked"} if {
+_problems contains findings.problem(_stack, "no cost estimate or plan: the budget cannot be checked") if {
 	not budget.projected(input)
 }
 
-_problems contains {"resource": _stack, "message": msg} if {
+_problems contains findings.problem(_stack, msg) if {
 	cur := budget.currency(input)
 	cur != _budget_currency
 	msg := sprintf("the estimate is in %s but the budget in %s; currencies are never mixed", [cur, _budget_currency])
 }
 
-_problems contains {"resource": _stack, "message": msg} if {
+_problems contains findings.problem(_stack, msg) if {
 	cost := budget.projected(input)
 	cost > _amount
 	msg := sprintf("projected monthly cost %s %s exceeds the budget of %s %s (%d%%)", [fmt.two_decimals(cost), _budget_currency, fmt.two_decimals(_amount), _budget_currency, round((100 * cost) / _amount)])

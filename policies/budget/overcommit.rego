@@ -27,7 +27,7 @@ violation contains findings.finding("BUDGET-OVERCOMMIT-1", p.resource, p.message
 
 _cap := object.get(input.policy, ["scheduling", "overcommitCap"], 1)
 
-_problems contains {"resource": w, "message": msg} if {
+_problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
 	some c in resources.containers(resources.pod_spec(w))
 	some res in ["cpu", "memory"]
@@ -39,7 +39,7 @@ _problems contains {"resource": w, "message": msg} if {
 	msg := sprintf("container %s overcommits %s %sx (limit/request); the cap is %sx", [c.name, res, fmt.two_decimals(ratio), fmt.two_decimals(_cap)])
 }
 
-_problems contains {"resource": lr, "message": msg} if {
+_problems contains findings.problem(lr, msg) if {
 	some lr in resources.of_type(input.document, "kubernetes:core/v1:LimitRange")
 	some limit in object.get(lr.inputs, ["spec", "limits"], [])
 	some res, value in object.get(limit, "maxLimitRequestRatio", {})

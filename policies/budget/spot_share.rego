@@ -27,14 +27,14 @@ violation contains findings.finding("BUDGET-SPOT-1", p.resource, p.message) if {
 
 _caps := frameworks.setting("sla_spot_cap")
 
-_problems contains {"resource": findings.stack(input.document), "message": msg} if {
+_problems contains findings.problem(findings.stack(input.document), msg) if {
 	some fp in object.get(input, ["plan", "fleets"], [])
 	cap := budget.spot_cap(input.policy, fp.name, _caps)
 	fp.spot_share_above_base > cap
 	msg := sprintf("plan runs fleet %s %d%% on spot above its base; the cap is %d%%", [fp.name, round(100 * fp.spot_share_above_base), round(100 * cap)])
 }
 
-_problems contains {"resource": asg, "message": msg} if {
+_problems contains findings.problem(asg, msg) if {
 	some asg in fleets.asgs(input.document)
 	name := fleets.fleet(asg)
 	cap := budget.spot_cap(input.policy, name, _caps)

@@ -32,7 +32,7 @@ _stack := findings.stack(input.document)
 
 _trails := resources.of_type(input.document, "aws:cloudtrail/trail:Trail")
 
-_problems contains {"resource": _stack, "message": "no CloudTrail trail records the stack's account"} if {
+_problems contains findings.problem(_stack, "no CloudTrail trail records the stack's account") if {
 	count(_trails) == 0
 }
 
@@ -40,15 +40,15 @@ _problems contains p if {
 	some p in audit.trail_weaknesses(input.document)
 }
 
-_problems contains {"resource": b, "message": "no trail records S3 data events for this personal-data bucket"} if {
+_problems contains findings.problem(b, "no trail records S3 data events for this personal-data bucket") if {
 	count(_trails) > 0
-	some b in s3.buckets(input.document)
-	resources.personal(b)
-	not audit.trail_destination(input.document, b)
-	not audit.data_events_cover(input.document, b)
+	some i in s3.bucket_indices & resources.personal_indices
+	not i in audit.trail_destinations
+	not audit.data_events_cover(i)
+	b := input.document.resources[i]
 }
 
-_problems contains {"resource": _stack, "message": msg} if {
+_problems contains findings.problem(_stack, msg) if {
 	some vpc in audit.vpcs(input.document, input.policy)
 	not audit.flow_logged(input.document, vpc)
 	msg := sprintf("VPC %s has no flow log", [vpc])

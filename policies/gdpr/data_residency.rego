@@ -41,15 +41,17 @@ _outside(region) := sprintf("outside the GDPR transfer regions (%s)", [concat(",
 	not frameworks.in_regions(region, _declared)
 }
 
-_problems contains {"resource": r, "message": msg} if {
-	some i in resources.personal_indices
+# one region at a time: the reason is worked out once per region, not once per resource
+_problems contains findings.problem(r, msg) if {
+	some region, positions in residency.resources_by_region
+	reason := _outside(region)
+	some i in positions & resources.personal_indices
 	r := input.document.resources[i]
-	region := resources.region(r, input.policy)
-	msg := sprintf("personal data in %s, %s", [region, _outside(region)])
+	msg := sprintf("personal data in %s, %s", [region, reason])
 }
 
-_problems contains {"resource": d.source, "message": msg} if {
-	some d in residency.destinations(input.document, input.policy)
+_problems contains findings.problem(d.source, msg) if {
+	some d in residency.destinations
 	resources.personal(d.source)
 	msg := sprintf("%s of personal data goes to %s, %s", [d.kind, d.region, _outside(d.region)])
 }

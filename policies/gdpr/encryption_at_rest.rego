@@ -31,7 +31,7 @@ _problems contains p if {
 	some p in checks.at_rest(input.document)
 }
 
-_problems contains {"resource": lt, "message": msg} if {
+_problems contains findings.problem(lt, msg) if {
 	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
 	resources.personal(lt)
 	some m in object.get(lt.inputs, "blockDeviceMappings", [])

@@ -28,18 +28,18 @@ violation contains findings.finding("GDPR-17-1", p.resource, p.message) if {
 
 _max := frameworks.personal_data_max_days(input.policy)
 
-_problems contains {"resource": b, "message": "Object Lock COMPLIANCE mode makes personal data undeletable until retention ends"} if {
-	some b in s3.buckets(input.document)
-	resources.personal(b)
-	some lock in s3.object_lock_configs(input.document, b)
+_problems contains findings.problem(b, "Object Lock COMPLIANCE mode makes personal data undeletable until retention ends") if {
+	some i in s3.bucket_indices & resources.personal_indices
+	some lock in s3.object_lock_configs(i)
 	lock.inputs.rule.defaultRetention.mode == "COMPLIANCE"
+	b := input.document.resources[i]
 }
 
-_problems contains {"resource": b, "message": msg} if {
-	some b in s3.buckets(input.document)
-	resources.personal(b)
-	some lock in s3.object_lock_configs(input.document, b)
+_problems contains findings.problem(b, msg) if {
+	some i in s3.bucket_indices & resources.personal_indices
+	some lock in s3.object_lock_configs(i)
 	days := _retention_days(lock.inputs.rule.defaultRetention)
+	b := input.document.resources[i]
 	days > _max
 	msg := sprintf("Object Lock retention of %v days exceeds the personal-data maximum of %v days", [days, _max])
 }
@@ -48,13 +48,13 @@ _retention_days(r) := r.days if is_number(object.get(r, "days", null))
 
 _retention_days(r) := r.years * 365 if is_number(object.get(r, "years", null))
 
-_problems contains {"resource": sc, "message": "personal-data StorageClass retains volumes after release (reclaimPolicy Retain)"} if {
+_problems contains findings.problem(sc, "personal-data StorageClass retains volumes after release (reclaimPolicy Retain)") if {
 	some sc in resources.of_type(input.document, "kubernetes:storage.k8s.io/v1:StorageClass")
 	resources.personal(sc)
 	object.get(sc.inputs, "reclaimPolicy", "Delete") == "Retain"
 }
 
-_problems contains {"resource": pv, "message": "personal-data PersistentVolume is retained after release"} if {
+_problems contains findings.problem(pv, "personal-data PersistentVolume is retained after release") if {
 	some pv in resources.of_type(input.document, "kubernetes:core/v1:PersistentVolume")
 	resources.personal(pv)
 	object.get(pv.inputs, ["spec", "persistentVolumeReclaimPolicy"], "Retain") == "Retain"

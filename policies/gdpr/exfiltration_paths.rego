@@ -27,13 +27,13 @@ violation contains findings.finding("GDPR-44-2", p.resource, p.message) if {
 
 _stack := findings.stack(input.document)
 
-_problems contains {"resource": _stack, "message": msg} if {
+_problems contains findings.problem(_stack, msg) if {
 	some service in ["s3", "kms", "logs"]
 	not endpoints.exists(input.document, service)
 	msg := sprintf("no VPC endpoint for %s: its traffic leaves through NAT", [service])
 }
 
-_problems contains {"resource": ep, "message": msg} if {
+_problems contains findings.problem(ep, msg) if {
 	some service in ["s3", "kms", "logs"]
 	some ep in endpoints.for_service(input.document, service)
 	not endpoints.org_restricted(ep)

@@ -26,19 +26,19 @@ violation contains findings.finding("GDPR-32.1a-3", p.resource, p.message) if {
 
 _keys := resources.of_type(input.document, "aws:kms/key:Key")
 
-_problems contains {"resource": k, "message": "KMS key rotation is off"} if {
+_problems contains findings.problem(k, "KMS key rotation is off") if {
 	some k in _keys
 	not resources.truthy(object.get(k.inputs, "enableKeyRotation", false))
 }
 
-_problems contains {"resource": k, "message": msg} if {
+_problems contains findings.problem(k, msg) if {
 	some k in _keys
 	days := object.get(k.inputs, "deletionWindowInDays", 30)
 	days < 7
 	msg := sprintf("KMS key deletion window is %v days (at least 7 required)", [days])
 }
 
-_problems contains {"resource": k, "message": "KMS key policy grants Principal \"*\" without a condition"} if {
+_problems contains findings.problem(k, "KMS key policy grants Principal \"*\" without a condition") if {
 	some k in _keys
 	some statement in resources.policy_statements(object.get(k.inputs, "policy", "{}"))
 	resources.unconditioned_public_allow(statement)

@@ -31,13 +31,13 @@ _max := frameworks.gdpr_log_max_days(input.policy)
 
 _personal_logs := [lg | some lg in resources.of_type(input.document, "aws:cloudwatch/logGroup:LogGroup"); resources.personal(lg)]
 
-_problems contains {"resource": lg, "message": msg} if {
+_problems contains findings.problem(lg, msg) if {
 	some lg in _personal_logs
 	object.get(lg.inputs, "retentionInDays", 0) == 0
 	msg := sprintf("log group with personal data never expires (maximum %v days)", [_limit])
 }
 
-_problems contains {"resource": lg, "message": msg} if {
+_problems contains findings.problem(lg, msg) if {
 	some lg in _personal_logs
 	days := object.get(lg.inputs, "retentionInDays", 0)
 	days > _max

@@ -26,13 +26,13 @@ violation contains findings.finding("GDPR-25.2-2", p.resource, p.message) if {
 	some p in _problems
 }
 
-_problems contains {"resource": lt, "message": "personal-data launch template gives instances a public IP"} if {
+_problems contains findings.problem(lt, "personal-data launch template gives instances a public IP") if {
 	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
 	resources.personal(lt)
 	network.public_ip(lt)
 }
 
-_problems contains {"resource": rule.resource, "message": msg} if {
+_problems contains findings.problem(rule.resource, msg) if {
 	some rule in network.rules(input.document)
 	rule.direction == "ingress"
 	network.open_to_world(rule)
@@ -50,7 +50,7 @@ _internal(svc) if {
 	object.get(svc.inputs, ["metadata", "annotations", k], "") == v
 }
 
-_problems contains {"resource": svc, "message": "LoadBalancer Service is internet-facing"} if {
+_problems contains findings.problem(svc, "LoadBalancer Service is internet-facing") if {
 	some svc in resources.of_type(input.document, "kubernetes:core/v1:Service")
 	object.get(svc.inputs, ["spec", "type"], "ClusterIP") == "LoadBalancer"
 	not _internal(svc)

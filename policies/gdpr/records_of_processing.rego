@@ -39,7 +39,7 @@ _k8s_storage := {
 	"kubernetes:core/v1:PersistentVolumeClaim",
 }
 
-_problems contains {"resource": r, "message": msg} if {
+_problems contains findings.problem(r, msg) if {
 	some r in resources.of_types(input.document, _aws_storage)
 	tags := resources.tags(r)
 	missing := [k | some k in ["data-class", "purpose", "controller"]; not tags[k]]
@@ -47,7 +47,7 @@ _problems contains {"resource": r, "message": msg} if {
 	msg := sprintf("storage lacks record-of-processing tags: %s", [concat(", ", missing)])
 }
 
-_problems contains {"resource": r, "message": "Kubernetes storage lacks the seedance.io/data-class label"} if {
+_problems contains findings.problem(r, "Kubernetes storage lacks the seedance.io/data-class label") if {
 	some r in resources.of_types(input.document, _k8s_storage)
 	resources.data_class(r) == ""
 }

@@ -29,41 +29,45 @@ violation contains findings.finding("GDPR-5.1e-1", p.resource, p.message) if {
 
 _max := frameworks.personal_data_max_days(input.policy)
 
-_personal_buckets := [b | some b in s3.buckets(input.document); resources.personal(b)]
+# positions of the personal-data buckets
+_personal_buckets := s3.bucket_indices & resources.personal_indices
 
-_problems contains {"resource": findings.stack(input.document), "message": msg} if {
+_problems contains findings.problem(findings.stack(input.document), msg) if {
 	not _max
 	count(_personal_buckets) > 0
 	msg := "personal data is stored but compliance.personalDataMaxDays is not declared"
 }
 
-_problems contains {"resource": b, "message": msg} if {
-	some b in _personal_buckets
-	not s3.expiration_days(input.document, b)
+_problems contains findings.problem(b, msg) if {
+	some i in _personal_buckets
+	not s3.expiration_days[i]
+	b := input.document.resources[i]
 	msg := sprintf("personal-data bucket never expires objects (maximum %v days)", [object.get(input.policy, ["compliance", "personalDataMaxDays"], "undeclared")])
 }
 
-_problems contains {"resource": b, "message": msg} if {
-	some b in _personal_buckets
-	days := s3.expiration_days(input.document, b)
+_problems contains findings.problem(b, msg) if {
+	some i in _personal_buckets
+	days := s3.expiration_days[i]
+	b := input.document.resources[i]
 	days > _max
 	msg := sprintf("personal-data bucket expires objects after %v days, above the maximum of %v days", [days, _max])
 }
 
-_problems contains {"resource": b, "message": "versioned personal-data bucket never expires noncurrent versions"} if {
-	some b in _personal_buckets
-	s3.versioned(input.document, b)
-	not s3.noncurrent_expiration_days(input.document, b)
+_problems contains findings.problem(b, "versioned personal-data bucket never expires noncurrent versions") if {
+	some i in _personal_buckets & s3.versioned
+	not s3.noncurrent_expiration_days[i]
+	b := input.document.resources[i]
 }
 
-_problems contains {"resource": b, "message": msg} if {
-	some b in _personal_buckets
-	days := s3.noncurrent_expiration_days(input.document, b)
+_problems contains findings.problem(b, msg) if {
+	some i in _personal_buckets
+	days := s3.noncurrent_expiration_days[i]
+	b := input.document.resources[i]
 	days > _max
 	msg := sprintf("noncurrent versions expire after %v days, above the maximum of %v days", [days, _max])
 }
 
-_problems contains {"resource": sc, "message": msg} if {
+_problems contains findings.problem(sc, msg) if {
 	some sc in resources.of_type(input.document, "kubernetes:storage.k8s.io/v1:StorageClass")
 	resources.personal(sc)
 	policy := object.get(sc.inputs, "reclaimPolicy", "Delete")

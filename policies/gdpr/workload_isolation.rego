@@ -31,7 +31,7 @@ violation contains findings.finding("GDPR-32.1b-2", p.resource, p.message) if {
 
 _personal_namespaces := {resources.name_of(ns) | some ns in network.namespaces(input.document); resources.personal(ns)}
 
-_problems contains {"resource": ns, "message": "personal-data namespace has no default-deny NetworkPolicy"} if {
+_problems contains findings.problem(ns, "personal-data namespace has no default-deny NetworkPolicy") if {
 	some ns in network.namespaces(input.document)
 	resources.personal(ns)
 	not network.has_default_deny(input.document, resources.name_of(ns), "Ingress")
@@ -41,7 +41,7 @@ _personal_workload(w) if resources.namespace(w) in _personal_namespaces
 
 _personal_workload(w) if resources.personal(w)
 
-_problems contains {"resource": w, "message": msg} if {
+_problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
 	_personal_workload(w)
 	some c in resources.containers(resources.pod_spec(w))
@@ -49,7 +49,7 @@ _problems contains {"resource": w, "message": msg} if {
 	msg := sprintf("container %s: %s", [c.name, issue])
 }
 
-_problems contains {"resource": cm, "message": msg} if {
+_problems contains findings.problem(cm, msg) if {
 	some cm in resources.of_type(input.document, "kubernetes:core/v1:ConfigMap")
 	some key, _ in object.get(cm.inputs, "data", {})
 	resources.credential_key(key)

@@ -4,6 +4,7 @@
 # scope: package
 package lib.audit
 
+import data.lib.findings
 import data.lib.resources
 import data.lib.s3
 
@@ -11,10 +12,10 @@ trail_type := "aws:cloudtrail/trail:Trail"
 
 trails(document) := resources.of_type(document, trail_type)
 
-trail_weaknesses(document) := {{"resource": t, "message": "trail is not multi-region"} |
+trail_weaknesses(document) := {findings.problem(t, "trail is not multi-region") |
 	some t in trails(document)
 	not resources.truthy(object.get(t.inputs, "isMultiRegionTrail", false))
-} | {{"resource": t, "message": "trail has log-file validation off"} |
+} | {findings.problem(t, "trail has log-file validation off") |
 	some t in trails(document)
 	not resources.truthy(object.get(t.inputs, "enableLogFileValidation", false))
 }
@@ -65,11 +66,14 @@ _selector_keys(value) := {name, s3.strip_autoname(name)} if {
 	name := s3.arn_bucket(value)
 }
 
-data_events_cover(_, _) if "*" in _data_event_keys
+# data events cover the bucket at position b
+data_events_cover(_) if "*" in _data_event_keys
 
-data_events_cover(_, b) if {
-	some ref in s3.refs(b)
-	ref in _data_event_keys
+data_events_cover(b) if b in _data_event_buckets
+
+_data_event_buckets contains b if {
+	some key in _data_event_keys
+	some b in s3.with_ref(key)
 }
 
 # the stack's VPC and any VPC the document creates
@@ -82,7 +86,7 @@ flow_logged(document, vpc) if {
 	object.get(fl.inputs, "vpcId", "") == vpc
 }
 
-eks_log_gaps(document, required) := {{"resource": c, "message": msg} |
+eks_log_gaps(document, required) := {findings.problem(c, msg) |
 	some c in resources.of_type(document, "aws:eks/cluster:Cluster")
 	have := {t | some t in object.get(c.inputs, "enabledClusterLogTypes", [])}
 	missing := [t | some t in sort([x | some x in required]); not t in have]
@@ -90,15 +94,11 @@ eks_log_gaps(document, required) := {{"resource": c, "message": msg} |
 	msg := sprintf("EKS cluster does not send %s logs", [concat(", ", missing)])
 }
 
-# a bucket that receives a trail's log files (its own data events would log themselves)
-trail_destination(_, b) if {
-	some ref in s3.refs(b)
-	ref in _trail_buckets
-}
-
-_trail_buckets contains key if {
+# positions of the buckets that receive a trail's log files (their own data events would log themselves)
+trail_destinations contains b if {
 	some t in trails(input.document)
 	name := object.get(t.inputs, "s3BucketName", "")
 	is_string(name)
 	some key in {name, s3.strip_autoname(name)}
+	some b in s3.with_ref(key)
 }

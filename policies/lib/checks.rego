@@ -7,6 +7,7 @@
 # scope: package
 package lib.checks
 
+import data.lib.findings
 import data.lib.resources
 import data.lib.s3
 
@@ -18,39 +19,42 @@ launch_template := "aws:ec2/launchTemplate:LaunchTemplate"
 
 log_group := "aws:cloudwatch/logGroup:LogGroup"
 
-problem(resource, message) := {"resource": resource, "message": message}
+problem(resource, message) := findings.problem(resource, message)
 
 # ---------------------------------------------------------------- encryption at rest
 
-at_rest(document) := ((_bucket_sse(document) | _lt_ebs(document)) | (_volumes(document) | _ebs_storage_classes(document))) | _log_groups(document)
+# Each check is a rule, built once per evaluation however many controls ask; the functions
+# below return them (functions keep them lazy: a rule is only built when a control asks).
+at_rest(_) := _at_rest
 
-_bucket_sse(document) := {problem(b, "bucket has no default encryption with aws:kms (SSE-KMS)") |
-	some b in s3.buckets(document)
-	not s3.kms_encrypted(document, b)
+_at_rest contains problem(b, "bucket has no default encryption with aws:kms (SSE-KMS)") if {
+	some i in s3.bucket_indices
+	not i in s3.kms_encrypted
+	b := input.document.resources[i]
 }
 
-_lt_ebs(document) := {problem(lt, msg) |
-	some lt in resources.of_type(document, launch_template)
+_at_rest contains problem(lt, msg) if {
+	some lt in resources.of_type(input.document, launch_template)
 	some m in object.get(lt.inputs, "blockDeviceMappings", [])
 	is_object(object.get(m, "ebs", null))
 	not resources.truthy(object.get(m.ebs, "encrypted", false))
 	msg := sprintf("EBS mapping %v is not encrypted", [object.get(m, "deviceName", "?")])
 }
 
-_volumes(document) := {problem(v, "EBS volume is not encrypted") |
-	some v in resources.of_type(document, "aws:ebs/volume:Volume")
+_at_rest contains problem(v, "EBS volume is not encrypted") if {
+	some v in resources.of_type(input.document, "aws:ebs/volume:Volume")
 	not resources.truthy(object.get(v.inputs, "encrypted", false))
 }
 
 # the EBS CSI driver leaves volumes unencrypted unless parameters.encrypted is "true"
-_ebs_storage_classes(document) := {problem(sc, "EBS StorageClass does not set parameters.encrypted \"true\"") |
-	some sc in resources.of_type(document, storage_class)
+_at_rest contains problem(sc, "EBS StorageClass does not set parameters.encrypted \"true\"") if {
+	some sc in resources.of_type(input.document, storage_class)
 	sc.inputs.provisioner in ebs_csi
 	not resources.truthy(object.get(sc.inputs, ["parameters", "encrypted"], false))
 }
 
-_log_groups(document) := {problem(lg, "log group is not encrypted with a KMS key (kmsKeyId)") |
-	some lg in resources.of_type(document, log_group)
+_at_rest contains problem(lg, "log group is not encrypted with a KMS key (kmsKeyId)") if {
+	some lg in resources.of_type(input.document, log_group)
 	object.get(lg.inputs, "kmsKeyId", "") == ""
 }
 
@@ -65,42 +69,49 @@ old_tls_policies := {
 	"ELBSecurityPolicy-FS-1-1-2019-08",
 }
 
-in_transit(document) := (_bucket_tls(document) | _listeners(document)) | _ingress_tls(document)
+in_transit(_) := _in_transit
 
-_bucket_tls(document) := {problem(b, "bucket policy does not deny requests without TLS (aws:SecureTransport false)") |
-	some b in s3.buckets(document)
-	not _denies_plaintext(document, b)
+_in_transit contains problem(b, "bucket policy does not deny requests without TLS (aws:SecureTransport false)") if {
+	some i in s3.bucket_indices
+	not _denies_plaintext(i)
+	b := input.document.resources[i]
 }
 
-_denies_plaintext(document, b) if {
-	some st in s3.policy_statements(document, b)
+_denies_plaintext(b) if {
+	some st in s3.policy_statements(b)
 	s3.denies_insecure_transport(st)
 }
 
-_listeners(document) := {problem(l, msg) |
-	some l in resources.of_type(document, "aws:lb/listener:Listener")
+_in_transit contains problem(l, msg) if {
+	some l in resources.of_type(input.document, "aws:lb/listener:Listener")
 	protocol := upper(object.get(l.inputs, "protocol", "HTTP"))
 	not protocol in {"HTTPS", "TLS"}
 	msg := sprintf("load balancer listener uses %s, not HTTPS/TLS", [protocol])
-} | {problem(l, msg) |
-	some l in resources.of_type(document, "aws:lb/listener:Listener")
+}
+
+_in_transit contains problem(l, msg) if {
+	some l in resources.of_type(input.document, "aws:lb/listener:Listener")
 	policy := object.get(l.inputs, "sslPolicy", "")
 	policy in old_tls_policies
 	msg := sprintf("listener TLS policy %s allows TLS below 1.2", [policy])
 }
 
-_ingress_tls(document) := {problem(i, "Ingress has no tls section") |
-	some i in resources.of_type(document, "kubernetes:networking.k8s.io/v1:Ingress")
+_in_transit contains problem(i, "Ingress has no tls section") if {
+	some i in resources.of_type(input.document, "kubernetes:networking.k8s.io/v1:Ingress")
 	count(object.get(i.inputs, ["spec", "tls"], [])) == 0
 }
 
 # ---------------------------------------------------------------- backups (versioning)
 
-unversioned_buckets(document, classes) := {problem(b, msg) |
-	some b in s3.buckets(document)
-	resources.data_class(b) in classes
-	not s3.versioned(document, b)
-	msg := sprintf("%s-data bucket is not versioned (no recovery from overwrite or deletion)", [resources.data_class(b)])
+unversioned_buckets(_, classes) := {p | some class in classes; some p in object.get(_unversioned, class, set())}
+
+# problems by the data class of the bucket
+_unversioned[class] contains problem(b, msg) if {
+	some i in s3.bucket_indices
+	not i in s3.versioned
+	b := input.document.resources[i]
+	class := resources.data_class(b)
+	msg := sprintf("%s-data bucket is not versioned (no recovery from overwrite or deletion)", [class])
 }
 
 db_backups(document) := {problem(db, msg) |
@@ -117,8 +128,11 @@ iam_documents(document) := [[r, d] |
 	d := r.inputs.policy
 ]
 
-iam_statements(document) := [[r, st] |
-	some pair in array.concat(iam_documents(document), _inline_role_policies(document))
+iam_statements(_) := _iam_statements
+
+# Allow statements of every IAM policy document, each document parsed once
+_iam_statements := [[r, st] |
+	some pair in array.concat(iam_documents(input.document), _inline_role_policies(input.document))
 	r := pair[0]
 	some st in resources.policy_statements(pair[1])
 	object.get(st, "Effect", "Allow") == "Allow"
@@ -158,35 +172,39 @@ imdsv1(document) := {problem(lt, msg) |
 
 # ---------------------------------------------------------------- public buckets
 
-public_buckets(document, classes) := (_no_pab(document, classes) | _pab_off(document, classes)) | (_public_acl(document, classes) | _public_policy(document, classes))
+public_buckets(_, classes) := {p | some class in classes; some p in object.get(_public, class, set())}
 
 pab_flags := ["blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets"]
 
-_no_pab(document, classes) := {problem(b, "bucket has no public access block") |
-	some b in s3.buckets(document)
-	resources.data_class(b) in classes
-	not s3.has_public_access_block(document, b)
+# problems by the data class of the bucket
+_public[class] contains problem(b, "bucket has no public access block") if {
+	some i in s3.bucket_indices
+	not i in s3.has_public_access_block
+	b := input.document.resources[i]
+	class := resources.data_class(b)
 }
 
-_pab_off(document, classes) := {problem(b, msg) |
-	some b in s3.buckets(document)
-	resources.data_class(b) in classes
-	some block in s3.public_access_blocks(document, b)
+_public[class] contains problem(b, msg) if {
+	some i in s3.has_public_access_block
+	some block in s3.public_access_blocks(i)
 	some flag in pab_flags
 	not resources.truthy(object.get(block.inputs, flag, false))
 	msg := sprintf("public access block leaves %s off", [flag])
+	b := input.document.resources[i]
+	class := resources.data_class(b)
 }
 
 public_grantees := {"http://acs.amazonaws.com/groups/global/AllUsers", "http://acs.amazonaws.com/groups/global/AuthenticatedUsers"}
 
 public_canned := {"public-read", "public-read-write", "authenticated-read"}
 
-_public_acl(document, classes) := {problem(b, msg) |
-	some b in s3.buckets(document)
-	resources.data_class(b) in classes
-	some a in s3.acls(document, b)
+_public[class] contains problem(b, msg) if {
+	some i in s3.bucket_indices
+	some a in s3.acls(i)
 	_acl_public(a.inputs)
 	msg := "bucket ACL grants access to AllUsers or AuthenticatedUsers"
+	b := input.document.resources[i]
+	class := resources.data_class(b)
 }
 
 _acl_public(inputs) if object.get(inputs, "acl", "private") in public_canned
@@ -196,9 +214,10 @@ _acl_public(inputs) if {
 	object.get(g, ["grantee", "uri"], "") in public_grantees
 }
 
-_public_policy(document, classes) := {problem(b, "bucket policy allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition") |
-	some b in s3.buckets(document)
-	resources.data_class(b) in classes
-	some st in s3.policy_statements(document, b)
+_public[class] contains problem(b, "bucket policy allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition") if {
+	some i in s3.bucket_indices
+	some st in s3.policy_statements(i)
 	resources.unconditioned_public_allow(st)
+	b := input.document.resources[i]
+	class := resources.data_class(b)
 }

@@ -17,11 +17,17 @@ finding(control_id, resource, message) := {
 	"message": message,
 }
 
-severity(control_id) := object.get(
-	data,
-	["seedance", "severity_overrides", control_id],
-	object.get(data, ["seedance", "controls", control_id, "severity"], "mandatory"),
-)
+severity(control_id) := s if {
+	s := data.seedance.severity_overrides[control_id]
+} else := s if {
+	s := data.seedance.controls[control_id].severity
+} else := "mandatory"
+
+# problem is what a control collects before it becomes a finding: a resource and a message. The
+# resource's URN leads the object ("at" sorts first), so a set of problems compares URNs, not whole
+# resources: comparing two resources with the same message walked their inputs and dominated
+# large documents.
+problem(resource, message) := {"at": resource.urn, "message": message, "resource": resource}
 
 # stack is the pseudo-resource that stack-wide findings (something missing) are reported on.
 stack(document) := {

@@ -17,18 +17,35 @@ arn_region(arn) := parts[3] if {
 	parts[3] != ""
 }
 
-destinations(document, policy) := {d |
-	some b in s3.buckets(document)
-	some rc in s3.replication_configs(document, b)
-	some rule in object.get(rc.inputs, "rules", [])
-	dest := s3.by_arn(document, rule.destination.bucket)
-	d := {"source": b, "kind": "replication", "region": resources.region(dest, policy)}
-} | {d |
-	some fl in resources.of_type(document, "aws:ec2/flowLog:FlowLog")
-	region := arn_region(object.get(fl.inputs, "logDestination", null))
-	d := {"source": fl, "kind": "flow log delivery", "region": region}
-} | {d |
-	some t in resources.of_type(document, "aws:cloudtrail/trail:Trail")
-	region := arn_region(object.get(t.inputs, "cloudWatchLogsGroupArn", null))
-	d := {"source": t, "kind": "trail log delivery", "region": region}
+# positions of the resources by the region they live in: their own `region`, else the stack's
+resources_by_region[r.region] contains i if {
+	some i, r in input.document.resources
+	is_string(r.region)
 }
+
+resources_by_region[input.policy.cloud.region] contains i if {
+	some i, r in input.document.resources
+	not is_string(r.region)
+}
+
+# where copies of data go, each as {source, kind, region} (built once; "at" keeps set comparisons cheap)
+destinations contains _destination(b, "replication", resources.region(dest, input.policy)) if {
+	some i in s3.bucket_indices
+	b := input.document.resources[i]
+	some rc in s3.replication_configs(i)
+	some rule in object.get(rc.inputs, "rules", [])
+	some j in s3.named(s3.arn_bucket(rule.destination.bucket))
+	dest := input.document.resources[j]
+}
+
+destinations contains _destination(fl, "flow log delivery", region) if {
+	some fl in resources.of_type(input.document, "aws:ec2/flowLog:FlowLog")
+	region := arn_region(object.get(fl.inputs, "logDestination", null))
+}
+
+destinations contains _destination(t, "trail log delivery", region) if {
+	some t in resources.of_type(input.document, "aws:cloudtrail/trail:Trail")
+	region := arn_region(object.get(t.inputs, "cloudWatchLogsGroupArn", null))
+}
+
+_destination(source, kind, region) := {"at": source.urn, "kind": kind, "region": region, "source": source}

@@ -29,6 +29,9 @@ replication := "aws:s3/bucketReplicationConfig:BucketReplicationConfig"
 
 logging := "aws:s3/bucketLogging:BucketLogging"
 
+# positions of the buckets
+bucket_indices := resources.indices("aws:s3/bucket:Bucket") | resources.indices("aws:s3/bucketV2:BucketV2")
+
 buckets(document) := resources.of_types(document, bucket_types)
 
 # the names a configuration resource may use for its bucket: its explicit name, its logical name or
@@ -49,81 +52,124 @@ names(b, ref) if {
 
 config_types := {pab, sse, versioning, lifecycle, bucket_policy, acl, object_lock, replication, logging}
 
-# bucket reference (as written, and without a Pulumi auto-name suffix) -> configuration resources
-_configs[key] contains i if {
+# Buckets by the references that name them (see names): every ref of a bucket, and its logical name
+# for Pulumi auto-names (NAME-1234abc). Built once, so a join costs a lookup instead of a scan.
+_by_ref[ref] contains i if {
+	some i in bucket_indices
+	some ref in refs(input.document.resources[i])
+}
+
+_by_stem[b.name] contains i if {
+	some i in bucket_indices
+	b := input.document.resources[i]
+}
+
+# positions of the buckets a reference names
+named(ref) := object.get(_by_ref, ref, set()) | _stem_named(ref) if is_string(ref)
+
+_stem_named(ref) := positions if {
+	count(ref) >= 8
+	positions := _by_stem[substring(ref, 0, count(ref) - 8)]
+	regex.match(`-[0-9a-f]{7}$`, ref)
+} else := set()
+
+# positions of the buckets one of whose refs is `ref` (exactly)
+with_ref(ref) := object.get(_by_ref, ref, set())
+
+# configuration resource position -> the positions of the buckets it configures
+_config_buckets[i] := positions if {
 	some t in config_types
 	some i in resources.indices(t)
-	ref := input.document.resources[i].inputs.bucket
-	is_string(ref)
-	some key in {ref, strip_autoname(ref)}
+	positions := named(input.document.resources[i].inputs.bucket)
+}
+
+# bucket position -> positions of its configuration resources
+_configs_of[b] contains i if {
+	some i, positions in _config_buckets
+	some b in positions
 }
 
 strip_autoname(ref) := substring(ref, 0, count(ref) - 8) if {
 	regex.match(`-[0-9a-f]{7}$`, ref)
 } else := ref
 
-attached(_, b, type) := [s |
-	some i in {j | some k in refs(b); some j in object.get(_configs, k, set())}
-	s := input.document.resources[i]
-	s.type == type
-	names(b, s.inputs.bucket)
+# the configuration resources of a type attached to the bucket at position `b`, in document order
+attached(b, type) := [c |
+	some i in object.get(_configs_of, b, set())
+	c := input.document.resources[i]
+	c.type == type
 ]
 
 # one accessor per configuration type: regorus mis-evaluates a function of this package when it is
 # handed a rule of this package as an argument, so callers never pass s3.pab & co. themselves
-public_access_blocks(document, b) := attached(document, b, pab)
+public_access_blocks(b) := attached(b, pab)
 
-encryption_configs(document, b) := attached(document, b, sse)
+encryption_configs(b) := attached(b, sse)
 
-versioning_configs(document, b) := attached(document, b, versioning)
+object_lock_configs(b) := attached(b, object_lock)
 
-lifecycle_configs(document, b) := attached(document, b, lifecycle)
+replication_configs(b) := attached(b, replication)
 
-bucket_policies(document, b) := attached(document, b, bucket_policy)
+acls(b) := attached(b, acl)
 
-acls(document, b) := attached(document, b, acl)
-
-object_lock_configs(document, b) := attached(document, b, object_lock)
-
-replication_configs(document, b) := attached(document, b, replication)
-
-logging_configs(document, b) := attached(document, b, logging)
-
-bucket_name(b) := object.get(b.inputs, "bucket", b.name)
-
-versioned(document, b) if {
-	some v in attached(document, b, versioning)
-	v.inputs.versioningConfiguration.status == "Enabled"
+# Facts per bucket position, each built once from the configuration resources of its type.
+versioned contains b if {
+	some i in resources.indices(versioning)
+	input.document.resources[i].inputs.versioningConfiguration.status == "Enabled"
+	some b in _config_buckets[i]
 }
 
-enabled_lifecycle_rules(document, b) := [rule |
-	some lc in attached(document, b, lifecycle)
-	some rule in object.get(lc.inputs, "rules", [])
+kms_encrypted contains b if {
+	some i in resources.indices(sse)
+	some rule in input.document.resources[i].inputs.rules
+	startswith(rule.applyServerSideEncryptionByDefault.sseAlgorithm, "aws:kms")
+	some b in _config_buckets[i]
+}
+
+has_public_access_block contains b if {
+	some i in resources.indices(pab)
+	some b in _config_buckets[i]
+}
+
+_enabled_lifecycle_rules[b] contains rule if {
+	some i in resources.indices(lifecycle)
+	some rule in object.get(input.document.resources[i].inputs, "rules", [])
 	object.get(rule, "status", "Enabled") == "Enabled"
-]
+	some b in _config_buckets[i]
+}
 
 # the smallest expiration (days) over the enabled lifecycle rules, undefined when none expires objects
-expiration_days(document, b) := min(days) if {
+expiration_days[b] := min(days) if {
+	some b, rules in _enabled_lifecycle_rules
 	days := [d |
-		some rule in enabled_lifecycle_rules(document, b)
+		some rule in rules
 		d := rule.expiration.days
 		is_number(d)
 	]
 	count(days) > 0
 }
 
-noncurrent_expiration_days(document, b) := min(days) if {
+noncurrent_expiration_days[b] := min(days) if {
+	some b, rules in _enabled_lifecycle_rules
 	days := [d |
-		some rule in enabled_lifecycle_rules(document, b)
+		some rule in rules
 		d := rule.noncurrentVersionExpiration.noncurrentDays
 		is_number(d)
 	]
 	count(days) > 0
 }
 
-policy_statements(document, b) := [s |
-	some p in attached(document, b, bucket_policy)
-	some s in resources.policy_statements(p.inputs.policy)
+# bucket policy statements per bucket position, each policy document parsed once
+_statements_at[i] := statements if {
+	some i in resources.indices(bucket_policy)
+	count(_config_buckets[i]) > 0
+	statements := resources.policy_statements(input.document.resources[i].inputs.policy)
+}
+
+policy_statements(b) := [s |
+	some i in object.get(_configs_of, b, set())
+	input.document.resources[i].type == bucket_policy
+	some s in _statements_at[i]
 ]
 
 # a statement denying requests whose aws:SecureTransport is false
@@ -136,31 +182,11 @@ denies_insecure_transport(statement) if {
 	lower(sprintf("%v", [value])) == "false"
 }
 
-kms_encrypted(document, b) if {
-	some c in attached(document, b, sse)
-	some rule in c.inputs.rules
-	startswith(rule.applyServerSideEncryptionByDefault.sseAlgorithm, "aws:kms")
-}
-
-# S3 bucket whose ARN or name is referenced: arn:aws:s3:::NAME or arn:aws-cn:s3:::NAME
-by_arn(document, arn) := b if {
-	some b in buckets(document)
-	names(b, arn_bucket(arn))
-}
-
 # arn:aws:s3:::NAME or arn:aws:s3:::NAME/prefix -> NAME
 arn_bucket(arn) := split(parts[1], "/")[0] if {
 	parts := split(arn, ":::")
 	count(parts) == 2
 }
-
-# the bucket a name (trail s3BucketName, ...) refers to
-by_name(document, name) := b if {
-	some b in buckets(document)
-	names(b, name)
-}
-
-has_public_access_block(document, b) if count(public_access_blocks(document, b)) > 0
 
 # bucket names that receive replicas (a replica needs no replica of its own)
 _replica_keys contains key if {
@@ -170,7 +196,7 @@ _replica_keys contains key if {
 	some key in {name, strip_autoname(name)}
 }
 
-is_replica(_, b) if {
-	some ref in refs(b)
+is_replica(b) if {
+	some ref in refs(input.document.resources[b])
 	ref in _replica_keys
 }

@@ -26,32 +26,35 @@ violation contains findings.finding("MLPS-L3-8.1.4.3c", p.resource, p.message) i
 	some p in _problems
 }
 
-_problems contains {"resource": t, "message": "trail has log-file validation off"} if {
+_problems contains findings.problem(t, "trail has log-file validation off") if {
 	some t in audit.trails(input.document)
 	not resources.truthy(object.get(t.inputs, "enableLogFileValidation", false))
 }
 
-_problems contains {"resource": t, "message": "trail log files are not encrypted with a KMS key"} if {
+_problems contains findings.problem(t, "trail log files are not encrypted with a KMS key") if {
 	some t in audit.trails(input.document)
 	object.get(t.inputs, "kmsKeyId", "") == ""
 }
 
-_log_buckets := [b | some b in s3.buckets(input.document); audit.trail_destination(input.document, b)]
+# positions of the buckets that receive trail log files
+_log_buckets := s3.bucket_indices & audit.trail_destinations
 
-_problems contains {"resource": b, "message": "audit log bucket is not versioned"} if {
-	some b in _log_buckets
-	not s3.versioned(input.document, b)
+_problems contains findings.problem(b, "audit log bucket is not versioned") if {
+	some i in _log_buckets
+	not i in s3.versioned
+	b := input.document.resources[i]
 }
 
-_problems contains {"resource": b, "message": "audit log bucket has neither Object Lock nor a policy denying deletes"} if {
-	some b in _log_buckets
-	count(s3.object_lock_configs(input.document, b)) == 0
+_problems contains findings.problem(b, "audit log bucket has neither Object Lock nor a policy denying deletes") if {
+	some i in _log_buckets
+	count(s3.object_lock_configs(i)) == 0
+	b := input.document.resources[i]
 	object.get(b.inputs, "objectLockEnabled", false) != true
-	not _denies_delete(b)
+	not _denies_delete(i)
 }
 
 _denies_delete(b) if {
-	some st in s3.policy_statements(input.document, b)
+	some st in s3.policy_statements(b)
 	st.Effect == "Deny"
 	some a in resources.as_list(st.Action)
 	a in {"s3:DeleteObject", "s3:DeleteObjectVersion", "s3:Delete*", "s3:*"}

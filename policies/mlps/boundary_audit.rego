@@ -25,13 +25,13 @@ violation contains findings.finding("MLPS-L3-8.1.3.5", p.resource, p.message) if
 	some p in _problems
 }
 
-_problems contains {"resource": findings.stack(input.document), "message": msg} if {
+_problems contains findings.problem(findings.stack(input.document), msg) if {
 	some vpc in audit.vpcs(input.document, input.policy)
 	not audit.flow_logged(input.document, vpc)
 	msg := sprintf("VPC %s has no flow log", [vpc])
 }
 
-_problems contains {"resource": lb, "message": "load balancer writes no access logs"} if {
+_problems contains findings.problem(lb, "load balancer writes no access logs") if {
 	some lb in resources.of_type(input.document, "aws:lb/loadBalancer:LoadBalancer")
 	not resources.truthy(object.get(lb.inputs, ["accessLogs", "enabled"], false))
 }

@@ -28,17 +28,17 @@ violation contains findings.finding("MLPS-L3-8.1.3.1a", p.resource, p.message) i
 
 _required := ["s3", "kms", "logs", "ecr.api", "ecr.dkr"]
 
-_problems contains {"resource": sn, "message": "subnet maps public IPs on launch"} if {
+_problems contains findings.problem(sn, "subnet maps public IPs on launch") if {
 	some sn in resources.of_type(input.document, "aws:ec2/subnet:Subnet")
 	resources.truthy(object.get(sn.inputs, "mapPublicIpOnLaunch", false))
 }
 
-_problems contains {"resource": lt, "message": "launch template gives instances a public IP"} if {
+_problems contains findings.problem(lt, "launch template gives instances a public IP") if {
 	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
 	network.public_ip(lt)
 }
 
-_problems contains {"resource": findings.stack(input.document), "message": msg} if {
+_problems contains findings.problem(findings.stack(input.document), msg) if {
 	some service in _required
 	not endpoints.exists(input.document, service)
 	msg := sprintf("no VPC endpoint for %s: its traffic crosses the internet boundary through NAT", [service])

@@ -25,7 +25,7 @@ violation contains findings.finding("MLPS-L3-8.2.4-KMS", p.resource, p.message) 
 	some p in _problems
 }
 
-_problems contains {"resource": r, "message": msg} if {
+_problems contains findings.problem(r, msg) if {
 	some r in input.document.resources
 	some key in _key_refs(r)
 	resources.aws_managed_key(key)
@@ -52,14 +52,15 @@ _key_refs(r) := {v |
 	is_string(v)
 }
 
-_problems contains {"resource": b, "message": "bucket defaults to SSE-S3 (AES256), not a customer KMS key"} if {
-	some b in s3.buckets(input.document)
-	some c in s3.encryption_configs(input.document, b)
+_problems contains findings.problem(b, "bucket defaults to SSE-S3 (AES256), not a customer KMS key") if {
+	some i in s3.bucket_indices
+	some c in s3.encryption_configs(i)
 	some rule in c.inputs.rules
 	rule.applyServerSideEncryptionByDefault.sseAlgorithm == "AES256"
+	b := input.document.resources[i]
 }
 
-_problems contains {"resource": lt, "message": msg} if {
+_problems contains findings.problem(lt, msg) if {
 	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
 	some m in object.get(lt.inputs, "blockDeviceMappings", [])
 	resources.truthy(object.get(m, ["ebs", "encrypted"], false))

@@ -29,16 +29,17 @@ violation contains findings.finding("MLPS-L3-8.2.4-DIC-a", p.resource, p.message
 _regions := frameworks.setting("mlps_regions")
 
 # configuration resources (bucket policies, lifecycle hooks, ...) go with the resource they configure
-_problems contains {"resource": r, "message": msg} if {
-	some i in resources.taggable_indices
-	r := input.document.resources[i]
-	region := resources.region(r, input.policy)
+# one region at a time: a region is tested once, not once per resource
+_problems contains findings.problem(r, msg) if {
+	some region, positions in residency.resources_by_region
 	not frameworks.in_regions(region, _regions)
 	msg := sprintf("resource in %s, outside mainland China (%s)", [region, concat(", ", _regions)])
+	some i in positions & resources.taggable_indices
+	r := input.document.resources[i]
 }
 
-_problems contains {"resource": d.source, "message": msg} if {
-	some d in residency.destinations(input.document, input.policy)
+_problems contains findings.problem(d.source, msg) if {
+	some d in residency.destinations
 	not frameworks.in_regions(d.region, _regions)
 	msg := sprintf("%s goes to %s, outside mainland China", [d.kind, d.region])
 }

@@ -25,12 +25,12 @@ violation contains findings.finding("MLPS-L3-8.1.3.2a", p.resource, p.message) i
 	some p in _problems
 }
 
-_problems contains {"resource": sg, "message": "default security group has rules (it should deny everything)"} if {
+_problems contains findings.problem(sg, "default security group has rules (it should deny everything)") if {
 	some sg in resources.of_type(input.document, "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup")
 	count(object.get(sg.inputs, "ingress", [])) + count(object.get(sg.inputs, "egress", [])) > 0
 }
 
-_problems contains {"resource": rule.resource, "message": msg} if {
+_problems contains findings.problem(rule.resource, msg) if {
 	some rule in network.rules(input.document)
 	rule.direction == "ingress"
 	network.open_to_world(rule)
@@ -38,7 +38,7 @@ _problems contains {"resource": rule.resource, "message": msg} if {
 	msg := sprintf("security group admits the internet on %s ports %v-%v", [rule.protocol, rule.from, rule.to])
 }
 
-_problems contains {"resource": ns, "message": "namespace has no default-deny NetworkPolicy"} if {
+_problems contains findings.problem(ns, "namespace has no default-deny NetworkPolicy") if {
 	some ns in network.namespaces(input.document)
 	not network.has_default_deny(input.document, resources.name_of(ns), "Ingress")
 }

@@ -24,30 +24,30 @@ violation contains findings.finding("MLPS-L3-8.2.4-IMG", p.resource, p.message) 
 	some p in _problems
 }
 
-_problems contains {"resource": ami, "message": msg} if {
+_problems contains findings.problem(ami, msg) if {
 	some ami in resources.of_types(input.document, {"aws:ec2/ami:Ami", "aws:ec2/amiCopy:AmiCopy"})
 	some d in object.get(ami.inputs, "ebsBlockDevices", [])
 	not resources.truthy(object.get(d, "encrypted", false))
 	msg := sprintf("AMI volume %v is not encrypted", [object.get(d, "deviceName", "?")])
 }
 
-_problems contains {"resource": ami, "message": "AMI copy is not encrypted"} if {
+_problems contains findings.problem(ami, "AMI copy is not encrypted") if {
 	some ami in resources.of_type(input.document, "aws:ec2/amiCopy:AmiCopy")
 	count(object.get(ami.inputs, "ebsBlockDevices", [])) == 0
 	not resources.truthy(object.get(ami.inputs, "encrypted", false))
 }
 
-_problems contains {"resource": s, "message": "snapshot copy is not encrypted"} if {
+_problems contains findings.problem(s, "snapshot copy is not encrypted") if {
 	some s in resources.of_type(input.document, "aws:ebs/snapshotCopy:SnapshotCopy")
 	not resources.truthy(object.get(s.inputs, "encrypted", false))
 }
 
-_problems contains {"resource": p, "message": "AMI launch permission is granted to everyone"} if {
+_problems contains findings.problem(p, "AMI launch permission is granted to everyone") if {
 	some p in resources.of_type(input.document, "aws:ec2/amiLaunchPermission:AmiLaunchPermission")
 	object.get(p.inputs, "group", "") == "all"
 }
 
-_problems contains {"resource": p, "message": "snapshot createVolume permission is granted to everyone"} if {
+_problems contains findings.problem(p, "snapshot createVolume permission is granted to everyone") if {
 	some p in resources.of_type(input.document, "aws:ec2/snapshotCreateVolumePermission:SnapshotCreateVolumePermission")
 	object.get(p.inputs, "accountId", "") == "all"
 }

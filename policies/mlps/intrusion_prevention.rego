@@ -27,7 +27,7 @@ violation contains findings.finding("MLPS-L3-8.1.4.4ab", p.resource, p.message) 
 	some p in _problems
 }
 
-_problems contains {"resource": rule.resource, "message": msg} if {
+_problems contains findings.problem(rule.resource, msg) if {
 	some rule in network.rules(input.document)
 	rule.direction == "ingress"
 	network.open_to_world(rule)
@@ -36,7 +36,7 @@ _problems contains {"resource": rule.resource, "message": msg} if {
 	msg := sprintf("security group exposes high-risk port %d to the internet", [port])
 }
 
-_problems contains {"resource": w, "message": msg} if {
+_problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
 	spec := resources.pod_spec(w)
 	some c in resources.containers(spec)

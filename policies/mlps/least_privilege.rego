@@ -34,7 +34,7 @@ _bindings := resources.of_types(input.document, {
 	"kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
 })
 
-_problems contains {"resource": b, "message": msg} if {
+_problems contains findings.problem(b, msg) if {
 	some b in _bindings
 	object.get(b.inputs, ["roleRef", "name"], "") == "cluster-admin"
 	some s in object.get(b.inputs, "subjects", [])
@@ -42,7 +42,7 @@ _problems contains {"resource": b, "message": msg} if {
 	msg := sprintf("binding gives service account %s cluster-admin", [s.name])
 }
 
-_problems contains {"resource": sa, "message": "service account mounts its API token by default (automountServiceAccountToken not false)"} if {
+_problems contains findings.problem(sa, "service account mounts its API token by default (automountServiceAccountToken not false)") if {
 	some sa in resources.of_type(input.document, "kubernetes:core/v1:ServiceAccount")
 	object.get(sa.inputs, "automountServiceAccountToken", true) != false
 }

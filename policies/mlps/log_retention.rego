@@ -30,7 +30,7 @@ violation contains findings.finding("MLPS-L3-8.1.5.4d", p.resource, p.message) i
 
 _min := frameworks.setting("mlps_min_log_days")
 
-_problems contains {"resource": lg, "message": msg} if {
+_problems contains findings.problem(lg, msg) if {
 	some lg in resources.of_type(input.document, "aws:cloudwatch/logGroup:LogGroup")
 	days := object.get(lg.inputs, "retentionInDays", 0)
 	days > 0
@@ -38,10 +38,10 @@ _problems contains {"resource": lg, "message": msg} if {
 	msg := sprintf("log group keeps logs %v days; at least %v required (365 is the safe CloudWatch value)", [days, _min])
 }
 
-_problems contains {"resource": b, "message": msg} if {
-	some b in s3.buckets(input.document)
-	audit.trail_destination(input.document, b)
-	days := s3.expiration_days(input.document, b)
+_problems contains findings.problem(b, msg) if {
+	some i in s3.bucket_indices & audit.trail_destinations
+	days := s3.expiration_days[i]
+	b := input.document.resources[i]
 	days < 183
 	msg := sprintf("audit log archive expires after %v days; six months needs at least 183", [days])
 }

@@ -24,17 +24,17 @@ violation contains findings.finding("MLPS-L3-8.1.2.1c", p.resource, p.message) i
 	some p in _problems
 }
 
-_problems contains {"resource": sg, "message": "security group has no vpcId: it lands in the default VPC"} if {
+_problems contains findings.problem(sg, "security group has no vpcId: it lands in the default VPC") if {
 	some sg in resources.of_type(input.document, "aws:ec2/securityGroup:SecurityGroup")
 	object.get(sg.inputs, "vpcId", "") == ""
 }
 
-_problems contains {"resource": asg, "message": "autoscaling group has no vpcZoneIdentifiers: it launches into the default VPC"} if {
+_problems contains findings.problem(asg, "autoscaling group has no vpcZoneIdentifiers: it launches into the default VPC") if {
 	some asg in resources.of_type(input.document, "aws:autoscaling/group:Group")
 	count(object.get(asg.inputs, "vpcZoneIdentifiers", [])) == 0
 }
 
-_problems contains {"resource": r, "message": "Kubernetes object in the default namespace"} if {
+_problems contains findings.problem(r, "Kubernetes object in the default namespace") if {
 	some r in input.document.resources
 	resources.is_k8s(r)
 	not r.type in _cluster_scoped

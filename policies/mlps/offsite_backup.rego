@@ -25,23 +25,23 @@ violation contains findings.finding("MLPS-L3-8.1.4.9b", p.resource, p.message) i
 	some p in _problems
 }
 
-_problems contains {"resource": b, "message": "personal-data bucket has no off-site (cross-region) replica"} if {
-	some b in s3.buckets(input.document)
-	resources.personal(b)
-	not s3.is_replica(input.document, b)
-	count(s3.replication_configs(input.document, b)) == 0
+_problems contains findings.problem(b, "personal-data bucket has no off-site (cross-region) replica") if {
+	some i in s3.bucket_indices & resources.personal_indices
+	b := input.document.resources[i]
+	not s3.is_replica(i)
+	count(s3.replication_configs(i)) == 0
 }
 
-_problems contains {"resource": d.source, "message": msg} if {
-	some d in residency.destinations(input.document, input.policy)
+_problems contains findings.problem(d.source, msg) if {
+	some d in residency.destinations
 	d.kind == "replication"
 	src := resources.region(d.source, input.policy)
 	d.region == src
 	msg := sprintf("replica is in the same region (%s); off-site backup needs another region", [src])
 }
 
-_problems contains {"resource": d.source, "message": msg} if {
-	some d in residency.destinations(input.document, input.policy)
+_problems contains findings.problem(d.source, msg) if {
+	some d in residency.destinations
 	d.kind == "replication"
 	not frameworks.in_regions(d.region, frameworks.setting("mlps_regions"))
 	msg := sprintf("replica in %s leaves mainland China", [d.region])

@@ -26,7 +26,7 @@ violation contains findings.finding("MLPS-L3-8.1.3.1c", p.resource, p.message) i
 	some p in _problems
 }
 
-_problems contains {"resource": rule.resource, "message": "security group allows all-port egress to the internet"} if {
+_problems contains findings.problem(rule.resource, "security group allows all-port egress to the internet") if {
 	some rule in network.rules(input.document)
 	rule.direction == "egress"
 	resources.sensitive(rule.resource)
@@ -34,7 +34,7 @@ _problems contains {"resource": rule.resource, "message": "security group allows
 	network.all_ports(rule)
 }
 
-_problems contains {"resource": ns, "message": "sensitive namespace has no default-deny egress NetworkPolicy"} if {
+_problems contains findings.problem(ns, "sensitive namespace has no default-deny egress NetworkPolicy") if {
 	some ns in network.namespaces(input.document)
 	resources.sensitive(ns)
 	not network.has_default_deny(input.document, resources.name_of(ns), "Egress")

@@ -26,7 +26,7 @@ violation contains findings.finding("MLPS-L3-8.1.4.11", p.resource, p.message) i
 	some p in _problems
 }
 
-_problems contains {"resource": r, "message": msg} if {
+_problems contains findings.problem(r, msg) if {
 	some i in resources.personal_indices
 	r := input.document.resources[i]
 	resources.is_aws(r)

@@ -28,14 +28,14 @@ violation contains findings.finding("MLPS-L3-8.1.2.1e", p.resource, p.message) i
 
 _asgs := resources.of_type(input.document, "aws:autoscaling/group:Group")
 
-_problems contains {"resource": asg, "message": msg} if {
+_problems contains findings.problem(asg, msg) if {
 	some asg in _asgs
 	n := count(object.get(asg.inputs, "vpcZoneIdentifiers", object.get(asg.inputs, "availabilityZones", [])))
 	n < 2
 	msg := sprintf("autoscaling group spans %d subnet(s); at least 2 availability zones required", [n])
 }
 
-_problems contains {"resource": asg, "message": msg} if {
+_problems contains findings.problem(asg, msg) if {
 	some asg in _asgs
 	fleets.spot_share(asg) > 0
 	n := count(fleets.instance_types(asg))
@@ -43,20 +43,20 @@ _problems contains {"resource": asg, "message": msg} if {
 	msg := sprintf("spot autoscaling group has %d instance type(s); at least 2 needed to survive a spot pool running dry", [n])
 }
 
-_problems contains {"resource": asg, "message": "gold-tier autoscaling group has no on-demand base capacity"} if {
+_problems contains findings.problem(asg, "gold-tier autoscaling group has no on-demand base capacity") if {
 	some asg in _asgs
 	fleets.sla(asg) == "gold"
 	fleets.on_demand_base(asg) < 1
 }
 
-_problems contains {"resource": d, "message": msg} if {
+_problems contains findings.problem(d, msg) if {
 	some d in resources.of_type(input.document, "kubernetes:apps/v1:Deployment")
 	replicas := object.get(d.inputs, ["spec", "replicas"], 1)
 	replicas < 2
 	msg := sprintf("Deployment runs %v replica(s); at least 2 required", [replicas])
 }
 
-_problems contains {"resource": d, "message": "Deployment has no PodDisruptionBudget"} if {
+_problems contains findings.problem(d, "Deployment has no PodDisruptionBudget") if {
 	some d in resources.of_type(input.document, "kubernetes:apps/v1:Deployment")
 	not _pdb_covers(d)
 }

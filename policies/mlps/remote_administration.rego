@@ -26,7 +26,7 @@ violation contains findings.finding("MLPS-L3-8.1.4.1", p.resource, p.message) if
 	some p in _problems
 }
 
-_problems contains {"resource": rule.resource, "message": msg} if {
+_problems contains findings.problem(rule.resource, msg) if {
 	some rule in network.rules(input.document)
 	rule.direction == "ingress"
 	network.open_to_world(rule)
@@ -35,12 +35,12 @@ _problems contains {"resource": rule.resource, "message": msg} if {
 	msg := sprintf("security group opens administration port %d to the internet", [port])
 }
 
-_problems contains {"resource": lt, "message": "launch template installs an SSH key pair (keyName); use Session Manager"} if {
+_problems contains findings.problem(lt, "launch template installs an SSH key pair (keyName); use Session Manager") if {
 	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
 	object.get(lt.inputs, "keyName", "") != ""
 }
 
-_problems contains {"resource": c, "message": "EKS API endpoint is public to the whole internet"} if {
+_problems contains findings.problem(c, "EKS API endpoint is public to the whole internet") if {
 	some c in resources.of_type(input.document, "aws:eks/cluster:Cluster")
 	object.get(c.inputs, ["vpcConfig", "endpointPublicAccess"], true) == true
 	cidrs := object.get(c.inputs, ["vpcConfig", "publicAccessCidrs"], ["0.0.0.0/0"])

@@ -24,15 +24,16 @@ violation contains findings.finding("MLPS-L3-8.2.4-RIP", p.resource, p.message) 
 	some p in _problems
 }
 
-_problems contains {"resource": b, "message": "versioned bucket never expires noncurrent versions"} if {
-	some b in s3.buckets(input.document)
-	s3.versioned(input.document, b)
-	not s3.noncurrent_expiration_days(input.document, b)
+_problems contains findings.problem(b, "versioned bucket never expires noncurrent versions") if {
+	some i in s3.versioned
+	not s3.noncurrent_expiration_days[i]
+	b := input.document.resources[i]
 }
 
-_problems contains {"resource": b, "message": "replication does not replicate delete markers"} if {
-	some b in s3.buckets(input.document)
-	some rc in s3.replication_configs(input.document, b)
+_problems contains findings.problem(b, "replication does not replicate delete markers") if {
+	some i in s3.bucket_indices
+	some rc in s3.replication_configs(i)
 	some rule in object.get(rc.inputs, "rules", [])
 	object.get(rule, ["deleteMarkerReplication", "status"], "Disabled") != "Enabled"
+	b := input.document.resources[i]
 }

@@ -27,7 +27,7 @@ violation contains findings.finding("MLPS-L3-8.1.4.10", p.resource, p.message) i
 
 _lts := resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
 
-_problems contains {"resource": lt, "message": msg} if {
+_problems contains findings.problem(lt, msg) if {
 	some lt in _lts
 	some m in object.get(lt.inputs, "blockDeviceMappings", [])
 	is_object(object.get(m, "ebs", null))
@@ -35,7 +35,7 @@ _problems contains {"resource": lt, "message": msg} if {
 	msg := sprintf("EBS mapping %v survives instance termination (deleteOnTermination not true)", [object.get(m, "deviceName", "?")])
 }
 
-_problems contains {"resource": lt, "message": msg} if {
+_problems contains findings.problem(lt, msg) if {
 	some lt in _lts
 	some m in object.get(lt.inputs, "blockDeviceMappings", [])
 	is_object(object.get(m, "ebs", null))
@@ -43,7 +43,7 @@ _problems contains {"resource": lt, "message": msg} if {
 	msg := sprintf("EBS mapping %v is not encrypted, so released blocks are readable", [object.get(m, "deviceName", "?")])
 }
 
-_problems contains {"resource": lt, "message": msg} if {
+_problems contains findings.problem(lt, msg) if {
 	some lt in _lts
 	resources.sensitive(lt)
 	behaviour := object.get(lt.inputs, ["instanceMarketOptions", "spotOptions", "instanceInterruptionBehavior"], "terminate")
@@ -51,7 +51,7 @@ _problems contains {"resource": lt, "message": msg} if {
 	msg := sprintf("sensitive spot instances %s on interruption and keep their volumes", [behaviour])
 }
 
-_problems contains {"resource": sc, "message": "sensitive StorageClass keeps released volumes (reclaimPolicy Retain)"} if {
+_problems contains findings.problem(sc, "sensitive StorageClass keeps released volumes (reclaimPolicy Retain)") if {
 	some sc in resources.of_type(input.document, "kubernetes:storage.k8s.io/v1:StorageClass")
 	resources.sensitive(sc)
 	object.get(sc.inputs, "reclaimPolicy", "Delete") == "Retain"

@@ -27,7 +27,7 @@ violation contains findings.finding("MLPS-L3-8.1.4.3a", p.resource, p.message) i
 
 _stack := findings.stack(input.document)
 
-_problems contains {"resource": _stack, "message": "no multi-region CloudTrail trail records management events"} if {
+_problems contains findings.problem(_stack, "no multi-region CloudTrail trail records management events") if {
 	not _audited
 }
 

@@ -24,13 +24,13 @@ violation contains findings.finding("MLPS-L3-8.1.3.2c", p.resource, p.message) i
 	some p in _problems
 }
 
-_problems contains {"resource": rule.resource, "message": "ingress rule allows every protocol or port"} if {
+_problems contains findings.problem(rule.resource, "ingress rule allows every protocol or port") if {
 	some rule in network.rules(input.document)
 	rule.direction == "ingress"
 	network.all_ports(rule)
 }
 
-_problems contains {"resource": np, "message": msg} if {
+_problems contains findings.problem(np, msg) if {
 	some np in network.network_policies(input.document)
 	some direction in ["ingress", "egress"]
 	some rule in object.get(np.inputs, ["spec", direction], [])

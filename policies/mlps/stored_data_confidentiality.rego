@@ -30,14 +30,14 @@ _problems contains p if {
 	some p in checks.at_rest(input.document)
 }
 
-_problems contains {"resource": cm, "message": msg} if {
+_problems contains findings.problem(cm, msg) if {
 	some cm in resources.of_type(input.document, "kubernetes:core/v1:ConfigMap")
 	some key, _ in object.get(cm.inputs, "data", {})
 	resources.credential_key(key)
 	msg := sprintf("ConfigMap key %q looks like a plaintext credential", [key])
 }
 
-_problems contains {"resource": w, "message": msg} if {
+_problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
 	some c in resources.containers(resources.pod_spec(w))
 	some e in object.get(c, "env", [])
@@ -46,7 +46,7 @@ _problems contains {"resource": w, "message": msg} if {
 	msg := sprintf("container %s sets credential %s as a plaintext env value", [c.name, e.name])
 }
 
-_problems contains {"resource": lt, "message": "launch template user data contains a credential-like assignment"} if {
+_problems contains findings.problem(lt, "launch template user data contains a credential-like assignment") if {
 	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
 	raw := object.get(lt.inputs, "userData", "")
 	raw != ""
@@ -58,7 +58,7 @@ _decode(raw) := base64.decode(raw) if base64.is_valid(raw)
 
 _decode(raw) := raw if not base64.is_valid(raw)
 
-_problems contains {"resource": c, "message": "EKS cluster does not encrypt Secrets with KMS (encryptionConfig)"} if {
+_problems contains findings.problem(c, "EKS cluster does not encrypt Secrets with KMS (encryptionConfig)") if {
 	some c in resources.of_type(input.document, "aws:eks/cluster:Cluster")
 	not _secrets_encrypted(c)
 }

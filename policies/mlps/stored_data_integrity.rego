@@ -25,17 +25,15 @@ violation contains findings.finding("MLPS-L3-8.1.4.7b", p.resource, p.message) i
 	some p in _problems
 }
 
-_problems contains {"resource": b, "message": "important-data or log bucket is not versioned"} if {
-	some b in s3.buckets(input.document)
-	_important(b)
-	not s3.versioned(input.document, b)
+_problems contains findings.problem(b, "important-data or log bucket is not versioned") if {
+	some i in _important - s3.versioned
+	b := input.document.resources[i]
 }
 
-_important(b) if resources.sensitive(b)
+# positions of the sensitive-data buckets and of the buckets receiving trail log files
+_important := s3.bucket_indices & (resources.sensitive_indices | audit.trail_destinations)
 
-_important(b) if audit.trail_destination(input.document, b)
-
-_problems contains {"resource": t, "message": "trail has log-file validation off"} if {
+_problems contains findings.problem(t, "trail has log-file validation off") if {
 	some t in audit.trails(input.document)
 	not resources.truthy(object.get(t.inputs, "enableLogFileValidation", false))
 }

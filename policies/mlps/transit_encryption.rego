@@ -31,7 +31,7 @@ _problems contains p if {
 	some p in checks.in_transit(input.document)
 }
 
-_problems contains {"resource": ep, "message": "interface VPC endpoint has private DNS off: clients still resolve the public endpoint"} if {
+_problems contains findings.problem(ep, "interface VPC endpoint has private DNS off: clients still resolve the public endpoint") if {
 	some ep in resources.of_type(input.document, "aws:ec2/vpcEndpoint:VpcEndpoint")
 	endpoints.interface(ep)
 	not resources.truthy(object.get(ep.inputs, "privateDnsEnabled", false))

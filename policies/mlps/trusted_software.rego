@@ -27,14 +27,14 @@ _trusted(image) if regex.match(`^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.
 
 _trusted(image) if strings.any_prefix_match(image, frameworks.setting("trusted_registries"))
 
-_problems contains {"resource": w, "message": msg} if {
+_problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
 	some c in resources.containers(resources.pod_spec(w))
 	not _trusted(c.image)
 	msg := sprintf("container %s pulls %s from a registry that is not allow-listed", [c.name, c.image])
 }
 
-_problems contains {"resource": w, "message": msg} if {
+_problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
 	some c in resources.containers(resources.pod_spec(w))
 	not contains(c.image, "@sha256:")
