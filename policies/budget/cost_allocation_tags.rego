@@ -35,13 +35,40 @@ _json(raw) := json.unmarshal(raw) if is_string(raw)
 
 _json(raw) := raw if is_object(raw)
 
-_problems contains findings.problem(r, msg) if {
-	some i in resources.taggable_indices
-	r := input.document.resources[i]
-	tags := object.union(_default_tags, resources.tags(r))
+# Most resources carry every tag: a set of filters decides that before the message is built.
+_problems contains findings.problem(input.document.resources[i], _message(tags)) if {
+	_no_defaults
+	some i, tags in resources.tags_at
+	i in resources.taggable_indices
+	not _complete(tags)
+}
+
+_problems contains findings.problem(input.document.resources[i], _message(tags)) if {
+	not _no_defaults
+	some i, own in resources.tags_at
+	i in resources.taggable_indices
+	tags := object.union(_default_tags, own)
+	not _complete(tags)
+}
+
+# taggable resources without tags of their own
+_problems contains findings.problem(input.document.resources[i], _message(_default_tags)) if {
+	not _complete(_default_tags)
+	some i in resources.taggable_indices - object.keys(resources.tags_at)
+}
+
+_no_defaults if count(_default_tags) == 0
+
+_complete(tags) if {
+	present := object.filter(tags, budget.cost_tags)
+	count(present) == count(budget.cost_tags)
+	every value in present {
+		not value in budget.missing_values
+	}
+}
+
+_message(tags) := sprintf("missing cost-allocation tag(s): %s", [concat(", ", missing)]) if {
 	missing := [k | some k in budget.cost_tags; not _has(tags, k)]
-	count(missing) > 0
-	msg := sprintf("missing cost-allocation tag(s): %s", [concat(", ", missing)])
 }
 
 _has(tags, key) if {

@@ -33,9 +33,7 @@ _problems contains findings.problem(lt, "personal-data launch template gives ins
 }
 
 _problems contains findings.problem(rule.resource, msg) if {
-	some rule in network.rules(input.document)
-	rule.direction == "ingress"
-	network.open_to_world(rule)
+	some rule in network.world_ingress_rules(input.document)
 	not network.only_ports(rule, {443})
 	msg := sprintf("security group admits the internet on %s ports %v-%v", [rule.protocol, rule.from, rule.to])
 }

@@ -12,12 +12,19 @@ endpoint_type := "aws:ec2/vpcEndpoint:VpcEndpoint"
 service(ep) := concat(".", array.slice(parts, i + 1, count(parts))) if {
 	parts := split(object.get(ep.inputs, "serviceName", ""), ".")
 	some i, p in parts
+	contains(p, "-")
 	regex.match(`^[a-z]{2}(-gov)?-[a-z]+-\d$`, p)
 }
 
-for_service(document, name) := [ep | some ep in resources.of_type(document, endpoint_type); service(ep) == name]
+# endpoint positions by service, built once per evaluation
+_by_service[name] contains i if {
+	some i in resources.indices(endpoint_type)
+	name := service(input.document.resources[i])
+}
 
-exists(document, name) if count(for_service(document, name)) > 0
+for_service(_, name) := [input.document.resources[i] | some i in object.get(_by_service, name, set())]
+
+exists(_, name) if count(object.get(_by_service, name, set())) > 0
 
 interface(ep) if object.get(ep.inputs, "vpcEndpointType", "Gateway") == "Interface"
 

@@ -18,10 +18,15 @@ finding(control_id, resource, message) := {
 }
 
 severity(control_id) := s if {
-	s := data.seedance.severity_overrides[control_id]
+	s := _overrides[control_id]
 } else := s if {
-	s := data.seedance.controls[control_id].severity
+	s := _controls[control_id].severity
 } else := "mandatory"
+
+# read from data once per evaluation (a lookup in data costs regorus far more than one in a rule)
+_overrides := object.get(data, ["seedance", "severity_overrides"], {})
+
+_controls := object.get(data, ["seedance", "controls"], {})
 
 # problem is what a control collects before it becomes a finding: a resource and a message. The
 # resource's URN leads the object ("at" sorts first), so a set of problems compares URNs, not whole

@@ -25,26 +25,31 @@ _inline(r, direction, rule) := {
 
 _cidr(rule) := [c | some k in ["cidrIpv4", "cidrIpv6"]; c := object.get(rule, k, null); is_string(c)]
 
-rules(document) := array.concat(
+# every rule of the document, built once per evaluation; `position` is the resource's position
+rules(_) := _rules
+
+_rules := array.concat(
 	array.concat(
 		[x |
-			some r in resources.of_type(document, "aws:ec2/securityGroup:SecurityGroup")
+			some i in resources.indices("aws:ec2/securityGroup:SecurityGroup")
+			r := input.document.resources[i]
 			some direction in ["ingress", "egress"]
 			some rule in object.get(r.inputs, direction, [])
-			x := _inline(r, direction, rule)
+			x := object.union(_inline(r, direction, rule), {"position": i})
 		],
 		[x |
-			some r in resources.of_type(document, "aws:ec2/securityGroupRule:SecurityGroupRule")
-			x := _inline(r, r.inputs.type, r.inputs)
+			some i in resources.indices("aws:ec2/securityGroupRule:SecurityGroupRule")
+			r := input.document.resources[i]
+			x := object.union(_inline(r, r.inputs.type, r.inputs), {"position": i})
 		],
 	),
 	[x |
-		some r in resources.of_types(document, {
-			"aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
-			"aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
-		})
+		some t in ["aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"]
+		some i in resources.indices(t)
+		r := input.document.resources[i]
 		x := {
 			"resource": r,
+			"position": i,
 			"direction": _direction(r.type),
 			"protocol": lower(sprintf("%v", [object.get(r.inputs, "ipProtocol", "-1")])),
 			"from": object.get(r.inputs, "fromPort", 0),
@@ -53,6 +58,23 @@ rules(document) := array.concat(
 		}
 	],
 )
+
+# the ingress rules, the egress rules, and those of each open to the internet
+ingress_rules(_) := _ingress
+
+egress_rules(_) := _egress
+
+world_ingress_rules(_) := _world_ingress
+
+world_egress_rules(_) := _world_egress
+
+_world_ingress := [rule | some rule in _ingress; open_to_world(rule)]
+
+_world_egress := [rule | some rule in _egress; open_to_world(rule)]
+
+_ingress := [rule | some rule in _rules; rule.direction == "ingress"]
+
+_egress := [rule | some rule in _rules; rule.direction == "egress"]
 
 _direction(type) := "ingress" if endswith(type, "IngressRule")
 

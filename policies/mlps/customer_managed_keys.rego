@@ -25,31 +25,50 @@ violation contains findings.finding("MLPS-L3-8.2.4-KMS", p.resource, p.message) 
 	some p in _problems
 }
 
-_problems contains findings.problem(r, msg) if {
-	some r in input.document.resources
-	some key in _key_refs(r)
-	resources.aws_managed_key(key)
-	msg := sprintf("uses the AWS-managed key %s instead of a customer-managed key", [key])
+_problems contains findings.problem(input.document.resources[i], msg) if {
+	some ref in _aws_managed_refs
+	i := ref[0]
+	msg := sprintf("uses the AWS-managed key %s instead of a customer-managed key", [ref[1]])
 }
 
-# where the resources the stack creates name a KMS key
-_key_refs(r) := {v |
-	some path in [
-		["kmsKeyId"],
-		["kmsKeyArn"],
-		["parameters", "kmsKeyId"],
-		["encryptionConfig", "provider", "keyArn"],
-	]
-	v := object.get(r.inputs, path, null)
-	is_string(v)
-} | {v |
-	some m in object.get(r.inputs, "blockDeviceMappings", [])
-	v := object.get(m, ["ebs", "kmsKeyId"], null)
-	is_string(v)
-} | {v |
-	some rule in object.get(r.inputs, "rules", [])
-	v := object.get(rule, ["applyServerSideEncryptionByDefault", "kmsMasterKeyId"], null)
-	is_string(v)
+# [position, key] where a resource the stack creates names an AWS-managed KMS key: one pass over
+# the resources per place a key can be named (direct references are the cheapest test there is)
+_aws_managed_refs contains [i, key] if {
+	some i, r in input.document.resources
+	some name in ["kmsKeyId", "kmsKeyArn"]
+	key := r.inputs[name]
+	_aws_managed(key)
+}
+
+_aws_managed_refs contains [i, key] if {
+	some i, r in input.document.resources
+	key := r.inputs.parameters.kmsKeyId
+	_aws_managed(key)
+}
+
+_aws_managed_refs contains [i, key] if {
+	some i, r in input.document.resources
+	key := r.inputs.encryptionConfig.provider.keyArn
+	_aws_managed(key)
+}
+
+_aws_managed_refs contains [i, key] if {
+	some i, r in input.document.resources
+	some m in r.inputs.blockDeviceMappings
+	key := m.ebs.kmsKeyId
+	_aws_managed(key)
+}
+
+_aws_managed_refs contains [i, key] if {
+	some i, r in input.document.resources
+	some rule in r.inputs.rules
+	key := rule.applyServerSideEncryptionByDefault.kmsMasterKeyId
+	_aws_managed(key)
+}
+
+_aws_managed(key) if {
+	is_string(key)
+	resources.aws_managed_key(key)
 }
 
 _problems contains findings.problem(b, "bucket defaults to SSE-S3 (AES256), not a customer KMS key") if {

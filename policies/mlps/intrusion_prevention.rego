@@ -28,9 +28,7 @@ violation contains findings.finding("MLPS-L3-8.1.4.4ab", p.resource, p.message) 
 }
 
 _problems contains findings.problem(rule.resource, msg) if {
-	some rule in network.rules(input.document)
-	rule.direction == "ingress"
-	network.open_to_world(rule)
+	some rule in network.world_ingress_rules(input.document)
 	some port in network.high_risk_ports
 	network.covers(rule, port)
 	msg := sprintf("security group exposes high-risk port %d to the internet", [port])

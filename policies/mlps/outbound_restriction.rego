@@ -27,15 +27,13 @@ violation contains findings.finding("MLPS-L3-8.1.3.1c", p.resource, p.message) i
 }
 
 _problems contains findings.problem(rule.resource, "security group allows all-port egress to the internet") if {
-	some rule in network.rules(input.document)
-	rule.direction == "egress"
-	resources.sensitive(rule.resource)
-	network.open_to_world(rule)
+	some rule in network.world_egress_rules(input.document)
+	rule.position in resources.sensitive_indices
 	network.all_ports(rule)
 }
 
 _problems contains findings.problem(ns, "sensitive namespace has no default-deny egress NetworkPolicy") if {
-	some ns in network.namespaces(input.document)
-	resources.sensitive(ns)
+	some i in resources.indices("kubernetes:core/v1:Namespace") & resources.sensitive_indices
+	ns := input.document.resources[i]
 	not network.has_default_deny(input.document, resources.name_of(ns), "Egress")
 }

@@ -27,9 +27,7 @@ violation contains findings.finding("MLPS-L3-8.1.4.1", p.resource, p.message) if
 }
 
 _problems contains findings.problem(rule.resource, msg) if {
-	some rule in network.rules(input.document)
-	rule.direction == "ingress"
-	network.open_to_world(rule)
+	some rule in network.world_ingress_rules(input.document)
 	some port in network.admin_ports
 	network.covers(rule, port)
 	msg := sprintf("security group opens administration port %d to the internet", [port])

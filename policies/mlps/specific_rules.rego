@@ -25,8 +25,7 @@ violation contains findings.finding("MLPS-L3-8.1.3.2c", p.resource, p.message) i
 }
 
 _problems contains findings.problem(rule.resource, "ingress rule allows every protocol or port") if {
-	some rule in network.rules(input.document)
-	rule.direction == "ingress"
+	some rule in network.ingress_rules(input.document)
 	network.all_ports(rule)
 }
 
