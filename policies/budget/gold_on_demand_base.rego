@@ -32,8 +32,9 @@ _problems contains findings.problem(findings.stack(input.document), msg) if {
 }
 
 _problems contains findings.problem(asg, msg) if {
-	some asg in fleets.asgs(input.document)
-	fleets.sla(asg) == "gold"
+	some i in fleets.asg_indices(input.document)
+	fleets.sla(i) == "gold"
+	asg := input.document.resources[i]
 	fleets.on_demand_base(asg) < 1
-	msg := sprintf("gold fleet %s has onDemandBaseCapacity 0", [fleets.fleet(asg)])
+	msg := sprintf("gold fleet %s has onDemandBaseCapacity 0", [fleets.fleet(i)])
 }

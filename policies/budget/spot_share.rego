@@ -27,6 +27,13 @@ violation contains findings.finding("BUDGET-SPOT-1", p.resource, p.message) if {
 
 _caps := frameworks.setting("sla_spot_cap")
 
+# the spot cap of each fleet of the policy, worked out once rather than once per autoscaling group
+_fleet_caps[name] := cap if {
+	some f in object.get(input.policy, "fleets", [])
+	name := f.name
+	cap := budget.spot_cap(input.policy, name, _caps)
+}
+
 _problems contains findings.problem(findings.stack(input.document), msg) if {
 	some fp in object.get(input, ["plan", "fleets"], [])
 	cap := budget.spot_cap(input.policy, fp.name, _caps)
@@ -35,9 +42,10 @@ _problems contains findings.problem(findings.stack(input.document), msg) if {
 }
 
 _problems contains findings.problem(asg, msg) if {
-	some asg in fleets.asgs(input.document)
-	name := fleets.fleet(asg)
-	cap := budget.spot_cap(input.policy, name, _caps)
+	some i in fleets.asg_indices(input.document)
+	name := fleets.fleet(i)
+	cap := _fleet_caps[name]
+	asg := input.document.resources[i]
 	share := fleets.spot_share(asg)
 	share > cap + 0.0001
 	msg := sprintf("fleet %s runs %d%% on spot above its base; the cap is %d%%", [name, round(100 * share), round(100 * cap)])

@@ -32,8 +32,8 @@ _problems contains p if {
 }
 
 _problems contains findings.problem(lt, msg) if {
-	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
-	resources.personal(lt)
+	some i in resources.indices("aws:ec2/launchTemplate:LaunchTemplate") & resources.personal_indices
+	lt := input.document.resources[i]
 	some m in object.get(lt.inputs, "blockDeviceMappings", [])
 	resources.truthy(object.get(m, ["ebs", "encrypted"], false))
 	object.get(m.ebs, "kmsKeyId", "") == ""

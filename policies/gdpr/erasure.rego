@@ -49,13 +49,13 @@ _retention_days(r) := r.days if is_number(object.get(r, "days", null))
 _retention_days(r) := r.years * 365 if is_number(object.get(r, "years", null))
 
 _problems contains findings.problem(sc, "personal-data StorageClass retains volumes after release (reclaimPolicy Retain)") if {
-	some sc in resources.of_type(input.document, "kubernetes:storage.k8s.io/v1:StorageClass")
-	resources.personal(sc)
+	some i in resources.indices("kubernetes:storage.k8s.io/v1:StorageClass") & resources.personal_indices
+	sc := input.document.resources[i]
 	object.get(sc.inputs, "reclaimPolicy", "Delete") == "Retain"
 }
 
 _problems contains findings.problem(pv, "personal-data PersistentVolume is retained after release") if {
-	some pv in resources.of_type(input.document, "kubernetes:core/v1:PersistentVolume")
-	resources.personal(pv)
+	some i in resources.indices("kubernetes:core/v1:PersistentVolume") & resources.personal_indices
+	pv := input.document.resources[i]
 	object.get(pv.inputs, ["spec", "persistentVolumeReclaimPolicy"], "Retain") == "Retain"
 }

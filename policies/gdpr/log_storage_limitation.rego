@@ -29,7 +29,9 @@ violation contains findings.finding("GDPR-5.1e-2", p.resource, p.message) if {
 
 _max := frameworks.gdpr_log_max_days(input.policy)
 
-_personal_logs := [lg | some lg in resources.of_type(input.document, "aws:cloudwatch/logGroup:LogGroup"); resources.personal(lg)]
+_personal_logs := [input.document.resources[i] |
+	some i in resources.indices("aws:cloudwatch/logGroup:LogGroup") & resources.personal_indices
+]
 
 _problems contains findings.problem(lg, msg) if {
 	some lg in _personal_logs

@@ -27,8 +27,8 @@ violation contains findings.finding("GDPR-25.2-2", p.resource, p.message) if {
 }
 
 _problems contains findings.problem(lt, "personal-data launch template gives instances a public IP") if {
-	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
-	resources.personal(lt)
+	some i in resources.indices("aws:ec2/launchTemplate:LaunchTemplate") & resources.personal_indices
+	lt := input.document.resources[i]
 	network.public_ip(lt)
 }
 

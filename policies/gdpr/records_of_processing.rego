@@ -39,12 +39,19 @@ _k8s_storage := {
 	"kubernetes:core/v1:PersistentVolumeClaim",
 }
 
-_problems contains findings.problem(r, msg) if {
-	some r in resources.of_types(input.document, _aws_storage)
-	tags := resources.tags(r)
+_problems contains findings.problem(input.document.resources[i], msg) if {
+	some type in _aws_storage
+	some i in resources.indices(type)
+	tags := object.get(resources.tags_at, i, {})
+	not _recorded(tags)
 	missing := [k | some k in ["data-class", "purpose", "controller"]; not tags[k]]
-	count(missing) > 0
 	msg := sprintf("storage lacks record-of-processing tags: %s", [concat(", ", missing)])
+}
+
+_recorded(tags) if {
+	tags["data-class"]
+	tags.purpose
+	tags.controller
 }
 
 _problems contains findings.problem(r, "Kubernetes storage lacks the seedance.io/data-class label") if {

@@ -68,8 +68,8 @@ _problems contains findings.problem(b, msg) if {
 }
 
 _problems contains findings.problem(sc, msg) if {
-	some sc in resources.of_type(input.document, "kubernetes:storage.k8s.io/v1:StorageClass")
-	resources.personal(sc)
+	some i in resources.indices("kubernetes:storage.k8s.io/v1:StorageClass") & resources.personal_indices
+	sc := input.document.resources[i]
 	policy := object.get(sc.inputs, "reclaimPolicy", "Delete")
 	policy != "Delete"
 	msg := sprintf("personal-data StorageClass keeps released volumes (reclaimPolicy %s)", [policy])

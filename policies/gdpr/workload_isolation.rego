@@ -29,11 +29,14 @@ violation contains findings.finding("GDPR-32.1b-2", p.resource, p.message) if {
 	some p in _problems
 }
 
-_personal_namespaces := {resources.name_of(ns) | some ns in network.namespaces(input.document); resources.personal(ns)}
+# positions of the personal-data namespaces, and their names
+_personal_namespace_indices := resources.indices("kubernetes:core/v1:Namespace") & resources.personal_indices
+
+_personal_namespaces := {resources.name_of(input.document.resources[i]) | some i in _personal_namespace_indices}
 
 _problems contains findings.problem(ns, "personal-data namespace has no default-deny NetworkPolicy") if {
-	some ns in network.namespaces(input.document)
-	resources.personal(ns)
+	some i in _personal_namespace_indices
+	ns := input.document.resources[i]
 	not network.has_default_deny(input.document, resources.name_of(ns), "Ingress")
 }
 
@@ -50,8 +53,7 @@ _problems contains findings.problem(w, msg) if {
 }
 
 _problems contains findings.problem(cm, msg) if {
-	some cm in resources.of_type(input.document, "kubernetes:core/v1:ConfigMap")
-	some key, _ in object.get(cm.inputs, "data", {})
-	resources.credential_key(key)
-	msg := sprintf("ConfigMap key %q looks like a credential (use a Secret)", [key])
+	some ref in resources.credential_config_keys(input.document)
+	cm := input.document.resources[ref[0]]
+	msg := sprintf("ConfigMap key %q looks like a credential (use a Secret)", [ref[1]])
 }

@@ -10,9 +10,15 @@ import data.lib.resources
 
 asgs(document) := resources.of_type(document, "aws:autoscaling/group:Group")
 
-sla(asg) := object.get(resources.tags(asg), "seedance:sla", "")
+# positions of the autoscaling groups
+asg_indices(_) := resources.indices("aws:autoscaling/group:Group")
 
-fleet(asg) := object.get(resources.tags(asg), "seedance:fleet", asg.name)
+# SLA tier and fleet of the autoscaling group at position i, from its tags
+sla(i) := object.get(_tags(i), "seedance:sla", "")
+
+fleet(i) := object.get(_tags(i), "seedance:fleet", input.document.resources[i].name)
+
+_tags(i) := object.get(resources.tags_at, i, {})
 
 _distribution(asg) := object.get(asg.inputs, ["mixedInstancesPolicy", "instancesDistribution"], {})
 

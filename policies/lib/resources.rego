@@ -26,6 +26,9 @@ of_type(_, type) := [input.document.resources[i] | some i in indices(type)]
 
 of_types(_, types) := [input.document.resources[i] | some t in types; some i in indices(t)]
 
+# the Kubernetes types in the document
+k8s_types(_) := {type | some type, _ in _by_type; startswith(type, "kubernetes:")}
+
 # positions of the AWS resources and of the Kubernetes objects
 aws_indices contains i if {
 	some type, positions in _by_type
@@ -105,7 +108,7 @@ truthy(v) if v == true
 
 truthy(v) if v == "true"
 
-namespace(r) := object.get(inputs(r), ["metadata", "namespace"], "default")
+namespace(r) := object.get(r, ["inputs", "metadata", "namespace"], "default")
 
 name_of(r) := object.get(inputs(r), ["metadata", "name"], r.name)
 
@@ -138,10 +141,19 @@ pod_spec(r) := inputs(r).spec.template.spec if {
 
 containers(spec) := array.concat(object.get(spec, "containers", []), object.get(spec, "initContainers", []))
 
-workloads(document) := [r | some r in document.resources; r.type in workload_types]
+workloads(_) := [input.document.resources[i] | some t in workload_types; some i in indices(t)]
 
 # credential-like keys in a ConfigMap or an env var
 credential_key(k) if regex.match(`(?i)(password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential)`, k)
+
+# [position, key] of the ConfigMap data keys that look like credentials (built once, when asked)
+credential_config_keys(_) := _credential_config_keys
+
+_credential_config_keys contains [i, key] if {
+	some i in indices("kubernetes:core/v1:ConfigMap")
+	some key, _ in object.get(input.document.resources[i].inputs, "data", {})
+	credential_key(key)
+}
 
 # resources that can be tagged (everything the AWS provider tags except helpers with no tags input)
 untaggable_aws := {

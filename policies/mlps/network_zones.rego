@@ -35,9 +35,10 @@ _problems contains findings.problem(asg, "autoscaling group has no vpcZoneIdenti
 }
 
 _problems contains findings.problem(r, "Kubernetes object in the default namespace") if {
-	some r in input.document.resources
-	resources.is_k8s(r)
-	not r.type in _cluster_scoped
+	some type in resources.k8s_types(input.document)
+	not type in _cluster_scoped
+	some i in resources.indices(type)
+	r := input.document.resources[i]
 	resources.namespace(r) == "default"
 }
 

@@ -26,14 +26,18 @@ violation contains findings.finding("MLPS-L3-8.1.4.11", p.resource, p.message) i
 	some p in _problems
 }
 
-_problems contains findings.problem(r, msg) if {
-	some i in resources.personal_indices
-	r := input.document.resources[i]
-	resources.is_aws(r)
-	tags := resources.tags(r)
+# AWS resources are personal by their data-class tag, so each of them has tags
+_problems contains findings.problem(input.document.resources[i], msg) if {
+	some i, tags in resources.tags_at
+	i in resources.personal_indices
+	not _complete(tags)
 	missing := [k | some k in ["purpose", "controller"]; object.get(tags, k, "") == ""]
-	count(missing) > 0
 	msg := sprintf("personal-information resource lacks tag(s): %s", [concat(", ", missing)])
+}
+
+_complete(tags) if {
+	tags.purpose != ""
+	tags.controller != ""
 }
 
 _problems contains p if {

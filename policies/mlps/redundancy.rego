@@ -44,8 +44,9 @@ _problems contains findings.problem(asg, msg) if {
 }
 
 _problems contains findings.problem(asg, "gold-tier autoscaling group has no on-demand base capacity") if {
-	some asg in _asgs
-	fleets.sla(asg) == "gold"
+	some i in fleets.asg_indices(input.document)
+	fleets.sla(i) == "gold"
+	asg := input.document.resources[i]
 	fleets.on_demand_base(asg) < 1
 }
 

@@ -25,10 +25,11 @@ violation contains findings.finding("MLPS-L3-8.1.4.10", p.resource, p.message) i
 	some p in _problems
 }
 
-_lts := resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
+_lts := resources.indices("aws:ec2/launchTemplate:LaunchTemplate")
 
 _problems contains findings.problem(lt, msg) if {
-	some lt in _lts
+	some i in _lts
+	lt := input.document.resources[i]
 	some m in object.get(lt.inputs, "blockDeviceMappings", [])
 	is_object(object.get(m, "ebs", null))
 	not resources.truthy(object.get(m.ebs, "deleteOnTermination", false))
@@ -36,7 +37,8 @@ _problems contains findings.problem(lt, msg) if {
 }
 
 _problems contains findings.problem(lt, msg) if {
-	some lt in _lts
+	some i in _lts
+	lt := input.document.resources[i]
 	some m in object.get(lt.inputs, "blockDeviceMappings", [])
 	is_object(object.get(m, "ebs", null))
 	not resources.truthy(object.get(m.ebs, "encrypted", false))
@@ -44,15 +46,15 @@ _problems contains findings.problem(lt, msg) if {
 }
 
 _problems contains findings.problem(lt, msg) if {
-	some lt in _lts
-	resources.sensitive(lt)
+	some i in _lts & resources.sensitive_indices
+	lt := input.document.resources[i]
 	behaviour := object.get(lt.inputs, ["instanceMarketOptions", "spotOptions", "instanceInterruptionBehavior"], "terminate")
 	behaviour in {"stop", "hibernate"}
 	msg := sprintf("sensitive spot instances %s on interruption and keep their volumes", [behaviour])
 }
 
 _problems contains findings.problem(sc, "sensitive StorageClass keeps released volumes (reclaimPolicy Retain)") if {
-	some sc in resources.of_type(input.document, "kubernetes:storage.k8s.io/v1:StorageClass")
-	resources.sensitive(sc)
+	some i in resources.indices("kubernetes:storage.k8s.io/v1:StorageClass") & resources.sensitive_indices
+	sc := input.document.resources[i]
 	object.get(sc.inputs, "reclaimPolicy", "Delete") == "Retain"
 }

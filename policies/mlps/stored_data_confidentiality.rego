@@ -31,10 +31,9 @@ _problems contains p if {
 }
 
 _problems contains findings.problem(cm, msg) if {
-	some cm in resources.of_type(input.document, "kubernetes:core/v1:ConfigMap")
-	some key, _ in object.get(cm.inputs, "data", {})
-	resources.credential_key(key)
-	msg := sprintf("ConfigMap key %q looks like a plaintext credential", [key])
+	some ref in resources.credential_config_keys(input.document)
+	cm := input.document.resources[ref[0]]
+	msg := sprintf("ConfigMap key %q looks like a plaintext credential", [ref[1]])
 }
 
 _problems contains findings.problem(w, msg) if {
