@@ -72,14 +72,16 @@ old_tls_policies := {
 in_transit(_) := _in_transit
 
 _in_transit contains problem(b, "bucket policy does not deny requests without TLS (aws:SecureTransport false)") if {
-	some i in s3.bucket_indices
-	not _denies_plaintext(i)
+	some i in s3.bucket_indices - _denies_plaintext
 	b := input.document.resources[i]
 }
 
-_denies_plaintext(b) if {
-	some st in s3.policy_statements(b)
+# positions of the buckets whose policy denies requests without TLS
+_denies_plaintext contains b if {
+	some p, statements in s3.policy_documents(input.document)
+	some st in statements
 	s3.denies_insecure_transport(st)
+	some b in s3.config_buckets(p)
 }
 
 _in_transit contains problem(l, msg) if {
@@ -185,11 +187,11 @@ _public[class] contains problem(b, "bucket has no public access block") if {
 }
 
 _public[class] contains problem(b, msg) if {
-	some i in s3.has_public_access_block
-	some block in s3.public_access_blocks(i)
+	some c in resources.indices("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")
 	some flag in pab_flags
-	not resources.truthy(object.get(block.inputs, flag, false))
+	not resources.truthy(object.get(input.document.resources[c].inputs, flag, false))
 	msg := sprintf("public access block leaves %s off", [flag])
+	some i in s3.config_buckets(c)
 	b := input.document.resources[i]
 	class := resources.data_class(b)
 }
@@ -199,10 +201,10 @@ public_grantees := {"http://acs.amazonaws.com/groups/global/AllUsers", "http://a
 public_canned := {"public-read", "public-read-write", "authenticated-read"}
 
 _public[class] contains problem(b, msg) if {
-	some i in s3.bucket_indices
-	some a in s3.acls(i)
-	_acl_public(a.inputs)
+	some c in resources.indices("aws:s3/bucketAcl:BucketAcl")
+	_acl_public(input.document.resources[c].inputs)
 	msg := "bucket ACL grants access to AllUsers or AuthenticatedUsers"
+	some i in s3.config_buckets(c)
 	b := input.document.resources[i]
 	class := resources.data_class(b)
 }
@@ -215,9 +217,10 @@ _acl_public(inputs) if {
 }
 
 _public[class] contains problem(b, "bucket policy allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition") if {
-	some i in s3.bucket_indices
-	some st in s3.policy_statements(i)
+	some p, statements in s3.policy_documents(input.document)
+	some st in statements
 	resources.unconditioned_public_allow(st)
+	some i in s3.config_buckets(p)
 	b := input.document.resources[i]
 	class := resources.data_class(b)
 }

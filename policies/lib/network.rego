@@ -2,7 +2,7 @@
 # title: Network helpers
 # description: >-
 #   Security-group rules from inline ingress/egress blocks and standalone rule resources,
-#   normalised to {resource, direction, protocol, from, to, cidrs}.
+#   normalised to {resource, position, direction, protocol, from, to, cidrs}.
 # scope: package
 package lib.network
 
@@ -14,8 +14,9 @@ high_risk_ports := {22, 3389, 3306, 5432, 6379, 9200}
 
 admin_ports := {22, 3389}
 
-_inline(r, direction, rule) := {
+_inline(r, i, direction, rule) := {
 	"resource": r,
+	"position": i,
 	"direction": direction,
 	"protocol": lower(sprintf("%v", [object.get(rule, "protocol", "-1")])),
 	"from": object.get(rule, "fromPort", 0),
@@ -35,12 +36,12 @@ _rules := array.concat(
 			r := input.document.resources[i]
 			some direction in ["ingress", "egress"]
 			some rule in object.get(r.inputs, direction, [])
-			x := object.union(_inline(r, direction, rule), {"position": i})
+			x := _inline(r, i, direction, rule)
 		],
 		[x |
 			some i in resources.indices("aws:ec2/securityGroupRule:SecurityGroupRule")
 			r := input.document.resources[i]
-			x := object.union(_inline(r, r.inputs.type, r.inputs), {"position": i})
+			x := _inline(r, i, r.inputs.type, r.inputs)
 		],
 	),
 	[x |
@@ -126,11 +127,14 @@ network_policies(document) := resources.of_type(document, "kubernetes:networking
 
 namespaces(document) := resources.of_type(document, "kubernetes:core/v1:Namespace")
 
-# namespace -> directions (Ingress, Egress) closed by a default-deny NetworkPolicy
+# namespace -> directions (Ingress, Egress) closed by a default-deny NetworkPolicy (see default_deny)
 _denied[ns] contains direction if {
 	some np in network_policies(input.document)
+	object.get(np.inputs, ["spec", "podSelector"], {}) == {}
+	types := object.get(np.inputs, ["spec", "policyTypes"], ["Ingress"])
 	some direction in ["Ingress", "Egress"]
-	default_deny(np, direction)
+	direction in types
+	count(object.get(np.inputs, ["spec", lower(direction)], [])) == 0
 	ns := resources.namespace(np)
 }
 

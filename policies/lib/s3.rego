@@ -76,12 +76,29 @@ _stem_named(ref) := positions if {
 # positions of the buckets one of whose refs is `ref` (exactly)
 with_ref(ref) := object.get(_by_ref, ref, set())
 
-# configuration resource position -> the positions of the buckets it configures
-_config_buckets[i] := positions if {
+# configuration resource position -> the positions of the buckets it configures (see named; the
+# two ways a reference names a bucket are two rule bodies, which is cheaper than a call per resource)
+_config_buckets[i] contains b if {
 	some t in config_types
 	some i in resources.indices(t)
-	positions := named(input.document.resources[i].inputs.bucket)
+	ref := input.document.resources[i].inputs.bucket
+	is_string(ref)
+	some b in object.get(_by_ref, ref, set())
 }
+
+_config_buckets[i] contains b if {
+	some t in config_types
+	some i in resources.indices(t)
+	ref := input.document.resources[i].inputs.bucket
+	is_string(ref)
+	count(ref) >= 8
+	positions := _by_stem[substring(ref, 0, count(ref) - 8)]
+	regex.match(`-[0-9a-f]{7}$`, ref)
+	some b in positions
+}
+
+# positions of the buckets the configuration resource at position i configures
+config_buckets(i) := object.get(_config_buckets, i, set())
 
 # bucket position -> positions of its configuration resources
 _configs_of[b] contains i if {
@@ -159,12 +176,15 @@ noncurrent_expiration_days[b] := min(days) if {
 	count(days) > 0
 }
 
-# bucket policy statements per bucket position, each policy document parsed once
+# bucket policy statements per bucket policy position, each policy document parsed once
 _statements_at[i] := statements if {
 	some i in resources.indices(bucket_policy)
 	count(_config_buckets[i]) > 0
 	statements := resources.policy_statements(input.document.resources[i].inputs.policy)
 }
+
+# [bucket policy position, statements] of the bucket policies attached to some bucket
+policy_documents(_) := _statements_at
 
 policy_statements(b) := [s |
 	some i in object.get(_configs_of, b, set())

