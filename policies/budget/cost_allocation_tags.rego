@@ -35,20 +35,18 @@ _json(raw) := json.unmarshal(raw) if is_string(raw)
 
 _json(raw) := raw if is_object(raw)
 
-# Most resources carry every tag: a set of filters decides that before the message is built.
-_problems contains findings.problem(input.document.resources[i], _message(tags)) if {
-	_no_defaults
-	some i, tags in resources.tags_at
-	i in resources.taggable_indices
-	not _complete(tags)
+# Tag sets repeat across a stack (the same team, cost centre, environment and owner on most
+# resources), so completeness is decided once per distinct tag set, not once per resource.
+_incomplete := {tags |
+	some tags in {t | some t in resources.tags_at}
+	not _complete(object.union(_default_tags, tags))
 }
 
-_problems contains findings.problem(input.document.resources[i], _message(tags)) if {
-	not _no_defaults
-	some i, own in resources.tags_at
+_problems contains findings.problem(input.document.resources[i], _message(object.union(_default_tags, tags))) if {
+	count(_incomplete) > 0
+	some i, tags in resources.tags_at
+	tags in _incomplete
 	i in resources.taggable_indices
-	tags := object.union(_default_tags, own)
-	not _complete(tags)
 }
 
 # taggable resources without tags of their own
@@ -56,8 +54,6 @@ _problems contains findings.problem(input.document.resources[i], _message(_defau
 	not _complete(_default_tags)
 	some i in resources.taggable_indices - object.keys(resources.tags_at)
 }
-
-_no_defaults if count(_default_tags) == 0
 
 _complete(tags) if {
 	present := object.filter(tags, budget.cost_tags)

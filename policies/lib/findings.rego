@@ -17,16 +17,14 @@ finding(control_id, resource, message) := {
 	"message": message,
 }
 
-severity(control_id) := s if {
-	s := _overrides[control_id]
-} else := s if {
-	s := _controls[control_id].severity
-} else := "mandatory"
+severity(control_id) := object.get(_severities, control_id, "mandatory")
 
-# read from data once per evaluation (a lookup in data costs regorus far more than one in a rule)
-_overrides := object.get(data, ["seedance", "severity_overrides"], {})
-
-_controls := object.get(data, ["seedance", "controls"], {})
+# every known control's severity, worked out once per evaluation (a lookup in data costs regorus
+# far more than one in a rule, and thousands of findings ask)
+_severities := object.union(
+	{id: sev | some id, c in object.get(data, ["seedance", "controls"], {}); sev := c.severity},
+	object.get(data, ["seedance", "severity_overrides"], {}),
+)
 
 # problem is what a control collects before it becomes a finding: a resource and a message. The
 # resource's URN leads the object ("at" sorts first), so a set of problems compares URNs, not whole
