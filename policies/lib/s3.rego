@@ -79,22 +79,25 @@ with_ref(ref) := object.get(_by_ref, ref, set())
 # configuration resource position -> the positions of the buckets it configures (see named; the
 # two ways a reference names a bucket are two rule bodies, which is cheaper than a call per resource)
 _config_buckets[i] contains b if {
-	some t in config_types
-	some i in resources.indices(t)
-	ref := input.document.resources[i].inputs.bucket
-	is_string(ref)
+	some i, ref in _config_refs
 	some b in object.get(_by_ref, ref, set())
 }
 
 _config_buckets[i] contains b if {
+	some i, ref in _config_refs
+	n := count(ref)
+	n >= 8
+	positions := _by_stem[substring(ref, 0, n - 8)]
+	trim_right(substring(ref, n - 8, 8), "0123456789abcdef") == "-" # ends with a dash and 7 hex digits
+	some b in positions
+}
+
+# configuration resource position -> the bucket reference it holds
+_config_refs := {i: ref |
 	some t in config_types
 	some i in resources.indices(t)
 	ref := input.document.resources[i].inputs.bucket
 	is_string(ref)
-	count(ref) >= 8
-	positions := _by_stem[substring(ref, 0, count(ref) - 8)]
-	regex.match(`-[0-9a-f]{7}$`, ref)
-	some b in positions
 }
 
 # positions of the buckets the configuration resource at position i configures
