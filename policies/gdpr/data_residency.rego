@@ -43,9 +43,9 @@ _outside(region) := sprintf("outside the GDPR transfer regions (%s)", [concat(",
 
 # one region at a time: the reason is worked out once per region, not once per resource
 _problems contains findings.problem(r, msg) if {
-	some region, positions in residency.resources_by_region
+	some region in residency.regions
 	reason := _outside(region)
-	some i in positions & resources.personal_indices
+	some i in residency.located(resources.personal_indices, region)
 	r := input.document.resources[i]
 	msg := sprintf("personal data in %s, %s", [region, reason])
 }

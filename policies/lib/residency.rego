@@ -17,16 +17,18 @@ arn_region(arn) := parts[3] if {
 	parts[3] != ""
 }
 
-# positions of the resources by the region they live in: their own `region`, else the stack's
-resources_by_region[r.region] contains i if {
-	some i, r in input.document.resources
-	is_string(r.region)
-}
+# The regions the resources live in: their own `region`, else the stack's (policy.cloud.region).
+# Controls decide once per region, then look for the resources of the regions that fail.
+regions := _own_regions | {region | region := input.policy.cloud.region}
 
-resources_by_region[input.policy.cloud.region] contains i if {
-	some i, r in input.document.resources
-	not is_string(r.region)
-}
+_own_regions := {r.region | some r in input.document.resources; is_string(r.region)}
+
+# the positions among `positions` of the resources that live in `region`
+located(positions, region) := {i | some i in positions; input.document.resources[i].region == region} | _defaulted(positions, region)
+
+_defaulted(positions, region) := {i | some i in positions; not is_string(input.document.resources[i].region)} if {
+	region == input.policy.cloud.region
+} else := set()
 
 # where copies of data go, each as {source, kind, region} (built once; "at" keeps set comparisons cheap)
 destinations contains _destination(b, "replication", resources.region(dest, input.policy)) if {

@@ -66,7 +66,7 @@ sensitive_indices := {i | some i, t in tags_at; t["data-class"] in _sensitive} |
 _sensitive := {"personal", "internal"}
 
 # positions of taggable AWS resources
-taggable_indices contains i if {
+taggable_indices := {i |
 	some type, positions in _by_type
 	startswith(type, "aws:")
 	not type in untaggable_aws

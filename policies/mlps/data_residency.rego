@@ -31,10 +31,10 @@ _regions := frameworks.setting("mlps_regions")
 # configuration resources (bucket policies, lifecycle hooks, ...) go with the resource they configure
 # one region at a time: a region is tested once, not once per resource
 _problems contains findings.problem(r, msg) if {
-	some region, positions in residency.resources_by_region
+	some region in residency.regions
 	not frameworks.in_regions(region, _regions)
 	msg := sprintf("resource in %s, outside mainland China (%s)", [region, concat(", ", _regions)])
-	some i in positions & resources.taggable_indices
+	some i in residency.located(resources.taggable_indices, region)
 	r := input.document.resources[i]
 }
 

@@ -130,6 +130,7 @@ def parse_waivers(policy_json: dict) -> list[Waiver]:
 
 
 _FINDING_KEYS = ("control_id", "severity", "urn", "resource_type", "resource_name", "message")
+_FINDING_KEY_SET = frozenset(_FINDING_KEYS)
 
 
 def decide(
@@ -150,7 +151,7 @@ def decide(
         if control.control_id not in raw:
             raise EngineError(f"{control.control_id}: the engine returned no result for {control.query}")
         for item in raw[control.control_id]:
-            if not isinstance(item, dict) or any(k not in item for k in _FINDING_KEYS):
+            if not isinstance(item, dict) or not _FINDING_KEY_SET <= item.keys():
                 raise EngineError(
                     f"{control.file}:{control.line}: {control.query} produced a finding without "
                     f"{', '.join(_FINDING_KEYS)} (build findings with lib.findings.finding): {item!r}"
@@ -162,8 +163,10 @@ def decide(
                 )
             if item["severity"] not in SEVERITIES:
                 raise EngineError(f"{control.query}: severity {item['severity']!r} is not one of {', '.join(SEVERITIES)}")
-            waiver = next(
-                (w for w in active if w.matches(control.control_id, str(item["urn"]), str(item["resource_name"]))), None
+            waiver = (
+                next((w for w in active if w.matches(control.control_id, str(item["urn"]), str(item["resource_name"]))), None)
+                if active
+                else None
             )
             if waiver is not None:
                 used.add(id(waiver))
