@@ -43,12 +43,9 @@ k8s_indices := {i |
 	some i in positions
 }
 
-# tags of the AWS resources by position, as an object (autoscaling groups list {key, value} pairs)
-# (a local named `tags` would clash with the function tags in regorus)
-tags_at := object.union(
-	{i: raw | some i, raw in _raw_tags; is_object(raw)},
-	{i: {t.key: t.value | some t in raw} | some i, raw in _raw_tags; is_array(raw)},
-)
+# tags of the AWS resources by position, as an object (autoscaling groups list {key, value} pairs),
+# the same as tags(r); a local named `tags` would clash with that function in regorus
+tags_at := object.union(_raw_tags, {i: {t.key: t.value | some t in raw} | some i, raw in _raw_tags; is_array(raw)})
 
 _raw_tags := {i: raw | some i in aws_indices; raw := input.document.resources[i].inputs.tags}
 

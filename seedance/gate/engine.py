@@ -69,6 +69,7 @@ class RegorusEngine:
         self._compiled: dict[int, object] = {}
 
     def prepare(self, bundle: PolicyBundle, *, tests: bool = False):
+        """Compile the bundle's policies (and tests); without tests, evaluate() reuses the result."""
         import regorus
 
         engine = regorus.Engine()
@@ -84,12 +85,14 @@ class RegorusEngine:
             engine.add_data_json(json.dumps(bundle.data()))
         except RuntimeError as exc:  # pragma: no cover - our own data is valid JSON
             raise EngineError(located_message(str(exc))) from None
+        if not tests:
+            self._compiled = {id(bundle.files): engine}  # narrowed bundles share the compiled policies
         return engine
 
     def evaluate(self, bundle: PolicyBundle, gate_input: dict) -> dict[str, list[dict]]:
         key = id(bundle.files)  # narrowed bundles share the compiled policies
         if key not in self._compiled:
-            self._compiled = {key: self.prepare(bundle)}
+            self.prepare(bundle)
         engine = self._compiled[key].clone()
         try:
             # regorus converts the Python objects directly: on 10,000 resources this is half the
