@@ -10,7 +10,7 @@ package lib.findings
 # finding is the shape of every finding: control id, severity, resource and message.
 finding(control_id, resource, message) := {
 	"control_id": control_id,
-	"severity": object.get(_severities, control_id, "mandatory"), # severity(control_id), without a call per finding
+	"severity": object.get(_severities, control_id, "mandatory"),
 	"urn": resource.urn,
 	"resource_type": resource.type,
 	"resource_name": resource.name,
@@ -19,11 +19,11 @@ finding(control_id, resource, message) := {
 
 severity(control_id) := object.get(_severities, control_id, "mandatory")
 
-# every known control's severity, worked out once per evaluation (a lookup in data costs regorus
-# far more than one in a rule, and thousands of findings ask)
+# every known control's severity, worked out once per evaluation: a lookup under data costs regorus
+# far more than one in a rule, and thousands of findings ask (finding inlines severity for that reason)
 _severities := object.union(
-	{id: sev | some id, c in object.get(data, ["seedance", "controls"], {}); sev := c.severity},
-	object.get(data, ["seedance", "severity_overrides"], {}),
+	{id: sev | some id, c in data.seedance.controls; sev := c.severity},
+	{id: sev | some id, sev in data.seedance.severity_overrides},
 )
 
 # problem is what a control collects before it becomes a finding: a resource and a message. The

@@ -8,8 +8,6 @@ package lib.fleets
 
 import data.lib.resources
 
-asgs(document) := resources.of_type(document, "aws:autoscaling/group:Group")
-
 # positions of the autoscaling groups
 asg_indices(_) := resources.indices("aws:autoscaling/group:Group")
 

@@ -27,8 +27,6 @@ _inline(r, i, direction, rule) := {
 _cidr(rule) := [c | some k in ["cidrIpv4", "cidrIpv6"]; c := object.get(rule, k, null); is_string(c)]
 
 # every rule of the document, built once per evaluation; `position` is the resource's position
-rules(_) := _rules
-
 _rules := array.concat(
 	array.concat(
 		[x |
@@ -62,8 +60,6 @@ _rules := array.concat(
 
 # the ingress rules, the egress rules, and those of each open to the internet
 ingress_rules(_) := _ingress
-
-egress_rules(_) := _egress
 
 world_ingress_rules(_) := _world_ingress
 
@@ -115,19 +111,12 @@ public_ip(lt) if {
 	resources.truthy(object.get(ni, "associatePublicIpAddress", false))
 }
 
-# Kubernetes NetworkPolicy selecting every pod with no allow rules for a direction
-default_deny(np, direction) if {
-	np.type == "kubernetes:networking.k8s.io/v1:NetworkPolicy"
-	object.get(np.inputs, ["spec", "podSelector"], {}) == {}
-	direction in object.get(np.inputs, ["spec", "policyTypes"], ["Ingress"])
-	count(object.get(np.inputs, ["spec", lower(direction)], [])) == 0
-}
-
 network_policies(document) := resources.of_type(document, "kubernetes:networking.k8s.io/v1:NetworkPolicy")
 
 namespaces(document) := resources.of_type(document, "kubernetes:core/v1:Namespace")
 
-# namespace -> directions (Ingress, Egress) closed by a default-deny NetworkPolicy (see default_deny)
+# namespace -> directions (Ingress, Egress) closed by a default-deny NetworkPolicy: one selecting
+# every pod (empty podSelector) with no allow rules for the direction
 _denied[ns] contains direction if {
 	some np in network_policies(input.document)
 	object.get(np.inputs, ["spec", "podSelector"], {}) == {}

@@ -1,8 +1,8 @@
 # METADATA
 # title: Residency helpers
 # description: >-
-#   Where copies of data go: S3 replication destinations and the regions in log and flow-log
-#   destination ARNs, each as {source, kind, region}.
+#   The regions resources live in, and where copies of data go: S3 replication destinations and
+#   the regions in log and flow-log destination ARNs, each as {source, kind, region}.
 # scope: package
 package lib.residency
 

@@ -29,8 +29,8 @@ of_types(_, types) := [input.document.resources[i] | some t in types; some i in 
 # the Kubernetes types in the document
 k8s_types(_) := {type | some type, _ in _by_type; startswith(type, "kubernetes:")}
 
-# positions of the AWS resources and of the Kubernetes objects (comprehensions build a collection
-# several times faster than a partial rule does in regorus)
+# positions of the AWS resources and of the Kubernetes objects (a comprehension fills a collection
+# faster than a partial rule does in regorus)
 aws_indices := {i |
 	some type, positions in _by_type
 	startswith(type, "aws:")
@@ -92,8 +92,6 @@ data_class(r) := object.get(tags(r), "data-class", "") if is_aws(r)
 data_class(r) := object.get(tags(r), "seedance.io/data-class", "") if is_k8s(r)
 
 personal(r) if data_class(r) == "personal"
-
-sensitive(r) if data_class(r) in {"personal", "internal"}
 
 # Pulumi's AWS provider types some booleans as strings ("true"); accept both spellings.
 truthy(v) if v == true

@@ -30,30 +30,19 @@ replication := "aws:s3/bucketReplicationConfig:BucketReplicationConfig"
 logging := "aws:s3/bucketLogging:BucketLogging"
 
 # positions of the buckets
-bucket_indices := resources.indices("aws:s3/bucket:Bucket") | resources.indices("aws:s3/bucketV2:BucketV2")
+bucket_indices := {i | some t in bucket_types; some i in resources.indices(t)}
 
-buckets(document) := resources.of_types(document, bucket_types)
-
-# the names a configuration resource may use for its bucket: its explicit name, its logical name or
-# URN, or Pulumi's auto-name (logical name, a dash and seven hex digits)
+# A configuration resource names its bucket by one of the bucket's refs (its explicit name, its
+# logical name or its URN) or by Pulumi's auto-name: the logical name, a dash and seven hex digits.
 refs(b) := {x |
 	some x in [b.name, b.urn, object.get(b.inputs, "bucket", null)]
 	is_string(x)
 }
 
-names(b, ref) if ref in refs(b)
-
-names(b, ref) if {
-	is_string(ref)
-	prefix := sprintf("%s-", [b.name])
-	startswith(ref, prefix)
-	regex.match(`^[0-9a-f]{7}$`, trim_prefix(ref, prefix))
-}
-
 config_types := {pab, sse, versioning, lifecycle, bucket_policy, acl, object_lock, replication, logging}
 
-# Buckets by the references that name them (see names): every ref of a bucket, and its logical name
-# for Pulumi auto-names (NAME-1234abc). Built once, so a join costs a lookup instead of a scan.
+# Buckets by the references that name them: every ref of a bucket, and its logical name for Pulumi
+# auto-names (NAME-1234abc). Built once, so a join costs a lookup instead of a scan.
 _by_ref[ref] contains i if {
 	some i in bucket_indices
 	some ref in refs(input.document.resources[i])
@@ -76,7 +65,7 @@ _stem_named(ref) := positions if {
 # positions of the buckets one of whose refs is `ref` (exactly)
 with_ref(ref) := object.get(_by_ref, ref, set())
 
-# configuration resource position -> the positions of the buckets it configures (see named; the
+# configuration resource position -> the positions of the buckets it configures (as named(ref); the
 # two ways a reference names a bucket are two rule bodies, which is cheaper than a call per resource)
 _config_buckets[i] contains b if {
 	some i, ref in _config_refs
@@ -122,15 +111,11 @@ attached(b, type) := [c |
 
 # one accessor per configuration type: regorus mis-evaluates a function of this package when it is
 # handed a rule of this package as an argument, so callers never pass s3.pab & co. themselves
-public_access_blocks(b) := attached(b, pab)
-
 encryption_configs(b) := attached(b, sse)
 
 object_lock_configs(b) := attached(b, object_lock)
 
 replication_configs(b) := attached(b, replication)
-
-acls(b) := attached(b, acl)
 
 # Facts per bucket position, each built once from the configuration resources of its type.
 versioned contains b if {
@@ -186,7 +171,7 @@ _statements_at[i] := statements if {
 	statements := resources.policy_statements(input.document.resources[i].inputs.policy)
 }
 
-# [bucket policy position, statements] of the bucket policies attached to some bucket
+# bucket policy position -> its statements, for the bucket policies attached to some bucket
 policy_documents(_) := _statements_at
 
 policy_statements(b) := [s |

@@ -60,6 +60,12 @@ class Engine(Protocol):
         ...
 
 
+def control_query(bundle: PolicyBundle) -> str:
+    """One query for every control, one binding (``v<i>``) each: the helper indexes (rules) are then
+    built once per evaluation instead of once per control; one line per binding (regorus caps lines)."""
+    return "\n".join(f"v{i} := {c.query}" for i, c in enumerate(bundle.controls))
+
+
 class RegorusEngine:
     """The embedded engine (default)."""
 
@@ -100,9 +106,7 @@ class RegorusEngine:
             engine.set_input(gate_input)
         except (TypeError, ValueError) as exc:
             raise EngineError(f"input is not JSON-serialisable: {exc}") from None
-        # one query for every control, one binding each: the helper indexes (rules) are then built
-        # once per evaluation instead of once per control; one line per binding (regorus caps lines)
-        query = "\n".join(f"v{i} := {c.query}" for i, c in enumerate(bundle.controls))
+        query = control_query(bundle)
         try:
             result = json.loads(engine.eval_query_as_json(query))
         except Exception as exc:  # regorus raises RuntimeError; anything else is a failure too
