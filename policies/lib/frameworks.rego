@@ -22,7 +22,10 @@ default_settings := {
 	"trusted_registries": ["public.ecr.aws/", "nvcr.io/", "registry.k8s.io/"],
 }
 
-setting(name) := object.get(data, ["seedance", "settings", name], default_settings[name])
+# only data.seedance is read, never the whole data document (OPA rejects that as recursion)
+_overrides := {name: value | some name, value in data.seedance.settings}
+
+setting(name) := object.get(_overrides, name, default_settings[name])
 
 applies(policy, framework) if framework in object.get(policy, ["compliance", "frameworks"], [])
 

@@ -25,3 +25,17 @@ test_pass_eu_gdpr_only_short_logs if {
 	v := log_retention.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fixtures.log_group("flow", "personal", 90)])
 	v == set()
 }
+
+# settings in data.seedance.settings override the defaults (here a stricter one-year minimum)
+test_fail_with_a_stricter_minimum_from_data if {
+	resources := [fixtures.log_group("flow", "internal", 180)]
+	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+		with data.seedance.settings as {"mlps_min_log_days": 365}
+	v == {fixtures.finding("MLPS-L3-8.1.5.4d", "mandatory", "aws:cloudwatch/logGroup:LogGroup", "flow", "log group keeps logs 180 days; at least 365 required (365 is the safe CloudWatch value)")}
+}
+
+test_pass_default_minimum_without_settings if {
+	resources := [fixtures.log_group("flow", "internal", 180)]
+	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
