@@ -6,35 +6,24 @@ import json
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment
 from rich.console import Console
 from rich.markup import escape
 
 from seedance import __version__
 from seedance.gate.decision import Decision
+from seedance.templating import TEMPLATES, environment
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FORMATS = ("text", "json", "sarif", "markdown", "pr-comment")
 
 
 def templates_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / "templates"
-
-
-def _md(text: Any) -> str:
-    """Escape a value for a Markdown table cell."""
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    return TEMPLATES
 
 
 def _environment() -> Environment:
-    env = Environment(
-        loader=FileSystemLoader(str(templates_dir())),
-        undefined=StrictUndefined,
-        autoescape=False,  # Markdown, not HTML
-        keep_trailing_newline=True,
-    )
-    env.filters["md"] = _md
-    return env
+    return environment(TEMPLATES)
 
 
 def _context(decision: Decision) -> dict[str, Any]:
