@@ -53,10 +53,16 @@ def test_synth_is_deterministic(tmp_path: Path):
     assert a.read_text() == b.read_text()
 
 
-def test_committed_sample_is_a_document_of_eu_prod():
-    doc = ResourceDocument.load(REPO / "tests" / "synth" / "samples" / "eu-prod.json")
+def test_committed_sample_is_the_current_eu_prod_document(tmp_path: Path):
+    sample = REPO / "tests" / "synth" / "samples" / "eu-prod.json"
+    doc = ResourceDocument.load(sample)
     assert (doc.stack, doc.source) == ("eu-prod", "synth")
     assert doc.by_name("llm-train-lt").type == "aws:ec2/launchTemplate:LaunchTemplate"
+    fresh = tmp_path / "eu-prod.json"
+    assert main(["synth", "eu-prod", "--out", str(fresh), "--project-dir", str(STACKS)]) == 0
+    assert json.loads(fresh.read_text()) == json.loads(sample.read_text()), (
+        "the gate tests read this sample: seedance synth eu-prod --out tests/synth/samples/eu-prod.json"
+    )
 
 
 def test_synth_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path):
