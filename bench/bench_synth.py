@@ -1,7 +1,7 @@
 """Benchmark: offline synthesis (mock runtime) of a stack with 50 and 500 fleets.
 
-The policy is eu-prod with its fleets repeated (names suffixed); the plan is the fallback plan
-(the policy's explicit values) computed before timing, so the figures are synthesis only:
+The policy is eu-prod with its fleets repeated (names suffixed); the plan (``plan_policy``) is
+computed before timing, so the figures are synthesis only:
 components + mock runtime + document. Each size is run several times in one process (which
 also exercises repeated runs); the median is reported with the time per fleet, whose constancy
 shows linear growth. Writes its own section of bench/README.md, keeping the others.
@@ -21,9 +21,9 @@ sys.path.insert(0, str(REPO))
 
 from components.platform import PlatformArgs, build_platform  # noqa: E402
 from seedance.planner.endpoints import endpoint_prices  # noqa: E402
+from seedance.planner.planner import plan_policy  # noqa: E402
 from seedance.policy import load_policy  # noqa: E402
 from seedance.pricing import load_catalog  # noqa: E402
-from seedance.synth.fallback_plan import fallback_plan  # noqa: E402
 from seedance.synth.runtime import run_program  # noqa: E402
 
 SIZES = (50, 100, 200, 500)
@@ -47,7 +47,7 @@ def main() -> int:
     rows = []
     for n in SIZES:
         loaded = build(n)
-        plan = fallback_plan(loaded, catalog)
+        plan = plan_policy(loaded, catalog)
         args = PlatformArgs(policy=loaded.policy, plan=plan, stack="bench", endpoint_prices=prices)
         times, count = [], 0
         for _ in range(RUNS[n]):
@@ -72,7 +72,7 @@ def main() -> int:
     )
     machine = f"- Machine: {platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs (shared), {platform.machine()}"
     body = (
-        f"{SECTION}\n\n`python bench/bench_synth.py`: eu-prod with its fleets repeated, fallback plan precomputed; "
+        f"{SECTION}\n\n`python bench/bench_synth.py`: eu-prod with its fleets repeated, plan precomputed; "
         "time of `run_program(build_platform)` under the mock runtime, document included "
         f"(runs per size: {', '.join(f'{n}: {RUNS[n]}' for n in SIZES)}; all in one process).\n\n"
         + "\n".join(lines)
