@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 from rich.console import Console
 
 from seedance import __version__
-from seedance.policy import PolicyError, json_schema, load_policy
+from seedance.policy import LoadedPolicy, PolicyError, Problem, json_schema, load_policy
 from seedance.summary import policy_summary, render_summary
 
 log = logging.getLogger("seedance")
@@ -39,22 +40,18 @@ def validate(paths: tuple[Path, ...], fmt: str) -> int:
     """Validate cost policies; exit 0 when all are valid, 1 otherwise."""
     out = console()
     results = []
-    ok = True
-    for path in paths:
-        try:
-            loaded = load_policy(path)
-        except PolicyError as exc:
-            ok = False
-            results.append({"path": str(path), "valid": False, "errors": [str(p) for p in exc.problems]})
+    for path, loaded, problems in _load_each(paths):
+        if loaded is None:
+            results.append({"path": str(path), "valid": False, "errors": [str(p) for p in problems]})
             if fmt == "text":
-                for problem in exc.problems:
-                    out.print(f"[red]error[/red] {_esc(str(problem))}")
-                out.print(f"[red]✗ {_esc(str(path))}: {len(exc.problems)} error(s)[/red]")
+                _print_problems(out, problems)
+                out.print(f"[red]✗ {_esc(str(path))}: {len(problems)} error(s)[/red]")
             continue
         summary = policy_summary(loaded.policy)
         results.append({"path": str(path), "valid": True, "errors": [], "summary": summary})
         if fmt == "text":
             out.print(f"[green]✓[/green] {_esc(str(path))}: valid ({_esc(summary['headline'])})")
+    ok = all(r["valid"] for r in results)
     if fmt == "json":
         out.print(json.dumps(results, indent=2), markup=False)
     return 0 if ok else 1
@@ -79,15 +76,12 @@ def summary(paths: tuple[Path, ...]) -> int:
     """Validate policies and print a summary table of each."""
     out = console()
     ok = True
-    for path in paths:
-        try:
-            loaded = load_policy(path)
-        except PolicyError as exc:
+    for path, loaded, problems in _load_each(paths):
+        if loaded is None:
             ok = False
-            for problem in exc.problems:
-                out.print(f"[red]error[/red] {_esc(str(problem))}")
-            continue
-        render_summary(out, str(path), loaded.policy)
+            _print_problems(out, problems)
+        else:
+            render_summary(out, str(path), loaded.policy)
     return 0 if ok else 1
 
 
@@ -113,6 +107,20 @@ def _register_extra_commands() -> None:
 
 
 _register_extra_commands()
+
+
+def _load_each(paths: tuple[Path, ...]) -> Iterator[tuple[Path, LoadedPolicy | None, list[Problem]]]:
+    """Each path with its loaded policy, or None and its problems."""
+    for path in paths:
+        try:
+            yield path, load_policy(path), []
+        except PolicyError as exc:
+            yield path, None, exc.problems
+
+
+def _print_problems(out: Console, problems: list[Problem]) -> None:
+    for problem in problems:
+        out.print(f"[red]error[/red] {_esc(str(problem))}")
 
 
 def _esc(text: str) -> str:

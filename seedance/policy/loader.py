@@ -94,14 +94,10 @@ def _read_chain(path: Path, seen: tuple[Path, ...]) -> tuple[Any, tuple[Path, ..
         raise PolicyValidationError([Problem(loc, "extends", f"more than {MAX_CHAIN} files in the extends chain")])
     if not base.is_file():
         raise PolicyValidationError([Problem(loc, "extends", f"base policy not found: {ext}")])
-    base_tree, base_chain = _read_chain(Path(_display(base, path.parent, ext)), seen + (path.resolve(),))
+    # keep the user's relative spelling in messages (stacks/base.yaml, not an absolute path)
+    base_tree, base_chain = _read_chain(path.parent / ext, seen + (path.resolve(),))
     merged = merge(base_tree, tree)
     return merged, base_chain + (path,)
-
-
-def _display(base: Path, parent: Path, ext: str) -> str:
-    """Keep the user's relative spelling in messages (stacks/base.yaml, not /abs/...)."""
-    return str(parent / ext)
 
 
 # --------------------------------------------------------------------------- validation

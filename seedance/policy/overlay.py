@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from seedance.policy.errors import Location, PolicyValidationError, Problem
+from seedance.policy.errors import Problem
 from seedance.policy.yamlsrc import LList, LMap
 
 REMOVE_KEY = "$remove"
@@ -71,7 +71,3 @@ def strip_remove_markers(tree: Any, problems: list[Problem], path: str = "") -> 
     elif isinstance(tree, LList):
         for i, value in enumerate(tree):
             strip_remove_markers(value, problems, f"{path}[{i}]")
-
-
-def chain_error(loc: Location, message: str) -> PolicyValidationError:
-    return PolicyValidationError([Problem(loc, "extends", message)])
