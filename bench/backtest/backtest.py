@@ -32,6 +32,8 @@ WEEK = 168
 DAY = 24
 CE_LOOKBACK = 720  # 30 days
 EPS = 1e-7
+WEEKLY_OPT = "weekly-step optimum (MILP)"
+SEEN_OPT = "weekly-step optimum, never above the seen peak"
 
 
 @dataclass(frozen=True)
@@ -160,14 +162,20 @@ def seedance(case: Case, t0: int) -> Result:
     return bill(case, t0, k, share, strategy="Seedance")
 
 
-def offline_optimum(case: Case, t0: int, *, relax: bool = False, time_limit: float = 120.0) -> tuple[Result | None, float]:
-    """Perfect foresight on the billed window: daily commitment steps (integer, non-decreasing),
-    spot <= maxShare of the capacity above them, gold >= 1 on-demand node; HiGHS MILP (or its LP
-    relaxation).  Returns the billed result (None for the LP) and the solver's objective."""
+def offline_optimum(case: Case, t0: int, *, relax: bool = False, time_limit: float = 120.0, step: int = DAY,
+                    seen_cap: bool = False, strategy: str = "offline optimum (MILP)") -> tuple[Result | None, float]:
+    """Perfect foresight on the billed window: commitment steps every ``step`` hours from ``t0``
+    (integer, non-decreasing), spot <= maxShare of the capacity above them, gold >= 1 on-demand
+    node; HiGHS MILP (or its LP relaxation).  ``step=WEEK`` gives the best any strategy deciding at
+    the weekly decision points could do with a perfect forecast.  Returns the billed result (None
+    for the LP) and the solver's objective.  With ``seen_cap`` the units held after each step may not
+    exceed the peak demand observed before it, rounded to the nearest unit: the best any strategy that
+    never reserves capacity it has not yet seen used could do (Seedance and Cost-Explorer are such
+    strategies), i.e. a lower bound for them."""
     d = case.demand[t0:]
     H = d.size
-    D = (H + DAY - 1) // DAY
-    day = np.arange(H) // DAY
+    D = (H + step - 1) // step
+    day = np.arange(H) // step
     hours_in_day = np.bincount(day, minlength=D).astype(float)
     peff = case.spot_effective[t0:]
     nvar = D + 2 * H
@@ -206,8 +214,11 @@ def offline_optimum(case: Case, t0: int, *, relax: bool = False, time_limit: flo
     integrality = np.zeros(nvar)
     if not relax:
         integrality[:D] = 1
+    upper = np.full(nvar, np.inf)
+    if seen_cap:
+        upper[:D] = [np.floor(case.demand[: t0 + j * step].max(initial=0.0) + 0.5) for j in range(D)]
     res = milp(c, constraints=LinearConstraint(A, np.concatenate(lbs), np.concatenate(ubs)),
-               integrality=integrality, bounds=Bounds(0, np.inf),
+               integrality=integrality, bounds=Bounds(0, upper),
                options={"time_limit": time_limit, "mip_rel_gap": 1e-6, "disp": False})
     if res.x is None:
         raise RuntimeError(f"{case.name}: HiGHS found no solution ({res.message})")
@@ -216,7 +227,7 @@ def offline_optimum(case: Case, t0: int, *, relax: bool = False, time_limit: flo
     kd = np.round(res.x[:D])
     k = kd[day]
     share = np.where(peff < case.ondemand, m, 0.0)
-    out = bill(case, t0, k, share, strategy="offline optimum (MILP)")
+    out = bill(case, t0, k, share, strategy=strategy)
     out.note = f"HiGHS status {res.status}: {res.message}; MIP gap {getattr(res, 'mip_gap', float('nan')):.2g}"
     return out, float(res.fun)
 
@@ -229,5 +240,8 @@ def run_case(case: Case, billed_fraction: float) -> dict[str, object]:
     opt, opt_obj = offline_optimum(case, t0)
     _, lp = offline_optimum(case, t0, relax=True)
     assert opt is not None
-    results.append(opt)
+    weekly, _ = offline_optimum(case, t0, step=WEEK, strategy=WEEKLY_OPT)
+    seen, _ = offline_optimum(case, t0, step=WEEK, seen_cap=True, strategy=SEEN_OPT)
+    assert weekly is not None and seen is not None
+    results += [seen, weekly, opt]
     return {"t0": t0, "hours": T - t0, "results": results, "milp_objective": opt_obj, "lp_bound": lp}

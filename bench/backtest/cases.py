@@ -16,22 +16,37 @@ SPOT_START = dt.datetime(2021, 12, 14, tzinfo=dt.UTC)  # trace hour 0 <-> first 
 
 # name, series, instance type, gold, maxShare, checkpoint (write s, restart s) or None, description
 FLEETS = [
-    ("v2023-LS", ("v2023", "LS"), "g5.xlarge", True, 0.3, None, "LS (latency-sensitive) as gold inference, 1 A10G/node"),
-    ("v2023-Burstable", ("v2023", "Burstable"), "g5.xlarge", False, 0.5, (60, 240), "Burstable as silver finetune, 1 A10G/node"),
-    ("v2023-BE", ("v2023", "BE"), "g5.xlarge", False, 0.7, (180, 600), "BE (best-effort) as bronze training, 1 A10G/node"),
-    ("v2023-Guaranteed", ("v2023", "Guaranteed"), "g5.xlarge", True, 0.3, None, "Guaranteed as gold inference, 1 A10G/node"),
-    ("v2025-DLRM", ("v2025", "HN"), "g4dn.xlarge", True, 0.3, None, "DLRM GPU nodes (HN) as gold inference, 1 T4/node"),
+    ("v2023-LS", ("v2023", "LS"), "g5.xlarge", True, 0.3, None, "LS (latency-sensitive) as gold inference"),
+    ("v2023-Burstable", ("v2023", "Burstable"), "g5.xlarge", False, 0.5, (60, 240), "Burstable as silver finetune"),
+    ("v2023-BE", ("v2023", "BE"), "g5.xlarge", False, 0.7, (180, 600), "BE (best-effort) as bronze training"),
+    ("v2023-Guaranteed", ("v2023", "Guaranteed"), "g5.xlarge", True, 0.3, None, "Guaranteed as gold inference"),
+    ("v2025-DLRM", ("v2025", "HN"), "g4dn.xlarge", True, 0.3, None, "DLRM GPU nodes (HN) as gold inference"),
 ]
 
 
-def build_cases() -> list[Case]:
+# Other real prices the same traces are rerun on (no retuning): (label, instance type or None for
+# each fleet's own, term of the no-upfront standard RI).  Each type has eu-west-1 spot history.
+PRICE_SETS = [
+    ("own type, 3y RI", None, Term.THREE_YEARS),
+    ("g4dn.xlarge, 1y RI", "g4dn.xlarge", Term.ONE_YEAR),
+    ("g5.2xlarge, 1y RI", "g5.2xlarge", Term.ONE_YEAR),
+    ("p3.2xlarge, 1y RI", "p3.2xlarge", Term.ONE_YEAR),
+    ("p3.2xlarge, 3y RI", "p3.2xlarge", Term.THREE_YEARS),
+]
+
+
+def build_cases(instance_type: str | None = None, term: Term = Term.ONE_YEAR) -> list[Case]:
+    """The five fleets on their own instance type and the 1-year RI, or on ``instance_type`` / ``term``."""
     catalog = load_catalog()
     v2023 = v2023_gpu_demand()
     out = []
-    for name, (trace, cls), itype, gold, share, ckpt, desc in FLEETS:
+    for name, (trace, cls), own_type, gold, share, ckpt, desc in FLEETS:
+        itype = instance_type or own_type
         demand = v2023[cls] if trace == "v2023" else v2025_dlrm_demand(cls)
         offer = catalog.instance(REGION, itype)
-        ri = offer.reserved[(Term.ONE_YEAR, PaymentOption.NO_UPFRONT)]
+        if offer.gpus != 1 or offer.gpu_model is None:  # the traces count 1-GPU nodes
+            raise ValueError(f"{itype}: the backtest needs a 1-GPU instance type")
+        ri = offer.reserved[(term, PaymentOption.NO_UPFRONT)]
         assert offer.interruption_band_max_pct is not None
         rate = band_hourly_rate(offer.interruption_band_max_pct)
         lost = decide_checkpoint(ckpt[0], ckpt[1], rate).overhead if ckpt else stateless_lost_fraction(rate)
@@ -39,7 +54,7 @@ def build_cases() -> list[Case]:
         out.append(Case(
             name=name, demand=demand, instance_type=itype, gold=gold, max_share=share,
             ondemand=offer.ondemand.value, reserved=ri.value, spot=spot, lost_fraction=lost,
-            interruption_rate=rate, description=desc,
+            interruption_rate=rate, description=f"{desc}, 1 {offer.gpu_model.value}/node",
             sources={"demand": V2023 if trace == "v2023" else V2025, "ondemand": offer.ondemand.source,
                      "reserved": ri.source, "spot": spot_src,
                      "interruption": f"Spot Advisor band {offer.interruption_band} ({offer.interruption_source or 'catalog'})"},
