@@ -1,4 +1,8 @@
-"""The Jinja2 environment for the reports in ``templates/`` (Markdown, so no HTML escaping)."""
+"""The Jinja2 environment for the report templates (Markdown, so no HTML escaping).
+
+The templates directory is found by :func:`seedance.resources.templates_dir`: ``$SEEDANCE_TEMPLATES``,
+else the copy bundled in the installed package, else the checkout's ``templates/``.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,17 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+from seedance.resources import templates_dir
+
+__all__ = ["environment", "md_cell", "templates_dir"]
+
+
+def __getattr__(name: str) -> Any:
+    # ``TEMPLATES`` (the templates directory) is kept for callers of the old constant; it is resolved
+    # when asked for, so $SEEDANCE_TEMPLATES set after import still applies.
+    if name == "TEMPLATES":
+        return templates_dir()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def md_cell(text: Any) -> str:
@@ -15,9 +29,10 @@ def md_cell(text: Any) -> str:
     return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
-def environment(directory: Path = TEMPLATES) -> Environment:
+def environment(directory: Path | None = None) -> Environment:
+    """The report environment over ``directory`` (default: :func:`templates_dir`)."""
     env = Environment(
-        loader=FileSystemLoader(str(directory)),
+        loader=FileSystemLoader(str(directory or templates_dir())),
         undefined=StrictUndefined,
         autoescape=False,  # Markdown, not HTML
         keep_trailing_newline=True,

@@ -49,7 +49,7 @@ def _undecided(fmt: str, stack: str, problems: list[str]) -> int:
 @click.option("--opa-url", metavar="URL", default=None, help="Evaluate on this OPA server instead of the embedded engine.")
 @click.option("--policy", "policy_path", type=click.Path(path_type=Path), default=None, help="Cost policy for a DOCUMENT.json (default: the stack's seedance:policy).")
 @click.option("--project-dir", type=click.Path(path_type=Path), default=Path("stacks"), show_default=True, help="Pulumi project of the stacks.")
-@click.option("--policies", "policies_dir", type=click.Path(path_type=Path), default=None, help="Rego policy directory (default: the repository's policies/).")
+@click.option("--policies", "policies_dir", type=click.Path(path_type=Path), default=None, help="Rego policy directory (default: the policies bundled with Seedance).")
 @click.option("--framework", "frameworks", multiple=True, type=click.Choice(["gdpr", "mlps-l3"]), help="Force these frameworks on (repeatable).")
 @click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None, help="Date for waiver expiry (default: today).")
 @click.option("--severity", "severities", multiple=True, metavar="CONTROL=LEVEL", help="Override a control's severity (mandatory|advisory); repeatable.")

@@ -1,4 +1,4 @@
-"""The policy bundle: every Rego file under ``policies/`` with the METADATA of its control rules."""
+"""The policy bundle: every Rego file of the policy directory with the METADATA of its control rules."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 from seedance.gate.errors import PolicyLoadError
 from seedance.gate.metadata import SEVERITIES, ControlMeta, package_of, read_blocks
+from seedance.resources import ResourceNotFoundError, policies_dir
 
 log = logging.getLogger(__name__)
 
@@ -16,8 +17,15 @@ HELPER_DIRS = ("lib",)
 
 
 def default_policy_dir() -> Path:
-    """``policies/`` of the repository this package is installed from."""
-    return Path(__file__).resolve().parents[2] / "policies"
+    """The policies Seedance uses by default (see :mod:`seedance.resources`): ``$SEEDANCE_POLICIES``,
+    else the copy bundled in the installed package, else the checkout's ``policies/``.
+
+    Raises PolicyLoadError naming every place it looked when there is none (the gate fails closed).
+    """
+    try:
+        return policies_dir()
+    except ResourceNotFoundError as exc:
+        raise PolicyLoadError([str(exc)]) from None
 
 
 @dataclass(frozen=True)

@@ -12,18 +12,20 @@ from rich.markup import escape
 
 from seedance import __version__
 from seedance.gate.decision import Decision
-from seedance.templating import TEMPLATES, environment
+from seedance.templating import environment
+from seedance.templating import templates_dir as _templates_dir
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FORMATS = ("text", "json", "sarif", "markdown", "pr-comment")
 
 
 def templates_dir() -> Path:
-    return TEMPLATES
+    """The report templates directory (see :mod:`seedance.resources`)."""
+    return _templates_dir()
 
 
 def _environment() -> Environment:
-    return environment(TEMPLATES)
+    return environment()
 
 
 def _context(decision: Decision) -> dict[str, Any]:
