@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,8 +22,11 @@ from seedance.gate.bundle import PolicyBundle, load_bundle
 from seedance.gate.decision import Finding, decide, parse_waivers
 from seedance.gate.engine import RegorusEngine
 from seedance.gate.metadata import ControlMeta
+from seedance.resources import CHECKOUT_DIR
 
 log = logging.getLogger(__name__)
+
+PROJECT_DIR_ENV = "SEEDANCE_PROJECT_DIR"
 
 #: Controls decided from a single resource's properties: no finding is triggered by the absence of
 #: another resource.  Everything else is validated on the whole stack.
@@ -128,13 +132,36 @@ def stack_validator(control: ControlMeta, bundle: PolicyBundle, engine: RegorusE
     return validate
 
 
+def default_project_dir(cwd: Path | None = None) -> Path:
+    """The Pulumi project whose ``Pulumi.<stack>.yaml`` names each stack's cost policy.
+
+    ``$SEEDANCE_PROJECT_DIR`` if set; else the current directory if it holds a ``Pulumi.yaml``; else
+    the checkout's example project ``stacks/``.  Pulumi starts a policy pack in the pack's own
+    directory, so a pack run by ``pulumi up --policy-pack`` outside this repository needs
+    ``SEEDANCE_PROJECT_DIR`` (Pulumi passes its environment on to the pack).
+    """
+    env = os.environ.get(PROJECT_DIR_ENV, "").strip()
+    if env:
+        return Path(env).expanduser()
+    here = cwd or Path.cwd()
+    if (here / "Pulumi.yaml").is_file():
+        return here
+    return CHECKOUT_DIR / "stacks"
+
+
 def make_policies(bundle: PolicyBundle | None = None, *, project_dir: Path | None = None) -> list[Any]:
-    """One policy per control, enforcement from its severity."""
+    """One policy per control, enforcement from its severity.
+
+    ``bundle`` defaults to :func:`~seedance.gate.bundle.load_bundle` (the default policies);
+    ``project_dir`` to :func:`default_project_dir` (``$SEEDANCE_PROJECT_DIR``, else the current
+    directory if it holds a ``Pulumi.yaml``, else the checkout's ``stacks/``).
+    """
     from pulumi_policy import EnforcementLevel, PolicyComplianceFramework, ResourceValidationPolicy, StackValidationPolicy
 
     bundle = bundle or load_bundle()
     engine = RegorusEngine()
-    project_dir = project_dir or bundle.root.parent / "stacks"
+    project_dir = project_dir or default_project_dir()
+    log.info("policy pack: stacks' cost policies from the Pulumi project %s", project_dir)
     contexts: dict[str, StackContext] = {}
 
     def context(urn: str) -> StackContext:
