@@ -1,6 +1,10 @@
 """CostAwareNetwork: VPC endpoints where they pay for themselves.
 
-S3 and DynamoDB always get gateway endpoints (free). An interface endpoint is created only for
+S3 and DynamoDB always get gateway endpoints (free). A gateway endpoint only carries traffic from
+the route tables it is attached to: ``route_table_ids`` when given, else every route table of the
+VPC, looked up at deploy time (``aws.ec2.getRouteTables``), so S3 traffic leaves the NAT gateways
+by default. A route table can hold one gateway endpoint per service: if the VPC already has an S3 or
+DynamoDB gateway endpoint, list the route tables to use explicitly. An interface endpoint is created only for
 the services :func:`seedance.planner.endpoints.decide_endpoints` routed to ``interface`` (traffic
 above break-even, or listed explicitly): private DNS on, a security group admitting only the VPC
 CIDR on 443, and an endpoint policy that admits only principals of the stack's account.
@@ -51,7 +55,8 @@ class CostAwareNetworkArgs:
     subnet_ids: list[str]
     account_id: pulumi.Input[str]
     decisions: list[EndpointDecision]
-    route_table_ids: list[str] = field(default_factory=list)  # for the gateway endpoints
+    # route tables for the gateway endpoints; None = every route table of the VPC (looked up)
+    route_table_ids: list[str] | None = None
     tags: dict[str, str] = field(default_factory=dict)
 
     def validate(self) -> None:
@@ -75,6 +80,16 @@ class CostAwareNetwork(pulumi.ComponentResource):
         interfaces: dict[str, pulumi.Output[str]] = {}
         self.rationale = {d.service.value: d.rationale for d in args.decisions}
 
+        route_tables: pulumi.Input[list[str]] = []
+        if any(d.route is Route.GATEWAY for d in args.decisions):
+            if args.route_table_ids is None:
+                route_tables = aws.ec2.get_route_tables_output(
+                    vpc_id=args.vpc_id, opts=pulumi.InvokeOutputOptions(parent=self)
+                ).ids
+            else:
+                route_tables = list(args.route_table_ids)
+                if not route_tables:
+                    pulumi.log.warn("no route tables given: the S3 / DynamoDB gateway endpoints carry no traffic", self)
         for d in args.decisions:
             if d.route is Route.GATEWAY:
                 ep = aws.ec2.VpcEndpoint(
@@ -82,7 +97,7 @@ class CostAwareNetwork(pulumi.ComponentResource):
                     vpc_id=args.vpc_id,
                     service_name=service_name(d.service, args.region),
                     vpc_endpoint_type="Gateway",
-                    route_table_ids=list(args.route_table_ids),
+                    route_table_ids=route_tables,
                     policy=policy,
                     tags={**args.tags, "seedance:endpoint-decision": "gateway"},
                     opts=child(self),

@@ -6,7 +6,7 @@ Called by ``stacks/__main__.py`` (under ``pulumi up`` and under ``seedance synth
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
@@ -62,7 +62,7 @@ class PlatformArgs:
     plan: Plan
     stack: str
     endpoint_prices: EndpointPrices | None
-    route_table_ids: list[str] = field(default_factory=list)
+    route_table_ids: list[str] | None = None  # None: every route table of the VPC
     eks_version: str = "1.31"
 
     def validate(self) -> None:
@@ -166,7 +166,7 @@ def build_platform(args: PlatformArgs) -> Platform:
             subnet_ids=list(cloud.subnet_ids),
             account_id=account_id,
             decisions=decide_endpoints(policy.network, len(cloud.availability_zones), args.endpoint_prices),
-            route_table_ids=list(args.route_table_ids),
+            route_table_ids=None if args.route_table_ids is None else list(args.route_table_ids),
             tags=tag_set.for_resource(purpose="networking"),
         ),
         aws_opts,

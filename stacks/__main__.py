@@ -26,7 +26,7 @@ platform = build_platform(
         plan=plan,
         stack=pulumi.get_stack(),
         endpoint_prices=endpoint_prices(prices, loaded.policy.cloud.region),
-        route_table_ids=config.get_object("routeTableIds") or [],
+        route_table_ids=config.get_object("routeTableIds"),  # unset: every route table of the VPC
         eks_version=config.get("eksVersion") or "1.31",
     )
 )

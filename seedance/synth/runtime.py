@@ -115,16 +115,21 @@ class SeedanceMocks(pmocks.Mocks):
         state.update(extra)
         return rid, state
 
-    def call(self, args: pmocks.MockCallArgs) -> tuple[dict, list[tuple[str, str]] | None]:
+    def call(self, args: pmocks.MockCallArgs) -> dict[str, Any]:
         region, account, part = self._where(args.provider, args.args)
         if args.token == "aws:index/getCallerIdentity:getCallerIdentity":
-            return {"accountId": account, "arn": f"arn:{part}:iam::{account}:user/seedance-synth", "userId": "SYNTH", "id": account}, None
+            return {"accountId": account, "arn": f"arn:{part}:iam::{account}:user/seedance-synth", "userId": "SYNTH", "id": account}
         if args.token == "aws:index/getPartition:getPartition":
-            return {"partition": part, "dnsSuffix": "amazonaws.com.cn" if part == "aws-cn" else "amazonaws.com", "id": part}, None
+            return {"partition": part, "dnsSuffix": "amazonaws.com.cn" if part == "aws-cn" else "amazonaws.com", "id": part}
         if args.token == "aws:index/getRegion:getRegion":
-            return {"name": region, "region": region, "id": region}, None
+            return {"name": region, "region": region, "id": region}
+        if args.token == "aws:ec2/getRouteTables:getRouteTables":
+            # offline there is no VPC to ask: one placeholder route table per VPC, stable across runs
+            vpc = str(args.args.get("vpcId") or "")
+            rtb = f"rtb-{_short_hash('route-table', vpc, n=17)}"
+            return {"ids": [rtb], "vpcId": vpc, "id": region}
         log.warning("synth: no mock answer for invoke %s; returning an empty result", args.token)
-        return {}, None
+        return {}
 
 
 def _aws_outputs(typ: str, name: str, inputs: dict[str, Any], region: str, account: str, part: str) -> tuple[str, dict[str, Any]]:

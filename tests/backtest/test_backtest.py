@@ -8,13 +8,14 @@ any strategy that respects the same caps, and the bounds must be ordered.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO
+REPO = Path(__file__).resolve().parents[2]
 
 sys.path.insert(0, str(REPO))  # bench/ is a directory of scripts, not an installed package
 

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
+
+from seedance.synth.project import synthesize_stack
+
+STACKS_DIR = Path(__file__).resolve().parents[2] / "stacks"
 
 EP = "aws:ec2/vpcEndpoint:VpcEndpoint"
 
@@ -53,3 +59,32 @@ def test_cn_gets_the_listed_endpoints_whatever_the_price(cn):
     interfaces = {n for n, i in endpoints(cn).items() if i["vpcEndpointType"] == "Interface"}
     assert interfaces == {f"network-{s}-interface" for s in ("kms", "logs", "ecr-api", "ecr-dkr", "sts")}
     assert cn.one("network-endpoints-sg").inputs["ingress"][0]["cidrBlocks"] == ["10.30.0.0/16"]
+
+
+def test_gateway_endpoints_attach_to_the_vpcs_route_tables_by_default(stack):
+    # no seedance:routeTableIds in the example stacks: the component asks for the VPC's route
+    # tables (aws.ec2.getRouteTables, answered offline by the synth runtime) so the free
+    # endpoints actually carry the S3 / DynamoDB traffic instead of the NAT gateways
+    eps = endpoints(stack)
+    tables = [eps[f"network-{svc}-gateway"]["routeTableIds"] for svc in ("s3", "dynamodb")]
+    assert tables[0] == tables[1]
+    assert len(tables[0]) == 1 and tables[0][0].startswith("rtb-")
+
+
+def _with_route_tables(tmp_path, value: str):
+    project = tmp_path / "stacks"
+    shutil.copytree(STACKS_DIR, project, ignore=shutil.ignore_patterns("__pycache__"))
+    cfg = project / "Pulumi.dev.yaml"
+    cfg.write_text(cfg.read_text() + f"  seedance:routeTableIds: {value}\n")
+    return {r.name: r.inputs for r in synthesize_stack("dev", project).document.of_type(EP)}
+
+
+def test_route_tables_from_config_are_used_as_given(tmp_path):
+    eps = _with_route_tables(tmp_path, "[rtb-0a1b2c3d, rtb-4e5f6a7b]")
+    for svc in ("s3", "dynamodb"):
+        assert eps[f"network-{svc}-gateway"]["routeTableIds"] == ["rtb-0a1b2c3d", "rtb-4e5f6a7b"]
+
+
+def test_an_empty_route_table_list_attaches_nothing(tmp_path):
+    eps = _with_route_tables(tmp_path, "[]")
+    assert eps["network-s3-gateway"].get("routeTableIds", []) == []
