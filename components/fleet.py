@@ -108,8 +108,9 @@ class SpotRiFleetArgs:
     root_volume_gib: int = 200
     imds_hop_limit: int = 1  # secure default: pods cannot reach the node's instance metadata
     reserve_capacity: bool | None = None  # None: on-demand capacity reservation for gold GPU fleets
-    instance_profile_arn: str | None = None
-    user_data: str | None = None  # base64, e.g. nodeadm config joining the EKS cluster
+    instance_profile_arn: pulumi.Input[str] | None = None
+    user_data: pulumi.Input[str] | None = None  # base64, e.g. nodeadm config joining the EKS cluster
+    extra_security_group_ids: list[pulumi.Input[str]] = field(default_factory=list)  # e.g. the cluster's
 
     def validate(self) -> None:
         p, f = self.plan, self.fleet
@@ -195,7 +196,7 @@ class SpotRiFleet(pulumi.ComponentResource):
                     device_index=0,
                     associate_public_ip_address="false",
                     delete_on_termination="true",
-                    security_groups=[sg.id],
+                    security_groups=[sg.id, *args.extra_security_group_ids],
                 )
             ],
             iam_instance_profile=(

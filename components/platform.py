@@ -14,6 +14,7 @@ import pulumi_aws as aws
 
 from components.audit import AuditBaseline, AuditBaselineArgs
 from components.budget import BudgetGuard, BudgetGuardArgs
+from components.cluster import ClusterJoin, ClusterJoinArgs
 from components.common import PURPOSE_BY_WORKLOAD, TagSet, require
 from components.fleet import SpotRiFleet, SpotRiFleetArgs
 from components.gpu_sharing import GpuSharing, GpuSharingArgs
@@ -64,6 +65,7 @@ class PlatformArgs:
     endpoint_prices: EndpointPrices | None
     route_table_ids: list[str] | None = None  # None: every route table of the VPC
     eks_version: str = "1.31"
+    cluster_name: str | None = None  # EKS cluster the fleets' nodes join (None: no user data, no node role)
 
     def validate(self) -> None:
         p = self.policy
@@ -79,6 +81,7 @@ class Platform:
     kms_key_arn: pulumi.Input[str]
     fleets: dict[str, SpotRiFleet]
     namespaces: dict[str, FleetNamespace]
+    cluster: ClusterJoin | None
     network: CostAwareNetwork
     storage: StorageTiers
     scheduling: CostAwareScheduling
@@ -96,6 +99,7 @@ class Platform:
             "budget": self.budget.budget_name,
             "trail": self.audit.trail_arn,
             "gpuNodeLabels": self.gpu_sharing.node_labels,
+            **({"nodeRoleArn": self.cluster.node_role_arn} if self.cluster else {}),
         }
 
 
@@ -138,9 +142,18 @@ def build_platform(args: PlatformArgs) -> Platform:
         )
         replica_key_arn = replica_key.key_arn
 
+    gpu_sharing = GpuSharing("gpu-sharing", GpuSharingArgs(fleets=list(policy.fleets), tag_set=tag_set))
+    cluster = None
+    if args.cluster_name:
+        cluster = ClusterJoin("cluster", ClusterJoinArgs(args.cluster_name, tags=tag_set.for_resource(purpose="cluster-access")), aws_opts)
     fleets: dict[str, SpotRiFleet] = {}
     namespaces: dict[str, FleetNamespace] = {}
     for fleet in policy.fleets:
+        join: dict[str, Any] = {}
+        if cluster is not None:
+            labels = {**tag_set.labels(fleet=fleet), **gpu_sharing.node_labels.get(fleet.name, {})}
+            join = dict(instance_profile_arn=cluster.instance_profile_arn, user_data=cluster.user_data(labels),
+                        extra_security_group_ids=[cluster.cluster_security_group_id])
         fleets[fleet.name] = SpotRiFleet(
             fleet.name,
             SpotRiFleetArgs(
@@ -152,6 +165,7 @@ def build_platform(args: PlatformArgs) -> Platform:
                 kms_key_arn=kms_key_arn,
                 tags=tag_set.for_resource(purpose=PURPOSE_BY_WORKLOAD[fleet.workload], fleet=fleet),
                 eks_version=args.eks_version,
+                **join,
             ),
             aws_opts,
         )
@@ -195,7 +209,6 @@ def build_platform(args: PlatformArgs) -> Platform:
             namespaces={n: ns.namespace for n, ns in namespaces.items()},
         ),
     )
-    gpu_sharing = GpuSharing("gpu-sharing", GpuSharingArgs(fleets=list(policy.fleets), tag_set=tag_set))
     budget = BudgetGuard(
         "budget",
         BudgetGuardArgs(
@@ -225,4 +238,4 @@ def build_platform(args: PlatformArgs) -> Platform:
         ),
         aws_opts,
     )
-    return Platform(provider, kms_key_arn, fleets, namespaces, network, storage, scheduling, gpu_sharing, budget, audit)
+    return Platform(provider, kms_key_arn, fleets, namespaces, cluster, network, storage, scheduling, gpu_sharing, budget, audit)

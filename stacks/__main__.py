@@ -28,6 +28,7 @@ platform = build_platform(
         endpoint_prices=endpoint_prices(prices, loaded.policy.cloud.region),
         route_table_ids=config.get_object("routeTableIds"),  # unset: every route table of the VPC
         eks_version=config.get("eksVersion") or "1.31",
+        cluster_name=config.get("clusterName"),
     )
 )
 for key, value in platform.exports().items():

@@ -8,6 +8,7 @@ so runs can follow each other in one process; a lock keeps them from overlapping
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import logging
@@ -128,8 +129,29 @@ class SeedanceMocks(pmocks.Mocks):
             vpc = str(args.args.get("vpcId") or "")
             rtb = f"rtb-{_short_hash('route-table', vpc, n=17)}"
             return {"ids": [rtb], "vpcId": vpc, "id": region}
+        if args.token == "aws:eks/getCluster:getCluster":
+            return _cluster(str(args.args.get("name") or ""), region, account, part)
         log.warning("synth: no mock answer for invoke %s; returning an empty result", args.token)
         return {}
+
+
+def _cluster(name: str, region: str, account: str, part: str) -> dict[str, Any]:
+    """Offline answer to ``aws.eks.getCluster``: placeholders with the real shapes (an endpoint, a
+    base64 CA, a service CIDR, the cluster security group), stable across runs."""
+    h = _short_hash("eks", region, name, n=32).upper()
+    suffix = "amazonaws.com.cn" if part == "aws-cn" else "amazonaws.com"
+    sg = f"sg-{_short_hash('eks-sg', region, name, n=17)}"
+    return {
+        "id": name, "name": name, "arn": f"arn:{part}:eks:{region}:{account}:cluster/{name}",
+        "endpoint": f"https://{h}.gr7.{region}.eks.{suffix}",
+        "certificateAuthorities": [{"data": base64.b64encode(f"offline CA of {name}".encode()).decode()}],
+        "kubernetesNetworkConfigs": [{"elasticLoadBalancings": [], "ipFamily": "ipv4",
+                                      "serviceIpv4Cidr": "172.20.0.0/16", "serviceIpv6Cidr": ""}],
+        "vpcConfig": {"clusterSecurityGroupId": sg, "controlPlaneEgressMode": "", "endpointPrivateAccess": True,
+                      "endpointPublicAccess": False, "publicAccessCidrs": [], "securityGroupIds": [],
+                      "subnetIds": [], "vpcId": ""},
+        "status": "ACTIVE", "version": "1.31",
+    }
 
 
 def _aws_outputs(typ: str, name: str, inputs: dict[str, Any], region: str, account: str, part: str) -> tuple[str, dict[str, Any]]:
@@ -150,6 +172,9 @@ def _aws_outputs(typ: str, name: str, inputs: dict[str, Any], region: str, accou
     if typ == "aws:iam/role:Role":
         role = inputs.get("name") or f"{name}-{h[:7]}"
         return role, {"name": role, "arn": f"arn:{part}:iam::{account}:role/{role}"}
+    if typ == "aws:iam/instanceProfile:InstanceProfile":
+        profile = inputs.get("name") or f"{name}-{h[:7]}"
+        return profile, {"name": profile, "arn": f"arn:{part}:iam::{account}:instance-profile/{profile}"}
     if typ == "aws:ec2/launchTemplate:LaunchTemplate":
         return f"lt-{h}{h[:9]}", {"latestVersion": 1, "arn": f"arn:{part}:ec2:{region}:{account}:launch-template/lt-{h}{h[:9]}"}
     if typ == "aws:ec2/securityGroup:SecurityGroup":

@@ -1,0 +1,144 @@
+"""ClusterJoin: what the fleets' nodes need to join an existing EKS cluster.
+
+Seedance does not create the cluster; the stack names it (``seedance:clusterName``). This component
+looks the cluster up at deploy time (``aws.eks.getCluster``: API endpoint, CA, service CIDR, cluster
+security group) and creates, once per stack:
+
+* a node IAM role (EC2 trust only) with the three AWS-managed node policies — worker node, CNI and
+  read-only ECR — and its instance profile;
+* an EKS access entry of type ``EC2_LINUX`` for that role, so nodes may register (the cluster's
+  authentication mode must include ``API``);
+
+and renders, per fleet, the AL2023 ``nodeadm`` user data (:func:`node_user_data`): a MIME multi-part
+document with one ``NodeConfig`` carrying the cluster coordinates and the fleet's node labels, so
+the workloads' node selectors, the GPU-sharing device-plugin config and the scheduler's fleet
+affinity find the nodes.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_aws as aws
+import yaml
+
+from components.common import child, policy_json, require
+
+#: AWS-managed policies an EKS node needs (no inline permissions are added).
+NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly")
+MIME_BOUNDARY = "SEEDANCE-NODECONFIG"
+
+
+def node_trust_policy() -> dict:
+    return {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}],
+    }
+
+
+def node_config(cluster_name: str, endpoint: str, certificate_authority: str, service_cidr: str,
+                labels: Mapping[str, str]) -> dict:
+    """The ``node.eks.aws/v1alpha1`` NodeConfig for one fleet (labels applied at registration)."""
+    spec: dict = {
+        "cluster": {
+            "name": cluster_name,
+            "apiServerEndpoint": endpoint,
+            "certificateAuthority": certificate_authority,
+            "cidr": service_cidr,
+        }
+    }
+    if labels:
+        spec["kubelet"] = {"flags": ["--node-labels=" + ",".join(f"{k}={v}" for k, v in sorted(labels.items()))]}
+    return {"apiVersion": "node.eks.aws/v1alpha1", "kind": "NodeConfig", "spec": spec}
+
+
+def node_user_data(cluster_name: str, endpoint: str, certificate_authority: str, service_cidr: str,
+                   labels: Mapping[str, str]) -> str:
+    """Base64 MIME multi-part user data holding the fleet's NodeConfig (what ``nodeadm`` reads)."""
+    config = yaml.safe_dump(node_config(cluster_name, endpoint, certificate_authority, service_cidr, labels),
+                            sort_keys=False, default_flow_style=False)
+    text = (
+        "MIME-Version: 1.0\n"
+        f'Content-Type: multipart/mixed; boundary="{MIME_BOUNDARY}"\n'
+        "\n"
+        f"--{MIME_BOUNDARY}\n"
+        "Content-Type: application/node.eks.aws\n"
+        "\n"
+        f"---\n{config}\n"
+        f"--{MIME_BOUNDARY}--\n"
+    )
+    return base64.b64encode(text.encode()).decode()
+
+
+@dataclass
+class ClusterJoinArgs:
+    cluster_name: str
+    tags: dict[str, str] = field(default_factory=dict)
+
+    def validate(self) -> None:
+        name = self.cluster_name
+        ok = 1 <= len(name) <= 100 and name[0].isalnum() and all(c.isalnum() or c in "-_" for c in name)
+        require(ok, "ClusterJoinArgs.cluster_name", f"expected an EKS cluster name (letters, digits, - and _), got {name!r}")
+
+
+class ClusterJoin(pulumi.ComponentResource):
+    instance_profile_arn: pulumi.Output[str]
+    node_role_arn: pulumi.Output[str]
+    cluster_security_group_id: pulumi.Output[str]
+
+    def __init__(self, name: str, args: ClusterJoinArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("seedance:cluster:ClusterJoin", name, None, opts)
+        args.validate()
+        self.cluster_name = args.cluster_name
+        invoke = pulumi.InvokeOutputOptions(parent=self)
+        cluster = aws.eks.get_cluster_output(name=args.cluster_name, opts=invoke)
+        partition = aws.get_partition_output(opts=invoke).partition
+
+        role = aws.iam.Role(
+            f"{name}-node-role",
+            description=f"Seedance GPU fleet nodes of EKS cluster {args.cluster_name}",
+            assume_role_policy=policy_json(node_trust_policy()),
+            tags=args.tags,
+            opts=child(self),
+        )
+        for policy in NODE_POLICIES:
+            aws.iam.RolePolicyAttachment(
+                f"{name}-{policy}",
+                role=role.name,
+                policy_arn=partition.apply(lambda p, policy=policy: f"arn:{p}:iam::aws:policy/{policy}"),
+                opts=child(self),
+            )
+        profile = aws.iam.InstanceProfile(f"{name}-node-profile", role=role.name, tags=args.tags, opts=child(self))
+        aws.eks.AccessEntry(
+            f"{name}-nodes",
+            cluster_name=args.cluster_name,
+            principal_arn=role.arn,
+            type="EC2_LINUX",
+            tags=args.tags,
+            opts=child(self),
+        )
+
+        self._endpoint = cluster.endpoint
+        self._ca = cluster.certificate_authorities.apply(lambda cas: cas[0].data)
+        self._service_cidr = cluster.kubernetes_network_configs.apply(lambda cfg: cfg[0].service_ipv4_cidr)
+        self.instance_profile_arn = profile.arn
+        self.node_role_arn = role.arn
+        self.cluster_security_group_id = cluster.vpc_config.apply(lambda v: v.cluster_security_group_id)
+        self.register_outputs(
+            {
+                "instance_profile_arn": self.instance_profile_arn,
+                "node_role_arn": self.node_role_arn,
+                "cluster_security_group_id": self.cluster_security_group_id,
+            }
+        )
+
+    def user_data(self, labels: Mapping[str, str]) -> pulumi.Output[str]:
+        """The fleet's user data (base64), once the cluster lookup has answered."""
+        frozen = dict(labels)
+        return pulumi.Output.all(self._endpoint, self._ca, self._service_cidr).apply(
+            lambda v: node_user_data(self.cluster_name, v[0], v[1], v[2], frozen)
+        )
+
