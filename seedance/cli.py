@@ -91,6 +91,7 @@ _EXTRA_COMMANDS: list[tuple[str, str]] = [
     # ("seedance.commands.<module>", "<attribute>"),
     ("seedance.commands.prices", "prices"),
     ("seedance.commands.estimate", "estimate"),
+    ("seedance.commands.diff", "diff"),
     ("seedance.commands.plan", "plan"),
     ("seedance.commands.synth", "synth"),
     ("seedance.commands.check", "check"),

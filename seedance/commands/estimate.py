@@ -87,7 +87,8 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
 
 @click.command("estimate")
 @click.argument("policy_path", metavar="POLICY", type=click.Path(path_type=Path))
-@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
+              help="Output format (markdown: a report for a pull request or wiki).")
 @click.option("--plan", "plan_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Estimate this plan (JSON of `seedance plan`) instead of the policy's explicit values.")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
@@ -113,6 +114,10 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Pat
     out = console()
     if fmt == "json":
         out.print(json.dumps(est.to_json(), indent=2), markup=False)
+    elif fmt == "markdown":
+        from seedance.estimate.report import estimate_markdown
+
+        out.print(estimate_markdown(est), markup=False, end="")
     else:
         render_estimate(out, est, "Estimate" if plan is None else "Estimate (plan)")
     return 0

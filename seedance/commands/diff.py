@@ -1,0 +1,62 @@
+"""``seedance diff BASE HEAD``: what a policy change does to the monthly bill (for PR review)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from pathlib import Path
+
+import click
+
+from seedance.pricing.catalog import PricingError
+
+
+@click.command("diff")
+@click.argument("base_path", metavar="BASE", type=click.Path(path_type=Path))
+@click.argument("head_path", metavar="HEAD", type=click.Path(path_type=Path))
+@click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
+              help="Output format (markdown: a pull-request comment).")
+@click.option("--no-plan", is_flag=True, help="Compare the policies' explicit values instead of planning both.")
+@click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
+              help="Decision date for both plans (default: today), so both read the same demand history.")
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set).")
+def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.datetime | None, cache_dir: Path | None) -> int:
+    """Compare the monthly estimate of BASE (e.g. the policy on main) with HEAD (the changed policy).
+
+    Both are planned with the same prices and decision date (unless --no-plan) and estimated
+    offline; the report shows the total, budget share, fleets, services and resources that changed
+    and the planner decisions that moved. Exit 0, or 1 if either policy is invalid.
+    """
+    from seedance.cli import console
+    from seedance.estimate.diff import compare
+    from seedance.estimate.estimate import estimate_policy
+    from seedance.estimate.report import diff_markdown, render_diff_text
+    from seedance.planner.demand import DemandError
+    from seedance.planner.planner import PlanningError, plan_policy
+    from seedance.policy import load_policy
+    from seedance.pricing.catalog import load_catalog
+
+    base = load_policy(base_path)  # PolicyError is reported by the CLI's error boundary
+    head = load_policy(head_path)
+    if cache_dir is None and os.environ.get("SEEDANCE_PRICE_CACHE"):
+        cache_dir = Path(os.environ["SEEDANCE_PRICE_CACHE"])
+    when = (as_of or dt.datetime.now(dt.UTC)).date()
+    try:
+        catalog = load_catalog(cache_dir=cache_dir)
+        base_plan = None if no_plan else plan_policy(base, catalog, as_of=when)
+        head_plan = None if no_plan else plan_policy(head, catalog, as_of=when)
+        result = compare(estimate_policy(base, catalog, base_plan), estimate_policy(head, catalog, head_plan),
+                         base_plan, head_plan)
+    except (PricingError, DemandError, PlanningError) as exc:
+        console(stderr=True).print(f"error: {exc}", markup=False)
+        return 1
+    out = console()
+    if fmt == "json":
+        out.print(json.dumps(result.to_json(), indent=2), markup=False)
+    elif fmt == "markdown":
+        out.print(diff_markdown(result), markup=False, end="")
+    else:
+        render_diff_text(out, result)
+    return 0

@@ -1,0 +1,225 @@
+"""What a policy change does to the bill: two estimates (and their plans) compared, for PR review.
+
+:func:`compare` is pure: it takes the estimate of the base policy and of the changed one (each
+optionally with the plan it was made from) and returns an :class:`EstimateDiff` — the monthly total
+before and after, the change by fleet, by service and by resource, the share of the budget used
+before and after, and the planner decisions that changed (reserved units, spot share, instance
+types, checkpoint interval).  Estimates in different currencies are never compared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from seedance.estimate.estimate import Estimate
+from seedance.planner.plan import FleetPlan, Plan
+from seedance.pricing.catalog import PricingError
+
+#: A cost change smaller than this (in the estimate's currency per month) counts as unchanged.
+EPSILON = 0.005
+
+
+@dataclass(frozen=True)
+class Change:
+    """One line (fleet, service or resource) in the base and in the head; None where absent."""
+
+    key: str
+    before: float | None
+    after: float | None
+
+    @property
+    def delta(self) -> float:
+        return (self.after or 0.0) - (self.before or 0.0)
+
+    @property
+    def status(self) -> str:
+        if self.before is None:
+            return "added"
+        if self.after is None:
+            return "removed"
+        return "changed" if abs(self.delta) >= EPSILON else "unchanged"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "before": _r(self.before), "after": _r(self.after), "delta": round(self.delta, 2),
+                "status": self.status}
+
+
+@dataclass(frozen=True)
+class DecisionChange:
+    """A planner decision for a fleet that differs between base and head."""
+
+    fleet: str
+    decision: str  # "reserved units", "spot share", "instance types", ...
+    before: str | None  # None: the fleet is new
+    after: str | None  # None: the fleet is gone
+    rationale: str = ""  # the head plan's reason, when it has one
+
+    def to_json(self) -> dict[str, Any]:
+        return {"fleet": self.fleet, "decision": self.decision, "before": self.before, "after": self.after,
+                "rationale": self.rationale}
+
+
+@dataclass(frozen=True)
+class EstimateDiff:
+    policy: str
+    environment: str
+    region: str
+    currency: str
+    basis: str  # "plan" | "policy"
+    before_total: float
+    after_total: float
+    before_partial: bool
+    after_partial: bool
+    budget_before: float | None
+    budget_after: float | None
+    fleets: list[Change]
+    services: list[Change]
+    resources: list[Change]  # every resource whose cost changed, largest change first
+    decisions: list[DecisionChange] = field(default_factory=list)
+    new_unpriced: list[str] = field(default_factory=list)  # unpriced in the head, not in the base
+
+    @property
+    def delta(self) -> float:
+        return self.after_total - self.before_total
+
+    @property
+    def delta_fraction(self) -> float | None:
+        return None if self.before_total == 0 else self.delta / self.before_total
+
+    @property
+    def budget_share_before(self) -> float | None:
+        return None if not self.budget_before else self.before_total / self.budget_before
+
+    @property
+    def budget_share_after(self) -> float | None:
+        return None if not self.budget_after else self.after_total / self.budget_after
+
+    @property
+    def changed(self) -> bool:
+        return abs(self.delta) >= EPSILON or bool(self.decisions) or any(
+            c.status != "unchanged" for c in (*self.fleets, *self.services, *self.resources))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "apiVersion": "seedance.io/v1",
+            "kind": "EstimateDiff",
+            "policy": self.policy,
+            "environment": self.environment,
+            "region": self.region,
+            "currency": self.currency,
+            "basis": self.basis,
+            "monthly_total": {"before": round(self.before_total, 2), "after": round(self.after_total, 2),
+                              "delta": round(self.delta, 2),
+                              "delta_fraction": None if self.delta_fraction is None else round(self.delta_fraction, 6)},
+            "partial": {"before": self.before_partial, "after": self.after_partial},
+            "budget": {"before": self.budget_before, "after": self.budget_after,
+                       "share_before": _r(self.budget_share_before, 6), "share_after": _r(self.budget_share_after, 6)},
+            "fleets": [c.to_json() for c in self.fleets],
+            "services": [c.to_json() for c in self.services],
+            "resources": [c.to_json() for c in self.resources],
+            "decisions": [d.to_json() for d in self.decisions],
+            "new_unpriced": list(self.new_unpriced),
+        }
+
+
+def compare(before: Estimate, after: Estimate, before_plan: Plan | None = None, after_plan: Plan | None = None) -> EstimateDiff:
+    """The change from ``before`` (the base policy's estimate) to ``after`` (the changed policy's)."""
+    if before.currency != after.currency:
+        raise PricingError(f"the base is estimated in {before.currency} ({before.region}), the change in "
+                           f"{after.currency} ({after.region}); currencies are never mixed, so they are not compared")
+    budget_before = before.budget_amount if before.budget_currency == before.currency else None
+    budget_after = after.budget_amount if after.budget_currency == after.currency else None
+    resources = [c for c in _changes(_by_resource(before), _by_resource(after)) if c.status != "unchanged"]
+    resources.sort(key=lambda c: (-abs(c.delta), c.key))
+    old_unpriced = {_unpriced_line(u) for u in before.unpriced}
+    return EstimateDiff(
+        policy=after.policy,
+        environment=after.environment,
+        region=after.region,
+        currency=after.currency,
+        basis=after.basis,
+        before_total=before.total,
+        after_total=after.total,
+        before_partial=before.partial,
+        after_partial=after.partial,
+        budget_before=budget_before,
+        budget_after=budget_after,
+        fleets=_changes(before.by_fleet, after.by_fleet),
+        services=_changes(before.by_service, after.by_service),
+        resources=resources,
+        decisions=compare_plans(before_plan, after_plan) if before_plan is not None and after_plan is not None else [],
+        new_unpriced=[line for u in after.unpriced if (line := _unpriced_line(u)) not in old_unpriced],
+    )
+
+
+def compare_plans(before: Plan, after: Plan) -> list[DecisionChange]:
+    """Every planner decision that differs, fleet by fleet (fleets in the head's order, then removed ones)."""
+    old = {f.name: f for f in before.fleets}
+    new = {f.name: f for f in after.fleets}
+    out: list[DecisionChange] = []
+    for name, f in new.items():
+        if name not in old:
+            out.append(DecisionChange(name, "fleet", None, _summary(f), "new fleet"))
+            continue
+        a, b = _decisions(old[name]), _decisions(f)
+        for key in b:
+            if a[key] != b[key]:
+                out.append(DecisionChange(name, key, a[key], b[key], _reason(f, key)))
+    for name, f in old.items():
+        if name not in new:
+            out.append(DecisionChange(name, "fleet", _summary(f), None, "fleet removed"))
+    return out
+
+
+# ---------------------------------------------------------------- helpers
+
+_RATIONALE_KEY = {
+    "reserved units": "reserved",
+    "spot share": "spot",
+    "instance types": "instance_types",
+    "checkpoint interval": "checkpoint",
+    "on-demand base": "on_demand_base",
+}
+
+
+def _decisions(f: FleetPlan) -> dict[str, str]:
+    buys = ", ".join(f"{n} × {t}" for t, n in f.new_purchases) or "none"
+    return {
+        "instance types": ", ".join(c.instance_type for c in f.instance_types),
+        "reserved units": f"{f.reserved_units} (buy now: {buys})",
+        "on-demand base": str(f.on_demand_base),
+        "spot share": f"{f.spot_share_above_base:.0%} above the base ({f.allocation_strategy or 'n/a'})",
+        "checkpoint interval": "none" if f.checkpoint_interval_s is None else f"{f.checkpoint_interval_s / 60:.0f} min",
+        "size": f"min {f.min_size} / desired {f.desired} / max {f.max_size}",
+    }
+
+
+def _summary(f: FleetPlan) -> str:
+    d = _decisions(f)
+    return f"{d['instance types']}; reserved {d['reserved units']}; spot {d['spot share']}"
+
+
+def _reason(f: FleetPlan, key: str) -> str:
+    rk = _RATIONALE_KEY.get(key)
+    return f.rationale.get(rk, "") if rk else ""
+
+
+def _by_resource(est: Estimate) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for r in est.resources:
+        out[r.name] = out.get(r.name, 0.0) + r.monthly_cost
+    return out
+
+
+def _changes(before: dict[str, float], after: dict[str, float]) -> list[Change]:
+    keys = list(after) + [k for k in before if k not in after]
+    return [Change(k, before.get(k), after.get(k)) for k in keys]
+
+
+def _unpriced_line(u: dict[str, str]) -> str:
+    return f"{u['resource']}: {u['component']}: {u['reason']}"
+
+
+def _r(value: float | None, digits: int = 2) -> float | None:
+    return None if value is None else round(value, digits)

@@ -1,0 +1,134 @@
+"""Estimate diffs: what a policy change does to the bill (`seedance diff`, PR comments)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from seedance.cli import app, main
+from seedance.estimate.components import CostComponent, ResourceCost
+from seedance.estimate.diff import Change, compare, compare_plans
+from seedance.estimate.estimate import Estimate, estimate_policy
+from seedance.estimate.report import diff_markdown, estimate_markdown
+from seedance.planner.planner import plan_policy
+from seedance.policy import load_policy
+from seedance.pricing.catalog import PricingError, load_catalog
+
+REPO = Path(__file__).resolve().parents[2]
+DEV = REPO / "stacks" / "policies" / "dev.yaml"
+
+
+def _est(costs: dict[str, float], *, currency: str = "USD", budget: float | None = 1000.0, fleet: str | None = None) -> Estimate:
+    resources = [ResourceCost("fleet", name, "EC2", [CostComponent("use", "hours", 1.0, cost, cost, currency, "t")], fleet=fleet or name)
+                 for name, cost in costs.items()]
+    by_fleet = {r.name: r.monthly_cost for r in resources}
+    return Estimate("p", "dev", "us-east-1", currency, "plan", resources, sum(costs.values()), False, by_fleet,
+                    {"EC2": sum(costs.values())}, {}, budget, currency)
+
+
+def test_change_status_and_delta() -> None:
+    assert Change("a", None, 5.0).status == "added" and Change("a", None, 5.0).delta == 5.0
+    assert Change("a", 5.0, None).status == "removed" and Change("a", 5.0, None).delta == -5.0
+    assert Change("a", 5.0, 5.001).status == "unchanged"
+    assert Change("a", 5.0, 7.5).status == "changed"
+
+
+def test_compare_by_hand() -> None:
+    d = compare(_est({"a": 100.0, "b": 50.0, "gone": 10.0}), _est({"a": 100.0, "b": 80.0, "new": 300.0}))
+    assert d.before_total == pytest.approx(160.0) and d.after_total == pytest.approx(480.0)
+    assert d.delta == pytest.approx(320.0) and d.delta_fraction == pytest.approx(2.0)
+    assert d.budget_share_before == pytest.approx(0.16) and d.budget_share_after == pytest.approx(0.48)
+    # changed resources only, largest change first
+    assert [(c.key, c.status) for c in d.resources] == [("new", "added"), ("b", "changed"), ("gone", "removed")]
+    assert {c.key: c.status for c in d.fleets} == {"a": "unchanged", "b": "changed", "new": "added", "gone": "removed"}
+    assert d.changed
+    assert json.loads(json.dumps(d.to_json()))["monthly_total"] == {"before": 160.0, "after": 480.0, "delta": 320.0,
+                                                                    "delta_fraction": 2.0}
+
+
+def test_identical_estimates_are_unchanged() -> None:
+    d = compare(_est({"a": 1.0}), _est({"a": 1.0}))
+    assert not d.changed and d.resources == []
+    assert "No cost or planner decision changes." in diff_markdown(d)
+
+
+def test_currencies_are_never_compared() -> None:
+    with pytest.raises(PricingError, match="currencies are never mixed"):
+        compare(_est({"a": 1.0}), _est({"a": 1.0}, currency="CNY"))
+
+
+def _overlay(tmp_path: Path, body: str) -> Path:
+    p = tmp_path / "head.yaml"
+    p.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {DEV}\n{body}", encoding="utf-8")
+    return p
+
+
+def test_a_real_policy_change_moves_cost_and_decisions(tmp_path: Path) -> None:
+    catalog = load_catalog()
+    head_path = _overlay(tmp_path, "fleets:\n  - name: inference\n    capacity: {min: 2, desired: 3, max: 6}\n    spot: {maxShare: 0.2}\n")
+    base, head = load_policy(DEV), load_policy(head_path)
+    bp, hp = plan_policy(base, catalog), plan_policy(head, catalog)
+    d = compare(estimate_policy(base, catalog, bp), estimate_policy(head, catalog, hp), bp, hp)
+    fleets = {c.key: c for c in d.fleets}
+    assert fleets["inference"].status == "changed" and fleets["inference"].delta > 0
+    assert fleets["finetune"].status == "unchanged"
+    # the total moves by exactly the fleet's change (nothing else differs)
+    assert d.delta == pytest.approx(fleets["inference"].delta)
+    moved = {(x.fleet, x.decision) for x in d.decisions}
+    assert ("inference", "reserved units") in moved and ("inference", "spot share") in moved
+    assert all(x.fleet == "inference" for x in d.decisions)
+    spot = next(x for x in d.decisions if x.decision == "spot share")
+    assert spot.before.startswith("50%") and spot.after.startswith("20%") and "maxShare" in spot.rationale
+    md = diff_markdown(d)
+    assert "vs base**" in md and "fleet `inference`" in md and "Planner decisions that changed" in md
+
+
+def test_added_and_removed_fleets_are_decisions(tmp_path: Path) -> None:
+    catalog = load_catalog()
+    head = load_policy(_overlay(tmp_path, "fleets:\n  - name: batch-embed\n    $remove: true\n"))
+    base = load_policy(DEV)
+    changes = compare_plans(plan_policy(base, catalog), plan_policy(head, catalog))
+    assert [(c.fleet, c.decision, c.after) for c in changes] == [("batch-embed", "fleet", None)]
+
+
+def _invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args), standalone_mode=False, catch_exceptions=False)
+    return result.return_value, result.output
+
+
+def test_cli_diff_formats(tmp_path: Path) -> None:
+    head = _overlay(tmp_path, "budget:\n  monthlyAmount: 1000\n")
+    code, out = _invoke("diff", str(DEV), str(head), "-f", "json", "--as-of", "2026-11-01")
+    assert code == 0, out
+    doc = json.loads(out)
+    assert doc["kind"] == "EstimateDiff" and doc["monthly_total"]["delta"] == 0
+    assert doc["budget"]["share_after"] > 1 > doc["budget"]["share_before"]
+    code, md = _invoke("diff", str(DEV), str(head), "-f", "markdown", "--as-of", "2026-11-01")
+    assert code == 0 and md.startswith("🔴") and "| Budget used |" in md
+    code, text = _invoke("diff", str(DEV), str(DEV))
+    assert code == 0 and "no cost or planner decision changes" in text
+
+
+def test_cli_diff_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: seedance.io/v1\nkind: CostPolicy\nmetadata: {name: 3}\n", encoding="utf-8")
+    assert main(["diff", str(DEV), str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "bad.yaml:3:18: metadata.name: expected a string, got 3" in err and "Traceback" not in err
+    cn = REPO / "stacks" / "policies" / "cn-prod.yaml"
+    assert main(["diff", str(DEV), str(cn), "--no-plan"]) == 1
+    assert "currencies are never mixed" in capsys.readouterr().err
+
+
+def test_estimate_markdown_matches_the_json_total() -> None:
+    catalog = load_catalog()
+    est = estimate_policy(load_policy(DEV), catalog)
+    md = estimate_markdown(est)
+    assert f"**{est.total:,.2f} USD per month**" in md
+    for name, cost in est.by_fleet.items():
+        assert f"| {name} | {cost:,.2f} USD |" in md
+    code, out = _invoke("estimate", str(DEV), "-f", "markdown")
+    assert code == 0 and out == md
