@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import platform
-import re
 import statistics
 import sys
 import time
@@ -17,6 +16,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.backtest.readme import replace_section  # noqa: E402
 from seedance.estimate import estimate_policy  # noqa: E402
 from seedance.policy import load_policy  # noqa: E402
 from seedance.pricing import load_catalog  # noqa: E402
@@ -24,7 +24,6 @@ from seedance.pricing import load_catalog  # noqa: E402
 FLEETS = 500
 RUNS = 7
 SECTION = "## Estimate (bench_estimate.py)"
-HEADER = "# Benchmarks\n"
 
 
 def build_policy(n: int = FLEETS):  # type: ignore[no-untyped-def]
@@ -55,14 +54,7 @@ def main() -> int:
     )
     machine = f"- Machine: {platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}"
     body = f"{SECTION}\n\n`python bench/bench_estimate.py`: `estimate_policy` on a generated policy, catalog preloaded.\n\n{line}\n{machine}\n"
-    readme = REPO / "bench" / "README.md"
-    text = readme.read_text(encoding="utf-8") if readme.exists() else HEADER
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(body + "\n", text).rstrip("\n") + "\n"
-    else:
-        text = text.rstrip("\n") + "\n\n" + body
-    readme.write_text(text, encoding="utf-8")
+    replace_section("estimate", body)  # only between its own markers: the other sections stay
     print(line)
     return 0 if median < 1.0 else 1
 
