@@ -179,11 +179,15 @@ def parse_product(item: str | dict[str, Any], region: str) -> dict[str, Any] | N
     }
 
 
+#: The spot product descriptions of Linux instances (EC2 reports instances in a VPC under the second).
+LINUX_PRODUCTS = frozenset({"Linux/UNIX", "Linux/UNIX (Amazon VPC)"})
+
+
 def parse_spot_history(entries: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Spot avg/min/max per instance type over the latest price of each AZ."""
     latest: dict[tuple[str, str], tuple[dt.datetime, float]] = {}
     for e in entries:
-        if e.get("ProductDescription", "Linux/UNIX") != "Linux/UNIX":
+        if e.get("ProductDescription", "Linux/UNIX") not in LINUX_PRODUCTS:
             continue
         key = (e["InstanceType"], e["AvailabilityZone"])
         ts = e["Timestamp"]
@@ -261,7 +265,7 @@ def refresh_region(
     while True:
         spot_kwargs: dict[str, Any] = {
             "InstanceTypes": types,
-            "ProductDescriptions": ["Linux/UNIX"],
+            "ProductDescriptions": sorted(LINUX_PRODUCTS),
             "StartTime": now,
             "MaxResults": 1000,
         }

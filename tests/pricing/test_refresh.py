@@ -1,4 +1,10 @@
-"""Live refresh against botocore's Stubber, fed responses in the documented AWS shapes."""
+"""Live price refresh.
+
+EC2 (spot price history) is a real moto server on 127.0.0.1, reached by boto3 over HTTP exactly as
+production reaches AWS. moto implements no Pricing API, so ``pricing.get_products`` is fed through
+botocore's Stubber, which checks every request and response against the botocore service model;
+the PriceList entries follow the documented Price List shape.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +21,15 @@ from seedance.cli import app
 from seedance.estimate import FleetUsage, fleet_components
 from seedance.policy.model import PaymentOption, Term
 from seedance.pricing import UnknownRegionError, load_catalog
-from seedance.pricing.refresh import PRICING_SOURCE, SPOT_SOURCE, parse_product, product_filters, refresh_region, write_cache
+from seedance.pricing.refresh import (
+    PRICING_SOURCE,
+    SPOT_SOURCE,
+    parse_product,
+    parse_spot_history,
+    product_filters,
+    refresh_region,
+    write_cache,
+)
 
 NOW = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.timezone.utc)
 
@@ -70,17 +84,16 @@ def _product(itype: str, sku: str, od: str, ri_no: str, ri_all_upfront: str, cur
     })
 
 
-def _clients() -> tuple[object, object]:
-    kw = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
-    return boto3.client("pricing", region_name="us-east-1", **kw), boto3.client("ec2", region_name="us-east-1", **kw)
+def _clients(moto_endpoint: str) -> tuple[object, object]:
+    return boto3.client("pricing", region_name="us-east-1"), boto3.client("ec2", region_name="us-east-1", endpoint_url=moto_endpoint)
 
 
-def _spot(az: str, price: str, ts: dt.datetime, itype: str = "g5.xlarge") -> dict:
-    return {"AvailabilityZone": az, "InstanceType": itype, "ProductDescription": "Linux/UNIX", "SpotPrice": price, "Timestamp": ts}
+def _spot(az: str, price: str, ts: dt.datetime, itype: str = "g5.xlarge", product: str = "Linux/UNIX") -> dict:
+    return {"AvailabilityZone": az, "InstanceType": itype, "ProductDescription": product, "SpotPrice": price, "Timestamp": ts}
 
 
-def _stub_refresh(pricing, ec2) -> tuple[Stubber, Stubber]:  # type: ignore[no-untyped-def]
-    ps, es = Stubber(pricing), Stubber(ec2)
+def _stub_pricing(pricing) -> Stubber:  # type: ignore[no-untyped-def]
+    ps = Stubber(pricing)
     base = {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "MaxResults": 100}
     # first page carries NextToken: the refresh must follow it
     ps.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": [], "NextToken": "page-2"},
@@ -89,15 +102,23 @@ def _stub_refresh(pricing, ec2) -> tuple[Stubber, Stubber]:  # type: ignore[no-u
                     {**base, "Filters": product_filters("g5.xlarge", "us-east-1"), "NextToken": "page-2"})
     ps.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": [_product("m5.xlarge", "SKUM5XL", "0.1920000000", "0.1210000000", "1033")]},
                     {**base, "Filters": product_filters("m5.xlarge", "us-east-1")})
+    return ps
+
+
+def test_spot_history_keeps_the_latest_price_of_each_az() -> None:
     history = [
         _spot("us-east-1a", "0.400000", NOW - dt.timedelta(hours=2)),
         _spot("us-east-1a", "0.500000", NOW - dt.timedelta(days=2)),  # older record of the same AZ: ignored
-        _spot("us-east-1b", "0.380000", NOW - dt.timedelta(hours=5)),
+        _spot("us-east-1b", "0.380000", NOW - dt.timedelta(hours=5), product="Linux/UNIX (Amazon VPC)"),  # same product in a VPC
+        _spot("us-east-1c", "0.100000", NOW - dt.timedelta(hours=1), product="Windows"),  # another product: ignored
         _spot("us-east-1a", "0.090000", NOW - dt.timedelta(hours=1), itype="m5.xlarge"),
     ]
-    es.add_response("describe_spot_price_history", {"SpotPriceHistory": history},
-                    {"InstanceTypes": ["g5.xlarge", "m5.xlarge"], "ProductDescriptions": ["Linux/UNIX"], "StartTime": NOW, "MaxResults": 1000})
-    return ps, es
+    out = parse_spot_history(history)
+    assert set(out) == {"g5.xlarge", "m5.xlarge"}
+    g5 = out["g5.xlarge"]
+    assert (g5["spot_avg"]["value"], g5["spot_min"]["value"], g5["spot_max"]["value"]) == (0.39, 0.38, 0.4)
+    assert g5["spot_avg"]["ref"] == "ec2.describe_spot_price_history[g5.xlarge,us-east-1a,us-east-1b]"
+    assert g5["spot_avg"]["date"] == NOW.date().isoformat()
 
 
 def test_filters_match_the_documented_price_list_fields() -> None:
@@ -121,13 +142,17 @@ def test_parse_product_effective_all_upfront_hourly() -> None:
     assert rec["prices"]["ondemand"]["ref"] == "pricing.get_products[sku=S,term=S.JRTCKXETXF]"
 
 
-def test_refresh_writes_a_cache_that_overrides_the_bundled_catalog(tmp_path: Path) -> None:
-    pricing, ec2 = _clients()
-    ps, es = _stub_refresh(pricing, ec2)
-    with ps, es:
+def test_refresh_writes_a_cache_that_overrides_the_bundled_catalog(tmp_path: Path, moto_endpoint: str, aws_env: None) -> None:
+    pricing, ec2 = _clients(moto_endpoint)
+    ps = _stub_pricing(pricing)
+    with ps:
         doc = refresh_region("us-east-1", instance_types=["m5.xlarge", "g5.xlarge"], pricing_client=pricing, ec2_client=ec2, now=NOW)
         ps.assert_no_pending_responses()
-        es.assert_no_pending_responses()
+    # what the EC2 endpoint answers over HTTP, read independently of the refresh
+    answer = ec2.describe_spot_price_history(InstanceTypes=["g5.xlarge", "m5.xlarge"], ProductDescriptions=["Linux/UNIX"],
+                                             StartTime=NOW)["SpotPriceHistory"]
+    assert {e["InstanceType"] for e in answer} == {"g5.xlarge", "m5.xlarge"}
+    served = parse_spot_history(answer)
     assert [r["instance_type"] for r in doc["instances"]] == ["g5.xlarge", "m5.xlarge"]
     path = write_cache(doc, tmp_path)
     assert path.name == "prices-us-east-1.json"
@@ -139,18 +164,23 @@ def test_refresh_writes_a_cache_that_overrides_the_bundled_catalog(tmp_path: Pat
     assert g5.reserved[(Term.ONE_YEAR, PaymentOption.NO_UPFRONT)].value == 0.634
     # a reserved key the refresh did not return keeps its bundled price
     assert g5.reserved[(Term.THREE_YEARS, PaymentOption.NO_UPFRONT)].value == 0.43459
-    assert g5.spot_avg.value == 0.39 and g5.spot_min.value == 0.38 and g5.spot_max.value == 0.4
-    assert g5.spot_avg.source == SPOT_SOURCE and g5.spot_avg.date == "2026-03-01"
+    for key in ("spot_avg", "spot_min", "spot_max"):
+        assert getattr(g5, key).value == served["g5.xlarge"][key]["value"]
+    azs = sorted({e["AvailabilityZone"] for e in answer if e["InstanceType"] == "g5.xlarge"})
+    assert g5.spot_avg.ref == f"ec2.describe_spot_price_history[g5.xlarge,{','.join(azs)}]"
+    assert g5.spot_avg.source == SPOT_SOURCE and g5.spot_avg.date == served["g5.xlarge"]["spot_avg"]["date"]
     assert g5.gpu_model is not None and g5.interruption_band == ">20%"  # bundled facts and band kept
     m5 = cached.instance("us-east-1", "m5.xlarge")
-    assert m5.spot_avg.value == 0.09 and m5.reserved[(Term.ONE_YEAR, PaymentOption.NO_UPFRONT)].value == 0.121
+    assert m5.spot_avg.value == served["m5.xlarge"]["spot_avg"]["value"]
+    assert m5.reserved[(Term.ONE_YEAR, PaymentOption.NO_UPFRONT)].value == 0.121
     # untouched offers and regions are the bundled ones
     assert cached.instance("us-east-1", "p4d.24xlarge") == bundled.instance("us-east-1", "p4d.24xlarge")
     assert bundled.instance("us-east-1", "g5.xlarge").ondemand.date == "2025-11-30"
 
-    # the estimate follows the refreshed prices: 730 × (0.634 + 1.5 × 0.39 + 1.5 × 1.006) = 1991.44
+    # the estimate follows the refreshed prices: 730 h × (1 reserved + 1.5 spot + 1.5 on-demand)
     usage = FleetUsage("llm", "g5.xlarge", 4, 1, Term.ONE_YEAR, PaymentOption.NO_UPFRONT, 1, 0.5)
-    assert round(sum(c.monthly_cost for c in fleet_components(usage, g5)), 2) == 1991.44
+    expected = 730 * (0.634 + 1.5 * g5.spot_avg.value + 1.5 * 1.006)
+    assert sum(c.monthly_cost for c in fleet_components(usage, g5)) == pytest.approx(expected, abs=0.01)
     assert load_catalog(cache_dir=tmp_path, offline=False).instance("us-east-1", "g5.xlarge") == g5
 
 
@@ -159,9 +189,10 @@ def test_refresh_of_an_unknown_region_names_the_closest() -> None:
         refresh_region("eu-centrall-1", instance_types=["g5.xlarge"], pricing_client=object(), ec2_client=object())
 
 
-def test_refresh_command_writes_into_the_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pricing, ec2 = _clients()
-    ps, es = _stub_refresh(pricing, ec2)
+def test_refresh_command_writes_into_the_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, moto_endpoint: str,
+                                                   aws_env: None) -> None:
+    pricing, ec2 = _clients(moto_endpoint)
+    ps = _stub_pricing(pricing)
     import seedance.pricing.refresh as refresh
 
     real = refresh.refresh_region
@@ -173,7 +204,7 @@ def test_refresh_command_writes_into_the_cache_dir(tmp_path: Path, monkeypatch: 
     monkeypatch.setattr(refresh, "refresh_region", stubbed)
     args = ["prices", "refresh", "--region", "us-east-1", "--cache-dir", str(tmp_path),
             "--instance-type", "g5.xlarge", "--instance-type", "m5.xlarge"]
-    with ps, es:
+    with ps:
         result = CliRunner().invoke(app, args, standalone_mode=False, catch_exceptions=False)
     assert result.return_value == 0, result.output
     assert "2 instance type(s) in us-east-1" in result.output
