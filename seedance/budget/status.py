@@ -1,0 +1,90 @@
+"""Read a stack's AWS Budget directly (``budgets:DescribeBudget``) instead of waiting for its SNS alert.
+
+A pipeline without an SNS endpoint can run ``seedance budget poll`` on a schedule: the budget that
+``BudgetGuard`` creates (``seedance-<stack>-monthly``) is read with boto3, its actual (or
+forecasted) spend becomes a :class:`~seedance.budget.events.BudgetAlert`, and the same pure
+:func:`~seedance.budget.response.respond` applies the policy's thresholds.
+
+:func:`alert_from_budget` is pure (the DescribeBudget ``Budget`` structure in, an alert out);
+:func:`fetch_budget` is the only call to AWS.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from seedance.budget.events import BudgetAlert
+
+#: AWS Budgets is a global service; its API endpoint lives in one region per partition.
+BUDGETS_REGION = {"aws": "us-east-1", "aws-cn": "cn-northwest-1"}
+
+
+class BudgetStatusError(Exception):
+    """The budget cannot be read, or its answer cannot be turned into an alert."""
+
+
+def budget_name(stack: str) -> str:
+    """The name BudgetGuard gives the stack's budget."""
+    return f"seedance-{stack}-monthly"
+
+
+def budgets_region(policy_region: str) -> str:
+    return BUDGETS_REGION["aws-cn" if policy_region.startswith("cn-") else "aws"]
+
+
+def _spend(value: Any, what: str) -> tuple[float, str]:
+    if not isinstance(value, dict) or "Amount" not in value or "Unit" not in value:
+        raise BudgetStatusError(f"the budget has no {what} (Amount and Unit)")
+    try:
+        amount = float(value["Amount"])
+    except (TypeError, ValueError):
+        raise BudgetStatusError(f"{what}.Amount is not a number: {value['Amount']!r}") from None
+    return amount, str(value["Unit"])
+
+
+def alert_from_budget(budget: dict[str, Any], *, alert_type: str = "ACTUAL", account: str | None = None,
+                      now: dt.datetime | None = None) -> BudgetAlert:
+    """The alert a notification at this moment would carry: the ACTUAL or FORECASTED spend of ``budget``."""
+    if alert_type not in ("ACTUAL", "FORECASTED"):
+        raise BudgetStatusError(f"alert type must be ACTUAL or FORECASTED, got {alert_type!r}")
+    name = budget.get("BudgetName")
+    if not isinstance(name, str) or not name:
+        raise BudgetStatusError("the budget has no BudgetName")
+    limit, limit_unit = _spend(budget.get("BudgetLimit"), "BudgetLimit")
+    calculated = budget.get("CalculatedSpend") or {}
+    key = "ActualSpend" if alert_type == "ACTUAL" else "ForecastedSpend"
+    amount, unit = _spend(calculated.get(key), f"CalculatedSpend.{key}")
+    if unit != limit_unit:
+        raise BudgetStatusError(f"{key} is in {unit} but the budget limit in {limit_unit}")
+    time_unit = budget.get("TimeUnit")
+    period = {"MONTHLY": "month", "DAILY": "day"}.get(str(time_unit), "other")
+    stamp = (now or dt.datetime.now(dt.UTC)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return BudgetAlert(
+        budget_name=name,
+        alert_type=alert_type,
+        period=period,
+        budgeted_amount=limit,
+        threshold_amount=None,
+        amount=amount,
+        currency=unit,
+        account=account,
+        timestamp=stamp,
+        topic_arn=None,
+    )
+
+
+def fetch_budget(client: Any, account_id: str, name: str) -> dict[str, Any]:
+    """``DescribeBudget`` for ``name``; a clear :class:`BudgetStatusError` when it cannot be read."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        return dict(client.describe_budget(AccountId=account_id, BudgetName=name)["Budget"])
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code", "")
+        msg = exc.response.get("Error", {}).get("Message", str(exc))
+        if code == "NotFoundException":
+            raise BudgetStatusError(f"no budget named {name!r} in account {account_id} (is the stack deployed?)") from None
+        raise BudgetStatusError(f"DescribeBudget {name!r} failed: {code}: {msg}") from None
+    except BotoCoreError as exc:
+        raise BudgetStatusError(f"DescribeBudget {name!r} failed: {exc}") from None

@@ -1,0 +1,108 @@
+"""`seedance budget poll`: the stack's AWS Budget read over HTTP from a real moto server."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import boto3
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from seedance.budget.events import parse_budget_event
+from seedance.budget.response import respond
+from seedance.budget.status import BudgetStatusError, alert_from_budget, budget_name, budgets_region, fetch_budget
+from seedance.cli import app
+from seedance.policy import load_policy
+
+REPO = Path(__file__).resolve().parents[2]
+DEV = REPO / "stacks" / "policies" / "dev.yaml"
+ACCOUNT = "777788889999"  # dev.yaml's cloud.accountId
+NOW = dt.datetime(2026, 11, 20, 8, 0, tzinfo=dt.UTC)
+
+
+def _budget(name: str, limit: str, actual: str, forecast: str, unit: str = "USD", time_unit: str = "MONTHLY") -> dict:
+    return {"BudgetName": name, "BudgetLimit": {"Amount": limit, "Unit": unit}, "TimeUnit": time_unit, "BudgetType": "COST",
+            "CalculatedSpend": {"ActualSpend": {"Amount": actual, "Unit": unit}, "ForecastedSpend": {"Amount": forecast, "Unit": unit}}}
+
+
+@pytest.fixture
+def budgets(moto_endpoint: str, aws_env: None, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """A budgets client on the moto server; the CLI reaches the same server through AWS_ENDPOINT_URL_BUDGETS."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL_BUDGETS", moto_endpoint)
+    client = boto3.client("budgets", region_name="us-east-1")
+    yield client
+    for b in client.describe_budgets(AccountId=ACCOUNT).get("Budgets", []):
+        client.delete_budget(AccountId=ACCOUNT, BudgetName=b["BudgetName"])
+
+
+def test_alert_from_budget_is_what_a_notification_would_say() -> None:
+    a = alert_from_budget(_budget("seedance-dev-monthly", "6000.0", "5220.5", "6300"), now=NOW, account=ACCOUNT)
+    assert (a.budget_name, a.alert_type, a.period, a.budgeted_amount, a.amount, a.currency) == (
+        "seedance-dev-monthly", "ACTUAL", "month", 6000.0, 5220.5, "USD")
+    assert a.timestamp == "2026-11-20T08:00:00Z" and a.account == ACCOUNT
+    f = alert_from_budget(_budget("b", "6000", "1", "6300"), alert_type="FORECASTED")
+    assert f.alert_type == "FORECASTED" and f.amount == 6300.0
+    assert alert_from_budget(_budget("b", "1", "1", "1", time_unit="DAILY")).period == "day"
+
+
+@pytest.mark.parametrize(("budget", "message"), [
+    ({"BudgetLimit": {"Amount": "1", "Unit": "USD"}}, "no BudgetName"),
+    ({**_budget("b", "1", "1", "1"), "CalculatedSpend": {}}, "no CalculatedSpend.ActualSpend"),
+    ({**_budget("b", "x", "1", "1")}, "BudgetLimit.Amount is not a number"),
+    (_budget("b", "1", "1", "1") | {"BudgetLimit": {"Amount": "1", "Unit": "CNY"}}, "ActualSpend is in USD but the budget limit in CNY"),
+])
+def test_alert_from_budget_rejects_incomplete_answers(budget: dict, message: str) -> None:
+    with pytest.raises(BudgetStatusError, match=message):
+        alert_from_budget(budget)
+
+
+def test_budget_region_per_partition() -> None:
+    assert budgets_region("eu-central-1") == "us-east-1" and budgets_region("cn-north-1") == "cn-northwest-1"
+
+
+def test_poll_responds_like_the_sns_alert(budgets, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    budgets.create_budget(AccountId=ACCOUNT, Budget=_budget(budget_name("dev"), "6000", "5220", "6100"))
+    raw = fetch_budget(budgets, ACCOUNT, budget_name("dev"))
+    polled = alert_from_budget(raw, account=ACCOUNT, now=NOW)
+    loaded = load_policy(DEV)
+    by_poll = respond(loaded.policy, polled, policy_ref="dev.yaml", stack="dev")
+    assert by_poll.fraction == pytest.approx(5220 / 6000)
+    assert [t.action.value for t in by_poll.fired] == ["notify", "degrade"]
+    # the same numbers in an SNS notification give the same response
+    message = ("AWS Budget Notification November 20, 2026\nAWS Account 777788889999\n\nDear AWS Customer,\n\n"
+               "You requested that we alert you when the ACTUAL Cost associated with your seedance-dev-monthly budget "
+               "is greater than $5,100.00 for the current month. The ACTUAL Cost associated with this budget is $5,220.00. "
+               "You can find additional details below and by accessing the AWS Budgets dashboard.\n\n"
+               "Budget Name: seedance-dev-monthly\nBudget Type: Cost\nBudgeted Amount: $6,000.00\nAlert Type: ACTUAL\n"
+               "Alert Threshold: > $5,100.00\nACTUAL Amount: $5,220.00\n")
+    by_sns = respond(loaded.policy, parse_budget_event(json.dumps({"Type": "Notification", "Message": message})),
+                     policy_ref="dev.yaml", stack="dev")
+    assert by_poll.changes == by_sns.changes and by_poll.overlay == by_sns.overlay
+
+    out = tmp_path / "dev-budget.yaml"
+    result = CliRunner().invoke(app, ["budget", "poll", str(DEV), "--stack", "dev", "--out", str(out), "-f", "json"],
+                                standalone_mode=False, catch_exceptions=False)
+    assert result.return_value == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["alert"]["budgetName"] == "seedance-dev-monthly" and doc["actions"] == ["notify", "degrade"]
+    overlay = yaml.safe_load(out.read_text())
+    assert overlay["extends"].endswith("dev.yaml") and overlay["fleets"]
+
+
+def test_poll_forecasted_spend(budgets) -> None:  # type: ignore[no-untyped-def]
+    budgets.create_budget(AccountId=ACCOUNT, Budget=_budget(budget_name("dev"), "6000", "100", "5800"))
+    result = CliRunner().invoke(app, ["budget", "poll", str(DEV), "--stack", "dev", "--forecasted", "-f", "json"],
+                                standalone_mode=False, catch_exceptions=False)
+    doc = json.loads(result.output)
+    assert doc["alert"]["alertType"] == "FORECASTED" and "nonprod-spot-only" in doc["actions"]
+
+
+def test_poll_missing_budget_is_a_clean_error(budgets, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    from seedance.cli import main
+
+    assert main(["budget", "poll", str(DEV), "--stack", "nosuch"]) == 1
+    err = capsys.readouterr().err
+    assert "no budget named 'seedance-nosuch-monthly' in account 777788889999" in err and "Traceback" not in err
