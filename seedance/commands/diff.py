@@ -19,7 +19,7 @@ from seedance.pricing.catalog import PricingError
               help="Output format (markdown: a pull-request comment).")
 @click.option("--no-plan", is_flag=True, help="Compare the policies' explicit values instead of planning both.")
 @click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
-              help="Decision date for both plans (default: today), so both read the same demand history.")
+              help="Decision date for both plans (default: today); both always read the same demand history.")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set).")
 def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.datetime | None, cache_dir: Path | None) -> int:
@@ -42,7 +42,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     head = load_policy(head_path)
     if cache_dir is None and os.environ.get("SEEDANCE_PRICE_CACHE"):
         cache_dir = Path(os.environ["SEEDANCE_PRICE_CACHE"])
-    when = (as_of or dt.datetime.now(dt.UTC)).date()
+    when = as_of.date() if as_of else None  # None: all history, today (as `seedance plan`)
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         base_plan = None if no_plan else plan_policy(base, catalog, as_of=when)
