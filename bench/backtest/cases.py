@@ -21,7 +21,11 @@ FLEETS = [
     ("v2023-BE", ("v2023", "BE"), "g5.xlarge", False, 0.7, (180, 600), "BE (best-effort) as bronze training"),
     ("v2023-Guaranteed", ("v2023", "Guaranteed"), "g5.xlarge", True, 0.3, None, "Guaranteed as gold inference"),
     ("v2025-DLRM", ("v2025", "HN"), "g4dn.xlarge", True, 0.3, None, "DLRM GPU nodes (HN) as gold inference"),
+    # held out: added after the planner was frozen, to test it on a trace it was never run on
+    ("v2025-DLRM-CN", ("v2025", "CN"), "c5.2xlarge", True, 0.3, None, "DLRM CPU nodes (CN) as gold inference, held out"),
 ]
+#: Traces counted in nodes of a CPU type (instances present), not in 1-GPU nodes (GPUs requested).
+CPU_TRACES = {"v2025-DLRM-CN"}
 
 
 # Other real prices the same traces are rerun on (no retuning): (label, instance type or None for
@@ -36,15 +40,22 @@ PRICE_SETS = [
 
 
 def build_cases(instance_type: str | None = None, term: Term = Term.ONE_YEAR) -> list[Case]:
-    """The five fleets on their own instance type and the 1-year RI, or on ``instance_type`` / ``term``."""
+    """The fleets on their own instance type and the 1-year RI, or on ``instance_type`` / ``term``
+    (a GPU ``instance_type`` re-prices the GPU traces only; the CPU traces are then left out)."""
     catalog = load_catalog()
     v2023 = v2023_gpu_demand()
     out = []
     for name, (trace, cls), own_type, gold, share, ckpt, desc in FLEETS:
+        cpu = name in CPU_TRACES
+        if cpu and instance_type is not None:
+            continue
         itype = instance_type or own_type
-        demand = v2023[cls] if trace == "v2023" else v2025_dlrm_demand(cls)
+        if cpu:
+            demand = v2025_dlrm_demand(cls, column="avg_instances_present")
+        else:
+            demand = v2023[cls] if trace == "v2023" else v2025_dlrm_demand(cls)
         offer = catalog.instance(REGION, itype)
-        if offer.gpus != 1 or offer.gpu_model is None:  # the traces count 1-GPU nodes
+        if not cpu and (offer.gpus != 1 or offer.gpu_model is None):  # the GPU traces count 1-GPU nodes
             raise ValueError(f"{itype}: the backtest needs a 1-GPU instance type")
         ri = offer.reserved[(term, PaymentOption.NO_UPFRONT)]
         assert offer.interruption_band_max_pct is not None
@@ -54,7 +65,8 @@ def build_cases(instance_type: str | None = None, term: Term = Term.ONE_YEAR) ->
         out.append(Case(
             name=name, demand=demand, instance_type=itype, gold=gold, max_share=share,
             ondemand=offer.ondemand.value, reserved=ri.value, spot=spot, lost_fraction=lost,
-            interruption_rate=rate, description=f"{desc}, 1 {offer.gpu_model.value}/node",
+            interruption_rate=rate,
+            description=f"{desc}, 1 {offer.gpu_model.value}/node" if offer.gpu_model else f"{desc}, {offer.vcpu} vCPU/node",
             sources={"demand": V2023 if trace == "v2023" else V2025, "ondemand": offer.ondemand.source,
                      "reserved": ri.source, "spot": spot_src,
                      "interruption": f"Spot Advisor band {offer.interruption_band} ({offer.interruption_source or 'catalog'})"},
