@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from pathlib import Path
 
 import boto3
@@ -20,6 +21,7 @@ from seedance.policy import load_policy
 REPO = Path(__file__).resolve().parents[2]
 DEV = REPO / "stacks" / "policies" / "dev.yaml"
 ACCOUNT = "777788889999"  # dev.yaml's cloud.accountId
+SHARED = Path(os.environ["SEEDANCE_SHARED_DATA"]) if os.environ.get("SEEDANCE_SHARED_DATA") else REPO.parent / "shared" / "data"
 NOW = dt.datetime(2026, 11, 20, 8, 0, tzinfo=dt.UTC)
 
 
@@ -63,33 +65,37 @@ def test_budget_region_per_partition() -> None:
     assert budgets_region("eu-central-1") == "us-east-1" and budgets_region("cn-north-1") == "cn-northwest-1"
 
 
-def test_poll_responds_like_the_sns_alert(budgets, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    budgets.create_budget(AccountId=ACCOUNT, Budget=_budget(budget_name("dev"), "6000", "5220", "6100"))
-    raw = fetch_budget(budgets, ACCOUNT, budget_name("dev"))
-    polled = alert_from_budget(raw, account=ACCOUNT, now=NOW)
-    loaded = load_policy(DEV)
-    by_poll = respond(loaded.policy, polled, policy_ref="dev.yaml", stack="dev")
-    assert by_poll.fraction == pytest.approx(5220 / 6000)
-    assert [t.action.value for t in by_poll.fired] == ["notify", "degrade"]
-    # the same numbers in an SNS notification give the same response
-    message = ("AWS Budget Notification November 20, 2026\nAWS Account 777788889999\n\nDear AWS Customer,\n\n"
-               "You requested that we alert you when the ACTUAL Cost associated with your seedance-dev-monthly budget "
-               "is greater than $5,100.00 for the current month. The ACTUAL Cost associated with this budget is $5,220.00. "
-               "You can find additional details below and by accessing the AWS Budgets dashboard.\n\n"
-               "Budget Name: seedance-dev-monthly\nBudget Type: Cost\nBudgeted Amount: $6,000.00\nAlert Type: ACTUAL\n"
-               "Alert Threshold: > $5,100.00\nACTUAL Amount: $5,220.00\n")
-    by_sns = respond(loaded.policy, parse_budget_event(json.dumps({"Type": "Notification", "Message": message})),
-                     policy_ref="dev.yaml", stack="dev")
-    assert by_poll.changes == by_sns.changes and by_poll.overlay == by_sns.overlay
+def test_poll_responds_like_the_real_sns_alert(budgets, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # a real captured AWS Budgets notification (shared fixtures) and a budget with the same numbers
+    # read back from the server must lead to the same response
+    sns = parse_budget_event((SHARED / "fixtures" / "aws-sns-budgets" / "sre-bot.sns-http-notification.budget-monthly-actual.json").read_bytes())
+    assert sns is not None and sns.alert_type == "ACTUAL"
+    policy = tmp_path / "tiny.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {DEV}\nbudget:\n  monthlyAmount: {sns.budgeted_amount}\n")
+    loaded = load_policy(policy)
+    budgets.create_budget(AccountId=ACCOUNT, Budget=_budget(sns.budget_name, f"{sns.budgeted_amount}", f"{sns.amount}", "0"))
+    polled = alert_from_budget(fetch_budget(budgets, ACCOUNT, sns.budget_name), account=ACCOUNT, now=NOW)
+    assert (polled.budget_name, polled.budgeted_amount, polled.amount, polled.currency, polled.period) == (
+        sns.budget_name, sns.budgeted_amount, sns.amount, sns.currency, sns.period)
+    by_poll = respond(loaded.policy, polled, policy_ref="tiny.yaml")
+    by_sns = respond(loaded.policy, sns, policy_ref="tiny.yaml")
+    assert by_poll.fraction == pytest.approx(sns.amount / sns.budgeted_amount)
+    assert [t.action.value for t in by_poll.fired] == ["notify", "degrade", "nonprod-spot-only", "freeze"]
+    assert by_poll.changes and by_poll.changes == by_sns.changes and by_poll.overlay == by_sns.overlay
 
+
+def test_poll_command_writes_the_overlay(budgets, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    budgets.create_budget(AccountId=ACCOUNT, Budget=_budget(budget_name("dev"), "6000", "5220", "6100"))
     out = tmp_path / "dev-budget.yaml"
     result = CliRunner().invoke(app, ["budget", "poll", str(DEV), "--stack", "dev", "--out", str(out), "-f", "json"],
                                 standalone_mode=False, catch_exceptions=False)
     assert result.return_value == 0, result.output
     doc = json.loads(result.output)
     assert doc["alert"]["budgetName"] == "seedance-dev-monthly" and doc["actions"] == ["notify", "degrade"]
+    assert doc["fraction"] == pytest.approx(5220 / 6000)
     overlay = yaml.safe_load(out.read_text())
     assert overlay["extends"].endswith("dev.yaml") and overlay["fleets"]
+    assert load_policy(out).policy.budget.monthly_amount == 6000  # the overlay loads back
 
 
 def test_poll_forecasted_spend(budgets) -> None:  # type: ignore[no-untyped-def]
