@@ -20,7 +20,7 @@ TARGET = Path("seedance") / "_bundled"
 # top-level directory -> glob patterns of the files it contributes
 BUNDLED: dict[str, tuple[str, ...]] = {
     "policies": ("**/*",),
-    "templates": ("*.j2",),
+    "templates": ("**/*.j2",),
 }
 SKIP_PARTS = {"__pycache__"}
 SKIP_SUFFIXES = {".pyc", ".pyo"}

@@ -92,6 +92,7 @@ _EXTRA_COMMANDS: list[tuple[str, str]] = [
     ("seedance.commands.prices", "prices"),
     ("seedance.commands.estimate", "estimate"),
     ("seedance.commands.diff", "diff"),
+    ("seedance.commands.init", "init"),
     ("seedance.commands.plan", "plan"),
     ("seedance.commands.synth", "synth"),
     ("seedance.commands.check", "check"),

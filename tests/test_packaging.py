@@ -107,7 +107,7 @@ def _run_installed(site: Path, project: Path, *args: str) -> tuple[subprocess.Co
 def test_wheel_carries_every_policy_and_template(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     rego = _checkout_files("policies", "**/*.rego")
-    templates = _checkout_files("templates", "*.j2")
+    templates = _checkout_files("templates", "**/*.j2")
     assert len(rego) > 50 and any(n.endswith("_test.rego") for n in rego) and any(n.startswith("policies/lib/") for n in rego)
     assert len(templates) >= 3
     assert {f"policies/{n}" for n in _bundled(names, f"{BUNDLED}/policies/", ".rego")} == rego
@@ -129,7 +129,7 @@ def test_sdist_carries_policies_and_templates(tmp_path: Path) -> None:
         names = [n.removeprefix(f"{top}/") for n in tar.getnames()]
     assert {"setup.py", "MANIFEST.in", "pyproject.toml"} <= set(names)
     assert _checkout_files("policies", "**/*") <= set(names)
-    assert _checkout_files("templates", "*.j2") <= set(names)
+    assert _checkout_files("templates", "**/*.j2") <= set(names)
 
 
 def test_installed_wheel_gates_a_project_outside_the_repo(installed: tuple[Path, Path]) -> None:

@@ -8,6 +8,8 @@ so runs can follow each other in one process; a lock keeps them from overlapping
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import base64
 import hashlib
 import json
@@ -87,6 +89,17 @@ class SeedanceMocks(pmocks.Mocks):
         self.default_region = default_region
         self.default_account = default_account
         self._providers: dict[str, tuple[str | None, str]] = {}  # provider id -> (region, account)
+        self.worker_loops: set[asyncio.AbstractEventLoop] = set()
+
+    def _note_loop(self) -> None:
+        """Remember the event loop Pulumi's mock monitor made for this worker thread (it is reused by
+        later runs in the thread); they are closed at exit, see :func:`_close_worker_loops`."""
+        if threading.current_thread() is threading.main_thread():
+            return
+        try:
+            self.worker_loops.add(asyncio.get_event_loop())
+        except RuntimeError:
+            pass
 
     def _where(self, provider_ref: str | None, inputs: Mapping[str, Any]) -> tuple[str, str, str]:
         region, account = self.default_region, self.default_account
@@ -97,6 +110,7 @@ class SeedanceMocks(pmocks.Mocks):
         return region, account, part
 
     def new_resource(self, args: pmocks.MockResourceArgs) -> tuple[str | None, dict]:
+        self._note_loop()
         state = dict(args.inputs)
         if args.typ.startswith("pulumi:providers:"):
             pid = f"{args.name}-provider-{_short_hash(args.typ, args.name)}"
@@ -117,6 +131,7 @@ class SeedanceMocks(pmocks.Mocks):
         return rid, state
 
     def call(self, args: pmocks.MockCallArgs) -> dict[str, Any]:
+        self._note_loop()
         region, account, part = self._where(args.provider, args.args)
         if args.token == "aws:index/getCallerIdentity:getCallerIdentity":
             return {"accountId": account, "arn": f"arn:{part}:iam::{account}:user/seedance-synth", "userId": "SYNTH", "id": account}
@@ -192,6 +207,21 @@ def _aws_outputs(typ: str, name: str, inputs: dict[str, Any], region: str, accou
     return rid, {"arn": f"arn:{part}:{module}:{region}:{account}:{name}/{rid}"}
 
 
+#: Event loops Pulumi's mock monitor created in its worker threads, over every run of this process.
+_WORKER_LOOPS: set[asyncio.AbstractEventLoop] = set()
+
+
+@atexit.register
+def _close_worker_loops() -> None:
+    """Close the worker threads' event loops while the interpreter is still whole: left to the
+    garbage collector at shutdown, an open loop can print 'Exception ignored ... Invalid file
+    descriptor' after its sockets are gone."""
+    for loop in list(_WORKER_LOOPS):
+        if not loop.is_running() and not loop.is_closed():
+            loop.close()
+    _WORKER_LOOPS.clear()
+
+
 @dataclass
 class SynthResult:
     document: ResourceDocument
@@ -230,6 +260,7 @@ def run_program(
             _sync_await(run_pulumi_func(body))
         finally:
             settings.ROOT.set(None)
+            _WORKER_LOOPS.update(mocks.worker_loops)
         document = _document(monitor, project=project, stack=stack, default_region=region)
         return SynthResult(document, normalise(outputs), time.perf_counter() - start)
 

@@ -1,0 +1,40 @@
+"""The Pulumi program of a Seedance project: read the stack config, load the cost policy, plan,
+create the components, export.
+
+A project's ``__main__.py`` only calls :func:`run` with its own directory, so the example stacks in
+this repository and projects written by ``seedance init`` run the same code, under ``pulumi up`` and
+under ``seedance synth`` alike.  Stack config (namespace ``seedance``): ``policy`` (required, the cost
+policy relative to the project), ``clusterName``, ``routeTableIds``, ``eksVersion``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pulumi
+
+from components.platform import PlatformArgs, build_platform
+from seedance.planner.endpoints import endpoint_prices
+from seedance.synth.program import catalog, load_stack_policy, plan_for
+
+
+def run(project_dir: Path) -> None:
+    config = pulumi.Config("seedance")
+    region = pulumi.Config("aws").get("region")
+    loaded = load_stack_policy(project_dir, config.require("policy"), region)
+    prices = catalog()
+    plan = plan_for(loaded, prices)
+    platform = build_platform(
+        PlatformArgs(
+            policy=loaded.policy,
+            plan=plan,
+            stack=pulumi.get_stack(),
+            endpoint_prices=endpoint_prices(prices, loaded.policy.cloud.region),
+            route_table_ids=config.get_object("routeTableIds"),  # unset: every route table of the VPC
+            eks_version=config.get("eksVersion") or "1.31",
+            cluster_name=config.get("clusterName"),
+        )
+    )
+    for key, value in platform.exports().items():
+        pulumi.export(key, value)
+    pulumi.export("plan", plan.to_json())

@@ -1,0 +1,181 @@
+"""``seedance init``: a new Pulumi project that runs Seedance, with a starter cost policy.
+
+:func:`project_files` is pure: options in, ``{relative path: text}`` out, rendered from
+``templates/init/``.  :func:`write_project` refuses to overwrite anything and writes either every
+file or none.  The starter policy is valid as written and passes the deploy gate; its VPC, subnet
+and owner values are placeholders marked ``yours:``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from seedance.policy.model import Environment, Framework, Jurisdiction
+from seedance.pricing.catalog import Catalog
+from seedance.templating import environment
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+#: Endpoints MLPS 2.0 level 3 wants whatever the traffic (the China data has no endpoint prices).
+MLPS_ENDPOINTS = ("s3", "dynamodb", "kms", "logs", "ecr.api", "ecr.dkr", "sts")
+INFERENCE_GPU = ("A10G", 1)
+TRAINING_GPU = ("A10G", 4)
+
+
+class ScaffoldError(ValueError):
+    """The options cannot make a project (unknown region, bad name, files already there)."""
+
+
+@dataclass(frozen=True)
+class ScaffoldOptions:
+    project: str
+    stack: str
+    region: str
+    environment: Environment = Environment.DEV
+    frameworks: tuple[Framework, ...] | None = None  # None: from the region and environment
+    account_id: str | None = None
+    owner: str = "platform-team@example.com"
+    budget: float | None = None  # None: the starter's own estimate plus 25%, see suggested_budget
+    cluster_name: str | None = None
+    team: str | None = None  # default: the project name
+    cost_center: str = "unassigned"  # the gate blocks until a real one is set
+
+    def resolved_frameworks(self) -> tuple[Framework, ...]:
+        if self.frameworks is not None:
+            return self.frameworks
+        if self.environment is not Environment.PROD:
+            return ()
+        if self.region.startswith("eu-"):
+            return (Framework.GDPR,)
+        if self.region.startswith("cn-"):
+            return (Framework.MLPS_L3,)
+        return ()
+
+
+def project_name(directory: Path) -> str:
+    """A Pulumi project name from a directory name (letters, digits, ``-``, ``_``, ``.``)."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", directory.resolve().name).strip("-.") or "seedance-project"
+    return name[:100]
+
+
+def project_files(opts: ScaffoldOptions, catalog: Catalog) -> dict[str, str]:
+    """Every file of the new project, rendered (pure)."""
+    for what, value in (("project", opts.project), ("stack", opts.stack)):
+        if not _NAME.match(value):
+            raise ScaffoldError(f"{what} name {value!r}: expected letters, digits, '-', '_' or '.' (at most 100)")
+    if opts.budget is not None and not opts.budget > 0:
+        raise ScaffoldError(f"budget must be positive, got {opts.budget}")
+    if opts.account_id is not None and not re.fullmatch(r"\d{12}", opts.account_id):
+        raise ScaffoldError(f"account id {opts.account_id!r}: expected 12 digits")
+    currency = catalog.currency(opts.region)  # UnknownRegionError names the closest known regions
+    offers = {(o.gpu_model.value, o.gpus) for o in catalog.instances(opts.region) if o.gpu_model is not None}
+    for gpu in (INFERENCE_GPU, TRAINING_GPU):
+        if gpu not in offers:
+            raise ScaffoldError(f"the price catalog has no {gpu[1]} x {gpu[0]} instance in {opts.region}")
+    frameworks = opts.resolved_frameworks()
+    jurisdiction = (Jurisdiction.EU if opts.region.startswith("eu-") else
+                    Jurisdiction.CN if opts.region.startswith("cn-") else Jurisdiction.OTHER)
+    mlps = Framework.MLPS_L3 in frameworks
+    gdpr = Framework.GDPR in frameworks
+    context = {
+        "project": opts.project,
+        "stack": opts.stack,
+        "region": opts.region,
+        "name": _dns_label(f"{opts.project}-{opts.stack}"),
+        "environment": opts.environment.value,
+        "owner": opts.owner,
+        "team": opts.team or _dns_label(opts.project),
+        "cost_center": opts.cost_center,
+        "zones": [f"{opts.region}a", f"{opts.region}b"],
+        "account_id": opts.account_id,
+        "frameworks": [f.value for f in frameworks],
+        "jurisdiction": jurisdiction.value,
+        "residency": {"eu": "eu-*", "cn": "cn-*"}.get(jurisdiction.value) if frameworks else None,
+        "log_retention_days": 365 if mlps else 90 if gdpr else 30,
+        "budget": f"{opts.budget if opts.budget is not None else 1:g}",
+        "currency": currency,
+        "endpoints": list(MLPS_ENDPOINTS) if mlps else [],
+        "inference_gpu": INFERENCE_GPU[0],
+        "training_gpu": TRAINING_GPU[0],
+        "training_gpus": TRAINING_GPU[1],
+        "cluster_name": opts.cluster_name,
+    }
+    env = environment()
+    render = lambda name: env.get_template(f"init/{name}").render(**context)  # noqa: E731
+    return {
+        "Pulumi.yaml": render("Pulumi.yaml.j2"),
+        f"Pulumi.{opts.stack}.yaml": render("Pulumi.stack.yaml.j2"),
+        "__main__.py": render("__main__.py.j2"),
+        "requirements.txt": render("requirements.txt.j2"),
+        f"policies/{opts.stack}.yaml": render("policy.yaml.j2"),
+    }
+
+
+def suggested_budget(monthly_estimate: float) -> float:
+    """The starter's budget: its estimate plus 25%, rounded up to two significant digits."""
+    want = 1.25 * monthly_estimate
+    if want <= 0:
+        return 100.0
+    step = 10 ** (math.floor(math.log10(want)) - 1)
+    return float(math.ceil(want / step) * step)
+
+
+def _dns_label(text: str) -> str:
+    """Lowercase letters, digits and '-', at most 63 characters (policy names, tag and label values)."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:63].rstrip("-") or "seedance"
+
+
+def check_free(directory: Path, files: dict[str, str]) -> None:
+    """:class:`ScaffoldError` naming every file of ``files`` that already exists under ``directory``."""
+    existing = sorted(str(directory / rel) for rel in files if (directory / rel).exists())
+    if existing:
+        raise ScaffoldError(f"not overwriting existing file(s): {', '.join(existing)}")
+
+
+def write_project(directory: Path, files: dict[str, str]) -> list[Path]:
+    """Write ``files`` under ``directory``: nothing is overwritten, and on any error nothing is left."""
+    check_free(directory, files)
+    targets = {rel: directory / rel for rel in files}
+    created_dirs: list[Path] = []
+    written: list[Path] = []
+    try:
+        for rel, path in targets.items():
+            for parent in reversed(path.parents):
+                if not parent.exists():
+                    parent.mkdir()
+                    created_dirs.append(parent)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(files[rel])
+                os.replace(tmp, path)
+            finally:
+                Path(tmp).unlink(missing_ok=True)
+            written.append(path)
+    except OSError as exc:
+        for p in written:
+            p.unlink(missing_ok=True)
+        for d in reversed(created_dirs):
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+        raise ScaffoldError(f"cannot write the project: {exc.strerror or exc}") from None
+    return written
+
+
+def starter_estimate(policy_text: str, catalog: Catalog) -> float:
+    """The planned monthly estimate of a starter policy (written to a scratch file to load it)."""
+    from seedance.estimate.estimate import estimate_policy
+    from seedance.planner.planner import plan_policy
+    from seedance.policy import load_policy
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "starter.yaml"
+        path.write_text(policy_text, encoding="utf-8")
+        loaded = load_policy(path)
+        return estimate_policy(loaded, catalog, plan_policy(loaded, catalog)).total

@@ -1,0 +1,100 @@
+"""`seedance init`: a new project that validates, synthesises and passes the gate as written."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from seedance.cli import main
+from seedance.policy import load_policy
+from seedance.pricing import load_catalog
+from seedance.scaffold import ScaffoldError, ScaffoldOptions, project_files, project_name, suggested_budget, write_project
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ["SEEDANCE_SHARED_DATA"]) if os.environ.get("SEEDANCE_SHARED_DATA") else REPO.parent / "shared" / "data"
+
+
+def test_suggested_budget_by_hand() -> None:
+    assert suggested_budget(3400) == 4300  # 4250 rounded up to two significant digits
+    assert suggested_budget(51_000) == 64_000  # 63,750
+    assert suggested_budget(80) == 100
+    assert suggested_budget(0) == 100
+
+
+def test_project_name_from_a_directory(tmp_path: Path) -> None:
+    assert project_name(tmp_path / "My GPU platform!") == "My-GPU-platform"
+
+
+def test_files_are_valid_pulumi_and_seedance(tmp_path: Path) -> None:
+    files = project_files(ScaffoldOptions("gpu", "dev", "us-east-1", cost_center="CC-9"), load_catalog())
+    assert set(files) == {"Pulumi.yaml", "Pulumi.dev.yaml", "__main__.py", "requirements.txt", "policies/dev.yaml"}
+    # Pulumi.yaml against the official project schema (shared fixtures)
+    schema = json.loads((SHARED / "fixtures" / "pulumi-schema" / "pulumi-project.schema.json").read_text())
+    jsonschema.validate(yaml.safe_load(files["Pulumi.yaml"]), schema)
+    assert yaml.safe_load(files["Pulumi.dev.yaml"])["config"] == {"aws:region": "us-east-1", "seedance:policy": "policies/dev.yaml"}
+    compile(files["__main__.py"], "__main__.py", "exec")
+    write_project(tmp_path, files)
+    policy = load_policy(tmp_path / "policies" / "dev.yaml").policy
+    assert policy.cloud.region == "us-east-1" and policy.compliance.frameworks == []
+    assert policy.metadata.tags["cost-center"] == "CC-9"
+
+
+@pytest.mark.parametrize(("region", "environment", "frameworks", "currency"), [
+    ("us-east-1", "dev", [], "USD"),
+    ("eu-central-1", "prod", ["gdpr"], "USD"),
+    ("cn-north-1", "prod", ["mlps-l3"], "CNY"),
+])
+def test_a_new_project_passes_the_gate(tmp_path: Path, region: str, environment: str, frameworks: list[str],
+                                       currency: str, capsys: pytest.CaptureFixture[str]) -> None:
+    project = tmp_path / "platform"
+    assert main(["init", str(project), "--region", region, "--environment", environment, "--cost-center", "CC-1",
+                 "--account-id", "123456789012", "--cluster-name", "gpu"]) == 0
+    out = capsys.readouterr().out
+    assert "wrote" in out and "budget:" in out
+    loaded = load_policy(project / "policies" / "dev.yaml")
+    assert [f.value for f in loaded.policy.compliance.frameworks] == frameworks
+    assert loaded.policy.budget.currency.value == currency
+    # the default budget is the starter's own planned estimate plus 25%, rounded up
+    from seedance.estimate.estimate import estimate_policy
+    from seedance.planner.planner import plan_policy
+
+    total = estimate_policy(loaded, load_catalog(), plan_policy(loaded, load_catalog())).total
+    assert loaded.policy.budget.monthly_amount == suggested_budget(total)
+    assert main(["check", "dev", "--project-dir", str(project), "-f", "json"]) == 0
+    decision = json.loads(capsys.readouterr().out)
+    assert decision["decision"] == "pass" and decision["counts"]["mandatory"] == 0 and decision["controlsEvaluated"] == 47
+
+
+def test_without_a_cost_center_the_gate_blocks_on_tags_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = tmp_path / "p"
+    assert main(["init", str(project), "--region", "us-west-2"]) == 0
+    capsys.readouterr()
+    assert main(["check", "dev", "--project-dir", str(project), "-f", "json"]) == 1
+    decision = json.loads(capsys.readouterr().out)
+    mandatory = {f["controlId"] for f in decision["findings"] if f["severity"] == "mandatory" and not f["waived"]}
+    assert mandatory == {"BUDGET-TAGS-1"}
+
+
+def test_nothing_is_overwritten(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: mine\n")
+    assert main(["init", str(tmp_path), "--region", "us-east-1"]) == 1
+    assert "not overwriting existing file(s)" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Pulumi.yaml"]
+    assert (tmp_path / "Pulumi.yaml").read_text() == "name: mine\n"
+
+
+def test_bad_options_are_clean_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["init", str(tmp_path / "a"), "--region", "eu-centrall-1"]) == 1
+    assert "closest known: eu-central-1" in capsys.readouterr().err
+    assert main(["init", str(tmp_path / "b"), "--region", "us-east-1", "--stack", "bad name"]) == 1
+    assert "stack name 'bad name'" in capsys.readouterr().err
+    assert main(["init", str(tmp_path / "c"), "--region", "us-east-1", "--account-id", "12"]) == 1
+    assert "expected 12 digits" in capsys.readouterr().err
+    assert not any((tmp_path / d).exists() for d in "abc")
+    with pytest.raises(ScaffoldError, match="budget must be positive"):
+        project_files(ScaffoldOptions("p", "dev", "us-east-1", budget=0), load_catalog())
