@@ -157,6 +157,17 @@ def test_installed_wheel_renders_markdown(installed: tuple[Path, Path]) -> None:
     assert "| mandatory | 0 |" in proc.stdout
 
 
+def test_installed_wheel_starts_a_project_that_passes_the_gate(installed: tuple[Path, Path]) -> None:
+    site, project = installed
+    new = project.parent / "new-platform"
+    proc, where = _run_installed(site, project, "init", str(new), "--region", "us-east-1", "--cost-center", "CC-7")
+    assert proc.returncode == 0 and where["code"] == 0, proc.stdout + proc.stderr
+    assert Path(where["templates"]) == site / BUNDLED / "templates"  # the init templates came from the wheel
+    proc, where = _run_installed(site, new, "check", "dev", "--project-dir", ".")
+    assert proc.returncode == 0 and where["code"] == 0, proc.stdout + proc.stderr
+    assert "passed dev" in proc.stdout and Path(where["components"]).is_relative_to(site)
+
+
 def test_installed_wheel_fails_closed_on_a_wrong_override(installed: tuple[Path, Path]) -> None:
     site, project = installed
     missing = project.parent / "no-such-policies"
