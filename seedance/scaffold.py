@@ -112,6 +112,9 @@ def project_files(opts: ScaffoldOptions, catalog: Catalog) -> dict[str, str]:
         "__main__.py": render("__main__.py.j2"),
         "requirements.txt": render("requirements.txt.j2"),
         f"policies/{opts.stack}.yaml": render("policy.yaml.j2"),
+        "policy-pack/PulumiPolicy.yaml": render("policy-pack/PulumiPolicy.yaml.j2"),
+        "policy-pack/__main__.py": render("policy-pack/__main__.py.j2"),
+        "policy-pack/requirements.txt": render("policy-pack/requirements.txt.j2"),
     }
 
 

@@ -32,7 +32,8 @@ def test_project_name_from_a_directory(tmp_path: Path) -> None:
 
 def test_files_are_valid_pulumi_and_seedance(tmp_path: Path) -> None:
     files = project_files(ScaffoldOptions("gpu", "dev", "us-east-1", cost_center="CC-9"), load_catalog())
-    assert set(files) == {"Pulumi.yaml", "Pulumi.dev.yaml", "__main__.py", "requirements.txt", "policies/dev.yaml"}
+    assert set(files) == {"Pulumi.yaml", "Pulumi.dev.yaml", "__main__.py", "requirements.txt", "policies/dev.yaml",
+                          "policy-pack/PulumiPolicy.yaml", "policy-pack/__main__.py", "policy-pack/requirements.txt"}
     # Pulumi.yaml against the official project schema (shared fixtures)
     schema = json.loads((SHARED / "fixtures" / "pulumi-schema" / "pulumi-project.schema.json").read_text())
     jsonschema.validate(yaml.safe_load(files["Pulumi.yaml"]), schema)
@@ -98,3 +99,33 @@ def test_bad_options_are_clean_errors(tmp_path: Path, capsys: pytest.CaptureFixt
     assert not any((tmp_path / d).exists() for d in "abc")
     with pytest.raises(ScaffoldError, match="budget must be positive"):
         project_files(ScaffoldOptions("p", "dev", "us-east-1", budget=0), load_catalog())
+
+
+def test_the_policy_pack_gates_the_new_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run the written pack's __main__ with PolicyPack recording its arguments (the real one serves
+    gRPC to the Pulumi engine): one policy per control, reading this project's stacks."""
+    import runpy
+
+    import pulumi_policy
+
+    import seedance.gate.pack as pack
+    from seedance.gate.bundle import load_bundle
+
+    write_project(tmp_path, project_files(ScaffoldOptions("gpu", "dev", "us-east-1", cost_center="CC-9"), load_catalog()))
+    seen: dict[str, object] = {}
+    real = pack.make_policies
+
+    def spy(*args: object, **kwargs: object) -> list:
+        seen["project_dir"] = kwargs.get("project_dir")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    class Recorder:
+        def __init__(self, name: str, policies: list, enforcement_level: object = None) -> None:
+            seen.update(name=name, policies=policies)
+
+    monkeypatch.setattr(pack, "make_policies", spy)
+    monkeypatch.setattr(pulumi_policy, "PolicyPack", Recorder)
+    runpy.run_path(str(tmp_path / "policy-pack" / "__main__.py"), run_name="__main__")
+    assert seen["name"] == "seedance-gate" and seen["project_dir"] == tmp_path.resolve()
+    assert len(seen["policies"]) == len(load_bundle().controls)  # type: ignore[arg-type]
+    assert yaml.safe_load((tmp_path / "policy-pack" / "PulumiPolicy.yaml").read_text())["runtime"]["name"] == "python"
