@@ -39,9 +39,24 @@ def node_trust_policy() -> dict:
     }
 
 
+#: kubelet refuses ``--node-labels`` in the kubernetes.io / k8s.io namespaces except under these
+#: prefixes (and a fixed list of well-known labels Seedance does not set).
+_KUBELET_ALLOWED_PREFIXES = ("kubelet.kubernetes.io/", "node.kubernetes.io/")
+
+
+def kubelet_may_set(key: str) -> bool:
+    """Whether kubelet accepts ``key`` in ``--node-labels`` (it refuses other kubernetes.io / k8s.io keys)."""
+    if key.startswith(_KUBELET_ALLOWED_PREFIXES):
+        return True
+    domain = key.split("/", 1)[0] if "/" in key else ""
+    return not any(domain == d or domain.endswith("." + d) for d in ("kubernetes.io", "k8s.io"))
+
+
 def node_config(cluster_name: str, endpoint: str, certificate_authority: str, service_cidr: str,
                 labels: Mapping[str, str]) -> dict:
-    """The ``node.eks.aws/v1alpha1`` NodeConfig for one fleet (labels applied at registration)."""
+    """The ``node.eks.aws/v1alpha1`` NodeConfig for one fleet (labels applied at registration;
+    labels kubelet would refuse to self-apply are left out, or the node would never start)."""
+    labels = {k: v for k, v in labels.items() if kubelet_may_set(k)}
     spec: dict = {
         "cluster": {
             "name": cluster_name,

@@ -129,3 +129,21 @@ def test_the_policy_pack_gates_the_new_project(tmp_path: Path, monkeypatch: pyte
     assert seen["name"] == "seedance-gate" and seen["project_dir"] == tmp_path.resolve()
     assert len(seen["policies"]) == len(load_bundle().controls)  # type: ignore[arg-type]
     assert yaml.safe_load((tmp_path / "policy-pack" / "PulumiPolicy.yaml").read_text())["runtime"]["name"] == "python"
+
+
+def _foreign_typed_keys(project_yaml: dict) -> list[str]:
+    """Pulumi's project validation: a config key outside the project's namespace may not declare a type."""
+    name = project_yaml["name"]
+    out = []
+    for key, spec in (project_yaml.get("config") or {}).items():
+        namespace = key.split(":", 1)[0] if ":" in key else name
+        if namespace != name and isinstance(spec, dict) and "type" in spec:
+            out.append(key)
+    return out
+
+
+def test_project_files_declare_no_foreign_typed_config() -> None:
+    files = project_files(ScaffoldOptions("gpu", "dev", "us-east-1"), load_catalog())
+    for text in (files["Pulumi.yaml"], (REPO / "stacks" / "Pulumi.yaml").read_text()):
+        assert _foreign_typed_keys(yaml.safe_load(text)) == []
+    assert _foreign_typed_keys({"name": "p", "config": {"seedance:policy": {"type": "string"}}}) == ["seedance:policy"]

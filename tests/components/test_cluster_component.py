@@ -9,7 +9,7 @@ import json
 import pytest
 import yaml
 
-from components.cluster import NODE_POLICIES, ClusterJoinArgs, node_config, node_user_data
+from components.cluster import NODE_POLICIES, ClusterJoinArgs, kubelet_may_set, node_config, node_user_data
 from components.common import ComponentArgsError
 from components.gpu_sharing import DEVICE_PLUGIN_LABEL, MIG_LABEL
 
@@ -36,6 +36,22 @@ def test_node_user_data_round_trips() -> None:
                                       "certificateAuthority": "Q0E=", "cidr": "172.20.0.0/16"}
     # one flag, labels sorted so the user data (and the launch template) is stable between runs
     assert cfg["spec"]["kubelet"]["flags"] == ["--node-labels=nvidia.com/mig.config=all-1g.5gb,seedance.io/fleet=train"]
+
+
+@pytest.mark.parametrize(("key", "allowed"), [
+    ("seedance.io/fleet", True), ("nvidia.com/mig.config", True), ("team", True),
+    ("node.kubernetes.io/instance-type", True), ("kubelet.kubernetes.io/x", True),
+    ("app.kubernetes.io/managed-by", False), ("kubernetes.io/role", False), ("node-role.kubernetes.io/gpu", False),
+    ("foo.k8s.io/bar", False), ("k8s.io/x", False),
+])
+def test_kubelet_label_rule(key: str, allowed: bool) -> None:
+    assert kubelet_may_set(key) is allowed
+
+
+def test_labels_kubelet_refuses_are_left_out() -> None:
+    cfg = node_config("c", "https://e", "Q0E=", "10.100.0.0/16",
+                      {"app.kubernetes.io/managed-by": "seedance", "seedance.io/fleet": "a"})
+    assert cfg["spec"]["kubelet"]["flags"] == ["--node-labels=seedance.io/fleet=a"]
 
 
 def test_no_labels_no_kubelet_flags() -> None:
@@ -74,6 +90,7 @@ def test_every_eu_fleet_launches_joined_nodes_with_its_labels(eu) -> None:
         assert cfg["spec"]["cluster"]["apiServerEndpoint"].startswith("https://")
         flags = cfg["spec"]["kubelet"]["flags"]
         labels = dict(item.split("=", 1) for item in flags[0].removeprefix("--node-labels=").split(","))
+        assert all(kubelet_may_set(k) for k in labels), labels  # or kubelet would refuse to start
         assert labels["seedance.io/fleet"] == fleet.name
         assert labels["seedance.io/sla"] == fleet.sla.value
         for key, value in gpu_labels.get(fleet.name, {}).items():
