@@ -15,11 +15,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from seedance import __version__
+from seedance.policy.loader import LoadedPolicy
 from seedance.policy.model import Environment, Framework, Jurisdiction
 from seedance.pricing.catalog import Catalog
 from seedance.templating import environment
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+_CLUSTER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
 #: Endpoints MLPS 2.0 level 3 wants whatever the traffic (the China data has no endpoint prices).
 MLPS_ENDPOINTS = ("s3", "dynamodb", "kms", "logs", "ecr.api", "ecr.dkr", "sts")
 INFERENCE_GPU = ("A10G", 1)
@@ -67,8 +70,10 @@ def project_files(opts: ScaffoldOptions, catalog: Catalog) -> dict[str, str]:
     for what, value in (("project", opts.project), ("stack", opts.stack)):
         if not _NAME.match(value):
             raise ScaffoldError(f"{what} name {value!r}: expected letters, digits, '-', '_' or '.' (at most 100)")
-    if opts.budget is not None and not opts.budget > 0:
-        raise ScaffoldError(f"budget must be positive, got {opts.budget}")
+    if opts.budget is not None and not (opts.budget > 0 and math.isfinite(opts.budget)):
+        raise ScaffoldError(f"budget must be a positive number, got {opts.budget}")
+    if opts.cluster_name is not None and not _CLUSTER.match(opts.cluster_name):
+        raise ScaffoldError(f"cluster name {opts.cluster_name!r}: expected an EKS cluster name (letters, digits, '-', '_')")
     if opts.account_id is not None and not re.fullmatch(r"\d{12}", opts.account_id):
         raise ScaffoldError(f"account id {opts.account_id!r}: expected 12 digits")
     currency = catalog.currency(opts.region)  # UnknownRegionError names the closest known regions
@@ -77,6 +82,8 @@ def project_files(opts: ScaffoldOptions, catalog: Catalog) -> dict[str, str]:
         if gpu not in offers:
             raise ScaffoldError(f"the price catalog has no {gpu[1]} x {gpu[0]} instance in {opts.region}")
     frameworks = opts.resolved_frameworks()
+    if Framework.MLPS_L3 in frameworks and not opts.region.startswith("cn-"):
+        raise ScaffoldError(f"mlps-l3 keeps data in mainland China; {opts.region} is not a China region")
     jurisdiction = (Jurisdiction.EU if opts.region.startswith("eu-") else
                     Jurisdiction.CN if opts.region.startswith("cn-") else Jurisdiction.OTHER)
     mlps = Framework.MLPS_L3 in frameworks
@@ -96,13 +103,14 @@ def project_files(opts: ScaffoldOptions, catalog: Catalog) -> dict[str, str]:
         "jurisdiction": jurisdiction.value,
         "residency": {"eu": "eu-*", "cn": "cn-*"}.get(jurisdiction.value) if frameworks else None,
         "log_retention_days": 365 if mlps else 90 if gdpr else 30,
-        "budget": f"{opts.budget if opts.budget is not None else 1:g}",
+        "budget": f"{opts.budget if opts.budget is not None else 1:.2f}",
         "currency": currency,
         "endpoints": list(MLPS_ENDPOINTS) if mlps else [],
         "inference_gpu": INFERENCE_GPU[0],
         "training_gpu": TRAINING_GPU[0],
         "training_gpus": TRAINING_GPU[1],
         "cluster_name": opts.cluster_name,
+        "version": __version__,
     }
     env = environment()
     render = lambda name: env.get_template(f"init/{name}").render(**context)  # noqa: E731
@@ -118,9 +126,14 @@ def project_files(opts: ScaffoldOptions, catalog: Catalog) -> dict[str, str]:
     }
 
 
+#: The starter's first budget threshold (notify); a new project's estimate stays below it.
+FIRST_THRESHOLD = 0.5
+
+
 def suggested_budget(monthly_estimate: float) -> float:
-    """The starter's budget: its estimate plus 25%, rounded up to two significant digits."""
-    want = 1.25 * monthly_estimate
+    """The starter's budget: large enough that its own estimate sits at 90% of the first threshold
+    (45% of the budget), so a new project trips no threshold; rounded up to two significant digits."""
+    want = monthly_estimate / (0.9 * FIRST_THRESHOLD)
     if want <= 0:
         return 100.0
     step = 10 ** (math.floor(math.log10(want)) - 1)
@@ -171,14 +184,19 @@ def write_project(directory: Path, files: dict[str, str]) -> list[Path]:
     return written
 
 
-def starter_estimate(policy_text: str, catalog: Catalog) -> float:
-    """The planned monthly estimate of a starter policy (written to a scratch file to load it)."""
-    from seedance.estimate.estimate import estimate_policy
-    from seedance.planner.planner import plan_policy
+def load_starter(policy_text: str) -> LoadedPolicy:
+    """Load a rendered starter policy (from a scratch file) before anything is written."""
     from seedance.policy import load_policy
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "starter.yaml"
         path.write_text(policy_text, encoding="utf-8")
-        loaded = load_policy(path)
-        return estimate_policy(loaded, catalog, plan_policy(loaded, catalog)).total
+        return load_policy(path)
+
+
+def starter_estimate(loaded: LoadedPolicy, catalog: Catalog) -> float:
+    """The planned monthly estimate of a starter policy."""
+    from seedance.estimate.estimate import estimate_policy
+    from seedance.planner.planner import plan_policy
+
+    return estimate_policy(loaded, catalog, plan_policy(loaded, catalog)).total

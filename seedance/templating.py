@@ -6,6 +6,7 @@ else the copy bundled in the installed package, else the checkout's ``templates/
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -38,4 +39,10 @@ def environment(directory: Path | None = None) -> Environment:
         keep_trailing_newline=True,
     )
     env.filters["md"] = md_cell
+    env.filters["yaml_str"] = yaml_str
     return env
+
+
+def yaml_str(value: Any) -> str:
+    """A value as a double-quoted YAML scalar (JSON string syntax), whatever characters it holds."""
+    return json.dumps(str(value), ensure_ascii=False)

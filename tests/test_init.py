@@ -20,9 +20,9 @@ SHARED = Path(os.environ["SEEDANCE_SHARED_DATA"]) if os.environ.get("SEEDANCE_SH
 
 
 def test_suggested_budget_by_hand() -> None:
-    assert suggested_budget(3400) == 4300  # 4250 rounded up to two significant digits
-    assert suggested_budget(51_000) == 64_000  # 63,750
-    assert suggested_budget(80) == 100
+    assert suggested_budget(3400) == 7600  # 3400 / 0.45 = 7,555.6, rounded up to two significant digits
+    assert suggested_budget(51_000) == 120_000  # 113,333
+    assert suggested_budget(45) == 100
     assert suggested_budget(0) == 100
 
 
@@ -69,6 +69,8 @@ def test_a_new_project_passes_the_gate(tmp_path: Path, region: str, environment:
     assert main(["check", "dev", "--project-dir", str(project), "-f", "json"]) == 0
     decision = json.loads(capsys.readouterr().out)
     assert decision["decision"] == "pass" and decision["counts"]["mandatory"] == 0 and decision["controlsEvaluated"] == 47
+    # the default budget trips no threshold: no budget finding at all
+    assert not [f for f in decision["findings"] if f["controlId"].startswith("BUDGET-")]
 
 
 def test_without_a_cost_center_the_gate_blocks_on_tags_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -96,8 +98,28 @@ def test_bad_options_are_clean_errors(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "stack name 'bad name'" in capsys.readouterr().err
     assert main(["init", str(tmp_path / "c"), "--region", "us-east-1", "--account-id", "12"]) == 1
     assert "expected 12 digits" in capsys.readouterr().err
-    assert not any((tmp_path / d).exists() for d in "abc")
-    with pytest.raises(ScaffoldError, match="budget must be positive"):
+    assert main(["init", str(tmp_path / "d"), "--region", "eu-west-1", "--framework", "mlps-l3"]) == 1
+    assert "eu-west-1 is not a China region" in capsys.readouterr().err
+    assert main(["init", str(tmp_path / "e"), "--region", "us-east-1", "--budget", "inf"]) == 1
+    assert "budget must be a positive number" in capsys.readouterr().err
+    assert main(["init", str(tmp_path / "f"), "--region", "us-east-1", "--cluster-name", "my cluster: x"]) == 1
+    assert "cluster name 'my cluster: x'" in capsys.readouterr().err
+    assert main(["init", str(tmp_path / "g"), "--region", "us-east-1", "--owner", "not an email"]) == 1
+    err = capsys.readouterr().err
+    assert "the starter policy would not validate: metadata.owner" in err and "starter.yaml" not in err
+    assert not any((tmp_path / d).exists() for d in "abcdefg")  # nothing written, not even a directory
+
+
+def test_odd_values_are_quoted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Numbers-as-text, YAML punctuation and big budgets survive the templates unchanged."""
+    assert main(["init", str(tmp_path / "p"), "--region", "us-east-1", "--cost-center", "4120", "--team", "a: b",
+                 "--budget", "1234567", "--cluster-name", "gpu_1"]) == 0
+    policy = load_policy(tmp_path / "p" / "policies" / "dev.yaml").policy
+    assert policy.metadata.tags["cost-center"] == "4120" and policy.metadata.tags["team"] == "a: b"
+    assert policy.budget.monthly_amount == 1234567
+    stack = yaml.safe_load((tmp_path / "p" / "Pulumi.dev.yaml").read_text())
+    assert stack["config"]["seedance:clusterName"] == "gpu_1"
+    with pytest.raises(ScaffoldError, match="budget must be a positive number"):
         project_files(ScaffoldOptions("p", "dev", "us-east-1", budget=0), load_catalog())
 
 

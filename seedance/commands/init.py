@@ -20,7 +20,8 @@ from seedance.policy.model import Environment, Framework
 @click.option("--no-framework", is_flag=True, help="No compliance framework, whatever the region.")
 @click.option("--account-id", default=None, help="AWS account id (12 digits) the stack may deploy to.")
 @click.option("--owner", default="platform-team@example.com", show_default=True, help="Mailbox that owns the spend.")
-@click.option("--budget", type=float, default=None, help="Monthly budget in the region's currency (default: the starter's estimate + 25%).")
+@click.option("--budget", type=float, default=None,
+              help="Monthly budget in the region's currency (default: the starter's estimate at 45% of it).")
 @click.option("--team", default=None, help="Cost-allocation tag 'team' (default: the project name).")
 @click.option("--cost-center", default="unassigned", show_default=True,
               help="Cost-allocation tag 'cost-center'; the gate blocks until a real one is set.")
@@ -35,12 +36,17 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
     Nothing is overwritten: if any of the files exists, nothing is written (exit 1).
     """
     from seedance.cli import console
-    from seedance.policy import PolicyError, load_policy
+    from jinja2 import TemplateNotFound
+
+    from seedance.planner.planner import PlanningError
+    from seedance.policy import PolicyError
     from seedance.pricing.catalog import PricingError, load_catalog
+    from seedance.resources import ResourceNotFoundError
     from seedance.scaffold import (
         ScaffoldError,
         ScaffoldOptions,
         check_free,
+        load_starter,
         project_files,
         project_name,
         starter_estimate,
@@ -60,30 +66,25 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
         catalog = load_catalog()
         files = project_files(opts, catalog)
         check_free(directory, files)
-        if budget is None:  # price the starter, then give it its estimate plus headroom
-            estimate = starter_estimate(files[f"policies/{stack}.yaml"], catalog)
-            opts = dataclasses.replace(opts, budget=suggested_budget(estimate))
+        policy_file = f"policies/{stack}.yaml"
+        loaded = load_starter(files[policy_file])  # the starter must load before anything is written
+        if budget is None:  # price the starter, then give it a budget no threshold trips on
+            opts = dataclasses.replace(opts, budget=suggested_budget(starter_estimate(loaded, catalog)))
             files = project_files(opts, catalog)
+            load_starter(files[policy_file])
         written = write_project(directory, files)
-    except (ScaffoldError, PricingError) as exc:
+    except (ScaffoldError, PricingError, PlanningError, ResourceNotFoundError, TemplateNotFound) as exc:
         err.print(f"error: {exc}", markup=False)
         return 1
-    except PolicyError as exc:  # the starter template itself is wrong for these options: a bug, said plainly
+    except PolicyError as exc:  # the options made a starter that does not validate
         for problem in exc.problems:
-            err.print(f"error (starter policy template) {problem}", markup=False)
-        return 1
-    try:  # the starter must load as written; a failure here is a bug in the templates
-        load_policy(directory / f"policies/{stack}.yaml")
-    except PolicyError as exc:
-        for p in written:
-            p.unlink(missing_ok=True)
-        for problem in exc.problems:
-            err.print(f"error {problem}", markup=False)
+            where = problem.path or "(document)"
+            err.print(f"error: the starter policy would not validate: {where}: {problem.message}", markup=False)
         return 1
     out = console()
     for p in written:
         out.print(f"wrote {p}", markup=False)
-    out.print(f"budget: {opts.budget:,.0f} per month" + (" (the starter's estimate + 25%)" if budget is None else ""), markup=False)
+    out.print(f"budget: {opts.budget:,.0f} per month" + (" (the starter's estimate at 45% of it, below every threshold)" if budget is None else ""), markup=False)
     out.print(f"next: edit the 'yours:' lines of policies/{stack}.yaml, then "
               f"`seedance check {stack} --project-dir {directory}` and `pulumi up` in {directory}", markup=False)
     return 0

@@ -188,3 +188,27 @@ def test_cli_bad_event_exits_1(tmp_path: Path) -> None:
     bad.write_text("{oops")
     result = CliRunner().invoke(app, ["budget", "respond", str(POLICIES / "dev.yaml"), str(bad)], standalone_mode=False)
     assert result.return_value == 1
+
+
+def test_out_never_overwrites_the_policy_and_bad_paths_are_clean_errors(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    from seedance.cli import main
+
+    policies = tmp_path / "policies"
+    shutil.copytree(POLICIES, policies)
+    (tmp_path / "demand").symlink_to(REPO / "stacks" / "demand")
+    event = tmp_path / "alert.json"
+    event.write_bytes(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "139,200.00"))
+    policy = policies / "eu-prod.yaml"
+    before = {p.name: p.read_bytes() for p in policies.iterdir()}
+    for target in (policy, policies / "base.yaml"):  # the policy itself, or a file it extends
+        assert main(["budget", "respond", str(policy), str(event), "--out", str(target)]) == 1
+        assert "the overlay must be a new file" in capsys.readouterr().err
+    assert main(["budget", "respond", str(policy), str(event), "--out", str(tmp_path)]) == 1
+    assert "is a directory" in capsys.readouterr().err
+    assert main(["budget", "respond", str(policy), str(event), "--out", str(tmp_path / "no" / "such" / "x.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "Traceback" not in err
+    assert {p.name: p.read_bytes() for p in policies.iterdir()} == before  # nothing touched

@@ -132,3 +132,13 @@ def test_estimate_markdown_matches_the_json_total() -> None:
         assert f"| {name} | {cost:,.2f} USD |" in md
     code, out = _invoke("estimate", str(DEV), "-f", "markdown")
     assert code == 0 and out == md
+
+
+def test_missing_templates_are_a_clean_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("SEEDANCE_TEMPLATES", str(tmp_path))  # a directory without the report templates
+    assert main(["estimate", str(DEV), "-f", "markdown"]) == 1
+    assert "report template not found" in capsys.readouterr().err
+    assert main(["diff", str(DEV), str(DEV), "-f", "markdown", "--no-plan"]) == 1
+    err = capsys.readouterr().err
+    assert "report template not found" in err and "Traceback" not in err
