@@ -14,6 +14,7 @@ from rich.console import Console
 from seedance import __version__
 from seedance.policy import LoadedPolicy, PolicyError, Problem, json_schema, load_policy
 from seedance.summary import policy_summary, render_summary
+from seedance.templating import ReportTemplateError
 
 log = logging.getLogger("seedance")
 
@@ -148,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
         err = console(stderr=True)
         for problem in exc.problems:
             err.print(f"error {problem}", markup=False)
+        return 1
+    except ReportTemplateError as exc:
+        console(stderr=True).print(f"error: {exc}", markup=False)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -19,7 +19,7 @@ from seedance import __version__
 from seedance.policy.loader import LoadedPolicy
 from seedance.policy.model import Environment, Framework, Jurisdiction
 from seedance.pricing.catalog import Catalog
-from seedance.templating import environment
+from seedance.templating import get_template
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 _CLUSTER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
@@ -112,8 +112,7 @@ def project_files(opts: ScaffoldOptions, catalog: Catalog) -> dict[str, str]:
         "cluster_name": opts.cluster_name,
         "version": __version__,
     }
-    env = environment()
-    render = lambda name: env.get_template(f"init/{name}").render(**context)  # noqa: E731
+    render = lambda name: get_template(f"init/{name}").render(**context)  # noqa: E731
     return {
         "Pulumi.yaml": render("Pulumi.yaml.j2"),
         f"Pulumi.{opts.stack}.yaml": render("Pulumi.stack.yaml.j2"),

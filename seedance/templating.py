@@ -10,11 +10,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, TemplateNotFound
 
-from seedance.resources import templates_dir
+from seedance.resources import ResourceNotFoundError, templates_dir
 
-__all__ = ["environment", "md_cell", "templates_dir"]
+__all__ = ["ReportTemplateError", "environment", "get_template", "md_cell", "templates_dir", "yaml_str"]
 
 
 def __getattr__(name: str) -> Any:
@@ -41,6 +41,18 @@ def environment(directory: Path | None = None) -> Environment:
     env.filters["md"] = md_cell
     env.filters["yaml_str"] = yaml_str
     return env
+
+
+class ReportTemplateError(Exception):
+    """A template Seedance renders is not where it looks (a wrong ``$SEEDANCE_TEMPLATES``, a broken install)."""
+
+
+def get_template(name: str) -> Template:
+    """``name`` from the templates directory; :class:`ReportTemplateError` when it cannot be found."""
+    try:
+        return environment().get_template(name)
+    except (ResourceNotFoundError, TemplateNotFound) as exc:
+        raise ReportTemplateError(f"template {name} not found: {exc}") from None
 
 
 def yaml_str(value: Any) -> str:

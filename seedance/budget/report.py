@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from seedance.budget.response import BudgetResponse
-from seedance.templating import environment
+from seedance.templating import get_template
 
 
 def to_json(r: BudgetResponse, overlay_path: str | None = None) -> dict[str, Any]:
@@ -35,7 +35,7 @@ def to_json(r: BudgetResponse, overlay_path: str | None = None) -> dict[str, Any
 
 def render_markdown(r: BudgetResponse, overlay_path: str | None = None) -> str:
     icon = "🔴" if r.changes else "🟡" if r.fired else "🟢"
-    return environment().get_template("cost_incident.md.j2").render(
+    return get_template("cost_incident.md.j2").render(
         r=r, budget=r.effective.budget.monthly_amount, icon=icon, overlay_path=overlay_path
     )
 

@@ -115,17 +115,9 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Pat
     if fmt == "json":
         out.print(json.dumps(est.to_json(), indent=2), markup=False)
     elif fmt == "markdown":
-        from jinja2 import TemplateNotFound
-
         from seedance.estimate.report import estimate_markdown
-        from seedance.resources import ResourceNotFoundError
 
-        try:
-            text = estimate_markdown(est)
-        except (ResourceNotFoundError, TemplateNotFound) as exc:
-            console(stderr=True).print(f"error: report template not found: {exc}", markup=False)
-            return 1
-        out.print(text, markup=False, end="")
+        out.print(estimate_markdown(est), markup=False, end="")  # a missing template: clean error, exit 1
     else:
         render_estimate(out, est, "Estimate" if plan is None else "Estimate (plan)")
     return 0

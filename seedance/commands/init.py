@@ -36,12 +36,9 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
     Nothing is overwritten: if any of the files exists, nothing is written (exit 1).
     """
     from seedance.cli import console
-    from jinja2 import TemplateNotFound
-
     from seedance.planner.planner import PlanningError
     from seedance.policy import PolicyError
     from seedance.pricing.catalog import PricingError, load_catalog
-    from seedance.resources import ResourceNotFoundError
     from seedance.scaffold import (
         ScaffoldError,
         ScaffoldOptions,
@@ -73,7 +70,7 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
             files = project_files(opts, catalog)
             load_starter(files[policy_file])
         written = write_project(directory, files)
-    except (ScaffoldError, PricingError, PlanningError, ResourceNotFoundError, TemplateNotFound) as exc:
+    except (ScaffoldError, PricingError, PlanningError) as exc:
         err.print(f"error: {exc}", markup=False)
         return 1
     except PolicyError as exc:  # the options made a starter that does not validate

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from seedance.estimate.diff import EstimateDiff
 from seedance.estimate.estimate import Estimate
-from seedance.templating import environment
+from seedance.templating import get_template
 
 
 def _helpers(currency: str) -> dict[str, Any]:
@@ -39,7 +39,7 @@ def _helpers(currency: str) -> dict[str, Any]:
 
 def estimate_markdown(est: Estimate) -> str:
     share = est.total / est.budget_amount if est.budget_amount and est.budget_currency == est.currency else None
-    return environment().get_template("cost_estimate.md.j2").render(est=est, budget_share=share, **_helpers(est.currency))
+    return get_template("cost_estimate.md.j2").render(est=est, budget_share=share, **_helpers(est.currency))
 
 
 def diff_icon(d: EstimateDiff) -> str:
@@ -50,7 +50,7 @@ def diff_icon(d: EstimateDiff) -> str:
 
 
 def diff_markdown(d: EstimateDiff) -> str:
-    return environment().get_template("cost_diff.md.j2").render(
+    return get_template("cost_diff.md.j2").render(
         d=d,
         icon=diff_icon(d),
         changed_fleets=[c for c in d.fleets if c.status != "unchanged"],

@@ -212,3 +212,16 @@ def test_out_never_overwrites_the_policy_and_bad_paths_are_clean_errors(tmp_path
     err = capsys.readouterr().err
     assert "cannot write" in err and "Traceback" not in err
     assert {p.name: p.read_bytes() for p in policies.iterdir()} == before  # nothing touched
+
+
+def test_a_missing_report_template_writes_no_overlay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from seedance.cli import main
+
+    monkeypatch.setenv("SEEDANCE_TEMPLATES", str(tmp_path))  # no templates there
+    event = tmp_path / "alert.json"
+    event.write_bytes(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "139,200.00"))
+    out = tmp_path / "overlay.yaml"
+    assert main(["budget", "respond", str(POLICIES / "eu-prod.yaml"), str(event), "--out", str(out), "-f", "markdown"]) == 1
+    assert "template cost_incident.md.j2 not found" in capsys.readouterr().err
+    assert not out.exists()

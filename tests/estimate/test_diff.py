@@ -138,7 +138,10 @@ def test_missing_templates_are_a_clean_error(tmp_path: Path, monkeypatch: pytest
                                             capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("SEEDANCE_TEMPLATES", str(tmp_path))  # a directory without the report templates
     assert main(["estimate", str(DEV), "-f", "markdown"]) == 1
-    assert "report template not found" in capsys.readouterr().err
+    assert "error: template cost_estimate.md.j2 not found" in capsys.readouterr().err
     assert main(["diff", str(DEV), str(DEV), "-f", "markdown", "--no-plan"]) == 1
     err = capsys.readouterr().err
-    assert "report template not found" in err and "Traceback" not in err
+    assert "error: template cost_diff.md.j2 not found" in err and "Traceback" not in err
+    assert main(["init", str(tmp_path / "p"), "--region", "us-east-1"]) == 1
+    assert "error: template init/Pulumi.yaml.j2 not found" in capsys.readouterr().err
+    assert not (tmp_path / "p").exists()
