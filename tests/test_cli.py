@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from seedance import __version__
@@ -68,3 +69,22 @@ def test_subprocess_round_trip(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert f"{bad}:3:11: metadata.environment: missing required field 'environment'" in proc.stdout
     assert "Traceback" not in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("command", [["estimate"], ["plan"], ["diff", "BASE"]])
+def test_price_cache_comes_from_the_environment(command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import seedance.pricing.catalog as catalog
+
+    seen: list[object] = []
+    real = catalog.load_catalog
+
+    def spy(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        seen.append(kwargs.get("cache_dir"))
+        return real()
+
+    monkeypatch.setattr(catalog, "load_catalog", spy)
+    monkeypatch.setenv("SEEDANCE_PRICE_CACHE", str(tmp_path))
+    dev = str(POLICIES / "dev.yaml")
+    args = [dev if a == "BASE" else a for a in command] + [dev]
+    assert main(args) == 0
+    assert seen and all(Path(str(s)) == tmp_path for s in seen)

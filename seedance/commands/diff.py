@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 from pathlib import Path
 
 import click
@@ -20,7 +19,7 @@ from seedance.pricing.catalog import PricingError
 @click.option("--no-plan", is_flag=True, help="Compare the policies' explicit values instead of planning both.")
 @click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="Decision date for both plans (default: today); both always read the same demand history.")
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set).")
 def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.datetime | None, cache_dir: Path | None) -> int:
     """Compare the monthly estimate of BASE (e.g. the policy on main) with HEAD (the changed policy).
@@ -40,8 +39,6 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
 
     base = load_policy(base_path)  # PolicyError is reported by the CLI's error boundary
     head = load_policy(head_path)
-    if cache_dir is None and os.environ.get("SEEDANCE_PRICE_CACHE"):
-        cache_dir = Path(os.environ["SEEDANCE_PRICE_CACHE"])
     when = as_of.date() if as_of else None  # None: all history, today (as `seedance plan`)
     try:
         catalog = load_catalog(cache_dir=cache_dir)

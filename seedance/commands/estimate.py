@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import click
@@ -91,7 +90,7 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
               help="Output format (markdown: a report for a pull request or wiki).")
 @click.option("--plan", "plan_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Estimate this plan (JSON of `seedance plan`) instead of the policy's explicit values.")
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set; else bundled only).")
 def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Path | None) -> int:
     """Estimate the monthly cost of POLICY from the bundled price catalog (offline)."""
@@ -102,8 +101,6 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Pat
     from seedance.pricing.catalog import load_catalog
 
     loaded = load_policy(policy_path)  # PolicyError is reported by the CLI's error boundary
-    if cache_dir is None and os.environ.get("SEEDANCE_PRICE_CACHE"):
-        cache_dir = Path(os.environ["SEEDANCE_PRICE_CACHE"])
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         plan = read_plan(plan_path) if plan_path is not None else None

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 from pathlib import Path
 
 import click
@@ -76,7 +75,7 @@ def _held(values: tuple[str, ...]) -> dict[str, int] | None:
               help="Decision date: demand history from this date on is not read.")
 @click.option("--held", "held", multiple=True, metavar="FLEET=UNITS",
               help="Reserved units already held by a fleet (replaces the policy's reserved.held); repeatable.")
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set).")
 def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime | None, held: tuple[str, ...],
          cache_dir: Path | None) -> int:
@@ -88,8 +87,6 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
     from seedance.pricing.catalog import PricingError, load_catalog
 
     loaded = load_policy(policy_path)  # PolicyError is reported by the CLI's error boundary
-    if cache_dir is None and os.environ.get("SEEDANCE_PRICE_CACHE"):
-        cache_dir = Path(os.environ["SEEDANCE_PRICE_CACHE"])
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         result = plan_policy(loaded, catalog, as_of=as_of.date() if as_of else None, held=_held(held))
