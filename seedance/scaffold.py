@@ -16,12 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from seedance import __version__
+from seedance.atomic import write_text_atomically
 from seedance.policy.loader import LoadedPolicy
 from seedance.policy.model import Environment, Framework, Jurisdiction
 from seedance.pricing.catalog import Catalog
 from seedance.templating import get_template
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+#: A stack name is also a Kubernetes label value (seedance.io/stack): at most 63, alphanumeric at both ends.
+_STACK = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?$")
 _CLUSTER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
 #: Endpoints MLPS 2.0 level 3 wants whatever the traffic (the China data has no endpoint prices).
 MLPS_ENDPOINTS = ("s3", "dynamodb", "kms", "logs", "ecr.api", "ecr.dkr", "sts")
@@ -67,14 +70,16 @@ def project_name(directory: Path) -> str:
 
 def project_files(opts: ScaffoldOptions, catalog: Catalog) -> dict[str, str]:
     """Every file of the new project, rendered (pure)."""
-    for what, value in (("project", opts.project), ("stack", opts.stack)):
-        if not _NAME.match(value):
-            raise ScaffoldError(f"{what} name {value!r}: expected letters, digits, '-', '_' or '.' (at most 100)")
-    if opts.budget is not None and not (opts.budget > 0 and math.isfinite(opts.budget)):
-        raise ScaffoldError(f"budget must be a positive number, got {opts.budget}")
+    if not _NAME.match(opts.project):
+        raise ScaffoldError(f"project name {opts.project!r}: expected letters, digits, '-', '_' or '.' (at most 100)")
+    if not _STACK.match(opts.stack):
+        raise ScaffoldError(f"stack name {opts.stack!r}: expected letters, digits, '-', '_' or '.', at most 63, "
+                            "starting and ending with a letter or digit (it is also a Kubernetes label value)")
+    if opts.budget is not None and not (math.isfinite(opts.budget) and round(opts.budget, 2) > 0):
+        raise ScaffoldError(f"budget must be a positive amount (at least 0.01), got {opts.budget}")
     if opts.cluster_name is not None and not _CLUSTER.match(opts.cluster_name):
         raise ScaffoldError(f"cluster name {opts.cluster_name!r}: expected an EKS cluster name (letters, digits, '-', '_')")
-    if opts.account_id is not None and not re.fullmatch(r"\d{12}", opts.account_id):
+    if opts.account_id is not None and not re.fullmatch(r"[0-9]{12}", opts.account_id):
         raise ScaffoldError(f"account id {opts.account_id!r}: expected 12 digits")
     currency = catalog.currency(opts.region)  # UnknownRegionError names the closest known regions
     offers = {(o.gpu_model.value, o.gpus) for o in catalog.instances(opts.region) if o.gpu_model is not None}
@@ -146,7 +151,7 @@ def _dns_label(text: str) -> str:
 
 def check_free(directory: Path, files: dict[str, str]) -> None:
     """:class:`ScaffoldError` naming every file of ``files`` that already exists under ``directory``."""
-    existing = sorted(str(directory / rel) for rel in files if (directory / rel).exists())
+    existing = sorted(str(directory / rel) for rel in files if os.path.lexists(directory / rel))
     if existing:
         raise ScaffoldError(f"not overwriting existing file(s): {', '.join(existing)}")
 
@@ -157,21 +162,18 @@ def write_project(directory: Path, files: dict[str, str]) -> list[Path]:
     targets = {rel: directory / rel for rel in files}
     created_dirs: list[Path] = []
     written: list[Path] = []
+    current = directory
     try:
         for rel, path in targets.items():
             for parent in reversed(path.parents):
                 if not parent.exists():
+                    current = parent
                     parent.mkdir()
                     created_dirs.append(parent)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(files[rel])
-                os.replace(tmp, path)
-            finally:
-                Path(tmp).unlink(missing_ok=True)
+            current = path
+            write_text_atomically(path, files[rel])
             written.append(path)
-    except OSError as exc:
+    except (OSError, UnicodeError) as exc:
         for p in written:
             p.unlink(missing_ok=True)
         for d in reversed(created_dirs):
@@ -179,7 +181,8 @@ def write_project(directory: Path, files: dict[str, str]) -> list[Path]:
                 d.rmdir()
             except OSError:
                 pass
-        raise ScaffoldError(f"cannot write the project: {exc.strerror or exc}") from None
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ScaffoldError(f"cannot write {current}: {why}") from None
     return written
 
 

@@ -101,13 +101,42 @@ def test_bad_options_are_clean_errors(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["init", str(tmp_path / "d"), "--region", "eu-west-1", "--framework", "mlps-l3"]) == 1
     assert "eu-west-1 is not a China region" in capsys.readouterr().err
     assert main(["init", str(tmp_path / "e"), "--region", "us-east-1", "--budget", "inf"]) == 1
-    assert "budget must be a positive number" in capsys.readouterr().err
+    assert "budget must be a positive amount" in capsys.readouterr().err
     assert main(["init", str(tmp_path / "f"), "--region", "us-east-1", "--cluster-name", "my cluster: x"]) == 1
     assert "cluster name 'my cluster: x'" in capsys.readouterr().err
     assert main(["init", str(tmp_path / "g"), "--region", "us-east-1", "--owner", "not an email"]) == 1
     err = capsys.readouterr().err
     assert "the starter policy would not validate: metadata.owner" in err and "starter.yaml" not in err
-    assert not any((tmp_path / d).exists() for d in "abcdefg")  # nothing written, not even a directory
+    for stack in ("a-", "a_", "a.", "x" * 64):  # the stack name is also a Kubernetes label value
+        assert main(["init", str(tmp_path / "h"), "--region", "us-east-1", "--stack", stack]) == 1
+        assert "also a Kubernetes label value" in capsys.readouterr().err
+    assert main(["init", str(tmp_path / "i"), "--region", "us-east-1", "--account-id", "１２３４５６７８９０１２"]) == 1
+    assert "expected 12 digits" in capsys.readouterr().err
+    assert main(["init", str(tmp_path / "j"), "--region", "us-east-1", "--budget", "0.004"]) == 1
+    assert "at least 0.01" in capsys.readouterr().err
+    assert not any((tmp_path / d).exists() for d in "abcdefghij")  # nothing written, not even a directory
+
+
+def test_a_dangling_symlink_is_not_overwritten(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "requirements.txt").symlink_to(tmp_path / "nowhere")
+    assert main(["init", str(tmp_path), "--region", "us-east-1"]) == 1
+    assert "not overwriting existing file(s)" in capsys.readouterr().err
+    assert (tmp_path / "requirements.txt").is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["requirements.txt"]
+
+
+def test_files_follow_the_umask_and_frameworks_are_deduplicated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = os.umask(0o022)
+    try:
+        assert main(["init", str(tmp_path / "p"), "--region", "eu-central-1", "--framework", "gdpr", "--framework", "gdpr",
+                     "--budget", "1"]) == 0
+    finally:
+        os.umask(old)
+    captured = capsys.readouterr()
+    assert "warning: the budget is below the starter's estimate" in captured.err
+    for f in (tmp_path / "p").rglob("*"):
+        if f.is_file():
+            assert f.stat().st_mode & 0o777 == 0o644, f
+    assert [x.value for x in load_policy(tmp_path / "p" / "policies" / "dev.yaml").policy.compliance.frameworks] == ["gdpr"]
 
 
 def test_odd_values_are_quoted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -119,7 +148,7 @@ def test_odd_values_are_quoted(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert policy.budget.monthly_amount == 1234567
     stack = yaml.safe_load((tmp_path / "p" / "Pulumi.dev.yaml").read_text())
     assert stack["config"]["seedance:clusterName"] == "gpu_1"
-    with pytest.raises(ScaffoldError, match="budget must be a positive number"):
+    with pytest.raises(ScaffoldError, match="budget must be a positive amount"):
         project_files(ScaffoldOptions("p", "dev", "us-east-1", budget=0), load_catalog())
 
 

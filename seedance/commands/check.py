@@ -14,6 +14,7 @@ from seedance.gate.bundle import load_bundle
 from seedance.gate.engine import make_engine
 from seedance.gate.errors import GateError, PolicyLoadError
 from seedance.gate.report import FORMATS, print_text, render
+from seedance.templating import ReportTemplateError
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +91,12 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
         return _undecided(fmt, stack, [f"internal error: {type(exc).__name__}: {exc}"])
     if fmt == "text":
         print_text(_console(), decision, engine=engine.name)
-    else:
-        _console().print(render(decision, fmt, controls=list(bundle.controls)), markup=False, end="")
+        return decision.exit_code
+    try:
+        report = render(decision, fmt, controls=list(bundle.controls))
+    except ReportTemplateError as exc:  # no report, no decision: fail closed
+        return _undecided(fmt, stack, [str(exc)])
+    _console().print(report, markup=False, end="")
     return decision.exit_code
 
 

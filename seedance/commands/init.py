@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from pathlib import Path
 
 import click
@@ -55,7 +56,7 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
     if no_framework and frameworks:
         err.print("error: --no-framework and --framework exclude each other", markup=False)
         return 1
-    chosen = () if no_framework else (tuple(Framework(f) for f in frameworks) if frameworks else None)
+    chosen = () if no_framework else (tuple(Framework(f) for f in dict.fromkeys(frameworks)) if frameworks else None)
     opts = ScaffoldOptions(project=project or project_name(directory), stack=stack, region=region,
                            environment=Environment(environment), frameworks=chosen, account_id=account_id,
                            owner=owner, budget=budget, cluster_name=cluster_name, team=team, cost_center=cost_center)
@@ -65,12 +66,13 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
         check_free(directory, files)
         policy_file = f"policies/{stack}.yaml"
         loaded = load_starter(files[policy_file])  # the starter must load before anything is written
-        if budget is None:  # price the starter, then give it a budget no threshold trips on
-            opts = dataclasses.replace(opts, budget=suggested_budget(starter_estimate(loaded, catalog)))
+        estimate = starter_estimate(loaded, catalog)
+        if budget is None:  # give the starter a budget no threshold trips on
+            opts = dataclasses.replace(opts, budget=suggested_budget(estimate))
             files = project_files(opts, catalog)
             load_starter(files[policy_file])
         written = write_project(directory, files)
-    except (ScaffoldError, PricingError, PlanningError) as exc:
+    except (ScaffoldError, PricingError, PlanningError, UnicodeError) as exc:
         err.print(f"error: {exc}", markup=False)
         return 1
     except PolicyError as exc:  # the options made a starter that does not validate
@@ -81,7 +83,13 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
     out = console()
     for p in written:
         out.print(f"wrote {p}", markup=False)
-    out.print(f"budget: {opts.budget:,.0f} per month" + (" (the starter's estimate at 45% of it, below every threshold)" if budget is None else ""), markup=False)
+    assert opts.budget is not None
+    note = " (the starter's estimate at 45% of it, below every threshold)" if budget is None else ""
+    out.print(f"budget: {opts.budget:,.2f} per month{note}; the starter's estimate is {estimate:,.2f}", markup=False)
+    if estimate > opts.budget:
+        err.print("warning: the budget is below the starter's estimate: `seedance check` will block until one of them "
+                  "changes", markup=False)
+    where = shlex.quote(str(directory))
     out.print(f"next: edit the 'yours:' lines of policies/{stack}.yaml, then "
-              f"`seedance check {stack} --project-dir {directory}` and `pulumi up` in {directory}", markup=False)
+              f"`seedance check {shlex.quote(stack)} --project-dir {where}` and `pulumi up` in {where}", markup=False)
     return 0

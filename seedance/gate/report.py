@@ -6,13 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment
 from rich.console import Console
 from rich.markup import escape
 
 from seedance import __version__
 from seedance.gate.decision import Decision
-from seedance.templating import environment
+from seedance.templating import get_template
 from seedance.templating import templates_dir as _templates_dir
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -22,10 +21,6 @@ FORMATS = ("text", "json", "sarif", "markdown", "pr-comment")
 def templates_dir() -> Path:
     """The report templates directory (see :mod:`seedance.resources`)."""
     return _templates_dir()
-
-
-def _environment() -> Environment:
-    return environment()
 
 
 def _context(decision: Decision) -> dict[str, Any]:
@@ -47,11 +42,11 @@ def _context(decision: Decision) -> dict[str, Any]:
 
 
 def render_markdown(decision: Decision) -> str:
-    return _environment().get_template("gate_report.md.j2").render(**_context(decision))
+    return get_template("gate_report.md.j2").render(**_context(decision))
 
 
 def render_pr_comment(decision: Decision) -> str:
-    return _environment().get_template("gate_pr_comment.md.j2").render(**_context(decision))
+    return get_template("gate_pr_comment.md.j2").render(**_context(decision))
 
 
 def render_json(decision: Decision) -> str:

@@ -268,14 +268,14 @@ _TYPE_WORDS = {
 
 _PATTERN_HINTS = {
     r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$": "a lowercase name of letters, digits and '-' (at most 63 characters)",
-    r"^[a-z]{2}(-gov)?-[a-z]+-\d$": "an AWS region such as eu-central-1",
-    r"^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$": "an availability zone such as eu-central-1a",
+    r"^[a-z]{2}(-gov)?-[a-z]+-[0-9]$": "an AWS region such as eu-central-1",
+    r"^[a-z]{2}(-gov)?-[a-z]+-[0-9][a-z]$": "an availability zone such as eu-central-1a",
     r"^vpc-[0-9a-f]{8,17}$": "a VPC id such as vpc-0abc12345678def01",
     r"^subnet-[0-9a-f]{8,17}$": "a subnet id such as subnet-0abc12345678def01",
-    r"^\d{12}$": "a 12-digit AWS account id",
+    r"^[0-9]{12}$": "a 12-digit AWS account id",
     r"^[^@\s]+@[^@\s]+\.[^@\s]+$": "an email address",
     r"^[a-z][a-z0-9-]*\.[0-9a-z]+$": "an EC2 instance type such as g5.xlarge",
-    r"^\d+g\.\d+gb$": "a MIG profile such as 1g.10gb",
+    r"^[0-9]+g\.[0-9]+gb$": "a MIG profile such as 1g.10gb",
     r"^\s*(\S+\s+){4}\S+\s*$": "a five-field cron expression such as '0 22 * * *'",
 }
 

@@ -34,7 +34,7 @@ class _Model(BaseModel):
 
 
 Name = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")]
-Region = Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-gov)?-[a-z]+-\d$")]
+Region = Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-gov)?-[a-z]+-[0-9]$")]
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 PositiveInt = Annotated[int, Field(gt=0)]
 NonNegInt = Annotated[int, Field(ge=0)]
@@ -164,15 +164,15 @@ class Metadata(_Model):
 class Cloud(_Model):
     provider: Literal["aws"] = "aws"
     region: Region
-    availability_zones: list[Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$")]] = (
+    availability_zones: list[Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-gov)?-[a-z]+-[0-9][a-z]$")]] = (
         Field(min_length=1, max_length=6)
     )
     vpc_id: Annotated[str, StringConstraints(pattern=r"^vpc-[0-9a-f]{8,17}$")]
     subnet_ids: list[Annotated[str, StringConstraints(pattern=r"^subnet-[0-9a-f]{8,17}$")]] = Field(min_length=1)
-    vpc_cidr: Annotated[str, StringConstraints(pattern=r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$")] = Field(
+    vpc_cidr: Annotated[str, StringConstraints(pattern=r"^[0-9]{1,3}(\.[0-9]{1,3}){3}/[0-9]{1,2}$")] = Field(
         default="10.0.0.0/16", description="CIDR of the VPC; interface-endpoint security groups admit only it."
     )
-    account_id: Annotated[str, StringConstraints(pattern=r"^\d{12}$")] | None = None
+    account_id: Annotated[str, StringConstraints(pattern=r"^[0-9]{12}$")] | None = None
 
 
 # --------------------------------------------------------------------------- compliance
@@ -190,7 +190,7 @@ class Compliance(_Model):
     personal_data_max_days: PositiveInt | None = Field(
         default=None, description="GDPR storage limitation: the longest personal data (and its logs) may be kept."
     )
-    kms_key_arn: Annotated[str, StringConstraints(pattern=r"^arn:aws(-cn|-us-gov)?:kms:[a-z0-9-]+:\d{12}:(key|alias)/.+$")] | None = None
+    kms_key_arn: Annotated[str, StringConstraints(pattern=r"^arn:aws(-cn|-us-gov)?:kms:[a-z0-9-]+:[0-9]{12}:(key|alias)/.+$")] | None = None
 
 
 # --------------------------------------------------------------------------- budget
@@ -203,7 +203,7 @@ class Threshold(_Model):
 
 class Notify(_Model):
     emails: list[Email] = Field(default_factory=list)
-    sns_topic_arn: Annotated[str, StringConstraints(pattern=r"^arn:aws(-cn|-us-gov)?:sns:[a-z0-9-]+:\d{12}:[\w-]+$")] | None = None
+    sns_topic_arn: Annotated[str, StringConstraints(pattern=r"^arn:aws(-cn|-us-gov)?:sns:[a-z0-9-]+:[0-9]{12}:[\w-]+$")] | None = None
 
 
 class Budget(_Model):
@@ -280,7 +280,7 @@ class OffPeakWindow(_Model):
 
 
 class Mig(_Model):
-    profile: Annotated[str, StringConstraints(pattern=r"^\d+g\.\d+gb$")]
+    profile: Annotated[str, StringConstraints(pattern=r"^[0-9]+g\.[0-9]+gb$")]
 
 
 class TimeSlicing(_Model):

@@ -212,6 +212,19 @@ def test_out_never_overwrites_the_policy_and_bad_paths_are_clean_errors(tmp_path
     err = capsys.readouterr().err
     assert "cannot write" in err and "Traceback" not in err
     assert {p.name: p.read_bytes() for p in policies.iterdir()} == before  # nothing touched
+    # any other existing file (here the event itself) is not replaced either, unless it is an earlier overlay
+    assert main(["budget", "respond", str(policy), str(event), "--out", str(event)]) == 1
+    assert "is not an overlay written by seedance budget" in capsys.readouterr().err
+    overlay = tmp_path / "overlay.yaml"
+    for _ in range(2):  # a second response replaces the first overlay
+        assert main(["budget", "respond", str(policy), str(event), "--out", str(overlay)]) == 0
+    # through a symlink: the overlay lands where the link points and its `extends` resolves from there
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    link = tmp_path / "link.yaml"
+    link.symlink_to(tmp_path / "deep" / "er" / "real.yaml")
+    capsys.readouterr()
+    assert main(["budget", "respond", str(policy), str(event), "--out", str(link)]) == 0
+    assert main(["validate", str(tmp_path / "deep" / "er" / "real.yaml")]) == 0
 
 
 def test_a_missing_report_template_writes_no_overlay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

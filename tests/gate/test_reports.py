@@ -82,3 +82,11 @@ def test_golden_cases_cover_fail_waived_and_expired(bundle) -> None:
     assert fail.outcome == "fail" and fail.expired_waivers and fail.counts()["waived"] == 3
     ok = _decision("eu-prod-waived", bundle)
     assert ok.outcome == "pass" and ok.counts() == {"mandatory": 0, "advisory": 2, "waived": 1}
+
+
+def test_a_missing_report_template_leaves_the_gate_undecided(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from seedance.cli import main
+
+    monkeypatch.setenv("SEEDANCE_TEMPLATES", str(tmp_path))
+    for fmt in ("markdown", "pr-comment"):
+        assert main(["check", "dev", "--project-dir", str(Path(__file__).resolve().parents[2] / "stacks"), "-f", fmt]) == 2
