@@ -154,10 +154,7 @@ def poll_cmd(policy: Path, stack: str, account_id: str | None, forecasted: bool,
             account = boto3.client("sts", region_name=region).get_caller_identity()["Account"]
         raw = fetch_budget(boto3.client("budgets", region_name=region), account, budget_name(stack))
         alert = alert_from_budget(raw, alert_type="FORECASTED" if forecasted else "ACTUAL", account=account)
-    except BudgetStatusError as exc:
-        err.print(f"error {budget_name(stack)}: {exc}", markup=False)
-        return 1
-    except (BotoCoreError, ClientError) as exc:
+    except (BudgetStatusError, BotoCoreError, ClientError) as exc:
         err.print(f"error {budget_name(stack)}: {exc}", markup=False)
         return 1
     return _respond_and_report(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=budget_name(stack), command="poll")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -12,15 +11,9 @@ from rich.markup import escape
 from seedance import __version__
 from seedance.gate.decision import Decision
 from seedance.templating import get_template
-from seedance.templating import templates_dir as _templates_dir
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FORMATS = ("text", "json", "sarif", "markdown", "pr-comment")
-
-
-def templates_dir() -> Path:
-    """The report templates directory (see :mod:`seedance.resources`)."""
-    return _templates_dir()
 
 
 def _context(decision: Decision) -> dict[str, Any]:
