@@ -5,7 +5,8 @@ the whole HTTP POST (``x-amz-sns-*`` headers, blank line, JSON body), and the La
 (``Records[].Sns``).  The budget facts come from the notification text that AWS Budgets writes
 ("Budget Name: …", "Budgeted Amount: $5.00", "Alert Type: ACTUAL", "ACTUAL Amount: $1.70").
 AWS does not document that text, so the parser reads only those labelled lines and says which one
-is missing instead of guessing.  Signatures are not verified here: do that at the HTTP endpoint.
+is missing instead of guessing.  Reading is separate from trusting: :mod:`seedance.budget.signature`
+verifies the envelope's SNS signature before the alert is acted on.
 """
 
 from __future__ import annotations
@@ -81,8 +82,8 @@ def _envelope(raw: str) -> dict[str, Any]:
     return doc
 
 
-def parse_budget_event(raw: str | bytes) -> BudgetAlert | None:
-    """The budget alert in an SNS envelope, or ``None`` when the notification is about something else."""
+def read_envelope(raw: str | bytes) -> dict[str, Any]:
+    """The SNS message inside any of the accepted envelopes (not yet trusted)."""
     if isinstance(raw, bytes):
         if len(raw) > MAX_EVENT_BYTES:
             raise BudgetEventError(f"event is {len(raw):,} bytes; SNS messages are at most {MAX_EVENT_BYTES:,}")
@@ -90,7 +91,16 @@ def parse_budget_event(raw: str | bytes) -> BudgetAlert | None:
             raw = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise BudgetEventError("event is not UTF-8 text") from None
-    sns = _envelope(raw)
+    return _envelope(raw)
+
+
+def parse_budget_event(raw: str | bytes) -> BudgetAlert | None:
+    """The budget alert in an SNS envelope, or ``None`` when the notification is about something else."""
+    return alert_from_message(read_envelope(raw))
+
+
+def alert_from_message(sns: dict[str, Any]) -> BudgetAlert | None:
+    """The budget alert in an SNS message (as :func:`read_envelope` returns it), or ``None``."""
     if sns.get("Type") not in (None, "Notification"):
         return None  # SubscriptionConfirmation and friends carry no alert
     message = sns.get("Message")

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import click
 import yaml
 
 from seedance.atomic import write_text_atomically
-from seedance.budget.events import BudgetAlert, BudgetEventError, parse_budget_event
+from seedance.budget.events import BudgetAlert, BudgetEventError, alert_from_message, read_envelope
 from seedance.budget.report import render_markdown, render_text, to_json
 from seedance.budget.response import BudgetResponseError, respond
+from seedance.budget.signature import Verified
 from seedance.policy import PolicyError, load_policy
 from seedance.policy.loader import LoadedPolicy
 
@@ -92,16 +95,35 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
     return 0
 
 
+def _verify(message: dict[str, Any], signing_cert: Path | None, topic_arns: tuple[str, ...], max_age: timedelta) -> Verified:
+    """Verify ``message`` (raises BudgetEventError or OSError); the certificate is fetched unless given."""
+    from seedance.budget import signature
+
+    url = signature.signing_cert_url(message)
+    pem = signing_cert.read_bytes() if signing_cert is not None else signature.fetch_certificate(url)
+    return signature.verify(message, pem, now=signature.now_utc(), max_age=max_age, topic_arns=topic_arns)
+
+
 @budget.command("respond")
 @click.argument("policy", type=click.Path(path_type=Path))
 @click.argument("event", type=click.Path(path_type=Path))
 @click.option("--stack", default=None, help="Stack name, to check the alert is for this stack's budget.")
 @click.option("--out", "out", type=click.Path(path_type=Path), default=None, help="Write the overlay policy here when something changes.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
-def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, fmt: str) -> int:
+@click.option("--verify-signature", "verify", is_flag=True,
+              help="Act only on a message signed by Amazon SNS: its signature (certificate from its SigningCertURL), age and topic.")
+@click.option("--signing-cert", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="PEM certificate to verify with instead of fetching SigningCertURL (implies --verify-signature).")
+@click.option("--topic-arn", "topic_arns", multiple=True,
+              help="Accept only this topic (repeatable; implies --verify-signature; default: the policy's budget.notify.snsTopicArn).")
+@click.option("--max-age", type=click.FloatRange(min=0, min_open=True), default=24.0, show_default=True,
+              help="Hours after which a signed message is refused as a replay.")
+def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, fmt: str, verify: bool,
+                signing_cert: Path | None, topic_arns: tuple[str, ...], max_age: float) -> int:
     """Read EVENT (an SNS notification, its HTTP POST or a Lambda SNS event) and respond for POLICY.
 
-    Exit 0 when the response was computed (whether or not anything changed), 1 on bad input.
+    Exit 0 when the response was computed (whether or not anything changed), 1 on bad input or a
+    message that fails verification (nothing is written).
     """
     from seedance.cli import console
 
@@ -109,11 +131,20 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
     loaded = _load(policy)
     if loaded is None:
         return 1
+    verify = verify or signing_cert is not None or bool(topic_arns)
     try:
         raw = event.read_bytes()
-        alert = parse_budget_event(raw)
+        message = read_envelope(raw)
+        if verify:
+            if not topic_arns and loaded.policy.budget.notify.sns_topic_arn:
+                topic_arns = (loaded.policy.budget.notify.sns_topic_arn,)
+            checked = _verify(message, signing_cert, topic_arns, timedelta(hours=max_age))
+            err.print(f"{event}: signed by Amazon SNS (SignatureVersion {checked.signature_version}, "
+                      f"{checked.cert_subject}), topic {checked.topic_arn}, sent {checked.timestamp:%Y-%m-%dT%H:%M:%SZ}",
+                      markup=False)
+        alert = alert_from_message(message)
     except OSError as exc:
-        err.print(f"error {event}: cannot read: {exc.strerror or exc}", markup=False)
+        err.print(f"error {exc.filename or event}: cannot read: {exc.strerror or exc}", markup=False)
         return 1
     except BudgetEventError as exc:
         err.print(f"error {event}: {exc}", markup=False)
