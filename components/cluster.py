@@ -10,15 +10,18 @@ security group) and creates, once per stack:
   authentication mode must include ``API``);
 
 and renders, per fleet, the AL2023 ``nodeadm`` user data (:func:`node_user_data`): a MIME multi-part
-document with one ``NodeConfig`` carrying the cluster coordinates and the fleet's node labels, so
+document with one ``NodeConfig`` carrying the cluster coordinates, the fleet's node labels, so
 the workloads' node selectors, the GPU-sharing device-plugin config and the scheduler's fleet
-affinity find the nodes.
+affinity find the nodes, and its taints (by default the accelerator's device resource, e.g.
+``nvidia.com/gpu=true:NoSchedule``, so pods that do not ask for one stay off the nodes); and the Cluster Autoscaler tags of each fleet's
+Auto Scaling group (:func:`autoscaler_tags`), so the autoscaler can find the group and scale it up
+from zero.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pulumi
@@ -26,6 +29,8 @@ import pulumi_aws as aws
 import yaml
 
 from components.common import child, policy_json, require
+from seedance.gpus import device_resource, instances_per_gpu
+from seedance.policy.model import Fleet, Taint
 
 #: AWS-managed policies an EKS node needs (no inline permissions are added).
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly")
@@ -52,11 +57,21 @@ def kubelet_may_set(key: str) -> bool:
     return not any(domain == d or domain.endswith("." + d) for d in ("kubernetes.io", "k8s.io"))
 
 
+def taint_text(taint: Taint) -> str:
+    """``key=value:Effect``, as kubelet's ``--register-with-taints`` reads it."""
+    return f"{taint.key}={taint.value}:{taint.effect.value}"
+
+
 def node_config(cluster_name: str, endpoint: str, certificate_authority: str, service_cidr: str,
-                labels: Mapping[str, str]) -> dict:
-    """The ``node.eks.aws/v1alpha1`` NodeConfig for one fleet (labels applied at registration;
-    labels kubelet would refuse to self-apply are left out, or the node would never start)."""
+                labels: Mapping[str, str], taints: Sequence[Taint] = ()) -> dict:
+    """The ``node.eks.aws/v1alpha1`` NodeConfig for one fleet (labels and taints applied at
+    registration; labels kubelet would refuse to self-apply are left out, or the node would never start)."""
     labels = {k: v for k, v in labels.items() if kubelet_may_set(k)}
+    flags = []
+    if labels:
+        flags.append("--node-labels=" + ",".join(f"{k}={v}" for k, v in sorted(labels.items())))
+    if taints:
+        flags.append("--register-with-taints=" + ",".join(taint_text(t) for t in taints))
     spec: dict = {
         "cluster": {
             "name": cluster_name,
@@ -65,15 +80,15 @@ def node_config(cluster_name: str, endpoint: str, certificate_authority: str, se
             "cidr": service_cidr,
         }
     }
-    if labels:
-        spec["kubelet"] = {"flags": ["--node-labels=" + ",".join(f"{k}={v}" for k, v in sorted(labels.items()))]}
+    if flags:
+        spec["kubelet"] = {"flags": flags}
     return {"apiVersion": "node.eks.aws/v1alpha1", "kind": "NodeConfig", "spec": spec}
 
 
 def node_user_data(cluster_name: str, endpoint: str, certificate_authority: str, service_cidr: str,
-                   labels: Mapping[str, str]) -> str:
+                   labels: Mapping[str, str], taints: Sequence[Taint] = ()) -> str:
     """Base64 MIME multi-part user data holding the fleet's NodeConfig (what ``nodeadm`` reads)."""
-    config = yaml.safe_dump(node_config(cluster_name, endpoint, certificate_authority, service_cidr, labels),
+    config = yaml.safe_dump(node_config(cluster_name, endpoint, certificate_authority, service_cidr, labels, taints),
                             sort_keys=False, default_flow_style=False)
     text = (
         "MIME-Version: 1.0\n"
@@ -86,6 +101,44 @@ def node_user_data(cluster_name: str, endpoint: str, certificate_authority: str,
         f"--{MIME_BOUNDARY}--\n"
     )
     return base64.b64encode(text.encode()).decode()
+
+
+AUTOSCALER_PREFIX = "k8s.io/cluster-autoscaler"
+
+
+def autoscaler_tags(cluster_name: str, labels: Mapping[str, str], taints: Sequence[Taint],
+                    resources: Mapping[str, str]) -> dict[str, str]:
+    """Auto Scaling group tags for the Kubernetes Cluster Autoscaler (AWS provider).
+
+    The two discovery tags let ``--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,
+    k8s.io/cluster-autoscaler/<cluster>`` find the group; the ``node-template`` tags describe the node
+    the group would start (labels, taints, extended resources), which the autoscaler needs to scale a
+    group up from zero nodes, when there is no node to look at.
+    """
+    tags = {f"{AUTOSCALER_PREFIX}/enabled": "true", f"{AUTOSCALER_PREFIX}/{cluster_name}": "owned"}
+    for key, value in sorted(labels.items()):
+        tags[f"{AUTOSCALER_PREFIX}/node-template/label/{key}"] = value
+    for taint in taints:
+        tags[f"{AUTOSCALER_PREFIX}/node-template/taint/{taint.key}"] = f"{taint.value}:{taint.effect.value}"
+    for name, amount in sorted(resources.items()):
+        tags[f"{AUTOSCALER_PREFIX}/node-template/resources/{name}"] = amount
+    return tags
+
+
+def node_gpu_resources(fleet: Fleet) -> dict[str, str]:
+    """Extended resources a node of the fleet advertises when GPU sharing multiplies them.
+
+    Time-slicing advertises ``replicas`` ``nvidia.com/gpu`` per GPU; MIG with the ``single`` strategy one
+    per MIG instance. Without sharing the autoscaler knows the GPU count from the instance type.
+    """
+    if fleet.gpu is None or fleet.gpu_sharing is None:
+        return {}
+    share = fleet.gpu_sharing
+    if share.time_slicing is not None:
+        return {device_resource(fleet.gpu.model): str(fleet.gpu.count * share.time_slicing.replicas)}
+    if share.mig is not None:
+        return {device_resource(fleet.gpu.model): str(fleet.gpu.count * instances_per_gpu(share.mig.profile))}
+    return {}
 
 
 @dataclass
@@ -150,10 +203,10 @@ class ClusterJoin(pulumi.ComponentResource):
             }
         )
 
-    def user_data(self, labels: Mapping[str, str]) -> pulumi.Output[str]:
+    def user_data(self, labels: Mapping[str, str], taints: Sequence[Taint] = ()) -> pulumi.Output[str]:
         """The fleet's user data (base64), once the cluster lookup has answered."""
-        frozen = dict(labels)
+        frozen, frozen_taints = dict(labels), list(taints)
         return pulumi.Output.all(self._endpoint, self._ca, self._service_cidr).apply(
-            lambda v: node_user_data(self.cluster_name, v[0], v[1], v[2], frozen)
+            lambda v: node_user_data(self.cluster_name, v[0], v[1], v[2], frozen, frozen_taints)
         )
 

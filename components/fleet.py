@@ -23,7 +23,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.common import child, require
-from seedance.gpus import GpuModel
+from seedance.gpus import NEURON_MODELS
 from seedance.planner.plan import FleetPlan
 from seedance.policy.model import AllocationStrategy, Fleet, OffPeakWindow, SlaTier
 
@@ -32,14 +32,14 @@ log = logging.getLogger(__name__)
 ALLOCATION_STRATEGIES = frozenset(s.value for s in AllocationStrategy)
 #: Heartbeat of the checkpoint lifecycle hook: AWS allows 30 s .. 7200 s.
 HOOK_MIN_S, HOOK_MAX_S = 30, 7200
-_NEURON = (GpuModel.INFERENTIA2, GpuModel.TRAINIUM)
+ASG_MAX_TAGS = 50  # tags per Auto Scaling group
 
 
 def ami_parameter(fleet: Fleet, eks_version: str) -> str:
     """The SSM parameter of the EKS-optimised AL2023 AMI for the fleet's accelerator."""
     if fleet.gpu is None:
         flavour = "standard"
-    elif fleet.gpu.model in _NEURON:
+    elif fleet.gpu.model in NEURON_MODELS:
         flavour = "neuron"
     else:
         flavour = "nvidia"
@@ -111,6 +111,7 @@ class SpotRiFleetArgs:
     instance_profile_arn: pulumi.Input[str] | None = None
     user_data: pulumi.Input[str] | None = None  # base64, e.g. nodeadm config joining the EKS cluster
     extra_security_group_ids: list[pulumi.Input[str]] = field(default_factory=list)  # e.g. the cluster's
+    group_tags: dict[str, str] = field(default_factory=dict)  # on the Auto Scaling group only, e.g. Cluster Autoscaler's
 
     def validate(self) -> None:
         p, f = self.plan, self.fleet
@@ -133,6 +134,14 @@ class SpotRiFleetArgs:
         require(1 <= self.imds_hop_limit <= 64, "SpotRiFleetArgs.imds_hop_limit", f"expected 1..64, got {self.imds_hop_limit}")
         require(8 <= self.root_volume_gib <= 16384, "SpotRiFleetArgs.root_volume_gib", f"expected 8..16384, got {self.root_volume_gib}")
         require(bool(re.fullmatch(r"\d+\.\d+", self.eks_version)), "SpotRiFleetArgs.eks_version", f"expected e.g. '1.31', got {self.eks_version!r}")
+        clash = sorted(set(self.group_tags) & set(self.tags))
+        require(not clash, "SpotRiFleetArgs.group_tags", f"expected keys not already in tags, got {clash}")
+        count = len(self.tags) + 1 + len(self.group_tags)  # + seedance:spot-interruption
+        require(count <= ASG_MAX_TAGS, "SpotRiFleetArgs.group_tags",
+                f"an Auto Scaling group takes at most {ASG_MAX_TAGS} tags; this fleet's group would have {count}")
+        for key, value in self.group_tags.items():
+            require(len(key) <= 128 and len(value) <= 256, f"SpotRiFleetArgs.group_tags[{key}]",
+                    "expected a key of at most 128 and a value of at most 256 characters")
 
     @property
     def wants_capacity_reservation(self) -> bool:
@@ -246,7 +255,8 @@ class SpotRiFleet(pulumi.ComponentResource):
                     ],
                 ),
             ),
-            tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True) for k, v in tags.items()],
+            tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True) for k, v in tags.items()]
+            + [aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=False) for k, v in args.group_tags.items()],
             opts=child(self, depends_on=reservations),
         )
 

@@ -46,6 +46,14 @@ MIG_PROFILES: dict[tuple[GpuModel, int], tuple[str, ...]] = {
 }
 
 
+NEURON_MODELS = frozenset({GpuModel.INFERENTIA2, GpuModel.TRAINIUM})
+
+
+def device_resource(model: GpuModel) -> str:
+    """The extended resource the accelerator's Kubernetes device plugin advertises."""
+    return "aws.amazon.com/neuron" if model in NEURON_MODELS else "nvidia.com/gpu"
+
+
 def mig_profiles(model: GpuModel, memory_gib: int | None = None) -> tuple[str, ...]:
     """MIG profiles valid for ``model`` (and, when known, its memory per GPU)."""
     out: list[str] = []

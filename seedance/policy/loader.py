@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from seedance.policy import semantics
 from seedance.policy.errors import Location, PolicyError, PolicySyntaxError, PolicyValidationError, Problem
-from seedance.policy.model import CostPolicy
+from seedance.policy.model import LABEL_VALUE_PATTERN, QUALIFIED_NAME_PATTERN, CostPolicy
 from seedance.policy.overlay import MAX_CHAIN, merge, strip_remove_markers
 from seedance.policy.yamlsrc import LList, LMap, parse, read_bytes
 
@@ -277,6 +277,10 @@ _PATTERN_HINTS = {
     r"^[a-z][a-z0-9-]*\.[0-9a-z]+$": "an EC2 instance type such as g5.xlarge",
     r"^[0-9]+g\.[0-9]+gb$": "a MIG profile such as 1g.10gb",
     r"^\s*(\S+\s+){4}\S+\s*$": "a five-field cron expression such as '0 22 * * *'",
+    QUALIFIED_NAME_PATTERN: "a Kubernetes key such as nvidia.com/gpu (an optional DNS prefix and '/', then at most "
+                            "63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit)",
+    LABEL_VALUE_PATTERN: "a Kubernetes label value (at most 63 letters, digits, '-', '_' or '.', starting and ending "
+                         "with a letter or digit, or empty)",
 }
 
 

@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
-from seedance.gpus import GpuModel
+from seedance.gpus import GpuModel, device_resource
 
 API_VERSION = "seedance.io/v1"
 KIND = "CostPolicy"
@@ -47,6 +47,11 @@ Cron = Annotated[
     Field(description="Five-field cron expression (minute hour day-of-month month day-of-week), UTC."),
 ]
 InstanceType = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]*\.[0-9a-z]+$")]
+# Kubernetes qualified names (an optional DNS-subdomain prefix and a 63-character name) and label values.
+QUALIFIED_NAME_PATTERN = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$"
+LABEL_VALUE_PATTERN = r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$"
+QualifiedName = Annotated[str, StringConstraints(max_length=317, pattern=QUALIFIED_NAME_PATTERN)]
+LabelValue = Annotated[str, StringConstraints(pattern=LABEL_VALUE_PATTERN)]
 
 
 class Environment(StrEnum):
@@ -141,6 +146,12 @@ class ReclaimPolicy(StrEnum):
 class BindingMode(StrEnum):
     IMMEDIATE = "Immediate"
     WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
+
+
+class TaintEffect(StrEnum):
+    NO_SCHEDULE = "NoSchedule"
+    PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    NO_EXECUTE = "NoExecute"
 
 
 class WhenUnsatisfiable(StrEnum):
@@ -292,6 +303,14 @@ class GpuSharing(_Model):
     time_slicing: TimeSlicing | None = None
 
 
+class Taint(_Model):
+    """A taint every node of the fleet registers with (pods need a matching toleration)."""
+
+    key: QualifiedName
+    value: LabelValue = ""
+    effect: TaintEffect = TaintEffect.NO_SCHEDULE
+
+
 class Fleet(_Model):
     name: Name
     workload: Workload
@@ -311,6 +330,18 @@ class Fleet(_Model):
     autoscaling: Autoscaling | None = None
     off_peak: list[OffPeakWindow] = Field(default_factory=list)
     gpu_sharing: GpuSharing | None = None
+    taints: list[Taint] | None = Field(
+        default=None,
+        description="Node taints. Absent: accelerator fleets get their device resource as a NoSchedule taint "
+        "(nvidia.com/gpu=true, or aws.amazon.com/neuron=true for Inferentia/Trainium; on EKS, pods that request "
+        "the resource tolerate it automatically), CPU fleets none; [] for none.",
+    )
+
+    def node_taints(self) -> list[Taint]:
+        """The taints the fleet's nodes register with (the default when ``taints`` is absent)."""
+        if self.taints is not None:
+            return list(self.taints)
+        return [Taint(key=device_resource(self.gpu.model), value="true")] if self.gpu is not None else []
 
 
 # --------------------------------------------------------------------------- network

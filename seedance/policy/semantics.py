@@ -113,6 +113,11 @@ def _fleets(p: CostPolicy, base_dir: Path | None) -> list[Issue]:
                         f"interval must exceed the checkpoint write time ({f.checkpoint.write_seconds:g} s), got {f.checkpoint.interval}",
                     )
                 )
+        seen_taints: set[tuple[str, str]] = set()
+        for j, taint in enumerate(f.taints or []):
+            if (taint.key, taint.effect.value) in seen_taints:
+                out.append((at + ("taints", j), f"taint {taint.key}:{taint.effect.value} is listed twice"))
+            seen_taints.add((taint.key, taint.effect.value))
         for j, w in enumerate(f.off_peak):
             if f.workload not in (Workload.BATCH, Workload.TRAINING, Workload.FINETUNE):
                 out.append((at + ("offPeak", j), f"off-peak windows apply to batch or training fleets, not {f.workload.value}"))

@@ -9,9 +9,19 @@ import json
 import pytest
 import yaml
 
-from components.cluster import NODE_POLICIES, ClusterJoinArgs, kubelet_may_set, node_config, node_user_data
+from components.cluster import (
+    AUTOSCALER_PREFIX,
+    NODE_POLICIES,
+    ClusterJoinArgs,
+    autoscaler_tags,
+    kubelet_may_set,
+    node_config,
+    node_gpu_resources,
+    node_user_data,
+)
 from components.common import ComponentArgsError
 from components.gpu_sharing import DEVICE_PLUGIN_LABEL, MIG_LABEL
+from seedance.policy.model import Fleet, Taint
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 
@@ -58,6 +68,51 @@ def test_no_labels_no_kubelet_flags() -> None:
     assert "kubelet" not in node_config("c", "https://e", "Q0E=", "10.100.0.0/16", {})["spec"]
 
 
+def _fleet(**extra: object) -> Fleet:
+    return Fleet.model_validate({"name": "f", "workload": "inference", "sla": "silver",
+                                 "capacity": {"desired": 1, "max": 2}, **extra})
+
+
+def test_default_taints_keep_other_pods_off_accelerator_nodes() -> None:
+    assert _fleet(gpu={"model": "A100"}).node_taints() == [Taint(key="nvidia.com/gpu", value="true")]
+    assert _fleet(gpu={"model": "Inferentia2"}).node_taints() == [Taint(key="aws.amazon.com/neuron", value="true")]
+    assert _fleet(cpu={"vcpu": 8, "memoryGib": 32}).node_taints() == []
+    assert _fleet(gpu={"model": "A100"}, taints=[]).node_taints() == []  # opted out
+    own = _fleet(gpu={"model": "A100"}, taints=[{"key": "team", "value": "ml", "effect": "NoExecute"}])
+    assert [(t.key, t.value, t.effect.value) for t in own.node_taints()] == [("team", "ml", "NoExecute")]
+
+
+def test_taints_are_registered_by_kubelet() -> None:
+    taints = [Taint(key="nvidia.com/gpu", value="true"), Taint.model_validate({"key": "dedicated", "effect": "PreferNoSchedule"})]
+    cfg = node_config("c", "https://e", "Q0E=", "10.100.0.0/16", {"seedance.io/fleet": "a"}, taints)
+    assert cfg["spec"]["kubelet"]["flags"] == [
+        "--node-labels=seedance.io/fleet=a",
+        "--register-with-taints=nvidia.com/gpu=true:NoSchedule,dedicated=:PreferNoSchedule",
+    ]
+    only_taints = node_config("c", "https://e", "Q0E=", "10.100.0.0/16", {}, taints[:1])
+    assert only_taints["spec"]["kubelet"]["flags"] == ["--register-with-taints=nvidia.com/gpu=true:NoSchedule"]
+
+
+def test_autoscaler_tags_describe_the_node_a_group_would_start() -> None:
+    tags = autoscaler_tags("gpu-eu", {"seedance.io/fleet": "train"}, [Taint(key="nvidia.com/gpu", value="true")],
+                           {"nvidia.com/gpu": "56"})
+    assert tags == {
+        "k8s.io/cluster-autoscaler/enabled": "true",
+        "k8s.io/cluster-autoscaler/gpu-eu": "owned",
+        "k8s.io/cluster-autoscaler/node-template/label/seedance.io/fleet": "train",
+        "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu": "true:NoSchedule",
+        "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu": "56",
+    }
+
+
+def test_shared_gpus_advertise_more_devices() -> None:
+    assert node_gpu_resources(_fleet(gpu={"model": "A100", "count": 8})) == {}  # the autoscaler knows the type's GPUs
+    sliced = _fleet(gpu={"model": "A10G", "count": 4}, gpuSharing={"timeSlicing": {"replicas": 3}})
+    assert node_gpu_resources(sliced) == {"nvidia.com/gpu": "12"}
+    mig = _fleet(gpu={"model": "A100", "count": 8, "memoryGib": 40}, gpuSharing={"mig": {"profile": "1g.5gb"}})
+    assert node_gpu_resources(mig) == {"nvidia.com/gpu": "56"}  # seven 1g.5gb instances per A100-40GB
+
+
 @pytest.mark.parametrize("name", ["", "-lead", "has space", "x" * 101, "a/b"])
 def test_cluster_name_is_checked(name: str) -> None:
     with pytest.raises(ComponentArgsError, match="cluster_name"):
@@ -97,6 +152,20 @@ def test_every_eu_fleet_launches_joined_nodes_with_its_labels(eu) -> None:
             assert labels[key] == value
         # the node security group plus the cluster's, so the control plane reaches the kubelet
         assert len(lt["networkInterfaces"][0]["securityGroups"]) == 2
+        # GPU nodes are tainted so pods that ask for no GPU stay off them
+        assert flags[1:] == [f"--register-with-taints={t.key}={t.value}:{t.effect.value}" for t in fleet.node_taints()]
+        assert fleet.gpu is None or flags[1].startswith("--register-with-taints=nvidia.com/gpu=true:NoSchedule")
+        # and the Cluster Autoscaler finds the group and knows its nodes' labels and taints before any exists
+        group = {t["key"]: t for t in eu.one(f"{fleet.name}-asg").inputs["tags"]}
+        assert group[f"{AUTOSCALER_PREFIX}/gpu-eu-prod"]["value"] == "owned"
+        assert group[f"{AUTOSCALER_PREFIX}/enabled"]["propagateAtLaunch"] is False
+        for key, value in labels.items():
+            assert group[f"{AUTOSCALER_PREFIX}/node-template/label/{key}"]["value"] == value
+        for taint in fleet.node_taints():
+            assert group[f"{AUTOSCALER_PREFIX}/node-template/taint/{taint.key}"]["value"] == f"{taint.value}:{taint.effect.value}"
+    # a MIG fleet's group says how many GPU devices its nodes advertise (8 A100 x 7 instances of 1g.5gb)
+    evals = {t["key"]: t["value"] for t in eu.one("eval-asg").inputs["tags"]}
+    assert evals[f"{AUTOSCALER_PREFIX}/node-template/resources/nvidia.com/gpu"] == "56"
     # the GPU-sharing labels really are there for the fleets that share GPUs
     shared = {k for labels in gpu_labels.values() for k in labels}
     assert shared & {DEVICE_PLUGIN_LABEL, MIG_LABEL}
@@ -115,4 +184,6 @@ def test_without_a_cluster_name_nothing_is_joined(dev) -> None:
     assert not [r for r in dev.doc.resources if r.type == "seedance:cluster:ClusterJoin"]
     for lt in dev.of_type(LT):
         assert "userData" not in lt.inputs and "iamInstanceProfile" not in lt.inputs
+    for asg in dev.of_type("aws:autoscaling/group:Group"):
+        assert not [t for t in asg.inputs["tags"] if t["key"].startswith(AUTOSCALER_PREFIX)]
     assert "nodeRoleArn" not in dev.outputs
