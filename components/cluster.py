@@ -10,12 +10,12 @@ security group) and creates, once per stack:
   authentication mode must include ``API``);
 
 and renders, per fleet, the AL2023 ``nodeadm`` user data (:func:`node_user_data`): a MIME multi-part
-document with one ``NodeConfig`` carrying the cluster coordinates, the fleet's node labels, so
-the workloads' node selectors, the GPU-sharing device-plugin config and the scheduler's fleet
-affinity find the nodes, and its taints (by default the accelerator's device resource, e.g.
-``nvidia.com/gpu=true:NoSchedule``, so pods that do not ask for one stay off the nodes); and the Cluster Autoscaler tags of each fleet's
-Auto Scaling group (:func:`autoscaler_tags`), so the autoscaler can find the group and scale it up
-from zero.
+document with one ``NodeConfig`` carrying the cluster coordinates, the fleet's node labels (so the
+workloads' node selectors, the GPU-sharing device-plugin config and the scheduler's fleet affinity
+find the nodes) and its taints (by default the accelerator's device resource, e.g.
+``nvidia.com/gpu=true:NoSchedule``, so pods that do not ask for one stay off the nodes); and the
+Cluster Autoscaler tags of the fleet's Auto Scaling group (:func:`autoscaler_tags`), so the
+autoscaler finds the group and can scale it up from zero.
 """
 
 from __future__ import annotations
@@ -112,11 +112,13 @@ def autoscaler_tags(cluster_name: str, labels: Mapping[str, str], taints: Sequen
 
     The two discovery tags let ``--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,
     k8s.io/cluster-autoscaler/<cluster>`` find the group; the ``node-template`` tags describe the node
-    the group would start (labels, taints, extended resources), which the autoscaler needs to scale a
-    group up from zero nodes, when there is no node to look at.
+    the group would start (the labels kubelet sets, taints, extended resources), which the autoscaler
+    needs to scale a group up from zero nodes, when there is no node to look at.
     """
     tags = {f"{AUTOSCALER_PREFIX}/enabled": "true", f"{AUTOSCALER_PREFIX}/{cluster_name}": "owned"}
     for key, value in sorted(labels.items()):
+        if not kubelet_may_set(key):
+            continue  # the node will not carry it (see node_config)
         tags[f"{AUTOSCALER_PREFIX}/node-template/label/{key}"] = value
     for taint in taints:
         tags[f"{AUTOSCALER_PREFIX}/node-template/taint/{taint.key}"] = f"{taint.value}:{taint.effect.value}"

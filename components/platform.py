@@ -14,7 +14,7 @@ import pulumi_aws as aws
 
 from components.audit import AuditBaseline, AuditBaselineArgs
 from components.budget import BudgetGuard, BudgetGuardArgs
-from components.cluster import ClusterJoin, ClusterJoinArgs, autoscaler_tags, kubelet_may_set, node_gpu_resources
+from components.cluster import ClusterJoin, ClusterJoinArgs, autoscaler_tags, node_gpu_resources
 from components.common import PURPOSE_BY_WORKLOAD, TagSet, require
 from components.fleet import SpotRiFleet, SpotRiFleetArgs
 from components.gpu_sharing import GpuSharing, GpuSharingArgs
@@ -155,8 +155,7 @@ def build_platform(args: PlatformArgs) -> Platform:
             taints = fleet.node_taints()
             join = dict(instance_profile_arn=cluster.instance_profile_arn, user_data=cluster.user_data(labels, taints),
                         extra_security_group_ids=[cluster.cluster_security_group_id],
-                        group_tags=autoscaler_tags(cluster.cluster_name, {k: v for k, v in labels.items() if kubelet_may_set(k)},
-                                                   taints, node_gpu_resources(fleet)))
+                        group_tags=autoscaler_tags(cluster.cluster_name, labels, taints, node_gpu_resources(fleet)))
         fleets[fleet.name] = SpotRiFleet(
             fleet.name,
             SpotRiFleetArgs(

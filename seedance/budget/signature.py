@@ -8,7 +8,7 @@ messages").  The certificate comes from ``SigningCertURL``, which must be an HTT
 ``sns.<region>.amazonaws.com`` (or ``.amazonaws.com.cn``) host; it is checked before anything is
 fetched.  A pipeline may instead pass the certificate it trusts (``--signing-cert``).
 
-Everything here is a pure function of its arguments except :func:`fetch_certificate`.
+Everything here is a pure function of its arguments except :func:`fetch_certificate` and :func:`now_utc`.
 """
 
 from __future__ import annotations

@@ -94,12 +94,12 @@ def test_taints_are_registered_by_kubelet() -> None:
 
 
 def test_autoscaler_tags_describe_the_node_a_group_would_start() -> None:
-    tags = autoscaler_tags("gpu-eu", {"seedance.io/fleet": "train"}, [Taint(key="nvidia.com/gpu", value="true")],
-                           {"nvidia.com/gpu": "56"})
+    tags = autoscaler_tags("gpu-eu", {"seedance.io/fleet": "train", "app.kubernetes.io/managed-by": "seedance"},
+                           [Taint(key="nvidia.com/gpu", value="true")], {"nvidia.com/gpu": "56"})
     assert tags == {
         "k8s.io/cluster-autoscaler/enabled": "true",
         "k8s.io/cluster-autoscaler/gpu-eu": "owned",
-        "k8s.io/cluster-autoscaler/node-template/label/seedance.io/fleet": "train",
+        "k8s.io/cluster-autoscaler/node-template/label/seedance.io/fleet": "train",  # not the label kubelet refuses
         "k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu": "true:NoSchedule",
         "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu": "56",
     }
