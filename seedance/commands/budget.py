@@ -15,6 +15,7 @@ from seedance.atomic import write_text_atomically
 from seedance.budget.events import BudgetAlert, BudgetEventError, alert_from_message, read_envelope
 from seedance.budget.report import render_markdown, render_text, to_json
 from seedance.budget.response import BudgetResponseError, respond
+from seedance.budget import signature
 from seedance.budget.signature import Verified
 from seedance.policy import PolicyError, load_policy
 from seedance.policy.loader import LoadedPolicy
@@ -97,8 +98,6 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
 
 def _verify(message: dict[str, Any], signing_cert: Path | None, topic_arns: tuple[str, ...], max_age: timedelta) -> Verified:
     """Verify ``message`` (raises BudgetEventError or OSError); the certificate is fetched unless given."""
-    from seedance.budget import signature
-
     url = signature.signing_cert_url(message)
     pem = signing_cert.read_bytes() if signing_cert is not None else signature.fetch_certificate(url)
     return signature.verify(message, pem, now=signature.now_utc(), max_age=max_age, topic_arns=topic_arns)
