@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 from json.encoder import encode_basestring_ascii as _encode  # json.dumps' own string encoder
 from typing import Protocol
 from urllib.parse import urlparse
@@ -72,7 +73,17 @@ class RegorusEngine:
     name = "regorus"
 
     def __init__(self) -> None:
-        self._compiled: dict[int, object] = {}
+        # regorus engines are bound to the thread that made them (pyo3 "unsendable": touching one
+        # from another thread panics), and a clone loses the prepared rules, so that its first query
+        # costs as much as a new engine.  Each thread therefore keeps its own compiled engine, made
+        # once and reused for every evaluation: the Pulumi policy pack calls the validators from a
+        # pool of gRPC threads, once per control and resource.
+        self._local = threading.local()
+
+    def _cached(self, bundle: PolicyBundle):
+        held = getattr(self._local, "compiled", None)
+        # narrowed bundles share the files (and so the compiled policies) of the bundle they came from
+        return held[1] if held is not None and held[0] is bundle.files else None
 
     def prepare(self, bundle: PolicyBundle, *, tests: bool = False):
         """Compile the bundle's policies (and tests); without tests, evaluate() reuses the result."""
@@ -92,24 +103,26 @@ class RegorusEngine:
         except RuntimeError as exc:  # pragma: no cover - our own data is valid JSON
             raise EngineError(located_message(str(exc))) from None
         if not tests:
-            self._compiled = {id(bundle.files): engine}  # narrowed bundles share the compiled policies
+            self._local.compiled = (bundle.files, engine)
         return engine
 
     def evaluate(self, bundle: PolicyBundle, gate_input: dict) -> dict[str, list[dict]]:
-        key = id(bundle.files)  # narrowed bundles share the compiled policies
-        if key not in self._compiled:
-            self.prepare(bundle)
-        engine = self._compiled[key].clone()
+        engine = self._cached(bundle)
+        if engine is None:
+            engine = self.prepare(bundle)
         try:
             # regorus converts the Python objects directly: on 10,000 resources this is half the
-            # time of json.dumps + set_input_json, and the gate input holds JSON types only
+            # time of json.dumps + set_input_json, and the gate input holds JSON types only.
+            # set_input replaces the previous evaluation's input as a whole.
             engine.set_input(gate_input)
         except (TypeError, ValueError) as exc:
+            self._local.compiled = None  # start the next evaluation from a new engine
             raise EngineError(f"input is not JSON-serialisable: {exc}") from None
         query = control_query(bundle)
         try:
             result = json.loads(engine.eval_query_as_json(query))
         except Exception as exc:  # regorus raises RuntimeError; anything else is a failure too
+            self._local.compiled = None
             raise EngineError(located_message(str(exc))) from None
         rows = result.get("result") or []
         if len(rows) != 1:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -126,3 +127,26 @@ def test_pack_reports_exactly_what_the_gate_reports(bundle, frameworks) -> None:
     gate = evaluate(GateInput(SAMPLE, ctx.policy, None, ctx.estimate, None), bundle, engine, as_of=AS_OF)
     expected = {(f.control_id, f.urn, f.message) for f in gate.findings if not f.waived}
     assert expected and reported == expected
+
+
+def test_validators_run_from_a_pool_of_threads_like_the_pack_server(bundle) -> None:
+    """Pulumi's policy server calls validators from gRPC worker threads (a pool of four).
+
+    A regorus engine may only be touched by the thread that made it, so one engine shared by the
+    pool panics; each thread must compile and keep its own, and give the same findings.
+    """
+    ctx = _context(["gdpr", "mlps-l3"])
+    engine = RegorusEngine()
+    validators = [resource_validator(c, bundle, engine, lambda urn: ctx) for c in bundle.controls if c.control_id in RESOURCE_LOCAL]
+    resources = [SimpleNamespace(resource_type=r["type"], urn=r["urn"], name=r["name"], props=r["inputs"]) for r in SAMPLE["resources"]]
+
+    def run(job: tuple[int, int]) -> list[str]:
+        out = Collector()
+        validators[job[0]](resources[job[1]], out)
+        return [m for m, _ in out.violations]
+
+    jobs = [(v, r) for v in range(len(validators)) for r in range(len(resources))]
+    serial = [run(j) for j in jobs]  # the main thread's engine is made first
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        pooled = list(pool.map(run, jobs))
+    assert pooled == serial and any(serial)
