@@ -3,13 +3,19 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STACKS := eu-prod cn-prod dev
+# Test processes (pytest-xdist); each test file runs whole on one of them.
+WORKERS ?= 2
+
+# pip does not byte-compile at install (most of pulumi-aws is never imported); Python caches the
+# bytecode of what is imported instead, so a sandbox's PYTHONDONTWRITEBYTECODE=1 is dropped here.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: setup demo test bench docs schema clean
 
 $(BIN)/seedance: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --no-compile -e '.[dev]'
 	@touch $@
 
 setup: $(BIN)/seedance
@@ -26,7 +32,7 @@ demo: setup
 	done
 
 test: setup
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile
 
 bench: setup
 	@for f in bench/bench_*.py; do $(BIN)/python $$f || exit $$?; done
