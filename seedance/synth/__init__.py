@@ -20,7 +20,7 @@ _HOME = {
     "run_program": "seedance.synth.runtime",
 }
 
-__all__ = sorted(_HOME)
+__all__ = ["IngestError", "ResourceDocument", "SynthError", "load_export", "load_preview", "run_program", "synthesize_stack"]
 
 
 def __getattr__(name: str) -> Any:
