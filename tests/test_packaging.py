@@ -28,18 +28,25 @@ from seedance.templating import environment
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = "seedance/_bundled"
 
-# Runs the CLI in the installed copy and writes where things came from to argv[1].
+# Runs CLI commands one after another in one process of the installed copy (importing the Pulumi SDKs
+# costs most of a run, so the installed-copy tests share one process): argv[1] is a JSON list of
+# {"cwd", "args"}; each run's exit code, output and where things came from go to argv[2].
 RUN_INSTALLED = """
-import json, sys
-import seedance
-from seedance.cli import main
-code = main(sys.argv[2:])
-import components
-from seedance import resources
-with open(sys.argv[1], "w") as fh:
-    json.dump({"code": code, "seedance": seedance.__file__, "components": components.__file__,
-               "policies": str(resources.policies_dir()), "templates": str(resources.templates_dir())}, fh)
-sys.exit(code)
+import contextlib, io, json, os, sys
+results = []
+for run in json.load(open(sys.argv[1])):
+    os.chdir(run["cwd"])
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        from seedance.cli import main
+        code = main(run["args"])
+    import seedance, components
+    from seedance import resources
+    results.append({"code": code, "stdout": out.getvalue(), "stderr": err.getvalue(),
+                    "seedance": seedance.__file__, "components": components.__file__,
+                    "policies": str(resources.policies_dir()), "templates": str(resources.templates_dir())})
+    with open(sys.argv[2], "w") as fh:
+        json.dump(results, fh)
 """
 
 
@@ -93,15 +100,27 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Pa
     return site, project
 
 
-def _run_installed(site: Path, project: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict]:
-    report = project.parent / "run.json"
-    report.unlink(missing_ok=True)
+@pytest.fixture(scope="module")
+def runs(installed: tuple[Path, Path]) -> dict[str, dict]:
+    """The installed copy's CLI runs, by name, from one process started outside the repository."""
+    site, project = installed
+    new = project.parent / "new-platform"
+    batch = {
+        "check eu-prod": (project, ["check", "eu-prod", "--project-dir", "."]),
+        "check dev markdown": (project, ["check", "dev", "--project-dir", ".", "-f", "markdown"]),
+        "init": (project, ["init", str(new), "--region", "us-east-1", "--cost-center", "CC-7"]),
+        "check new project": (new, ["check", "dev", "--project-dir", "."]),
+    }
+    spec, report = project.parent / "runs.json", project.parent / "results.json"
+    spec.write_text(json.dumps([{"cwd": str(cwd), "args": args} for cwd, args in batch.values()]))
     proc = subprocess.run(
-        [sys.executable, "-c", RUN_INSTALLED, str(report), *args],
-        cwd=project, capture_output=True, text=True, timeout=300, env=_clean_env(PYTHONPATH=str(site)),
+        [sys.executable, "-c", RUN_INSTALLED, str(spec), str(report)],
+        cwd=project, capture_output=True, text=True, timeout=600, env=_clean_env(PYTHONPATH=str(site)),
     )
-    assert report.is_file(), proc.stdout + proc.stderr
-    return proc, json.loads(report.read_text())
+    assert proc.returncode == 0 and report.is_file(), proc.stdout + proc.stderr
+    results = json.loads(report.read_text())
+    assert len(results) == len(batch), proc.stdout + proc.stderr
+    return dict(zip(batch, results))
 
 
 def test_wheel_carries_every_policy_and_template(wheel: Path) -> None:
@@ -132,40 +151,37 @@ def test_sdist_carries_policies_and_templates(tmp_path: Path) -> None:
     assert _checkout_files("templates", "**/*.j2") <= set(names)
 
 
-def test_installed_wheel_gates_a_project_outside_the_repo(installed: tuple[Path, Path]) -> None:
-    site, project = installed
-    proc, where = _run_installed(site, project, "check", "eu-prod", "--project-dir", ".")
-    assert proc.returncode == 0 and where["code"] == 0, proc.stdout + proc.stderr
+def test_installed_wheel_gates_a_project_outside_the_repo(installed: tuple[Path, Path], runs: dict[str, dict]) -> None:
+    site, _ = installed
+    run = runs["check eu-prod"]
+    assert run["code"] == 0, run["stdout"] + run["stderr"]
     for key in ("seedance", "components", "policies", "templates"):
-        path = Path(where[key])
+        path = Path(run[key])
         assert path.is_relative_to(site), f"{key} from {path}, not the installed copy"
         assert not path.is_relative_to(REPO), f"{key} from the checkout: {path}"
-    assert Path(where["policies"]) == site / BUNDLED / "policies"
-    assert Path(where["templates"]) == site / BUNDLED / "templates"
+    assert Path(run["policies"]) == site / BUNDLED / "policies"
+    assert Path(run["templates"]) == site / BUNDLED / "templates"
     # the gate really ran: every control evaluated, findings named by control id
     controls = load_bundle().controls
-    assert f"{len(controls)} controls" in proc.stdout, proc.stdout
-    assert "passed eu-prod" in proc.stdout
-    assert "GDPR-" in proc.stdout
+    assert f"{len(controls)} controls" in run["stdout"], run["stdout"]
+    assert "passed eu-prod" in run["stdout"]
+    assert "GDPR-" in run["stdout"]
 
 
-def test_installed_wheel_renders_markdown(installed: tuple[Path, Path]) -> None:
-    site, project = installed
-    proc, where = _run_installed(site, project, "check", "dev", "--project-dir", ".", "-f", "markdown")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.startswith("# Seedance gate: dev — passed"), proc.stdout
-    assert "| mandatory | 0 |" in proc.stdout
+def test_installed_wheel_renders_markdown(runs: dict[str, dict]) -> None:
+    run = runs["check dev markdown"]
+    assert run["code"] == 0, run["stdout"] + run["stderr"]
+    assert run["stdout"].startswith("# Seedance gate: dev — passed"), run["stdout"]
+    assert "| mandatory | 0 |" in run["stdout"]
 
 
-def test_installed_wheel_starts_a_project_that_passes_the_gate(installed: tuple[Path, Path]) -> None:
-    site, project = installed
-    new = project.parent / "new-platform"
-    proc, where = _run_installed(site, project, "init", str(new), "--region", "us-east-1", "--cost-center", "CC-7")
-    assert proc.returncode == 0 and where["code"] == 0, proc.stdout + proc.stderr
-    assert Path(where["templates"]) == site / BUNDLED / "templates"  # the init templates came from the wheel
-    proc, where = _run_installed(site, new, "check", "dev", "--project-dir", ".")
-    assert proc.returncode == 0 and where["code"] == 0, proc.stdout + proc.stderr
-    assert "passed dev" in proc.stdout and Path(where["components"]).is_relative_to(site)
+def test_installed_wheel_starts_a_project_that_passes_the_gate(installed: tuple[Path, Path], runs: dict[str, dict]) -> None:
+    site, _ = installed
+    init, check = runs["init"], runs["check new project"]
+    assert init["code"] == 0, init["stdout"] + init["stderr"]
+    assert Path(init["templates"]) == site / BUNDLED / "templates"  # the init templates came from the wheel
+    assert check["code"] == 0, check["stdout"] + check["stderr"]
+    assert "passed dev" in check["stdout"] and Path(check["components"]).is_relative_to(site)
 
 
 def test_installed_wheel_fails_closed_on_a_wrong_override(installed: tuple[Path, Path]) -> None:
