@@ -12,10 +12,18 @@ unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: setup demo test bench docs schema clean
 
+# The venv is made without its own pip and the host's pip (>= 22.3, `--python`) installs into it,
+# the current pip included: ensurepip's byte-compiled copy plus an upgrade took minutes on a slow
+# machine. Without a host pip that can, the venv bootstraps its own.
 $(BIN)/seedance: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --no-compile -e '.[dev]'
+	$(PYTHON) -m venv --without-pip $(VENV)
+	@if $(PYTHON) -m pip --python $(BIN)/python --version >/dev/null 2>&1; then \
+	  echo "$(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile pip -e '.[dev]'"; \
+	  $(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile pip -e '.[dev]'; \
+	else \
+	  echo "$(BIN)/python -m ensurepip; $(BIN)/python -m pip install --quiet --no-compile -e '.[dev]'"; \
+	  $(BIN)/python -m ensurepip --upgrade >/dev/null && $(BIN)/python -m pip install --quiet --no-compile -e '.[dev]'; \
+	fi
 	@touch $@
 
 setup: $(BIN)/seedance
@@ -35,6 +43,7 @@ test: setup
 	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile
 
 bench: setup
+	$(BIN)/python -m pip install --quiet --no-compile -e '.[dev,bench]'
 	@for f in bench/bench_*.py; do $(BIN)/python $$f || exit $$?; done
 	@if [ -f bench/backtest/run.py ]; then $(BIN)/python bench/backtest/run.py; fi
 
