@@ -14,7 +14,7 @@ import socket
 import subprocess
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
@@ -44,10 +44,15 @@ def _free_port() -> int:
 
 
 class _StandIn(BaseHTTPRequestHandler):
-    """Just enough of OPA's REST API: PUT policies and data, POST a rule with input."""
+    """Just enough of OPA's REST API: PUT policies and data, POST a rule with input.
+
+    Served by one thread (a plain HTTPServer), which compiles the policies and data once after each
+    change and evaluates every query on that engine, as OPA does (regorus engines stay on their thread).
+    """
 
     policies: dict[str, str] = {}
     data: dict = {}
+    engine: regorus.Engine | None = None
 
     def log_message(self, *args) -> None:  # keep pytest output clean
         pass
@@ -76,9 +81,11 @@ class _StandIn(BaseHTTPRequestHandler):
                 self._reply(400, {"code": "invalid_parameter", "message": str(exc).split("Stack backtrace")[0].strip()})
                 return
             self.policies[path.removeprefix("/v1/policies/")] = text
+            type(self).engine = None
             self._reply(200)
         elif path == "/v1/data/seedance":
             type(self).data = {"seedance": json.loads(self._body())}
+            type(self).engine = None
             self.send_response(204)
             self.end_headers()
         else:
@@ -86,10 +93,13 @@ class _StandIn(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         rule = "data." + self.path.split("?")[0].removeprefix("/v1/data/").replace("/", ".")
-        engine = regorus.Engine()
-        for pid, text in self.policies.items():
-            engine.add_policy(pid, text)
-        engine.add_data_json(json.dumps(self.data))
+        if self.engine is None:
+            engine = regorus.Engine()
+            for pid, text in self.policies.items():
+                engine.add_policy(pid, text)
+            engine.add_data_json(json.dumps(self.data))
+            type(self).engine = engine
+        engine = self.engine
         engine.set_input_json(json.dumps(json.loads(self._body())["input"]))
         self._reply(200, {"result": json.loads(engine.eval_rule_as_json(rule))})
 
@@ -98,11 +108,19 @@ class _StandIn(BaseHTTPRequestHandler):
 def stand_in():
     _StandIn.policies = {}
     _StandIn.data = {}
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _StandIn)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    server = HTTPServer(("127.0.0.1", 0), _StandIn)
+
+    def serve() -> None:
+        try:
+            server.serve_forever()
+        finally:
+            _StandIn.engine = None  # dropped on the thread that made it
+
+    thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
+    thread.join(timeout=30)
     server.server_close()
 
 

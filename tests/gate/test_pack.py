@@ -145,8 +145,9 @@ def test_validators_run_from_a_pool_of_threads_like_the_pack_server(bundle) -> N
         validators[job[0]](resources[job[1]], out)
         return [m for m, _ in out.violations]
 
-    jobs = [(v, r) for v in range(len(validators)) for r in range(len(resources))]
+    # a third of the (validator, resource) pairs, every validator and every resource among them
+    jobs = [(v, r) for v in range(len(validators)) for r in range(len(resources)) if (v + r) % 3 == 0]
     serial = [run(j) for j in jobs]  # the main thread's engine is made first
     with ThreadPoolExecutor(max_workers=4) as pool:
         pooled = list(pool.map(run, jobs))
-    assert pooled == serial and any(serial)
+    assert pooled == serial and sum(map(bool, serial)) >= 3
