@@ -40,7 +40,7 @@ demo: setup
 	done
 
 test: setup
-	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile
+	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile --durations=25
 
 bench: setup
 	$(BIN)/python -m pip install --quiet --no-compile -e '.[dev,bench]'
