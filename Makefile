@@ -15,15 +15,20 @@ unexport PYTHONDONTWRITEBYTECODE
 # The venv is made without its own pip and the host's pip (>= 22.3, `--python`) installs into it,
 # the current pip included: ensurepip's byte-compiled copy plus an upgrade took minutes on a slow
 # machine. Without a host pip that can, the venv bootstraps its own.
+PIP_INSTALL := install --quiet --no-compile
+
 $(BIN)/seedance: pyproject.toml
 	$(PYTHON) -m venv --without-pip $(VENV)
-	@if $(PYTHON) -m pip --python $(BIN)/python --version >/dev/null 2>&1; then \
-	  echo "$(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile pip -e '.[dev]'"; \
-	  $(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile pip -e '.[dev]'; \
-	else \
-	  echo "$(BIN)/python -m ensurepip; $(BIN)/python -m pip install --quiet --no-compile -e '.[dev]'"; \
-	  $(BIN)/python -m ensurepip --upgrade >/dev/null && $(BIN)/python -m pip install --quiet --no-compile -e '.[dev]'; \
+	@if $(PYTHON) -m pip --python $(BIN)/python --version >/dev/null 2>&1; then set -x; \
+	  $(PYTHON) -m pip --python $(BIN)/python $(PIP_INSTALL) pip -e '.[dev]'; \
+	else set -x; \
+	  $(BIN)/python -m ensurepip --upgrade >/dev/null && $(BIN)/python -m pip $(PIP_INSTALL) -e '.[dev]'; \
 	fi
+	@touch $@
+
+# the bench extra (matplotlib), installed once per venv
+$(VENV)/.bench-extra: $(BIN)/seedance
+	$(BIN)/python -m pip $(PIP_INSTALL) -e '.[dev,bench]'
 	@touch $@
 
 setup: $(BIN)/seedance
@@ -42,8 +47,7 @@ demo: setup
 test: setup
 	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile --durations=25
 
-bench: setup
-	$(BIN)/python -m pip install --quiet --no-compile -e '.[dev,bench]'
+bench: $(VENV)/.bench-extra
 	@for f in bench/bench_*.py; do $(BIN)/python $$f || exit $$?; done
 	@if [ -f bench/backtest/run.py ]; then $(BIN)/python bench/backtest/run.py; fi
 
