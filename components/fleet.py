@@ -33,6 +33,7 @@ ALLOCATION_STRATEGIES = frozenset(s.value for s in AllocationStrategy)
 #: Heartbeat of the checkpoint lifecycle hook: AWS allows 30 s .. 7200 s.
 HOOK_MIN_S, HOOK_MAX_S = 30, 7200
 ASG_MAX_TAGS = 50  # tags per Auto Scaling group
+ASG_AUTOSCALER_OWNED = ["desiredCapacity"]  # what `pulumi up` leaves to the Cluster Autoscaler
 
 
 def ami_parameter(fleet: Fleet, eks_version: str) -> str:
@@ -112,6 +113,9 @@ class SpotRiFleetArgs:
     user_data: pulumi.Input[str] | None = None  # base64, e.g. nodeadm config joining the EKS cluster
     extra_security_group_ids: list[pulumi.Input[str]] = field(default_factory=list)  # e.g. the cluster's
     group_tags: dict[str, str] = field(default_factory=dict)  # on the Auto Scaling group only, e.g. Cluster Autoscaler's
+    # a Cluster Autoscaler owns the group's live size: after creation `pulumi up` leaves desiredCapacity
+    # alone (min and max still apply; AWS moves the live size into them)
+    autoscaler_managed: bool = False
 
     def validate(self) -> None:
         p, f = self.plan, self.fleet
@@ -119,8 +123,8 @@ class SpotRiFleetArgs:
         require(bool(p.instance_types), "SpotRiFleetArgs.plan.instance_types", "expected at least one instance type")
         for i, choice in enumerate(p.instance_types):
             require(choice.weight >= 1, f"SpotRiFleetArgs.plan.instance_types[{i}].weight", f"expected >= 1, got {choice.weight}")
-        require(0 <= p.min_size <= p.desired <= p.max_size and p.max_size >= 1, "SpotRiFleetArgs.plan.min_size/desired/max_size",
-                f"expected 0 <= min <= desired <= max, max >= 1; got {p.min_size}/{p.desired}/{p.max_size}")
+        require(0 <= p.min_size <= p.desired <= p.max_size, "SpotRiFleetArgs.plan.min_size/desired/max_size",
+                f"expected 0 <= min <= desired <= max; got {p.min_size}/{p.desired}/{p.max_size}")
         require(0 <= p.reserved_units <= p.on_demand_base, "SpotRiFleetArgs.plan.on_demand_base",
                 f"expected >= reserved_units ({p.reserved_units}), got {p.on_demand_base}")
         require(p.on_demand_base <= p.max_size, "SpotRiFleetArgs.plan.on_demand_base",
@@ -257,7 +261,7 @@ class SpotRiFleet(pulumi.ComponentResource):
             ),
             tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True) for k, v in tags.items()]
             + [aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=False) for k, v in args.group_tags.items()],
-            opts=child(self, depends_on=reservations),
+            opts=child(self, depends_on=reservations, ignore_changes=ASG_AUTOSCALER_OWNED if args.autoscaler_managed else None),
         )
 
         if fleet.checkpoint is not None:

@@ -155,7 +155,8 @@ def build_platform(args: PlatformArgs) -> Platform:
             taints = fleet.node_taints()
             join = dict(instance_profile_arn=cluster.instance_profile_arn, user_data=cluster.user_data(labels, taints),
                         extra_security_group_ids=[cluster.cluster_security_group_id],
-                        group_tags=autoscaler_tags(cluster.cluster_name, labels, taints, node_gpu_resources(fleet)))
+                        group_tags=autoscaler_tags(cluster.cluster_name, labels, taints, node_gpu_resources(fleet)),
+                        autoscaler_managed=True)
         fleets[fleet.name] = SpotRiFleet(
             fleet.name,
             SpotRiFleetArgs(

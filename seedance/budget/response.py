@@ -5,9 +5,11 @@ or below ``amount / budget.monthlyAmount`` has fired, and the actions of all fir
 together (the result does not depend on the order alerts arrive in):
 
 * ``notify`` — nothing changes;
-* ``degrade`` — non-core fleets are scaled to zero: ``capacity.min`` and ``capacity.desired`` 0, no
-  off-peak scale-ups, no autoscaling, no demand history (so the planner plans no nodes for them) and
-  no new reserved purchases (reservations already held stay billed: they cannot be cancelled);
+* ``degrade`` — non-core fleets are disabled: ``capacity.min``, ``desired`` and ``max`` 0 (a zero
+  maximum is what stops a Cluster Autoscaler from starting nodes again for their pending pods; AWS
+  lowers the group's live size to it), no off-peak scale-ups, no autoscaling, no demand history (so
+  the planner plans no nodes for them) and no new reserved purchases (reservations already held stay
+  billed: they cannot be cancelled);
 * ``nonprod-spot-only`` — in a non-prod policy every fleet may run fully on spot
   (``spot.maxShare`` 1) and buys no new reservations; a prod policy is untouched;
 * ``freeze`` — no fleet grows: ``capacity.max`` drops to the current ``desired`` (at least 1), no
@@ -130,7 +132,8 @@ def _apply(
         why = "degrade: non-core fleet disabled"
         note("capacity.min", capacity.min, 0, why)
         note("capacity.desired", capacity.desired, 0, why)
-        capacity = Capacity(min=0, desired=0, max=capacity.max)
+        note("capacity.max", capacity.max, 0, why)
+        capacity = Capacity(min=0, desired=0, max=0)
         note("offPeak", [w.cron for w in off_peak], [], why)
         off_peak = []
         note("autoscaling", autoscaling.metric if autoscaling else None, None, why)

@@ -230,10 +230,13 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
     new = units - held
     purchases = [(term, new)] if new > 0 else []
 
-    base = units
+    base = min(units, cap_units)
     if gold and cap_units >= 1 and base < 1:
         base = 1
         why["on_demand_base"] = "gold SLA: at least one on-demand node"
+    elif base < units:
+        why["on_demand_base"] = (f"{base}: the fleet's maximum" + (" (disabled)" if cap_units == 0 else "")
+                                 + f"; {units} reserved unit(s) are billed whether or not they run")
     else:
         why["on_demand_base"] = f"{base}: the reserved units" + ("" if not gold else " (gold keeps >= 1 on-demand)")
     if spot.share > 0:

@@ -245,8 +245,8 @@ class InstanceTypes(_Model):
 
 class Capacity(_Model):
     min: NonNegInt = 0
-    desired: NonNegInt
-    max: PositiveInt
+    desired: NonNegInt = Field(description="The group's size. When the stack joins a cluster this is the size at creation only: the Cluster Autoscaler owns it after that, and redeploys apply min and max.")
+    max: NonNegInt = Field(description="0 disables the fleet: no node runs and no autoscaler can start one.")
 
 
 class Spot(_Model):

@@ -93,6 +93,8 @@ def _fleets(p: CostPolicy, base_dir: Path | None) -> list[Issue]:
             out.append((at + ("capacity", "desired"), f"expected min <= desired, got min {c.min} > desired {c.desired}"))
         if c.desired > c.max:
             out.append((at + ("capacity", "desired"), f"expected desired <= max, got desired {c.desired} > max {c.max}"))
+        if c.max == 0 and f.autoscaling is not None:
+            out.append((at + ("autoscaling",), "a disabled fleet (capacity.max 0) cannot autoscale: remove 'autoscaling'"))
         allowed = set(f.instance_types.allowed)
         if allowed:
             for j, t in enumerate(f.instance_types.preferred):

@@ -24,7 +24,7 @@ import math
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 API_VERSION = "seedance.io/v1"
 KIND = "ResourceDocument"
@@ -60,6 +60,14 @@ class Resource(BaseModel):
     region: str | None = None
     provider: str | None = Field(default=None, description="URN of the provider resource (no id), if explicit.")
     inputs: dict[str, Any] = Field(default_factory=dict)
+    ignore_changes: list[str] = Field(default_factory=list, description="Inputs `pulumi up` leaves as they are once the resource exists (synth only).")
+
+    @model_serializer(mode="wrap")
+    def _drop_empty_ignore_changes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out = handler(self)
+        if not out.get("ignore_changes"):
+            out.pop("ignore_changes", None)
+        return out
 
 
 class ResourceDocument(BaseModel):

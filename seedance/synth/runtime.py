@@ -49,6 +49,7 @@ class Registration:
     provider: str
     custom: bool
     inputs: dict[str, Any]
+    ignore_changes: list[str] = field(default_factory=list)
 
 
 class RecordingMonitor(pmocks.MockMonitor):
@@ -73,7 +74,8 @@ class RecordingMonitor(pmocks.MockMonitor):
             return response
         inputs = rpc.deserialize_properties(request.object, keep_unknowns=True)
         self.registrations.append(
-            Registration(response.urn, request.type, request.name, request.parent, request.provider, bool(request.custom), inputs)
+            Registration(response.urn, request.type, request.name, request.parent, request.provider, bool(request.custom), inputs,
+                         sorted(request.ignoreChanges))
         )
         return response
 
@@ -293,6 +295,7 @@ def _document(monitor: RecordingMonitor, *, project: str, stack: str, default_re
                 region=region,
                 provider=provider,
                 inputs=normalise_inputs(r.inputs),
+                ignore_changes=r.ignore_changes,
             )
         )
     # registrations arrive in the order the async RPCs complete: sort for a stable document

@@ -41,6 +41,18 @@ def test_asg_mixed_instances_policy_follows_the_plan(stack):
         assert spec["launchTemplateId"].startswith("lt-") and spec["version"] == "1"
 
 
+def test_pulumi_up_leaves_the_live_size_to_the_cluster_autoscaler(stack):
+    # eu-prod and cn-prod join a cluster (seedance:clusterName) whose autoscaler owns each group's
+    # live size: after creation `pulumi up` must not set it back to the plan's desired size.
+    # dev joins no cluster, so nothing else moves its groups and Seedance keeps the desired size.
+    joined = stack.stack in ("eu-prod", "cn-prod")
+    for r in stack.of_type(ASG):
+        assert r.ignore_changes == (["desiredCapacity"] if joined else [])
+        tags = {t["key"] for t in r.inputs["tags"]}
+        assert ("k8s.io/cluster-autoscaler/enabled" in tags) is joined
+    assert not [r.name for r in stack.doc.resources if r.ignore_changes and r.type != ASG]
+
+
 def test_eu_prod_numbers_by_hand(eu):
     # batch-embed: no reservation, maxShare 1.0 -> base 0 and 0 % on-demand above it
     dist = eu.one("batch-embed-asg").inputs["mixedInstancesPolicy"]["instancesDistribution"]

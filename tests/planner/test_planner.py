@@ -85,8 +85,20 @@ def test_property_held_never_reduced_and_purchases_add_up(history, held):
     d = plan_fleet(inputs(fleet(), history, held=held)).plan
     assert d.reserved_units >= held
     assert sum(n for _, n in d.new_purchases) == d.reserved_units - held
-    assert d.on_demand_base >= d.reserved_units
+    assert d.on_demand_base == min(d.reserved_units, 12)  # the group's maximum bounds its base
     assert 0 <= d.spot_share_above_base <= 0.5
+
+
+@pytest.mark.parametrize("held", [0, 3])
+def test_a_disabled_fleet_plans_no_node(held):
+    # capacity.max 0 (what a budget `degrade` writes): no node, no on-demand base, nothing new
+    # reserved; reservations already held stay (and stay billed)
+    off = fleet(sla="gold", capacity={"min": 0, "desired": 0, "max": 0})
+    d = plan_fleet(inputs(off, [5.0] * 336, held=held)).plan
+    assert (d.min_size, d.desired, d.max_size, d.on_demand_base) == (0, 0, 0, 0)
+    assert d.reserved_units == held and d.new_purchases == []
+    if held:
+        assert d.rationale["on_demand_base"].startswith("0: the fleet's maximum (disabled); 3 reserved unit(s) are billed")
 
 
 def test_gold_keeps_one_on_demand_node():
