@@ -185,7 +185,8 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         from seedance.estimate.fleet import average_nodes
 
         expected, off_peak = average_nodes(fleet, fleet.capacity.desired)
-        why["demand"] = ("no demand history: the policy's desired size" + (" with off-peak windows" if off_peak else "")
+        why["demand"] = ("disabled (capacity.max 0): no node runs" if cap_units == 0 else
+                         "no demand history: the policy's desired size" + (" with off-peak windows" if off_peak else "")
                          + f", {expected:.1f} units on average")
 
     # reserved units

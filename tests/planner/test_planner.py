@@ -97,6 +97,8 @@ def test_a_disabled_fleet_plans_no_node(held):
     d = plan_fleet(inputs(off, [5.0] * 336, held=held)).plan
     assert (d.min_size, d.desired, d.max_size, d.on_demand_base) == (0, 0, 0, 0)
     assert d.reserved_units == held and d.new_purchases == []
+    assert d.expected_nodes == 0.0
+    assert plan_fleet(inputs(off, held=held)).plan.rationale["demand"] == "disabled (capacity.max 0): no node runs"
     if held:
         assert d.rationale["on_demand_base"].startswith("0: the fleet's maximum (disabled); 3 reserved unit(s) are billed")
 
