@@ -1,7 +1,9 @@
 """SNS signature verification for budget alerts: canonical strings, signatures, certificates, replays, topics.
 
-Amazon's signing certificates cannot be fetched here, so the real notifications are re-signed with a
-test key and certificate; the canonical strings are checked against the layout in the AWS SNS guide.
+Three real notifications carry Amazon's own signatures; they are checked against Amazon's signing
+certificate of the time (``tests/budget/amazon/``, a public certificate). Everything else re-signs the
+real notifications with a test key and certificate, so that timestamps, fields and keys can vary; the
+canonical strings are checked against the layout in the AWS SNS guide.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(os.environ.get("SEEDANCE_SHARED_DATA") or REPO.parent / "shared" / "data") / "fixtures" / "aws-sns-budgets"
 EU_PROD = REPO / "stacks" / "policies" / "eu-prod.yaml"
 NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
+AMAZON_CERT = Path(__file__).resolve().parent / "amazon" / "sns-signing-cert-2022-06.pem"
 
 
 def _fixture(name: str) -> bytes:
@@ -92,6 +95,45 @@ def test_canonical_subscription_confirmation_signs_token_and_subscribe_url() -> 
     assert "\n" in doc["Message"]  # values are signed as they are, newlines included
     keys = ["Message", "MessageId", "SubscribeURL", "Timestamp", "Token", "TopicArn", "Type"]
     assert string_to_sign(doc) == "".join(f"{k}\n{doc[k]}\n" for k in keys).encode()
+
+
+def _amazon_signed(name: str) -> dict[str, Any]:
+    doc = json.loads(_fixture(name))
+    return doc["Records"][0]["Sns"] if "Records" in doc else doc
+
+
+AMAZON_SIGNED = [  # (fixture, topic): messages Amazon SNS signed with the 2022-06 certificate
+    ("sre-bot.sns-http-notification.budget-monthly-actual.json", "arn:aws:sns:ca-central-1:017790921725:test-sre-bot"),
+    ("sre-bot.sns-http-notification.cloudwatch-alarm.json", "arn:aws:sns:ca-central-1:017790921725:test-sre-bot"),
+    ("killswitch.lambda-sns-event.budget-daily-actual.json", "arn:aws:sns:us-east-1:265627204426:killswitch"),
+]
+
+
+@pytest.mark.parametrize(("name", "topic"), AMAZON_SIGNED)
+def test_amazons_own_signatures_verify_against_its_certificate(name: str, topic: str) -> None:
+    sns = _amazon_signed(name)
+    sent = dt.datetime.fromisoformat(str(sns["Timestamp"]).replace("Z", "+00:00"))
+    checked = verify(sns, AMAZON_CERT.read_bytes(), now=sent + dt.timedelta(minutes=5), topic_arns=(topic,))
+    assert checked.signature_version == "1" and checked.topic_arn == topic
+    assert checked.cert_subject == "CN=sns.amazonaws.com"
+    assert checked.cert_url.endswith("/SimpleNotificationService-56e67fcb41f6fec09b0196692625d385.pem")
+
+
+@pytest.mark.parametrize(("name", "topic"), AMAZON_SIGNED)
+def test_a_changed_amount_breaks_amazons_signature(name: str, topic: str) -> None:
+    sns = _amazon_signed(name)
+    sent = dt.datetime.fromisoformat(str(sns["Timestamp"]).replace("Z", "+00:00"))
+    message = str(sns["Message"])
+    digit = next(i for i, c in enumerate(message) if c.isdigit())
+    forged = {**sns, "Message": message[:digit] + str((int(message[digit]) + 1) % 10) + message[digit + 1:]}
+    with pytest.raises(SignatureError, match="does not match the message"):
+        verify(forged, AMAZON_CERT.read_bytes(), now=sent + dt.timedelta(minutes=5))
+
+
+def test_amazons_certificate_is_refused_outside_its_validity() -> None:
+    sns = _amazon_signed("sre-bot.sns-http-notification.budget-monthly-actual.json")
+    with pytest.raises(SignatureError, match=r"not valid at 2026-11-30T12:00:00Z \(valid 2022-06-29 to 2023-06-03\)"):
+        verify(sns, AMAZON_CERT.read_bytes(), now=NOW, max_age=dt.timedelta(days=5000))
 
 
 @pytest.mark.parametrize("version", ["1", "2"])
