@@ -12,8 +12,11 @@ together (the result does not depend on the order alerts arrive in):
   billed: they cannot be cancelled);
 * ``nonprod-spot-only`` — in a non-prod policy every fleet may run fully on spot
   (``spot.maxShare`` 1) and buys no new reservations; a prod policy is untouched;
-* ``freeze`` — no fleet grows: ``capacity.max`` drops to the current ``desired`` (at least 1), no
-  off-peak scale-ups, no new reserved purchases.
+* ``freeze`` — no fleet grows: no off-peak scale-ups, no new reserved purchases, and, when the live
+  group sizes are given (:mod:`seedance.budget.live`), ``capacity.max`` drops to the fleet's live
+  size (at least ``min`` and 1). Without them ``capacity.max`` is left as it is and a note says so:
+  the policy's ``desired`` is not the live size once a Cluster Autoscaler manages the group, and a
+  maximum below the live size makes AWS shrink the group.
 
 The response carries every change (field path, before, after, reason) and an overlay document
 that ``extends`` the original policy, so a pipeline can commit it and redeploy from it.
@@ -22,6 +25,7 @@ that ``extends`` the original policy, so a pipeline can commit it and redeploy f
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 from seedance.budget.events import BudgetAlert
@@ -67,8 +71,13 @@ class BudgetResponse:
         return bool(self.changes)
 
 
-def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: str | None = None) -> BudgetResponse:
-    """Apply the thresholds that ``alert`` has crossed to ``policy`` (pure)."""
+def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: str | None = None,
+            live_sizes: Mapping[str, int] | None = None) -> BudgetResponse:
+    """Apply the thresholds that ``alert`` has crossed to ``policy`` (pure).
+
+    ``live_sizes``: each fleet's live group size (desired capacity now), for ``freeze``; None when
+    not read.
+    """
     budget = policy.budget
     if alert.currency != budget.currency.value:
         raise BudgetResponseError(
@@ -94,11 +103,17 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
     fleets: list[Fleet] = []
     overlay_fleets: list[dict[str, Any]] = []
     for f in policy.fleets:
-        new, fleet_changes, patch = _apply(f, actions, policy.metadata.environment, fraction)
+        live = None if live_sizes is None else live_sizes.get(f.name)
+        new, fleet_changes, patch = _apply(f, actions, policy.metadata.environment, fraction, live)
+        if ThresholdAction.FREEZE in actions and live_sizes is not None and live is None and new.capacity.max > 0:
+            notes.append(f"freeze: fleet {f.name} has no live group, so its capacity.max is unchanged")
         fleets.append(new)
         changes += fleet_changes
         if patch:
             overlay_fleets.append({"name": f.name, **patch})
+    if ThresholdAction.FREEZE in actions and live_sizes is None:
+        notes.append("freeze: live group sizes were not read, so no capacity.max was lowered (a maximum below "
+                     "what a group runs makes AWS shrink it); read them (--live-sizes) to cap each fleet where it is")
     if ThresholdAction.NONPROD_SPOT_ONLY in actions and policy.metadata.environment == Environment.PROD:
         notes.append("nonprod-spot-only fired, but this is a prod policy: its fleets are unchanged")
     effective = policy.model_copy(update={"fleets": fleets}) if changes else policy
@@ -109,7 +124,7 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
 
 
 def _apply(
-    f: Fleet, actions: list[ThresholdAction], env: Environment, fraction: float
+    f: Fleet, actions: list[ThresholdAction], env: Environment, fraction: float, live: int | None
 ) -> tuple[Fleet, list[Change], dict[str, Any]]:
     changes: list[Change] = []
     patch: dict[str, Any] = {}
@@ -150,9 +165,12 @@ def _apply(
         reserved = reserved.model_copy(update={"mode": ReservedMode.NONE, "units": None})
     if ThresholdAction.FREEZE in actions:
         why = "freeze: no growth"
-        cap = max(capacity.desired, capacity.min, 1)
-        note("capacity.max", capacity.max, min(cap, capacity.max), why)
-        capacity = Capacity(min=capacity.min, desired=capacity.desired, max=min(cap, capacity.max))
+        if live is not None:
+            cap = min(max(live, capacity.min, 1), capacity.max)
+            desired = min(capacity.desired, cap)
+            note("capacity.max", capacity.max, cap, f"{why} beyond the {live} node(s) running")
+            note("capacity.desired", capacity.desired, desired, f"{why}: at most the new maximum")
+            capacity = Capacity(min=capacity.min, desired=desired, max=cap)
         note("offPeak", [w.cron for w in off_peak], [], why)
         off_peak = []
         note("reserved.mode", reserved.mode.value, ReservedMode.NONE.value, why)

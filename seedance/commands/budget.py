@@ -50,12 +50,37 @@ def _is_overlay(path: Path) -> bool:
         return False
 
 
+def _live_sizes(loaded: LoadedPolicy, stack: str | None) -> dict[str, int]:
+    """The stack's fleet group sizes now (raises LiveSizeError; boto3's usual credentials and endpoints)."""
+    import boto3
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from seedance.budget.live import LiveSizeError, fetch_live_sizes
+
+    if not stack:
+        raise LiveSizeError("--live-sizes needs --stack: the groups are found by their seedance:stack tag")
+    try:
+        return fetch_live_sizes(boto3.client("autoscaling", region_name=loaded.policy.cloud.region), stack)
+    except (BotoCoreError, ClientError) as exc:
+        raise LiveSizeError(f"cannot read the Auto Scaling groups of stack {stack}: {exc}") from None
+
+
 def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *, stack: str | None, out: Path | None,
-                        fmt: str, source: str, command: str) -> int:
+                        fmt: str, source: str, command: str, live: bool = False) -> int:
     """Apply the thresholds, write the overlay (``--out``) when something changed, print the report."""
+    from seedance.budget.live import LiveSizeError
     from seedance.cli import console
 
     err = console(stderr=True)
+    live_sizes: dict[str, int] | None = None
+    if live:
+        try:
+            live_sizes = _live_sizes(loaded, stack)
+        except LiveSizeError as exc:
+            err.print(f"error --live-sizes: {exc}", markup=False)
+            return 1
+        err.print(f"live group sizes of stack {stack}: "
+                  + (", ".join(f"{k} {v}" for k, v in sorted(live_sizes.items())) or "no group found"), markup=False)
     if out is not None:
         out = out.resolve()  # one path for the overlay's `extends` and for the write, symlinks followed
         if out in {p.resolve() for p in (policy, *loaded.chain)}:
@@ -71,7 +96,7 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
             return 1
     try:
         ref = os.path.relpath(policy.resolve(), (out or policy).resolve().parent)
-        response = respond(loaded.policy, alert, policy_ref=ref, stack=stack)
+        response = respond(loaded.policy, alert, policy_ref=ref, stack=stack, live_sizes=live_sizes)
     except BudgetResponseError as exc:
         err.print(f"error {source}: {exc}", markup=False)
         return 1
@@ -117,8 +142,10 @@ def _verify(message: dict[str, Any], signing_cert: Path | None, topic_arns: tupl
               help="Accept only this topic (repeatable; implies --verify-signature; default: the policy's budget.notify.snsTopicArn).")
 @click.option("--max-age", type=click.FloatRange(min=0, min_open=True), default=24.0, show_default=True,
               help="Hours after which a signed message is refused as a replay.")
+@click.option("--live-sizes", "live", is_flag=True,
+              help="Read each fleet's live group size from AWS (needs --stack), so a freeze caps fleets where they run.")
 def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, fmt: str, verify: bool,
-                signing_cert: Path | None, topic_arns: tuple[str, ...], max_age: float) -> int:
+                signing_cert: Path | None, topic_arns: tuple[str, ...], max_age: float, live: bool) -> int:
     """Read EVENT (an SNS notification, its HTTP POST or a Lambda SNS event) and respond for POLICY.
 
     Exit 0 when the response was computed (whether or not anything changed), 1 on bad input or a
@@ -151,7 +178,8 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
     if alert is None:
         err.print(f"{event}: not an AWS Budgets notification: nothing to do", markup=False)
         return 0
-    return _respond_and_report(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=str(event), command="respond")
+    return _respond_and_report(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=str(event), command="respond",
+                               live=live)
 
 
 @budget.command("poll")
@@ -161,7 +189,10 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
 @click.option("--forecasted", is_flag=True, help="Respond to the forecasted spend instead of the actual spend.")
 @click.option("--out", "out", type=click.Path(path_type=Path), default=None, help="Write the overlay policy here when something changes.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
-def poll_cmd(policy: Path, stack: str, account_id: str | None, forecasted: bool, out: Path | None, fmt: str) -> int:
+@click.option("--live-sizes", "live", is_flag=True,
+              help="Read each fleet's live group size from AWS (needs --stack), so a freeze caps fleets where they run.")
+def poll_cmd(policy: Path, stack: str, account_id: str | None, forecasted: bool, out: Path | None, fmt: str,
+             live: bool) -> int:
     """Read the stack's AWS Budget now (DescribeBudget) and respond for POLICY as an alert would.
 
     For pipelines that run on a schedule instead of receiving SNS. Uses the usual boto3 credentials
@@ -187,4 +218,5 @@ def poll_cmd(policy: Path, stack: str, account_id: str | None, forecasted: bool,
     except (BudgetStatusError, BotoCoreError, ClientError) as exc:
         err.print(f"error {budget_name(stack)}: {exc}", markup=False)
         return 1
-    return _respond_and_report(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=budget_name(stack), command="poll")
+    return _respond_and_report(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=budget_name(stack), command="poll",
+                               live=live)

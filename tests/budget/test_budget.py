@@ -123,7 +123,31 @@ def test_prod_ignores_nonprod_spot_only_and_freeze_caps_growth() -> None:
     r = respond(policy, alert, policy_ref="eu-prod.yaml")
     assert "nonprod-spot-only fired, but this is a prod policy: its fleets are unchanged" in r.notes
     inference = r.effective.fleet("inference")
-    assert inference.capacity.max == 6 and inference.spot == policy.fleet("inference").spot  # desired 6: no growth
+    assert inference.spot == policy.fleet("inference").spot
+    # live sizes not read: no maximum is lowered (the policy's desired 6 is not what an autoscaler runs)
+    assert inference.capacity == policy.fleet("inference").capacity
+    assert any(n.startswith("freeze: live group sizes were not read") for n in r.notes)
+    assert r.effective.fleet("batch-embed").off_peak == []  # the rest of freeze applies
+
+
+def test_freeze_caps_each_fleet_at_its_live_size() -> None:
+    policy = load_policy(POLICIES / "eu-prod.yaml").policy  # inference: min 4, desired 6, max 48
+    alert = parse_budget_event(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "161,000.00"))
+    assert alert is not None
+    live = {"inference": 27, "llm-train": 0, "finetune": 5}  # batch-embed and eval: no group
+    r = respond(policy, alert, policy_ref="eu-prod.yaml", live_sizes=live)
+    eff = {f.name: f.capacity for f in r.effective.fleets}
+    assert (eff["inference"].min, eff["inference"].desired, eff["inference"].max) == (4, 6, 27)
+    # llm-train and finetune were disabled by degrade (85%) first: max 0 stays 0
+    assert eff["llm-train"].max == 0 and eff["finetune"].max == 0
+    assert "freeze: no growth beyond the 27 node(s) running" in {c.reason.split(" (")[0] for c in r.changes}
+    assert not [n for n in r.notes if "has no live group" in n]  # batch-embed and eval: degraded to max 0
+    core_only = policy.model_copy(update={"fleets": [policy.fleet("inference")]})
+    r = respond(core_only, alert, policy_ref="eu-prod.yaml", live_sizes={"inference": 2})
+    assert r.effective.fleet("inference").capacity.max == 4  # never below min
+    r = respond(core_only, alert, policy_ref="eu-prod.yaml", live_sizes={})
+    assert r.effective.fleet("inference").capacity.max == 48
+    assert "freeze: fleet inference has no live group, so its capacity.max is unchanged" in r.notes
 
 
 def test_below_every_threshold_changes_nothing() -> None:

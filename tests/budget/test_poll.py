@@ -112,3 +112,76 @@ def test_poll_missing_budget_is_a_clean_error(budgets, capsys: pytest.CaptureFix
     assert main(["budget", "poll", str(DEV), "--stack", "nosuch"]) == 1
     err = capsys.readouterr().err
     assert "no budget named 'seedance-nosuch-monthly' in account 777788889999" in err and "Traceback" not in err
+
+
+EU_PROD = REPO / "stacks" / "policies" / "eu-prod.yaml"  # account 111122223333, eu-central-1, budget 160,000
+
+
+@pytest.fixture
+def groups(moto_endpoint: str, aws_env: None, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """An autoscaling client on the moto server (eu-central-1); the CLI reaches it through AWS_ENDPOINT_URL_AUTO_SCALING."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL_AUTO_SCALING", moto_endpoint)
+    ec2 = boto3.client("ec2", region_name="eu-central-1", endpoint_url=moto_endpoint)
+    client = boto3.client("autoscaling", region_name="eu-central-1")
+    lt = ec2.create_launch_template(LaunchTemplateName="seedance-live-test",
+                                    LaunchTemplateData={"ImageId": "ami-12c6146b", "InstanceType": "g5.xlarge"})
+    lt_id = lt["LaunchTemplate"]["LaunchTemplateId"]
+    made: list[str] = []
+
+    def make(name: str, desired: int, tags: dict[str, str]) -> None:
+        client.create_auto_scaling_group(
+            AutoScalingGroupName=name, MinSize=0, MaxSize=max(desired, 1) * 2, DesiredCapacity=desired,
+            LaunchTemplate={"LaunchTemplateId": lt_id, "Version": "$Latest"}, AvailabilityZones=["eu-central-1a"],
+            Tags=[{"Key": k, "Value": v, "PropagateAtLaunch": False} for k, v in tags.items()])
+        made.append(name)
+
+    yield client, make
+    for name in made:
+        client.delete_auto_scaling_group(AutoScalingGroupName=name, ForceDelete=True)
+    ec2.delete_launch_template(LaunchTemplateId=lt_id)
+
+
+def test_live_sizes_are_read_by_the_stack_and_fleet_tags(groups) -> None:  # type: ignore[no-untyped-def]
+    from seedance.budget.live import LiveSizeError, fetch_live_sizes
+
+    client, make = groups
+    make("inference-asg-0a1b2c3", 3, {"seedance:stack": "eu-prod", "seedance:fleet": "inference"})
+    make("finetune-asg-4d5e6f7", 0, {"seedance:stack": "eu-prod", "seedance:fleet": "finetune"})
+    make("inference-asg-8a9b0c1", 5, {"seedance:stack": "dev", "seedance:fleet": "inference"})  # another stack
+    make("web-asg", 2, {"seedance:stack": "eu-prod"})  # no fleet tag: not a fleet group
+    assert fetch_live_sizes(client, "eu-prod") == {"inference": 3, "finetune": 0}
+    assert fetch_live_sizes(client, "nosuch") == {}
+    make("inference-asg-dup", 1, {"seedance:stack": "eu-prod", "seedance:fleet": "inference"})
+    with pytest.raises(LiveSizeError, match="fleet inference of stack eu-prod has two groups"):
+        fetch_live_sizes(client, "eu-prod")
+
+
+def test_poll_freezes_fleets_at_their_live_size(budgets, groups, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _, make = groups
+    make("inference-asg-0a1b2c3", 3, {"seedance:stack": "eu-prod", "seedance:fleet": "inference"})
+    account = "111122223333"
+    budgets.create_budget(AccountId=account, Budget=_budget(budget_name("eu-prod"), "160000", "161000", "170000"))
+    out = tmp_path / "eu-prod-budget.yaml"
+    args = ["budget", "poll", str(EU_PROD), "--stack", "eu-prod", "--out", str(out), "-f", "json"]
+    result = CliRunner().invoke(app, [*args, "--live-sizes"], standalone_mode=False, catch_exceptions=False)
+    assert result.return_value == 0, result.output
+    doc = json.loads(result.stdout)
+    assert "freeze" in doc["actions"]
+    overlay = {f["name"]: f for f in yaml.safe_load(out.read_text())["fleets"]}
+    assert overlay["inference"]["capacity"] == {"min": 4, "desired": 4, "max": 4}  # live 3, never below min 4
+    assert load_policy(out).policy.fleet("inference").capacity.max == 4
+    # without --live-sizes no maximum is lowered, and the report says why
+    result = CliRunner().invoke(app, args, standalone_mode=False, catch_exceptions=False)
+    doc = json.loads(result.stdout)
+    overlay = {f["name"]: f for f in yaml.safe_load(out.read_text())["fleets"]}
+    assert "capacity" not in overlay["inference"] and overlay["inference"]["reserved"]["mode"] == "none"
+    assert any(n.startswith("freeze: live group sizes were not read") for n in doc["notes"])
+
+
+def test_live_sizes_need_the_stack(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from seedance.cli import main
+
+    event = tmp_path / "alert.json"
+    event.write_text((SHARED / "fixtures" / "aws-sns-budgets" / "sre-bot.sns-http-notification.budget-monthly-actual.json").read_text())
+    assert main(["budget", "respond", str(DEV), str(event), "--live-sizes"]) == 1
+    assert "--live-sizes needs --stack" in capsys.readouterr().err
