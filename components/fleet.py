@@ -34,6 +34,7 @@ ALLOCATION_STRATEGIES = frozenset(s.value for s in AllocationStrategy)
 HOOK_MIN_S, HOOK_MAX_S = 30, 7200
 ASG_MAX_TAGS = 50  # tags per Auto Scaling group
 ASG_AUTOSCALER_OWNED = ["desiredCapacity"]  # what `pulumi up` leaves to the Cluster Autoscaler
+SCHEDULE_UNCHANGED = -1  # a scheduled action's "leave this size as it is" (omitted, desired capacity means 0)
 
 
 def ami_parameter(fleet: Fleet, eks_version: str) -> str:
@@ -283,7 +284,7 @@ class SpotRiFleet(pulumi.ComponentResource):
                          fleet.name, fleet.checkpoint.write_seconds)
 
         for i, window in enumerate(fleet.off_peak):
-            self._schedule(name, i, window, plan, asg)
+            self._schedule(name, i, window, plan, asg, args.autoscaler_managed)
 
         self.asg_name = asg.name
         self.launch_template_id = lt.id
@@ -326,16 +327,23 @@ class SpotRiFleet(pulumi.ComponentResource):
             )
         return out
 
-    def _schedule(self, name: str, i: int, window: OffPeakWindow, plan: FleetPlan, asg: aws.autoscaling.Group) -> None:
-        up_max = max(plan.max_size, window.desired)
+    def _schedule(self, name: str, i: int, window: OffPeakWindow, plan: FleetPlan, asg: aws.autoscaling.Group,
+                  autoscaled: bool) -> None:
+        """Scheduled actions for an off-peak window.
+
+        The window raises the group's minimum to its size, not only the desired capacity: a Cluster
+        Autoscaler removes nodes it finds idle, but never below the group's minimum. At the window's
+        end the bounds go back to the plan's; the desired capacity too, unless an autoscaler owns it
+        (then -1, "unchanged", and the autoscaler scales in what is idle).
+        """
         aws.autoscaling.Schedule(
             f"{name}-offpeak-{i}-up",
             scheduled_action_name=f"{name}-offpeak-{i}-up",
             autoscaling_group_name=asg.name,
             recurrence=window.cron.strip(),
             time_zone="Etc/UTC",
-            min_size=plan.min_size,
-            max_size=up_max,
+            min_size=max(plan.min_size, window.desired),
+            max_size=max(plan.max_size, window.desired),
             desired_capacity=window.desired,
             opts=child(self),
         )
@@ -347,6 +355,6 @@ class SpotRiFleet(pulumi.ComponentResource):
             time_zone="Etc/UTC",
             min_size=plan.min_size,
             max_size=plan.max_size,
-            desired_capacity=plan.desired,
+            desired_capacity=SCHEDULE_UNCHANGED if autoscaled else plan.desired,
             opts=child(self),
         )

@@ -108,13 +108,18 @@ def test_checkpoint_lifecycle_hooks(eu):
 
 
 def test_off_peak_schedules(eu, dev):
-    for s, up_desired in ((eu, 10), (dev, 4)):
+    # eu-prod's groups belong to a Cluster Autoscaler: the window holds its nodes through the group's
+    # minimum (the autoscaler never scales below it) and its end leaves the desired size to the
+    # autoscaler (-1). dev's groups have no autoscaler: the end sets the plan's desired size back.
+    for s, up_desired, down_desired in ((eu, 10, -1), (dev, 4, None)):
         plan = s.plan.fleet("batch-embed")
         up = s.one("batch-embed-offpeak-0-up").inputs
         down = s.one("batch-embed-offpeak-0-down").inputs
         assert (up["recurrence"], up["desiredCapacity"], up["timeZone"]) == ("0 22 * * *", up_desired, "Etc/UTC")
-        assert up["maxSize"] == max(plan.max_size, up_desired)
-        assert (down["recurrence"], down["desiredCapacity"], down["maxSize"]) == ("0 6 * * *", plan.desired, plan.max_size)
+        assert (up["minSize"], up["maxSize"]) == (max(plan.min_size, up_desired), max(plan.max_size, up_desired))
+        assert up["minSize"] == up_desired > plan.min_size
+        assert (down["recurrence"], down["minSize"], down["maxSize"]) == ("0 6 * * *", plan.min_size, plan.max_size)
+        assert down["desiredCapacity"] == (plan.desired if down_desired is None else down_desired)
     assert len(eu.of_type("aws:autoscaling/schedule:Schedule")) == 2
 
 
