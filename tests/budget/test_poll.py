@@ -185,3 +185,21 @@ def test_live_sizes_need_the_stack(tmp_path: Path, capsys: pytest.CaptureFixture
     event.write_text((SHARED / "fixtures" / "aws-sns-budgets" / "sre-bot.sns-http-notification.budget-monthly-actual.json").read_text())
     assert main(["budget", "respond", str(DEV), str(event), "--live-sizes"]) == 1
     assert "--live-sizes needs --stack" in capsys.readouterr().err
+
+
+def test_the_response_applied_as_pulumi_up_would_empties_degraded_groups_and_keeps_frozen_ones(groups) -> None:  # type: ignore[no-untyped-def]
+    """The update a `pulumi up` sends for a cluster-joined group carries min and max but not the desired
+    size (ignoreChanges): AWS (here moto, which follows the documented UpdateAutoScalingGroup rules)
+    must then empty a degraded group and leave a group frozen at its live size running."""
+    client, make = groups
+    policy = load_policy(EU_PROD).policy
+    live = {"inference": 9, "batch-embed": 7}  # what the Cluster Autoscaler runs now
+    for fleet, size in live.items():
+        make(f"{fleet}-asg", size, {"seedance:stack": "eu-prod", "seedance:fleet": fleet})
+    alert = alert_from_budget(_budget(budget_name("eu-prod"), "160000", "161000", "0"), now=NOW)
+    effective = respond(policy, alert, policy_ref="eu-prod.yaml", stack="eu-prod", live_sizes=live).effective
+    for fleet in live:
+        cap = effective.fleet(fleet).capacity
+        client.update_auto_scaling_group(AutoScalingGroupName=f"{fleet}-asg", MinSize=cap.min, MaxSize=cap.max)
+    now = {g["AutoScalingGroupName"]: g["DesiredCapacity"] for g in client.describe_auto_scaling_groups()["AutoScalingGroups"]}
+    assert now == {"inference-asg": 9, "batch-embed-asg": 0}  # core: frozen where it runs; non-core: degraded
