@@ -33,6 +33,18 @@ $(VENV)/.bench-extra: $(BIN)/seedance
 
 setup: $(BIN)/seedance
 
+# OPA's own Go evaluator for the gate's parity tests: pip fetches the pinned wheel (tests/gate/opa-go.txt)
+# for the Python it names (3.14) and it is unpacked, not installed: the tests load its shared library
+# with ctypes. Where it cannot be fetched (another platform, no registry) those tests skip and say why.
+OPA_GO := $(VENV)/opa-go
+$(OPA_GO)/.fetched: tests/gate/opa-go.txt $(BIN)/seedance
+	@rm -rf $(OPA_GO)
+	@if $(BIN)/python -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.14 \
+	    --require-hashes -r tests/gate/opa-go.txt -d $(OPA_GO)/wheel; then \
+	  $(BIN)/python -c "import glob, sys, zipfile; [zipfile.ZipFile(w).extractall(sys.argv[1]) for w in glob.glob(sys.argv[1] + '/wheel/*.whl')]" $(OPA_GO) \
+	  && touch $@; \
+	else echo "warning: OPA's Go evaluator could not be fetched; tests/gate/test_opa_go.py will skip"; fi
+
 # The main job on the bundled example stacks: validate, plan, estimate (from the plan) and the gate.
 demo: setup
 	$(BIN)/seedance validate $(foreach s,$(STACKS),stacks/policies/$(s).yaml)
@@ -44,7 +56,7 @@ demo: setup
 	  $(BIN)/seedance check $$s || exit $$?; \
 	done
 
-test: setup
+test: setup $(OPA_GO)/.fetched
 	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile --durations=25
 
 bench: $(VENV)/.bench-extra

@@ -31,7 +31,11 @@ _default_tags := object.union_n([t |
 	t := object.get(doc, "tags", {})
 ])
 
-_json(raw) := json.unmarshal(raw) if is_string(raw)
+# a placeholder ("[unknown]" in a preview) or other text that is not JSON gives no default tags
+_json(raw) := json.unmarshal(raw) if {
+	is_string(raw)
+	json.is_valid(raw)
+}
 
 _json(raw) := raw if is_object(raw)
 

@@ -41,3 +41,10 @@ test_pass_provider_default_tags if {
 	v := cost_allocation_tags.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [provider, fail_resources[1]])
 	v == set()
 }
+
+# default tags not known until apply (a preview's "[unknown]" placeholder): no default tags, no error
+test_fail_provider_default_tags_unknown if {
+	provider := object.union(fixtures.resource("pulumi:providers:aws", "aws", {"defaultTags": "[unknown]"}), {"custom": true})
+	v := cost_allocation_tags.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [provider, fail_resources[1]])
+	v == {_f("aws:sns/topic:Topic", "alerts", "missing cost-allocation tag(s): team, cost-center, environment, owner")}
+}

@@ -32,3 +32,10 @@ test_fail_above_cap if {
 		_f("kubernetes:core/v1:LimitRange", "lr", "LimitRange allows memory overcommit of 4.00x; the cap is 1.50x"),
 	}
 }
+
+# a quantity that is not one ("[unknown]" in a preview, a typo) is not compared, and is no error
+test_pass_unparsable_quantities_are_skipped if {
+	resources := [_deploy("api", {"cpu": "[unknown]", "memory": "1Gi"}, {"cpu": "2", "memory": "lots"})]
+	v := overcommit.violation with input as fixtures.gate_input(fixtures.no_framework_policy, resources)
+	v == set()
+}

@@ -52,3 +52,11 @@ test_pass_string_boolean_rotation if {
 test_pass_outside_gdpr if {
 	count(key_management.violation) == 0 with input as fixtures.gate_input(fixtures.mlps_policy, [fail_key])
 }
+
+# a key policy not known until apply (a preview's "[unknown]" placeholder) has no statements to judge
+test_pass_policy_unknown_until_apply if {
+	count(key_management.violation) == 0 with input as fixtures.gate_input(
+		fixtures.gdpr_policy,
+		[_key("later", {"enableKeyRotation": true, "policy": "[unknown]"})],
+	)
+}

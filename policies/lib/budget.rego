@@ -39,7 +39,10 @@ spot_cap(policy, name, sla_caps) := min([max_share, object.get(sla_caps, f.sla, 
 # a Kubernetes quantity as a number ("500m" -> 0.5, "1Gi" -> 1073741824, 2 -> 2)
 quantity(q) := q if is_number(q)
 
-quantity(q) := units.parse(q) if is_string(q)
+quantity(q) := units.parse(q) if {
+	is_string(q)
+	regex.match(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$`, q)
+}
 
 cost_tags := ["team", "cost-center", "environment", "owner"]
 

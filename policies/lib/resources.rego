@@ -177,8 +177,12 @@ taggable(r) if {
 	not r.type in untaggable_aws
 }
 
-# IAM / resource policies arrive as JSON strings (or objects); statements as a list
-policy_statements(doc) := _statements(json.unmarshal(doc)) if is_string(doc)
+# IAM / resource policies arrive as JSON strings (or objects); statements as a list. A string that
+# is not JSON (the preview's "[unknown]" placeholder) has no statements to check.
+policy_statements(doc) := _statements(json.unmarshal(doc)) if {
+	is_string(doc)
+	json.is_valid(doc)
+}
 
 policy_statements(doc) := _statements(doc) if is_object(doc)
 

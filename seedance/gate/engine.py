@@ -16,6 +16,7 @@ from urllib.parse import urlparse
 
 from seedance.gate.bundle import PolicyBundle
 from seedance.gate.errors import EngineError, GateError, OpaUnreachableError, PolicyLoadError
+from seedance.synth.document import UNKNOWN
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +124,7 @@ class RegorusEngine:
             result = json.loads(engine.eval_query_as_json(query))
         except Exception as exc:  # regorus raises RuntimeError; anything else is a failure too
             self._local.compiled = None
-            raise EngineError(located_message(str(exc))) from None
+            raise EngineError(located_message(str(exc)) + _unknown_hint(str(exc))) from None
         rows = result.get("result") or []
         if len(rows) != 1:
             raise EngineError(f"the control rules gave {len(rows)} results instead of one (undefined or conflicting)")
@@ -196,6 +197,14 @@ class OpaEngine:
             raise EngineError(f"OPA backend: {type(exc).__name__}: {exc}") from None
         finally:
             client.close_connection()
+
+
+def _unknown_hint(message: str) -> str:
+    """Why a rule met a placeholder where it expected a list or an object, when that is the cause."""
+    if json.dumps(UNKNOWN) not in message:
+        return ""
+    return ("; the value is the preview's placeholder for one known only after apply, so this check cannot "
+            "be decided: gate the synthesised document (seedance check STACK) or a preview where it is known")
 
 
 def _opa_message(exc: Exception) -> str:

@@ -13,6 +13,7 @@ Normalisation, the same for every source:
 * A secret becomes the string :data:`SECRET`; a value not known until apply (the preview's
   unknown sentinel) becomes :data:`UNKNOWN`; a resource reference becomes the referenced URN;
   assets and archives keep their fields plus ``"$kind": "asset" | "archive"``.
+* A null input (at any depth of an object) is dropped: Pulumi treats it as unset.
 * ``parent`` is ``None`` for resources directly under the stack; the stack resource itself
   (``pulumi:pulumi:Stack``) is not listed.
 """
@@ -24,7 +25,7 @@ import math
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 API_VERSION = "seedance.io/v1"
 KIND = "ResourceDocument"
@@ -61,6 +62,12 @@ class Resource(BaseModel):
     provider: str | None = Field(default=None, description="URN of the provider resource (no id), if explicit.")
     inputs: dict[str, Any] = Field(default_factory=dict)
     ignore_changes: list[str] = Field(default_factory=list, description="Inputs `pulumi up` leaves as they are once the resource exists (synth only).")
+
+    @field_validator("inputs")
+    @classmethod
+    def _drop_nulls(cls, value: dict[str, Any]) -> dict[str, Any]:
+        # a null input is an unset one (Pulumi sends neither), so the gate's rules see one shape for both
+        return without_nulls(value)
 
     @model_serializer(mode="wrap")
     def _drop_empty_ignore_changes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -147,6 +154,15 @@ def _special(sig: str, value: dict[str, Any]) -> Any:
     out: dict[str, Any] = {"$kind": kind}
     out.update({k: normalise(v) for k, v in value.items() if k != SIG_KEY})
     return out
+
+
+def without_nulls(value: Any) -> Any:
+    """``value`` with every null-valued object key removed, at any depth (list items stay)."""
+    if isinstance(value, dict):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_nulls(v) for v in value]
+    return value
 
 
 def normalise_inputs(inputs: dict[str, Any] | None) -> dict[str, Any]:

@@ -29,3 +29,24 @@ def stack_input():
         return _inputs[stack]
 
     return get
+
+
+@pytest.fixture(scope="session")
+def opa_go():
+    """OPA's own Go evaluator (``opa_bindings.OpaEngine``), unpacked into the venv by ``make test``.
+
+    Skips, saying why, where it is not there (``SEEDANCE_OPA_GO`` may name another unpacked copy).
+    """
+    import os
+    import sys
+
+    where = Path(os.environ.get("SEEDANCE_OPA_GO") or Path(sys.prefix) / "opa-go")
+    if not (where / "opa_bindings" / "libopabridge.so").is_file():
+        pytest.skip(f"OPA's Go evaluator is not unpacked at {where}: `make test` fetches it (tests/gate/opa-go.txt)")
+    if str(where) not in sys.path:
+        sys.path.insert(0, str(where))
+    try:
+        from opa_bindings import OpaEngine
+    except OSError as exc:  # the shared library does not load on this platform
+        pytest.skip(f"OPA's Go evaluator does not load here: {exc}")
+    return OpaEngine
