@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import datetime as dt
+import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,11 +21,12 @@ from hypothesis import strategies as st
 from seedance.gate import RegorusEngine
 from seedance.gate.engine import _as_list, _sort_findings, control_query
 from seedance.gate.errors import EngineError
-from seedance.gate.inputs import validate_document
+from seedance.gate.inputs import GateInput, validate_document
 from seedance.gate.run import evaluate
 from seedance.gate.testrunner import discover, run_tests
 
 AS_OF = dt.date(2026, 6, 1)
+REPO = Path(__file__).resolve().parents[2]
 
 
 class GoOpaEngine:
@@ -166,3 +169,31 @@ def _shared_engine(factory, bundle) -> GoOpaEngine:  # noqa: ANN001
     if id(bundle) not in _ENGINES:
         _ENGINES[id(bundle)] = GoOpaEngine(factory, bundle)
     return _ENGINES[id(bundle)]
+
+
+def _shared_fixtures() -> Path:
+    root = Path(os.environ["SEEDANCE_SHARED_DATA"]) if os.environ.get("SEEDANCE_SHARED_DATA") else REPO.parent / "shared" / "data"
+    return root / "fixtures"
+
+
+REAL_OUTPUTS = sorted((_shared_fixtures() / "pulumi-preview").glob("*.json")) + sorted(
+    (_shared_fixtures() / "pulumi-stack-export").glob("*.json"))
+
+
+def test_the_real_outputs_are_there() -> None:
+    assert len(REAL_OUTPUTS) >= 5  # 4 previews and 1 export in the shared fixtures
+
+
+@pytest.mark.parametrize("path", REAL_OUTPUTS, ids=lambda p: p.name)
+def test_opa_gives_the_embedded_findings_on_real_pulumi_output(opa_go, bundle, path: Path) -> None:
+    """Real `pulumi preview --json` and `pulumi stack export` output (one preview full of unknowns)."""
+    from seedance.policy import load_policy
+    from seedance.synth.ingest import load_export, load_preview
+
+    doc = (load_preview if "preview" in path.parent.name else load_export)(path)
+    policy = load_policy(REPO / "stacks" / "policies" / "eu-prod.yaml").policy.model_dump(mode="json", by_alias=True)
+    policy["compliance"]["frameworks"] = ["gdpr", "mlps-l3"]
+    gi = GateInput(validate_document(doc.to_json()), policy, None, {"monthly_total": 1000.0, "currency": "USD"}, None)
+    embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF)
+    assert evaluate(gi, bundle, _shared_engine(opa_go, bundle), as_of=AS_OF).to_json() == embedded.to_json()
+    assert embedded.findings
