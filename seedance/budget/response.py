@@ -24,8 +24,8 @@ that ``extends`` the original policy, so a pipeline can commit it and redeploy f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from seedance.budget.events import BudgetAlert
