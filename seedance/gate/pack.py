@@ -64,7 +64,11 @@ def load_context(stack: str, project: str, project_dir: Path) -> StackContext:
 
 
 def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=lambda v: "[unknown]"))
+    """JSON types only; a value that is not (an unknown output) becomes the placeholder, a null is
+    dropped as unset (as the resource document does)."""
+    from seedance.synth.document import UNKNOWN, without_nulls
+
+    return without_nulls(json.loads(json.dumps(value, default=lambda v: UNKNOWN)))
 
 
 def as_resource(resource_type: str, urn: str, name: str, props: Any, parent_urn: str | None = None) -> dict[str, Any]:

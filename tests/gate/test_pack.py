@@ -72,6 +72,26 @@ def test_resource_validator_reports_imdsv1(bundle) -> None:
     assert good.violations == []
 
 
+def test_null_properties_are_unset_not_an_engine_error(bundle) -> None:
+    # resource outputs (what stack validations see) carry null for every unset property
+    ctx = _context(["gdpr"])
+    lt = _lt("optional")
+    lt.props.update({"blockDeviceMappings": None, "networkInterfaces": None, "tagSpecifications": None})
+    validate = resource_validator(bundle.control("GDPR-32.1b-1"), bundle, RegorusEngine(), lambda urn: ctx)
+    out = Collector()
+    validate(lt, out)
+    assert [m.split(" [")[0] for m, _ in out.violations] == [
+        "launch template allows IMDSv1 (metadataOptions.httpTokens is \"optional\", not \"required\")"]
+    doc = json.loads(json.dumps(SAMPLE))
+    for r in doc["resources"]:
+        r["inputs"]["tags"] = None
+        r["inputs"].pop("defaultTags", None)  # nor default tags from the provider
+    stack = stack_validator(bundle.control("BUDGET-TAGS-1"), bundle, RegorusEngine(), lambda urn: ctx)
+    out = Collector()
+    stack(_stack_args(doc), out)  # raised "object.union expects object argument" before
+    assert out.violations and all("missing cost-allocation tag(s)" in m for m, _ in out.violations)
+
+
 def test_resource_validator_respects_frameworks(bundle) -> None:
     validate = resource_validator(bundle.control("GDPR-32.1b-1"), bundle, RegorusEngine(), lambda urn: _context([]))
     out = Collector()
