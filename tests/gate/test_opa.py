@@ -1,8 +1,9 @@
 """The OPA server backend (opa-python-client).
 
-Against a real OPA when an ``opa`` binary is on PATH (skipped otherwise: there is none on our
+Against a real OPA server when an ``opa`` binary is on PATH (skipped otherwise: there is none on our
 machines); the client side (policy upload, data, per-rule queries, error mapping) is also checked
-against a small local stand-in that speaks OPA's REST API and evaluates with regorus.
+against a small local stand-in that speaks OPA's REST API and evaluates with regorus or with OPA's
+own Go evaluator (tests/gate/conftest.py: opa_go).
 """
 
 from __future__ import annotations
@@ -48,11 +49,50 @@ class _StandIn(BaseHTTPRequestHandler):
 
     Served by one thread (a plain HTTPServer), which compiles the policies and data once after each
     change and evaluates every query on that engine, as OPA does (regorus engines stay on their thread).
+    Evaluation is regorus's, or, with ``go`` set (``opa_bindings.OpaEngine``), OPA's own Go evaluator:
+    then only the HTTP layer is a stand-in.
     """
 
     policies: dict[str, str] = {}
     data: dict = {}
-    engine: regorus.Engine | None = None
+    engine = None  # regorus.Engine or opa_bindings.OpaEngine, compiled from policies and data
+    go = None  # the opa_bindings.OpaEngine class, when OPA's evaluator answers
+
+    def _compile(self, pid: str, text: str) -> str | None:
+        """The compile error of one policy (None when it compiles), from the evaluator in use."""
+        if self.go is not None:
+            from opa_bindings import OpaError
+
+            try:
+                self.go().add_policy(pid, text)
+            except OpaError as exc:
+                return exc.message
+            return None
+        try:
+            regorus.Engine().add_policy(pid, text)
+        except RuntimeError as exc:
+            return str(exc).split("Stack backtrace")[0].strip()
+        return None
+
+    def _evaluate(self, rule: str, input_doc: dict) -> dict:
+        if self.engine is None:
+            engine = regorus.Engine() if self.go is None else self.go()
+            for pid, text in self.policies.items():
+                engine.add_policy(pid, text)
+            if self.go is None:
+                engine.add_data_json(json.dumps(self.data))
+            else:
+                engine.add_data(self.data)
+            type(self).engine = engine
+        if self.go is None:
+            self.engine.set_input_json(json.dumps(input_doc))
+            return {"result": json.loads(self.engine.eval_rule_as_json(rule))}
+        from opa_bindings import OpaUndefinedError
+
+        try:
+            return {"result": self.engine.eval_document(rule.removeprefix("data."), input_doc)}
+        except OpaUndefinedError:
+            return {}  # OPA leaves "result" out for an undefined document
 
     def log_message(self, *args) -> None:  # keep pytest output clean
         pass
@@ -75,10 +115,9 @@ class _StandIn(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         if path.startswith("/v1/policies/"):
             text = self._body().decode()
-            try:
-                regorus.Engine().add_policy(path, text)
-            except RuntimeError as exc:
-                self._reply(400, {"code": "invalid_parameter", "message": str(exc).split("Stack backtrace")[0].strip()})
+            error = self._compile(path, text)
+            if error is not None:
+                self._reply(400, {"code": "invalid_parameter", "message": error})
                 return
             self.policies[path.removeprefix("/v1/policies/")] = text
             type(self).engine = None
@@ -93,19 +132,12 @@ class _StandIn(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         rule = "data." + self.path.split("?")[0].removeprefix("/v1/data/").replace("/", ".")
-        if self.engine is None:
-            engine = regorus.Engine()
-            for pid, text in self.policies.items():
-                engine.add_policy(pid, text)
-            engine.add_data_json(json.dumps(self.data))
-            type(self).engine = engine
-        engine = self.engine
-        engine.set_input_json(json.dumps(json.loads(self._body())["input"]))
-        self._reply(200, {"result": json.loads(engine.eval_rule_as_json(rule))})
+        self._reply(200, self._evaluate(rule, json.loads(self._body())["input"]))
 
 
-@pytest.fixture()
-def stand_in():
+@pytest.fixture(params=["regorus", "opa-go"])
+def stand_in(request: pytest.FixtureRequest):
+    _StandIn.go = request.getfixturevalue("opa_go") if request.param == "opa-go" else None
     _StandIn.policies = {}
     _StandIn.data = {}
     server = HTTPServer(("127.0.0.1", 0), _StandIn)
