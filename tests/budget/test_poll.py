@@ -203,3 +203,20 @@ def test_the_response_applied_as_pulumi_up_would_empties_degraded_groups_and_kee
         client.update_auto_scaling_group(AutoScalingGroupName=f"{fleet}-asg", MinSize=cap.min, MaxSize=cap.max)
     now = {g["AutoScalingGroupName"]: g["DesiredCapacity"] for g in client.describe_auto_scaling_groups()["AutoScalingGroups"]}
     assert now == {"inference-asg": 9, "batch-embed-asg": 0}  # core: frozen where it runs; non-core: degraded
+
+
+def test_sizes_from_groups_reads_only_the_stacks_fleet_groups() -> None:
+    from seedance.budget.live import LiveSizeError, sizes_from_groups
+
+    def group(name: str, desired: object, **tags: str) -> dict:
+        return {"AutoScalingGroupName": name, "DesiredCapacity": desired,
+                "Tags": [{"Key": k.replace("_", ":"), "Value": v} for k, v in tags.items()]}
+
+    groups = [group("a", 3, seedance_stack="eu-prod", seedance_fleet="inference"),
+              group("b", 4, seedance_stack="dev", seedance_fleet="inference"),
+              group("c", 5, seedance_stack="eu-prod"),
+              {"AutoScalingGroupName": "d", "DesiredCapacity": 1}]
+    assert sizes_from_groups(groups, "eu-prod") == {"inference": 3}
+    for bad in (None, -1, True, "3"):
+        with pytest.raises(LiveSizeError, match=r"group x \(fleet f\): DesiredCapacity is not a count"):
+            sizes_from_groups([group("x", bad, seedance_stack="s", seedance_fleet="f")], "s")
