@@ -31,10 +31,13 @@ _default_tags := object.union_n([t |
 	t := object.get(doc, "tags", {})
 ])
 
-# a placeholder ("[unknown]" in a preview) or other text that is not JSON gives no default tags
-_json(raw) := json.unmarshal(raw) if {
+# a placeholder ("[unknown]" in a preview), text that is not JSON or JSON that is not an object
+# gives no default tags
+_json(raw) := doc if {
 	is_string(raw)
 	json.is_valid(raw)
+	doc := json.unmarshal(raw)
+	is_object(doc)
 }
 
 _json(raw) := raw if is_object(raw)

@@ -42,9 +42,12 @@ test_pass_provider_default_tags if {
 	v == set()
 }
 
-# default tags not known until apply (a preview's "[unknown]" placeholder): no default tags, no error
-test_fail_provider_default_tags_unknown if {
-	provider := object.union(fixtures.resource("pulumi:providers:aws", "aws", {"defaultTags": "[unknown]"}), {"custom": true})
-	v := cost_allocation_tags.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [provider, fail_resources[1]])
-	v == {_f("aws:sns/topic:Topic", "alerts", "missing cost-allocation tag(s): team, cost-center, environment, owner")}
+# default tags not known until apply (a preview's "[unknown]" placeholder), or JSON that is not an
+# object: no default tags, no error
+test_fail_provider_default_tags_unknown_or_not_an_object if {
+	every raw in ["[unknown]", "false", "[1]"] {
+		provider := object.union(fixtures.resource("pulumi:providers:aws", "aws", {"defaultTags": raw}), {"custom": true})
+		v := cost_allocation_tags.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [provider, fail_resources[1]])
+		v == {_f("aws:sns/topic:Topic", "alerts", "missing cost-allocation tag(s): team, cost-center, environment, owner")}
+	}
 }

@@ -57,6 +57,6 @@ test_pass_outside_gdpr if {
 test_pass_policy_unknown_until_apply if {
 	count(key_management.violation) == 0 with input as fixtures.gate_input(
 		fixtures.gdpr_policy,
-		[_key("later", {"enableKeyRotation": true, "policy": "[unknown]"})],
+		[_key("later", {"enableKeyRotation": true, "policy": "[unknown]"}), _key("odd", {"enableKeyRotation": true, "policy": "false"})],
 	)
 }

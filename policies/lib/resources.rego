@@ -179,9 +179,11 @@ taggable(r) if {
 
 # IAM / resource policies arrive as JSON strings (or objects); statements as a list. A string that
 # is not JSON (the preview's "[unknown]" placeholder) has no statements to check.
-policy_statements(doc) := _statements(json.unmarshal(doc)) if {
+policy_statements(doc) := _statements(p) if {
 	is_string(doc)
 	json.is_valid(doc)
+	p := json.unmarshal(doc)
+	is_object(p)
 }
 
 policy_statements(doc) := _statements(doc) if is_object(doc)
