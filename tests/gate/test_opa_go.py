@@ -227,3 +227,32 @@ def test_opa_gives_the_embedded_findings_on_real_pulumi_output(opa_go, bundle, p
     embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF)
     assert evaluate(gi, bundle, _shared_engine(opa_go, bundle), as_of=AS_OF).to_json() == embedded.to_json()
     assert embedded.findings
+
+
+@settings(max_examples=max(1, round(30 * SCALE)), deadline=None, derandomize=SCALE == 1, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_opa_and_regorus_agree_on_varied_policies(opa_go, bundle, stack_input, data) -> None:
+    """The same documents under other compliance settings, budgets and spend: the rules' branches on
+    jurisdiction, residency, retention and thresholds, and their arithmetic."""
+    from seedance.gate.inputs import validate_policy
+
+    engine = _shared_engine(opa_go, bundle)
+    gi = stack_input(data.draw(st.sampled_from(["eu-prod", "cn-prod", "dev"]), label="stack"))
+    policy = copy.deepcopy(gi.policy)
+    c = policy["compliance"]
+    c["frameworks"] = data.draw(st.lists(st.sampled_from(["gdpr", "mlps-l3"]), unique=True), label="frameworks")
+    c["jurisdiction"] = data.draw(st.sampled_from(["eu", "cn", "other"]), label="jurisdiction")
+    c["dataResidency"] = data.draw(st.lists(st.sampled_from(["eu-*", "cn-*", "us-east-1", "*", "eu-central-?"]),
+                                            max_size=3), label="residency")
+    c["logRetentionDays"] = data.draw(st.sampled_from([1, 30, 90, 180, 365, 400, 731, 3653]), label="retention")
+    c["personalDataMaxDays"] = data.draw(st.sampled_from([None, 1, 90, 365, 1000]), label="max days")
+    policy["budget"]["monthlyAmount"] = data.draw(st.sampled_from([0.01, 1, 1000, 5e4, 1e9]), label="budget")
+    if data.draw(st.booleans(), label="overcommit"):
+        policy.setdefault("scheduling", {})["overcommitCap"] = data.draw(st.sampled_from([1, 1.5, 4]), label="cap")
+    estimate = gi.estimate and {**gi.estimate, "monthly_total": data.draw(
+        st.sampled_from([0, 0.5, 999.99, 1000, 1e6]), label="estimate")}
+    budget_state = data.draw(st.sampled_from([None, {"forecast_monthly": 2e9}, {"month_to_date": 10.0}]), label="state")
+    gi = dataclasses.replace(gi, policy=validate_policy(policy), estimate=estimate, budget_state=budget_state)
+    embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF).to_json()
+    assert evaluate(gi, bundle, engine, as_of=AS_OF).to_json() == embedded
