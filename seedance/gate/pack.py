@@ -23,6 +23,7 @@ from seedance.gate.decision import Finding, decide, parse_waivers
 from seedance.gate.engine import RegorusEngine
 from seedance.gate.metadata import ControlMeta
 from seedance.resources import CHECKOUT_DIR
+from seedance.synth.document import UNKNOWN, without_nulls
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +67,6 @@ def load_context(stack: str, project: str, project_dir: Path) -> StackContext:
 def _jsonable(value: Any) -> Any:
     """JSON types only; a value that is not (an unknown output) becomes the placeholder, a null is
     dropped as unset (as the resource document does)."""
-    from seedance.synth.document import UNKNOWN, without_nulls
-
     return without_nulls(json.loads(json.dumps(value, default=lambda v: UNKNOWN)))
 
 

@@ -48,6 +48,12 @@ class GoOpaEngine:
         return {c.control_id: _sort_findings(_as_list(rows[0][f"v{i}"], c.query)) for i, c in enumerate(bundle.controls)}
 
 
+@pytest.fixture(scope="module")
+def go_engine(opa_go, bundle) -> GoOpaEngine:  # noqa: ANN001
+    """One compiled OPA for this file's comparisons."""
+    return GoOpaEngine(opa_go, bundle)
+
+
 def test_every_rego_test_holds_under_opa(opa_go, bundle) -> None:
     opa = opa_go()
     for f in bundle.modules(tests=True):
@@ -80,13 +86,13 @@ def test_opa_rejects_what_regorus_rejects(opa_go) -> None:
 
 @pytest.mark.parametrize("stack", ["eu-prod", "cn-prod", "dev"])
 @pytest.mark.parametrize("frameworks", [None, ["gdpr", "mlps-l3"]])
-def test_opa_gives_the_embedded_findings_on_the_example_stacks(opa_go, bundle, stack_input, stack: str,
+def test_opa_gives_the_embedded_findings_on_the_example_stacks(go_engine, bundle, stack_input, stack: str,
                                                               frameworks: list[str] | None) -> None:
     gi = stack_input(stack)
     if frameworks is not None:  # every rule fires somewhere: the EU stack fails MLPS residency and so on
         policy = {**gi.policy, "compliance": {**gi.policy["compliance"], "frameworks": frameworks}}
         gi = dataclasses.replace(gi, policy=policy)
-    via_opa = evaluate(gi, bundle, GoOpaEngine(opa_go, bundle), as_of=AS_OF)
+    via_opa = evaluate(gi, bundle, go_engine, as_of=AS_OF)
     embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF)
     assert via_opa.to_json() == embedded.to_json()
     if frameworks is not None:
@@ -139,13 +145,13 @@ SCALE = float(os.environ.get("SEEDANCE_FUZZ_SCALE", "1"))
 @settings(max_examples=max(1, round(60 * SCALE)), deadline=None, derandomize=SCALE == 1, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_opa_and_regorus_agree_on_mutated_documents(opa_go, bundle, stack_input, data) -> None:
+def test_opa_and_regorus_agree_on_mutated_documents(go_engine, bundle, stack_input, data) -> None:
     """Missing fields, nulls, empty and foreign values, dropped resources: where two Rego engines could part ways.
 
     Replacements keep the JSON type the document holds (a list stays a list) or unset the value;
     a list or object replaced by a string is test_an_unknown_collection_blocks_the_embedded_gate.
     """
-    engine = _shared_engine(opa_go, bundle)
+    engine = go_engine
     gi = stack_input(data.draw(st.sampled_from(["eu-prod", "cn-prod"]), label="stack"))
     doc = copy.deepcopy(gi.document)
     resources = doc["resources"]
@@ -177,7 +183,7 @@ def test_opa_and_regorus_agree_on_mutated_documents(opa_go, bundle, stack_input,
     assert evaluate(gi, bundle, engine, as_of=AS_OF).to_json() == embedded
 
 
-def test_an_unknown_collection_blocks_the_embedded_gate(opa_go, bundle, stack_input) -> None:
+def test_an_unknown_collection_blocks_the_embedded_gate(go_engine, bundle, stack_input) -> None:
     """A list the rules iterate, unknown until apply (the preview's placeholder string): regorus stops
     with a runtime error, so the embedded gate is undecided and blocks, naming the cause; OPA iterates
     nothing and decides. The two backends differ here (README, Known limits)."""
@@ -188,17 +194,9 @@ def test_an_unknown_collection_blocks_the_embedded_gate(opa_go, bundle, stack_in
     gi = dataclasses.replace(gi, document=validate_document(doc))
     with pytest.raises(EngineError, match=r"lib/network\.rego:\d+:\d+: .*\[unknown\].*known only after apply"):
         evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF)
-    assert evaluate(gi, bundle, GoOpaEngine(opa_go, bundle), as_of=AS_OF).outcome in ("pass", "fail")
+    assert evaluate(gi, bundle, go_engine, as_of=AS_OF).outcome in ("pass", "fail")
 
 
-_ENGINES: dict[int, GoOpaEngine] = {}
-
-
-def _shared_engine(factory, bundle) -> GoOpaEngine:  # noqa: ANN001
-    """One compiled OPA per bundle for the property test's examples."""
-    if id(bundle) not in _ENGINES:
-        _ENGINES[id(bundle)] = GoOpaEngine(factory, bundle)
-    return _ENGINES[id(bundle)]
 
 
 def _shared_fixtures() -> Path:
@@ -215,7 +213,7 @@ def test_the_real_outputs_are_there() -> None:
 
 
 @pytest.mark.parametrize("path", REAL_OUTPUTS, ids=lambda p: p.name)
-def test_opa_gives_the_embedded_findings_on_real_pulumi_output(opa_go, bundle, path: Path) -> None:
+def test_opa_gives_the_embedded_findings_on_real_pulumi_output(go_engine, bundle, path: Path) -> None:
     """Real `pulumi preview --json` and `pulumi stack export` output (one preview full of unknowns)."""
     from seedance.policy import load_policy
     from seedance.synth.ingest import load_export, load_preview
@@ -225,19 +223,19 @@ def test_opa_gives_the_embedded_findings_on_real_pulumi_output(opa_go, bundle, p
     policy["compliance"]["frameworks"] = ["gdpr", "mlps-l3"]
     gi = GateInput(validate_document(doc.to_json()), policy, None, {"monthly_total": 1000.0, "currency": "USD"}, None)
     embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF)
-    assert evaluate(gi, bundle, _shared_engine(opa_go, bundle), as_of=AS_OF).to_json() == embedded.to_json()
+    assert evaluate(gi, bundle, go_engine, as_of=AS_OF).to_json() == embedded.to_json()
     assert embedded.findings
 
 
 @settings(max_examples=max(1, round(30 * SCALE)), deadline=None, derandomize=SCALE == 1, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_opa_and_regorus_agree_on_varied_policies(opa_go, bundle, stack_input, data) -> None:
+def test_opa_and_regorus_agree_on_varied_policies(go_engine, bundle, stack_input, data) -> None:
     """The same documents under other compliance settings, budgets and spend: the rules' branches on
     jurisdiction, residency, retention and thresholds, and their arithmetic."""
     from seedance.gate.inputs import validate_policy
 
-    engine = _shared_engine(opa_go, bundle)
+    engine = go_engine
     gi = stack_input(data.draw(st.sampled_from(["eu-prod", "cn-prod", "dev"]), label="stack"))
     policy = copy.deepcopy(gi.policy)
     c = policy["compliance"]
