@@ -97,6 +97,7 @@ class Platform:
             "interfaceEndpoints": self.network.interface_endpoint_ids,
             "checkpointBuckets": self.storage.bucket_names,
             "budget": self.budget.budget_name,
+            "budgetTopicArn": self.budget.topic_arn,  # for `seedance budget respond --verify-signature --topic-arn`
             "trail": self.audit.trail_arn,
             "gpuNodeLabels": self.gpu_sharing.node_labels,
             **({"nodeRoleArn": self.cluster.node_role_arn} if self.cluster else {}),

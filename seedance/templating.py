@@ -7,6 +7,7 @@ else the copy bundled in the installed package, else the checkout's ``templates/
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, Tem
 
 from seedance.resources import ResourceNotFoundError, templates_dir
 
-__all__ = ["ReportTemplateError", "environment", "get_template", "md_cell", "templates_dir", "yaml_str"]
+__all__ = ["ReportTemplateError", "environment", "get_template", "md_cell", "md_code", "md_text", "templates_dir",
+           "yaml_str"]
 
 
 def __getattr__(name: str) -> Any:
@@ -30,6 +32,23 @@ def md_cell(text: Any) -> str:
     return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#!~])")
+
+
+def md_text(text: Any) -> str:
+    """A value as inert Markdown text: every character Markdown or its HTML could act on is escaped.
+
+    For text from outside (a budget name, a message) that must not become a link, an image, HTML or
+    emphasis in a PR comment or an incident report; also safe inside a table cell.
+    """
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\r", " ").replace("\n", " ")
+
+
+def md_code(text: Any) -> str:
+    """A value for a Markdown code span: backticks and line breaks removed (a code span renders the rest literally)."""
+    return str(text).replace("`", "'").replace("\r", " ").replace("\n", " ")
+
+
 def environment(directory: Path | None = None) -> Environment:
     """The report environment over ``directory`` (default: :func:`templates_dir`)."""
     env = Environment(
@@ -39,6 +58,8 @@ def environment(directory: Path | None = None) -> Environment:
         keep_trailing_newline=True,
     )
     env.filters["md"] = md_cell
+    env.filters["md_text"] = md_text
+    env.filters["code"] = md_code
     env.filters["yaml_str"] = yaml_str
     return env
 

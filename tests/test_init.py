@@ -76,7 +76,7 @@ def test_a_new_project_passes_the_gate(tmp_path: Path, region: str, environment:
 def test_without_a_cost_center_the_gate_blocks_on_tags_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     project = tmp_path / "p"
     assert main(["init", str(project), "--region", "us-west-2"]) == 0
-    capsys.readouterr()
+    assert "warning: no --cost-center" in capsys.readouterr().err  # said up front, not only by the gate
     assert main(["check", "dev", "--project-dir", str(project), "-f", "json"]) == 1
     decision = json.loads(capsys.readouterr().out)
     mandatory = {f["controlId"] for f in decision["findings"] if f["severity"] == "mandatory" and not f["waived"]}

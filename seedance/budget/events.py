@@ -49,6 +49,11 @@ _AMOUNT = r"(?P<sym>CN¥|[$¥]|USD |CNY )?\s*(?P<num>[0-9][0-9,]*(?:\.[0-9]+)?)"
 def _money(text: str, label: str) -> tuple[float, str] | None:
     m = re.search(rf"^{re.escape(label)}:\s*(?:>\s*)?{_AMOUNT}\s*$", text, re.M)
     if not m:
+        line = re.search(rf"^{re.escape(label)}:[ \t]*(.*?)\s*$", text, re.M)
+        if line:  # the line is there but its amount is not one we can read: say so, do not call it missing
+            raise BudgetEventError(
+                f"cannot read the amount {line.group(1)!r} in '{label}': expected a number after $, ¥, CN¥, USD or CNY"
+            )
         return None
     sym = (m.group("sym") or "$").strip()
     if sym not in _SYMBOLS:
@@ -63,6 +68,8 @@ def _field(text: str, label: str) -> str | None:
 
 def _envelope(raw: str) -> dict[str, Any]:
     text = raw.lstrip("\ufeff")
+    if not text.strip():
+        raise BudgetEventError("event is empty")
     if text.startswith(("POST ", "PUT ")):  # a whole HTTP request: the body follows the blank line
         head, sep, body = text.replace("\r\n", "\n").partition("\n\n")
         if not sep:
@@ -74,10 +81,14 @@ def _envelope(raw: str) -> dict[str, Any]:
         raise BudgetEventError(f"not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     if not isinstance(doc, dict):
         raise BudgetEventError("expected a JSON object (an SNS notification or a Lambda SNS event)")
-    if isinstance(doc.get("Records"), list):  # Lambda event: the first SNS record
+    if isinstance(doc.get("Records"), list):  # Lambda event: SNS invokes a function with one record
         records = [r for r in doc["Records"] if isinstance(r, dict) and isinstance(r.get("Sns"), dict)]
         if not records:
             raise BudgetEventError("Lambda event without an SNS record")
+        if len(doc["Records"]) != 1:  # never from SNS; acting on one record would drop (and not verify) the rest
+            raise BudgetEventError(
+                f"Lambda event with {len(doc['Records'])} records; SNS delivers one message per invocation"
+            )
         return records[0]["Sns"]
     return doc
 
@@ -117,7 +128,10 @@ def alert_from_message(sns: dict[str, Any]) -> BudgetAlert | None:
         raise BudgetEventError(f"budget notification without '{alert_type} Amount'")
     if amount[1] != budgeted[1]:
         raise BudgetEventError(f"amount in {amount[1]} but budget in {budgeted[1]}")
-    threshold = _money(message, "Alert Threshold")
+    try:
+        threshold = _money(message, "Alert Threshold")  # informative only: never a reason to refuse the alert
+    except BudgetEventError:
+        threshold = None
     period = "month" if "for the current month" in message else "day" if "per day" in message else "other"
     account = re.search(r"^AWS Account (\d{12})\s*$", message, re.M)
     return BudgetAlert(

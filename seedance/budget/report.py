@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from seedance.budget.response import BudgetResponse
+from seedance.budget.response import BudgetResponse, percent
 from seedance.templating import get_template
 
 
@@ -24,6 +24,7 @@ def to_json(r: BudgetResponse, overlay_path: str | None = None) -> dict[str, Any
             "currency": r.alert.currency,
             "timestamp": r.alert.timestamp,
         },
+        "ignored": r.ignored,
         "fraction": round(r.fraction, 6),
         "fired": [{"at": t.at, "action": t.action.value} for t in r.fired],
         "actions": [a.value for a in r.actions],
@@ -34,17 +35,21 @@ def to_json(r: BudgetResponse, overlay_path: str | None = None) -> dict[str, Any
 
 
 def render_markdown(r: BudgetResponse, overlay_path: str | None = None) -> str:
-    icon = "🔴" if r.changes else "🟡" if r.fired else "🟢"
+    icon = "⚪" if r.ignored else "🔴" if r.changes else "🟡" if r.fired else "🟢"
     return get_template("cost_incident.md.j2").render(
-        r=r, budget=r.effective.budget.monthly_amount, icon=icon, overlay_path=overlay_path
+        r=r, budget=r.effective.budget.monthly_amount, icon=icon, overlay_path=overlay_path, pct=percent(r.fraction, 0)
     )
 
 
 def render_text(console: Console, r: BudgetResponse, overlay_path: str | None = None) -> None:
     a = r.alert
+    if r.ignored:
+        console.print(f"[bold]{escape(r.policy)}[/bold]: {a.alert_type.lower()} alert of budget {escape(a.budget_name)} "
+                      f"ignored: {escape(r.ignored)}")
+        return
     console.print(
         f"[bold]{escape(r.policy)}[/bold]: {a.alert_type.lower()} {a.amount:,.2f} {a.currency} = "
-        f"{r.fraction:.1%} of the monthly budget ({escape(a.budget_name)})"
+        f"{percent(r.fraction)} of the monthly budget ({escape(a.budget_name)})"
     )
     if not r.fired:
         console.print("no threshold crossed: nothing to do")

@@ -10,13 +10,18 @@ together (the result does not depend on the order alerts arrive in):
   lowers the group's live size to it), no off-peak scale-ups, no autoscaling, no demand history (so
   the planner plans no nodes for them) and no new reserved purchases (reservations already held stay
   billed: they cannot be cancelled);
-* ``nonprod-spot-only`` — in a non-prod policy every fleet may run fully on spot
-  (``spot.maxShare`` 1) and buys no new reservations; a prod policy is untouched;
+* ``nonprod-spot-only`` — in a non-prod policy every fleet may run on spot as far as its SLA tier
+  allows (``spot.maxShare`` raised to the gate's default tier cap: 1, gold 0.5, so the overlay
+  still passes the gate) and buys no new reservations; a prod policy is untouched;
 * ``freeze`` — no fleet grows: no off-peak scale-ups, no new reserved purchases, and, when the live
   group sizes are given (:mod:`seedance.budget.live`), ``capacity.max`` drops to the fleet's live
   size (at least ``min`` and 1). Without them ``capacity.max`` is left as it is and a note says so:
   the policy's ``desired`` is not the live size once a Cluster Autoscaler manages the group, and a
   maximum below the live size makes AWS shrink the group.
+
+An alert acts only on the stack's own budget: with ``stack`` it must be ``seedance-<stack>-monthly``,
+without it a Seedance budget (``seedance-*-monthly``), and from the policy's ``cloud.accountId``
+when both name an account. Anything else is ignored, with the reason.
 
 The response carries every change (field path, before, after, reason) and an overlay document
 that ``extends`` the original policy, so a pipeline can commit it and redeploy from it.
@@ -24,6 +29,8 @@ that ``extends`` the original policy, so a pipeline can commit it and redeploy f
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +42,7 @@ from seedance.policy.model import (
     Environment,
     Fleet,
     ReservedMode,
+    SLA_SPOT_CAP,
     Spot,
     Threshold,
     ThresholdAction,
@@ -44,6 +52,16 @@ from seedance.policy.model import (
 
 class BudgetResponseError(Exception):
     """The alert cannot be applied to this policy (currency, period)."""
+
+
+SEEDANCE_BUDGET = re.compile(r"^seedance-(?P<stack>.+)-monthly$")
+
+
+def percent(fraction: float, digits: int = 1) -> str:
+    """``fraction`` as a percentage rounded *down* (94.99% shows as 94.9%, never as the 95% threshold)."""
+    scale = 10**digits
+    value = math.floor(fraction * 100 * scale + 1e-9) / scale
+    return f"{value:.{digits}f}%"
 
 
 @dataclass(frozen=True)
@@ -65,6 +83,7 @@ class BudgetResponse:
     notes: list[str]
     effective: CostPolicy
     overlay: dict[str, Any] = field(default_factory=dict)
+    ignored: str | None = None  # why the alert does not apply to this policy, when it does not
 
     @property
     def changed(self) -> bool:
@@ -84,13 +103,19 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
             f"the alert is in {alert.currency} but the policy's budget is in {budget.currency.value}"
         )
     def ignored(why: str) -> BudgetResponse:
-        return BudgetResponse(policy.metadata.name, alert, 0.0, [], [], [], [why], policy, {})
+        return BudgetResponse(policy.metadata.name, alert, 0.0, [], [], [], [why], policy, {}, ignored=why)
 
     notes: list[str] = []
     if alert.period != "month":
         return ignored(f"a per-{alert.period} budget alert: thresholds apply to the monthly budget, so nothing fires")
     if stack is not None and alert.budget_name != f"seedance-{stack}-monthly":
         return ignored(f"alert for budget {alert.budget_name!r}, not this stack's seedance-{stack}-monthly: ignored")
+    if stack is None and not SEEDANCE_BUDGET.match(alert.budget_name):
+        return ignored(f"alert for budget {alert.budget_name!r}, which is not a Seedance budget (seedance-STACK-monthly): "
+                       "ignored; pass the stack to name the budget it must be")
+    account = policy.cloud.account_id
+    if account and alert.account and alert.account != account:
+        return ignored(f"alert from AWS account {alert.account}, not the policy's cloud.accountId {account}: ignored")
     if abs(alert.budgeted_amount - budget.monthly_amount) > 0.005:
         notes.append(
             f"AWS budget is {alert.budgeted_amount:,.2f} but the policy says {budget.monthly_amount:,.2f}: "
@@ -111,7 +136,7 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
         changes += fleet_changes
         if patch:
             overlay_fleets.append({"name": f.name, **patch})
-    if ThresholdAction.FREEZE in actions and live_sizes is None:
+    if ThresholdAction.FREEZE in actions and live_sizes is None and any(f.capacity.max > 0 for f in fleets):
         notes.append("freeze: live group sizes were not read, so no capacity.max was lowered (a maximum below "
                      "what a group runs makes AWS shrink it); read them (--live-sizes) to cap each fleet where it is")
     if ThresholdAction.NONPROD_SPOT_ONLY in actions and policy.metadata.environment == Environment.PROD:
@@ -130,7 +155,7 @@ def _apply(
     patch: dict[str, Any] = {}
     update: dict[str, Any] = {}
     where = f"fleets[{f.name}]"
-    pct = f"{fraction:.0%} of budget"
+    pct = f"{percent(fraction)} of budget"
 
     def note(path: str, before: Any, after: Any, reason: str) -> None:
         if before != after:
@@ -158,9 +183,11 @@ def _apply(
         note("reserved.mode", reserved.mode.value, ReservedMode.NONE.value, why + "; held reservations stay billed")
         reserved = reserved.model_copy(update={"mode": ReservedMode.NONE, "units": None})
     if ThresholdAction.NONPROD_SPOT_ONLY in actions and env != Environment.PROD:
-        why = "nonprod-spot-only: non-prod runs on spot"
-        note("spot.maxShare", spot.max_share if spot else 0.0, 1.0, why)
-        spot = (spot or Spot(max_share=1.0, interruption_tolerance=Tolerance.HIGH)).model_copy(update={"max_share": 1.0})
+        cap = SLA_SPOT_CAP[f.sla]
+        why = f"nonprod-spot-only: non-prod runs on spot up to its SLA tier's cap ({f.sla.value} {cap:g})"
+        share = max(spot.max_share if spot else 0.0, cap)
+        note("spot.maxShare", spot.max_share if spot else 0.0, share, why)
+        spot = (spot or Spot(max_share=share, interruption_tolerance=Tolerance.HIGH)).model_copy(update={"max_share": share})
         note("reserved.mode", reserved.mode.value, ReservedMode.NONE.value, why)
         reserved = reserved.model_copy(update={"mode": ReservedMode.NONE, "units": None})
     if ThresholdAction.FREEZE in actions:
@@ -184,7 +211,7 @@ def _apply(
         patch["reserved"] = {"mode": reserved.mode.value, "units": None}
     if spot != f.spot:
         update["spot"] = spot
-        patch["spot"] = {"maxShare": 1.0} if f.spot else spot.model_dump(mode="json", by_alias=True)  # type: ignore[union-attr]
+        patch["spot"] = {"maxShare": spot.max_share} if f.spot else spot.model_dump(mode="json", by_alias=True)  # type: ignore[union-attr]
     if off_peak != list(f.off_peak):
         update["off_peak"] = off_peak
         patch["offPeak"] = []
@@ -195,3 +222,49 @@ def _apply(
         update["demand_history"] = None
         patch["demandHistory"] = None
     return (f.model_copy(update=update) if update else f), changes, patch
+
+
+STAMP_PREFIX = "# seedance-budget-response:"
+
+
+@dataclass(frozen=True)
+class OverlayStamp:
+    """What an overlay was written for: the alert's fraction of the budget, its type and its month.
+
+    Written as a comment line in the overlay (the policy schema has no field for it) so a later
+    alert can tell whether it would weaken the response already in place.
+    """
+
+    fraction: float
+    alert_type: str
+    month: str  # "YYYY-MM" (UTC) of the alert
+
+    def comment(self) -> str:
+        return f"{STAMP_PREFIX} fraction={self.fraction:.6f} type={self.alert_type} month={self.month}\n"
+
+    @classmethod
+    def parse(cls, text: str) -> OverlayStamp | None:
+        """The stamp in an overlay's text, or None (an overlay from an older Seedance has none)."""
+        m = re.search(rf"^{re.escape(STAMP_PREFIX)} fraction=([0-9.]+) type=([A-Z]+) month=([0-9]{{4}}-[0-9]{{2}})$",
+                      text, re.M)
+        return cls(float(m.group(1)), m.group(2), m.group(3)) if m else None
+
+
+def alert_month(alert: BudgetAlert, today: str) -> str:
+    """The month (YYYY-MM) an alert belongs to: its SNS timestamp's, else ``today``'s."""
+    ts = alert.timestamp or ""
+    return ts[:7] if re.match(r"^[0-9]{4}-[0-9]{2}", ts) else today[:7]
+
+
+def weaker_than(earlier: OverlayStamp, response: BudgetResponse, month: str, policy: CostPolicy) -> bool:
+    """Whether ``response`` would undo part of the response ``earlier`` applied in the same budget month.
+
+    Budget alerts arrive in any order (ACTUAL and FORECASTED for each threshold; SNS retries late),
+    so a later alert that crossed fewer thresholds must not replace a stronger overlay of the same
+    month. A new month starts the budget over, so its alerts replace last month's overlay.
+    """
+    if earlier.month != month:
+        return False
+    fired_before = {t.at for t in policy.budget.thresholds if t.at <= earlier.fraction + 1e-12}
+    fired_now = {t.at for t in response.fired}
+    return fired_now < fired_before

@@ -89,6 +89,9 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
     if estimate > opts.budget:
         err.print("warning: the budget is below the starter's estimate: `seedance check` will block until one of them "
                   "changes", markup=False)
+    if cost_center == "unassigned":
+        err.print("warning: no --cost-center: the policy's cost-center tag is 'unassigned', and `seedance check` "
+                  "blocks the deploy until it names a real cost center (metadata.tags.cost-center)", markup=False)
     where = shlex.quote(str(directory))
     out.print(f"next: edit the 'yours:' lines of policies/{stack}.yaml, then "
               f"`seedance check {shlex.quote(stack)} --project-dir {where}` and `pulumi up` in {where}", markup=False)

@@ -103,6 +103,11 @@ class SlaTier(StrEnum):
     BRONZE = "bronze"
 
 
+#: The largest spot share above the on-demand base the gate allows each SLA tier by default (the
+#: ``sla_spot_cap`` setting of ``policies/lib/frameworks.rego``; a test keeps the two equal).
+SLA_SPOT_CAP: dict[SlaTier, float] = {SlaTier.GOLD: 0.5, SlaTier.SILVER: 1.0, SlaTier.BRONZE: 1.0}
+
+
 class Tolerance(StrEnum):
     LOW = "low"
     MEDIUM = "medium"

@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from seedance.budget.events import BudgetEventError, parse_budget_event
-from seedance.budget.response import BudgetResponseError, respond
+from seedance.budget.report import render_markdown
+from seedance.budget.response import BudgetResponseError, percent, respond
 from seedance.cli import app
 from seedance.policy import load_policy
+from seedance.policy.model import SLA_SPOT_CAP, SlaTier, ThresholdAction
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(os.environ.get("SEEDANCE_SHARED_DATA") or REPO.parent / "shared" / "data") / "fixtures" / "aws-sns-budgets"
@@ -23,11 +26,20 @@ def _fixture(name: str) -> bytes:
     return (FIXTURES / name).read_bytes()
 
 
-def _monthly_alert(budget_name: str, budgeted: str, amount: str, alert_type: str = "ACTUAL") -> bytes:
-    """The real monthly-actual SNS notification with its budget name and amounts replaced."""
+def _monthly_alert(budget_name: str, budgeted: str, amount: str, alert_type: str = "ACTUAL",
+                   account: str | None = None) -> bytes:
+    """The real monthly-actual SNS notification with its budget name, amounts and account replaced.
+
+    The account defaults to the example stack's ``cloud.accountId`` when the name is a stack's budget.
+    """
     doc = json.loads(_fixture("sre-bot.sns-http-notification.budget-monthly-actual.json"))
+    stack = budget_name.removeprefix("seedance-").removesuffix("-monthly")
+    if account is None and (POLICIES / f"{stack}.yaml").is_file():
+        account = load_policy(POLICIES / f"{stack}.yaml").policy.cloud.account_id
     msg = doc["Message"].replace("Test Budget", budget_name).replace("$0.20", f"${budgeted}")
     msg = msg.replace("$0.59", f"${amount}").replace("ACTUAL", alert_type)
+    if account:
+        msg = msg.replace("AWS Account 017790921725", f"AWS Account {account}")
     doc["Message"] = msg
     return json.dumps(doc).encode()
 
@@ -301,3 +313,147 @@ def test_a_degraded_stack_synthesises_disabled_groups_and_passes_the_gate(tmp_pa
                               standalone_mode=False, catch_exceptions=False)
     decision = json.loads(gate.output)
     assert (gate.return_value, decision["decision"]) == (0, "pass")
+
+
+def test_an_alert_acts_only_on_the_stacks_own_budget_and_account() -> None:
+    eu = load_policy(POLICIES / "eu-prod.yaml").policy  # cloud.accountId 111122223333
+    # without --stack, a budget that is not a Seedance budget is ignored (its $0.20 would read as 87%)
+    team = parse_budget_event(_monthly_alert("Team X sandbox", "0.20", "139,200.00", account="111122223333"))
+    assert team is not None
+    r = respond(eu, team, policy_ref="eu-prod.yaml")
+    assert r.ignored and "not a Seedance budget" in r.ignored and r.changes == [] and r.fired == []
+    # the stack's budget name, but sent from another AWS account
+    foreign = parse_budget_event(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "139,200.00",
+                                                account="999999999999"))
+    assert foreign is not None
+    r = respond(eu, foreign, policy_ref="eu-prod.yaml", stack="eu-prod")
+    assert r.ignored == "alert from AWS account 999999999999, not the policy's cloud.accountId 111122223333: ignored"
+    assert r.changes == []
+    # the same alert from the policy's own account acts
+    own = parse_budget_event(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "139,200.00"))
+    assert own is not None and respond(eu, own, policy_ref="eu-prod.yaml").changes
+
+
+def test_ignored_alert_reports_say_ignored(tmp_path: Path) -> None:
+    event = tmp_path / "alert.json"
+    event.write_bytes(_monthly_alert("seedance-dev-monthly", "6,000.00", "9,000.00", account="999999999999"))
+    md = CliRunner().invoke(app, ["budget", "respond", str(POLICIES / "dev.yaml"), str(event), "-f", "markdown"],
+                            standalone_mode=False)
+    assert md.return_value == 0
+    assert md.output.startswith("## ⚪ Budget alert ignored: gpu-platform-dev") and "at 0%" not in md.output
+    js = CliRunner().invoke(app, ["budget", "respond", str(POLICIES / "dev.yaml"), str(event), "-f", "json"],
+                            standalone_mode=False)
+    assert "999999999999" in json.loads(js.output)["ignored"]
+
+
+def test_nonprod_spot_only_stays_within_the_sla_tier_cap() -> None:
+    # a gold fleet in a non-prod policy: the gate caps gold at 50% spot above the base, so the
+    # overlay must not ask for 100% (it would be blocked at the very redeploy it exists for)
+    dev = load_policy(POLICIES / "dev.yaml").policy
+    inference = dev.fleet("inference")
+    assert inference.spot is not None
+    gold = inference.model_copy(update={"sla": SlaTier.GOLD, "spot": inference.spot.model_copy(update={"max_share": 0.2})})
+    policy = dev.model_copy(update={"fleets": [gold if f.name == "inference" else f for f in dev.fleets]})
+    alert = parse_budget_event(_monthly_alert("seedance-dev-monthly", "6,000.00", "5,760.00"))
+    assert alert is not None
+    r = respond(policy, alert, policy_ref="dev.yaml", stack="dev")
+    shares = {f.name: f.spot.max_share for f in r.effective.fleets if f.spot}
+    assert shares["inference"] == 0.5 and all(v == 1.0 for k, v in shares.items() if k != "inference")
+    patch = next(p for p in r.overlay["fleets"] if p["name"] == "inference")
+    assert patch["spot"] == {"maxShare": 0.5}
+
+
+def test_sla_spot_caps_match_the_gates_default_setting() -> None:
+    import regorus
+
+    engine = regorus.Engine()
+    engine.add_policy_from_file(str(REPO / "policies" / "lib" / "frameworks.rego"))
+    caps = engine.eval_rule("data.lib.frameworks.default_settings")["sla_spot_cap"]
+    assert {SlaTier(k): float(v) for k, v in caps.items()} == SLA_SPOT_CAP
+
+
+def test_percentages_round_down_so_they_never_claim_a_threshold() -> None:
+    assert (percent(0.9499), percent(0.95), percent(0.849, 0), percent(1.5)) == ("94.9%", "95.0%", "84%", "150.0%")
+    policy = load_policy(POLICIES / "dev.yaml").policy
+    alert = parse_budget_event(_monthly_alert("seedance-dev-monthly", "6,000.00", "5,699.40"))  # 94.99%
+    assert alert is not None
+    r = respond(policy, alert, policy_ref="dev.yaml", stack="dev")
+    assert ThresholdAction.NONPROD_SPOT_ONLY not in r.actions
+    assert all("(94.9% of budget)" in c.reason for c in r.changes)
+
+
+def test_budget_name_cannot_inject_markdown(tmp_path: Path) -> None:
+    policy = load_policy(POLICIES / "dev.yaml").policy
+    alert = parse_budget_event(_monthly_alert("x` <img src=y> [z](http://e)", "6,000.00", "5,760.00",
+                                              account=policy.cloud.account_id))
+    assert alert is not None
+    md = render_markdown(respond(policy, alert, policy_ref="dev.yaml"))
+    # in the code span the backtick that would close it early is gone (the rest renders literally) ...
+    assert "budget `x' <img src=y> [z](http://e)`" in md
+    # ... and in the text every character Markdown or HTML acts on is escaped
+    assert "\\<img src=y\\> \\[z\\](http://e)" in md
+
+
+def _stamped_run(tmp_path: Path, event: Path, out: Path) -> Any:
+    return CliRunner().invoke(app, ["budget", "respond", str(POLICIES / "dev.yaml"), str(event), "--stack", "dev",
+                                    "--out", str(out), "-f", "json"], standalone_mode=False, catch_exceptions=False)
+
+
+def test_a_later_weaker_alert_of_the_same_month_keeps_the_stronger_overlay(tmp_path: Path) -> None:
+    # AWS sends ACTUAL and FORECASTED alerts for every threshold, and SNS retries late: the order
+    # they arrive in must not weaken the response in place
+    out = tmp_path / "dev.budget.yaml"
+    strong, weak, next_month = (tmp_path / n for n in ("strong.json", "weak.json", "next.json"))
+    strong.write_bytes(_monthly_alert("seedance-dev-monthly", "6,000.00", "9,000.00", "FORECASTED"))  # 150%
+    weak.write_bytes(_monthly_alert("seedance-dev-monthly", "6,000.00", "5,160.00"))  # 86%
+    doc = json.loads(_monthly_alert("seedance-dev-monthly", "6,000.00", "5,160.00"))
+    doc["Timestamp"] = "2022-10-03T08:00:00.000Z"  # the fixture was sent in September 2022
+    next_month.write_text(json.dumps(doc))
+
+    assert _stamped_run(tmp_path, strong, out).return_value == 0
+    first = out.read_text()
+    assert "FORECASTED, 150.0% of budget" in first and "maxShare: 1.0" in first
+    kept = _stamped_run(tmp_path, weak, out)
+    assert kept.return_value == 0 and out.read_text() == first
+    report = json.loads(kept.output)
+    assert report["overlay"] is None and any(n.startswith(f"kept {out}") for n in report["notes"])
+    # a new budget month starts over: its alert replaces last month's overlay
+    assert _stamped_run(tmp_path, next_month, out).return_value == 0
+    assert "ACTUAL, 86.0% of budget" in out.read_text() and "maxShare: 1.0" not in out.read_text()
+    # an alert below every threshold leaves the overlay and says so
+    low = tmp_path / "low.json"
+    doc["Message"] = doc["Message"].replace("$5,160.00", "$600.00")
+    low.write_text(json.dumps(doc))
+    before = out.read_text()
+    quiet = _stamped_run(tmp_path, low, out)
+    assert any(n.startswith(f"kept {out}") for n in json.loads(quiet.output)["notes"]) and out.read_text() == before
+    doc["Timestamp"] = "2022-11-02T08:00:00.000Z"  # and in a later month, says where it is from
+    low.write_text(json.dumps(doc))
+    later = _stamped_run(tmp_path, low, out)
+    assert any("from an earlier alert (from 2022-10) is left as it is" in n for n in json.loads(later.output)["notes"])
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    (b"", "event is empty"),
+    (b"  \n", "event is empty"),
+    (json.dumps({"Records": [{"Sns": {"Message": "a"}}, {"Sns": {"Message": "b"}}]}).encode(),
+     "Lambda event with 2 records; SNS delivers one message per invocation"),
+])
+def test_more_bad_envelopes(raw: bytes, message: str) -> None:
+    with pytest.raises(BudgetEventError, match=message):
+        parse_budget_event(raw)
+
+
+def test_an_amount_in_an_unknown_currency_is_named() -> None:
+    doc = json.loads(_fixture("sre-bot.sns-http-notification.budget-monthly-actual.json"))
+    doc["Message"] = doc["Message"].replace("Budgeted Amount: $0.20", "Budgeted Amount: €6,000.00")
+    with pytest.raises(BudgetEventError, match="cannot read the amount '€6,000.00' in 'Budgeted Amount'"):
+        parse_budget_event(json.dumps(doc))
+
+
+def test_event_from_stdin_and_json_for_a_non_budget_event(tmp_path: Path) -> None:
+    raw = _fixture("sre-bot.sns-http-notification.cloudwatch-alarm.json")
+    result = CliRunner().invoke(app, ["budget", "respond", str(POLICIES / "dev.yaml"), "-", "-f", "json"],
+                                input=raw, standalone_mode=False)
+    assert result.return_value == 0
+    assert json.loads(result.stdout) == {"budgetAlert": False, "actions": [], "changes": [], "overlay": None}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import boto3
@@ -77,8 +78,10 @@ def test_poll_responds_like_the_real_sns_alert(budgets, tmp_path: Path) -> None:
     polled = alert_from_budget(fetch_budget(budgets, ACCOUNT, sns.budget_name), account=ACCOUNT, now=NOW)
     assert (polled.budget_name, polled.budgeted_amount, polled.amount, polled.currency, polled.period) == (
         sns.budget_name, sns.budgeted_amount, sns.amount, sns.currency, sns.period)
-    by_poll = respond(loaded.policy, polled, policy_ref="tiny.yaml")
-    by_sns = respond(loaded.policy, sns, policy_ref="tiny.yaml")
+    # as the stack's own budget: an alert of another budget or account is ignored
+    own = {"budget_name": "seedance-dev-monthly", "account": loaded.policy.cloud.account_id}
+    by_poll = respond(loaded.policy, replace(polled, **own), policy_ref="tiny.yaml", stack="dev")
+    by_sns = respond(loaded.policy, replace(sns, **own), policy_ref="tiny.yaml", stack="dev")
     assert by_poll.fraction == pytest.approx(sns.amount / sns.budgeted_amount)
     assert [t.action.value for t in by_poll.fired] == ["notify", "degrade", "nonprod-spot-only", "freeze"]
     assert by_poll.changes and by_poll.changes == by_sns.changes and by_poll.overlay == by_sns.overlay
@@ -220,3 +223,14 @@ def test_sizes_from_groups_reads_only_the_stacks_fleet_groups() -> None:
     for bad in (None, -1, True, "3"):
         with pytest.raises(LiveSizeError, match=r"group x \(fleet f\): DesiredCapacity is not a count"):
             sizes_from_groups([group("x", bad, seedance_stack="s", seedance_fleet="f")], "s")
+
+
+@pytest.mark.parametrize(("account", "message"), [
+    ("abc", "--account-id 'abc': expected a 12-digit AWS account id"),
+    ("12345678901", "expected a 12-digit AWS account id"),
+    ("999999999999", "--account-id 999999999999: the policy's cloud.accountId is 777788889999"),
+])
+def test_poll_checks_the_account_before_asking_aws(account: str, message: str) -> None:
+    result = CliRunner().invoke(app, ["budget", "poll", str(DEV), "--stack", "dev", "--account-id", account],
+                                standalone_mode=False)
+    assert result.return_value == 1 and message in result.stderr

@@ -235,6 +235,11 @@ def test_an_expired_or_broken_certificate_is_refused(key: rsa.RSAPrivateKey) -> 
     "https://sns.us-east-1.amazonaws.com@evil.example/x.pem",
     "https://s3.amazonaws.com/SimpleNotificationService-1.pem",
     "https://sns.us-east-1.amazonaws.com/../x.key",
+    # S3 virtual-host addresses of a bucket named "sns", not SNS hosts
+    "https://sns.s3.amazonaws.com/SimpleNotificationService-1.pem",
+    "https://sns.s3-external-1.amazonaws.com/SimpleNotificationService-1.pem",
+    "https://sns.s3-accelerate.amazonaws.com/SimpleNotificationService-1.pem",
+    "https://sns.s3-us-west-2.amazonaws.com/SimpleNotificationService-1.pem",
 ])
 def test_certificate_addresses_off_sns_are_refused_before_any_fetch(url: str) -> None:
     def opener(*args: Any, **kwargs: Any) -> Any:
@@ -306,7 +311,8 @@ FINOPS_TOPIC = "arn:aws:sns:eu-central-1:111122223333:finops-alerts"  # eu-prod'
 
 def _eu_prod_alert(key: rsa.RSAPrivateKey, amount: str, timestamp: dt.datetime, topic: str = FINOPS_TOPIC) -> dict[str, Any]:
     """An alert for eu-prod's 160,000 USD budget, sent on ``topic`` and signed (SignatureVersion 2)."""
-    doc = _alert(timestamp, **{"Test Budget": "seedance-eu-prod-monthly", "$0.20": "$160,000.00", "$0.59": f"${amount}"})
+    doc = _alert(timestamp, **{"Test Budget": "seedance-eu-prod-monthly", "$0.20": "$160,000.00", "$0.59": f"${amount}",
+                               "AWS Account 017790921725": "AWS Account 111122223333"})  # eu-prod's cloud.accountId
     doc["TopicArn"] = topic
     return _sign(doc, key, "2")
 
@@ -413,3 +419,25 @@ def test_an_sns_delivery_is_read_but_its_unverifiable_signature_refused(
     assert signing_cert_url(message).startswith("https://sns.")
     with pytest.raises(SignatureError):
         verify(message, cert, now=dt.datetime.now(dt.timezone.utc))
+
+
+def test_verification_needs_a_topic_to_check(tmp_path: Path, key: rsa.RSAPrivateKey) -> None:
+    # Amazon signs every topic's messages, an attacker's own topic included: with no topic to compare
+    # against (no budget.notify.snsTopicArn, no --topic-arn) a valid signature proves nothing
+    now = dt.datetime.now(dt.timezone.utc)
+    pem = tmp_path / "sns.pem"
+    pem.write_bytes(_cert(key, not_before=now - dt.timedelta(days=1), not_after=now + dt.timedelta(days=1)))
+    policy = tmp_path / "no-topic.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {EU_PROD}\n"
+                      "budget:\n  notify:\n    snsTopicArn: null\n")
+    attacker = "arn:aws:sns:us-east-1:999999999999:attacker"
+    event = tmp_path / "alert.json"
+    event.write_text(json.dumps(_eu_prod_alert(key, "139,200.00", now, topic=attacker)))
+    out = tmp_path / "overlay.yaml"
+    refused = _run(["budget", "respond", str(policy), str(event), "--stack", "eu-prod", "--signing-cert", str(pem),
+                    "--out", str(out)])
+    assert refused.return_value == 1 and "--verify-signature needs the topic" in refused.stderr
+    assert not out.exists()
+    pinned = _run(["budget", "respond", str(policy), str(event), "--stack", "eu-prod", "--signing-cert", str(pem),
+                   "--topic-arn", FINOPS_TOPIC])
+    assert pinned.return_value == 1 and f"TopicArn {attacker} is not {FINOPS_TOPIC}" in pinned.stderr

@@ -32,9 +32,11 @@ def test_budget_topic(eu, cn, dev):
         assert s.of_type("aws:sns/topic:Topic") == []
         (b,) = s.of_type(BUDGET)
         assert {a for n in b.inputs["notifications"] for a in n["subscriberSnsTopicArns"]} == {arn}
+        assert s.outputs["budgetTopicArn"] == arn  # what `budget respond --verify-signature` pins
     # dev: a KMS-encrypted topic with a policy that lets only Budgets of this account publish
     (topic,) = dev.of_type("aws:sns/topic:Topic")
     assert topic.inputs["kmsMasterKeyId"] == dev.kms_key_arn()
+    assert dev.outputs["budgetTopicArn"].startswith("arn:aws:sns:us-east-1:")  # the created topic's (mock) ARN
     (tp,) = dev.of_type("aws:sns/topicPolicy:TopicPolicy")
     stmt = json.loads(tp.inputs["policy"])["Statement"]
     assert stmt[0]["Principal"] == {"Service": "budgets.amazonaws.com"}
