@@ -23,7 +23,9 @@ FORMATS = click.Choice(["text", "json"])
 
 def console(stderr: bool = False) -> Console:
     # soft_wrap keeps file:line:column messages on one line whatever the terminal width
-    return Console(stderr=stderr, soft_wrap=True, highlight=False, width=None if sys.stdout.isatty() else 160)
+    # emoji=False: ":x:" or ":cloud:" in a user's string (a waiver reason, a resource type) stays as written
+    return Console(stderr=stderr, soft_wrap=True, highlight=False, emoji=False,
+                   width=None if sys.stdout.isatty() else 160)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -15,7 +15,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, Tem
 
 from seedance.resources import ResourceNotFoundError, templates_dir
 
-__all__ = ["ReportTemplateError", "environment", "get_template", "md_cell", "md_code", "md_text", "templates_dir",
+__all__ = ["ReportTemplateError", "environment", "get_template", "md_cell", "md_code", "md_code_cell", "md_text", "templates_dir",
            "yaml_str"]
 
 
@@ -49,6 +49,11 @@ def md_code(text: Any) -> str:
     return str(text).replace("`", "'").replace("\r", " ").replace("\n", " ")
 
 
+def md_code_cell(text: Any) -> str:
+    """A value for a code span inside a table cell: as :func:`md_code`, with ``|`` escaped (GFM splits cells on it)."""
+    return md_code(text).replace("|", "\\|")
+
+
 def environment(directory: Path | None = None) -> Environment:
     """The report environment over ``directory`` (default: :func:`templates_dir`)."""
     env = Environment(
@@ -60,6 +65,7 @@ def environment(directory: Path | None = None) -> Environment:
     env.filters["md"] = md_cell
     env.filters["md_text"] = md_text
     env.filters["code"] = md_code
+    env.filters["code_cell"] = md_code_cell
     env.filters["yaml_str"] = yaml_str
     return env
 

@@ -13,8 +13,8 @@ from rich.markup import escape
 from seedance.gate.bundle import load_bundle
 from seedance.gate.engine import make_engine
 from seedance.gate.errors import GateError, PolicyLoadError
-from seedance.gate.report import FORMATS, print_text, render
-from seedance.templating import ReportTemplateError
+from seedance.gate.report import FORMATS, print_text, render, render_sarif_undecided
+from seedance.templating import ReportTemplateError, md_text
 
 log = logging.getLogger(__name__)
 
@@ -30,14 +30,14 @@ def _console(stderr: bool = False):
 def _undecided(fmt: str, stack: str, problems: list[str]) -> int:
     """Fail closed: say why, in the requested format, and never print a passing result."""
     if fmt == "json":
-        _console().print(
-            json.dumps({"apiVersion": "seedance.io/v1", "kind": "GateDecision", "stack": stack, "decision": "undecided", "errors": problems}, indent=2),
-            markup=False,
-        )
+        click.echo(json.dumps({"apiVersion": "seedance.io/v1", "kind": "GateDecision", "stack": stack,
+                               "decision": "undecided", "errors": problems}, indent=2, ensure_ascii=False))
+    elif fmt == "sarif":  # a CI step that uploads the file still gets SARIF: a run that did not complete
+        click.echo(render_sarif_undecided(stack, problems), nl=False)
     elif fmt in ("markdown", "pr-comment"):
-        _console().print(f"⚠️ **Seedance gate — {stack}: undecided** (the deploy is blocked)\n", markup=False)
+        click.echo(f"⚠️ **Seedance gate — {md_text(stack)}: undecided** (the deploy is blocked)\n")
         for p in problems:
-            _console().print(f"- {p}", markup=False)
+            click.echo(f"- {md_text(p)}")
     err = _console(stderr=True)
     for p in problems:
         err.print(f"[red]undecided[/red] {escape(p)}")
@@ -75,6 +75,9 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
         bundle = load_bundle(policies_dir, severity_overrides=overrides)
         if target.endswith(".json") or Path(target).is_file():
             gate_input = inputs.from_document(Path(target), policy_path=policy_path, project_dir=project_dir)
+        elif policy_path is not None:
+            return _undecided(fmt, stack, [f"--policy {policy_path}: applies to a DOCUMENT.json; stack {target} is "
+                                           f"gated with its own seedance:policy (Pulumi.{target}.yaml)"])
         else:
             gate_input = inputs.from_stack(target, project_dir)
         stack = gate_input.stack
@@ -96,7 +99,10 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
         report = render(decision, fmt, controls=list(bundle.controls))
     except ReportTemplateError as exc:  # no report, no decision: fail closed
         return _undecided(fmt, stack, [str(exc)])
-    _console().print(report, markup=False, end="")
+    except Exception as exc:  # a broken template (syntax, undefined name): no report, no decision
+        log.debug("report failure", exc_info=True)
+        return _undecided(fmt, stack, [f"cannot render the {fmt} report: {type(exc).__name__}: {exc}"])
+    click.echo(report, nl=False)  # byte-exact: no console markup, emoji codes or wrapping in a machine format
     return decision.exit_code
 
 

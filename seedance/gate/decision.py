@@ -58,6 +58,7 @@ class Decision:
     findings: list[Finding]
     expired_waivers: list[Waiver] = field(default_factory=list)
     unused_waivers: list[Waiver] = field(default_factory=list)
+    severity_overrides: dict[str, str] = field(default_factory=dict)  # control id -> severity forced for this run
 
     @property
     def blocking(self) -> list[Finding]:
@@ -98,6 +99,8 @@ class Decision:
             "findings": [_finding_json(f) for f in self.findings],
             "expiredWaivers": [asdict(w) for w in self.expired_waivers],
             "unusedWaivers": [asdict(w) for w in self.unused_waivers],
+            # a downgraded control must leave a trace in every report of the run
+            **({"severityOverrides": dict(sorted(self.severity_overrides.items()))} if self.severity_overrides else {}),
         }
 
 
@@ -198,4 +201,5 @@ def decide(
         findings=findings,
         expired_waivers=expired,
         unused_waivers=[w for w in active if id(w) not in used],
+        severity_overrides=dict(bundle.severity_overrides),
     )

@@ -189,7 +189,12 @@ class OpaEngine:
                     raise OpaUnreachableError(f"OPA server at {self.url} went away") from None
                 except Exception as exc:
                     raise EngineError(f"{c.control_id} ({c.query}) on OPA: {_opa_message(exc)}") from None
-                out[c.control_id] = _sort_findings(_as_list(resp.get("result", []), c.query))
+                if not isinstance(resp, dict) or "result" not in resp:
+                    # a partial set rule is always defined (empty when nothing is found), so an answer
+                    # without "result" means OPA does not have the rule: another replica, a lost upload
+                    raise EngineError(f"{c.control_id}: OPA at {self.url} has no {c.query} (undefined): "
+                                      "the policies it evaluates are not the ones uploaded")
+                out[c.control_id] = _sort_findings(_as_list(resp["result"], c.query))
             return out
         except GateError:
             raise

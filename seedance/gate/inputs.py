@@ -37,9 +37,10 @@ class GateInput:
         return str(self.document.get("stack", "?"))
 
     def with_frameworks(self, frameworks: list[str]) -> GateInput:
-        """The same input with compliance.frameworks forced (e.g. both GDPR and MLPS)."""
+        """The same input with ``frameworks`` forced on, in addition to the policy's own (e.g. both GDPR and MLPS)."""
         policy = json.loads(json.dumps(self.policy))
-        policy.setdefault("compliance", {})["frameworks"] = sorted(frameworks)
+        compliance = policy.setdefault("compliance", {})
+        compliance["frameworks"] = sorted({*compliance.get("frameworks", []), *frameworks})
         return GateInput(self.document, policy, self.plan, self.estimate, self.budget_state)
 
 
@@ -58,9 +59,14 @@ def validate_document(doc: Any, *, source: str = "document") -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise InvalidInputError(f"{source}: expected a ResourceDocument object, got {type(doc).__name__}")
     try:
-        return ResourceDocument.model_validate(doc).to_json()
+        checked = ResourceDocument.model_validate(doc)
     except ValidationError as exc:
         raise InvalidInputError("; ".join(_problems(exc, source))) from None
+    # a preview without --show-sames lists only what changes: rules would pass resources they never saw
+    partial = [n for n in checked.notes if n.startswith("partial:")]
+    if partial:
+        raise InvalidInputError(f"{source}: the document does not hold every resource of the stack ({partial[0]})")
+    return checked.to_json()
 
 
 def validate_policy(policy: Any, *, source: str = "policy") -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rich.console import Console
@@ -14,6 +15,7 @@ from seedance.templating import get_template
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FORMATS = ("text", "json", "sarif", "markdown", "pr-comment")
+_NUMBER = re.compile(r"[0-9][0-9,.]*")
 
 
 def _context(decision: Decision) -> dict[str, Any]:
@@ -68,7 +70,8 @@ def render_sarif(decision: Decision, *, controls: list | None = None) -> str:
                     "logicalLocations": [{"name": f.resource_name, "fullyQualifiedName": f.urn, "kind": "resource"}],
                 }
             ],
-            "partialFingerprints": {"seedanceFinding/v1": f"{f.control_id}|{f.urn}|{f.message}"},
+            # numbers (costs, counts, days) masked: a finding whose figure moves stays the same alert
+            "partialFingerprints": {"seedanceFinding/v2": f"{f.control_id}|{f.urn}|{_NUMBER.sub('#', f.message)}"},
             "properties": {"severity": f.severity, "clause": f.clause, "resourceType": f.resource_type},
         }
         if f.waived and f.waiver is not None:
@@ -95,7 +98,38 @@ def render_sarif(decision: Decision, *, controls: list | None = None) -> str:
                 },
                 "automationDetails": {"id": f"seedance-gate/{decision.stack}/"},
                 "results": results,
-                "properties": {"decision": decision.outcome, "stack": decision.stack, "asOf": decision.as_of},
+                "properties": {
+                    "decision": decision.outcome,
+                    "stack": decision.stack,
+                    "asOf": decision.as_of,
+                    **({"severityOverrides": dict(sorted(decision.severity_overrides.items()))}
+                       if decision.severity_overrides else {}),
+                },
+            }
+        ],
+    }
+    return json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_sarif_undecided(stack: str, problems: list[str]) -> str:
+    """SARIF for a gate that could not decide: a run whose invocation failed, with the reasons, no results."""
+    sarif = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": {"name": "seedance-gate", "version": __version__,
+                                    "informationUri": "https://seedance.io/docs/gate", "rules": []}},
+                "automationDetails": {"id": f"seedance-gate/{stack}/"},
+                "invocations": [
+                    {
+                        "executionSuccessful": False,
+                        "exitCode": 2,
+                        "toolExecutionNotifications": [{"level": "error", "message": {"text": p}} for p in problems],
+                    }
+                ],
+                "results": [],
+                "properties": {"decision": "undecided", "stack": stack},
             }
         ],
     }
@@ -137,6 +171,8 @@ def print_text(out: Console, decision: Decision, *, engine: str) -> None:
         out.print(f"[yellow]expired waiver ignored[/yellow]: {escape(w.control)} on {escape(w.resource)} (expired {w.expires})")
     for w in decision.unused_waivers:
         out.print(f"[dim]waiver matched nothing: {escape(w.control)} on {escape(w.resource)}[/dim]")
+    for cid, sev in sorted(decision.severity_overrides.items()):
+        out.print(f"[yellow]severity override[/yellow]: {escape(cid)} is {escape(sev)} for this run (--severity)")
     verdict = "[bold red]✗ blocked[/bold red]" if decision.outcome == "fail" else "[bold green]✓ passed[/bold green]"
     out.print(
         f"{verdict} {escape(decision.stack)}: {counts['mandatory']} mandatory, {counts['advisory']} advisory, "

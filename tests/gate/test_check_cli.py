@@ -157,3 +157,90 @@ def test_unknown_severity_override_is_undecided(capsys, sample_doc: Path) -> Non
     code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--severity", "GDPR-99-9=mandatory")
     _assert_undecided(code, out, err)
     assert "severity override: unknown control 'GDPR-99-9'" in err
+
+
+def test_forced_frameworks_add_to_the_policys_own(capsys, sample_doc: Path) -> None:
+    # the help says "force these frameworks on": eu-prod's own GDPR must stay on
+    code, out, _ = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", "json",
+                        "--framework", "mlps-l3", "--framework", "mlps-l3")
+    doc = json.loads(out)
+    assert doc["frameworks"] == ["gdpr", "mlps-l3"]
+    assert "GDPR-44-2" in {f["controlId"] for f in doc["findings"]}
+
+
+def test_policy_option_with_a_stack_target_is_refused(capsys) -> None:
+    code, out, err = _run(capsys, "eu-prod", "--project-dir", str(REPO / "stacks"), "--policy", str(POLICY))
+    _assert_undecided(code, out, err)
+    assert "applies to a DOCUMENT.json" in err
+
+
+def test_undecided_sarif_is_still_sarif(capsys, sample_doc: Path) -> None:
+    import jsonschema
+
+    code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", "sarif", "--severity", "foo")
+    _assert_undecided(code, out, err)
+    sarif = json.loads(out)
+    jsonschema.validate(sarif, json.loads((Path(__file__).parent / "sarif-schema-2.1.0.json").read_text()))
+    (run,) = sarif["runs"]
+    assert run["invocations"][0]["executionSuccessful"] is False and run["results"] == []
+    assert "expected CONTROL=mandatory" in run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"]
+
+
+def test_severity_overrides_are_recorded_in_every_report(capsys, sample_doc: Path) -> None:
+    args = [str(sample_doc), "--policy", str(POLICY), "--as-of", "2026-06-01", "--severity", "GDPR-44-2=mandatory"]
+    _, out, _ = _run(capsys, *args, "--format", "json")
+    assert json.loads(out)["severityOverrides"] == {"GDPR-44-2": "mandatory"}
+    _, out, _ = _run(capsys, *args, "--format", "sarif")
+    assert json.loads(out)["runs"][0]["properties"]["severityOverrides"] == {"GDPR-44-2": "mandatory"}
+    _, out, _ = _run(capsys, *args, "--format", "markdown")
+    assert "## Severity overrides for this run" in out and "GDPR-44-2 reported as **mandatory**" in out
+    _, out, _ = _run(capsys, *args, "--format", "pr-comment")
+    assert "Severity overrides for this run (`--severity`): GDPR-44-2 → mandatory" in out
+    _, out, _ = _run(capsys, *args)
+    assert "severity override: GDPR-44-2 is mandatory for this run" in out
+    _, out, _ = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", "json")
+    assert "severityOverrides" not in json.loads(out)
+
+
+def test_machine_formats_are_byte_exact(capsys, sample_doc: Path, tmp_path: Path) -> None:
+    # a waiver reason with emoji codes and markup-like text comes back exactly as written
+    reason = "Approved in FIN-1 :ok: see :x: and [bold]x[/bold] :warning:"
+    policy = tmp_path / "waived.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\nwaivers:\n"
+                      "  - control: GDPR-44-2\n    resource: '*'\n"
+                      f"    reason: {json.dumps(reason)}\n    approver: dpo@example.com\n    expires: 2099-01-01\n")
+    for fmt in ("json", "sarif"):
+        _, out, _ = _run(capsys, str(sample_doc), "--policy", str(policy), "--format", fmt, "--as-of", "2026-06-01")
+        assert reason in out and "🆗" not in out and "❌" not in out
+
+
+def test_a_partial_document_is_undecided(capsys, sample_doc: Path, tmp_path: Path) -> None:
+    doc = json.loads(sample_doc.read_text())
+    doc["notes"] = ["partial: the change summary counts 3 unchanged resource(s) but only 0 'same' step(s) are listed"]
+    partial = tmp_path / "eu-prod.json"
+    partial.write_text(json.dumps(doc))
+    code, out, err = _run(capsys, str(partial), "--policy", str(POLICY))
+    _assert_undecided(code, out, err)
+    assert "does not hold every resource of the stack" in err
+
+
+def test_resource_names_cannot_break_out_of_the_markdown(capsys, sample_doc: Path) -> None:
+    doc = json.loads(sample_doc.read_text())
+    evil = "x`|y <details><summary>z"
+    for r in doc["resources"]:
+        if r["type"] == "aws:s3/bucketV2:BucketV2" or r["type"] == "aws:s3/bucket:Bucket":
+            r["urn"] = r["urn"].rsplit("::", 1)[0] + "::" + evil
+            r["name"] = evil
+            break
+    else:
+        pytest.fail("no bucket in the sample")
+    sample_doc.write_text(json.dumps(doc))
+    import re
+
+    for fmt in ("markdown", "pr-comment"):
+        _, out, _ = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", fmt,
+                         "--framework", "mlps-l3", "--as-of", "2026-06-01")
+        assert "x'" in out  # the name is reported ...
+        outside_code = re.sub(r"`[^`\n]*`", "", out)
+        assert "<summary>z" not in outside_code and "x'" not in outside_code  # ... only inside code spans
+        assert "x`" not in out  # whose backtick would have closed the span early

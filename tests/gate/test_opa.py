@@ -22,7 +22,7 @@ import pytest
 import regorus
 
 from seedance.gate import OpaEngine, RegorusEngine
-from seedance.gate.errors import PolicyLoadError
+from seedance.gate.errors import EngineError, PolicyLoadError
 from seedance.gate.inputs import GateInput
 from seedance.gate.run import evaluate
 from seedance.policy import load_policy
@@ -130,8 +130,13 @@ class _StandIn(BaseHTTPRequestHandler):
         else:
             self._reply(404, {"code": "not_found", "message": path})
 
+    forget: bool = False  # answer as an OPA replica that never received the uploads
+
     def do_POST(self) -> None:
         rule = "data." + self.path.split("?")[0].removeprefix("/v1/data/").replace("/", ".")
+        if self.forget:
+            self._reply(200, {})  # OPA leaves "result" out for a rule it does not have
+            return
         self._reply(200, self._evaluate(rule, json.loads(self._body())["input"]))
 
 
@@ -140,6 +145,7 @@ def stand_in(request: pytest.FixtureRequest):
     _StandIn.go = request.getfixturevalue("opa_go") if request.param == "opa-go" else None
     _StandIn.policies = {}
     _StandIn.data = {}
+    _StandIn.forget = False
     server = HTTPServer(("127.0.0.1", 0), _StandIn)
 
     def serve() -> None:
@@ -175,6 +181,14 @@ def test_opa_backend_reports_policy_rejected_by_the_server(stand_in, bundle, tmp
     with pytest.raises(PolicyLoadError) as info:
         OpaEngine(stand_in, timeout=30).evaluate(load_bundle(root), _input().to_json())
     assert info.value.problems[0].startswith("gdpr/backup.rego: ")
+
+
+def test_an_undefined_answer_is_undecided_not_a_pass(stand_in, bundle) -> None:
+    # e.g. OPA replicas behind a load balancer, the upload on one and the query on another: "no
+    # result" is not "no findings" (a control's partial set is always defined, empty when clean)
+    _StandIn.forget = True
+    with pytest.raises(EngineError, match="OPA at .* has no data\\..*\\.violation \\(undefined\\)"):
+        evaluate(_input(), bundle, OpaEngine(stand_in, timeout=30), as_of=AS_OF)
 
 
 OPA = shutil.which("opa")

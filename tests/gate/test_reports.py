@@ -69,6 +69,10 @@ def test_sarif_validates_against_sarif_2_1_0_schema(case: str, bundle) -> None:
     assert len(waived) == decision.counts()["waived"]
     for r in run["results"]:
         assert run["tool"]["driver"]["rules"][r["ruleIndex"]]["id"] == r["ruleId"]
+    # fingerprints tell findings apart, but not by the figures in their messages (a cost that moves
+    # must not turn one alert into a new one)
+    prints = [r["partialFingerprints"]["seedanceFinding/v2"] for r in run["results"]]
+    assert len(set(prints)) == len(prints) and not any(ch.isdigit() for p in prints for ch in p.rsplit("|", 1)[1])
 
 
 def test_sarif_schema_rejects_a_broken_log() -> None:
