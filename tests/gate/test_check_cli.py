@@ -244,3 +244,18 @@ def test_resource_names_cannot_break_out_of_the_markdown(capsys, sample_doc: Pat
         outside_code = re.sub(r"`[^`\n]*`", "", out)
         assert "<summary>z" not in outside_code and "x'" not in outside_code  # ... only inside code spans
         assert "x`" not in out  # whose backtick would have closed the span early
+
+
+def test_groups_larger_than_planned_are_blocked(capsys, sample_doc: Path) -> None:
+    # a document whose groups deploy far more than the plan (and its estimate) covers
+    code, out, _ = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", "json")
+    assert code == 0 and not [f for f in json.loads(out)["findings"] if f["controlId"] == "BUDGET-FLEET-1"]
+    doc = json.loads(sample_doc.read_text())
+    for r in doc["resources"]:
+        if r["type"] == "aws:autoscaling/group:Group":
+            r["inputs"]["maxSize"] = r["inputs"]["desiredCapacity"] = 1000
+    sample_doc.write_text(json.dumps(doc))
+    code, out, _ = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", "json")
+    blocked = [f["message"] for f in json.loads(out)["findings"] if f["controlId"] == "BUDGET-FLEET-1"]
+    assert code == 1 and "fleet inference: group maxSize 1000 is above the policy's capacity.max 48" in blocked
+    assert len(blocked) == 5
