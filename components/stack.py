@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pulumi
 
+from components.common import ComponentArgsError
 from components.platform import PlatformArgs, build_platform
 from seedance.planner.endpoints import endpoint_prices
 from seedance.synth.program import catalog, load_stack_policy, plan_for
@@ -30,7 +31,7 @@ def run(project_dir: Path) -> None:
             plan=plan,
             stack=pulumi.get_stack(),
             endpoint_prices=endpoint_prices(prices, loaded.policy.cloud.region),
-            route_table_ids=config.get_object("routeTableIds"),  # unset: every route table of the VPC
+            route_table_ids=_route_table_ids(config),  # unset: every route table of the VPC
             eks_version=config.get("eksVersion") or "1.31",
             cluster_name=config.get("clusterName"),
         )
@@ -38,3 +39,12 @@ def run(project_dir: Path) -> None:
     for key, value in platform.exports().items():
         pulumi.export(key, value)
     pulumi.export("plan", plan.to_json())
+
+
+def _route_table_ids(config: pulumi.Config) -> list[str] | None:
+    """``seedance:routeTableIds``: a list of route table ids, or None when unset (a string is not a list of ids)."""
+    value = config.get_object("routeTableIds")
+    if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) and v for v in value)):
+        raise ComponentArgsError("seedance:routeTableIds", "expected a list of route table ids "
+                                 f"(e.g. [rtb-0123456789abcdef0], or [] for none), got {value!r}")
+    return value

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from seedance.atomic import write_text_atomically
 from seedance.synth.document import ResourceDocument
 
 
@@ -44,8 +45,12 @@ def synth(stack: str | None, out: Path | None, preview: Path | None, export: Pat
         return 1
     text = doc.dumps()
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
+        try:  # whole or not at all: a failed write keeps the previous file
+            out.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomically(out, text)
+        except OSError as exc:
+            err.print(f"error --out {out}: cannot write: {exc.strerror or exc}", markup=False, highlight=False)
+            return 1
     else:
         click.echo(text, nl=False)
     for note in doc.notes:

@@ -7,6 +7,11 @@ The document is the *desired* state: preview steps that remove a resource (``del
 (the last step of a URN wins, so replacements collapse to one entry). A preview run without
 ``--show-sames`` lists only changes; the document's ``notes`` say so when the change summary
 counts unchanged resources that are not in the steps.
+
+Every field that is read is checked for its JSON type first: a file of the wrong shape is an
+:class:`IngestError` naming the file, the step or resource (index and URN) and the field, never a
+crash. Files are read as UTF-8 (with or without a byte-order mark) or as UTF-16/UTF-32 with a
+byte-order mark (what PowerShell's ``>`` writes).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from seedance.synth.document import (
+    SIG_KEY,
     Resource,
     ResourceDocument,
     Source,
@@ -29,6 +35,13 @@ STACK_TYPE = "pulumi:pulumi:Stack"
 REMOVING_OPS = frozenset({"delete", "delete-replaced", "discard", "discard-replaced", "remove-pending-replace"})
 EXPORT_VERSIONS = (1, 2, 3)
 
+_URN_FORM = "a Pulumi URN string (urn:pulumi:STACK::PROJECT::TYPE::NAME)"
+#: Errors a value of an unexpected shape can raise past the explicit checks; turned into an IngestError.
+_SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError)
+
+#: One resource state and where it came from (``steps[3] (urn:...)``), for error messages.
+Located = tuple[str, dict[str, Any]]
+
 
 class IngestError(ValueError):
     """The file is not the Pulumi output it was given as; the message says what was expected."""
@@ -39,20 +52,109 @@ def read_json(path: str | Path, what: str) -> Any:
     ``pulumi preview --json`` printed on stdout before the JSON)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8-sig")
+        raw = p.read_bytes()
     except OSError as exc:
-        raise IngestError(f"{p}: cannot read: {exc.strerror}") from None
+        raise IngestError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    encoding = json.detect_encoding(raw)  # UTF-8 (BOM or not), UTF-16/32 by BOM or by their zero bytes
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise IngestError(
+            f"{p}: cannot decode as {encoding.upper().removesuffix('-SIG')} ({exc.reason} at byte {exc.start}); "
+            f"expected {what} in UTF-8, or UTF-16/UTF-32 with a byte-order mark"
+        ) from None
     try:
         return json.loads(text)
+    except RecursionError:
+        raise IngestError(f"{p}: the JSON is nested too deeply; expected {what}") from None
     except json.JSONDecodeError as first:
         start = text.find("\n{")
         if text.lstrip().startswith("{") or start < 0:
             raise IngestError(f"{p}: not valid JSON ({first.msg} at line {first.lineno} column {first.colno}); expected {what}") from None
         try:
             value, _ = json.JSONDecoder().raw_decode(text[start + 1 :])
+        except RecursionError:
+            raise IngestError(f"{p}: the JSON is nested too deeply; expected {what}") from None
         except json.JSONDecodeError as exc:
             raise IngestError(f"{p}: not valid JSON ({exc.msg}); expected {what}") from None
         return value
+
+
+# ---------------------------------------------------------------------- shape checks
+
+
+def _describe(value: Any) -> str:
+    """A JSON value for an error message: its JSON type and (shortened) text."""
+    if value is None:
+        return "null"
+    kind = (
+        "boolean" if isinstance(value, bool)
+        else "number" if isinstance(value, int | float)
+        else "string" if isinstance(value, str)
+        else "array" if isinstance(value, list)
+        else "object" if isinstance(value, dict)
+        else type(value).__name__
+    )
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return f"{kind} {text[:60]}{'...' if len(text) > 60 else ''}"
+
+
+def _wrong(where: str, loc: str, field: str, expected: str, got: Any) -> IngestError:
+    return IngestError(f"{where}: {loc}: '{field}': expected {expected}, got {_describe(got)}")
+
+
+def _is_urn(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith("urn:pulumi:") and len(value.split("::")) >= 4
+
+
+def _located(loc: str, urn: Any) -> str:
+    return f"{loc} ({urn})" if isinstance(urn, str) and urn else loc
+
+
+def _check_signatures(value: Any, where: str, loc: str, path: str) -> None:
+    """Every special value (``{"4dabf...": SIG, ...}``) has a string signature; iterative, so any depth."""
+    todo: list[tuple[str, Any]] = [(path, value)]
+    while todo:
+        p, v = todo.pop()
+        if isinstance(v, dict):
+            if SIG_KEY in v and not isinstance(v[SIG_KEY], str):
+                raise _wrong(where, loc, f"{p}.{SIG_KEY}", "a string (the signature of a secret, asset, archive, resource or output value)", v[SIG_KEY])
+            todo.extend((f"{p}.{k}", x) for k, x in v.items())
+        elif isinstance(v, list):
+            todo.extend((f"{p}[{i}]", x) for i, x in enumerate(v))
+
+
+def _check_state(state: dict[str, Any], where: str, base: str, prefix: str = "", known_urn: str | None = None) -> str:
+    """Check the fields of one resource state that are read; return its location (``base`` and its URN).
+    ``known_urn`` (the step's) names the location when the state's own URN is the bad field."""
+    urn = state.get("urn")
+    if not _is_urn(urn):
+        raise _wrong(where, _located(base, known_urn), f"{prefix}urn", _URN_FORM, urn)
+    loc = _located(base, urn)
+    typ = state.get("type")
+    if not isinstance(typ, str) or not typ:
+        raise _wrong(where, loc, f"{prefix}type", "a type token string (e.g. aws:s3/bucket:Bucket)", typ)
+    for key in ("inputs", "outputs"):
+        value = state.get(key)
+        if value is not None and not isinstance(value, dict):
+            raise _wrong(where, loc, f"{prefix}{key}", "an object of property values", value)
+        _check_signatures(value, where, loc, f"{prefix}{key}")
+    parent = state.get("parent")
+    if parent not in (None, "") and not _is_urn(parent):
+        raise _wrong(where, loc, f"{prefix}parent", f"the parent's URN, {_URN_FORM}", parent)
+    provider = state.get("provider")
+    if provider is not None and not isinstance(provider, str):
+        raise _wrong(where, loc, f"{prefix}provider", "a provider reference string (PROVIDER-URN::ID)", provider)
+    custom = state.get("custom")
+    if custom is not None and not isinstance(custom, bool):
+        raise _wrong(where, loc, f"{prefix}custom", "true or false", custom)
+    return loc
+
+
+# ---------------------------------------------------------------------- the document
 
 
 def _stack_project(urns: Iterable[str], where: str) -> tuple[str, str]:
@@ -63,12 +165,14 @@ def _stack_project(urns: Iterable[str], where: str) -> tuple[str, str]:
     raise IngestError(f"{where}: no resource URN to tell the stack and project from")
 
 
-def _build(states: list[dict[str, Any]], *, source: Source, where: str, config_region: str | None) -> ResourceDocument:
-    stack, project = _stack_project((s.get("urn", "") for s in states), where)
-    stack_urns = {s["urn"] for s in states if s.get("type") == STACK_TYPE}
+def _build(located: list[Located], *, source: Source, where: str, config_region: str | None) -> ResourceDocument:
+    """The document of resource states already checked by :func:`_check_state`."""
+    states = [s for _, s in located]
+    stack, project = _stack_project((s["urn"] for s in states), where)
+    stack_urns = {s["urn"] for s in states if s["type"] == STACK_TYPE}
     provider_region: dict[str, str | None] = {}
     for s in states:
-        if str(s.get("type", "")).startswith("pulumi:providers:"):
+        if s["type"].startswith("pulumi:providers:"):
             provider_region[s["urn"]] = _str((s.get("inputs") or {}).get("region"))
     # a provider without an explicit region (ambient config): the one region its resources report
     seen: dict[str, set[str]] = {}
@@ -81,36 +185,43 @@ def _build(states: list[dict[str, Any]], *, source: Source, where: str, config_r
         if not provider_region.get(provider) and len(regions) == 1:
             provider_region[provider] = next(iter(regions))
     resources: list[Resource] = []
-    for s in states:
-        urn, typ = s.get("urn"), s.get("type")
-        if not isinstance(urn, str) or not isinstance(typ, str):
-            raise IngestError(f"{where}: a resource without 'urn' and 'type': {json.dumps(s)[:120]}")
+    for loc, s in located:
+        urn, typ = s["urn"], s["type"]
         if typ == STACK_TYPE:
             continue
-        inputs = normalise_inputs(s.get("inputs"))
-        provider = split_provider_ref(s.get("provider"))
-        region = None
-        if typ.startswith("aws:") or typ == "pulumi:providers:aws":
-            region = (
-                _own_region(s)
-                or provider_region.get(urn)
-                or (provider_region.get(provider) if provider else None)
-                or config_region
-            )
-        parent = s.get("parent") or None
-        resources.append(
-            Resource(
-                urn=urn,
-                type=typ,
-                name=urn_name(urn),
-                parent=None if parent in stack_urns or (parent and parent.split("::")[-2:-1] == [STACK_TYPE]) else parent,
-                custom=bool(s.get("custom", False)),
-                region=region,
-                provider=provider,
-                inputs=inputs,
-            )
-        )
+        try:
+            resources.append(_resource(s, urn, typ, stack_urns, provider_region, config_region))
+        except IngestError:
+            raise
+        except _SHAPE_ERRORS as exc:  # a shape the checks above did not foresee: still a located error
+            raise IngestError(f"{where}: {loc}: unexpected content ({type(exc).__name__}: {str(exc)[:200]})") from None
     return ResourceDocument(stack=stack, project=project, source=source, resources=resources)
+
+
+def _resource(
+    s: dict[str, Any], urn: str, typ: str, stack_urns: set[str], provider_region: dict[str, str | None], config_region: str | None
+) -> Resource:
+    inputs = normalise_inputs(s.get("inputs"))
+    provider = split_provider_ref(s.get("provider"))
+    region = None
+    if typ.startswith("aws:") or typ == "pulumi:providers:aws":
+        region = (
+            _own_region(s)
+            or provider_region.get(urn)
+            or (provider_region.get(provider) if provider else None)
+            or config_region
+        )
+    parent = s.get("parent") or None
+    return Resource(
+        urn=urn,
+        type=typ,
+        name=urn_name(urn),
+        parent=None if parent in stack_urns or (parent and parent.split("::")[-2:-1] == [STACK_TYPE]) else parent,
+        custom=bool(s.get("custom", False)),
+        region=region,
+        provider=provider,
+        inputs=inputs,
+    )
 
 
 def _own_region(state: dict[str, Any]) -> str | None:
@@ -131,37 +242,80 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value and not value.startswith("[") else None
 
 
+def _guarded(where: str, build: Any, data: Any) -> ResourceDocument:
+    try:
+        return build(data, where)
+    except IngestError:
+        raise
+    except _SHAPE_ERRORS as exc:  # the last line of defence: never a traceback for a file's content
+        raise IngestError(f"{where}: unexpected content ({type(exc).__name__}: {str(exc)[:200]})") from None
+
+
+# ---------------------------------------------------------------------- preview
+
+
 def from_preview(data: Any, where: str = "<preview>") -> ResourceDocument:
     """A ``pulumi preview --json`` document -> the desired-state resource document."""
+    return _guarded(where, _from_preview, data)
+
+
+def _from_preview(data: Any, where: str) -> ResourceDocument:
     if isinstance(data, dict) and "deployment" in data:
         raise IngestError(f"{where}: this is `pulumi stack export` output (it has 'deployment'); use --from-export")
     if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
         raise IngestError(f"{where}: not `pulumi preview --json` output: expected an object with a 'steps' list")
-    by_urn: dict[str, dict[str, Any]] = {}
+    config = data.get("config")
+    if config is not None and not isinstance(config, dict):
+        raise IngestError(f"{where}: 'config': expected an object of stack config values, got {_describe(config)}")
+    summary = data.get("changeSummary")
+    if summary is not None and not isinstance(summary, dict):
+        raise IngestError(f"{where}: 'changeSummary': expected an object of counts by operation, got {_describe(summary)}")
+    unchanged = (summary or {}).get("same")
+    if unchanged is not None and (isinstance(unchanged, bool) or not isinstance(unchanged, int) or unchanged < 0):
+        raise IngestError(f"{where}: 'changeSummary.same': expected a count (a whole number >= 0), got {_describe(unchanged)}")
+    by_urn: dict[str, Located] = {}
     same_seen = 0
     for i, step in enumerate(data["steps"]):
+        base = f"steps[{i}]"
         if not isinstance(step, dict) or not isinstance(step.get("op"), str):
-            raise IngestError(f"{where}: steps[{i}]: expected an object with an 'op'")
+            raise IngestError(f"{where}: {base}: expected an object with an 'op'")
         op = step["op"]
-        urn = step.get("urn") or (step.get("newState") or step.get("oldState") or {}).get("urn")
+        step_urn = step.get("urn")
+        if step_urn is not None and not _is_urn(step_urn):
+            raise _wrong(where, base, "urn", _URN_FORM, step_urn)
+        loc = _located(base, step_urn)
+        for key in ("newState", "oldState"):
+            if step.get(key) is not None and not isinstance(step[key], dict):
+                raise _wrong(where, loc, key, "an object (a resource state) or null", step[key])
+        new_state, old_state = step.get("newState"), step.get("oldState")
         if op in REMOVING_OPS:
-            by_urn.pop(urn, None)
+            urn = step_urn
+            for key, state in (("newState", new_state), ("oldState", old_state)):
+                if urn is None and state is not None and state.get("urn") is not None:
+                    urn = state["urn"]
+                    if not _is_urn(urn):
+                        raise _wrong(where, loc, f"{key}.urn", _URN_FORM, urn)
+            if urn is not None:
+                by_urn.pop(urn, None)
             continue
-        state = step.get("newState")
-        if not isinstance(state, dict):
+        if new_state is None:
             continue  # nothing desired to record (e.g. an op without a new state)
+        loc = _check_state(new_state, where, base, "newState.", step_urn)
+        provider = step.get("provider")
+        if provider is not None and not isinstance(provider, str):
+            raise _wrong(where, loc, "provider", "a provider reference string (PROVIDER-URN::ID)", provider)
         if op == "same":
             same_seen += 1
-        state = dict(state)
-        state.setdefault("provider", step.get("provider"))
-        old_state = step.get("oldState")
-        if "outputs" not in state and isinstance(old_state, dict) and "outputs" in old_state:
-            state["outputs"] = old_state["outputs"]  # only read for the region
-        by_urn[state.get("urn", urn)] = state
-    config = data.get("config") or {}
-    doc = _build(list(by_urn.values()), source="preview", where=where, config_region=_str(config.get("aws:region")))
-    summary = data.get("changeSummary") or {}
-    unchanged = summary.get("same", 0) if isinstance(summary, dict) else 0
+        state = dict(new_state)
+        state.setdefault("provider", provider)
+        if "outputs" not in state and old_state is not None and "outputs" in old_state:
+            outputs = old_state["outputs"]
+            if outputs is not None and not isinstance(outputs, dict):
+                raise _wrong(where, loc, "oldState.outputs", "an object of property values", outputs)
+            _check_signatures(outputs, where, loc, "oldState.outputs")
+            state["outputs"] = outputs  # only read for the region
+        by_urn[state["urn"]] = (loc, state)
+    doc = _build(list(by_urn.values()), source="preview", where=where, config_region=_str((config or {}).get("aws:region")))
     if isinstance(unchanged, int) and unchanged > same_seen:
         doc.notes.append(
             f"partial: the change summary counts {unchanged} unchanged resource(s) but only {same_seen} 'same' step(s) "
@@ -170,17 +324,26 @@ def from_preview(data: Any, where: str = "<preview>") -> ResourceDocument:
     return doc
 
 
+# ---------------------------------------------------------------------- export
+
+
 def from_export(data: Any, where: str = "<export>") -> ResourceDocument:
     """A ``pulumi stack export`` document (or its bare ``deployment``) -> the resource document."""
+    return _guarded(where, _from_export, data)
+
+
+def _from_export(data: Any, where: str) -> ResourceDocument:
     if isinstance(data, dict) and "steps" in data:
         raise IngestError(f"{where}: this is `pulumi preview --json` output (it has 'steps'); use --from-preview")
     if isinstance(data, dict) and "deployment" in data:
         version = data.get("version")
-        if version not in EXPORT_VERSIONS:
+        if isinstance(version, bool) or version not in EXPORT_VERSIONS:
             raise IngestError(f"{where}: unsupported stack export version {version!r}; expected one of {list(EXPORT_VERSIONS)}")
         deployment = data["deployment"]
+        prefix = "deployment."
     else:
         deployment = data
+        prefix = ""
     if not isinstance(deployment, dict) or not isinstance(deployment.get("resources"), list | None) or (
         "resources" not in deployment and "manifest" not in deployment
     ):
@@ -188,9 +351,23 @@ def from_export(data: Any, where: str = "<export>") -> ResourceDocument:
     resources = deployment.get("resources") or []
     if not resources:
         raise IngestError(f"{where}: the deployment has no resources (an empty or never-deployed stack)")
-    states = [r for r in resources if isinstance(r, dict) and not r.get("delete")]
-    doc = _build(states, source="export", where=where, config_region=None)
-    pending = deployment.get("pending_operations") or []
+    pending = deployment.get("pending_operations")
+    if pending is not None and not isinstance(pending, list):
+        raise IngestError(f"{where}: '{prefix}pending_operations': expected an array of operations, got {_describe(pending)}")
+    located: list[Located] = []
+    for i, r in enumerate(resources):
+        loc = f"{prefix}resources[{i}]"
+        if not isinstance(r, dict):
+            raise IngestError(f"{where}: {loc}: expected an object (a resource state), got {_describe(r)}")
+        loc = _check_state(r, where, loc)
+        delete = r.get("delete")
+        if delete is not None and not isinstance(delete, bool):
+            raise _wrong(where, loc, "delete", "true or false", delete)
+        if not delete:
+            located.append((loc, r))
+    if not located:
+        raise IngestError(f"{where}: every resource of the deployment is pending deletion ('delete': true); nothing is desired")
+    doc = _build(located, source="export", where=where, config_region=None)
     if pending:
         doc.notes.append(f"{len(pending)} pending operation(s) in the export: the last update was interrupted")
     return doc

@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from seedance.synth.project import synthesize_stack
 
 STACKS_DIR = Path(__file__).resolve().parents[2] / "stacks"
@@ -88,3 +90,19 @@ def test_route_tables_from_config_are_used_as_given(tmp_path):
 def test_an_empty_route_table_list_attaches_nothing(tmp_path):
     eps = _with_route_tables(tmp_path, "[]")
     assert eps["network-s3-gateway"].get("routeTableIds", []) == []
+
+
+@pytest.mark.parametrize("value", ["abc", 5, ["rtb-1", 7], [""]])
+def test_route_table_ids_must_be_a_list_under_pulumi_up_too(value) -> None:  # type: ignore[no-untyped-def]
+    # `pulumi up` runs the program without synth's config check: a JSON string must not become
+    # ['a', 'b', 'c'] route tables
+    from components.common import ComponentArgsError
+    from components.stack import _route_table_ids
+
+    class Config:
+        def get_object(self, key: str) -> object:
+            assert key == "routeTableIds"
+            return value
+
+    with pytest.raises(ComponentArgsError, match="seedance:routeTableIds: expected a list of route table ids"):
+        _route_table_ids(Config())  # type: ignore[arg-type]
