@@ -71,6 +71,9 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
         if not sep:
             return _undecided(fmt, stack, [f"--severity {item!r}: expected CONTROL=mandatory or CONTROL=advisory"])
         overrides[control.strip()] = level.strip()
+    if Path(target).is_dir():
+        return _undecided(fmt, stack, [f"{target}: is a directory; expected a STACK name (with --project-dir) "
+                                       "or a DOCUMENT.json"])
     try:
         bundle = load_bundle(policies_dir, severity_overrides=overrides)
         if target.endswith(".json") or Path(target).is_file():

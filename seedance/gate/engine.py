@@ -143,12 +143,19 @@ class OpaEngine:
     name = "opa"
 
     def __init__(self, url: str, *, timeout: float = 5.0) -> None:
-        parsed = urlparse(url)
+        try:
+            parsed = urlparse(url)
+            port = parsed.port
+        except ValueError as exc:  # "http://[::1", a port out of range
+            raise OpaUnreachableError(f"--opa-url {url!r}: {exc}; expected http(s)://HOST[:PORT]") from None
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
             raise OpaUnreachableError(f"--opa-url {url!r}: expected http(s)://HOST[:PORT]")
+        if parsed.path not in ("", "/") or parsed.query or parsed.fragment:
+            raise OpaUnreachableError(f"--opa-url {url!r}: expected http(s)://HOST[:PORT] without a path "
+                                      "(OPA's REST API is at the server's root)")
         self.url = url
         self.host = parsed.hostname
-        self.port = parsed.port or (443 if parsed.scheme == "https" else 8181)
+        self.port = port or (443 if parsed.scheme == "https" else 8181)
         self.ssl = parsed.scheme == "https"
         self.timeout = timeout
         self._uploaded: int | None = None
@@ -169,6 +176,18 @@ class OpaEngine:
             raise PolicyLoadError(problems)
         client.update_or_create_data(bundle.data()["seedance"], "seedance")
 
+    def _canary(self, client) -> None:
+        """Ask for a value the uploaded helpers define: a server that answers every query with an empty
+        result (not OPA, a stale replica) must not pass every control for want of findings."""
+        try:
+            resp = client.query_rule({}, "lib.frameworks", "default_settings")
+        except Exception as exc:
+            raise EngineError(f"OPA at {self.url}: the check query failed: {_opa_message(exc)}") from None
+        value = resp.get("result") if isinstance(resp, dict) else None
+        if not isinstance(value, dict) or "sla_spot_cap" not in value:
+            raise EngineError(f"OPA at {self.url} does not answer as OPA with the uploaded policies: "
+                              f"data.lib.frameworks.default_settings gave {str(resp)[:120]}")
+
     def evaluate(self, bundle: PolicyBundle, gate_input: dict) -> dict[str, list[dict]]:
         import requests
 
@@ -181,6 +200,7 @@ class OpaEngine:
             if self._uploaded != id(bundle.files):
                 self._upload(client, bundle)
                 self._uploaded = id(bundle.files)
+            self._canary(client)
             out: dict[str, list[dict]] = {}
             for c in bundle.controls:
                 try:

@@ -165,6 +165,13 @@ def from_document(path: Path, *, policy_path: Path | None, project_dir: Path) ->
     obj = read_json(path)
     if isinstance(obj, dict) and "document" in obj:
         return from_json(obj, source=str(path))
+    if isinstance(obj, dict) and obj.get("kind") != "ResourceDocument":
+        if "steps" in obj or "changeSummary" in obj:
+            raise InvalidInputError(f"{path}: a Pulumi preview, not a resource document: convert it with "
+                                    f"`seedance synth --from-preview {path} --out DOC.json`, then check DOC.json")
+        if "deployment" in obj or "checkpoint" in obj:
+            raise InvalidInputError(f"{path}: a Pulumi stack export, not a resource document: convert it with "
+                                    f"`seedance synth --from-export {path} --out DOC.json`, then check DOC.json")
     document = validate_document(obj, source=str(path))
     if policy_path is None:
         policy_path = policy_path_for_stack(project_dir, document["stack"])

@@ -259,3 +259,25 @@ def test_groups_larger_than_planned_are_blocked(capsys, sample_doc: Path) -> Non
     blocked = [f["message"] for f in json.loads(out)["findings"] if f["controlId"] == "BUDGET-FLEET-1"]
     assert code == 1 and "fleet inference: group maxSize 1000 is above the policy's capacity.max 48" in blocked
     assert len(blocked) == 5
+
+
+
+@pytest.mark.parametrize(("fixture", "hint"), [
+    ("pulumi-preview/stratify-aws-creates.preview.json", "seedance synth --from-preview"),
+    ("pulumi-stack-export/stratify-aws.stack-export.json", "seedance synth --from-export"),
+])
+def test_raw_pulumi_output_gets_a_hint(capsys, tmp_path: Path, fixture: str, hint: str) -> None:
+    import os
+
+    source = Path(os.environ.get("SEEDANCE_SHARED_DATA") or REPO.parent / "shared" / "data") / "fixtures" / fixture
+    raw = tmp_path / "raw.json"
+    shutil.copy(source, raw)
+    code, out, err = _run(capsys, str(raw), "--policy", str(POLICY))
+    _assert_undecided(code, out, err)
+    assert hint in err
+
+
+def test_a_directory_target_is_named(capsys, tmp_path: Path) -> None:
+    code, out, err = _run(capsys, str(tmp_path))
+    _assert_undecided(code, out, err)
+    assert "is a directory; expected a STACK name" in err

@@ -130,12 +130,12 @@ class _StandIn(BaseHTTPRequestHandler):
         else:
             self._reply(404, {"code": "not_found", "message": path})
 
-    forget: bool = False  # answer as an OPA replica that never received the uploads
+    forget: dict | None = None  # answer every query with this, as a stale replica or a server that is not OPA
 
     def do_POST(self) -> None:
         rule = "data." + self.path.split("?")[0].removeprefix("/v1/data/").replace("/", ".")
-        if self.forget:
-            self._reply(200, {})  # OPA leaves "result" out for a rule it does not have
+        if self.forget is not None:
+            self._reply(200, self.forget)
             return
         self._reply(200, self._evaluate(rule, json.loads(self._body())["input"]))
 
@@ -145,7 +145,7 @@ def stand_in(request: pytest.FixtureRequest):
     _StandIn.go = request.getfixturevalue("opa_go") if request.param == "opa-go" else None
     _StandIn.policies = {}
     _StandIn.data = {}
-    _StandIn.forget = False
+    _StandIn.forget = None
     server = HTTPServer(("127.0.0.1", 0), _StandIn)
 
     def serve() -> None:
@@ -183,12 +183,42 @@ def test_opa_backend_reports_policy_rejected_by_the_server(stand_in, bundle, tmp
     assert info.value.problems[0].startswith("gdpr/backup.rego: ")
 
 
-def test_an_undefined_answer_is_undecided_not_a_pass(stand_in, bundle) -> None:
-    # e.g. OPA replicas behind a load balancer, the upload on one and the query on another: "no
-    # result" is not "no findings" (a control's partial set is always defined, empty when clean)
-    _StandIn.forget = True
-    with pytest.raises(EngineError, match="OPA at .* has no data\\..*\\.violation \\(undefined\\)"):
+@pytest.mark.parametrize("answer", [{}, {"result": []}])
+def test_a_server_that_does_not_know_the_rules_is_undecided_not_a_pass(stand_in, bundle, answer) -> None:
+    # OPA replicas behind a load balancer (the upload on one, the query on another) answer {}: "no
+    # result" is not "no findings"; a server that answers [] to everything must not pass either
+    _StandIn.forget = answer
+    with pytest.raises(EngineError, match="does not answer as OPA with the uploaded policies"):
         evaluate(_input(), bundle, OpaEngine(stand_in, timeout=30), as_of=AS_OF)
+
+
+def test_an_undefined_control_rule_is_undecided(bundle) -> None:
+    class Client:  # the canary answers, one control's rule does not
+        def query_rule(self, input_data, package, rule=None):  # type: ignore[no-untyped-def]
+            if package == "lib.frameworks":
+                return {"result": {"sla_spot_cap": {}}}
+            return {} if package == "budget.spot_share" else {"result": []}
+
+        def check_connection(self) -> None: ...
+        def close_connection(self) -> None: ...
+
+    engine = OpaEngine("http://127.0.0.1:1")
+    engine._client = Client  # type: ignore[method-assign]
+    engine._uploaded = id(bundle.files)
+    with pytest.raises(EngineError, match="BUDGET-SPOT-1: OPA at .* has no data.budget.spot_share.violation \\(undefined\\)"):
+        engine.evaluate(bundle, _input().to_json())
+
+
+@pytest.mark.parametrize(("url", "message"), [
+    ("http://[::1", "expected http"),
+    ("http://127.0.0.1:99999", "expected http"),
+    ("http://opa.internal:8181/v1/data", "without a path"),
+])
+def test_bad_opa_urls(url: str, message: str) -> None:
+    from seedance.gate.errors import OpaUnreachableError
+
+    with pytest.raises(OpaUnreachableError, match=message):
+        OpaEngine(url)
 
 
 OPA = shutil.which("opa")
