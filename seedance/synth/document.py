@@ -25,7 +25,7 @@ import math
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, StrictBool, field_validator, model_serializer
 
 API_VERSION = "seedance.io/v1"
 KIND = "ResourceDocument"
@@ -57,7 +57,7 @@ class Resource(BaseModel):
     type: str
     name: str
     parent: str | None = None
-    custom: bool
+    custom: StrictBool  # "yes" or 1 is not a boolean: a document is JSON Seedance or Pulumi wrote
     region: str | None = None
     provider: str | None = Field(default=None, description="URN of the provider resource (no id), if explicit.")
     inputs: dict[str, Any] = Field(default_factory=dict)

@@ -281,3 +281,12 @@ def test_a_directory_target_is_named(capsys, tmp_path: Path) -> None:
     code, out, err = _run(capsys, str(tmp_path))
     _assert_undecided(code, out, err)
     assert "is a directory; expected a STACK name" in err
+
+
+def test_document_fields_are_not_coerced(capsys, sample_doc: Path) -> None:
+    doc = json.loads(sample_doc.read_text())
+    doc["resources"][0]["custom"] = "no"  # bool("no") would be True
+    sample_doc.write_text(json.dumps(doc))
+    code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY))
+    _assert_undecided(code, out, err)
+    assert "resources.0.custom" in err
