@@ -87,7 +87,10 @@ def load_bundle(root: Path | None = None, *, severity_overrides: dict[str, str] 
     for sub in (*HELPER_DIRS, *CONTROL_DIRS):
         for path in sorted((root / sub).rglob("*.rego")):
             rel = path.relative_to(root).as_posix()
-            text = path.read_text(encoding="utf-8")
+            text, problem = _read_rego(path, rel)
+            if text is None:
+                problems.append(problem)
+                continue
             package = package_of(text)
             if package is None:
                 problems.append(f"{rel}:1:1: no package declaration")
@@ -104,6 +107,7 @@ def load_bundle(root: Path | None = None, *, severity_overrides: dict[str, str] 
             if sub in CONTROL_DIRS and not found and not bad:
                 problems.append(f"{rel}:1:1: no control rule (a rule with a METADATA block giving custom.control_id)")
             controls.extend(found)
+    problems.extend(_missing_frameworks(root, controls, problems))
     seen: dict[str, ControlMeta] = {}
     for c in controls:
         if c.control_id in seen:
@@ -119,3 +123,42 @@ def load_bundle(root: Path | None = None, *, severity_overrides: dict[str, str] 
         raise PolicyLoadError(problems)
     log.info("loaded %d Rego files, %d controls from %s", len(files), len(controls), root)
     return PolicyBundle(root, tuple(files), tuple(sorted(controls, key=lambda c: c.control_id)), overrides)
+
+
+def _read_rego(path: Path, rel: str) -> tuple[str | None, str]:
+    """The text of one Rego file, or None and a located problem (the file is not readable UTF-8 text)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, f"{rel}: cannot read: {exc.strerror or exc}"
+    try:
+        return data.decode("utf-8"), ""
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        column = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1
+        return None, f"{rel}:{line}:{column}: not UTF-8 text (byte 0x{data[exc.start]:02x}); Rego files must be UTF-8"
+
+
+_FRAMEWORK_OF_DIR = {"gdpr": "GDPR", "mlps": "MLPS 2.0 level 3", "budget": "budget"}
+
+
+def _missing_frameworks(root: Path, controls: list[ControlMeta], problems: list[str]) -> list[str]:
+    """A control folder that is missing or holds no control rule: the gate would silently skip a whole
+    framework, so the bundle does not load.  (Leaving out single control files stays allowed.)"""
+    layout = ", ".join(f"{d}/" for d in (*CONTROL_DIRS, *HELPER_DIRS))
+    if not controls and not problems:
+        return [f"{root}: no control rules found (expected {layout})"]
+    found = {c.file.split("/", 1)[0] for c in controls}
+    out = []
+    for sub in CONTROL_DIRS:
+        if sub in found:
+            continue
+        folder = root / sub
+        framework = _FRAMEWORK_OF_DIR.get(sub, sub)
+        if not folder.is_dir():
+            out.append(f"{folder}: folder missing; expected the {framework} control rules here (a policy directory holds {layout})")
+        elif not any(p.startswith(f"{sub}/") for p in problems):  # its files' own problems already explain it
+            out.append(f"{folder}: no control rule found; expected the {framework} control rules here "
+                       "(.rego files with a METADATA block giving custom.control_id)")
+    return out
