@@ -4,7 +4,9 @@ interval of every fleet, with the expected monthly compute cost and a reason per
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import json
+import re
 from pathlib import Path
 
 import click
@@ -45,32 +47,78 @@ def render_plan(out: Console, plan: Plan) -> None:
         out.print(Text(f"{f.name}:", style="bold"))
         for decision, why in f.rationale.items():
             out.print(Text(f"  {decision}: {why}"))
-    saved = plan.savings / plan.monthly_cost_all_ondemand if plan.monthly_cost_all_ondemand else 0.0
     label = "Fleet compute (partial: some components have no sourced price)" if plan.partial else "Fleet compute"
     out.print(Text(f"{label}: {_money(plan.monthly_cost, cur)} per month vs {_money(plan.monthly_cost_all_ondemand, cur)} "
-                   f"all on-demand: {_money(plan.savings, cur)} ({saved:.0%}) saved", style="bold"))
+                   f"all on-demand: {savings_text(plan)}", style="bold"))
     for u in plan.unpriced:
         out.print(Text(f"  - unpriced: {u}", style="yellow"))
 
 
+#: the most reserved units ``--held`` accepts for one fleet (far above any real fleet; it keeps
+#: the planner's arithmetic exact)
+MAX_HELD_UNITS = 1_000_000
+_ASCII_DIGITS = re.compile(r"[0-9]+")
+
+
+def savings_text(plan: Plan) -> str:
+    """What the plan saves against all on-demand, or - when held reservations go unused - what it costs more."""
+    cur, od = plan.currency, plan.monthly_cost_all_ondemand
+    if plan.savings >= 0:
+        saved = plan.savings / od if od else 0.0
+        return f"{_money(plan.savings, cur)} ({saved:,.0%}) saved"
+    more = f" ({-plan.savings / od:,.0%})" if od else ""
+    idle = [f for f in plan.fleets
+            if f.expected_nodes is not None and f.reserved_units > f.expected_nodes]
+    why = ""
+    if idle:
+        why = " because reserved units are billed whether or not they run: " + "; ".join(
+            f"{f.name} holds {f.reserved_units:,} for ~{f.expected_nodes:,.1f} expected" for f in idle)
+    return f"costs {_money(-plan.savings, cur)}{more} more than all on-demand{why}"
+
+
 def _held(values: tuple[str, ...]) -> dict[str, int] | None:
+    """``--held FLEET=UNITS`` values by fleet (syntax only; :func:`_check_held_fleets` checks the names)."""
     if not values:
         return None
     out: dict[str, int] = {}
+    given: dict[str, str] = {}
     for v in values:
         name, sep, units = v.partition("=")
-        if not sep or not units.strip().isdigit():
-            raise click.BadParameter(f"expected FLEET=UNITS (e.g. inference=4), got {v!r}", param_hint="--held")
-        out[name.strip()] = int(units)
+        name, units = name.strip(), units.strip()
+        if not sep or not _ASCII_DIGITS.fullmatch(units):
+            raise click.BadParameter(f"expected FLEET=UNITS (e.g. inference=4), got {v!r}: UNITS is a whole "
+                                     f"number written in the digits 0-9", param_hint="--held")
+        if not name:
+            raise click.BadParameter(f"expected FLEET=UNITS (e.g. inference=4), got {v!r}: no fleet name before '='",
+                                     param_hint="--held")
+        digits = units.lstrip("0") or "0"
+        if len(digits) > len(str(MAX_HELD_UNITS)) or int(digits) > MAX_HELD_UNITS:
+            raise click.BadParameter(f"{v!r}: at most {MAX_HELD_UNITS:,} units per fleet", param_hint="--held")
+        if name in out:
+            raise click.BadParameter(f"fleet {name!r} is given twice ({given[name]!r} and {v!r}); give each fleet once",
+                                     param_hint="--held")
+        out[name] = int(digits)
+        given[name] = v
     return out
+
+
+def _check_held_fleets(held: dict[str, int] | None, fleets: list[str]) -> None:
+    """Every ``--held`` fleet must be a fleet of the policy (else the plan would ignore what is held)."""
+    for name in held or {}:
+        if name not in fleets:
+            hint = difflib.get_close_matches(name, fleets, n=1, cutoff=0.6)
+            raise click.BadParameter(
+                f"the policy has no fleet {name!r}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
+                + f"; its fleets: {', '.join(fleets) if fleets else '(none)'}", param_hint="--held")
 
 
 @click.command("plan")
 @click.argument("policy_path", metavar="POLICY", type=click.Path(path_type=Path))
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Output format.")
-@click.option("-o", "--out", "out_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Also write the plan as JSON to this file.")
+@click.option("-o", "--out", "out_path", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True), default=None,
+              help="Also write the plan as JSON to this file (whole or not at all); '-': to stdout "
+                   "(the text table then goes to stderr).")
 @click.option("--as-of", "as_of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="Decision date: demand history from this date on is not read.")
 @click.option("--held", "held", multiple=True, metavar="FLEET=UNITS",
@@ -86,23 +134,44 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
     from seedance.policy import load_policy
     from seedance.pricing.catalog import PricingError, load_catalog
 
+    held_units = _held(held)  # usage errors first: nothing is read for a malformed command line
     loaded = load_policy(policy_path)  # PolicyError is reported by the CLI's error boundary
+    _check_held_fleets(held_units, [f.name for f in loaded.policy.fleets])
     try:
         catalog = load_catalog(cache_dir=cache_dir)
-        result = plan_policy(loaded, catalog, as_of=as_of.date() if as_of else None, held=_held(held))
+        result = plan_policy(loaded, catalog, as_of=as_of.date() if as_of else None, held=held_units)
     except (PricingError, DemandError, PlanningError) as exc:
         console(stderr=True).print(f"error: {policy_path}: {exc}", markup=False)
         return 1
+    unplannable = unplannable_fleets(result)
+    if unplannable:  # a plan without instance types cannot be deployed or priced: nothing is written
+        err = console(stderr=True)
+        for line in unplannable:
+            err.print(f"error: {policy_path}: {line}", markup=False)
+        return 1
     doc = json.dumps(result.to_json(), indent=2)
-    if out_path is not None:
+    to_stdout = out_path is not None and str(out_path) == "-"
+    if out_path is not None and not to_stdout:
+        from seedance.atomic import write_text_atomically
+
         try:
-            out_path.write_text(doc + "\n", encoding="utf-8")
+            write_text_atomically(out_path, doc + "\n")
         except OSError as exc:
             console(stderr=True).print(f"error: cannot write {out_path}: {exc.strerror or exc}", markup=False)
             return 1
     out = console()
-    if fmt == "json":
-        out.print(doc, markup=False)
-    else:
-        render_plan(out, result)
+    if fmt == "json" or to_stdout:
+        out.print(doc, markup=False)  # `--out -`: the JSON on stdout, once
+    if fmt == "text":
+        render_plan(console(stderr=True) if to_stdout else out, result)  # stdout stays JSON with `--out -`
     return 0
+
+
+def unplannable_fleets(plan: Plan) -> list[str]:
+    """One line per fleet the planner found no instance type for (the plan cannot run or be priced)."""
+    return [
+        f"fleet {f.name!r} cannot be planned: "
+        f"{f.rationale.get('instance_types') or 'no instance type in the price catalog meets its requirement'}"
+        "; change its gpu/cpu requirement or instanceTypes.allowed"
+        for f in plan.fleets if not f.instance_types
+    ]

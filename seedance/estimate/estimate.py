@@ -10,6 +10,7 @@ from typing import Any
 from seedance.estimate import budgets, ebs, eks, fleet, kms, logs, network, s3
 from seedance.estimate.components import ResourceCost
 from seedance.estimate.context import EstimateContext, base_tags
+from seedance.estimate.plan_json import check_plan
 from seedance.planner.plan import Plan
 from seedance.policy.loader import LoadedPolicy
 from seedance.policy.model import CostPolicy
@@ -83,6 +84,7 @@ def estimate_policy(loaded: LoadedPolicy | CostPolicy, catalog: Catalog, plan: P
             raise PricingError(f"the plan is for {plan.region}, the policy for {region}")
         if plan.currency and plan.currency != currency:
             raise PricingError(f"the plan is in {plan.currency}, the {region} prices in {currency}; currencies are never mixed")
+        check_plan(plan, policy, catalog, region)  # the same policy, its fleets, counts within capacity, types that fit
     ctx = EstimateContext(policy, plan, catalog, region, currency, base_tags(policy))
     resources: list[ResourceCost] = []
     for _, estimator in ESTIMATORS:

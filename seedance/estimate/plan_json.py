@@ -1,84 +1,359 @@
-"""Read a plan written by ``plan.to_json()`` (``--plan PLAN.json``) back into the Plan dataclasses."""
+"""Read a plan written by ``plan.to_json()`` (``--plan PLAN.json``) back into the Plan dataclasses,
+and check that a plan belongs to the policy it is used with.
+
+:func:`plan_from_json` checks the form: every field of the type ``seedance plan`` writes, counts
+whole numbers from 0 to :data:`MAX_UNITS`, shares in [0, 1].  :func:`plan_problems` checks the
+meaning against a policy and the price catalog: the same policy name and fleets, node counts within
+the fleet's capacity, spot shares within its ``spot.maxShare``, and instance types that meet the
+fleet's GPU/CPU requirement (the planner's own rule, :func:`seedance.planner.instances.unit_weight`).
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 from seedance.planner.plan import FleetPlan, InstanceChoice, Plan
-from seedance.pricing.catalog import PricingError
+from seedance.pricing.catalog import Catalog, PricingError
+
+#: the largest unit count a plan may hold in any field (as ``seedance plan --held``)
+MAX_UNITS = 1_000_000
+_TERMS = ("1y", "3y")
+_TOLERANCE = 1e-9  # float noise in planner averages
+
+
+class _Problems:
+    """Errors of one plan document, each naming the field (``fleets[1].reserved_units``)."""
+
+    def __init__(self, origin: str) -> None:
+        self.origin = origin
+        self.items: list[str] = []
+
+    def add(self, where: str, message: str, fleet: str | None = None) -> None:
+        at = f"{where}: " if where else ""
+        self.items.append(f"{at}{message}" + (f" (fleet {fleet!r})" if fleet else ""))
+
+    def raise_if_any(self) -> None:
+        if not self.items:
+            return
+        if len(self.items) == 1:
+            raise PricingError(f"{self.origin}: {self.items[0]}")
+        lines = "\n".join(f"  {self.origin}: {p}" for p in self.items)
+        raise PricingError(f"{self.origin}: {len(self.items)} problems (expected the JSON of `seedance plan`):\n{lines}")
+
+
+def _got(value: Any) -> str:
+    text = json.dumps(value) if not isinstance(value, float) or math.isfinite(value) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> bool:
+    return (isinstance(v, int | float) and not isinstance(v, bool)) and math.isfinite(v)
+
+
+class _Reader:
+    def __init__(self, data: dict[str, Any], where: str, problems: _Problems, fleet: str | None = None) -> None:
+        self.data, self.where, self.p, self.fleet = data, where, problems, fleet
+        self.ok = True
+
+    def _at(self, key: str) -> str:
+        return f"{self.where}.{key}" if self.where else key
+
+    def _bad(self, key: str, message: str) -> None:
+        self.ok = False
+        self.p.add(self._at(key), message, self.fleet)
+
+    def _get(self, key: str, required: bool) -> tuple[bool, Any]:
+        if key not in self.data:
+            if required:
+                self.ok = False
+                self.p.add(self.where, f"missing field {key!r}", self.fleet)
+            return False, None
+        return True, self.data[key]
+
+    def units(self, key: str, *, required: bool = True, default: int = 0) -> int:
+        present, v = self._get(key, required)
+        if not present:
+            return default
+        if not _is_int(v) or not 0 <= v <= MAX_UNITS:
+            self._bad(key, f"expected a whole number from 0 to {MAX_UNITS:,}, got {_got(v)}")
+            return default
+        return int(v)
+
+    def number(self, key: str, *, required: bool = True, default: float | None = 0.0, nullable: bool = False,
+               low: float | None = None, high: float | None = None) -> float | None:
+        present, v = self._get(key, required)
+        if not present or (v is None and nullable):
+            return default if not present else None
+        rng = (f" from {low:g}" if low is not None else "") + (f" to {high:g}" if high is not None else "")
+        if not _is_num(v) or (low is not None and v < low) or (high is not None and v > high):
+            what = "a finite number" + (f"{rng}" if rng else "") + (" or null" if nullable else "")
+            self._bad(key, f"expected {what}, got {_got(v)}")
+            return default
+        return float(v)
+
+    def text(self, key: str, *, required: bool = True, default: str = "", nullable: bool = False) -> str | None:
+        present, v = self._get(key, required)
+        if not present or (v is None and nullable):
+            return default if not present else None
+        if not isinstance(v, str):
+            self._bad(key, f"expected a string, got {_got(v)}")
+            return default
+        return v
+
+    def raw(self, key: str, *, required: bool = True, default: Any = None) -> Any:
+        present, v = self._get(key, required)
+        return v if present else default
+
+
+def _instance_choice(c: Any, where: str, p: _Problems, fleet: str | None) -> InstanceChoice | None:
+    if not isinstance(c, dict):
+        p.add(where, f"expected an object (instance_type, weight, hourly_ondemand, hourly_spot, rationale), got {_got(c)}", fleet)
+        return None
+    r = _Reader(c, where, p, fleet)
+    itype = r.text("instance_type")
+    weight = r.units("weight")
+    if r.ok and weight < 1:
+        r._bad("weight", "expected a whole number >= 1, got 0")
+    od = r.number("hourly_ondemand", low=0)
+    spot = r.number("hourly_spot", required=False, default=None, nullable=True, low=0)
+    why = r.text("rationale", required=False)
+    for k in sorted(set(c) - {"instance_type", "weight", "hourly_ondemand", "hourly_spot", "rationale"}):
+        p.add(where, f"unknown field {k!r}", fleet)
+        r.ok = False
+    if not r.ok:
+        return None
+    return InstanceChoice(str(itype), weight, float(od or 0.0), spot, str(why))
+
+
+def _fleet(f: Any, i: int, p: _Problems) -> FleetPlan | None:
+    where = f"fleets[{i}]"
+    if not isinstance(f, dict):
+        p.add(where, f"expected a fleet object, got {_got(f)}")
+        return None
+    name = f.get("name") if isinstance(f.get("name"), str) else None
+    r = _Reader(f, where, p, name)
+    r.text("name")
+    if name == "":
+        r._bad("name", "expected a fleet name, got \"\"")
+    types_raw = r.raw("instance_types")
+    choices: list[InstanceChoice] = []
+    if "instance_types" in f:
+        if not isinstance(types_raw, list):
+            r._bad("instance_types", f"expected a list, got {_got(types_raw)}")
+        else:
+            for j, c in enumerate(types_raw):
+                choice = _instance_choice(c, f"{where}.instance_types[{j}]", p, name)
+                if choice is None:
+                    r.ok = False
+                else:
+                    choices.append(choice)
+    purchases: list[tuple[str, int]] = []
+    new_raw = r.raw("new_purchases", required=False, default=[])
+    if not isinstance(new_raw, list):
+        r._bad("new_purchases", f"expected a list of [term, units], got {_got(new_raw)}")
+    else:
+        for j, item in enumerate(new_raw):
+            if (not isinstance(item, list) or len(item) != 2 or item[0] not in _TERMS or not _is_int(item[1])
+                    or not 1 <= item[1] <= MAX_UNITS):
+                r._bad(f"new_purchases[{j}]", f"expected [\"1y\" or \"3y\", units from 1 to {MAX_UNITS:,}], got {_got(item)}")
+            else:
+                purchases.append((item[0], int(item[1])))
+    rationale = r.raw("rationale", required=False, default={})
+    if not isinstance(rationale, dict) or not all(isinstance(v, str) for v in rationale.values()):
+        r._bad("rationale", f"expected an object of strings, got {_got(rationale)}")
+        rationale = {}
+    components = r.raw("cost_components", required=False, default=[])
+    if not isinstance(components, list):
+        r._bad("cost_components", f"expected a list, got {_got(components)}")
+        components = []
+    kw: dict[str, Any] = dict(
+        name=name or "",
+        instance_types=choices,
+        reserved_units=r.units("reserved_units"),
+        new_purchases=purchases,
+        on_demand_base=r.units("on_demand_base"),
+        spot_share_above_base=r.number("spot_share_above_base", low=0, high=1),
+        allocation_strategy=r.text("allocation_strategy", required=False),
+        checkpoint_interval_s=r.number("checkpoint_interval_s", required=False, default=None, nullable=True, low=0),
+        checkpoint_overhead=r.number("checkpoint_overhead", required=False, default=None, nullable=True, low=0, high=1),
+        min_size=r.units("min_size"),
+        max_size=r.units("max_size"),
+        desired=r.units("desired"),
+        rationale=dict(rationale),
+        expected_nodes=r.number("expected_nodes", required=False, default=None, nullable=True, low=0, high=MAX_UNITS),
+        monthly_cost=r.number("monthly_cost", required=False, default=None, nullable=True),
+        monthly_cost_all_ondemand=r.number("monthly_cost_all_ondemand", required=False, default=None, nullable=True),
+        cost_components=list(components),
+        interruption_rate_per_hour=r.number("interruption_rate_per_hour", required=False, default=None,
+                                            nullable=True, low=0),
+    )
+    known = {fl.name for fl in dataclasses.fields(FleetPlan)}
+    for k in sorted(set(f) - known):
+        r._bad(k, "unknown field")
+    kw.update({k: f[k] for k in known - set(kw) if k in f})  # fields the planner added beyond these
+    return FleetPlan(**kw) if r.ok else None
 
 
 def plan_from_json(data: dict[str, Any], *, origin: str = "plan") -> Plan:
-    """A :class:`Plan` from its JSON form; a clear error naming the missing or bad field."""
-    try:
-        fleets = []
-        for i, f in enumerate(data["fleets"]):
-            where = f"fleets[{i}]"
+    """A :class:`Plan` from its JSON form; a clear error naming every missing or bad field."""
+    p = _Problems(origin)
+    if not isinstance(data, dict):
+        raise PricingError(f"{origin}: expected a JSON object (the output of `seedance plan`), got {_got(data)}")
+    r = _Reader(data, "", p)
+    policy = r.text("policy")
+    environment = r.text("environment", required=False)
+    region = r.text("region")
+    currency = r.text("currency", required=False)
+    fleets: list[FleetPlan] = []
+    fleets_raw = r.raw("fleets")
+    if "fleets" in data:
+        if not isinstance(fleets_raw, list):
+            r._bad("fleets", f"expected a list of fleets, got {_got(fleets_raw)}")
+        else:
+            for i, f in enumerate(fleets_raw):
+                fp = _fleet(f, i, p)
+                if fp is not None:
+                    fleets.append(fp)
+    cost = r.number("monthly_cost", required=False)
+    cost_od = r.number("monthly_cost_all_ondemand", required=False)
+    savings = r.number("savings", required=False)
+    as_of = r.text("as_of", required=False, default=None, nullable=True)  # type: ignore[arg-type]
+    partial = r.raw("partial", required=False, default=False)
+    if not isinstance(partial, bool):
+        r._bad("partial", f"expected true or false, got {_got(partial)}")
+        partial = False
+    unpriced = r.raw("unpriced", required=False, default=[])
+    if not isinstance(unpriced, list) or not all(isinstance(u, str) for u in unpriced):
+        r._bad("unpriced", f"expected a list of strings, got {_got(unpriced)}")
+        unpriced = []
+    known = {fl.name for fl in dataclasses.fields(Plan)}
+    for k in sorted(set(data) - known):
+        r._bad(k, "unknown field")
+    p.raise_if_any()
+    kw: dict[str, Any] = dict(
+        policy=str(policy), environment=str(environment or ""), region=str(region), currency=str(currency or ""),
+        fleets=fleets, monthly_cost=float(cost or 0.0), monthly_cost_all_ondemand=float(cost_od or 0.0),
+        savings=float(savings or 0.0), as_of=as_of, partial=partial, unpriced=list(unpriced),
+    )
+    kw.update({k: data[k] for k in known - set(kw) if k in data})  # fields the planner added beyond these
+    return Plan(**kw)
+
+
+def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str) -> list[str]:
+    """Why ``plan`` is not a plan of ``policy`` (a :class:`~seedance.policy.model.CostPolicy`) in
+    ``region``: one line per mismatch, empty when it is.  Region and currency are checked by the caller."""
+    from seedance.planner.instances import unit_weight
+    from seedance.planner.planner import offer_view, requirement
+    from seedance.pricing.catalog import UnknownPriceError
+
+    out: list[str] = []
+    name = policy.metadata.name
+    if plan.policy != name:
+        out.append(f"the plan is for policy {plan.policy!r}, this policy is {name!r}")
+    env = policy.metadata.environment.value
+    if plan.environment and plan.environment != env:
+        out.append(f"the plan is for environment {plan.environment!r}, the policy's is {env!r}")
+    names = [f.name for f in plan.fleets]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        out.append(f"the plan lists fleet(s) more than once: {', '.join(map(repr, dup))}")
+    wanted = [f.name for f in policy.fleets]
+    for missing in (n for n in wanted if n not in names):
+        out.append(f"the plan has no fleet {missing!r} (plan fleets: {', '.join(names) or 'none'})")
+    extra = [n for n in dict.fromkeys(names) if n not in wanted]
+    if extra:
+        out.append(f"the plan has fleet(s) the policy does not: {', '.join(map(repr, extra))} "
+                   f"(policy fleets: {', '.join(wanted) or 'none'})")
+    by_name = {f.name: f for f in plan.fleets}
+    for fleet in policy.fleets:
+        fp = by_name.get(fleet.name)
+        if fp is None:
+            continue
+        at = f"fleet {fleet.name!r}: "
+        cap = fleet.capacity
+        if (fp.min_size, fp.desired, fp.max_size) != (cap.min, cap.desired, cap.max):
+            out.append(f"{at}planned for capacity min/desired/max {fp.min_size}/{fp.desired}/{fp.max_size}, "
+                       f"the policy's is {cap.min}/{cap.desired}/{cap.max} (the plan is stale: run `seedance plan` again)")
+        if fp.expected_nodes is not None and not 0 <= fp.expected_nodes <= cap.max * (1 + _TOLERANCE):
+            out.append(f"{at}expected_nodes {fp.expected_nodes:g} is outside [0, {cap.max}] (capacity.max)")
+        if fp.instance_types and fp.on_demand_base > cap.max:
+            out.append(f"{at}on_demand_base {fp.on_demand_base} is above capacity.max {cap.max}")
+        bought = sum(n for _, n in fp.new_purchases)
+        if bought > fp.reserved_units:
+            out.append(f"{at}new_purchases total {bought} units, more than reserved_units {fp.reserved_units}")
+        term = fleet.reserved.term.value
+        other = sorted({t for t, _ in fp.new_purchases if t != term})
+        if other:
+            out.append(f"{at}new_purchases of term {', '.join(other)}, the policy's reserved.term is {term}")
+        cap_share = fleet.spot.max_share if fleet.spot is not None else 0.0
+        if fp.spot_share_above_base > cap_share + _TOLERANCE:
+            out.append(f"{at}spot_share_above_base {fp.spot_share_above_base:g} is above the policy's "
+                       + (f"spot.maxShare {cap_share:g}" if fleet.spot is not None else "limit 0 (the fleet has no spot block)"))
+        req = requirement(fleet)
+        allowed = fleet.instance_types.allowed
+        for j, choice in enumerate(fp.instance_types):
+            it = choice.instance_type
+            where = f"{at}instance_types[{j}] {it}: "
+            if allowed and it not in allowed:
+                out.append(f"{where}not in the policy's instanceTypes.allowed {list(allowed)}")
+                continue
             try:
-                choices = [InstanceChoice(**c) for c in f["instance_types"]]
-                fleets.append(
-                    FleetPlan(
-                        name=f["name"],
-                        instance_types=choices,
-                        reserved_units=int(f["reserved_units"]),
-                        new_purchases=[(str(t), int(n)) for t, n in f.get("new_purchases", [])],
-                        on_demand_base=int(f["on_demand_base"]),
-                        spot_share_above_base=float(f["spot_share_above_base"]),
-                        allocation_strategy=f.get("allocation_strategy", ""),
-                        checkpoint_interval_s=f.get("checkpoint_interval_s"),
-                        checkpoint_overhead=f.get("checkpoint_overhead"),
-                        min_size=int(f["min_size"]),
-                        max_size=int(f["max_size"]),
-                        desired=int(f["desired"]),
-                        rationale=dict(f.get("rationale", {})),
-                        **_optional(FleetPlan, f),
-                    )
-                )
-            except KeyError as exc:
-                raise PricingError(f"{origin}: {where}: missing field {exc.args[0]!r}") from None
-            except TypeError as exc:
-                raise PricingError(f"{origin}: {where}: {exc}") from None
-        return Plan(
-            policy=data["policy"],
-            environment=data.get("environment", ""),
-            region=data["region"],
-            currency=data.get("currency", ""),
-            fleets=fleets,
-            monthly_cost=float(data.get("monthly_cost", 0.0)),
-            monthly_cost_all_ondemand=float(data.get("monthly_cost_all_ondemand", 0.0)),
-            savings=float(data.get("savings", 0.0)),
-            **_optional(Plan, data),
-        )
-    except KeyError as exc:
-        raise PricingError(f"{origin}: missing field {exc.args[0]!r} (expected the JSON of `seedance plan`)") from None
-    except (TypeError, ValueError, AttributeError) as exc:
-        raise PricingError(f"{origin}: not a plan ({exc}); expected the JSON of `seedance plan`") from None
+                offer = catalog.instance(region, it)
+            except UnknownPriceError as exc:
+                out.append(f"{where}{exc}")
+                continue
+            weight, why = unit_weight(offer_view(offer), req)
+            if weight is None:
+                out.append(f"{where}does not meet the fleet's requirement ({_requirement_text(fleet)}): {it} {why}")
+            elif weight != choice.weight:
+                out.append(f"{where}weight {choice.weight} in the plan, but {it} holds {weight} unit(s) of this fleet")
+    return out
 
 
-_READ = {
-    "name", "instance_types", "reserved_units", "new_purchases", "on_demand_base", "spot_share_above_base",
-    "allocation_strategy", "checkpoint_interval_s", "checkpoint_overhead", "min_size", "max_size", "desired",
-    "rationale", "policy", "environment", "region", "currency", "fleets", "monthly_cost",
-    "monthly_cost_all_ondemand", "savings",
-}
+def _requirement_text(fleet: Any) -> str:
+    if fleet.gpu is not None:
+        mem = f" with >= {fleet.gpu.memory_gib:g} GiB each" if fleet.gpu.memory_gib else ""
+        return f"{fleet.gpu.count} x {fleet.gpu.model.value}{mem} per node"
+    if fleet.cpu is not None:
+        return f"{fleet.cpu.vcpu} vCPU / {fleet.cpu.memory_gib:g} GiB per node"
+    return "no GPU or CPU requirement"
 
 
-def _optional(cls: type, data: dict[str, Any]) -> dict[str, Any]:
-    """Fields the planner added to its dataclasses beyond the contract (passed through when present)."""
-    names = {f.name for f in dataclasses.fields(cls)} - _READ
-    return {k: data[k] for k in names if k in data}
+def check_plan(plan: Plan, policy: Any, catalog: Catalog, region: str) -> None:
+    """Raise :class:`PricingError` listing every way ``plan`` does not fit ``policy`` (see :func:`plan_problems`)."""
+    problems = plan_problems(plan, policy, catalog, region)
+    if len(problems) == 1:
+        raise PricingError(f"the plan does not fit the policy: {problems[0]}")
+    if problems:
+        raise PricingError(f"the plan does not fit the policy ({len(problems)} problems):\n"
+                           + "\n".join(f"  - {p}" for p in problems))
 
 
 def read_plan(path: Path) -> Plan:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        raw = Path(path).read_bytes()
     except OSError as exc:
-        raise PricingError(f"{path}: cannot read the plan ({exc.strerror})") from None
+        raise PricingError(f"{path}: cannot read the plan ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise PricingError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
+                           f"expected the JSON of `seedance plan`") from None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise PricingError(f"{path}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg})") from None
+    except (ValueError, RecursionError) as exc:  # integers past Python's digit limit, nesting too deep
+        raise PricingError(f"{path}: not a plan ({exc}); expected the JSON of `seedance plan`") from None
     if not isinstance(data, dict):
         raise PricingError(f"{path}: expected a JSON object (the output of `seedance plan`)")
     if isinstance(data.get("plan"), dict):  # accept a wrapper {"plan": {...}}

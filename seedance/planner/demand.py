@@ -2,7 +2,8 @@
 
 File format (CSV, header required): ``hour,demand`` - ``hour`` an ISO-8601 UTC timestamp at the
 start of the hour (``2024-01-01T00:00:00Z``), ``demand`` the average number of fleet units
-(nodes) needed in that hour, a finite number >= 0.  Hours must be consecutive and increasing;
+(nodes) needed in that hour, a number from 0 to 1,000,000 (``MAX_DEMAND``).  The file is UTF-8
+(a byte-order mark is allowed).  Hours must be consecutive and increasing;
 lines starting with ``#`` are comments.
 """
 
@@ -18,6 +19,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 HOUR = dt.timedelta(hours=1)
+#: the largest demand (units in one hour) a history may hold: far above any real fleet, and small
+#: enough that sums and forecasts over years of hours stay exact and finite
+MAX_DEMAND = 1_000_000
 
 
 class DemandError(ValueError):
@@ -49,9 +53,15 @@ def read_demand_csv(path: str | Path) -> DemandHistory:
     """Read and check a demand CSV; raise :class:`DemandError` naming the file and line on bad input."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise DemandError(f"{path}: cannot read demand history: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DemandError(f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                          f"expected a CSV file 'hour,demand'") from None
     return parse_demand_csv(text, str(path))
 
 
@@ -76,8 +86,9 @@ def parse_demand_csv(text: str, source: str = "<string>") -> DemandHistory:
             value = float(cells[di])
         except ValueError:
             raise DemandError(f"{source}:{lineno}: demand: expected a number of nodes, got {cells[di]!r}") from None
-        if not math.isfinite(value) or value < 0:
-            raise DemandError(f"{source}:{lineno}: demand: expected a finite number >= 0, got {cells[di]!r}")
+        if not math.isfinite(value) or value < 0 or value > MAX_DEMAND:
+            raise DemandError(f"{source}:{lineno}: demand: expected a number of nodes from 0 to {MAX_DEMAND:,}, "
+                              f"got {cells[di].strip()!r}")
         if prev is not None and hour != prev + HOUR:
             raise DemandError(
                 f"{source}:{lineno}: hour: expected {_fmt(prev + HOUR)} (consecutive hours), got {cells[hi].strip()}"

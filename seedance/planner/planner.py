@@ -316,6 +316,10 @@ def plan_policy(
     fleets: list[FleetPlan] = []
     total = total_od = 0.0
     unpriced: list[str] = []
+    unknown = sorted(set(held or {}) - {f.name for f in policy.fleets})
+    if unknown:  # a misspelt fleet would silently plan purchases of reservations already held
+        raise PlanningError(f"held units for {', '.join(unknown)}: not a fleet of the policy "
+                            f"(fleets: {', '.join(f.name for f in policy.fleets)})")
     for fleet in policy.fleets:
         hist: DemandHistory | None = None
         if fleet.demand_history:
@@ -356,9 +360,15 @@ def plan_policy(
             if c.unpriced_reason:
                 unpriced.append(f"{fleet.name}: {c.name}: {c.unpriced_reason}")
         rationale = dict(fp.rationale)
-        rationale["cost"] = (f"{cost:,.0f} {currency}/month for ~{dec.expected_nodes:.1f} units vs "
-                             f"{cost_od:,.0f} all on-demand ({(cost_od - cost) / cost_od:.0%} saved)"
-                             if cost_od else f"{cost:,.0f} {currency}/month")
+        if not cost_od:
+            rationale["cost"] = f"{cost:,.0f} {currency}/month"
+        elif cost <= cost_od:
+            rationale["cost"] = (f"{cost:,.0f} {currency}/month for ~{dec.expected_nodes:.1f} units vs "
+                                 f"{cost_od:,.0f} all on-demand ({(cost_od - cost) / cost_od:.0%} saved)")
+        else:  # reservations already held cost more than the nodes they cover would on demand
+            rationale["cost"] = (f"{cost:,.0f} {currency}/month for ~{dec.expected_nodes:.1f} units vs "
+                                 f"{cost_od:,.0f} all on-demand ({(cost - cost_od) / cost_od:.0%} more: "
+                                 f"{fp.reserved_units} reserved unit(s) are billed whether or not they run)")
         fp = FleetPlan(**{**fp.__dict__, "rationale": rationale, "monthly_cost": cost,
                           "monthly_cost_all_ondemand": cost_od,
                           "cost_components": [c.to_json() for c in comps]})

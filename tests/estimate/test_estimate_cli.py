@@ -60,25 +60,32 @@ def test_dev_json_total_to_the_cent() -> None:
     assert (doc["by_service"]["EBS"], doc["by_service"]["EKS"], doc["by_service"]["KMS"]) == (144.0, 73.0, 1.0)
 
 
-def test_plan_option(tmp_path: Path) -> None:
-    plan = {
+def _dev_plan() -> dict:
+    """A hand-made plan of the dev stack (capacity as the policy states it)."""
+    return {
         "policy": "gpu-platform-dev", "environment": "dev", "region": "us-east-1", "currency": "USD",
         "monthly_cost": 0, "monthly_cost_all_ondemand": 0, "savings": 0,
         "fleets": [
             {"name": n, "instance_types": [{"instance_type": t, "weight": 1, "hourly_ondemand": 0, "hourly_spot": None, "rationale": ""}],
              "reserved_units": r, "new_purchases": [], "on_demand_base": b, "spot_share_above_base": s,
              "allocation_strategy": "price-capacity-optimized", "checkpoint_interval_s": None, "checkpoint_overhead": None,
-             "min_size": 0, "max_size": 8, "desired": d, "rationale": {}}
-            for n, t, r, b, s, d in (("finetune", "g5.xlarge", 0, 0, 1.0, 1), ("inference", "g5.xlarge", 1, 1, 0.5, 4),
-                                     ("batch-embed", "g4dn.xlarge", 0, 0, 1.0, 1))
+             "min_size": lo, "max_size": hi, "desired": d, "expected_nodes": e, "rationale": {}}
+            for n, t, r, b, s, lo, d, hi, e in (("finetune", "g5.xlarge", 0, 0, 1.0, 0, 1, 2, None),
+                                                ("inference", "g5.xlarge", 1, 1, 0.5, 1, 1, 3, 3),
+                                                ("batch-embed", "g4dn.xlarge", 0, 0, 1.0, 0, 1, 4, None))
         ],
     }
+
+
+def test_plan_option(tmp_path: Path) -> None:
     path = tmp_path / "plan.json"
-    path.write_text(json.dumps(plan), encoding="utf-8")
+    path.write_text(json.dumps(_dev_plan()), encoding="utf-8")
     code, out = _invoke("estimate", "-f", "json", "--plan", str(path), str(POLICIES / "dev.yaml"))
     assert code == 0, out
     doc = json.loads(out)
-    assert doc["basis"] == "plan" and doc["by_fleet"]["inference"] == 1995.53
+    # inference: 3 nodes expected, 1 reserved (0.63378/h), 2 above the base half on spot:
+    # 730 × (0.63378 + 0.39388 + 1.006) = 1484.57
+    assert doc["basis"] == "plan" and doc["by_fleet"]["inference"] == 1484.57
 
 
 def test_bad_plan_file_is_a_clean_error(tmp_path: Path) -> None:

@@ -107,13 +107,15 @@ def test_no_matching_type_is_unpriced(stacks: dict[str, LoadedPolicy], catalog: 
 
 
 def _dev_plan(**over: object) -> Plan:
-    def fp(name: str, itype: str, price: float, spot: float, reserved: int, base: int, share: float, desired: int) -> FleetPlan:
+    def fp(name: str, itype: str, price: float, spot: float, reserved: int, base: int, share: float,
+           capacity: tuple[int, int, int], expected: float | None = None) -> FleetPlan:
+        lo, desired, hi = capacity  # the dev policy's capacity.min / desired / max
         return FleetPlan(name, [InstanceChoice(itype, 1, price, spot, "cheapest")], reserved, [("1y", reserved)] if reserved else [],
-                         base, share, "price-capacity-optimized", None, None, 0, 8, desired, {})
+                         base, share, "price-capacity-optimized", None, None, lo, hi, desired, {}, expected_nodes=expected)
     fleets = [
-        fp("finetune", "g5.2xlarge", 1.212, 0.43682, 0, 0, 1.0, 1),
-        fp("inference", "g5.xlarge", 1.006, 0.39388, 1, 1, 0.5, 4),
-        fp("batch-embed", "g4dn.xlarge", 0.526, 0.1766, 0, 0, 1.0, 1),
+        fp("finetune", "g5.2xlarge", 1.212, 0.43682, 0, 0, 1.0, (0, 1, 2)),
+        fp("inference", "g5.xlarge", 1.006, 0.39388, 1, 1, 0.5, (1, 1, 3), expected=3),
+        fp("batch-embed", "g4dn.xlarge", 0.526, 0.1766, 0, 0, 1.0, (0, 1, 4)),
     ]
     kw = dict(policy="gpu-platform-dev", environment="dev", region="us-east-1", currency="USD", fleets=fleets,
               monthly_cost=0.0, monthly_cost_all_ondemand=0.0, savings=0.0)
@@ -125,8 +127,9 @@ def test_plan_mix_replaces_the_policy_values(stacks: dict[str, LoadedPolicy], ca
     plan = _dev_plan()
     est = estimate_policy(stacks["dev"], catalog, plan)
     assert est.basis == "plan"
-    # inference under the plan: the brief's example, 730 × (0.63378 + 1.5 × 0.39388 + 1.5 × 1.006)
-    assert round(est.by_fleet["inference"], 2) == 1995.53
+    # inference under the plan: 3 nodes expected, 1 reserved, 2 above the base half on spot:
+    # 730 × (0.63378 + 0.39388 + 1.006)
+    assert round(est.by_fleet["inference"], 2) == 1484.57
     # finetune: g5.2xlarge chosen by the plan, all spot: 730 × 0.43682
     assert round(est.by_fleet["finetune"], 2) == 318.88
     again = estimate_policy(stacks["dev"], catalog, plan_from_json(json.loads(json.dumps(plan.to_json()))))

@@ -24,7 +24,13 @@ def test_parse_and_cut_before_decision_point():
         ("", "d.csv: empty demand history; expected a header 'hour,demand' and hourly rows"),
         ("when,nodes\n", "d.csv:1: expected header columns 'hour' and 'demand', got ['when', 'nodes']"),
         ("hour,demand\n2024-01-01T00:00:00Z,x\n", "d.csv:2: demand: expected a number of nodes, got 'x'"),
-        ("hour,demand\n2024-01-01T00:00:00Z,-1\n", "d.csv:2: demand: expected a finite number >= 0, got '-1'"),
+        ("hour,demand\n2024-01-01T00:00:00Z,-1\n", "d.csv:2: demand: expected a number of nodes from 0 to 1,000,000, got '-1'"),
+        ("hour,demand\n2024-01-01T00:00:00Z,1\n2024-01-01T01:00:00Z,1e308\n",
+         "d.csv:3: demand: expected a number of nodes from 0 to 1,000,000, got '1e308'"),
+        ("hour,demand\n2024-01-01T00:00:00Z,1000000.5\n",
+         "d.csv:2: demand: expected a number of nodes from 0 to 1,000,000, got '1000000.5'"),
+        ("hour,demand\n2024-01-01T00:00:00Z,inf\n", "d.csv:2: demand: expected a number of nodes from 0 to 1,000,000, got 'inf'"),
+        ("hour,demand\n2024-01-01T00:00:00Z,nan\n", "d.csv:2: demand: expected a number of nodes from 0 to 1,000,000, got 'nan'"),
         ("hour,demand\n2024-01-01T00:00:00Z,1\n2024-01-01T02:00:00Z,1\n",
          "d.csv:3: hour: expected 2024-01-01T01:00:00Z (consecutive hours), got 2024-01-01T02:00:00Z"),
         ("hour,demand\nmonday,1\n", "d.csv:2: hour: expected an ISO-8601 UTC timestamp such as 2024-01-01T00:00:00Z, got 'monday'"),
@@ -45,3 +51,22 @@ def test_roundtrip(tmp_path):
     assert h.start == dt.datetime(2024, 3, 4, 5, tzinfo=UTC) and list(h.values) == [1.0, 2.25]
     with pytest.raises(DemandError, match="cannot read demand history"):
         read_demand_csv(tmp_path / "missing.csv")
+
+
+def test_the_largest_demand_is_accepted():
+    h = parse_demand_csv("hour,demand\n2024-01-01T00:00:00Z,1000000\n", "d.csv")
+    assert list(h.values) == [1_000_000.0]
+
+
+def test_a_file_that_is_not_utf8_names_file_and_line(tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_bytes(b"hour,demand\n2024-01-01T00:00:00Z,1\n\xff\xfe x\n")
+    with pytest.raises(DemandError) as exc:
+        read_demand_csv(p)
+    assert str(exc.value) == f"{p}:3: not UTF-8 text (byte 0xff at offset 35); expected a CSV file 'hour,demand'"
+
+
+def test_a_byte_order_mark_is_allowed(tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_bytes("\ufeffhour,demand\n2024-01-01T00:00:00Z,2\n".encode())
+    assert list(read_demand_csv(p).values) == [2.0]

@@ -255,3 +255,22 @@ def test_gold_first_node_is_reserved_at_the_on_demand_rate():
     silver = plan_fleet(FleetInputs(fleet(sla="silver"), OFFERS, reserved, np.full(336, 1.0), 0, 0, "eu-central-1")).plan
     assert silver.reserved_units == 0
     assert "reserving never pays here" in silver.rationale["reserved"]
+
+
+def test_held_units_of_an_unknown_fleet_are_refused(catalog) -> None:
+    from seedance.planner.planner import PlanningError, plan_policy
+    from seedance.policy import load_policy
+
+    loaded = load_policy(Path(__file__).resolve().parents[2] / "stacks" / "policies" / "dev.yaml")
+    with pytest.raises(PlanningError, match="held units for inferance: not a fleet of the policy"):
+        plan_policy(loaded, catalog, held={"inferance": 20})
+
+
+def test_unused_held_reservations_are_called_a_cost_not_a_negative_saving(catalog) -> None:
+    from seedance.planner.planner import plan_policy
+    from seedance.policy import load_policy
+
+    loaded = load_policy(Path(__file__).resolve().parents[2] / "stacks" / "policies" / "dev.yaml")
+    plan = plan_policy(loaded, catalog, held={"inference": 100}, as_of=dt.date(2026, 6, 1))
+    why = plan.fleet("inference").rationale["cost"]
+    assert "more: 100 reserved unit(s) are billed whether or not they run" in why and "-" not in why.split("(")[1]
