@@ -8,10 +8,11 @@ Billing rule for a fleet month (``HOURS_PER_MONTH`` = 730 h):
   the rest on-demand.
 
 Without a plan the mix comes from the policy's explicit values: reserved units = ``fixed`` units
-(or the units already held), on-demand base = reserved units (at least 1 for gold fleets), spot
+(or the units already held: commitments purchased on or before the estimate's date whose term has
+not ended, as the planner counts them), on-demand base = reserved units (at least 1 for gold fleets), spot
 share = ``spot.maxShare`` (0 without spot), instance type = first preferred, else first allowed,
 else the cheapest catalog type matching the GPU/CPU requirement; average nodes = ``desired``
-adjusted for off-peak windows.  With a plan, the plan's first (cheapest) instance choice,
+adjusted for off-peak windows (costed as their scheduled actions run, see :func:`average_nodes`).  With a plan, the plan's first (cheapest) instance choice,
 reserved units, base and spot share are used, and its ``expected_nodes`` (the planner's cost
 basis) when given, else its desired size adjusted for off-peak windows.  The reserved term and
 payment option are the policy's.
@@ -19,11 +20,13 @@ payment option are the policy's.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from dataclasses import dataclass
 
 from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, ResourceCost
 from seedance.estimate.context import EstimateContext
+from seedance.policy.cron import CronError, Window, average_size, parse_window_cron
 from seedance.policy.model import Fleet, PaymentOption, ReservedMode, SlaTier, Term
 from seedance.pricing.catalog import Catalog, InstanceOffer, Price, PricingError
 
@@ -133,52 +136,41 @@ def requirement_text(fleet: Fleet) -> str:
     return "any type"
 
 
-def _cron_days_per_week(cron: str) -> float | None:
-    """Days per week a five-field cron fires on (day-of-week lists/ranges); None when not weekly."""
-    fields = cron.split()
-    if len(fields) != 5 or fields[2] != "*" or fields[3] != "*":
-        return None
-    dow = fields[4]
-    if dow == "*":
-        return 7.0
-    names = {n: i for i, n in enumerate(["sun", "mon", "tue", "wed", "thu", "fri", "sat"])}
-    days: set[int] = set()
-    try:
-        for part in dow.lower().split(","):
-            step = 1
-            if "/" in part:
-                part, step_text = part.split("/", 1)
-                step = int(step_text)
-            if part == "*":
-                lo, hi = 0, 6
-            elif "-" in part:
-                a, b = part.split("-", 1)
-                lo, hi = int(names.get(a, a)), int(names.get(b, b))
-            else:
-                lo = hi = int(names.get(part, part))
-            days.update(d % 7 for d in range(lo, hi + 1, step))
-    except ValueError:
-        return None
-    return float(len(days))
-
-
 def average_nodes(fleet: Fleet, desired: float) -> tuple[float, list[str]]:
-    """Average running nodes: ``desired`` with off-peak windows weighted by their share of the week."""
-    nodes = float(desired)
+    """Average running nodes over a week: ``desired``, and each off-peak window's size while it runs.
+
+    The windows are costed as they are deployed (two scheduled actions each, see
+    ``components/fleet.py``): at a window's start the group goes to the window's size, at its end
+    back to ``desired``; where windows overlap, the action that fired last holds.  The average
+    never leaves [0, capacity.max].  A window whose cron is outside the weekly subset validation
+    accepts (:mod:`seedance.policy.cron`) is left out, with a note.
+    """
     notes: list[str] = []
+    windows: list[Window] = []
     for w in fleet.off_peak:
-        days = _cron_days_per_week(w.cron)
-        if days is None:
-            notes.append(f"off-peak window {w.cron!r} is not a weekly schedule; not included in the average")
+        try:
+            schedule = parse_window_cron(w.cron)
+        except CronError as exc:
+            notes.append(f"off-peak window {w.cron!r} is not a weekly schedule ({exc}); not included in the average")
             continue
-        share = w.hours * days / (24 * 7)
-        nodes += (w.desired - desired) * share
-        notes.append(f"off-peak {w.cron!r}: {w.desired} nodes for {w.hours} h on {days:g} day(s)/week")
-    return max(nodes, 0.0), notes
+        windows.append(Window(schedule, w.hours, w.desired))
+        notes.append(f"off-peak {w.cron!r}: {w.desired} nodes for {w.hours} h, {schedule.describe_days()} "
+                     f"({len(schedule.days)} day(s)/week)")
+    nodes = average_size(float(desired), windows)
+    return min(max(nodes, 0.0), float(max(fleet.capacity.max, 0))), notes
 
 
-def usage_from_policy(fleet: Fleet, instance_type: str) -> FleetUsage:
-    held = sum(c.units for c in fleet.reserved.held)
+def held_units_on(fleet: Fleet, on: dt.date) -> int:
+    """Units of the fleet's held commitments running on ``on`` (purchased on or before it, term not
+    over): the planner's own rule, so a plan and a plan-less estimate count the same units."""
+    from seedance.planner.planner import active_held_units  # the planner imports this module
+
+    return active_held_units(fleet, on)
+
+
+def usage_from_policy(fleet: Fleet, instance_type: str, on: dt.date) -> FleetUsage:
+    """The fleet month from the policy's explicit values, with the commitments held on ``on``."""
+    held = held_units_on(fleet, on)
     reserved = max(fleet.reserved.units or 0, held) if fleet.reserved.mode == ReservedMode.FIXED else held
     nodes, _ = average_nodes(fleet, fleet.capacity.desired)
     base = reserved
@@ -194,6 +186,13 @@ def usage_from_policy(fleet: Fleet, instance_type: str) -> FleetUsage:
         on_demand_base=base,
         spot_share_above_base=fleet.spot.max_share if fleet.spot is not None else 0.0,
     )
+
+
+def estimate_date(ctx: EstimateContext) -> dt.date:
+    """The date a plan-less estimate counts held commitments on: the context's ``as_of`` when it
+    carries one, else today (as ``seedance plan`` without ``--as-of``)."""
+    as_of = getattr(ctx, "as_of", None)
+    return as_of if isinstance(as_of, dt.date) else dt.date.today()
 
 
 def resources(ctx: EstimateContext) -> list[ResourceCost]:
@@ -243,8 +242,13 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
                 )
             itype = matches[0].instance_type
             notes.append(f"instance type: cheapest on-demand match for {requirement_text(fleet)} ({itype})")
-        usage = usage_from_policy(fleet, itype)
+        on = estimate_date(ctx)
+        usage = usage_from_policy(fleet, itype, on)
         notes.extend(average_nodes(fleet, fleet.capacity.desired)[1])
+        all_held = sum(c.units for c in fleet.reserved.held)
+        if all_held != held_units_on(fleet, on):
+            notes.append(f"{held_units_on(fleet, on)} of {all_held} held reserved unit(s) active on {on.isoformat()} "
+                         "(the others have expired or not started)")
     offer = ctx.catalog.instance(ctx.region, usage.instance_type)  # unknown type given by the user: an error
     return ResourceCost(KIND, fleet.name, SERVICE, fleet_components(usage, offer), fleet=fleet.name, tags=tags, notes=notes)
 

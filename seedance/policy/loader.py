@@ -22,7 +22,18 @@ from pydantic import BaseModel, ValidationError
 
 from seedance.policy import semantics
 from seedance.policy.errors import Location, PolicyError, PolicySyntaxError, PolicyValidationError, Problem
-from seedance.policy.model import LABEL_VALUE_PATTERN, QUALIFIED_NAME_PATTERN, CostPolicy
+from seedance.policy.model import (
+    LABEL_VALUE_PATTERN,
+    QUALIFIED_NAME_PATTERN,
+    Budget,
+    Cloud,
+    Compliance,
+    CostPolicy,
+    Fleet,
+    Metadata,
+    Scheduling,
+    Storage,
+)
 from seedance.policy.overlay import MAX_CHAIN, merge, strip_remove_markers
 from seedance.policy.yamlsrc import LList, LMap, parse, read_bytes
 
@@ -54,8 +65,9 @@ class LoadedPolicy:
 def load_policy(path: str | Path) -> LoadedPolicy:
     """Load, merge and validate the policy at ``path``; raise :class:`PolicyError` on any problem."""
     path = Path(path)
-    tree, chain = _read_chain(path, ())
-    return _validate_tree(tree, path, chain)
+    overlay_problems: list[Problem] = []
+    tree, chain = _read_chain(path, (), overlay_problems)
+    return _validate_tree(tree, path, chain, overlay_problems=overlay_problems)
 
 
 def load_policy_text(text: str | bytes, file: str = "<string>", base_dir: Path | None = None) -> CostPolicy:
@@ -77,7 +89,7 @@ def _require_mapping(tree: Any, file: str) -> None:
         raise PolicyValidationError([Problem(Location(file, 1, 1), "", f"expected a CostPolicy mapping, got {kind}")])
 
 
-def _read_chain(path: Path, seen: tuple[Path, ...]) -> tuple[Any, tuple[Path, ...]]:
+def _read_chain(path: Path, seen: tuple[Path, ...], problems: list[Problem]) -> tuple[Any, tuple[Path, ...]]:
     file = str(path)
     tree = parse(file, read_bytes(file))
     _require_mapping(tree, file)
@@ -95,19 +107,21 @@ def _read_chain(path: Path, seen: tuple[Path, ...]) -> tuple[Any, tuple[Path, ..
     if not base.is_file():
         raise PolicyValidationError([Problem(loc, "extends", f"base policy not found: {ext}")])
     # keep the user's relative spelling in messages (stacks/base.yaml, not an absolute path)
-    base_tree, base_chain = _read_chain(path.parent / ext, seen + (path.resolve(),))
-    merged = merge(base_tree, tree)
+    base_tree, base_chain = _read_chain(path.parent / ext, seen + (path.resolve(),), problems)
+    merged = merge(base_tree, tree, problems)
     return merged, base_chain + (path,)
 
 
 # --------------------------------------------------------------------------- validation
 
 
-def _validate_tree(tree: Any, path: Path, chain: tuple[Path, ...], base_dir: Path | None = None) -> LoadedPolicy:
-    problems: list[Problem] = []
+def _validate_tree(
+    tree: Any, path: Path, chain: tuple[Path, ...], base_dir: Path | None = None, overlay_problems: list[Problem] | None = None
+) -> LoadedPolicy:
+    problems: list[Problem] = list(overlay_problems or [])
     strip_remove_markers(tree, problems)
     _rebase_paths(tree, path)
-    if problems:  # the rest would only repeat the stray item's missing fields
+    if problems:  # the rest would only repeat the stray item's missing fields (or the kept base items)
         raise PolicyValidationError(problems)
     try:
         payload = json.dumps(tree, default=_json_default, allow_nan=True)
@@ -118,14 +132,51 @@ def _validate_tree(tree: Any, path: Path, chain: tuple[Path, ...], base_dir: Pat
         policy = CostPolicy.model_validate_json(payload, strict=True)
     except ValidationError as exc:
         problems += _schema_problems(tree, exc)
-    if policy is not None and not problems:
-        for loc, message in semantics.check(policy, base_dir or path.parent):
-            hit = locate(tree, loc)
-            problems.append(Problem(hit.location, hit.path, message, hit.context))
+    parts = semantics.Parts.of(policy) if policy is not None else _valid_parts(tree)
+    for loc, message in semantics.check_parts(parts, base_dir or path.parent):
+        hit = locate(tree, loc)
+        problems.append(Problem(hit.location, hit.path, message, hit.context))
     if problems:
         raise PolicyValidationError(problems)
     assert policy is not None
     return LoadedPolicy(policy=policy, path=path, tree=tree, chain=chain)
+
+
+_PART_MODELS = {
+    "metadata": Metadata,
+    "cloud": Cloud,
+    "compliance": Compliance,
+    "budget": Budget,
+    "storage": Storage,
+    "scheduling": Scheduling,
+}
+
+
+def _part(model: type[BaseModel], value: Any) -> Any:
+    try:
+        return model.model_validate_json(json.dumps(value, default=_json_default, allow_nan=True), strict=True)
+    except (ValidationError, TypeError, ValueError, RecursionError):
+        return None
+
+
+def _valid_parts(tree: Any) -> semantics.Parts:
+    """The parts of a schema-invalid document that are valid on their own, so their cross-field
+    rules still run (all errors at once) while rules needing a rejected part are left out."""
+    if not isinstance(tree, LMap):
+        return semantics.Parts()
+    found: dict[str, Any] = {}
+    for key, model in _PART_MODELS.items():
+        if key in tree:
+            found[key] = _part(model, tree[key])
+        elif key in ("compliance", "storage", "scheduling"):
+            found[key] = model()  # defaults, as the document would get them
+    fleets: list[tuple[int, Fleet]] = []
+    items = tree.get("fleets")
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        fleet = _part(Fleet, item)
+        if fleet is not None:
+            fleets.append((i, fleet))
+    return semantics.Parts(fleets=fleets, **found)
 
 
 #: Fields holding a path, which is relative to the file that declares it.
@@ -235,8 +286,11 @@ def _got(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return format(value, "g") if isinstance(value, float) else str(value)
+    if isinstance(value, float):
+        text = format(value, "g")
+        return text + ".0" if text.lstrip("-").isdigit() else text  # 4.0 is not the integer 4
+    if isinstance(value, int):
+        return str(value)
     if isinstance(value, dict):
         return "a mapping"
     if isinstance(value, list):
@@ -284,7 +338,25 @@ _PATTERN_HINTS = {
 }
 
 
+_BOOL_HINT = "YAML reads an unquoted yes/no/on/off/true/false as a boolean; quote the value"
+
+
 def _describe(err: Any, loc: Loc) -> tuple[str, str | None]:
+    expected, got = _describe_plain(err, loc)
+    value = err.get("input")
+    if got is not None and isinstance(value, bool) and err["type"] in ("enum", "literal_error", "string_type"):
+        got += f" ({_BOOL_HINT})"
+    elif (
+        got is not None
+        and err["type"] == "less_than_equal"
+        and len(loc) == 4 and loc[:2] == ("budget", "thresholds") and loc[3] == "at"
+        and isinstance(value, (int, float)) and 2 <= value <= 100
+    ):
+        got += f" (thresholds are fractions of the monthly budget: write {value / 100:g} for {value:g}%)"
+    return expected, got
+
+
+def _describe_plain(err: Any, loc: Loc) -> tuple[str, str | None]:
     typ = err["type"]
     ctx = err.get("ctx") or {}
     value = err.get("input")

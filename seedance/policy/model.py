@@ -38,13 +38,22 @@ Region = Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-gov)?-[a-z]+-[0-9
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 PositiveInt = Annotated[int, Field(gt=0)]
 NonNegInt = Annotated[int, Field(ge=0)]
+#: Upper bound of every node count (capacity, off-peak sizes, reserved units): far above any real
+#: fleet, low enough that a typo (an extra digit run) fails validation instead of planning 1e26 nodes.
+MAX_NODES = 100_000
+NodeCount = Annotated[int, Field(ge=0, le=MAX_NODES)]
+#: Bounds of budget.monthlyAmount (in the budget's currency).
+MIN_BUDGET, MAX_BUDGET = 0.01, 1_000_000_000_000  # a cent (or fen) .. a trillion
 TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w .:/=+\-@]+$")]
 TagValue = Annotated[str, StringConstraints(max_length=256, pattern=r"^[\w .:/=+\-@]*$")]
 Email = Annotated[str, StringConstraints(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
 Cron = Annotated[
     str,
     StringConstraints(pattern=r"^\s*(\S+\s+){4}\S+\s*$"),
-    Field(description="Five-field cron expression (minute hour day-of-month month day-of-week), UTC."),
+    Field(
+        description="Weekly start time, five-field cron in UTC: one minute (0-59), one hour (0-23), '*', '*', and "
+        "day-of-week '*' or numbers 0-7 (0 and 7 are Sunday) in lists and low-high ranges, e.g. '0 22 * * 1-5'."
+    ),
 ]
 InstanceType = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]*\.[0-9a-z]+$")]
 # Kubernetes qualified names (an optional DNS-subdomain prefix and a 63-character name) and label values.
@@ -223,7 +232,7 @@ class Notify(_Model):
 
 
 class Budget(_Model):
-    monthly_amount: Annotated[float, Field(gt=0)]
+    monthly_amount: Annotated[float, Field(ge=MIN_BUDGET, le=MAX_BUDGET, description="Monthly budget in the budget's currency.")]
     currency: Currency = Currency.USD
     thresholds: list[Threshold] = Field(default_factory=list)
     notify: Notify = Field(default_factory=Notify)
@@ -249,9 +258,9 @@ class InstanceTypes(_Model):
 
 
 class Capacity(_Model):
-    min: NonNegInt = 0
-    desired: NonNegInt = Field(description="The group's size. When the stack joins a cluster this is the size at creation only: the Cluster Autoscaler owns it after that, and redeploys apply min and max.")
-    max: NonNegInt = Field(description="0 disables the fleet: no node runs and no autoscaler can start one.")
+    min: NodeCount = 0
+    desired: NodeCount = Field(description="The group's size. When the stack joins a cluster this is the size at creation only: the Cluster Autoscaler owns it after that, and redeploys apply min and max.")
+    max: NodeCount = Field(description="0 disables the fleet: no node runs and no autoscaler can start one.")
 
 
 class Spot(_Model):
@@ -263,14 +272,14 @@ class Spot(_Model):
 class Commitment(_Model):
     """A reservation already held (re-planning never recommends fewer)."""
 
-    units: PositiveInt
+    units: Annotated[int, Field(gt=0, le=MAX_NODES)]
     term: Term
     purchased: dt.date
 
 
 class Reserved(_Model):
     mode: ReservedMode = ReservedMode.AUTO
-    units: NonNegInt | None = Field(default=None, description="Units to reserve when mode is 'fixed'.")
+    units: NodeCount | None = Field(default=None, description="Units to reserve when mode is 'fixed'.")
     term: Term = Term.ONE_YEAR
     payment: PaymentOption = PaymentOption.NO_UPFRONT
     held: list[Commitment] = Field(default_factory=list)
@@ -290,9 +299,12 @@ class Autoscaling(_Model):
 
 
 class OffPeakWindow(_Model):
+    """Two scheduled actions: at `cron` the group goes to `desired` (within capacity min..max), `hours`
+    later back to capacity.desired. Windows of a fleet must not overlap or touch."""
+
     cron: Cron
     hours: Annotated[int, Field(ge=1, le=24)]
-    desired: NonNegInt
+    desired: NodeCount
 
 
 class Mig(_Model):
@@ -370,7 +382,7 @@ class Network(_Model):
         default="auto", description="'auto': interface endpoints where traffic makes them cheaper than NAT."
     )
     monthly_traffic_gb: dict[EndpointService, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
-    nat_gateways: NonNegInt = Field(default=1, description="NAT gateways the VPC runs (one per AZ for HA).")
+    nat_gateways: Annotated[int, Field(ge=0, le=100)] = Field(default=1, description="NAT gateways the VPC runs (one per AZ for HA).")
 
 
 # --------------------------------------------------------------------------- storage
@@ -386,7 +398,7 @@ class StorageClass(_Model):
     reclaim_policy: ReclaimPolicy = ReclaimPolicy.DELETE
     binding_mode: BindingMode = BindingMode.WAIT_FOR_FIRST_CONSUMER
     data_class: DataClass = DataClass.INTERNAL
-    volumes: NonNegInt = Field(default=0, description="Expected claims of this class (for the estimate).")
+    volumes: Annotated[int, Field(ge=0, le=1_000_000)] = Field(default=0, description="Expected claims of this class (for the estimate).")
 
 
 class CheckpointBucket(_Model):
@@ -447,7 +459,7 @@ class Waiver(_Model):
     resource: Annotated[str, StringConstraints(min_length=1)] = Field(
         description="Glob over resource URNs or names ('*' for the whole stack)."
     )
-    reason: Annotated[str, StringConstraints(min_length=10)]
+    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=10)]
     approver: Email
     expires: dt.date
 

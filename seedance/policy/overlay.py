@@ -7,6 +7,8 @@ The merge rule (documented in the README and tested):
   merge by name: an overlay item with a known name is merged into the base item (recursively),
   new names are appended in overlay order, and an item ``{name: X, $remove: true}`` drops ``X``;
 * every other value (scalars, plain lists) is replaced whole by the overlay;
+* an empty overlay list over a non-empty named base list is an error (it would silently keep
+  every base item): items are removed one by one with ``$remove``;
 * ``extends`` itself is resolved relative to the file that names it; chains are allowed up to
   :data:`MAX_CHAIN` files and cycles are an error.
 """
@@ -26,8 +28,26 @@ def _named_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(i, dict) and isinstance(i.get("name"), str) for i in value)
 
 
-def merge(base: Any, overlay: Any) -> Any:
-    """Merge ``overlay`` onto ``base`` (both located trees); returns a new located tree."""
+def merge(base: Any, overlay: Any, problems: list[Problem] | None = None, path: str = "") -> Any:
+    """Merge ``overlay`` onto ``base`` (both located trees); returns a new located tree.
+
+    An empty list in the overlay over a non-empty named list of the base would keep every base
+    item (named lists merge by name), which reads as "clear the list" but is not: it is reported
+    in ``problems``, naming ``$remove``.
+    """
+    if (
+        isinstance(base, LList) and isinstance(overlay, LList) and not overlay and base and _named_list(base)
+        and problems is not None
+    ):
+        names = ", ".join(repr(item["name"]) for item in base)
+        problems.append(
+            Problem(
+                overlay.loc,
+                path,
+                f"an empty list does not clear the base policy's items ({names}): items merge by name; drop one "
+                f"with {{name: X, {REMOVE_KEY}: true}}",
+            )
+        )
     if isinstance(base, LMap) and isinstance(overlay, LMap):
         out = LMap(overlay.loc)
         for key, value in base.items():
@@ -35,7 +55,7 @@ def merge(base: Any, overlay: Any) -> Any:
             out.key_locs[key] = base.key_locs[key]
             out.val_locs[key] = base.val_locs[key]
         for key, value in overlay.items():
-            out[key] = merge(base[key], value) if key in base else value
+            out[key] = merge(base[key], value, problems, f"{path}.{key}" if path else key) if key in base else value
             out.key_locs[key] = overlay.key_locs[key]
             out.val_locs[key] = overlay.val_locs[key]
         return out
@@ -47,7 +67,7 @@ def merge(base: Any, overlay: Any) -> Any:
                 o_item, o_loc = by_name.pop(item["name"])
                 if o_item.get(REMOVE_KEY) is True:
                     continue
-                out_l.append(merge(item, o_item))
+                out_l.append(merge(item, o_item, problems, f"{path}[{len(out_l)}]"))
                 out_l.item_locs.append(o_loc)
             else:
                 out_l.append(item)

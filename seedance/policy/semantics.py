@@ -8,14 +8,23 @@ list, a gold fleet without on-demand base, ...) are *not* here: they belong to t
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from seedance.gpus import mig_profiles
+from seedance.policy.cron import CronError, Window, first_clash, format_minute_of_week, parse_window_cron
 from seedance.policy.model import (
     BindingMode,
+    Budget,
+    Cloud,
+    Compliance,
     CostPolicy,
     Currency,
+    Fleet,
+    Metadata,
     ReservedMode,
+    Scheduling,
+    Storage,
     StorageTier,
     Workload,
 )
@@ -25,6 +34,19 @@ Issue = tuple[Loc, str]
 
 GP3_MAX_IOPS = 16_000
 GP3_MAX_THROUGHPUT = 1_000
+GP3_BASELINE_IOPS = 3_000  # included with every gp3 volume, whatever its size
+GP3_MAX_IOPS_PER_GIB = 500  # AWS: at most 500 provisioned IOPS per GiB
+GP3_MAX_MIBPS_PER_IOPS = 0.25  # AWS: at most 0.25 MiB/s of throughput per provisioned IOPS
+IO2_MAX_IOPS_PER_GIB = 1_000  # AWS: io2 Block Express, at most 1000 IOPS per GiB
+IO2_MIN_SIZE_GIB = 4
+#: AWS: at most 50 user tags per resource; keys starting with "aws:" are AWS's own.
+AWS_MAX_TAGS = 50
+#: The tag keys Seedance itself puts on a resource (components/common.py TagSet, the
+#: ``seedance:spot-interruption`` tag of an Auto Scaling group): they count towards AWS's 50.
+SEEDANCE_TAG_KEYS = (
+    "environment", "owner", "team", "cost-center", "controller", "purpose", "data-class",
+    "seedance:stack", "seedance:policy", "seedance:fleet", "seedance:sla", "seedance:spot-interruption",
+)
 S3_MIN_DAYS_BEFORE_IA = 30  # S3 refuses a Standard-IA transition before 30 days
 S3_MIN_DAYS_IN_IA = 30
 
@@ -37,41 +59,99 @@ def _dupes(names: list[str]) -> Iterator[int]:
         seen.add(n)
 
 
+@dataclass(frozen=True)
+class Parts:
+    """The parts of a policy that passed the schema, for the rules that need only them.
+
+    A whole valid policy has every part; when the schema rejects some part, the loader still
+    checks the others (so one document's errors come at once) and leaves out the rules that
+    would need the rejected part.  ``fleets`` pairs each schema-valid fleet with its index in
+    the document.
+    """
+
+    metadata: Metadata | None = None
+    cloud: Cloud | None = None
+    compliance: Compliance | None = None
+    budget: Budget | None = None
+    fleets: list[tuple[int, Fleet]] = field(default_factory=list)
+    storage: Storage | None = None
+    scheduling: Scheduling | None = None
+
+    @classmethod
+    def of(cls, p: CostPolicy) -> Parts:
+        return cls(p.metadata, p.cloud, p.compliance, p.budget, list(enumerate(p.fleets)), p.storage, p.scheduling)
+
+
 def check(policy: CostPolicy, base_dir: Path | None = None) -> list[Issue]:
     """All cross-field problems of a schema-valid policy."""
+    return check_parts(Parts.of(policy), base_dir)
+
+
+def check_parts(parts: Parts, base_dir: Path | None = None) -> list[Issue]:
+    """The cross-field problems of the parts given (see :class:`Parts`)."""
     out: list[Issue] = []
-    out += _cloud(policy)
-    out += _budget(policy)
-    out += _fleets(policy, base_dir)
-    out += _storage(policy)
-    out += _scheduling(policy)
+    if parts.metadata is not None:
+        out += _metadata(parts.metadata)
+    if parts.cloud is not None:
+        out += _cloud(parts.cloud)
+    if parts.compliance is not None:
+        out += _compliance(parts.compliance)
+    if parts.budget is not None:
+        out += _budget(parts.budget, parts.cloud.region if parts.cloud is not None else None)
+    out += _fleets(parts.fleets, base_dir)
+    if parts.storage is not None:
+        out += _storage(parts.storage)
+    if parts.scheduling is not None:
+        out += _scheduling(parts.scheduling)
     return out
 
 
-def _cloud(p: CostPolicy) -> list[Issue]:
+def _metadata(m: Metadata) -> list[Issue]:
     out: list[Issue] = []
-    for i, az in enumerate(p.cloud.availability_zones):
-        if az[:-1] != p.cloud.region:
-            out.append((("cloud", "availabilityZones", i), f"zone {az!r} is not in region {p.cloud.region!r}"))
-    for i in _dupes(p.cloud.availability_zones):
+    for key in m.tags:
+        if key.lower().startswith("aws:"):
+            out.append((("metadata", "tags", key), f"tag keys starting with 'aws:' are reserved for AWS, got {key!r}"))
+        elif key.lower().startswith("seedance:"):
+            out.append((("metadata", "tags", key), f"tag keys starting with 'seedance:' are set by Seedance itself, got {key!r}"))
+    ours = [k for k in SEEDANCE_TAG_KEYS if k not in m.tags]
+    allowed = AWS_MAX_TAGS - len(ours)
+    if len(m.tags) > allowed:
+        out.append(
+            (
+                ("metadata", "tags"),
+                f"expected at most {allowed} tags: AWS allows {AWS_MAX_TAGS} per resource and Seedance adds "
+                f"{len(ours)} of its own ({', '.join(ours)}), got {len(m.tags)}",
+            )
+        )
+    return out
+
+
+def _cloud(c: Cloud) -> list[Issue]:
+    out: list[Issue] = []
+    for i, az in enumerate(c.availability_zones):
+        if az[:-1] != c.region:
+            out.append((("cloud", "availabilityZones", i), f"zone {az!r} is not in region {c.region!r}"))
+    for i in _dupes(c.availability_zones):
         out.append((("cloud", "availabilityZones", i), "zone listed twice"))
-    for i in _dupes([f.value for f in p.compliance.frameworks]):
-        out.append((("compliance", "frameworks", i), "framework listed twice"))
     return out
 
 
-def _budget(p: CostPolicy) -> list[Issue]:
+def _compliance(c: Compliance) -> list[Issue]:
+    return [(("compliance", "frameworks", i), "framework listed twice") for i in _dupes([f.value for f in c.frameworks])]
+
+
+def _budget(b: Budget, region: str | None) -> list[Issue]:
     out: list[Issue] = []
-    expected = Currency.CNY if p.cloud.region.startswith("cn-") else Currency.USD
-    if p.budget.currency != expected:
+    expected = Currency.CNY if region is not None and region.startswith("cn-") else Currency.USD
+    if region is not None and b.currency != expected:
         out.append(
             (
                 ("budget", "currency"),
-                f"region {p.cloud.region} is billed in {expected.value}; expected {expected.value}, got {p.budget.currency.value}",
+                f"region {region} is billed in {expected.value}; expected {expected.value}, got {b.currency.value}",
             )
         )
     prev = 0.0
-    for i, t in enumerate(p.budget.thresholds):
+    for i, t in enumerate(b.thresholds):
         if t.at <= prev:
             out.append(
                 (("budget", "thresholds", i, "at"), f"thresholds must be strictly ascending: expected > {prev:g}, got {t.at:g}")
@@ -80,11 +160,12 @@ def _budget(p: CostPolicy) -> list[Issue]:
     return out
 
 
-def _fleets(p: CostPolicy, base_dir: Path | None) -> list[Issue]:
+def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issue]:
     out: list[Issue] = []
-    for i in _dupes([f.name for f in p.fleets]):
-        out.append((("fleets", i, "name"), f"fleet name {p.fleets[i].name!r} is used twice"))
-    for i, f in enumerate(p.fleets):
+    for k in _dupes([f.name for _, f in fleets]):
+        i, f = fleets[k]
+        out.append((("fleets", i, "name"), f"fleet name {f.name!r} is used twice"))
+    for i, f in fleets:
         at = ("fleets", i)
         if (f.gpu is None) == (f.cpu is None):
             out.append((at, "a fleet needs exactly one of 'gpu' or 'cpu'"))
@@ -120,11 +201,7 @@ def _fleets(p: CostPolicy, base_dir: Path | None) -> list[Issue]:
             if (taint.key, taint.effect.value) in seen_taints:
                 out.append((at + ("taints", j), f"taint {taint.key}:{taint.effect.value} is listed twice"))
             seen_taints.add((taint.key, taint.effect.value))
-        for j, w in enumerate(f.off_peak):
-            if f.workload not in (Workload.BATCH, Workload.TRAINING, Workload.FINETUNE):
-                out.append((at + ("offPeak", j), f"off-peak windows apply to batch or training fleets, not {f.workload.value}"))
-            if w.desired > c.max:
-                out.append((at + ("offPeak", j, "desired"), f"expected at most capacity.max ({c.max}), got {w.desired}"))
+        out += _off_peak(f, at)
         if f.autoscaling is not None and f.workload not in (Workload.INFERENCE, Workload.API, Workload.BATCH):
             out.append((at + ("autoscaling",), f"autoscaling applies to inference, api or batch fleets, not {f.workload.value}"))
         gs = f.gpu_sharing
@@ -157,9 +234,50 @@ def _fleets(p: CostPolicy, base_dir: Path | None) -> list[Issue]:
     return out
 
 
-def _storage(p: CostPolicy) -> list[Issue]:
+def _off_peak(f: Fleet, at: Loc) -> list[Issue]:
+    """Off-peak windows: a weekly cron (seedance.policy.cron), a size within the group's bounds,
+    and no two windows (or one window and its next start) overlapping or touching."""
     out: list[Issue] = []
-    s = p.storage
+    c = f.capacity
+    windows: list[tuple[int, Window]] = []
+    for j, w in enumerate(f.off_peak):
+        if f.workload not in (Workload.BATCH, Workload.TRAINING, Workload.FINETUNE):
+            out.append((at + ("offPeak", j), f"off-peak windows apply to batch or training fleets, not {f.workload.value}"))
+        if w.desired > c.max:
+            out.append((at + ("offPeak", j, "desired"), f"expected at most capacity.max ({c.max}), got {w.desired}"))
+        elif w.desired < c.min:
+            out.append(
+                (
+                    at + ("offPeak", j, "desired"),
+                    f"expected at least capacity.min ({c.min}): a scheduled action cannot set the group below its "
+                    f"minimum, got {w.desired}",
+                )
+            )
+        try:
+            schedule = parse_window_cron(w.cron)
+        except CronError as exc:
+            out.append((at + ("offPeak", j, "cron"), f"{exc} (in {w.cron.strip()!r})"))
+            continue
+        windows.append((j, Window(schedule, w.hours, w.desired)))
+    clash = first_clash(windows)
+    if clash is not None:
+        i, j, minute, touching = clash
+        when = format_minute_of_week(minute)
+        if i == j:
+            msg = (f"the window ends just as it starts again ({when}): both scheduled actions would fire at once, in no set "
+                   f"order; use fewer hours, or change capacity.desired for a size that always holds")
+        elif touching:
+            msg = (f"starts just as offPeak[{i}] ends ({when}): both scheduled actions would fire at once, in no set order; "
+                   f"leave a gap or merge the windows")
+        else:
+            msg = (f"overlaps offPeak[{i}] ({f.off_peak[i].cron.strip()!r} for {f.off_peak[i].hours} h) at {when}: one "
+                   f"window's end would cut the other short; expected windows that do not overlap")
+        out.append((at + ("offPeak", j, "cron"), msg))
+    return out
+
+
+def _storage(s: Storage) -> list[Issue]:
+    out: list[Issue] = []
     for i in _dupes([c.name for c in s.classes]):
         out.append((("storage", "classes", i, "name"), f"storage class {s.classes[i].name!r} is defined twice"))
     for i in _dupes([b.name for b in s.checkpoint_buckets]):
@@ -167,15 +285,45 @@ def _storage(p: CostPolicy) -> list[Issue]:
     for i, c in enumerate(s.classes):
         at = ("storage", "classes", i)
         if c.tier == StorageTier.GP3:
+            iops = c.iops if c.iops is not None else GP3_BASELINE_IOPS
             if c.iops is not None and c.iops > GP3_MAX_IOPS:
                 out.append((at + ("iops",), f"gp3 allows at most {GP3_MAX_IOPS} IOPS, got {c.iops}"))
-            if c.iops is not None and c.iops < 3000:
+            elif c.iops is not None and c.iops < GP3_BASELINE_IOPS:
                 out.append((at + ("iops",), f"gp3 includes 3000 IOPS; expected 3000..{GP3_MAX_IOPS}, got {c.iops}"))
+            elif c.iops is not None and c.iops > max(GP3_BASELINE_IOPS, GP3_MAX_IOPS_PER_GIB * c.size_gib):
+                most = max(GP3_BASELINE_IOPS, GP3_MAX_IOPS_PER_GIB * c.size_gib)
+                out.append(
+                    (
+                        at + ("iops",),
+                        f"gp3 allows at most {GP3_MAX_IOPS_PER_GIB} IOPS per GiB: expected at most {most} for "
+                        f"{c.size_gib} GiB (or sizeGib >= {-(-c.iops // GP3_MAX_IOPS_PER_GIB)}), got {c.iops}",
+                    )
+                )
             if c.throughput_mibps is not None and c.throughput_mibps > GP3_MAX_THROUGHPUT:
                 out.append((at + ("throughputMibps",), f"gp3 allows at most {GP3_MAX_THROUGHPUT} MiB/s, got {c.throughput_mibps}"))
+            elif c.throughput_mibps is not None and c.throughput_mibps > GP3_MAX_MIBPS_PER_IOPS * iops:
+                need = c.throughput_mibps * 4  # 0.25 MiB/s per IOPS: 4 IOPS per MiB/s
+                out.append(
+                    (
+                        at + ("throughputMibps",),
+                        f"gp3 allows at most {GP3_MAX_MIBPS_PER_IOPS:g} MiB/s per IOPS: expected at most "
+                        f"{int(GP3_MAX_MIBPS_PER_IOPS * iops)} with {iops} IOPS (or iops >= {need}), got {c.throughput_mibps}",
+                    )
+                )
         elif c.tier == StorageTier.IO2:
             if c.iops is None:
                 out.append((at + ("iops",), "io2 needs provisioned 'iops'"))
+            elif c.iops > IO2_MAX_IOPS_PER_GIB * c.size_gib:
+                out.append(
+                    (
+                        at + ("iops",),
+                        f"io2 allows at most {IO2_MAX_IOPS_PER_GIB} IOPS per GiB: expected at most "
+                        f"{IO2_MAX_IOPS_PER_GIB * c.size_gib} for {c.size_gib} GiB "
+                        f"(or sizeGib >= {-(-c.iops // IO2_MAX_IOPS_PER_GIB)}), got {c.iops}",
+                    )
+                )
+            if c.size_gib < IO2_MIN_SIZE_GIB:
+                out.append((at + ("sizeGib",), f"io2 volumes are at least {IO2_MIN_SIZE_GIB} GiB, got {c.size_gib}"))
             if c.throughput_mibps is not None:
                 out.append((at + ("throughputMibps",), "io2 throughput is not provisioned separately"))
         else:  # local NVMe
@@ -204,8 +352,8 @@ def _storage(p: CostPolicy) -> list[Issue]:
     return out
 
 
-def _scheduling(p: CostPolicy) -> list[Issue]:
-    d = p.scheduling.descheduler
+def _scheduling(s: Scheduling) -> list[Issue]:
+    d = s.descheduler
     if d.cpu_below_pct > d.target_above_pct or d.memory_below_pct > d.target_above_pct:
         return [
             (

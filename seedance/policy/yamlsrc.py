@@ -2,8 +2,10 @@
 
 Layer one of validation: bytes -> a tree of :class:`LMap` / :class:`LList` / scalars, each
 container remembering where its keys and items came from (file, line, column).  Rejects
-oversized files, non-UTF-8 input, several documents in one file, duplicate keys, non-scalar
-keys, recursive aliases and alias "bombs" whose expansion exceeds a node budget.
+oversized files, non-UTF-8 input, several documents in one file, duplicate keys (and duplicate
+``<<`` merge keys), non-scalar keys, tags other than the standard map/seq ones on mappings and
+lists (scalars with unknown tags fail to construct), recursive aliases and alias "bombs" whose
+expansion exceeds a node budget.
 """
 
 from __future__ import annotations
@@ -117,12 +119,48 @@ def _reader_error(file: str, text: str, exc: yaml.YAMLError) -> PolicySyntaxErro
     return PolicySyntaxError([Problem(Location(file, 1, 1), "", f"YAML error: {exc}"[:300])])
 
 
+_MERGE = "tag:yaml.org,2002:merge"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+#: The only tags a mapping or a list may carry: the standard ones (implicit, or written !!map / !!seq).
+_PLAIN_TAGS = frozenset({"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"})
+
+
+def _tag_text(tag: str) -> str:
+    prefix = "tag:yaml.org,2002:"
+    return "!!" + tag[len(prefix):] if tag.startswith(prefix) else tag
+
+
 class _Builder:
     def __init__(self, file: str, loader: yaml.SafeLoader):
         self.file = file
         self.loader = loader
         self.count = 0
         self.stack: set[int] = set()
+        self.splits: dict[int, tuple[list[Any], list[Any]]] = {}  # id(mapping node) -> (own, merged) pairs
+
+    def _split(self, node: yaml.MappingNode, path: str) -> tuple[list[Any], list[Any]]:
+        """A mapping's own pairs and the pairs its ``<<`` merge key brings in.  Computed once per
+        node: flattening rewrites the node, and an alias visits the same node again."""
+        cached = self.splits.get(id(node))
+        if cached is not None:
+            return cached
+        merge_keys = [k for k, _ in node.value if k.tag == _MERGE]
+        if len(merge_keys) > 1:
+            raise _fail(
+                self.file,
+                merge_keys[1].start_mark,
+                f"duplicate merge key '<<' (first at line {merge_keys[0].start_mark.line + 1}); merge several "
+                "mappings with one key: '<<: [*a, *b]'",
+                path,
+            )
+        own = [(k, v) for k, v in node.value if k.tag != _MERGE]
+        try:
+            self.loader.flatten_mapping(node)  # YAML merge keys (<<)
+        except yaml.YAMLError as exc:
+            raise _fail(self.file, node.start_mark, f"invalid merge key: {getattr(exc, 'problem', exc)}") from None
+        merged = node.value[: len(node.value) - len(own)]
+        self.splits[id(node)] = (own, merged)
+        return own, merged
 
     def build(self, node: yaml.Node, depth: int = 0, path: str = "") -> Any:
         self.count += 1
@@ -141,7 +179,20 @@ class _Builder:
                     self.file, node.start_mark, f"invalid value {node.value!r}: {getattr(exc, 'problem', exc)}", path
                 ) from None
             except (ValueError, OverflowError) as exc:
+                if node.tag == _TIMESTAMP:
+                    # date-shaped but no date (2024-13-45): keep the text, so the schema reports it
+                    # at its field like any other bad date, with the document's other errors
+                    return node.value
                 raise _fail(self.file, node.start_mark, f"invalid value {node.value!r}: {exc}", path) from None
+        if node.tag not in _PLAIN_TAGS:
+            kind = "mapping" if isinstance(node, yaml.MappingNode) else "list"
+            raise _fail(
+                self.file,
+                node.start_mark,
+                f"YAML tag {_tag_text(node.tag)!r} is not allowed on a {kind}: a policy uses plain mappings, lists "
+                "and scalars (no custom tags)",
+                path,
+            )
         self.stack.add(id(node))
         try:
             if isinstance(node, yaml.SequenceNode):
@@ -151,12 +202,7 @@ class _Builder:
                     out.item_locs.append(_loc(self.file, item.start_mark))
                 return out
             if isinstance(node, yaml.MappingNode):
-                own = [(k, v) for k, v in node.value if k.tag != "tag:yaml.org,2002:merge"]
-                try:
-                    self.loader.flatten_mapping(node)  # YAML merge keys (<<)
-                except yaml.YAMLError as exc:
-                    raise _fail(self.file, node.start_mark, f"invalid merge key: {getattr(exc, 'problem', exc)}") from None
-                merged = node.value[: len(node.value) - len(own)]
+                own, merged = self._split(node, path)
                 out_m = LMap(loc)
                 for i, (key_node, value_node) in enumerate(own + merged):
                     if not isinstance(key_node, yaml.ScalarNode):

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
-from seedance.estimate import HOURS_PER_MONTH, FleetUsage, fleet_components
-from seedance.estimate.fleet import split_hours
-from seedance.policy.model import PaymentOption, Term
+from seedance.estimate import HOURS_PER_MONTH, FleetUsage, estimate_policy, fleet_components
+from seedance.estimate.fleet import estimate_date, split_hours, usage_from_policy
+from seedance.planner.planner import active_held_units
+from seedance.policy.loader import LoadedPolicy
+from seedance.policy.model import Fleet, PaymentOption, Reserved, Term
 from seedance.pricing.catalog import Catalog
 
 
@@ -78,3 +82,62 @@ def test_china_spot_is_unpriced_and_cny(catalog: Catalog) -> None:
 def test_offer_must_match_usage(catalog: Catalog) -> None:
     with pytest.raises(ValueError, match="offer is for g5.2xlarge, usage for g5.xlarge"):
         fleet_components(_usage(), catalog.instance("us-east-1", "g5.2xlarge"))
+
+
+# ---------------------------------------------------------------- held reservations by date (no plan)
+
+
+def _fleet_with_held(*held: tuple[int, str, str], mode: str = "auto", units: int | None = None) -> Fleet:
+    reserved: dict[str, object] = {"mode": mode, "held": [{"units": u, "term": t, "purchased": d} for u, t, d in held]}
+    if units is not None:
+        reserved["units"] = units
+    return Fleet.model_validate({
+        "name": "web", "workload": "inference", "sla": "silver", "gpu": {"model": "T4"},
+        "capacity": {"min": 1, "desired": 2, "max": 60}, "reserved": reserved,
+    })
+
+
+@pytest.mark.parametrize(
+    ("held", "on", "units"),
+    [
+        ([(50, "1y", "2025-01-01")], "2026-12-01", 0),  # expired on 2026-01-01
+        ([(50, "1y", "2025-01-01")], "2025-12-31", 50),  # last day of the term
+        ([(50, "1y", "2025-01-01")], "2026-01-01", 0),  # the term's end is exclusive
+        ([(5, "1y", "2099-01-01")], "2026-12-01", 0),  # not started
+        ([(5, "3y", "2024-06-01"), (3, "1y", "2026-11-30"), (7, "1y", "2020-01-01")], "2026-12-01", 8),
+        ([(2, "1y", "2024-02-29")], "2025-02-28", 0),  # a leap-day purchase ends on 28 February
+    ],
+)
+def test_usage_from_policy_counts_only_active_commitments(held: list[tuple[int, str, str]], on: str, units: int) -> None:
+    day = dt.date.fromisoformat(on)
+    fleet = _fleet_with_held(*held)
+    usage = usage_from_policy(fleet, "g4dn.xlarge", day)
+    assert usage.reserved_units == units == active_held_units(fleet, day)  # the planner's own count
+    assert usage.on_demand_base == units
+
+
+def test_fixed_mode_keeps_the_larger_of_units_and_active_held() -> None:
+    fleet = _fleet_with_held((9, "1y", "2020-01-01"), (1, "1y", "2026-06-01"), mode="fixed", units=3)
+    assert usage_from_policy(fleet, "g4dn.xlarge", dt.date(2026, 12, 1)).reserved_units == 3
+
+
+def test_estimate_without_a_plan_bills_no_expired_or_future_reservation(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    policy = stacks["dev"].policy
+    held = Reserved.model_validate({"mode": "auto", "held": [
+        {"units": 50, "term": "1y", "purchased": "2000-01-01"}, {"units": 50, "term": "3y", "purchased": "2099-01-01"}]})
+    fleets = [f.model_copy(update={"reserved": held}) if f.name == "inference" else f for f in policy.fleets]
+    est = estimate_policy(policy.model_copy(update={"fleets": fleets}), catalog)
+    inference = next(r for r in est.resources if r.kind == "fleet" and r.name == "inference")
+    assert not [c for c in inference.components if c.name.startswith("Reserved")]
+    assert sum(c.monthly_quantity for c in inference.components) == pytest.approx(HOURS_PER_MONTH * 1)  # desired 1
+    assert any("0 of 100 held reserved unit(s) active on" in n for n in inference.notes)
+
+
+def test_estimate_date_comes_from_the_context_when_it_has_one() -> None:
+    class Ctx:
+        plan = None
+        as_of = dt.date(2025, 6, 1)
+
+    assert estimate_date(Ctx()) == dt.date(2025, 6, 1)  # type: ignore[arg-type]
+    Ctx.as_of = None  # type: ignore[assignment]
+    assert estimate_date(Ctx()) == dt.date.today()  # type: ignore[arg-type]

@@ -82,7 +82,7 @@ def test_errors_point_at_the_file_that_holds_the_value(tmp_path: Path) -> None:
     with pytest.raises(PolicyError) as exc:
         load_policy(p)
     text = str(exc.value)
-    assert f"{p}:5:18: budget.monthlyAmount: expected a number > 0, got -1" in text
+    assert f"{p}:5:18: budget.monthlyAmount: expected a number in [0.01, 1e+12], got -1" in text
     assert f"{base}:17:10: fleets[0].sla (fleet 'web'): expected one of 'gold', 'silver' or 'bronze', got 'platinum'" in text
 
 

@@ -1,0 +1,210 @@
+"""Gaps an audit found in validation: YAML tags and merge keys, bounds, all errors at once, overlays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from seedance.policy import PolicyError, PolicySyntaxError, load_policy, load_policy_text
+from seedance.policy.yamlsrc import parse
+
+MINIMAL = (Path(__file__).parent / "valid" / "minimal.yaml").read_text()
+
+
+def _problems(text: str) -> list[str]:
+    with pytest.raises(PolicyError) as exc:
+        load_policy_text(text, file="p.yaml")
+    return [str(p) for p in exc.value.problems]
+
+
+# ---------------------------------------------------------------- YAML layer
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "tag", "kind"),
+    [
+        ("metadata:\n", "metadata: !custom\n", "!custom", "mapping"),
+        ("cloud:\n", "cloud: !!python/object:foo\n", "!!python/object:foo", "mapping"),
+        ("availabilityZones: [us-east-1a]", "availabilityZones: !!set [us-east-1a]", "!!set", "list"),
+        ("availabilityZones: [us-east-1a]", "availabilityZones: !!omap [{a: 1}]", "!!omap", "list"),
+        ("metadata:\n", "metadata: !!set\n", "!!set", "mapping"),
+    ],
+)
+def test_tags_on_mappings_and_lists_are_refused(old: str, new: str, tag: str, kind: str) -> None:
+    with pytest.raises(PolicySyntaxError) as exc:
+        load_policy_text(MINIMAL.replace(old, new, 1), file="p.yaml")
+    assert f"YAML tag '{tag}' is not allowed on a {kind}" in str(exc.value)
+
+
+def test_standard_map_and_seq_tags_are_fine() -> None:
+    text = MINIMAL.replace("metadata:\n", "metadata: !!map\n").replace("[us-east-1a]", "!!seq [us-east-1a]")
+    assert load_policy_text(text).metadata.name == "minimal"
+
+
+def test_duplicate_merge_keys_are_refused() -> None:
+    text = "a: &a {x: 1}\nb: &b {y: 2}\nc:\n  <<: *a\n  <<: *b\n"
+    with pytest.raises(PolicySyntaxError) as exc:
+        parse("m.yaml", text.encode())
+    assert str(exc.value) == "m.yaml:5:3: c: duplicate merge key '<<' (first at line 4); merge several mappings with one key: '<<: [*a, *b]'"
+    assert parse("m.yaml", b"a: &a {x: 1}\nb: &b {y: 2}\nc:\n  <<: [*a, *b]\n")["c"] == {"x": 1, "y": 2}
+
+
+def test_an_aliased_mapping_with_a_merge_key_reads_the_same_twice() -> None:
+    tree = parse("m.yaml", b"base: &b {k: 1, j: 2}\na: &x {<<: *b, k: 3}\nc: *x\n")
+    assert tree["a"] == tree["c"] == {"k": 3, "j": 2}
+
+
+def test_an_impossible_date_is_a_field_error_among_the_others() -> None:
+    text = MINIMAL.replace("monthlyAmount: 1000", "monthlyAmount: -1") + (
+        "waivers:\n  - {control: GDPR-44-1, resource: '*', reason: migration in progress, approver: a@example.com, "
+        "expires: 2024-13-45}\n"
+    )
+    problems = _problems(text)
+    assert len(problems) == 2
+    assert problems[1].endswith("waivers[0].expires: expected a date (YYYY-MM-DD), got '2024-13-45'")
+
+
+# ---------------------------------------------------------------- all errors at once
+
+
+def test_semantic_errors_of_valid_fleets_come_with_schema_errors_of_others() -> None:
+    text = MINIMAL + (
+        "  - name: api\n    workload: api\n    sla: silver\n    cpu: {vcpu: 4, memoryGib: 16}\n"
+        "    capacity: {min: 1, desired: 9, max: 4}\n"
+        "  - name: both\n    workload: api\n    sla: silver\n    cpu: {vcpu: 4, memoryGib: 16}\n"
+        "    capacity: {min: 5, desired: two, max: 4}\n"
+    )
+    text = text.replace("capacity: {min: 1, desired: 2, max: 4}\n", "capacity: {min: 1, desired: 2, max: 4}\n    spot: {maxShare: 1.5}\n", 1)
+    problems = _problems(text)
+    assert [p.split(": ", 1)[1] for p in problems] == [
+        "fleets[0].spot.maxShare (fleet 'web'): expected a number in [0, 1], got 1.5",
+        "fleets[1].capacity.desired (fleet 'api'): expected desired <= max, got desired 9 > max 4",
+        # the fleet the schema rejected gets no cross-field errors on top (min 5 > max 4 is not repeated)
+        "fleets[2].capacity.desired (fleet 'both'): expected an integer, got 'two'",
+    ]
+
+
+def test_rules_needing_a_rejected_part_are_left_out() -> None:
+    # the currency rule needs the region: with a broken cloud block it does not run
+    text = MINIMAL.replace("region: us-east-1", "region: mars").replace("monthlyAmount: 1000", "monthlyAmount: 1000\n  currency: CNY")
+    problems = _problems(text)
+    assert len(problems) == 1 and "cloud.region" in problems[0]
+    # with the cloud valid it does
+    problems = _problems(MINIMAL.replace("monthlyAmount: 1000", "monthlyAmount: 1000\n  currency: CNY").replace("sla: silver", "sla: platinum"))
+    assert [p.split(": ", 2)[1] for p in problems] == ["budget.currency", "fleets[0].sla (fleet 'web')"]
+
+
+# ---------------------------------------------------------------- bounds and limits
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("max: 4}", "max: 100001}", "expected an integer in [0, 100000], got 100001"),
+        ("monthlyAmount: 1000", "monthlyAmount: 1.0e-300", "expected a number in [0.01, 1e+12], got 1e-300"),
+        ("monthlyAmount: 1000", "monthlyAmount: 2.0e+12", "expected a number in [0.01, 1e+12], got 2e+12"),
+    ],
+)
+def test_sane_upper_and_lower_bounds(old: str, new: str, message: str) -> None:
+    assert any(p.endswith(message) for p in _problems(MINIMAL.replace(old, new)))
+
+
+def test_largest_allowed_fleet_is_valid() -> None:
+    text = MINIMAL.replace("capacity: {min: 1, desired: 2, max: 4}", "capacity: {min: 1, desired: 2, max: 100000}")
+    assert load_policy_text(text).fleets[0].capacity.max == 100_000
+
+
+def _storage(classes: str) -> str:
+    return MINIMAL + "storage:\n  classes:\n" + classes
+
+
+@pytest.mark.parametrize(
+    ("cls", "message"),
+    [
+        ("{name: a, tier: gp3, sizeGib: 1, iops: 16000}", "gp3 allows at most 500 IOPS per GiB: expected at most 3000 for 1 GiB (or sizeGib >= 32), got 16000"),
+        ("{name: a, tier: gp3, sizeGib: 10, iops: 6000}", "expected at most 5000 for 10 GiB (or sizeGib >= 12), got 6000"),
+        ("{name: a, tier: gp3, iops: 3000, throughputMibps: 1000}", "gp3 allows at most 0.25 MiB/s per IOPS: expected at most 750 with 3000 IOPS (or iops >= 4000), got 1000"),
+        ("{name: a, tier: gp3, throughputMibps: 800}", "expected at most 750 with 3000 IOPS (or iops >= 3200), got 800"),
+        ("{name: a, tier: io2, sizeGib: 4, iops: 256000}", "io2 allows at most 1000 IOPS per GiB: expected at most 4000 for 4 GiB (or sizeGib >= 256), got 256000"),
+        ("{name: a, tier: io2, sizeGib: 2, iops: 100}", "io2 volumes are at least 4 GiB, got 2"),
+    ],
+)
+def test_ebs_ratio_limits(cls: str, message: str) -> None:
+    assert any(p.endswith(message) for p in _problems(_storage(f"    - {cls}\n")))
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [
+        "{name: a, tier: gp3, sizeGib: 1}",  # 3000 IOPS are included whatever the size
+        "{name: a, tier: gp3, sizeGib: 32, iops: 16000, throughputMibps: 1000}",
+        "{name: a, tier: gp3, sizeGib: 200, iops: 6000, throughputMibps: 250}",
+        "{name: a, tier: io2, sizeGib: 2000, iops: 20000}",
+    ],
+)
+def test_ebs_volumes_within_the_ratios_are_valid(cls: str) -> None:
+    assert load_policy_text(_storage(f"    - {cls}\n")).storage.classes[0].name == "a"
+
+
+def _tags(lines: str) -> str:
+    return MINIMAL.replace("  owner: dev@example.com\n", "  owner: dev@example.com\n  tags:\n" + lines)
+
+
+def test_reserved_tag_prefixes() -> None:
+    problems = _problems(_tags("    aws:createdBy: me\n    AWS:x: y\n    seedance:fleet: web\n    team: ml\n"))
+    assert [p.split(": ", 2)[2] for p in problems] == [
+        "tag keys starting with 'aws:' are reserved for AWS, got 'aws:createdBy'",
+        "tag keys starting with 'aws:' are reserved for AWS, got 'AWS:x'",
+        "tag keys starting with 'seedance:' are set by Seedance itself, got 'seedance:fleet'",
+    ]
+
+
+def test_tag_count_leaves_room_for_seedance_tags() -> None:
+    fits = "".join(f"    t{i}: v\n" for i in range(38))
+    assert len(load_policy_text(_tags(fits)).metadata.tags) == 38
+    # the user's own team/cost-center replace Seedance's defaults, so they cost no extra room
+    assert len(load_policy_text(_tags(fits + "    team: ml\n    cost-center: CC-1\n")).metadata.tags) == 40
+    (problem,) = _problems(_tags(fits + "    one-more: v\n"))
+    assert "metadata.tags: expected at most 38 tags: AWS allows 50 per resource and Seedance adds 12 of its own" in problem
+    assert problem.endswith("got 39")
+
+
+# ---------------------------------------------------------------- messages
+
+
+def test_float_for_an_integer_shows_the_float() -> None:
+    (problem,) = _problems(MINIMAL.replace("max: 4}", "max: 4.0}"))
+    assert problem.endswith("fleets[0].capacity.max (fleet 'web'): expected an integer, got 4.0")
+
+
+def test_threshold_given_as_a_percentage_gets_a_hint() -> None:
+    (problem,) = _problems(MINIMAL.replace("monthlyAmount: 1000", "monthlyAmount: 1000\n  thresholds:\n    - {at: 80, action: notify}"))
+    assert problem.endswith("expected a number in (0, 1], got 80 (thresholds are fractions of the monthly budget: write 0.8 for 80%)")
+
+
+def test_unquoted_yaml_boolean_word_gets_a_hint() -> None:
+    (problem,) = _problems(MINIMAL.replace("environment: dev", "environment: NO"))
+    assert problem.endswith("got false (YAML reads an unquoted yes/no/on/off/true/false as a boolean; quote the value)")
+
+
+# ---------------------------------------------------------------- overlays
+
+
+def test_an_empty_list_in_an_overlay_is_an_error_naming_remove(tmp_path: Path) -> None:
+    (tmp_path / "base.yaml").write_text(MINIMAL)
+    p = tmp_path / "prod.yaml"
+    p.write_text("apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: base.yaml\nfleets: []\n")
+    with pytest.raises(PolicyError) as exc:
+        load_policy(p)
+    assert str(exc.value) == (
+        f"{p}:4:9: fleets: an empty list does not clear the base policy's items ('web'): items merge by name; "
+        "drop one with {name: X, $remove: true}"
+    )
+
+
+def test_an_empty_overlay_list_over_an_empty_or_plain_list_is_fine(tmp_path: Path) -> None:
+    (tmp_path / "base.yaml").write_text(MINIMAL + "waivers: []\n")
+    p = tmp_path / "prod.yaml"
+    p.write_text("apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: base.yaml\nwaivers: []\ncloud:\n  subnetIds: [subnet-0123456789abcdef1]\n")
+    assert load_policy(p).policy.cloud.subnet_ids == ["subnet-0123456789abcdef1"]
