@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import math
 from dataclasses import dataclass
 
 from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, ResourceCost
@@ -213,22 +214,24 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         if not fp.instance_types:
             return _no_type(ctx, fleet, tags, f"the plan chose no instance type for {fleet.name}")
         itype = fp.instance_types[0].instance_type
+        # the plan counts units (one required node each); an instance of weight w serves w of them
+        w = max(1, int(fp.instance_types[0].weight))
         expected = getattr(fp, "expected_nodes", None)  # the planner's cost basis, when it gives one
         if expected is not None:
-            nodes, notes = float(expected), [f"{expected:g} nodes expected on average (plan)"]
+            nodes, notes = float(expected), [f"{expected:g} units expected on average (plan)"]
         else:
             nodes, notes = average_nodes(fleet, fp.desired)
         usage = FleetUsage(
             fleet=fleet.name,
             instance_type=itype,
-            nodes=nodes,
-            reserved_units=fp.reserved_units,
+            nodes=nodes / w,
+            reserved_units=fp.reserved_units // w,
             reserved_term=fleet.reserved.term,
             reserved_payment=fleet.reserved.payment,
-            on_demand_base=fp.on_demand_base,
+            on_demand_base=math.ceil(fp.on_demand_base / w),
             spot_share_above_base=fp.spot_share_above_base,
         )
-        notes.insert(0, f"mix from the plan: {itype}")
+        notes.insert(0, f"mix from the plan: {itype}" + (f" (weight {w}: {w} units per instance)" if w > 1 else ""))
     else:
         given = fleet.instance_types.preferred or fleet.instance_types.allowed
         if given:

@@ -148,3 +148,25 @@ def test_bad_plan_json_names_the_field() -> None:
         plan_from_json({"policy": "p", "region": "us-east-1", "fleets": [{"name": "a", "instance_types": []}]})
     with pytest.raises(PricingError, match="plan: missing field 'fleets'"):
         plan_from_json({"policy": "p", "region": "us-east-1"})
+
+
+def test_a_plan_of_multi_unit_instances_is_estimated_as_planned(tmp_path, catalog: Catalog) -> None:  # type: ignore[no-untyped-def]
+    # g5.12xlarge carries 4 A10G: for a fleet whose unit is one A10G it serves 4 units (weight 4), so
+    # the plan's unit counts (expected, reserved, base) are a quarter as many instances
+    import datetime as dt
+    from pathlib import Path
+
+    from seedance.planner.planner import plan_policy
+    from seedance.policy import load_policy
+
+    eu_prod = Path(__file__).resolve().parents[2] / "stacks" / "policies" / "eu-prod.yaml"
+    policy = tmp_path / "big-boxes.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {eu_prod}\nfleets:\n"
+                      "  - name: inference\n    instanceTypes: {allowed: [g5.12xlarge]}\n")
+    loaded = load_policy(policy)
+    plan = plan_policy(loaded, catalog, as_of=dt.date(2026, 6, 1))
+    fp = plan.fleet("inference")
+    assert (fp.instance_types[0].instance_type, fp.instance_types[0].weight) == ("g5.12xlarge", 4)
+    est = estimate_policy(loaded, catalog, plan)
+    assert est.by_fleet["inference"] == pytest.approx(fp.monthly_cost, rel=1e-9)
+    assert est.by_fleet["inference"] < 2 * fp.monthly_cost_all_ondemand  # not four times the instances
