@@ -247,6 +247,11 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             notes.append(f"instance type: cheapest on-demand match for {requirement_text(fleet)} ({itype})")
         on = estimate_date(ctx)
         usage = usage_from_policy(fleet, itype, on)
+        w = _unit_weight(ctx, fleet, itype)
+        if w > 1:  # capacity counts units (one required node each): an instance of this type serves w
+            usage = FleetUsage(usage.fleet, itype, usage.nodes / w, usage.reserved_units // w, usage.reserved_term,
+                               usage.reserved_payment, math.ceil(usage.on_demand_base / w), usage.spot_share_above_base)
+            notes.append(f"{itype} serves {w} units per instance")
         notes.extend(average_nodes(fleet, fleet.capacity.desired)[1])
         all_held = sum(c.units for c in fleet.reserved.held)
         if all_held != held_units_on(fleet, on):
@@ -254,6 +259,19 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
                          "(the others have expired or not started)")
     offer = ctx.catalog.instance(ctx.region, usage.instance_type)  # unknown type given by the user: an error
     return ResourceCost(KIND, fleet.name, SERVICE, fleet_components(usage, offer), fleet=fleet.name, tags=tags, notes=notes)
+
+
+def _unit_weight(ctx: EstimateContext, fleet: Fleet, instance_type: str) -> int:
+    """How many of the fleet's units one ``instance_type`` serves (1 when it does not qualify or is unknown)."""
+    from seedance.planner.instances import unit_weight  # the planner imports this module
+    from seedance.planner.planner import offer_view, requirement
+
+    try:
+        offer = ctx.catalog.instance(ctx.region, instance_type)
+    except PricingError:
+        return 1  # reported where the type is priced
+    weight, _ = unit_weight(offer_view(offer), requirement(fleet))
+    return weight if weight and weight > 1 else 1
 
 
 def _no_type(ctx: EstimateContext, fleet: Fleet, tags: dict[str, str], reason: str) -> ResourceCost:

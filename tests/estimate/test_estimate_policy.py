@@ -170,3 +170,23 @@ def test_a_plan_of_multi_unit_instances_is_estimated_as_planned(tmp_path, catalo
     est = estimate_policy(loaded, catalog, plan)
     assert est.by_fleet["inference"] == pytest.approx(fp.monthly_cost, rel=1e-9)
     assert est.by_fleet["inference"] < 2 * fp.monthly_cost_all_ondemand  # not four times the instances
+
+
+def test_a_preferred_multi_unit_type_is_estimated_per_instance(tmp_path, catalog: Catalog) -> None:  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    from seedance.policy import load_policy
+
+    eu_prod = Path(__file__).resolve().parents[2] / "stacks" / "policies" / "eu-prod.yaml"
+    small, big = tmp_path / "small.yaml", tmp_path / "big.yaml"
+    for path, itype in ((small, "g5.xlarge"), (big, "g5.12xlarge")):
+        path.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {eu_prod}\nfleets:\n"
+                        f"  - name: inference\n    instanceTypes: {{preferred: [{itype}]}}\n"
+                        "    reserved: {mode: none}\n")
+    per_unit = {}
+    for path, itype in ((small, "g5.xlarge"), (big, "g5.12xlarge")):
+        est = estimate_policy(load_policy(path), catalog)
+        offer = catalog.instance("eu-central-1", itype)
+        per_unit[itype] = est.by_fleet["inference"] / offer.ondemand.value
+    # the same units need a quarter as many 4-GPU instances (rounding of the on-demand base aside)
+    assert per_unit["g5.12xlarge"] == pytest.approx(per_unit["g5.xlarge"] / 4, rel=0.15)
