@@ -44,7 +44,8 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
         catalog = load_catalog(cache_dir=cache_dir)
         base_plan = None if no_plan else plan_policy(base, catalog, as_of=when)
         head_plan = None if no_plan else plan_policy(head, catalog, as_of=when)
-        result = compare(estimate_policy(base, catalog, base_plan), estimate_policy(head, catalog, head_plan),
+        result = compare(estimate_policy(base, catalog, base_plan, as_of=when),
+                         estimate_policy(head, catalog, head_plan, as_of=when),
                          base_plan, head_plan)
     except (PricingError, DemandError, PlanningError) as exc:
         console(stderr=True).print(f"error: {exc}", markup=False)

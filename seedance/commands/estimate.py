@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -92,7 +93,10 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
               help="Estimate this plan (JSON of `seedance plan`) instead of the policy's explicit values.")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set; else bundled only).")
-def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Path | None) -> int:
+@click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
+              help="Count the policy's held reservations active on this day (default: today; a --plan carries its own).")
+def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Path | None,
+             as_of: dt.datetime | None) -> int:
     """Estimate the monthly cost of POLICY from the bundled price catalog (offline)."""
     from seedance.cli import console
     from seedance.estimate.estimate import estimate_policy
@@ -104,7 +108,7 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Pat
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         plan = read_plan(plan_path) if plan_path is not None else None
-        est = estimate_policy(loaded, catalog, plan)
+        est = estimate_policy(loaded, catalog, plan, as_of=as_of.date() if as_of else None)
     except PricingError as exc:
         console(stderr=True).print(f"error: {policy_path}: {exc}", markup=False)
         return 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 from seedance.planner.plan import Plan
@@ -17,6 +18,7 @@ class EstimateContext:
     region: str
     currency: str
     base_tags: dict[str, str]  # cost-allocation tags every taggable resource carries
+    as_of: dt.date | None = None  # the day held commitments are counted on (None: today)
 
     def tags(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         out = dict(self.base_tags)

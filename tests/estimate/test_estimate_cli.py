@@ -131,3 +131,30 @@ def test_subprocess(stack: str) -> None:
     text = subprocess.run([sys.executable, "-m", "seedance.cli", "estimate", str(POLICIES / f"{stack}.yaml")],
                           cwd=REPO, capture_output=True, text=True, timeout=120)
     assert text.returncode == 0 and "Totals" in text.stdout
+
+
+def test_as_of_counts_the_held_reservations_active_that_day(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json as _json
+    from pathlib import Path as _Path
+
+    from seedance.cli import main as _main
+
+    dev = _Path(__file__).resolve().parents[2] / "stacks" / "policies" / "dev.yaml"
+    policy = tmp_path / "held.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {dev}\nfleets:\n"
+                      "  - name: inference\n    reserved: {mode: auto, held: [{units: 2, term: 1y, purchased: 2026-01-15}]}\n")
+
+    def reserved_hours(day: str) -> float:
+        import contextlib
+        import io
+
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            assert _main(["estimate", str(policy), "--format", "json", "--as-of", day]) == 0
+        doc = _json.loads(buf.getvalue())
+        fleet = next(r for r in doc["resources"] if r.get("fleet") == "inference")
+        return sum(c["monthly_quantity"] or 0 for c in fleet["components"] if "eserved" in c["name"])
+
+    assert reserved_hours("2026-06-01") > 0  # within the term
+    assert reserved_hours("2027-02-01") == 0  # the term ended 2027-01-15
+    assert reserved_hours("2025-12-01") == 0  # not bought yet
