@@ -19,9 +19,8 @@ import pulumi_aws as aws
 
 from components.common import child, partition, policy_json, require
 from components.s3 import deny_deletion_statement, replicate, secure_bucket
+from seedance.policy.model import LOG_RETENTION_DAYS  # the retention values CloudWatch Logs accepts (days)
 
-#: The retention values CloudWatch Logs accepts (days).
-LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653)
 
 
 def trail_statements(bucket_arn: str, trail_arn: str, account_id: str) -> list[dict]:

@@ -65,7 +65,7 @@ class BudgetGuardArgs:
 
     def validate(self) -> None:
         b = self.budget
-        require(bool(b.thresholds), "budget.thresholds", "expected at least one threshold")
+        # no thresholds: a budget without notifications (nothing to respond to, but the spend is tracked)
         require(2 * len(b.thresholds) <= MAX_NOTIFICATIONS, "budget.thresholds",
                 f"expected at most {MAX_NOTIFICATIONS // 2} thresholds (an ACTUAL and a FORECASTED notification each), got {len(b.thresholds)}")
         ats = [t.at for t in b.thresholds]

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from seedance.planner.plan import Plan
+from seedance.policy.model import MAX_NODES
 
 
 def _money(value: float | None, currency: str) -> str:
@@ -54,9 +55,9 @@ def render_plan(out: Console, plan: Plan) -> None:
         out.print(Text(f"  - unpriced: {u}", style="yellow"))
 
 
-#: the most reserved units ``--held`` accepts for one fleet (far above any real fleet; it keeps
-#: the planner's arithmetic exact)
-MAX_HELD_UNITS = 1_000_000
+#: the most reserved units ``--held`` accepts for one fleet: the policy's own bound on node counts
+#: (``reserved.held[].units``), far above any real fleet
+MAX_HELD_UNITS = MAX_NODES
 _ASCII_DIGITS = re.compile(r"[0-9]+")
 
 

@@ -136,8 +136,9 @@ def derived_parts(policy_path: Path) -> tuple[Any, dict[str, Any], dict[str, Any
         from seedance.estimate.estimate import estimate_policy
         from seedance.planner.planner import plan_policy
         from seedance.pricing import load_catalog
+        from seedance.pricing.catalog import env_cache_dir
 
-        catalog = load_catalog()
+        catalog = load_catalog(cache_dir=env_cache_dir())  # the prices `seedance plan` and synth use
         plan = plan_policy(loaded, catalog)
         estimate = estimate_policy(loaded, catalog, plan)
     except Exception as exc:  # pricing/planning errors: the gate cannot decide on a budget without them

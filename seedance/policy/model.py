@@ -203,6 +203,14 @@ class Cloud(_Model):
 # --------------------------------------------------------------------------- compliance
 
 
+#: The retention values CloudWatch Logs accepts (days).
+LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288,
+                      3653)
+
+#: AWS Budgets allows 10 notifications per budget; each threshold gets an ACTUAL and a FORECASTED one.
+MAX_BUDGET_THRESHOLDS = 5
+
+
 class Compliance(_Model):
     frameworks: list[Framework] = Field(default_factory=list)
     jurisdiction: Jurisdiction = Jurisdiction.OTHER
@@ -210,7 +218,8 @@ class Compliance(_Model):
         default_factory=list, description="Region globs where data may live, e.g. ['eu-*']."
     )
     log_retention_days: PositiveInt = Field(
-        default=365, description="Retention of the stack's log groups (CloudWatch retention value)."
+        default=365, description="Retention of the stack's log groups: a value CloudWatch Logs offers (1, 3, 5, 7, 14, "
+        "30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288 or 3653 days)."
     )
     personal_data_max_days: PositiveInt | None = Field(
         default=None, description="GDPR storage limitation: the longest personal data (and its logs) may be kept."
@@ -234,7 +243,10 @@ class Notify(_Model):
 class Budget(_Model):
     monthly_amount: Annotated[float, Field(ge=MIN_BUDGET, le=MAX_BUDGET, description="Monthly budget in the budget's currency.")]
     currency: Currency = Currency.USD
-    thresholds: list[Threshold] = Field(default_factory=list)
+    thresholds: list[Threshold] = Field(
+        default_factory=list,
+        description="At most 5 (AWS Budgets sends an ACTUAL and a FORECASTED notification for each; 10 per budget).",
+    )
     notify: Notify = Field(default_factory=Notify)
 
 

@@ -30,17 +30,26 @@ def _type_text(prop: dict[str, Any], defs: dict[str, Any]) -> str:
     if "enum" in prop:
         return " \\| ".join(f"`{v}`" for v in prop["enum"])
     typ = prop.get("type", "any")
+    if typ == "string" and prop.get("format") in ("date", "date-time"):
+        return "date (YYYY-MM-DD)" if prop["format"] == "date" else "date-time (ISO 8601)"
     if typ == "array":
-        return f"list of {_type_text(prop.get('items', {}), defs)}"
+        items = f"list of {_type_text(prop.get('items', {}), defs)}"
+        sizes = [f"{sym} {prop[key]} items" for key, sym in (("minItems", ">="), ("maxItems", "<=")) if key in prop]
+        return items + (f" ({', '.join(sizes)})" if sizes else "")
     if typ == "object":
         extra = prop.get("additionalProperties")
-        return f"map of {_type_text(extra, defs)}" if isinstance(extra, dict) else "map"
+        keys = prop.get("propertyNames")
+        key_text = f" (keys: {_type_text({'type': 'string', **keys}, defs)})" if isinstance(keys, dict) and keys else ""
+        return (f"map of {_type_text(extra, defs)}" if isinstance(extra, dict) else "map") + key_text
     bounds = []
     for key, sym in (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("exclusiveMaximum", "<")):
         if key in prop:
             bounds.append(f"{sym} {prop[key]}")
+    for key, sym in (("minLength", ">="), ("maxLength", "<=")):
+        if key in prop:
+            bounds.append(f"length {sym} {prop[key]}")
     if "pattern" in prop:
-        bounds.append(f"pattern `{prop['pattern']}`")
+        bounds.append(f"pattern `{prop['pattern']}`".replace("|", "\\|"))  # a bare | would split the table cell
     return typ + (f" ({', '.join(bounds)})" if bounds else "")
 
 

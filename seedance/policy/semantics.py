@@ -20,6 +20,8 @@ from seedance.policy.model import (
     Compliance,
     CostPolicy,
     Currency,
+    LOG_RETENTION_DAYS,
+    MAX_BUDGET_THRESHOLDS,
     Fleet,
     Metadata,
     ReservedMode,
@@ -137,7 +139,14 @@ def _cloud(c: Cloud) -> list[Issue]:
 
 
 def _compliance(c: Compliance) -> list[Issue]:
-    return [(("compliance", "frameworks", i), "framework listed twice") for i in _dupes([f.value for f in c.frameworks])]
+    out: list[Issue] = [(("compliance", "frameworks", i), "framework listed twice") for i in _dupes([f.value for f in c.frameworks])]
+    if c.log_retention_days not in LOG_RETENTION_DAYS:
+        above = [d for d in LOG_RETENTION_DAYS if d >= c.log_retention_days]
+        hint = f" (the next one up is {above[0]})" if above else ""
+        out.append((("compliance", "logRetentionDays"),
+                    f"expected a retention CloudWatch Logs offers ({', '.join(map(str, LOG_RETENTION_DAYS))}){hint}, "
+                    f"got {c.log_retention_days}"))
+    return out
 
 
 def _budget(b: Budget, region: str | None) -> list[Issue]:
@@ -150,6 +159,16 @@ def _budget(b: Budget, region: str | None) -> list[Issue]:
                 f"region {region} is billed in {expected.value}; expected {expected.value}, got {b.currency.value}",
             )
         )
+    if len(b.thresholds) > MAX_BUDGET_THRESHOLDS:
+        out.append((("budget", "thresholds"),
+                    f"expected at most {MAX_BUDGET_THRESHOLDS} thresholds (AWS Budgets sends an ACTUAL and a FORECASTED "
+                    f"notification for each, 10 per budget), got {len(b.thresholds)}"))
+    if region is not None and b.notify.sns_topic_arn:
+        part = "aws-cn" if region.startswith("cn-") else "aws-us-gov" if region.startswith("us-gov-") else "aws"
+        if not b.notify.sns_topic_arn.startswith(f"arn:{part}:sns:"):
+            out.append((("budget", "notify", "snsTopicArn"),
+                        f"region {region} is in the {part} partition; expected an arn:{part}:sns: topic, "
+                        f"got {b.notify.sns_topic_arn}"))
     prev = 0.0
     for i, t in enumerate(b.thresholds):
         if t.at <= prev:

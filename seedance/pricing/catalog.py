@@ -311,6 +311,16 @@ def _load_cached(cache_key: str | None) -> Catalog:
     return catalog_from_document(_bundled_document(), caches)
 
 
+PRICE_CACHE_ENV = "SEEDANCE_PRICE_CACHE"
+
+
+def env_cache_dir() -> Path | None:
+    """The refresh cache ``$SEEDANCE_PRICE_CACHE`` names, if set: the one every command (and the stack
+    program under ``pulumi up``) reads, so plan, synth, estimate and the gate price alike."""
+    value = os.environ.get(PRICE_CACHE_ENV)
+    return Path(value) if value else None
+
+
 def load_catalog(*, cache_dir: Path | None = None, offline: bool = True) -> Catalog:
     """The bundled catalog, overlaid by the refresh cache in ``cache_dir`` when given.
 

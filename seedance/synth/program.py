@@ -11,7 +11,7 @@ from pathlib import Path
 from seedance.planner.plan import Plan
 from seedance.planner.planner import plan_policy
 from seedance.policy.loader import LoadedPolicy, load_policy
-from seedance.pricing.catalog import Catalog, load_catalog
+from seedance.pricing.catalog import Catalog, env_cache_dir, load_catalog
 
 log = logging.getLogger(__name__)
 
@@ -36,4 +36,5 @@ def plan_for(loaded: LoadedPolicy, catalog: Catalog) -> Plan:
 
 
 def catalog() -> Catalog:
-    return load_catalog()
+    """The bundled prices, overlaid by ``$SEEDANCE_PRICE_CACHE`` when set (as ``seedance plan`` reads them)."""
+    return load_catalog(cache_dir=env_cache_dir())

@@ -152,3 +152,17 @@ def test_trail_bucket_refuses_deletion_and_trail_records_personal_buckets(eu):
     # finetune-datasets is eu-prod's only personal-data bucket
     assert data["type"] == "AWS::S3::Object"
     assert len(data["values"]) == 1 and data["values"][0].startswith("arn:aws:s3:::storage-finetune-datasets-") and data["values"][0].endswith("/")
+
+
+def test_a_budget_without_thresholds_deploys_without_notifications():
+    # a policy may declare no thresholds (validation allows it): the budget still tracks the spend
+    from components.budget import BudgetGuardArgs
+    from seedance.policy.model import Budget
+
+    args = BudgetGuardArgs(budget=Budget.model_validate({"monthlyAmount": 1000}), stack="s", owner="o@example.com", region="us-east-1",
+                           account_id="111122223333", kms_key_arn="k")
+    args.validate()  # no "at least one threshold"
+    too_many = Budget.model_validate({"monthlyAmount": 1000, "thresholds": [{"at": a / 10, "action": "notify"} for a in range(1, 7)]})
+    with pytest.raises(ComponentArgsError, match="expected at most 5 thresholds"):
+        BudgetGuardArgs(budget=too_many, stack="s", owner="o@example.com", region="us-east-1",
+                        account_id="111122223333", kms_key_arn="k").validate()

@@ -93,9 +93,9 @@ def test_missing_policy(capsys):
         (["inference=\u00b2"], "got 'inference=\u00b2': UNITS is a whole number written in the digits 0-9"),
         (["inference=\u0663"], "got 'inference=\u0663': UNITS is a whole number written in the digits 0-9"),
         (["inference=-1"], "got 'inference=-1': UNITS is a whole number written in the digits 0-9"),
-        (["inference=99999999999999999999"], "'inference=99999999999999999999': at most 1,000,000 units per fleet"),
-        (["inference=1000001"], "'inference=1000001': at most 1,000,000 units per fleet"),
-        (["inference=" + "1" * 5000], "at most 1,000,000 units per fleet"),
+        (["inference=99999999999999999999"], "'inference=99999999999999999999': at most 100,000 units per fleet"),
+        (["inference=100001"], "'inference=100001': at most 100,000 units per fleet"),
+        (["inference=" + "1" * 5000], "at most 100,000 units per fleet"),
     ],
 )
 def test_bad_held_values_are_usage_errors(values, message, tmp_path, capsys):
@@ -111,12 +111,12 @@ def test_bad_held_values_are_usage_errors(values, message, tmp_path, capsys):
 
 
 def test_held_at_the_bound_and_with_leading_zeros():
-    code, out = _invoke("plan", str(STACKS / "dev.yaml"), "-f", "json", "--held", "inference=007", "--held", "finetune=1000000")
+    code, out = _invoke("plan", str(STACKS / "dev.yaml"), "-f", "json", "--held", "inference=007", "--held", "finetune=100000")
     assert code == 0
     doc = json.loads(out)
     fleets = {f["name"]: f for f in doc["fleets"]}
     assert fleets["inference"]["reserved_units"] == 7 and fleets["inference"]["new_purchases"] == []
-    assert fleets["finetune"]["reserved_units"] == 1_000_000 and fleets["finetune"]["new_purchases"] == []
+    assert fleets["finetune"]["reserved_units"] == 100_000 and fleets["finetune"]["new_purchases"] == []
 
 
 # --- demand history files that cannot be used: file:line errors, exit 1 -----------------------------

@@ -142,7 +142,8 @@ def test_parse_product_effective_all_upfront_hourly() -> None:
     assert rec["prices"]["ondemand"]["ref"] == "pricing.get_products[sku=S,term=S.JRTCKXETXF]"
 
 
-def test_refresh_writes_a_cache_that_overrides_the_bundled_catalog(tmp_path: Path, moto_endpoint: str, aws_env: None) -> None:
+def test_refresh_writes_a_cache_that_overrides_the_bundled_catalog(tmp_path: Path, moto_endpoint: str, aws_env: None,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     pricing, ec2 = _clients(moto_endpoint)
     ps = _stub_pricing(pricing)
     with ps:
@@ -182,6 +183,17 @@ def test_refresh_writes_a_cache_that_overrides_the_bundled_catalog(tmp_path: Pat
     expected = 730 * (0.634 + 1.5 * g5.spot_avg.value + 1.5 * 1.006)
     assert sum(c.monthly_cost for c in fleet_components(usage, g5)) == pytest.approx(expected, abs=0.01)
     assert load_catalog(cache_dir=tmp_path, offline=False).instance("us-east-1", "g5.xlarge") == g5
+
+    # $SEEDANCE_PRICE_CACHE reaches the stack program and the gate too, so what deploys and what the
+    # budget rules judge are priced as `seedance plan` priced them
+    from seedance.gate.inputs import derived_parts
+    from seedance.synth.program import catalog as program_catalog
+
+    dev = Path(__file__).resolve().parents[2] / "stacks" / "policies" / "dev.yaml"
+    before = derived_parts(dev)[3]["monthly_total"]
+    monkeypatch.setenv("SEEDANCE_PRICE_CACHE", str(tmp_path))
+    assert program_catalog().instance("us-east-1", "g5.xlarge") == g5
+    assert derived_parts(dev)[3]["monthly_total"] != pytest.approx(before)
 
 
 def test_refresh_of_an_unknown_region_names_the_closest() -> None:
