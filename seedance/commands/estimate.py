@@ -95,8 +95,10 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
               help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set; else bundled only).")
 @click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="Count the policy's held reservations active on this day (default: today; a --plan carries its own).")
+@click.option("--stack", default=None,
+              help="Pulumi stack name: the value of the seedance:stack cost-allocation tag (else that tag is left out).")
 def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Path | None,
-             as_of: dt.datetime | None) -> int:
+             as_of: dt.datetime | None, stack: str | None) -> int:
     """Estimate the monthly cost of POLICY from the bundled price catalog (offline)."""
     from seedance.cli import console
     from seedance.estimate.estimate import estimate_policy
@@ -108,7 +110,7 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Pat
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         plan = read_plan(plan_path) if plan_path is not None else None
-        est = estimate_policy(loaded, catalog, plan, as_of=as_of.date() if as_of else None)
+        est = estimate_policy(loaded, catalog, plan, as_of=as_of.date() if as_of else None, stack=stack)
     except PricingError as exc:
         console(stderr=True).print(f"error: {policy_path}: {exc}", markup=False)
         return 1

@@ -26,10 +26,19 @@ class EstimateContext:
         return out
 
 
-def base_tags(policy: CostPolicy) -> dict[str, str]:
-    """The tags the components put on every taggable resource (see the brief's tag list)."""
-    tags = dict(policy.metadata.tags)
-    tags.setdefault("environment", policy.metadata.environment.value)
-    tags.setdefault("owner", policy.metadata.owner)
-    tags["seedance:stack"] = policy.metadata.name
+def base_tags(policy: CostPolicy, stack: str | None = None) -> dict[str, str]:
+    """The tags the components put on every taggable resource (``components.common.TagSet``):
+    ``seedance:stack`` is the Pulumi stack's name, so it is only known when ``stack`` is given."""
+    meta = policy.metadata
+    tags = dict(meta.tags)
+    tags.update({
+        "environment": meta.environment.value,
+        "owner": meta.owner,
+        "team": meta.tags.get("team", "unassigned"),
+        "cost-center": meta.tags.get("cost-center", "unassigned"),
+        "controller": meta.tags.get("controller", meta.owner),
+        "seedance:policy": meta.name,
+    })
+    if stack:
+        tags["seedance:stack"] = stack
     return tags

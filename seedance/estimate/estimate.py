@@ -76,11 +76,12 @@ class Estimate:
 
 
 def estimate_policy(loaded: LoadedPolicy | CostPolicy, catalog: Catalog, plan: Plan | None = None, *,
-                    as_of: dt.date | None = None) -> Estimate:
+                    as_of: dt.date | None = None, stack: str | None = None) -> Estimate:
     """Estimate the monthly cost of ``loaded``'s policy with ``catalog``'s prices (pure apart from logging).
 
     ``as_of``: the day a plan-less estimate counts the policy's held commitments on (default today;
-    a plan already carries what was held when it was made)."""
+    a plan already carries what was held when it was made). ``stack``: the Pulumi stack's name, the
+    value of the ``seedance:stack`` cost-allocation tag (left out when not given)."""
     policy = loaded.policy if isinstance(loaded, LoadedPolicy) else loaded
     region = policy.cloud.region
     currency = catalog.currency(region)  # UnknownRegionError with suggestions
@@ -90,7 +91,7 @@ def estimate_policy(loaded: LoadedPolicy | CostPolicy, catalog: Catalog, plan: P
         if plan.currency and plan.currency != currency:
             raise PricingError(f"the plan is in {plan.currency}, the {region} prices in {currency}; currencies are never mixed")
         check_plan(plan, policy, catalog, region)  # the same policy, its fleets, counts within capacity, types that fit
-    ctx = EstimateContext(policy, plan, catalog, region, currency, base_tags(policy), as_of)
+    ctx = EstimateContext(policy, plan, catalog, region, currency, base_tags(policy, stack), as_of)
     resources: list[ResourceCost] = []
     for _, estimator in ESTIMATORS:
         resources.extend(estimator(ctx))

@@ -52,7 +52,11 @@ def test_totals_add_up_every_way(stacks: dict[str, LoadedPolicy], catalog: Catal
 
 def test_cost_allocation_tags(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
     est = estimate_policy(stacks["dev"], catalog)
-    assert est.by_tag["seedance:stack"] == {"gpu-platform-dev": pytest.approx(est.total)}
+    # the tags the components put on every resource: seedance:policy is the policy's name, and
+    # seedance:stack the Pulumi stack's, known only when given
+    assert est.by_tag["seedance:policy"] == {"gpu-platform-dev": pytest.approx(est.total)}
+    assert "seedance:stack" not in est.by_tag
+    assert estimate_policy(stacks["dev"], catalog, stack="dev").by_tag["seedance:stack"] == {"dev": pytest.approx(est.total)}
     assert set(est.by_tag["seedance:fleet"]) == {"(untagged)", "batch-embed", "finetune", "inference"}
     assert est.by_tag["seedance:fleet"]["finetune"] == pytest.approx(est.by_fleet["finetune"])
     # dev finetune: 1 × A10G, all spot: 730 × 0.39388
