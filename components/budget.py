@@ -16,8 +16,18 @@ import pulumi_aws as aws
 from components.common import child, partition, policy_json, require
 from seedance.policy.model import Budget
 
-#: AWS Budgets allows ten notifications per budget.
-MAX_NOTIFICATIONS = 10
+#: AWS Budgets allows five notifications per budget (CreateBudget: "A budget can have up to five
+#: notifications").
+MAX_NOTIFICATIONS = 5
+
+
+def notification_plan(ats: list[float]) -> list[tuple[float, str]]:
+    """(threshold, ACTUAL|FORECASTED) per notification: an ACTUAL one for every threshold, then a
+    FORECASTED one for the highest thresholds while the five notifications allow (an early warning
+    that the month is heading past them), ascending by threshold."""
+    ordered = sorted(ats)
+    forecast = set(ordered[::-1][: max(0, MAX_NOTIFICATIONS - len(ordered))])
+    return [(a, kind) for a in ordered for kind in ("ACTUAL", "FORECASTED") if kind == "ACTUAL" or a in forecast]
 
 
 def budget_limit(amount: float) -> str:
@@ -66,8 +76,9 @@ class BudgetGuardArgs:
     def validate(self) -> None:
         b = self.budget
         # no thresholds: a budget without notifications (nothing to respond to, but the spend is tracked)
-        require(2 * len(b.thresholds) <= MAX_NOTIFICATIONS, "budget.thresholds",
-                f"expected at most {MAX_NOTIFICATIONS // 2} thresholds (an ACTUAL and a FORECASTED notification each), got {len(b.thresholds)}")
+        require(len(b.thresholds) <= MAX_NOTIFICATIONS, "budget.thresholds",
+                f"expected at most {MAX_NOTIFICATIONS} thresholds (AWS Budgets allows {MAX_NOTIFICATIONS} notifications "
+                f"per budget), got {len(b.thresholds)}")
         ats = [t.at for t in b.thresholds]
         require(len(ats) == len(set(ats)), "budget.thresholds", f"expected distinct 'at' values, got {ats}")
         if b.notify.sns_topic_arn:
@@ -108,13 +119,12 @@ class BudgetGuard(pulumi.ComponentResource):
             aws.budgets.BudgetNotificationArgs(
                 comparison_operator="GREATER_THAN",
                 notification_type=kind,
-                threshold=round(t.at * 100, 4),
+                threshold=round(at * 100, 4),
                 threshold_type="PERCENTAGE",
                 subscriber_sns_topic_arns=[topic_arn],
                 subscriber_email_addresses=[args.owner],
             )
-            for t in sorted(b.thresholds, key=lambda t: t.at)
-            for kind in ("ACTUAL", "FORECASTED")
+            for at, kind in notification_plan([t.at for t in b.thresholds])
         ]
         budget = aws.budgets.Budget(
             f"{name}-budget",

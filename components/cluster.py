@@ -28,7 +28,7 @@ import pulumi
 import pulumi_aws as aws
 import yaml
 
-from components.common import child, policy_json, require
+from components.common import child, mig_memory, policy_json, require
 from seedance.gpus import device_resource, instances_per_gpu
 from seedance.policy.model import Fleet, Taint
 
@@ -37,10 +37,13 @@ NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2
 MIME_BOUNDARY = "SEEDANCE-NODECONFIG"
 
 
-def node_trust_policy() -> dict:
+def node_trust_policy(partition: str = "aws") -> dict:
+    """EC2 may assume the node role; in the China partition the EC2 service principal carries the
+    ``.cn`` suffix (as AWS's own EKS node group template maps it)."""
+    principal = "ec2.amazonaws.com.cn" if partition == "aws-cn" else "ec2.amazonaws.com"
     return {
         "Version": "2012-10-17",
-        "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}],
+        "Statement": [{"Effect": "Allow", "Principal": {"Service": principal}, "Action": "sts:AssumeRole"}],
     }
 
 
@@ -139,7 +142,7 @@ def node_gpu_resources(fleet: Fleet) -> dict[str, str]:
     if share.time_slicing is not None:
         return {device_resource(fleet.gpu.model): str(fleet.gpu.count * share.time_slicing.replicas)}
     if share.mig is not None:
-        return {device_resource(fleet.gpu.model): str(fleet.gpu.count * instances_per_gpu(share.mig.profile))}
+        return {device_resource(fleet.gpu.model): str(fleet.gpu.count * instances_per_gpu(share.mig.profile, fleet.gpu.model, mig_memory(fleet)))}
     return {}
 
 
@@ -170,7 +173,7 @@ class ClusterJoin(pulumi.ComponentResource):
         role = aws.iam.Role(
             f"{name}-node-role",
             description=f"Seedance GPU fleet nodes of EKS cluster {args.cluster_name}",
-            assume_role_policy=policy_json(node_trust_policy()),
+            assume_role_policy=partition.apply(lambda p: policy_json(node_trust_policy(p))),
             tags=args.tags,
             opts=child(self),
         )

@@ -143,3 +143,17 @@ def quantity(value: float) -> str:
         return str(int(value))
     milli = round(value * 1000)
     return f"{milli}m"
+
+
+def mig_memory(fleet: Fleet) -> int | None:
+    """The memory per GPU (GiB) a MIG-shared fleet's nodes have: the policy's ``gpu.memoryGib``, else
+    the one size its profile exists on; None when the profile exists on several and none is given."""
+    from seedance.gpus import mig_memory_sizes
+
+    if fleet.gpu is None:
+        return None
+    if fleet.gpu.memory_gib is not None:
+        return int(round(fleet.gpu.memory_gib))
+    share = fleet.gpu_sharing
+    sizes = mig_memory_sizes(fleet.gpu.model, share.mig.profile) if share and share.mig else ()
+    return sizes[0] if len(sizes) == 1 else None

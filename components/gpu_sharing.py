@@ -14,7 +14,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
-from components.common import TagSet, child, require
+from components.common import TagSet, child, mig_memory, require
 from seedance.gpus import instances_per_gpu, mig_profiles
 from seedance.policy.model import Fleet
 
@@ -47,7 +47,7 @@ def mig_configs(fleets: list[Fleet]) -> dict:
     for f in fleets:
         assert f.gpu_sharing is not None and f.gpu_sharing.mig is not None
         profile = f.gpu_sharing.mig.profile
-        configs[mig_config_name(f)] = [{"devices": "all", "mig-enabled": True, "mig-devices": {profile: instances_per_gpu(profile)}}]
+        configs[mig_config_name(f)] = [{"devices": "all", "mig-enabled": True, "mig-devices": {profile: instances_per_gpu(profile, f.gpu.model, mig_memory(f))}}]
     return {"version": "v1", "mig-configs": configs}
 
 

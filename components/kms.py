@@ -71,14 +71,24 @@ def _key_policy(part: str, region: str, account: str) -> dict:
         "Version": "2012-10-17",
         "Statement": [
             {"Sid": "AccountAdministration", "Effect": "Allow", "Principal": {"AWS": root}, "Action": "kms:*", "Resource": "*"},
-            {"Sid": "AutoScalingEncryptedVolumes", "Effect": "Allow", "Principal": {"AWS": asg_role}, "Action": use, "Resource": "*"},
+            # the Auto Scaling service-linked role is named by condition, not as the principal: KMS refuses a
+            # key policy whose principal does not exist, and in an account that has never used Auto
+            # Scaling the role appears only with the first group, after this key
+            {
+                "Sid": "AutoScalingEncryptedVolumes",
+                "Effect": "Allow",
+                "Principal": {"AWS": root},
+                "Action": use,
+                "Resource": "*",
+                "Condition": {"ArnEquals": {"aws:PrincipalArn": asg_role}},
+            },
             {
                 "Sid": "AutoScalingGrants",
                 "Effect": "Allow",
-                "Principal": {"AWS": asg_role},
+                "Principal": {"AWS": root},
                 "Action": "kms:CreateGrant",
                 "Resource": "*",
-                "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}},
+                "Condition": {"ArnEquals": {"aws:PrincipalArn": asg_role}, "Bool": {"kms:GrantIsForAWSResource": "true"}},
             },
             {
                 "Sid": "CloudTrailEncryptLogs",

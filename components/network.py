@@ -21,8 +21,11 @@ from components.common import child, policy_json, require
 from seedance.planner.endpoints import EndpointDecision, Route
 from seedance.policy.model import EndpointService
 
-#: Services whose interface endpoint name carries the ``cn.`` prefix in the China regions.
-_CN_PREFIXED = frozenset({EndpointService.ECR_API, EndpointService.ECR_DKR})
+#: Services whose interface endpoint name carries the ``cn.`` prefix in the China regions
+#: (``cn.com.amazonaws.cn-north-1.sts``; logs, kms, ssm and the S3 / DynamoDB gateways keep
+#: ``com.amazonaws``), as ``DescribeVpcEndpointServices`` lists them in cn-north-1 and cn-northwest-1.
+_CN_PREFIXED = frozenset({EndpointService.ECR_API, EndpointService.ECR_DKR, EndpointService.STS,
+                          EndpointService.MONITORING, EndpointService.EKS})
 
 
 def service_name(service: EndpointService, region: str) -> str:
@@ -30,21 +33,43 @@ def service_name(service: EndpointService, region: str) -> str:
     return f"{prefix}.{region}.{service.value}"
 
 
-def endpoint_policy(account_id: str) -> dict:
-    """Only principals of ``account_id`` may use the endpoint."""
-    return {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Sid": "AccountPrincipalsOnly",
-                "Effect": "Allow",
-                "Principal": "*",
-                "Action": "*",
-                "Resource": "*",
-                "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id}},
-            }
-        ],
-    }
+def endpoint_policy(account_id: str, service: EndpointService | None = None, region: str = "") -> dict:
+    """Only principals of ``account_id`` may use the endpoint, with two exceptions the nodes need:
+
+    * S3: image layers that ECR serves are fetched from an AWS-owned bucket
+      (``prod-REGION-starport-layer-bucket``) with a presigned URL of an ECR account, so the account
+      condition would block every image pull; reading (only) from that bucket is allowed.
+    * STS: ``AssumeRoleWithWebIdentity`` (IAM roles for service accounts) is signed by a token, not
+      by a principal of the account; the role's trust policy decides, so the call is allowed.
+    """
+    statements: list[dict] = [
+        {
+            "Sid": "AccountPrincipalsOnly",
+            "Effect": "Allow",
+            "Principal": "*",
+            "Action": "*",
+            "Resource": "*",
+            "Condition": {"StringEquals": {"aws:PrincipalAccount": account_id}},
+        }
+    ]
+    if service is EndpointService.S3:
+        part = "aws-cn" if region.startswith("cn-") else "aws-us-gov" if region.startswith("us-gov-") else "aws"
+        statements.append({
+            "Sid": "EcrImageLayers",
+            "Effect": "Allow",
+            "Principal": "*",
+            "Action": "s3:GetObject",
+            "Resource": f"arn:{part}:s3:::prod-{region}-starport-layer-bucket/*",
+        })
+    if service is EndpointService.STS:
+        statements.append({
+            "Sid": "ServiceAccountRoles",
+            "Effect": "Allow",
+            "Principal": "*",
+            "Action": "sts:AssumeRoleWithWebIdentity",
+            "Resource": "*",
+        })
+    return {"Version": "2012-10-17", "Statement": statements}
 
 
 @dataclass
@@ -75,7 +100,11 @@ class CostAwareNetwork(pulumi.ComponentResource):
     def __init__(self, name: str, args: CostAwareNetworkArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("seedance:network:CostAwareNetwork", name, None, opts)
         args.validate()
-        policy = pulumi.Output.from_input(args.account_id).apply(lambda acct: policy_json(endpoint_policy(acct)))
+        account = pulumi.Output.from_input(args.account_id)
+
+        def policy(service: EndpointService) -> pulumi.Output[str]:
+            return account.apply(lambda acct: policy_json(endpoint_policy(acct, service, args.region)))
+
         gateways: dict[str, pulumi.Output[str]] = {}
         interfaces: dict[str, pulumi.Output[str]] = {}
         self.rationale = {d.service.value: d.rationale for d in args.decisions}
@@ -98,7 +127,7 @@ class CostAwareNetwork(pulumi.ComponentResource):
                     service_name=service_name(d.service, args.region),
                     vpc_endpoint_type="Gateway",
                     route_table_ids=route_tables,
-                    policy=policy,
+                    policy=policy(d.service),
                     tags={**args.tags, "seedance:endpoint-decision": "gateway"},
                     opts=child(self),
                 )
@@ -132,7 +161,7 @@ class CostAwareNetwork(pulumi.ComponentResource):
                     private_dns_enabled=True,
                     subnet_ids=list(args.subnet_ids),
                     security_group_ids=[sg.id],
-                    policy=policy,
+                    policy=policy(d.service),
                     tags={**args.tags, "seedance:endpoint-decision": "interface", "seedance:break-even-gb": be},
                     opts=child(self),
                 )

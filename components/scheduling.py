@@ -15,7 +15,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
-from components.common import TagSet, child, quantity, require
+from components.common import TagSet, child, mig_memory, quantity, require
 from seedance.gpus import instances_per_gpu
 from seedance.policy.model import Fleet, Scheduling, SlaTier, Workload
 
@@ -97,7 +97,7 @@ def pods_per_node(fleet: Fleet) -> int:
     if sharing and sharing.time_slicing:
         return gpus * sharing.time_slicing.replicas
     if sharing and sharing.mig:
-        return gpus * instances_per_gpu(sharing.mig.profile)
+        return gpus * instances_per_gpu(sharing.mig.profile, fleet.gpu.model, mig_memory(fleet))
     return gpus
 
 

@@ -50,6 +50,9 @@ def lifecycle_days(bucket: CheckpointBucket) -> LifecycleDays:
     if bucket.warm_days is not None:
         require(bucket.hot_days >= MIN_STANDARD_IA_DAYS, f"{where}.hotDays",
                 f"expected >= {MIN_STANDARD_IA_DAYS} (S3's minimum before Standard-IA), got {bucket.hot_days}")
+        require(bucket.warm_days >= MIN_STANDARD_IA_DAYS, f"{where}.warmDays",
+                f"expected >= {MIN_STANDARD_IA_DAYS} (S3 keeps objects in Standard-IA that long before Glacier), "
+                f"got {bucket.warm_days}")
         ia: int | None = bucket.hot_days
         glacier = bucket.hot_days + bucket.warm_days
     else:

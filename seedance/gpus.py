@@ -38,12 +38,16 @@ CATALOG_NAMES: dict[str, GpuModel] = {
     "AWS Inferentia": GpuModel.TRAINIUM,
 }
 
-#: MIG profiles by (model, memory per GPU in GiB).
-MIG_PROFILES: dict[tuple[GpuModel, int], tuple[str, ...]] = {
-    (GpuModel.A100, 40): ("1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"),
-    (GpuModel.A100, 80): ("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"),
-    (GpuModel.H100, 80): ("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"),
+#: MIG profiles by (model, memory per GPU in GiB), with how many instances of each fit on one GPU
+#: (NVIDIA's MIG user guide: the 1g profile with twice the memory fits 4 times, not 7).
+MIG_INSTANCES: dict[tuple[GpuModel, int], dict[str, int]] = {
+    (GpuModel.A100, 40): {"1g.5gb": 7, "1g.10gb": 4, "2g.10gb": 3, "3g.20gb": 2, "4g.20gb": 1, "7g.40gb": 1},
+    (GpuModel.A100, 80): {"1g.10gb": 7, "1g.20gb": 4, "2g.20gb": 3, "3g.40gb": 2, "4g.40gb": 1, "7g.80gb": 1},
+    (GpuModel.H100, 80): {"1g.10gb": 7, "1g.20gb": 4, "2g.20gb": 3, "3g.40gb": 2, "4g.40gb": 1, "7g.80gb": 1},
 }
+
+#: MIG profiles by (model, memory per GPU in GiB).
+MIG_PROFILES: dict[tuple[GpuModel, int], tuple[str, ...]] = {k: tuple(v) for k, v in MIG_INSTANCES.items()}
 
 
 NEURON_MODELS = frozenset({GpuModel.INFERENTIA2, GpuModel.TRAINIUM})
@@ -68,6 +72,20 @@ def mig_slices(profile: str) -> int:
     return int(profile.split("g.", 1)[0])
 
 
-def instances_per_gpu(profile: str) -> int:
-    """How many instances of ``profile`` fit on one GPU (7 compute slices in all)."""
-    return {1: 7, 2: 3, 3: 2, 4: 1, 7: 1}[mig_slices(profile)]
+def mig_memory_sizes(model: GpuModel, profile: str) -> tuple[int, ...]:
+    """The GPU memory sizes (GiB) of ``model`` on which ``profile`` exists (``1g.10gb`` on A100: 40 and 80)."""
+    return tuple(sorted(mem for (m, mem), counts in MIG_INSTANCES.items() if m == model and profile in counts))
+
+
+def instances_per_gpu(profile: str, model: GpuModel | None = None, memory_gib: int | None = None) -> int:
+    """How many instances of ``profile`` fit on one GPU of ``model`` with ``memory_gib``.
+
+    Where the GPU is not pinned down (the count differs by memory size, e.g. ``1g.10gb``: 4 on an
+    A100 40 GB, 7 on 80 GB) the smallest count is taken: asking for fewer instances than fit is a
+    valid MIG layout, asking for more is not.
+    """
+    counts = [c[profile] for (m, mem), c in MIG_INSTANCES.items()
+              if profile in c and (model is None or m == model) and (memory_gib is None or mem == memory_gib)]
+    if counts:
+        return min(counts)
+    return {1: 7, 2: 3, 3: 2, 4: 1, 7: 1}[mig_slices(profile)]  # a profile outside the table: by its slices

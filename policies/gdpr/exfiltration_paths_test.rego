@@ -29,6 +29,32 @@ fail_resources := [
 	_ep("kms", "kms", "Interface", _restricted),
 ]
 
+# the account statement plus reading ECR's image layers from the AWS-owned bucket (a read of named
+# objects cannot copy data out)
+_with_ecr_layers := json.marshal({"Statement": [
+	{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {"StringEquals": {"aws:PrincipalAccount": "111122223333"}}},
+	{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::prod-eu-central-1-starport-layer-bucket/*"},
+]})
+
+# reading every bucket, or writing to a named one, is a way out
+_read_everything := json.marshal({"Statement": [{"Effect": "Allow", "Principal": "*", "Action": ["s3:GetObject"], "Resource": "arn:aws:s3:::*/*"}]})
+
+_write_named := json.marshal({"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:PutObject", "Resource": "arn:aws:s3:::drop-box/*"}]})
+
+test_pass_ecr_image_layers_statement if {
+	resources := [_ep("s3", "s3", "Gateway", _with_ecr_layers), _ep("kms", "kms", "Interface", _restricted), _ep("logs", "logs", "Interface", _restricted)]
+	v := exfiltration_paths.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}
+
+test_fail_reading_every_bucket_or_writing_a_named_one if {
+	every policy in [_read_everything, _write_named] {
+		resources := [_ep("s3", "s3", "Gateway", policy), _ep("kms", "kms", "Interface", _restricted), _ep("logs", "logs", "Interface", _restricted)]
+		v := exfiltration_paths.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+		v == {_f("s3", "VPC endpoint for s3 has no policy restricting it to the organisation or account")}
+	}
+}
+
 test_pass_restricted_endpoints if {
 	v := exfiltration_paths.violation with input as fixtures.gate_input(fixtures.gdpr_policy, pass_resources)
 	v == set()

@@ -49,3 +49,30 @@ _restricts(st) if {
 	some key, _ in clause
 	lower(key) in _restricting_keys
 }
+
+# reading named objects cannot copy data out (e.g. the AWS-owned bucket ECR serves image layers from)
+_read_actions := {"s3:getobject", "s3:getobjectversion"}
+
+_restricts(st) if {
+	actions := _as_set(object.get(st, "Action", []))
+	count(actions) > 0
+	every a in actions {
+		is_string(a)
+		lower(a) in _read_actions
+	}
+	named := _as_set(object.get(st, "Resource", []))
+	count(named) > 0
+	every r in named {
+		is_string(r)
+		not _whole_service(r)
+	}
+}
+
+_as_set(v) := {x | some x in v} if is_array(v)
+
+_as_set(v) := {v} if is_string(v)
+
+# "*" or every bucket ("arn:aws:s3:::*", "arn:aws:s3:::*/*")
+_whole_service(r) if r == "*"
+
+_whole_service(r) if regex.match(`^arn:[^:]*:s3:::\*`, r)

@@ -259,7 +259,7 @@ def alert_month(alert: BudgetAlert, today: str) -> str:
 def weaker_than(earlier: OverlayStamp, response: BudgetResponse, month: str, policy: CostPolicy) -> bool:
     """Whether ``response`` would undo part of the response ``earlier`` applied in the same budget month.
 
-    Budget alerts arrive in any order (ACTUAL and FORECASTED for each threshold; SNS retries late),
+    Budget alerts arrive in any order (ACTUAL and FORECASTED ones cross thresholds at different times; SNS retries late),
     so a later alert that crossed fewer thresholds must not replace a stronger overlay of the same
     month. A new month starts the budget over, so its alerts replace last month's overlay.
     """

@@ -50,6 +50,8 @@ class Requirement:
     gpu_model: GpuModel | None = None
     gpus: int = 0  # per unit
     gpu_memory_gib: float | None = None  # per GPU, minimum
+    # per GPU, exactly one of these (GiB): a MIG profile exists only on some memory sizes
+    gpu_memory_sizes: tuple[int, ...] | None = None
     vcpu: int | None = None  # CPU fleets
     memory_gib: float | None = None
     max_units: int = 1  # the fleet's maximum size: no type may hold more units
@@ -81,6 +83,10 @@ def unit_weight(offer: OfferView, req: Requirement) -> tuple[int | None, str]:
             return None, f"{offer.gpus} GPUs is not a multiple of {req.gpus}"
         if req.gpu_memory_gib is not None and offer.gpu_memory_gib_total / offer.gpus < req.gpu_memory_gib:
             return None, f"{offer.gpu_memory_gib_total / offer.gpus:g} GiB per GPU < {req.gpu_memory_gib:g}"
+        per_gpu = offer.gpu_memory_gib_total / offer.gpus
+        if req.gpu_memory_sizes is not None and round(per_gpu) not in req.gpu_memory_sizes:
+            return None, (f"{per_gpu:g} GiB per GPU; the fleet's MIG profile needs "
+                          f"{' or '.join(f'{m} GiB' for m in req.gpu_memory_sizes)}")
         weight = offer.gpus // req.gpus
     elif req.vcpu is not None and req.memory_gib is not None:
         if offer.gpus:
@@ -155,5 +161,7 @@ def rank_instances(
 def _describe(req: Requirement) -> str:
     if req.gpu_model is not None:
         mem = f" with >= {req.gpu_memory_gib:g} GiB each" if req.gpu_memory_gib else ""
+        if req.gpu_memory_sizes is not None:
+            mem = f" with {' or '.join(f'{m:g}' for m in req.gpu_memory_sizes)} GiB each (its MIG profile's size)"
         return f"{req.gpus} x {req.gpu_model.value}{mem} per unit"
     return f"{req.vcpu} vCPU / {req.memory_gib} GiB per unit"

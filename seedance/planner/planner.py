@@ -97,7 +97,16 @@ def lost_fraction_fn(fleet: Fleet) -> Callable[[float], float]:
 
 def requirement(fleet: Fleet) -> Requirement:
     if fleet.gpu is not None:
-        return Requirement(fleet.gpu.model, fleet.gpu.count, fleet.gpu.memory_gib, max_units=fleet.capacity.max)
+        sizes = None
+        share = fleet.gpu_sharing
+        if share is not None and share.mig is not None:  # a MIG layout is written for one GPU memory size
+            from seedance.gpus import mig_memory_sizes
+
+            sizes = mig_memory_sizes(fleet.gpu.model, share.mig.profile)
+            if fleet.gpu.memory_gib is not None:
+                sizes = tuple(m for m in sizes if m == round(fleet.gpu.memory_gib)) or sizes
+        return Requirement(fleet.gpu.model, fleet.gpu.count, fleet.gpu.memory_gib, gpu_memory_sizes=sizes,
+                           max_units=fleet.capacity.max)
     if fleet.cpu is not None:
         return Requirement(vcpu=fleet.cpu.vcpu, memory_gib=fleet.cpu.memory_gib, max_units=fleet.capacity.max)
     return Requirement(max_units=fleet.capacity.max)

@@ -207,7 +207,8 @@ class Cloud(_Model):
 LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288,
                       3653)
 
-#: AWS Budgets allows 10 notifications per budget; each threshold gets an ACTUAL and a FORECASTED one.
+#: AWS Budgets allows 5 notifications per budget; each threshold gets an ACTUAL one (and the highest a
+#: FORECASTED one while notifications remain).
 MAX_BUDGET_THRESHOLDS = 5
 
 
@@ -245,7 +246,8 @@ class Budget(_Model):
     currency: Currency = Currency.USD
     thresholds: list[Threshold] = Field(
         default_factory=list,
-        description="At most 5 (AWS Budgets sends an ACTUAL and a FORECASTED notification for each; 10 per budget).",
+        description="At most 5 (AWS Budgets allows 5 notifications per budget: an ACTUAL one for each threshold, "
+        "and a FORECASTED one for the highest thresholds while notifications remain).",
     )
     notify: Notify = Field(default_factory=Notify)
 

@@ -161,8 +161,8 @@ def _budget(b: Budget, region: str | None) -> list[Issue]:
         )
     if len(b.thresholds) > MAX_BUDGET_THRESHOLDS:
         out.append((("budget", "thresholds"),
-                    f"expected at most {MAX_BUDGET_THRESHOLDS} thresholds (AWS Budgets sends an ACTUAL and a FORECASTED "
-                    f"notification for each, 10 per budget), got {len(b.thresholds)}"))
+                    f"expected at most {MAX_BUDGET_THRESHOLDS} thresholds (AWS Budgets allows {MAX_BUDGET_THRESHOLDS} "
+                    f"notifications per budget, one per threshold), got {len(b.thresholds)}"))
     if region is not None and b.notify.sns_topic_arn:
         part = "aws-cn" if region.startswith("cn-") else "aws-us-gov" if region.startswith("us-gov-") else "aws"
         if not b.notify.sns_topic_arn.startswith(f"arn:{part}:sns:"):

@@ -18,9 +18,10 @@ def test_budget_notifications(stack):
     assert (b["budgetType"], b["timeUnit"], b["limitUnit"]) == ("COST", "MONTHLY", policy.currency.value)
     assert b["limitAmount"] == f"{policy.monthly_amount:.2f}"
     assert b["costFilters"] == [{"name": "TagKeyValue", "values": [f"user:seedance:stack${stack.stack}"]}]
-    # base.yaml thresholds 0.5, 0.85, 0.95, 1.0 -> an ACTUAL and a FORECASTED notification each
+    # base.yaml thresholds 0.5, 0.85, 0.95, 1.0 -> an ACTUAL notification each, and the fifth (the
+    # most AWS Budgets allows) a FORECASTED one at 100%
     got = [(n["threshold"], n["notificationType"]) for n in b["notifications"]]
-    assert got == [(t, k) for t in (50, 85, 95, 100) for k in ("ACTUAL", "FORECASTED")]
+    assert got == [(50, "ACTUAL"), (85, "ACTUAL"), (95, "ACTUAL"), (100, "ACTUAL"), (100, "FORECASTED")]
     for n in b["notifications"]:
         assert n["subscriberEmailAddresses"] == ["ml-platform@example.com"]
         assert n["comparisonOperator"] == "GREATER_THAN" and n["thresholdType"] == "PERCENTAGE"
@@ -96,7 +97,11 @@ def test_stack_key_only_without_a_policy_key(eu, cn, dev):
     (key,) = dev.of_type("aws:kms/key:Key")
     stmts = {s["Sid"]: s for s in json.loads(key.inputs["policy"])["Statement"]}
     assert stmts["AccountAdministration"]["Principal"] == {"AWS": "arn:aws:iam::777788889999:root"}
-    assert "AWSServiceRoleForAutoScaling" in stmts["AutoScalingGrants"]["Principal"]["AWS"]
+    # the service-linked role by condition (it may not exist yet when the key is made)
+    asg_role = "arn:aws:iam::777788889999:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"
+    for sid in ("AutoScalingEncryptedVolumes", "AutoScalingGrants"):
+        assert stmts[sid]["Principal"] == {"AWS": "arn:aws:iam::777788889999:root"}
+        assert stmts[sid]["Condition"]["ArnEquals"] == {"aws:PrincipalArn": asg_role}
     assert stmts["CloudWatchLogs"]["Principal"] == {"Service": "logs.us-east-1.amazonaws.com"}
     assert dev.one("kms-alias").inputs["name"] == "alias/seedance-dev"
 
@@ -163,6 +168,20 @@ def test_a_budget_without_thresholds_deploys_without_notifications():
                            account_id="111122223333", kms_key_arn="k")
     args.validate()  # no "at least one threshold"
     too_many = Budget.model_validate({"monthlyAmount": 1000, "thresholds": [{"at": a / 10, "action": "notify"} for a in range(1, 7)]})
-    with pytest.raises(ComponentArgsError, match="expected at most 5 thresholds"):
+    with pytest.raises(ComponentArgsError, match="expected at most 5 thresholds \\(AWS Budgets allows 5 notifications"):
         BudgetGuardArgs(budget=too_many, stack="s", owner="o@example.com", region="us-east-1",
                         account_id="111122223333", kms_key_arn="k").validate()
+
+
+@pytest.mark.parametrize(("ats", "expected"), [
+    ([], []),
+    ([1.0], [(1.0, "ACTUAL"), (1.0, "FORECASTED")]),
+    ([0.5, 1.0], [(0.5, "ACTUAL"), (0.5, "FORECASTED"), (1.0, "ACTUAL"), (1.0, "FORECASTED")]),
+    ([0.95, 0.5, 0.85], [(0.5, "ACTUAL"), (0.85, "ACTUAL"), (0.85, "FORECASTED"), (0.95, "ACTUAL"), (0.95, "FORECASTED")]),
+    ([0.2, 0.4, 0.6, 0.8, 1.0], [(a, "ACTUAL") for a in (0.2, 0.4, 0.6, 0.8, 1.0)]),
+])
+def test_notifications_fit_the_five_aws_allows(ats, expected):
+    from components.budget import MAX_NOTIFICATIONS, notification_plan
+
+    got = notification_plan(ats)
+    assert got == expected and len(got) <= MAX_NOTIFICATIONS

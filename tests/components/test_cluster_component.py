@@ -134,6 +134,14 @@ def test_eu_nodes_join_the_named_cluster(eu) -> None:
     assert eu.one("cluster-node-profile").inputs["role"] == entry["principalArn"].rsplit("/", 1)[1]
 
 
+def test_cn_node_role_trusts_the_china_ec2_principal(cn) -> None:
+    trust = json.loads(cn.one("cluster-node-role").inputs["assumeRolePolicy"])
+    assert trust["Statement"][0]["Principal"] == {"Service": "ec2.amazonaws.com.cn"}
+    attached = {r.inputs["policyArn"] for r in cn.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+                if r.parent == cn.one("cluster").urn}
+    assert attached == {f"arn:aws-cn:iam::aws:policy/{p}" for p in NODE_POLICIES}
+
+
 def test_every_eu_fleet_launches_joined_nodes_with_its_labels(eu) -> None:
     gpu_labels = eu.outputs["gpuNodeLabels"]
     assert eu.policy.fleets

@@ -61,6 +61,40 @@ def test_cn_gets_the_listed_endpoints_whatever_the_price(cn):
     interfaces = {n for n, i in endpoints(cn).items() if i["vpcEndpointType"] == "Interface"}
     assert interfaces == {f"network-{s}-interface" for s in ("kms", "logs", "ecr-api", "ecr-dkr", "sts")}
     assert cn.one("network-endpoints-sg").inputs["ingress"][0]["cidrBlocks"] == ["10.30.0.0/16"]
+    # in the China regions ECR, STS, EKS and CloudWatch take the cn. prefix; logs and kms do not
+    names = {n: i["serviceName"] for n, i in endpoints(cn).items()}
+    assert names["network-sts-interface"] == "cn.com.amazonaws.cn-north-1.sts"
+    assert names["network-ecr-api-interface"] == "cn.com.amazonaws.cn-north-1.ecr.api"
+    assert names["network-logs-interface"] == "com.amazonaws.cn-north-1.logs"
+    assert names["network-kms-interface"] == "com.amazonaws.cn-north-1.kms"
+
+
+@pytest.mark.parametrize(("service", "region", "name"), [
+    ("eks", "cn-northwest-1", "cn.com.amazonaws.cn-northwest-1.eks"),
+    ("monitoring", "cn-north-1", "cn.com.amazonaws.cn-north-1.monitoring"),
+    ("ssm", "cn-north-1", "com.amazonaws.cn-north-1.ssm"),
+    ("sts", "eu-central-1", "com.amazonaws.eu-central-1.sts"),
+])
+def test_service_names(service: str, region: str, name: str) -> None:
+    from components.network import service_name
+    from seedance.policy.model import EndpointService
+
+    assert service_name(EndpointService(service), region) == name
+
+
+def test_endpoint_policies_let_nodes_pull_images_and_service_accounts_assume_roles(eu, cn):
+    # S3: ECR serves image layers from an AWS-owned bucket through a presigned URL of an ECR account,
+    # which the account condition would refuse; STS: web-identity calls are signed by a token
+    for stack, part, region in ((eu, "aws", "eu-central-1"), (cn, "aws-cn", "cn-north-1")):
+        s3 = json.loads(endpoints(stack)["network-s3-gateway"]["policy"])["Statement"]
+        assert s3[0]["Sid"] == "AccountPrincipalsOnly"
+        assert s3[1] == {"Sid": "EcrImageLayers", "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
+                         "Resource": f"arn:{part}:s3:::prod-{region}-starport-layer-bucket/*"}
+        dynamo = json.loads(endpoints(stack)["network-dynamodb-gateway"]["policy"])["Statement"]
+        assert [st["Sid"] for st in dynamo] == ["AccountPrincipalsOnly"]
+    sts = json.loads(endpoints(cn)["network-sts-interface"]["policy"])["Statement"]
+    assert [(st["Sid"], st["Action"]) for st in sts] == [("AccountPrincipalsOnly", "*"),
+                                                         ("ServiceAccountRoles", "sts:AssumeRoleWithWebIdentity")]
 
 
 def test_gateway_endpoints_attach_to_the_vpcs_route_tables_by_default(stack):

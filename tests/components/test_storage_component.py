@@ -99,6 +99,9 @@ def test_lifecycle_validation_names_the_field():
     early = CheckpointBucket.model_validate({"name": "b", "hotDays": 10})
     with pytest.raises(ComponentArgsError, match=r"^storage.checkpointBuckets\[b\].hotDays: expected >= 30 .* got 10$"):
         lifecycle_days(early)
+    brief = CheckpointBucket.model_validate({"name": "b", "hotDays": 30, "warmDays": 10})
+    with pytest.raises(ComponentArgsError, match=r"^storage.checkpointBuckets\[b\].warmDays: expected >= 30 .* got 10$"):
+        lifecycle_days(brief)  # S3 refuses a Glacier transition sooner than 30 days after Standard-IA
     short = CheckpointBucket.model_validate({"name": "b", "hotDays": 30, "warmDays": 60, "expireDays": 60})
     with pytest.raises(ComponentArgsError, match=r"^storage.checkpointBuckets\[b\].expireDays: expected more than 90 days"):
         lifecycle_days(short)

@@ -83,3 +83,20 @@ def test_cpu_requirement():
         [(c.offer.instance_type, c.weight) for c in r.ranked] == [("m5.xlarge", 1), ("m5.2xlarge", 2)]
     # both cost 0.2 per unit; the tie goes to the smaller weight
     assert r.ranked[0].offer.instance_type == "m5.xlarge"
+
+
+def test_a_mig_fleet_only_takes_gpus_of_its_profiles_memory() -> None:
+    # a MIG layout (1g.5gb x 7) exists only on the 40 GB A100: an 80 GB A100 (p4de) would refuse it
+    from seedance.gpus import GpuModel
+    from seedance.planner.instances import Requirement, unit_weight
+
+    class Offer:
+        def __init__(self, total: float) -> None:
+            self.gpu_model, self.gpus, self.gpu_memory_gib_total = GpuModel.A100, 8, total
+
+    mig = Requirement(GpuModel.A100, 8, 40, gpu_memory_sizes=(40,), max_units=4)
+    assert unit_weight(Offer(320), mig)[0] == 1  # type: ignore[arg-type]
+    weight, why = unit_weight(Offer(640), mig)  # type: ignore[arg-type]
+    assert weight is None and why == "80 GiB per GPU; the fleet's MIG profile needs 40 GiB"
+    plain = Requirement(GpuModel.A100, 8, 40, max_units=4)
+    assert unit_weight(Offer(640), plain)[0] == 1  # type: ignore[arg-type] - without MIG more memory is fine

@@ -101,3 +101,26 @@ def test_readme_reference_matches_the_schema(repo: Path) -> None:
     readme = (repo / "README.md").read_text()
     start, end = readme.index(START), readme.index(END) + len(END)
     assert readme[start:end] + "\n" == reference_markdown(), "run: make docs"
+
+
+@pytest.mark.parametrize(("profile", "model", "memory", "count"), [
+    ("1g.5gb", GpuModel.A100, 40, 7),
+    ("1g.10gb", GpuModel.A100, 40, 4),  # the 1g profile with twice the memory fits 4 times
+    ("1g.10gb", GpuModel.A100, 80, 7),
+    ("1g.20gb", GpuModel.H100, 80, 4),
+    ("1g.10gb", GpuModel.A100, None, 4),  # memory not given: the count that fits on every size
+    ("3g.40gb", GpuModel.H100, 80, 2),
+    ("7g.80gb", None, None, 1),
+])
+def test_mig_instances_per_gpu(profile: str, model: GpuModel | None, memory: int | None, count: int) -> None:
+    from seedance.gpus import instances_per_gpu
+
+    assert instances_per_gpu(profile, model, memory) == count
+
+
+def test_mig_memory_sizes() -> None:
+    from seedance.gpus import mig_memory_sizes
+
+    assert mig_memory_sizes(GpuModel.A100, "1g.5gb") == (40,)
+    assert mig_memory_sizes(GpuModel.A100, "1g.10gb") == (40, 80)
+    assert mig_memory_sizes(GpuModel.H100, "7g.40gb") == ()
