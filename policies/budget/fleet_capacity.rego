@@ -31,18 +31,20 @@ _planned_types[fp.name] := {t.instance_type | some t in object.get(fp, "instance
 	some fp in object.get(input, ["plan", "fleets"], [])
 }
 
-_problems contains findings.problem(asg, msg) if {
-	some i in fleets.asg_indices(input.document)
-	name := fleets.fleet(i)
-	not budget.policy_fleet(input.policy, name)
-	asg := input.document.resources[i]
+# the policy's fleets by name, and each autoscaling group's fleet: worked out once
+_policy_fleets[f.name] := f if some f in object.get(input.policy, "fleets", [])
+
+_asg_fleet[i] := fleets.fleet(i) if some i in fleets.asg_indices(input.document)
+
+_problems contains findings.problem(input.document.resources[i], msg) if {
+	some i, name in _asg_fleet
+	not _policy_fleets[name]
 	msg := sprintf("group runs fleet %s, which the policy does not declare: no estimate covers it", [name])
 }
 
 _problems contains findings.problem(asg, msg) if {
-	some i in fleets.asg_indices(input.document)
-	name := fleets.fleet(i)
-	limit := object.get(budget.policy_fleet(input.policy, name), ["capacity", "max"], null)
+	some i, name in _asg_fleet
+	limit := object.get(_policy_fleets, [name, "capacity", "max"], null)
 	is_number(limit)
 	asg := input.document.resources[i]
 	size := object.get(asg.inputs, "maxSize", null)
@@ -52,8 +54,7 @@ _problems contains findings.problem(asg, msg) if {
 }
 
 _problems contains findings.problem(asg, msg) if {
-	some i in fleets.asg_indices(input.document)
-	name := fleets.fleet(i)
+	some i, name in _asg_fleet
 	planned := _planned_types[name]
 	asg := input.document.resources[i]
 	# a value a preview does not know yet is not a type the plan missed
