@@ -151,6 +151,9 @@ def build_platform(args: PlatformArgs) -> Platform:
     namespaces: dict[str, FleetNamespace] = {}
     for fleet in policy.fleets:
         join: dict[str, Any] = {}
+        if cluster is None and fleet.capacity.desired > 0:
+            pulumi.log.warn(f"fleet {fleet.name}: no seedance:clusterName, so its {fleet.capacity.desired} node(s) "
+                            "start, and bill, without joining a cluster")
         if cluster is not None:
             labels = {**tag_set.labels(fleet=fleet), **gpu_sharing.node_labels.get(fleet.name, {})}
             taints = fleet.node_taints()

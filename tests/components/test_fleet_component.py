@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -175,3 +176,15 @@ def test_args_validation_names_the_field(eu):
                            kms_key_arn="k", imds_hop_limit=0)
     with pytest.raises(ComponentArgsError, match=r"^SpotRiFleetArgs.imds_hop_limit: expected 1..64, got 0$"):
         args.validate()
+
+
+def test_fleets_that_join_no_cluster_are_warned_about(caplog) -> None:  # type: ignore[no-untyped-def]
+    import logging
+
+    from seedance.synth.project import synthesize_stack
+
+    with caplog.at_level(logging.WARNING, logger="seedance.synth.pulumi"):
+        synthesize_stack("dev", Path(__file__).resolve().parents[2] / "stacks")
+    warned = [r.getMessage() for r in caplog.records if "join" in r.getMessage()]
+    assert "fleet inference: no seedance:clusterName, so its 1 node(s) start, and bill, without joining a cluster" in warned
+    assert len(warned) == 3  # dev's three fleets; eu-prod and cn-prod name their cluster
