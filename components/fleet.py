@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
-from components.common import child, require
+from components.common import ComponentArgsError, child, require
 from seedance.gpus import NEURON_MODELS
 from seedance.planner.plan import FleetPlan
 from seedance.policy.model import AllocationStrategy, Fleet, OffPeakWindow, SlaTier
@@ -53,47 +53,21 @@ def checkpoint_heartbeat_s(write_seconds: float) -> int:
     return max(HOOK_MIN_S, min(HOOK_MAX_S, math.ceil(write_seconds * 1.5) + 30))
 
 
+def window_crons(cron: str, hours: int) -> tuple[str, str]:
+    """The start and end recurrences of an off-peak window (UTC, five fields), read by the same parser
+    validation and the estimate use (:func:`seedance.policy.cron.deployed_crons`): the day-of-week in
+    its shortest numeric form, moved to the following day(s) when the window crosses midnight."""
+    from seedance.policy.cron import CronError, deployed_crons
+
+    try:
+        return deployed_crons(cron, hours)
+    except CronError as exc:
+        raise ComponentArgsError("offPeak.cron", f"{exc} (in {cron!r})") from None
+
+
 def window_end_cron(cron: str, hours: int) -> str:
-    """The cron expression ``hours`` after ``cron`` starts (UTC, five fields).
-
-    The hour field must be a single number; when the window crosses midnight a numeric
-    day-of-week field moves to the next day and a restricted day-of-month is refused.
-    """
-    minute, hour, dom, month, dow = cron.split()
-    require(hour.isdigit() and 0 <= int(hour) <= 23, "offPeak.cron", f"expected a single hour (0-23) in {cron!r}")
-    end = int(hour) + hours
-    if end < 24:
-        return f"{minute} {end} {dom} {month} {dow}"
-    require(dom == "*", "offPeak.cron", f"a window crossing midnight needs day-of-month '*', got {dom!r} in {cron!r}")
-    days, end = divmod(end, 24)
-    return f"{minute} {end} {dom} {month} {_shift_dow(dow, days, cron)}"
-
-
-def _shift_dow(dow: str, days: int, cron: str) -> str:
-    if dow == "*":
-        return dow
-
-    def one(tok: str) -> str:
-        require(tok.isdigit() and 0 <= int(tok) <= 7, "offPeak.cron", f"expected numeric days of week in {cron!r}")
-        return str((int(tok) + days) % 7)
-
-    parts = []
-    for item in dow.split(","):
-        if "-" in item:
-            a, b = item.split("-", 1)
-            require(int(a) <= int(b), "offPeak.cron", f"expected day-of-week ranges low-high in {cron!r}")
-            lo, hi = int(one(a)), int(one(b))
-            if lo <= hi:
-                parts.append(_span(lo, hi))
-            else:  # the range wraps past Saturday
-                parts += [_span(lo, 6), _span(0, hi)]
-        else:
-            parts.append(one(item))
-    return ",".join(parts)
-
-
-def _span(lo: int, hi: int) -> str:
-    return str(lo) if lo == hi else f"{lo}-{hi}"
+    """The cron expression ``hours`` after ``cron`` starts (see :func:`window_crons`)."""
+    return window_crons(cron, hours)[1]
 
 
 @dataclass
@@ -340,7 +314,7 @@ class SpotRiFleet(pulumi.ComponentResource):
             f"{name}-offpeak-{i}-up",
             scheduled_action_name=f"{name}-offpeak-{i}-up",
             autoscaling_group_name=asg.name,
-            recurrence=window.cron.strip(),
+            recurrence=window_crons(window.cron.strip(), window.hours)[0],
             time_zone="Etc/UTC",
             min_size=max(plan.min_size, window.desired),
             max_size=max(plan.max_size, window.desired),

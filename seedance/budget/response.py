@@ -245,9 +245,14 @@ class OverlayStamp:
     @classmethod
     def parse(cls, text: str) -> OverlayStamp | None:
         """The stamp in an overlay's text, or None (an overlay from an older Seedance has none)."""
-        m = re.search(rf"^{re.escape(STAMP_PREFIX)} fraction=([0-9.]+) type=([A-Z]+) month=([0-9]{{4}}-[0-9]{{2}})$",
-                      text, re.M)
-        return cls(float(m.group(1)), m.group(2), m.group(3)) if m else None
+        m = re.search(rf"^{re.escape(STAMP_PREFIX)} fraction=([0-9]+(?:\.[0-9]+)?) type=([A-Z]+) "
+                      rf"month=([0-9]{{4}}-[0-9]{{2}})$", text, re.M)
+        if not m:
+            return None  # hand-edited or from an older Seedance: treated as unstamped
+        try:
+            return cls(float(m.group(1)), m.group(2), m.group(3))
+        except ValueError:
+            return None
 
 
 def alert_month(alert: BudgetAlert, today: str) -> str:

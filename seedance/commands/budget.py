@@ -104,7 +104,7 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
         err.print(f"error {source}: {exc}", markup=False)
         return 1
     month = alert_month(alert, dt.datetime.now(dt.UTC).strftime("%Y-%m"))
-    if out is not None and out.exists():
+    if out is not None and out.exists() and response.ignored is None:
         earlier = OverlayStamp.parse(out.read_text(encoding="utf-8", errors="replace"))
         if earlier is not None and weaker_than(earlier, response, month, loaded.policy):
             response.notes.append(
@@ -112,10 +112,14 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
                 "crossed more thresholds, and a later, lower alert never undoes a stronger response; "
                 "delete the overlay to lift it"
             )
-            response = replace(response, overlay={})
+            response = replace(response, overlay={}, changes=[])
+        elif not response.overlay and earlier is not None and earlier.month != month:
+            # the month's budget starts over: its first alert that fires no action lifts last month's response
+            response = replace(response, overlay={"apiVersion": "seedance.io/v1", "kind": "CostPolicy", "extends": ref})
+            response.notes.append(f"a new budget month ({month}): the response of {earlier.month} is lifted; "
+                                  f"{out} now only extends the policy")
         elif not response.overlay:
-            when = "" if earlier is None or earlier.month == month else f" (from {earlier.month})"
-            response.notes.append(f"the overlay {out} from an earlier alert{when} is left as it is; delete it to lift it")
+            response.notes.append(f"the overlay {out} from an earlier alert is left as it is; delete it to lift it")
     overlay_path = str(out) if out is not None and response.overlay else None
     markdown = None
     if fmt == "markdown":  # rendered before the overlay is written: a missing template changes nothing

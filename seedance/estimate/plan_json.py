@@ -19,7 +19,8 @@ from typing import Any
 from seedance.planner.plan import FleetPlan, InstanceChoice, Plan
 from seedance.pricing.catalog import Catalog, PricingError
 
-#: the largest unit count a plan may hold in any field (as ``seedance plan --held``)
+#: the largest unit count a plan may hold in any field: far above any fleet (a policy bounds node
+#: counts and held reservations at 100,000 each, so reserved units stay below 200,000)
 MAX_UNITS = 1_000_000
 _TERMS = ("1y", "3y")
 _TOLERANCE = 1e-9  # float noise in planner averages
@@ -286,9 +287,20 @@ def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str) -> lis
             out.append(f"{at}expected_nodes {fp.expected_nodes:g} is outside [0, {cap.max}] (capacity.max)")
         if fp.instance_types and fp.on_demand_base > cap.max:
             out.append(f"{at}on_demand_base {fp.on_demand_base} is above capacity.max {cap.max}")
+        if fleet.demand_history is None and fp.expected_nodes is not None:
+            from seedance.estimate.fleet import average_nodes  # the planner's own basis without history
+
+            average, _ = average_nodes(fleet, cap.desired)
+            if not math.isclose(fp.expected_nodes, average, rel_tol=1e-6, abs_tol=1e-6):
+                out.append(f"{at}expected_nodes {fp.expected_nodes:g}, but the policy's desired size and off-peak "
+                           f"windows give {average:g} on average (the plan is stale: run `seedance plan` again)")
         bought = sum(n for _, n in fp.new_purchases)
         if bought > fp.reserved_units:
             out.append(f"{at}new_purchases total {bought} units, more than reserved_units {fp.reserved_units}")
+        if bought and fleet.reserved.mode.value == "none":
+            out.append(f"{at}new_purchases of {bought} unit(s), but the policy's reserved.mode is none")
+        if bought > cap.max:
+            out.append(f"{at}new_purchases total {bought} units, more than capacity.max {cap.max} could run")
         term = fleet.reserved.term.value
         other = sorted({t for t, _ in fp.new_purchases if t != term})
         if other:

@@ -114,6 +114,23 @@ def _days(text: str, *, wrap: bool = False) -> frozenset[int]:
     return frozenset(days)
 
 
+def day_field(dow: str, shift: int = 0) -> str:
+    """The day-of-week field ``dow`` (as validation reads it) ``shift`` days later, in its shortest
+    numeric form: ``0-7`` is ``*``, Sunday is always ``0``, a range past Saturday is split."""
+    return _canonical(frozenset((d + shift) % 7 for d in _days(dow.strip())))
+
+
+def deployed_crons(cron: str, hours: int) -> tuple[str, str]:
+    """The start and end crons of an off-peak window as the scheduled actions run them (UTC): the
+    start with its day field in canonical form, the end ``hours`` later on the days that follows."""
+    schedule = parse_window_cron(cron)
+    minute, hour, _, _, dow = cron.split()
+    end = schedule.hour + hours
+    days_later, end_hour = divmod(end, 24)
+    return (f"{schedule.minute} {schedule.hour} * * {day_field(dow)}",
+            f"{schedule.minute} {end_hour} * * {day_field(dow, days_later)}")
+
+
 def parse_window_cron(cron: str) -> WeeklySchedule:
     """The weekly schedule of an off-peak window's cron, or :class:`CronError` saying what is wrong."""
     fields = cron.split()

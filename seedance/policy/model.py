@@ -314,10 +314,12 @@ class Autoscaling(_Model):
 
 class OffPeakWindow(_Model):
     """Two scheduled actions: at `cron` the group goes to `desired` (within capacity min..max), `hours`
-    later back to capacity.desired. Windows of a fleet must not overlap or touch."""
+    later back to capacity.desired (a group a Cluster Autoscaler manages is left to it from there).
+    Windows of a fleet must not overlap or touch; a window may span days (a weekend: 60 h from
+    Friday 18:00)."""
 
     cron: Cron
-    hours: Annotated[int, Field(ge=1, le=24)]
+    hours: Annotated[int, Field(ge=1, le=167, description="How long the window lasts, 1 to 167 hours (under a week).")]
     desired: NodeCount
 
 

@@ -417,6 +417,7 @@ def test_a_later_weaker_alert_of_the_same_month_keeps_the_stronger_overlay(tmp_p
     assert kept.return_value == 0 and out.read_text() == first
     report = json.loads(kept.output)
     assert report["overlay"] is None and any(n.startswith(f"kept {out}") for n in report["notes"])
+    assert report["changes"] == []  # nothing for a pipeline to act on
     # a new budget month starts over: its alert replaces last month's overlay
     assert _stamped_run(tmp_path, next_month, out).return_value == 0
     assert "ACTUAL, 86.0% of budget" in out.read_text() and "maxShare: 1.0" not in out.read_text()
@@ -427,10 +428,14 @@ def test_a_later_weaker_alert_of_the_same_month_keeps_the_stronger_overlay(tmp_p
     before = out.read_text()
     quiet = _stamped_run(tmp_path, low, out)
     assert any(n.startswith(f"kept {out}") for n in json.loads(quiet.output)["notes"]) and out.read_text() == before
-    doc["Timestamp"] = "2022-11-02T08:00:00.000Z"  # and in a later month, says where it is from
+    # the next month's budget starts over: its first alert, though it fires nothing, lifts the response
+    doc["Timestamp"] = "2022-11-02T08:00:00.000Z"
     low.write_text(json.dumps(doc))
     later = _stamped_run(tmp_path, low, out)
-    assert any("from an earlier alert (from 2022-10) is left as it is" in n for n in json.loads(later.output)["notes"])
+    assert any(n.startswith("a new budget month (2022-11): the response of 2022-10 is lifted")
+               for n in json.loads(later.output)["notes"])
+    lifted = load_policy(out).policy
+    assert lifted.fleets == load_policy(POLICIES / "dev.yaml").policy.fleets and "fleets:" not in out.read_text()
 
 
 @pytest.mark.parametrize(("raw", "message"), [
@@ -457,3 +462,12 @@ def test_event_from_stdin_and_json_for_a_non_budget_event(tmp_path: Path) -> Non
                                 input=raw, standalone_mode=False)
     assert result.return_value == 0
     assert json.loads(result.stdout) == {"budgetAlert": False, "actions": [], "changes": [], "overlay": None}
+
+
+def test_a_hand_edited_stamp_is_read_as_none() -> None:
+    from seedance.budget.response import OverlayStamp
+
+    good = OverlayStamp(1.5, "ACTUAL", "2026-12")
+    assert OverlayStamp.parse(good.comment()) == good
+    assert OverlayStamp.parse(good.comment().replace("1.500000", "1.0.1")) is None
+    assert OverlayStamp.parse("# Budget response to x\nfleets: []\n") is None

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from components.common import ComponentArgsError
-from components.fleet import SpotRiFleetArgs, ami_parameter, checkpoint_heartbeat_s, window_end_cron
+from components.fleet import SpotRiFleetArgs, ami_parameter, checkpoint_heartbeat_s, window_crons, window_end_cron
 from seedance.policy.model import SlaTier
 
 ASG = "aws:autoscaling/group:Group"
@@ -144,17 +144,45 @@ def test_window_end_cron():
     assert window_end_cron("0 22 * * *", 8) == "0 6 * * *"
     assert window_end_cron("15 1 * * *", 3) == "15 4 * * *"
     assert window_end_cron("0 22 * * 1-5", 8) == "0 6 * * 2-6"
-    assert window_end_cron("30 20 * * 5,6", 6) == "30 2 * * 6,0"
-    assert window_end_cron("0 20 * * 3-6", 6) == "0 2 * * 4-6,0"
+    assert window_end_cron("30 20 * * 5,6", 6) == "30 2 * * 0,6"
+    assert window_end_cron("0 20 * * 3-6", 6) == "0 2 * * 0,4-6"
     assert window_end_cron("0 21 * * 2-5", 5) == "0 2 * * 3-6"
-    assert window_end_cron("0 21 * * 4-6", 5) == "0 2 * * 5-6,0"
-    assert window_end_cron("0 21 * * 5-6", 5) == "0 2 * * 6,0"
-    with pytest.raises(ComponentArgsError, match=r"offPeak.cron: expected day-of-week ranges low-high"):
+    assert window_end_cron("0 21 * * 4-6", 5) == "0 2 * * 0,5-6"
+    assert window_end_cron("0 18 * * 5", 60) == "0 6 * * 1"  # Friday 18:00 to Monday 06:00
+    # every day, written with both Sundays: the end runs every day too, not on Monday only
+    assert window_crons("0 22 * * 0-7", 4) == ("0 22 * * *", "0 2 * * *")
+    assert window_crons("0 22 * * 7", 4) == ("0 22 * * 0", "0 2 * * 1")
+    with pytest.raises(ComponentArgsError, match=r"offPeak.cron: day-of-week: range '5-1' runs backwards"):
         window_end_cron("0 21 * * 5-1", 5)
-    with pytest.raises(ComponentArgsError, match=r"offPeak.cron: a window crossing midnight needs day-of-month"):
+    with pytest.raises(ComponentArgsError, match=r"offPeak.cron: .*day-of-month: expected '\*'"):
         window_end_cron("0 22 1 * *", 8)
-    with pytest.raises(ComponentArgsError, match=r"offPeak.cron: expected a single hour"):
+    with pytest.raises(ComponentArgsError, match=r"offPeak.cron: .*hour"):
         window_end_cron("0 */2 * * *", 1)
+
+
+def test_deployed_schedules_match_the_estimate_minute_by_minute():
+    # replay the start and end recurrences as AWS would fire them over a week and compare the average
+    # size with the estimate's (same parser, so day fields like 0-7 cannot drift apart again)
+    from seedance.policy.cron import Window, average_size, parse_window_cron
+
+    def fires(cron: str) -> set[int]:
+        minute, hour, _, _, dow = cron.split()
+        days = range(7) if dow == "*" else {int(d) % 7 for part in dow.split(",")
+                                             for d in (range(int(part.split("-")[0]), int(part.split("-")[-1]) + 1))}
+        return {d * 1440 + int(hour) * 60 + int(minute) for d in days}
+
+    for cron, hours in (("0 22 * * 0-7", 4), ("30 20 * * 5,6", 6), ("0 18 * * 5", 60), ("0 1 * * 1-5", 9)):
+        start, end = window_crons(cron, hours)
+        ups, downs = fires(start), fires(end)
+        size, total = 2.0, 0.0
+        for _ in range(2):  # a second week starts from the state the first one ended in
+            total = 0.0
+            for m in range(7 * 1440):
+                size = 10.0 if m in ups else 2.0 if m in downs else size
+                total += size
+        replayed = total / (7 * 1440)
+        estimated = average_size(2.0, [Window(parse_window_cron(cron), hours, 10)])
+        assert replayed == pytest.approx(estimated, abs=1e-6), cron
 
 
 def test_checkpoint_heartbeat_limits():

@@ -71,16 +71,24 @@ def _dev_plan() -> dict:
              "allocation_strategy": "price-capacity-optimized", "checkpoint_interval_s": None, "checkpoint_overhead": None,
              "min_size": lo, "max_size": hi, "desired": d, "expected_nodes": e, "rationale": {}}
             for n, t, r, b, s, lo, d, hi, e in (("finetune", "g5.xlarge", 0, 0, 1.0, 0, 1, 2, None),
-                                                ("inference", "g5.xlarge", 1, 1, 0.5, 1, 1, 3, 3),
+                                                ("inference", "g5.xlarge", 1, 1, 0.5, 1, 3, 3, 3),
                                                 ("batch-embed", "g4dn.xlarge", 0, 0, 1.0, 0, 1, 4, None))
         ],
     }
 
 
+def _dev_with_three(tmp_path: Path) -> Path:
+    """dev with its inference fleet at desired 3, so the hand-made plan's 3 expected nodes are current."""
+    policy = tmp_path / "dev3.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICIES / 'dev.yaml'}\nfleets:\n"
+                      "  - name: inference\n    capacity: {min: 1, desired: 3, max: 3}\n", encoding="utf-8")
+    return policy
+
+
 def test_plan_option(tmp_path: Path) -> None:
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(_dev_plan()), encoding="utf-8")
-    code, out = _invoke("estimate", "-f", "json", "--plan", str(path), str(POLICIES / "dev.yaml"))
+    code, out = _invoke("estimate", "-f", "json", "--plan", str(path), str(_dev_with_three(tmp_path)))
     assert code == 0, out
     doc = json.loads(out)
     # inference: 3 nodes expected, 1 reserved (0.63378/h), 2 above the base half on spot:

@@ -118,7 +118,7 @@ def _dev_plan(**over: object) -> Plan:
                          base, share, "price-capacity-optimized", None, None, lo, hi, desired, {}, expected_nodes=expected)
     fleets = [
         fp("finetune", "g5.2xlarge", 1.212, 0.43682, 0, 0, 1.0, (0, 1, 2)),
-        fp("inference", "g5.xlarge", 1.006, 0.39388, 1, 1, 0.5, (1, 1, 3), expected=3),
+        fp("inference", "g5.xlarge", 1.006, 0.39388, 1, 1, 0.5, (1, 3, 3), expected=3),
         fp("batch-embed", "g4dn.xlarge", 0.526, 0.1766, 0, 0, 1.0, (0, 1, 4)),
     ]
     kw = dict(policy="gpu-platform-dev", environment="dev", region="us-east-1", currency="USD", fleets=fleets,
@@ -127,16 +127,24 @@ def _dev_plan(**over: object) -> Plan:
     return Plan(**kw)  # type: ignore[arg-type]
 
 
+def _dev_with_three(stacks: dict[str, LoadedPolicy]):  # noqa: ANN202 - CostPolicy
+    """dev with its inference fleet at desired 3, so the hand-made plan's 3 expected nodes are current."""
+    dev = stacks["dev"].policy
+    fleets = [f.model_copy(update={"capacity": f.capacity.model_copy(update={"desired": 3})}) if f.name == "inference" else f
+              for f in dev.fleets]
+    return dev.model_copy(update={"fleets": fleets})
+
+
 def test_plan_mix_replaces_the_policy_values(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
     plan = _dev_plan()
-    est = estimate_policy(stacks["dev"], catalog, plan)
+    est = estimate_policy(_dev_with_three(stacks), catalog, plan)
     assert est.basis == "plan"
     # inference under the plan: 3 nodes expected, 1 reserved, 2 above the base half on spot:
     # 730 × (0.63378 + 0.39388 + 1.006)
     assert round(est.by_fleet["inference"], 2) == 1484.57
     # finetune: g5.2xlarge chosen by the plan, all spot: 730 × 0.43682
     assert round(est.by_fleet["finetune"], 2) == 318.88
-    again = estimate_policy(stacks["dev"], catalog, plan_from_json(json.loads(json.dumps(plan.to_json()))))
+    again = estimate_policy(_dev_with_three(stacks), catalog, plan_from_json(json.loads(json.dumps(plan.to_json()))))
     assert again.to_json() == est.to_json()
 
 

@@ -197,3 +197,29 @@ def test_the_library_refuses_too() -> None:
     with pytest.raises(PricingError) as exc:
         estimate_policy(loaded, catalog, plan_from_json(json.loads(json.dumps(doc))))
     assert "the plan is for policy 'other'" in str(exc.value) and "the plan has no fleet 'inference'" in str(exc.value)
+
+
+def test_a_plan_made_before_the_off_peak_windows_changed(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         dev_plan: dict[str, Any]) -> None:
+    # batch-embed has no demand history: its expected size comes from desired and the off-peak window,
+    # so a plan made before the window changed prices the old size
+    doc = copy.deepcopy(dev_plan)
+    _fleet(doc, "batch-embed")["expected_nodes"] += 1
+    _refused(tmp_path, capsys, doc, "fleet 'batch-embed': expected_nodes",
+             "but the policy's desired size and off-peak windows give")
+
+
+def test_purchases_the_policy_cannot_want(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          dev_plan: dict[str, Any]) -> None:
+    doc = copy.deepcopy(dev_plan)
+    emb = _fleet(doc, "batch-embed")  # capacity.max 4
+    emb["reserved_units"], emb["new_purchases"] = 9, [["1y", 9]]
+    _refused(tmp_path, capsys, doc, "fleet 'batch-embed': new_purchases total 9 units, more than capacity.max 4 could run")
+    policy = tmp_path / "no-ri.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {DEV}\nfleets:\n"
+                      "  - name: batch-embed\n    reserved: {mode: none}\n")
+    emb["reserved_units"], emb["new_purchases"] = 1, [["1y", 1]]
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc))
+    assert main(["estimate", "--plan", str(path), str(policy)]) == 1
+    assert "new_purchases of 1 unit(s), but the policy's reserved.mode is none" in capsys.readouterr().err
