@@ -3,14 +3,16 @@ package budget.fleet_capacity
 import data.lib.budget
 import data.lib.findings
 import data.lib.fleets
+import data.lib.resources
 
 # METADATA
 # title: "Deployed fleets are the planned fleets"
 # description: >-
 #   The budget rules judge the plan's estimate, so the autoscaling groups that deploy must be the
-#   ones that were planned: each runs a fleet the policy declares, its maxSize stays within that
-#   fleet's capacity.max, and its instance types are among those the plan priced for the fleet.
-#   Anything else would run capacity no estimate covers.
+#   ones that were planned: each runs a fleet the policy declares (and the plan, when given, plans),
+#   the maxSize of a fleet's groups together, and of every scheduled action on them, stays within
+#   that fleet's capacity.max, and their instance types are among those the plan priced for the
+#   fleet. Anything else, or a size or type that cannot be read, is capacity no estimate covers.
 # related_resources:
 #   - ref: https://docs.aws.amazon.com/autoscaling/ec2/userguide/ec2-auto-scaling-mixed-instances-groups.html
 # custom:
@@ -26,9 +28,13 @@ violation contains findings.finding("BUDGET-FLEET-1", p.resource, p.message) if 
 	some p in _problems
 }
 
+_planned := {fp.name: fp | some fp in object.get(input, ["plan", "fleets"], [])}
+
+_has_plan if is_array(object.get(input, ["plan", "fleets"], null))
+
 # the instance types the plan priced, per fleet
-_planned_types[fp.name] := {t.instance_type | some t in object.get(fp, "instance_types", [])} if {
-	some fp in object.get(input, ["plan", "fleets"], [])
+_planned_types[name] := {t.instance_type | some t in object.get(fp, "instance_types", [])} if {
+	some name, fp in _planned
 }
 
 # the policy's fleets by name, and each autoscaling group's fleet: worked out once
@@ -36,21 +42,63 @@ _policy_fleets[f.name] := f if some f in object.get(input.policy, "fleets", [])
 
 _asg_fleet[i] := fleets.fleet(i) if some i in fleets.asg_indices(input.document)
 
+# the fleet of each component that holds a group (its schedules and launch templates sit beside it)
+_fleets_of_parent[parent] contains name if {
+	some i, name in _asg_fleet
+	parent := object.get(input.document.resources[i], "parent", "")
+	parent != ""
+}
+
 _problems contains findings.problem(input.document.resources[i], msg) if {
 	some i, name in _asg_fleet
 	not _policy_fleets[name]
 	msg := sprintf("group runs fleet %s, which the policy does not declare: no estimate covers it", [name])
 }
 
+_problems contains findings.problem(input.document.resources[i], msg) if {
+	_has_plan
+	some i, name in _asg_fleet
+	_policy_fleets[name]
+	not _planned[name]
+	msg := sprintf("group runs fleet %s, which the plan does not plan: no estimate covers it", [name])
+}
+
+# every group's maxSize must be a number the rules can add up
 _problems contains findings.problem(asg, msg) if {
 	some i, name in _asg_fleet
-	limit := object.get(_policy_fleets, [name, "capacity", "max"], null)
-	is_number(limit)
 	asg := input.document.resources[i]
 	size := object.get(asg.inputs, "maxSize", null)
+	not is_number(size)
+	msg := sprintf("fleet %s: group maxSize %v cannot be read, so its capacity cannot be checked against the estimate", [name, size])
+}
+
+_max_total[name] := sum([size |
+	some i, n in _asg_fleet
+	n == name
+	size := input.document.resources[i].inputs.maxSize
+	is_number(size)
+]) if some name, _ in _policy_fleets
+
+_problems contains findings.problem(input.document.resources[i], msg) if {
+	some name, total in _max_total
+	limit := object.get(_policy_fleets, [name, "capacity", "max"], null)
+	is_number(limit)
+	total > limit
+	some i, n in _asg_fleet
+	n == name
+	msg := sprintf("fleet %s: its groups' maxSize adds up to %v, above the policy's capacity.max %v", [name, total, limit])
+}
+
+_problems contains findings.problem(sched, msg) if {
+	some j in resources.indices("aws:autoscaling/schedule:Schedule")
+	sched := input.document.resources[j]
+	some name in object.get(_fleets_of_parent, object.get(sched, "parent", ""), set())
+	limit := object.get(_policy_fleets, [name, "capacity", "max"], null)
+	is_number(limit)
+	size := object.get(sched.inputs, "maxSize", null)
 	is_number(size)
 	size > limit
-	msg := sprintf("fleet %s: group maxSize %d is above the policy's capacity.max %d", [name, size, limit])
+	msg := sprintf("fleet %s: scheduled action raises maxSize to %v, above the policy's capacity.max %v", [name, size, limit])
 }
 
 _problems contains findings.problem(asg, msg) if {
@@ -61,4 +109,24 @@ _problems contains findings.problem(asg, msg) if {
 	extra := {t | some t in fleets.instance_types(asg); is_string(t); not t in budget.missing_values} - planned
 	count(extra) > 0
 	msg := sprintf("fleet %s runs instance types the plan did not price: %s", [name, concat(", ", sort(extra))])
+}
+
+# a group whose types are not listed (no mixed-instances overrides, or overrides that choose by
+# attributes) runs whatever it is given: the plan's prices do not cover it
+_problems contains findings.problem(asg, msg) if {
+	some i, name in _asg_fleet
+	_planned_types[name]
+	asg := input.document.resources[i]
+	overrides := object.get(asg.inputs, ["mixedInstancesPolicy", "launchTemplate", "overrides"], [])
+	_unlisted_types(overrides)
+	msg := sprintf("fleet %s: the group does not list its instance types (mixed-instances overrides with instanceType), so the plan's prices may not apply", [name])
+}
+
+_unlisted_types(overrides) if not is_array(overrides)
+
+_unlisted_types(overrides) if count(overrides) == 0
+
+_unlisted_types(overrides) if {
+	some o in overrides
+	not is_string(object.get(o, "instanceType", null))
 }

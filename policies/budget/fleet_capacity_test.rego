@@ -8,15 +8,27 @@ _policy := json.patch(fixtures.no_framework_policy, [{"op": "replace", "path": "
 	{"name": "train", "sla": "bronze", "capacity": {"min": 0, "desired": 0, "max": 0}},
 ]}])
 
-_asg(fleet, max_size, types) := fixtures.resource("aws:autoscaling/group:Group", sprintf("%s-asg", [fleet]), {
-	"minSize": 0,
-	"maxSize": max_size,
-	"mixedInstancesPolicy": {
-		"instancesDistribution": {"onDemandBaseCapacity": 1, "onDemandPercentageAboveBaseCapacity": 70},
-		"launchTemplate": {"overrides": [{"instanceType": t} | some t in types]},
-	},
-	"tags": [{"key": "seedance:fleet", "value": fleet, "propagateAtLaunch": true}],
-})
+_parent(fleet) := sprintf("urn:pulumi:test::seedance::seedance:fleet:SpotRiFleet::%s", [fleet])
+
+_asg_named(name, fleet, max_size, types) := object.union(
+	fixtures.resource("aws:autoscaling/group:Group", name, {
+		"minSize": 0,
+		"maxSize": max_size,
+		"mixedInstancesPolicy": {
+			"instancesDistribution": {"onDemandBaseCapacity": 1, "onDemandPercentageAboveBaseCapacity": 70},
+			"launchTemplate": {"overrides": [{"instanceType": t} | some t in types]},
+		},
+		"tags": [{"key": "seedance:fleet", "value": fleet, "propagateAtLaunch": true}],
+	}),
+	{"parent": _parent(fleet)},
+)
+
+_asg(fleet, max_size, types) := _asg_named(sprintf("%s-asg", [fleet]), fleet, max_size, types)
+
+_schedule(fleet, max_size) := object.union(
+	fixtures.resource("aws:autoscaling/schedule:Schedule", sprintf("%s-offpeak-0-up", [fleet]), {"maxSize": max_size, "minSize": 0, "desiredCapacity": 4}),
+	{"parent": _parent(fleet)},
+)
 
 _plan := {"monthly_cost": 1, "currency": "USD", "fleets": [
 	{"name": "inference", "instance_types": [{"instance_type": "g5.xlarge"}, {"instance_type": "g5.2xlarge"}]},
@@ -25,32 +37,76 @@ _plan := {"monthly_cost": 1, "currency": "USD", "fleets": [
 
 _gate(resources) := object.union(fixtures.gate_input(_policy, resources), {"plan": _plan})
 
+_f(name, msg) := fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:autoscaling/group:Group", name, msg)
+
 test_pass_as_planned if {
-	v := fleet_capacity.violation with input as _gate([_asg("inference", 8, ["g5.2xlarge", "g5.xlarge"]), _asg("train", 0, ["p4d.24xlarge"])])
+	v := fleet_capacity.violation with input as _gate([
+		_asg("inference", 8, ["g5.2xlarge", "g5.xlarge"]), _asg("train", 0, ["p4d.24xlarge"]), _schedule("inference", 8),
+	])
 	v == set()
 }
 
-test_fail_above_capacity_max if {
-	v := fleet_capacity.violation with input as _gate([_asg("inference", 1000, ["g5.xlarge"]), _asg("train", 2, ["p4d.24xlarge"])])
+test_fail_one_above_capacity_max if {
+	v := fleet_capacity.violation with input as _gate([_asg("inference", 9, ["g5.xlarge"]), _asg("train", 2, ["p4d.24xlarge"])])
 	v == {
-		fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:autoscaling/group:Group", "inference-asg", "fleet inference: group maxSize 1000 is above the policy's capacity.max 8"),
-		fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:autoscaling/group:Group", "train-asg", "fleet train: group maxSize 2 is above the policy's capacity.max 0"),
+		_f("inference-asg", "fleet inference: its groups' maxSize adds up to 9, above the policy's capacity.max 8"),
+		_f("train-asg", "fleet train: its groups' maxSize adds up to 2, above the policy's capacity.max 0"),
 	}
+}
+
+test_fail_two_groups_of_one_fleet_add_up if {
+	v := fleet_capacity.violation with input as _gate([
+		_asg_named("inference-a", "inference", 8, ["g5.xlarge"]), _asg_named("inference-b", "inference", 8, ["g5.xlarge"]),
+	])
+	v == {
+		_f("inference-a", "fleet inference: its groups' maxSize adds up to 16, above the policy's capacity.max 8"),
+		_f("inference-b", "fleet inference: its groups' maxSize adds up to 16, above the policy's capacity.max 8"),
+	}
+}
+
+test_fail_a_schedule_above_capacity_max if {
+	v := fleet_capacity.violation with input as _gate([_asg("inference", 8, ["g5.xlarge"]), _schedule("inference", 1000)])
+	v == {fixtures.finding(
+		"BUDGET-FLEET-1", "mandatory", "aws:autoscaling/schedule:Schedule", "inference-offpeak-0-up",
+		"fleet inference: scheduled action raises maxSize to 1000, above the policy's capacity.max 8",
+	)}
 }
 
 test_fail_unplanned_instance_types if {
 	v := fleet_capacity.violation with input as _gate([_asg("inference", 8, ["g5.xlarge", "p4de.24xlarge", "g4dn.xlarge"])])
-	v == {fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:autoscaling/group:Group", "inference-asg", "fleet inference runs instance types the plan did not price: g4dn.xlarge, p4de.24xlarge")}
+	v == {_f("inference-asg", "fleet inference runs instance types the plan did not price: g4dn.xlarge, p4de.24xlarge")}
+}
+
+test_fail_types_the_group_does_not_list if {
+	by_attributes := json.patch(_asg("inference", 8, []), [{"op": "replace", "path": "/inputs/mixedInstancesPolicy/launchTemplate/overrides",
+		"value": [{"instanceRequirements": {"vcpuCount": {"min": 4}}}]}])
+	plain := json.patch(_asg("inference", 8, []), [{"op": "remove", "path": "/inputs/mixedInstancesPolicy"}])
+	msg := "fleet inference: the group does not list its instance types (mixed-instances overrides with instanceType), so the plan's prices may not apply"
+	every asg in [by_attributes, plain] {
+		v := fleet_capacity.violation with input as _gate([asg])
+		v == {_f("inference-asg", msg)}
+	}
 }
 
 test_fail_group_of_an_undeclared_fleet if {
 	v := fleet_capacity.violation with input as _gate([_asg("shadow", 50, ["p4d.24xlarge"])])
-	v == {fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:autoscaling/group:Group", "shadow-asg", "group runs fleet shadow, which the policy does not declare: no estimate covers it")}
+	v == {_f("shadow-asg", "group runs fleet shadow, which the policy does not declare: no estimate covers it")}
 }
 
-test_pass_values_a_preview_does_not_know if {
-	unknown := _asg("inference", "[unknown]", ["[unknown]", "g5.xlarge"])
-	v := fleet_capacity.violation with input as _gate([unknown])
+test_fail_fleet_the_plan_does_not_plan if {
+	policy := json.patch(_policy, [{"op": "add", "path": "/fleets/-", "value": {"name": "batch", "sla": "bronze", "capacity": {"min": 0, "desired": 1, "max": 4}}}])
+	gate := object.union(fixtures.gate_input(policy, [_asg("batch", 4, ["g4dn.xlarge"])]), {"plan": _plan})
+	v := fleet_capacity.violation with input as gate
+	v == {_f("batch-asg", "group runs fleet batch, which the plan does not plan: no estimate covers it")}
+}
+
+test_fail_a_size_that_cannot_be_read if {
+	v := fleet_capacity.violation with input as _gate([_asg("inference", "[unknown]", ["g5.xlarge"])])
+	v == {_f("inference-asg", "fleet inference: group maxSize [unknown] cannot be read, so its capacity cannot be checked against the estimate")}
+}
+
+test_pass_types_a_preview_does_not_know_yet if {
+	v := fleet_capacity.violation with input as _gate([_asg("inference", 8, ["[unknown]", "g5.xlarge"])])
 	v == set()
 }
 

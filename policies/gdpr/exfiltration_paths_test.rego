@@ -36,10 +36,30 @@ _with_ecr_layers := json.marshal({"Statement": [
 	{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::prod-eu-central-1-starport-layer-bucket/*"},
 ]})
 
-# reading every bucket, or writing to a named one, is a way out
-_read_everything := json.marshal({"Statement": [{"Effect": "Allow", "Principal": "*", "Action": ["s3:GetObject"], "Resource": "arn:aws:s3:::*/*"}]})
+# ways out that must stay findings: reading every bucket (in any wildcard spelling) or a foreign
+# bucket, writing to a named one, NotAction / NotResource / NotPrincipal, and conditions that admit
+# everyone but the named (Not..., IfExists, Null) or name nobody in particular (wildcards)
+_open(st) := json.marshal({"Statement": [st]})
 
-_write_named := json.marshal({"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:PutObject", "Resource": "arn:aws:s3:::drop-box/*"}]})
+_ways_out := [
+	{"Effect": "Allow", "Principal": "*", "Action": ["s3:GetObject"], "Resource": "arn:aws:s3:::*/*"},
+	{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::?*/*"},
+	{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:*:*:*"},
+	{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::a*/*"},
+	{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::attacker-drop/*"},
+	{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": ["arn:aws:s3:::prod-eu-central-1-starport-layer-bucket/*", "*"]},
+	{"Effect": "Allow", "Principal": "*", "Action": ["s3:GetObject", "s3:PutObject"], "Resource": "arn:aws:s3:::prod-eu-central-1-starport-layer-bucket/*"},
+	{"Effect": "Allow", "Principal": "*", "Action": "s3:*", "Resource": "arn:aws:s3:::prod-eu-central-1-starport-layer-bucket/*"},
+	{"Effect": "Allow", "Principal": "*", "Action": "s3:Get*", "Resource": "arn:aws:s3:::prod-eu-central-1-starport-layer-bucket/*"},
+	{"Effect": "Allow", "Principal": "*", "NotAction": "s3:DeleteObject", "Resource": "arn:aws:s3:::prod-eu-central-1-starport-layer-bucket/*"},
+	{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "NotResource": "arn:aws:s3:::mine/*"},
+	{"Effect": "Allow", "Principal": "*", "Action": "s3:PutObject", "Resource": "arn:aws:s3:::drop-box/*"},
+	{"Effect": "Allow", "NotPrincipal": {"AWS": "arn:aws:iam::111122223333:root"}, "Action": "*", "Resource": "*"},
+	{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {"StringNotEquals": {"aws:PrincipalOrgID": "o-mine"}}},
+	{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {"StringEqualsIfExists": {"aws:PrincipalOrgID": "o-mine"}}},
+	{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {"Null": {"aws:PrincipalOrgID": "false"}}},
+	{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {"StringLike": {"aws:PrincipalAccount": "*"}}},
+]
 
 test_pass_ecr_image_layers_statement if {
 	resources := [_ep("s3", "s3", "Gateway", _with_ecr_layers), _ep("kms", "kms", "Interface", _restricted), _ep("logs", "logs", "Interface", _restricted)]
@@ -47,12 +67,22 @@ test_pass_ecr_image_layers_statement if {
 	v == set()
 }
 
-test_fail_reading_every_bucket_or_writing_a_named_one if {
-	every policy in [_read_everything, _write_named] {
-		resources := [_ep("s3", "s3", "Gateway", policy), _ep("kms", "kms", "Interface", _restricted), _ep("logs", "logs", "Interface", _restricted)]
+test_fail_every_way_out if {
+	every st in _ways_out {
+		resources := [_ep("s3", "s3", "Gateway", _open(st)), _ep("kms", "kms", "Interface", _restricted), _ep("logs", "logs", "Interface", _restricted)]
 		v := exfiltration_paths.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 		v == {_f("s3", "VPC endpoint for s3 has no policy restricting it to the organisation or account")}
 	}
+}
+
+# each of them alone, so a regression names the statement it let through
+test_fail_each_way_out_alone if {
+	found := [i |
+		some i, st in _ways_out
+		resources := [_ep("s3", "s3", "Gateway", _open(st)), _ep("kms", "kms", "Interface", _restricted), _ep("logs", "logs", "Interface", _restricted)]
+		count(exfiltration_paths.violation) == 1 with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	]
+	count(found) == count(_ways_out)
 }
 
 test_pass_restricted_endpoints if {

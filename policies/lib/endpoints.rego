@@ -44,16 +44,15 @@ _restricts(st) if st.Effect == "Deny"
 
 _restricts(st) if not resources.principal_star(st)
 
-_restricts(st) if {
-	some _, clause in object.get(st, "Condition", {})
-	some key, _ in clause
-	lower(key) in _restricting_keys
-}
+_restricts(st) if resources.narrows(st, _restricting_keys)
 
-# reading named objects cannot copy data out (e.g. the AWS-owned bucket ECR serves image layers from)
+# reading ECR's image layers: S3 serves them from an AWS-owned bucket per region, fetched with a
+# presigned URL of an ECR account (so no account condition can admit it); only that bucket, only reads
 _read_actions := {"s3:getobject", "s3:getobjectversion"}
 
 _restricts(st) if {
+	not "NotAction" in object.keys(st)
+	not "NotResource" in object.keys(st)
 	actions := _as_set(object.get(st, "Action", []))
 	count(actions) > 0
 	every a in actions {
@@ -64,15 +63,10 @@ _restricts(st) if {
 	count(named) > 0
 	every r in named {
 		is_string(r)
-		not _whole_service(r)
+		regex.match(`^arn:aws(-cn|-us-gov)?:s3:::prod-[a-z0-9-]+-starport-layer-bucket/\*$`, r)
 	}
 }
 
 _as_set(v) := {x | some x in v} if is_array(v)
 
 _as_set(v) := {v} if is_string(v)
-
-# "*" or every bucket ("arn:aws:s3:::*", "arn:aws:s3:::*/*")
-_whole_service(r) if r == "*"
-
-_whole_service(r) if regex.match(`^arn:[^:]*:s3:::\*`, r)

@@ -207,6 +207,9 @@ principal_star(statement) if {
 	p == "*"
 }
 
+# NotPrincipal: everyone except the principals it names
+principal_star(statement) if "NotPrincipal" in object.keys(statement)
+
 # Allow to everyone unless a condition narrows it to the organisation or a VPC endpoint
 unconditioned_public_allow(statement) if {
 	object.get(statement, "Effect", "Allow") == "Allow"
@@ -216,8 +219,25 @@ unconditioned_public_allow(statement) if {
 
 _narrowing_keys := {"aws:sourcevpce", "aws:sourcevpc", "aws:principalorgid", "aws:principalaccount", "aws:sourceaccount", "kms:calleraccount", "kms:viaservice"}
 
-_narrowing_condition(statement) if {
-	some _, clause in object.get(statement, "Condition", {})
-	some key, _ in clause
-	lower(key) in _narrowing_keys
+_narrowing_condition(statement) if narrows(statement, _narrowing_keys)
+
+# narrows(statement, keys): a condition on one of keys (lower case) that admits only the values it
+# names: a positive operator (no Not..., ...IfExists or Null: those let the others in) and concrete
+# values (no wildcards)
+_positive_operators := {"stringequals", "stringequalsignorecase", "stringlike", "arnequals", "arnlike"}
+
+narrows(statement, keys) if {
+	some operator, clause in object.get(statement, "Condition", {})
+	lower(operator) in _positive_operators
+	is_object(clause)
+	some key, values in clause
+	lower(key) in keys
+	names := as_list(values)
+	count(names) > 0
+	every v in names {
+		is_string(v)
+		v != ""
+		not contains(v, "*")
+		not contains(v, "?")
+	}
 }

@@ -257,7 +257,7 @@ def test_groups_larger_than_planned_are_blocked(capsys, sample_doc: Path) -> Non
     sample_doc.write_text(json.dumps(doc))
     code, out, _ = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", "json")
     blocked = [f["message"] for f in json.loads(out)["findings"] if f["controlId"] == "BUDGET-FLEET-1"]
-    assert code == 1 and "fleet inference: group maxSize 1000 is above the policy's capacity.max 48" in blocked
+    assert code == 1 and "fleet inference: its groups' maxSize adds up to 1000, above the policy's capacity.max 48" in blocked
     assert len(blocked) == 5
 
 
