@@ -116,7 +116,7 @@ def policy() -> None:
 
 @policy.command("test")
 @click.argument("directory", required=False, type=click.Path(path_type=Path))
-@click.option("--run", "match", default=None, metavar="REGEX", help="Only tests whose package.name matches.")
+@click.option("--run", "match", default=None, metavar="REGEX", help="Only tests whose data.package.name matches (as opa test --run).")
 @click.option("-v", "--verbose", is_flag=True, help="List every test, not only failures.")
 def policy_test(directory: Path | None, match: str | None, verbose: bool) -> int:
     """Run every test_ rule under DIRECTORY (default policies/) with the embedded engine, like `opa test`."""

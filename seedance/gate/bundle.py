@@ -132,7 +132,7 @@ def _read_rego(path: Path, rel: str) -> tuple[str | None, str]:
     except OSError as exc:
         return None, f"{rel}: cannot read: {exc.strerror or exc}"
     try:
-        return data.decode("utf-8"), ""
+        return data.decode("utf-8-sig"), ""  # a byte-order mark is dropped (OPA accepts it, regorus does not)
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         line_start = data.rfind(b"\n", 0, exc.start) + 1

@@ -6,6 +6,7 @@ findings sorted; the decision document is built from that by :func:`seedance.gat
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -158,7 +159,7 @@ class OpaEngine:
         self.port = port or (443 if parsed.scheme == "https" else 8181)
         self.ssl = parsed.scheme == "https"
         self.timeout = timeout
-        self._uploaded: int | None = None
+        self._uploaded: str | None = None  # the fingerprint of the bundle last uploaded
 
     def _client(self):
         from opa_client.opa import OpaClient
@@ -176,17 +177,30 @@ class OpaEngine:
             raise PolicyLoadError(problems)
         client.update_or_create_data(bundle.data()["seedance"], "seedance")
 
-    def _canary(self, client) -> None:
-        """Ask for a value the uploaded helpers define: a server that answers every query with an empty
-        result (not OPA, a stale replica) must not pass every control for want of findings."""
+    FINGERPRINT_PACKAGE = "seedance_fingerprint"
+
+    @staticmethod
+    def fingerprint(bundle: PolicyBundle) -> str:
+        """A hash of every module and the data the gate uploads: what the server must hold."""
+        digest = hashlib.sha256()
+        for f in bundle.modules():
+            digest.update(f.path.encode() + b"\0" + f.text.encode() + b"\0")
+        digest.update(json.dumps(bundle.data(), sort_keys=True).encode())
+        return digest.hexdigest()
+
+    def _canary(self, client, fingerprint: str) -> None:
+        """Read back the fingerprint uploaded with the policies: a server that answers every query with
+        an empty result (not OPA), or one holding other policies (a stale replica behind a load
+        balancer), must not pass every control for want of findings."""
         try:
-            resp = client.query_rule({}, "lib.frameworks", "default_settings")
+            resp = client.query_rule({}, self.FINGERPRINT_PACKAGE, "value")
         except Exception as exc:
             raise EngineError(f"OPA at {self.url}: the check query failed: {_opa_message(exc)}") from None
         value = resp.get("result") if isinstance(resp, dict) else None
-        if not isinstance(value, dict) or "sla_spot_cap" not in value:
-            raise EngineError(f"OPA at {self.url} does not answer as OPA with the uploaded policies: "
-                              f"data.lib.frameworks.default_settings gave {str(resp)[:120]}")
+        if value != fingerprint:
+            raise EngineError(f"OPA at {self.url} does not answer with the uploaded policies (their fingerprint "
+                              f"{fingerprint[:12]} reads back as {str(value)[:40]!r}): another replica or a server "
+                              "that is not OPA")
 
     def evaluate(self, bundle: PolicyBundle, gate_input: dict) -> dict[str, list[dict]]:
         import requests
@@ -197,10 +211,16 @@ class OpaEngine:
                 client.check_connection()
             except Exception:
                 raise OpaUnreachableError(f"OPA server at {self.url} is unreachable") from None
-            if self._uploaded != id(bundle.files):
+            fingerprint = self.fingerprint(bundle)
+            if self._uploaded != fingerprint:
                 self._upload(client, bundle)
-                self._uploaded = id(bundle.files)
-            self._canary(client)
+                module = f'package {self.FINGERPRINT_PACKAGE}\n\nvalue := "{fingerprint}"\n'
+                try:
+                    client.update_policy_from_string(module, f"seedance/{self.FINGERPRINT_PACKAGE}.rego", rego_compat=False)
+                except Exception as exc:
+                    raise EngineError(f"OPA at {self.url}: cannot upload the fingerprint module: {_opa_message(exc)}") from None
+                self._uploaded = fingerprint
+            self._canary(client, fingerprint)
             out: dict[str, list[dict]] = {}
             for c in bundle.controls:
                 try:

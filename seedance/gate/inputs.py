@@ -165,6 +165,9 @@ def from_document(path: Path, *, policy_path: Path | None, project_dir: Path) ->
     """A resource document (or a whole gate input) read from JSON."""
     obj = read_json(path)
     if isinstance(obj, dict) and "document" in obj:
+        if policy_path is not None:  # the file carries its own policy: a second one cannot apply
+            raise InvalidInputError(f"--policy {policy_path}: {path} is a whole gate input with its own policy; "
+                                    "--policy applies to a resource document")
         return from_json(obj, source=str(path))
     if isinstance(obj, dict) and obj.get("kind") != "ResourceDocument":
         if "steps" in obj or "changeSummary" in obj:

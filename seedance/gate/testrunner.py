@@ -107,7 +107,7 @@ def run_tests(root: Path | None = None, *, match: str | None = None, bundle: Pol
         engine = RegorusEngine().prepare(replace(bundle, files=files), tests=True)
     results = []
     for case in cases:
-        if pattern is not None and not pattern.search(f"{case.package}.{case.name}"):
+        if pattern is not None and not pattern.search(f"data.{case.package}.{case.name}"):  # as opa test --run
             continue
         start = time.perf_counter()
         if case.problem:
@@ -248,7 +248,7 @@ def _plan(bundle: PolicyBundle, modules: list[dict]) -> tuple[list[TestCase], di
     by_path = {f.path: f for f in bundle.files}
     definitions = [d for m in sorted(modules, key=lambda m: m["source"]["file"]) for d in _definitions(m)]
     taken = "\n".join(f.text for f in bundle.files)
-    counts: dict[tuple[str, tuple[str, ...]], int] = {}
+    counts: dict[tuple[str, ...], int] = {}
     cases: list[TestCase] = []
     edits: dict[str, list[tuple[int, int, str]]] = {}
     for d in definitions:
@@ -257,7 +257,7 @@ def _plan(bundle: PolicyBundle, modules: list[dict]) -> tuple[list[TestCase], di
             continue
         at = found[0]
         names = [t.name or "" for t in d.terms[: at + 1]]
-        key = (d.package, tuple(names))
+        key = tuple(d.package.split(".")) + tuple(names)  # OPA counts definitions by their full data path
         n = counts.get(key, 0)
         counts[key] = n + 1
         shown = names[:-1] + [names[-1] if n == 0 else f"{names[-1]}#{n:02d}"]
@@ -298,4 +298,5 @@ def _rename(text: str, d: _Definition, at: int, fresh: str) -> tuple[int, int, s
     # a chained body shares the first body's head: give it a copy of the head, renamed, on the same line
     data = text.encode("utf-8")
     head = data[d.head[0]:term.start] + fresh.encode("utf-8") + data[term.end:d.head[1]]
-    return d.insert_at, d.insert_at, head.decode("utf-8") + " if "
+    # on one line: a head that spans lines would move every later line and misplace reported errors
+    return d.insert_at, d.insert_at, " ".join(head.decode("utf-8").split()) + " if "

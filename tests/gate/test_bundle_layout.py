@@ -118,3 +118,12 @@ def test_an_unreadable_rego_path_is_a_load_problem(tmp_path: Path) -> None:
     (root / "gdpr" / "folder.rego").mkdir()  # a directory named like a Rego file
     problems = _load_problems(root)
     assert len(problems) == 1 and problems[0].startswith("gdpr/folder.rego: cannot read: ")
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path: Path) -> None:
+    root = tmp_path / "policies"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "policies", root, ignore=shutil.ignore_patterns("pack"))
+    path = root / "budget" / "monthly_budget.rego"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    bundle = load_bundle(root)
+    assert any(c.control_id == "BUDGET-COST-1" for c in bundle.controls)

@@ -290,3 +290,15 @@ def test_document_fields_are_not_coerced(capsys, sample_doc: Path) -> None:
     code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY))
     _assert_undecided(code, out, err)
     assert "resources.0.custom" in err
+
+
+def test_policy_option_with_a_whole_gate_input_is_refused(capsys, tmp_path: Path) -> None:
+    from seedance.policy import load_policy
+
+    gate = {"document": json.loads(SAMPLE.read_text()),
+            "policy": load_policy(POLICY).policy.model_dump(mode="json", by_alias=True)}
+    path = tmp_path / "gate.json"
+    path.write_text(json.dumps(gate))
+    code, out, err = _run(capsys, str(path), "--policy", "/nonexistent.yaml")
+    _assert_undecided(code, out, err)
+    assert "is a whole gate input with its own policy" in err

@@ -168,7 +168,7 @@ def test_opa_backend_gives_the_embedded_decision_through_the_rest_api(stand_in, 
     embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF)
     assert via_opa.to_json() == embedded.to_json()
     assert via_opa.findings, "the comparison must cover findings"
-    assert set(_StandIn.policies) == {f"seedance/{f.path}" for f in bundle.modules()}
+    assert set(_StandIn.policies) == {f"seedance/{f.path}" for f in bundle.modules()} | {"seedance/seedance_fingerprint.rego"}
 
 
 def test_opa_backend_reports_policy_rejected_by_the_server(stand_in, bundle, tmp_path: Path) -> None:
@@ -188,15 +188,17 @@ def test_a_server_that_does_not_know_the_rules_is_undecided_not_a_pass(stand_in,
     # OPA replicas behind a load balancer (the upload on one, the query on another) answer {}: "no
     # result" is not "no findings"; a server that answers [] to everything must not pass either
     _StandIn.forget = answer
-    with pytest.raises(EngineError, match="does not answer as OPA with the uploaded policies"):
+    with pytest.raises(EngineError, match="does not answer with the uploaded policies"):
         evaluate(_input(), bundle, OpaEngine(stand_in, timeout=30), as_of=AS_OF)
 
 
 def test_an_undefined_control_rule_is_undecided(bundle) -> None:
-    class Client:  # the canary answers, one control's rule does not
+    fingerprint = OpaEngine.fingerprint(bundle)
+
+    class Client:  # the fingerprint reads back, one control's rule does not
         def query_rule(self, input_data, package, rule=None):  # type: ignore[no-untyped-def]
-            if package == "lib.frameworks":
-                return {"result": {"sla_spot_cap": {}}}
+            if package == OpaEngine.FINGERPRINT_PACKAGE:
+                return {"result": fingerprint}
             return {} if package == "budget.spot_share" else {"result": []}
 
         def check_connection(self) -> None: ...
@@ -204,8 +206,25 @@ def test_an_undefined_control_rule_is_undecided(bundle) -> None:
 
     engine = OpaEngine("http://127.0.0.1:1")
     engine._client = Client  # type: ignore[method-assign]
-    engine._uploaded = id(bundle.files)
+    engine._uploaded = fingerprint
     with pytest.raises(EngineError, match="BUDGET-SPOT-1: OPA at .* has no data.budget.spot_share.violation \\(undefined\\)"):
+        engine.evaluate(bundle, _input().to_json())
+
+
+def test_a_replica_holding_other_policies_is_undecided(stand_in, bundle, tmp_path: Path) -> None:
+    # the policies went to one OPA; the queries reach another that holds an older set: its findings
+    # would be the old rules' (or none), so the fingerprint read back must match
+    from seedance.gate import load_bundle
+
+    root = tmp_path / "policies"
+    shutil.copytree(REPO / "policies", root, ignore=shutil.ignore_patterns("pack"))
+    (root / "budget" / "monthly_budget.rego").write_text((root / "budget" / "monthly_budget.rego").read_text() + "\n# changed\n")
+    older = load_bundle(root)
+    assert OpaEngine.fingerprint(older) != OpaEngine.fingerprint(bundle)
+    OpaEngine(stand_in, timeout=30).evaluate(older, _input().to_json())  # "replica" now holds the other set
+    engine = OpaEngine(stand_in, timeout=30)
+    engine._uploaded = OpaEngine.fingerprint(bundle)  # as if this process had uploaded elsewhere
+    with pytest.raises(EngineError, match="does not answer with the uploaded policies"):
         engine.evaluate(bundle, _input().to_json())
 
 

@@ -76,7 +76,7 @@ def _with_forms(tmp_path: Path) -> tuple[Path, Path, str]:
 
 def test_every_rego_v1_test_form_is_run_as_opa_would(tmp_path: Path) -> None:
     root, path, text = _with_forms(tmp_path)
-    report = run_tests(root, match=r"^mlps\.local_backup_test\.")
+    report = run_tests(root, match=r"^data\.mlps\.local_backup_test\.")  # matched as opa test --run does
     statuses = {r.case.name: r.status for r in report.results}
     shipped = {"test_pass_versioned": "PASS", "test_fail_unversioned_internal_data": "PASS"}
     assert statuses == {**shipped, **_EXPECTED}
@@ -129,6 +129,30 @@ def test_an_error_in_a_renamed_definition_keeps_its_location(tmp_path: Path) -> 
     assert result.status == "ERROR"
     line = (text + extra).splitlines().index("\tto_number(x) == 1") + 1
     assert result.error.startswith(f"mlps/local_backup_test.rego:{line}:"), result.error
+
+
+def test_a_test_defined_in_two_files_under_one_path_runs_twice(tmp_path: Path) -> None:
+    # OPA counts definitions by their full data path: the same test reached through a nested rule
+    # in one file and a sub-package in another is two tests, and the failing one fails the run
+    root = _copy_policies(tmp_path)
+    outer = root / "mlps" / "local_backup_test.rego"
+    outer.write_text(outer.read_text(encoding="utf-8") + "\nsub_test.test_shared if { 1 == 2 }\n", encoding="utf-8")
+    inner = root / "mlps" / "local_backup_test" / "sub_test.rego"
+    inner.parent.mkdir()
+    inner.write_text("package mlps.local_backup_test.sub_test\n\ntest_shared if { true }\n", encoding="utf-8")
+    report = run_tests(root, match="test_shared")
+    assert sorted(r.status for r in report.results) == ["FAIL", "PASS"] and not report.ok
+
+
+def test_an_error_under_a_head_that_spans_lines_keeps_its_line(tmp_path: Path) -> None:
+    root = _copy_policies(tmp_path)
+    path = root / "mlps" / "local_backup_test.rego"
+    text = path.read_text(encoding="utf-8")
+    extra = '\ntest_m :=\n\ttrue if {\n\ttrue\n} {\n\tto_number("a") == 1\n}\n'
+    path.write_text(text + extra, encoding="utf-8")
+    (result,) = [r for r in run_tests(root, match=r"test_m#01$").results]
+    line = (text + extra).splitlines().index('\tto_number("a") == 1') + 1
+    assert result.status == "ERROR" and result.error.startswith(f"mlps/local_backup_test.rego:{line}:"), result.error
 
 
 def test_shipped_tests_are_all_found(bundle) -> None:
