@@ -137,28 +137,47 @@ class _Builder:
         self.count = 0
         self.stack: set[int] = set()
         self.splits: dict[int, tuple[list[Any], list[Any]]] = {}  # id(mapping node) -> (own, merged) pairs
+        self.splitting: set[int] = set()  # mappings whose merges are being resolved (recursion guard)
 
     def _split(self, node: yaml.MappingNode, path: str) -> tuple[list[Any], list[Any]]:
-        """A mapping's own pairs and the pairs its ``<<`` merge key brings in.  Computed once per
-        node: flattening rewrites the node, and an alias visits the same node again."""
+        """A mapping's own pairs and the pairs its ``<<`` merge key brings in, in precedence order:
+        each merged mapping's own pairs, then what it merges itself (so a chain of merges keeps the
+        nearest value), earlier mappings of a ``<<: [*a, *b]`` list before later ones.  Computed once
+        per node (an alias visits the same node again); PyYAML's ``flatten_mapping`` is not used, as
+        it lets a merged mapping's own merges override its own keys."""
         cached = self.splits.get(id(node))
         if cached is not None:
             return cached
-        merge_keys = [k for k, _ in node.value if k.tag == _MERGE]
-        if len(merge_keys) > 1:
+        merge_pairs = [(k, v) for k, v in node.value if k.tag == _MERGE]
+        if len(merge_pairs) > 1:
             raise _fail(
                 self.file,
-                merge_keys[1].start_mark,
-                f"duplicate merge key '<<' (first at line {merge_keys[0].start_mark.line + 1}); merge several "
+                merge_pairs[1][0].start_mark,
+                f"duplicate merge key '<<' (first at line {merge_pairs[0][0].start_mark.line + 1}); merge several "
                 "mappings with one key: '<<: [*a, *b]'",
                 path,
             )
         own = [(k, v) for k, v in node.value if k.tag != _MERGE]
-        try:
-            self.loader.flatten_mapping(node)  # YAML merge keys (<<)
-        except yaml.YAMLError as exc:
-            raise _fail(self.file, node.start_mark, f"invalid merge key: {getattr(exc, 'problem', exc)}") from None
-        merged = node.value[: len(node.value) - len(own)]
+        merged: list[Any] = []
+        if merge_pairs:
+            source = merge_pairs[0][1]
+            sources = source.value if isinstance(source, yaml.SequenceNode) else [source]
+            if id(node) in self.splitting:
+                raise _fail(self.file, node.start_mark, "recursive merge: a mapping merges itself", path)
+            self.splitting.add(id(node))
+            try:
+                for src in sources:
+                    if not isinstance(src, yaml.MappingNode):
+                        raise _fail(self.file, src.start_mark,
+                                    "invalid merge key: '<<' takes a mapping or a list of mappings", path)
+                    if src.tag not in _PLAIN_TAGS:
+                        raise _fail(self.file, src.start_mark,
+                                    f"YAML tag {_tag_text(src.tag)!r} is not allowed on a mapping: a policy uses plain "
+                                    "mappings, lists and scalars (no custom tags)", path)
+                    src_own, src_merged = self._split(src, path)
+                    merged.extend(src_own + src_merged)
+            finally:
+                self.splitting.discard(id(node))
         self.splits[id(node)] = (own, merged)
         return own, merged
 

@@ -208,3 +208,28 @@ def test_an_empty_overlay_list_over_an_empty_or_plain_list_is_fine(tmp_path: Pat
     p = tmp_path / "prod.yaml"
     p.write_text("apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: base.yaml\nwaivers: []\ncloud:\n  subnetIds: [subnet-0123456789abcdef1]\n")
     assert load_policy(p).policy.cloud.subnet_ids == ["subnet-0123456789abcdef1"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a chain of merges keeps the nearest value: c merges big, which overrides what it merges from base
+    (b"base: &base {k: 1, j: 1}\nbig: &big {<<: *base, k: 2}\nc: {<<: *big}\n", {"k": 2, "j": 1}),
+    (b"base: &base {k: 1}\nbig: &big {<<: *base, k: 2}\nc: {<<: *big, k: 3}\n", {"k": 3}),
+    # earlier mappings of a merge list win over later ones, each with its own merges behind it
+    (b"a: &a {k: 1}\nb: &b {<<: *a, k: 2, j: 2}\nc: {<<: [*a, *b]}\n", {"k": 1, "j": 2}),
+    # an inline anchored mapping that merges, merged again and aliased: no false duplicate
+    (b"z: &z {x: 0}\nc: {<<: &a {x: 1, <<: *z}}\nd: *a\n", {"x": 1}),
+])
+def test_chained_merges_resolve_by_precedence(text: bytes, expected: dict) -> None:
+    tree = parse("m.yaml", text)
+    assert tree["c"] == expected
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (b"a: &a {x: 1}\nc: {<<: !custom {y: 2}}\n", "YAML tag '!custom' is not allowed on a mapping"),
+    (b"c: {<<: [1, 2]}\n", "invalid merge key: '<<' takes a mapping or a list of mappings"),
+    (b"c: {<<: {<<: {x: 1}, <<: {y: 1}}}\n", "duplicate merge key '<<'"),
+])
+def test_merge_sources_are_checked(text: bytes, message: str) -> None:
+    with pytest.raises(PolicyError) as exc:
+        parse("m.yaml", text)
+    assert message in str(exc.value)
