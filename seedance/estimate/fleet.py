@@ -140,9 +140,10 @@ def requirement_text(fleet: Fleet) -> str:
 def average_nodes(fleet: Fleet, desired: float) -> tuple[float, list[str]]:
     """Average running nodes over a week: ``desired``, and each off-peak window's size while it runs.
 
-    The windows are costed as they are deployed (two scheduled actions each, see
-    ``components/fleet.py``): at a window's start the group goes to the window's size, at its end
-    back to ``desired``; where windows overlap, the action that fired last holds.  The average
+    The windows are costed as they are deployed for a group nobody else sizes (two scheduled actions
+    each, see ``components/fleet.py``): at a window's start the group goes to the window's size, at
+    its end back to ``desired`` (a group a Cluster Autoscaler manages is left to it at the end, which
+    no estimate can foresee); where windows overlap, the action that fired last holds.  The average
     never leaves [0, capacity.max].  A window whose cron is outside the weekly subset validation
     accepts (:mod:`seedance.policy.cron`) is left out, with a note.
     """
