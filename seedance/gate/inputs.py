@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,11 @@ def validate_document(doc: Any, *, source: str = "document") -> dict[str, Any]:
         checked = ResourceDocument.model_validate(doc)
     except ValidationError as exc:
         raise InvalidInputError("; ".join(_problems(exc, source))) from None
+    urns = [r.urn for r in checked.resources]
+    if len(urns) != len(set(urns)):
+        twice = sorted({u for u in urns if urns.count(u) > 1})
+        raise InvalidInputError(f"{source}: resource URN(s) listed more than once: {', '.join(twice[:3])}"
+                                + (" ..." if len(twice) > 3 else ""))
     # a preview without --show-sames lists only what changes: rules would pass resources they never saw
     partial = [n for n in checked.notes if n.startswith("partial:")]
     if partial:
@@ -92,6 +98,14 @@ def from_json(obj: Any, *, source: str) -> GateInput:
     for key in ("plan", "estimate", "budget_state"):
         if obj.get(key) is not None and not isinstance(obj[key], dict):
             raise InvalidInputError(f"{source}: '{key}' must be an object or null")
+    # the figures the budget rules compare with the budget: a negative or non-finite one would pass them
+    for key, fields in (("estimate", ("monthly_total",)), ("plan", ("monthly_cost",)),
+                        ("budget_state", ("month_to_date", "forecast_monthly"))):
+        for name in fields:
+            value = (obj.get(key) or {}).get(name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
+                                      or not math.isfinite(value) or value < 0):
+                raise InvalidInputError(f"{source}: '{key}.{name}' must be a finite amount >= 0, got {value!r}")
     return GateInput(
         validate_document(obj["document"], source=f"{source}: document"),
         validate_policy(obj["policy"], source=f"{source}: policy"),

@@ -302,3 +302,26 @@ def test_policy_option_with_a_whole_gate_input_is_refused(capsys, tmp_path: Path
     code, out, err = _run(capsys, str(path), "--policy", "/nonexistent.yaml")
     _assert_undecided(code, out, err)
     assert "is a whole gate input with its own policy" in err
+
+
+def test_a_document_listing_a_resource_twice_is_undecided(capsys, sample_doc: Path) -> None:
+    doc = json.loads(sample_doc.read_text())
+    doc["resources"].append(doc["resources"][3])
+    sample_doc.write_text(json.dumps(doc))
+    code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY))
+    _assert_undecided(code, out, err)
+    assert "listed more than once" in err
+
+
+@pytest.mark.parametrize("total", [-5, float("inf"), "1000", True])
+def test_a_gate_input_with_an_impossible_estimate_is_undecided(capsys, tmp_path: Path, total) -> None:  # type: ignore[no-untyped-def]
+    from seedance.policy import load_policy
+
+    gate = {"document": json.loads(SAMPLE.read_text()),
+            "policy": load_policy(POLICY).policy.model_dump(mode="json", by_alias=True),
+            "estimate": {"monthly_total": total, "currency": "USD"}}
+    path = tmp_path / "gate.json"
+    path.write_text(json.dumps(gate))
+    code, out, err = _run(capsys, str(path))
+    _assert_undecided(code, out, err)
+    assert "'estimate.monthly_total' must be a finite amount >= 0" in err
