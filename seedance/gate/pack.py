@@ -10,10 +10,9 @@ on the whole stack.  Mandatory controls map to ``EnforcementLevel.MANDATORY``, a
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 from seedance.gate.bundle import PolicyBundle, load_bundle
 from seedance.gate.decision import Finding, decide, parse_waivers
 from seedance.gate.engine import RegorusEngine
+from seedance.gate.errors import GateError
 from seedance.gate.metadata import ControlMeta
 from seedance.resources import CHECKOUT_DIR
 from seedance.synth.document import UNKNOWN, without_nulls
@@ -64,22 +64,63 @@ def load_context(stack: str, project: str, project_dir: Path) -> StackContext:
     return StackContext(stack, project, policy, plan, estimate, dt.date.today())
 
 
+def _target(value: Any) -> Any:
+    """What a ``pulumi_policy`` proxy wraps (the policy server hands validators ``props`` wrapped in
+    proxies that raise on unknown values when read; asking for ``"__target"`` returns the wrapped
+    value unchecked), or ``value`` itself when it is not such a proxy."""
+    try:
+        return value["__target"]
+    except (KeyError, TypeError, IndexError):
+        return value
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """Plain JSON from resource properties, proxies unwrapped: a value Pulumi does not know yet (its
+    unknown sentinels, an output) becomes the placeholder, a null is dropped as unset (as the
+    resource document does)."""
+    from pulumi_policy.proxy import _is_unknown  # the sentinels preview puts where values are unknown
+
+    if depth > 200:
+        return UNKNOWN
+    if isinstance(value, str):
+        return UNKNOWN if _is_unknown(value) else value
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, Mapping):
+        target = _target(value)
+        return {str(k): _plain(v, depth + 1) for k, v in (target.items() if isinstance(target, Mapping) else [])}
+    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+        return [_plain(v, depth + 1) for v in _target(value)]
+    return UNKNOWN
+
+
 def _jsonable(value: Any) -> Any:
-    """JSON types only; a value that is not (an unknown output) becomes the placeholder, a null is
-    dropped as unset (as the resource document does)."""
-    return without_nulls(json.loads(json.dumps(value, default=lambda v: UNKNOWN)))
+    return without_nulls(_plain(value))
 
 
-def as_resource(resource_type: str, urn: str, name: str, props: Any, parent_urn: str | None = None) -> dict[str, Any]:
+def _region(props: dict[str, Any], provider: Any) -> str | None:
+    """A resource's region: its own ``region`` input (pulumi-aws 7), else its provider's."""
+    own = props.get("region")
+    if isinstance(own, str) and own and own != UNKNOWN:
+        return own
+    provider_props = _plain(getattr(provider, "props", None) or {})
+    region = provider_props.get("region") if isinstance(provider_props, dict) else None
+    return region if isinstance(region, str) and region and region != UNKNOWN else None
+
+
+def as_resource(resource_type: str, urn: str, name: str, props: Any, parent_urn: str | None = None,
+                provider: Any = None) -> dict[str, Any]:
     """A Pulumi policy resource as a resource-document entry (inputs keep the engine's camelCase names)."""
+    inputs = _jsonable(props or {})
+    inputs = inputs if isinstance(inputs, dict) else {}
     return {
         "urn": urn,
         "type": resource_type,
         "name": name,
         "parent": parent_urn,
         "custom": not resource_type.startswith("seedance:"),
-        "region": None,
-        "inputs": _jsonable(dict(props or {})),
+        "region": _region(inputs, provider),
+        "inputs": inputs,
     }
 
 
@@ -106,8 +147,12 @@ ReportViolation = Callable[..., None]
 def resource_validator(control: ControlMeta, bundle: PolicyBundle, engine: RegorusEngine,
                        context: Callable[[str], StackContext]) -> Callable[[Any, ReportViolation], None]:
     def validate(args: Any, report_violation: ReportViolation) -> None:
-        ctx = context(args.urn)
-        resource = as_resource(args.resource_type, args.urn, args.name, args.props)
+        try:
+            ctx = context(args.urn)
+        except GateError:
+            return  # the stack's policy cannot be read: the mandatory seedance-gate policy reports it
+        resource = as_resource(args.resource_type, args.urn, args.name, args.props,
+                               provider=getattr(args, "provider", None))
         for f in findings(ctx, bundle, engine, control.control_id, [resource]):
             report_violation(f"{f.message} [{f.control_id} {f.clause}] fix: {f.remediation}")
 
@@ -119,9 +164,13 @@ def stack_validator(control: ControlMeta, bundle: PolicyBundle, engine: RegorusE
     def validate(args: Any, report_violation: ReportViolation) -> None:
         if not args.resources:
             return
-        ctx = context(args.resources[0].urn)
+        try:
+            ctx = context(args.resources[0].urn)
+        except GateError:
+            return  # reported by the mandatory seedance-gate policy
         resources = [
-            as_resource(r.resource_type, r.urn, r.name, r.props, getattr(getattr(r, "parent", None), "urn", None))
+            as_resource(r.resource_type, r.urn, r.name, r.props, getattr(getattr(r, "parent", None), "urn", None),
+                        provider=getattr(r, "provider", None))
             for r in args.resources
         ]
         known = {r["urn"] for r in resources}
@@ -131,6 +180,23 @@ def stack_validator(control: ControlMeta, bundle: PolicyBundle, engine: RegorusE
                 report_violation(text, f.urn)
             else:  # a stack-wide finding (something missing)
                 report_violation(text)
+
+    return validate
+
+
+GATE_POLICY = "seedance-gate"
+
+
+def gate_validator(context: Callable[[str], StackContext]) -> Callable[[Any, ReportViolation], None]:
+    """The pack's own mandatory check: the stack's cost policy, plan and estimate can be read. When they
+    cannot, no control can decide, so the deploy is blocked with the reason (fail closed)."""
+    def validate(args: Any, report_violation: ReportViolation) -> None:
+        if not args.resources:
+            return
+        try:
+            context(args.resources[0].urn)
+        except GateError as exc:
+            report_violation(f"the Seedance gate cannot decide, so the deploy is blocked: {exc}")
 
     return validate
 
@@ -173,7 +239,12 @@ def make_policies(bundle: PolicyBundle | None = None, *, project_dir: Path | Non
             contexts[stack] = load_context(stack, project, project_dir)
         return contexts[stack]
 
-    policies: list[Any] = []
+    policies: list[Any] = [StackValidationPolicy(
+        name=GATE_POLICY,
+        description="The Seedance gate can read the stack's cost policy, plan and estimate (else it blocks).",
+        enforcement_level=EnforcementLevel.MANDATORY,
+        validate=gate_validator(context),
+    )]
     for c in bundle.controls:
         level = EnforcementLevel.MANDATORY if bundle.severity_overrides.get(c.control_id, c.severity) == "mandatory" else EnforcementLevel.ADVISORY
         common = dict(

@@ -47,7 +47,8 @@ def _lt(http_tokens: str) -> SimpleNamespace:
 
 def test_enforcement_levels_follow_severity(bundle) -> None:
     policies = {p.name: p for p in make_policies(bundle)}
-    assert len(policies) == len(bundle.controls)
+    assert len(policies) == len(bundle.controls) + 1  # and the pack's own seedance-gate check
+    assert policies["seedance-gate"].enforcement_level == EnforcementLevel.MANDATORY
     assert policies["gdpr-32-1b-1"].enforcement_level == EnforcementLevel.MANDATORY
     assert policies["gdpr-30-1"].enforcement_level == EnforcementLevel.ADVISORY
     assert policies["mlps-l3-8-2-4-kms"].enforcement_level == EnforcementLevel.ADVISORY
@@ -126,9 +127,22 @@ def test_stack_validator_stack_wide_finding_has_no_urn(bundle) -> None:
     assert urn is None and message.startswith("projected monthly cost 999999999.00 USD exceeds the budget")
 
 
-@pytest.mark.parametrize("frameworks", [["gdpr", "mlps-l3"]])
-def test_pack_reports_exactly_what_the_gate_reports(bundle, frameworks) -> None:
-    """Resource validations on each resource plus stack validations give the gate's (unwaived) findings."""
+def _as_served(r: dict, wrap: bool) -> SimpleNamespace:
+    """A resource as the policy server hands it over: props (and the provider's) wrapped in
+    pulumi_policy's proxies, which raise on unknown values when read."""
+    from pulumi_policy.proxy import unknown_checking_proxy
+
+    props = unknown_checking_proxy(r["inputs"]) if wrap else r["inputs"]
+    provider_props = {"region": r["region"]} if r.get("region") else {}
+    provider = SimpleNamespace(props=unknown_checking_proxy(provider_props) if wrap else provider_props)
+    return SimpleNamespace(resource_type=r["type"], urn=r["urn"], name=r["name"], props=props, provider=provider,
+                           parent=SimpleNamespace(urn=r["parent"]) if r["parent"] else None)
+
+
+@pytest.mark.parametrize(("frameworks", "wrap"), [(["gdpr", "mlps-l3"], False), (["gdpr", "mlps-l3"], True)])
+def test_pack_reports_exactly_what_the_gate_reports(bundle, frameworks, wrap) -> None:
+    """Resource validations on each resource plus stack validations give the gate's (unwaived) findings,
+    with props as plain dicts and as the policy server wraps them."""
     ctx = _context(frameworks)
     engine = RegorusEngine()
     reported: set[tuple[str, str | None, str]] = set()
@@ -137,16 +151,60 @@ def test_pack_reports_exactly_what_the_gate_reports(bundle, frameworks) -> None:
             validate = resource_validator(c, bundle, engine, lambda urn: ctx)
             for r in SAMPLE["resources"]:
                 out = Collector()
-                validate(SimpleNamespace(resource_type=r["type"], urn=r["urn"], name=r["name"], props=r["inputs"]), out)
+                validate(_as_served(r, wrap), out)
                 reported |= {(c.control_id, r["urn"], m.split(" [")[0]) for m, _ in out.violations}
         else:
             out = Collector()
-            stack_validator(c, bundle, engine, lambda urn: ctx)(_stack_args(SAMPLE), out)
+            stack_validator(c, bundle, engine, lambda urn: ctx)(
+                SimpleNamespace(resources=[_as_served(r, wrap) for r in SAMPLE["resources"]]), out)
             stack_urn = "urn:pulumi:eu-prod::seedance-gpu::pulumi:pulumi:Stack::seedance-gpu-eu-prod"
             reported |= {(c.control_id, u or stack_urn, m.split(" [")[0]) for m, u in out.violations}
     gate = evaluate(GateInput(SAMPLE, ctx.policy, None, ctx.estimate, None), bundle, engine, as_of=AS_OF)
     expected = {(f.control_id, f.urn, f.message) for f in gate.findings if not f.waived}
     assert expected and reported == expected
+
+
+def test_values_preview_does_not_know_do_not_skip_the_check(bundle) -> None:
+    # an unknown top-level value made reading the wrapped props raise, and pulumi_policy then skips
+    # the check during preview; the pack reads them unchecked, unknowns as the placeholder
+    from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy
+
+    ctx = _context(["gdpr"])
+    (c,) = [c for c in bundle.controls if c.control_id == "GDPR-32.1b-1"]
+    lt = _lt("optional")
+    lt.props = unknown_checking_proxy({**lt.props, "imageId": UNKNOWN_STRING_VALUE})
+    out = Collector()
+    resource_validator(c, bundle, RegorusEngine(), lambda urn: ctx)(lt, out)
+    assert len(out.violations) == 1 and "IMDSv1" in out.violations[0][0]
+
+
+def test_a_resource_in_another_region_breaks_residency_as_in_check(bundle) -> None:
+    ctx = _context(["gdpr"])
+    (c,) = [c for c in bundle.controls if c.control_id == "GDPR-44-1"]
+    bucket = next(r for r in SAMPLE["resources"]
+                  if r["type"] == "aws:s3/bucket:Bucket" and (r["inputs"].get("tags") or {}).get("data-class") == "personal")
+    moved = {**bucket, "region": "us-east-1"}
+    served = _as_served(moved, True)
+    out = Collector()
+    validate = resource_validator(c, bundle, RegorusEngine(), lambda urn: ctx) if c.control_id in RESOURCE_LOCAL else None
+    if validate is not None:
+        validate(served, out)
+    else:
+        stack_validator(c, bundle, RegorusEngine(), lambda urn: ctx)(SimpleNamespace(resources=[served]), out)
+    assert any("us-east-1" in m for m, _ in out.violations), out.violations
+
+
+def test_a_stack_whose_policy_cannot_be_read_is_blocked_by_a_mandatory_violation(bundle, tmp_path: Path) -> None:
+    policies = {p.name: p for p in make_policies(bundle, project_dir=tmp_path / "nowhere")}
+    resources = SimpleNamespace(resources=[_as_served(r, True) for r in SAMPLE["resources"][:5]])
+    out = Collector()
+    policies["seedance-gate"].validate(resources, out)
+    ((message, _),) = out.violations
+    assert message.startswith("the Seedance gate cannot decide, so the deploy is blocked:") and "no Pulumi project" in message
+    quiet = Collector()  # the controls themselves do not fail with an error (one clear violation instead)
+    policies["budget-cost-1"].validate(resources, quiet)
+    policies["gdpr-32-1b-1"].validate(_as_served(SAMPLE["resources"][0], True), quiet)
+    assert quiet.violations == []
 
 
 def test_validators_run_from_a_pool_of_threads_like_the_pack_server(bundle) -> None:
