@@ -55,7 +55,7 @@ def _is_overlay(path: Path) -> bool:
 
 def _live_sizes(loaded: LoadedPolicy, stack: str | None) -> dict[str, int]:
     """The stack's fleet group sizes now (raises LiveSizeError; boto3's usual credentials and endpoints)."""
-    import boto3
+    from seedance import awsclient
     from botocore.exceptions import BotoCoreError, ClientError
 
     from seedance.budget.live import LiveSizeError, fetch_live_sizes
@@ -63,7 +63,7 @@ def _live_sizes(loaded: LoadedPolicy, stack: str | None) -> dict[str, int]:
     if not stack:
         raise LiveSizeError("--live-sizes needs --stack: the groups are found by their seedance:stack tag")
     try:
-        return fetch_live_sizes(boto3.client("autoscaling", region_name=loaded.policy.cloud.region), stack)
+        return fetch_live_sizes(awsclient.client("autoscaling", loaded.policy.cloud.region), stack)
     except (BotoCoreError, ClientError) as exc:
         raise LiveSizeError(f"cannot read the Auto Scaling groups of stack {stack}: {exc}") from None
 
@@ -225,7 +225,7 @@ def poll_cmd(policy: Path, stack: str, account_id: str | None, forecasted: bool,
     For pipelines that run on a schedule instead of receiving SNS. Uses the usual boto3 credentials
     and endpoint settings. Exit 0 when the response was computed, 1 when the budget cannot be read.
     """
-    import boto3
+    from seedance import awsclient
     from botocore.exceptions import BotoCoreError, ClientError
 
     from seedance.budget.status import BudgetStatusError, alert_from_budget, budget_name, budgets_region, fetch_budget
@@ -247,8 +247,8 @@ def poll_cmd(policy: Path, stack: str, account_id: str | None, forecasted: bool,
     try:
         account = account_id or declared
         if not account:
-            account = boto3.client("sts", region_name=region).get_caller_identity()["Account"]
-        raw = fetch_budget(boto3.client("budgets", region_name=region), account, budget_name(stack))
+            account = awsclient.client("sts", region).get_caller_identity()["Account"]
+        raw = fetch_budget(awsclient.client("budgets", region), account, budget_name(stack))
         alert = alert_from_budget(raw, alert_type="FORECASTED" if forecasted else "ACTUAL", account=account)
     except (BudgetStatusError, BotoCoreError, ClientError) as exc:
         err.print(f"error {budget_name(stack)}: {exc}", markup=False)

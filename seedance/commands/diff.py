@@ -44,12 +44,27 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
         catalog = load_catalog(cache_dir=cache_dir)
         base_plan = None if no_plan else plan_policy(base, catalog, as_of=when)
         head_plan = None if no_plan else plan_policy(head, catalog, as_of=when)
+        from seedance.commands.plan import unplannable_fleets
+
+        # a fleet no instance type can serve costs nothing in its estimate: the difference would be a
+        # saving (or an increase) that is not real
+        stuck = [f"{side}: {line}" for side, p in (("base", base_plan), ("head", head_plan)) if p is not None
+                 for line in unplannable_fleets(p)]
+        if stuck:
+            for line in stuck:
+                console(stderr=True).print(f"error: {line}", markup=False)
+            return 1
         result = compare(estimate_policy(base, catalog, base_plan, as_of=when),
                          estimate_policy(head, catalog, head_plan, as_of=when),
                          base_plan, head_plan)
     except (PricingError, DemandError, PlanningError) as exc:
         console(stderr=True).print(f"error: {exc}", markup=False)
         return 1
+    for what, a, b in (("region", base.policy.cloud.region, head.policy.cloud.region),
+                       ("policy", base.policy.metadata.name, head.policy.metadata.name),
+                       ("environment", base.policy.metadata.environment.value, head.policy.metadata.environment.value)):
+        if a != b:  # a move, not only a change of size: say so, whatever the format
+            console(stderr=True).print(f"note: the {what} changes from {a} to {b}", markup=False)
     out = console()
     if fmt == "json":
         out.print(json.dumps(result.to_json(), indent=2), markup=False)

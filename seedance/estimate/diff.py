@@ -130,7 +130,8 @@ def compare(before: Estimate, after: Estimate, before_plan: Plan | None = None, 
                            f"{after.currency} ({after.region}); currencies are never mixed, so they are not compared")
     budget_before = before.budget_amount if before.budget_currency == before.currency else None
     budget_after = after.budget_amount if after.budget_currency == after.currency else None
-    resources = [c for c in _changes(_by_resource(before), _by_resource(after)) if c.status != "unchanged"]
+    shared = _shared_names(before, after)
+    resources = [c for c in _changes(_by_resource(before, shared), _by_resource(after, shared)) if c.status != "unchanged"]
     resources.sort(key=lambda c: (-abs(c.delta), c.key))
     old_unpriced = {_unpriced_line(u) for u in before.unpriced}
     return EstimateDiff(
@@ -205,10 +206,22 @@ def _reason(f: FleetPlan, key: str) -> str:
     return f.rationale.get(rk, "") if rk else ""
 
 
-def _by_resource(est: Estimate) -> dict[str, float]:
+def _shared_names(*estimates: Estimate) -> set[str]:
+    """Names that more than one kind of resource carries (a fleet and a storage class both called eval)."""
+    kinds: dict[str, set[str]] = {}
+    for est in estimates:
+        for r in est.resources:
+            kinds.setdefault(r.name, set()).add(r.kind)
+    return {name for name, ks in kinds.items() if len(ks) > 1}
+
+
+def _by_resource(est: Estimate, shared: frozenset[str] | set[str] = frozenset()) -> dict[str, float]:
+    """Cost per resource, keyed by name; a name several kinds share carries its kind, so different
+    resources are never added together."""
     out: dict[str, float] = {}
     for r in est.resources:
-        out[r.name] = out.get(r.name, 0.0) + r.monthly_cost
+        key = f"{r.name} ({r.kind})" if r.name in shared else r.name
+        out[key] = out.get(key, 0.0) + r.monthly_cost
     return out
 
 

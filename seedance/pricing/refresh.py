@@ -234,10 +234,10 @@ def refresh_region(
     types = sorted(set(instance_types or default_instance_types(region)))
     now = now or dt.datetime.now(dt.timezone.utc)
     if pricing_client is None or ec2_client is None:
-        import boto3
+        from seedance import awsclient
 
-        pricing_client = pricing_client or boto3.client("pricing", region_name=pricing_endpoint_region(region))
-        ec2_client = ec2_client or boto3.client("ec2", region_name=region)
+        pricing_client = pricing_client or awsclient.client("pricing", pricing_endpoint_region(region))
+        ec2_client = ec2_client or awsclient.client("ec2", region)
     records: dict[str, dict[str, Any]] = {}
     for itype in types:
         token: str | None = None

@@ -145,3 +145,30 @@ def test_missing_templates_are_a_clean_error(tmp_path: Path, monkeypatch: pytest
     assert main(["init", str(tmp_path / "p"), "--region", "us-east-1"]) == 1
     assert "error: template init/Pulumi.yaml.j2 not found" in capsys.readouterr().err
     assert not (tmp_path / "p").exists()
+
+
+def test_resources_of_different_kinds_with_one_name_are_kept_apart() -> None:
+    before = _est({"eval": 100.0})
+    after = _est({"eval": 100.0})
+    after.resources.append(ResourceCost("ebs", "eval", "EBS", [CostComponent("gb", "GB-month", 10.0, 0.1, 1.0, "USD", "t")]))
+    d = compare(before, after)
+    assert [(c.key, c.status) for c in d.resources] == [("eval (ebs)", "added")]
+
+
+def test_a_change_no_instance_type_can_serve_is_refused(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from pathlib import Path as _Path
+
+    from seedance.cli import main
+
+    dev = _Path(__file__).resolve().parents[2] / "stacks" / "policies" / "dev.yaml"
+    head = tmp_path / "head.yaml"
+    head.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {dev}\nfleets:\n"
+                    "  - name: finetune\n    gpu: {model: A10G, count: 3}\n")
+    assert main(["diff", str(dev), str(head), "--as-of", "2026-06-01"]) == 1
+    err = capsys.readouterr().err
+    assert "error: head: fleet 'finetune' cannot be planned" in err
+    moved = tmp_path / "moved.yaml"
+    moved.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {dev}\ncloud:\n  region: us-west-2\n"
+                     "  availabilityZones: [us-west-2a, us-west-2b]\n")
+    assert main(["diff", str(dev), str(moved), "--as-of", "2026-06-01", "-f", "json"]) == 0
+    assert "note: the region changes from us-east-1 to us-west-2" in capsys.readouterr().err

@@ -1,0 +1,24 @@
+"""boto3 clients for the commands that read AWS, with bounded waits.
+
+botocore's defaults wait 60 s for a reply and retry, so an endpoint that accepts connections but
+never answers held `seedance prices refresh` for three minutes. A pipeline step should fail within
+about a minute, with the reason, instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CONNECT_TIMEOUT_S = 5
+READ_TIMEOUT_S = 20
+MAX_ATTEMPTS = 2  # the first try and one retry
+
+
+def client(service: str, region: str) -> Any:
+    """A boto3 client for ``service`` in ``region`` (the usual credentials and endpoint settings)."""
+    import boto3
+    from botocore.config import Config
+
+    config = Config(connect_timeout=CONNECT_TIMEOUT_S, read_timeout=READ_TIMEOUT_S,
+                    retries={"total_max_attempts": MAX_ATTEMPTS, "mode": "standard"})
+    return boto3.client(service, region_name=region, config=config)
