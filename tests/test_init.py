@@ -178,7 +178,7 @@ def test_the_policy_pack_gates_the_new_project(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setattr(pulumi_policy, "PolicyPack", Recorder)
     runpy.run_path(str(tmp_path / "policy-pack" / "__main__.py"), run_name="__main__")
     assert seen["name"] == "seedance-gate" and seen["project_dir"] == tmp_path.resolve()
-    assert len(seen["policies"]) == len(load_bundle().controls)  # type: ignore[arg-type]
+    assert len(seen["policies"]) == len(load_bundle().controls) + 1  # type: ignore[arg-type] - and seedance-gate-inputs
     assert yaml.safe_load((tmp_path / "policy-pack" / "PulumiPolicy.yaml").read_text())["runtime"]["name"] == "python"
 
 

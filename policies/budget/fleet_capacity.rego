@@ -101,6 +101,16 @@ _problems contains findings.problem(sched, msg) if {
 	msg := sprintf("fleet %s: scheduled action raises maxSize to %v, above the policy's capacity.max %v", [name, size, limit])
 }
 
+_problems contains findings.problem(sched, msg) if {
+	some j in resources.indices("aws:autoscaling/schedule:Schedule")
+	sched := input.document.resources[j]
+	some name in object.get(_fleets_of_parent, object.get(sched, "parent", ""), set())
+	size := object.get(sched.inputs, "maxSize", null)
+	size != null
+	not is_number(size)
+	msg := sprintf("fleet %s: scheduled action maxSize %v cannot be read, so its capacity cannot be checked against the estimate", [name, size])
+}
+
 _problems contains findings.problem(asg, msg) if {
 	some i, name in _asg_fleet
 	planned := _planned_types[name]

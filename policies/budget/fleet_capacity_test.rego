@@ -72,6 +72,14 @@ test_fail_a_schedule_above_capacity_max if {
 	)}
 }
 
+test_fail_a_schedule_size_that_cannot_be_read if {
+	v := fleet_capacity.violation with input as _gate([_asg("inference", 8, ["g5.xlarge"]), _schedule("inference", "[unknown]")])
+	v == {fixtures.finding(
+		"BUDGET-FLEET-1", "mandatory", "aws:autoscaling/schedule:Schedule", "inference-offpeak-0-up",
+		"fleet inference: scheduled action maxSize [unknown] cannot be read, so its capacity cannot be checked against the estimate",
+	)}
+}
+
 test_fail_unplanned_instance_types if {
 	v := fleet_capacity.violation with input as _gate([_asg("inference", 8, ["g5.xlarge", "p4de.24xlarge", "g4dn.xlarge"])])
 	v == {_f("inference-asg", "fleet inference runs instance types the plan did not price: g4dn.xlarge, p4de.24xlarge")}

@@ -41,6 +41,9 @@ _with_ecr_layers := json.marshal({"Statement": [
 # everyone but the named (Not..., IfExists, Null) or name nobody in particular (wildcards)
 _open(st) := json.marshal({"Statement": [st]})
 
+# the stack's own account, as a policy declares it (cloud.accountId)
+_own := json.patch(fixtures.gdpr_policy, [{"op": "add", "path": "/cloud/accountId", "value": "111122223333"}])
+
 _ways_out := [
 	{"Effect": "Allow", "Principal": "*", "Action": ["s3:GetObject"], "Resource": "arn:aws:s3:::*/*"},
 	{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::?*/*"},
@@ -59,18 +62,21 @@ _ways_out := [
 	{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {"StringEqualsIfExists": {"aws:PrincipalOrgID": "o-mine"}}},
 	{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {"Null": {"aws:PrincipalOrgID": "false"}}},
 	{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {"StringLike": {"aws:PrincipalAccount": "*"}}},
+	{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {"StringEquals": {"aws:PrincipalAccount": "${aws:PrincipalAccount}"}}},
+	{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {"StringEquals": {"aws:ResourceAccount": "999999999999"}}},
+	{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::prod-attacker-starport-layer-bucket/*"},
 ]
 
 test_pass_ecr_image_layers_statement if {
 	resources := [_ep("s3", "s3", "Gateway", _with_ecr_layers), _ep("kms", "kms", "Interface", _restricted), _ep("logs", "logs", "Interface", _restricted)]
-	v := exfiltration_paths.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v := exfiltration_paths.violation with input as fixtures.gate_input(_own, resources)
 	v == set()
 }
 
 test_fail_every_way_out if {
 	every st in _ways_out {
 		resources := [_ep("s3", "s3", "Gateway", _open(st)), _ep("kms", "kms", "Interface", _restricted), _ep("logs", "logs", "Interface", _restricted)]
-		v := exfiltration_paths.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+		v := exfiltration_paths.violation with input as fixtures.gate_input(_own, resources)
 		v == {_f("s3", "VPC endpoint for s3 has no policy restricting it to the organisation or account")}
 	}
 }
@@ -80,7 +86,7 @@ test_fail_each_way_out_alone if {
 	found := [i |
 		some i, st in _ways_out
 		resources := [_ep("s3", "s3", "Gateway", _open(st)), _ep("kms", "kms", "Interface", _restricted), _ep("logs", "logs", "Interface", _restricted)]
-		count(exfiltration_paths.violation) == 1 with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+		count(exfiltration_paths.violation) == 1 with input as fixtures.gate_input(_own, resources)
 	]
 	count(found) == count(_ways_out)
 }

@@ -44,7 +44,24 @@ _restricts(st) if st.Effect == "Deny"
 
 _restricts(st) if not resources.principal_star(st)
 
-_restricts(st) if resources.narrows(st, _restricting_keys)
+_restricts(st) if {
+	resources.narrows(st, _restricting_keys)
+	not _foreign_account(st)
+}
+
+# an account condition naming an account other than the stack's own (when the policy declares it)
+_account_keys := {"aws:principalaccount", "aws:resourceaccount"}
+
+_foreign_account(st) if {
+	account := object.get(input.policy, ["cloud", "accountId"], null)
+	is_string(account)
+	some _, clause in object.get(st, "Condition", {})
+	is_object(clause)
+	some key, values in clause
+	lower(key) in _account_keys
+	some v in resources.as_list(values)
+	v != account
+}
 
 # reading ECR's image layers: S3 serves them from an AWS-owned bucket per region, fetched with a
 # presigned URL of an ECR account (so no account condition can admit it); only that bucket, only reads
@@ -63,7 +80,7 @@ _restricts(st) if {
 	count(named) > 0
 	every r in named {
 		is_string(r)
-		regex.match(`^arn:aws(-cn|-us-gov)?:s3:::prod-[a-z0-9-]+-starport-layer-bucket/\*$`, r)
+		regex.match(`^arn:aws(-cn|-us-gov)?:s3:::prod-[a-z]{2}(-gov)?-[a-z]+-[0-9]-starport-layer-bucket/\*$`, r)
 	}
 }
 

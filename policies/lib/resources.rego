@@ -239,5 +239,6 @@ narrows(statement, keys) if {
 		v != ""
 		not contains(v, "*")
 		not contains(v, "?")
+		not contains(v, "${") # a policy variable (${aws:PrincipalAccount}) matches whoever asks
 	}
 }

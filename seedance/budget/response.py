@@ -268,6 +268,8 @@ def weaker_than(earlier: OverlayStamp, response: BudgetResponse, month: str, pol
     so a later alert that crossed fewer thresholds must not replace a stronger overlay of the same
     month. A new month starts the budget over, so its alerts replace last month's overlay.
     """
+    if month < earlier.month:
+        return True  # a late alert of an earlier month (SNS retries): it never changes a newer response
     if earlier.month != month:
         return False
     fired_before = {t.at for t in policy.budget.thresholds if t.at <= earlier.fraction + 1e-12}

@@ -108,12 +108,14 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
         earlier = OverlayStamp.parse(out.read_text(encoding="utf-8", errors="replace"))
         if earlier is not None and weaker_than(earlier, response, month, loaded.policy):
             response.notes.append(
+                f"kept {out}: it answers an alert of {earlier.month}, a later month than this alert's ({month})"
+                if month < earlier.month else
                 f"kept {out}: an earlier alert this month ({earlier.alert_type}, {percent(earlier.fraction)} of budget) "
                 "crossed more thresholds, and a later, lower alert never undoes a stronger response; "
                 "delete the overlay to lift it"
             )
             response = replace(response, overlay={}, changes=[])
-        elif not response.overlay and earlier is not None and earlier.month != month:
+        elif not response.overlay and earlier is not None and month > earlier.month:
             # the month's budget starts over: its first alert that fires no action lifts last month's response
             response = replace(response, overlay={"apiVersion": "seedance.io/v1", "kind": "CostPolicy", "extends": ref})
             response.notes.append(f"a new budget month ({month}): the response of {earlier.month} is lifted; "

@@ -54,8 +54,17 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
             for line in stuck:
                 console(stderr=True).print(f"error: {line}", markup=False)
             return 1
-        result = compare(estimate_policy(base, catalog, base_plan, as_of=when),
-                         estimate_policy(head, catalog, head_plan, as_of=when),
+        base_est = estimate_policy(base, catalog, base_plan, as_of=when)
+        head_est = estimate_policy(head, catalog, head_plan, as_of=when)
+        if no_plan:  # without plans, the estimate says which fleets no instance type can serve
+            stuck += [f"{side}: fleet {u['resource']!r} cannot be priced: {u['reason']}"
+                      for side, est in (("base", base_est), ("head", head_est)) for u in est.unpriced
+                      if "no matching type" in u["component"]]
+            if stuck:
+                for line in stuck:
+                    console(stderr=True).print(f"error: {line}", markup=False)
+                return 1
+        result = compare(base_est, head_est,
                          base_plan, head_plan)
     except (PricingError, DemandError, PlanningError) as exc:
         console(stderr=True).print(f"error: {exc}", markup=False)

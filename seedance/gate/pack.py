@@ -144,6 +144,12 @@ def findings(ctx: StackContext, bundle: PolicyBundle, engine: RegorusEngine, con
 ReportViolation = Callable[..., None]
 
 
+def undecided(control: ControlMeta, exc: Exception) -> str:
+    """The violation a control reports when it cannot decide (raising would lose every other
+    policy's results in the same call; a mandatory control still blocks the deploy)."""
+    return f"{control.control_id} cannot decide, so it reports a violation: {exc} [{control.control_id} {control.clause}]"
+
+
 def resource_validator(control: ControlMeta, bundle: PolicyBundle, engine: RegorusEngine,
                        context: Callable[[str], StackContext]) -> Callable[[Any, ReportViolation], None]:
     def validate(args: Any, report_violation: ReportViolation) -> None:
@@ -153,7 +159,12 @@ def resource_validator(control: ControlMeta, bundle: PolicyBundle, engine: Regor
             return  # the stack's policy cannot be read: the mandatory seedance-gate policy reports it
         resource = as_resource(args.resource_type, args.urn, args.name, args.props,
                                provider=getattr(args, "provider", None))
-        for f in findings(ctx, bundle, engine, control.control_id, [resource]):
+        try:
+            found = findings(ctx, bundle, engine, control.control_id, [resource])
+        except GateError as exc:  # e.g. a whole list preview does not know yet: reported, not raised
+            report_violation(undecided(control, exc))
+            return
+        for f in found:
             report_violation(f"{f.message} [{f.control_id} {f.clause}] fix: {f.remediation}")
 
     return validate
@@ -174,7 +185,12 @@ def stack_validator(control: ControlMeta, bundle: PolicyBundle, engine: RegorusE
             for r in args.resources
         ]
         known = {r["urn"] for r in resources}
-        for f in findings(ctx, bundle, engine, control.control_id, resources):
+        try:
+            found = findings(ctx, bundle, engine, control.control_id, resources)
+        except GateError as exc:  # reported, not raised: a raise loses every other policy's results
+            report_violation(undecided(control, exc))
+            return
+        for f in found:
             text = f"{f.message} [{f.control_id} {f.clause}] fix: {f.remediation}"
             if f.urn in known:
                 report_violation(text, f.urn)
@@ -184,7 +200,7 @@ def stack_validator(control: ControlMeta, bundle: PolicyBundle, engine: RegorusE
     return validate
 
 
-GATE_POLICY = "seedance-gate"
+GATE_POLICY = "seedance-gate-inputs"
 
 
 def gate_validator(context: Callable[[str], StackContext]) -> Callable[[Any, ReportViolation], None]:

@@ -471,3 +471,23 @@ def test_a_hand_edited_stamp_is_read_as_none() -> None:
     assert OverlayStamp.parse(good.comment()) == good
     assert OverlayStamp.parse(good.comment().replace("1.500000", "1.0.1")) is None
     assert OverlayStamp.parse("# Budget response to x\nfleets: []\n") is None
+
+
+def test_a_late_alert_of_an_earlier_month_changes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "dev.budget.yaml"
+    october = json.loads(_monthly_alert("seedance-dev-monthly", "6,000.00", "9,000.00"))
+    october["Timestamp"] = "2022-10-02T08:00:00.000Z"
+    september = json.loads(_monthly_alert("seedance-dev-monthly", "6,000.00", "600.00"))
+    september["Timestamp"] = "2022-09-29T23:00:00.000Z"  # retried by SNS, delivered after October's
+    first, late = tmp_path / "oct.json", tmp_path / "sep.json"
+    first.write_text(json.dumps(october))
+    late.write_text(json.dumps(september))
+    assert _stamped_run(tmp_path, first, out).return_value == 0
+    before = out.read_text()
+    result = _stamped_run(tmp_path, late, out)
+    assert out.read_text() == before
+    assert any("a later month than this alert's (2022-09)" in n for n in json.loads(result.output)["notes"])
+    september["Message"] = september["Message"].replace("$600.00", "$5,900.00")  # even one that fires actions
+    late.write_text(json.dumps(september))
+    _stamped_run(tmp_path, late, out)
+    assert out.read_text() == before

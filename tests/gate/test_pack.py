@@ -48,7 +48,7 @@ def _lt(http_tokens: str) -> SimpleNamespace:
 def test_enforcement_levels_follow_severity(bundle) -> None:
     policies = {p.name: p for p in make_policies(bundle)}
     assert len(policies) == len(bundle.controls) + 1  # and the pack's own seedance-gate check
-    assert policies["seedance-gate"].enforcement_level == EnforcementLevel.MANDATORY
+    assert policies["seedance-gate-inputs"].enforcement_level == EnforcementLevel.MANDATORY
     assert policies["gdpr-32-1b-1"].enforcement_level == EnforcementLevel.MANDATORY
     assert policies["gdpr-30-1"].enforcement_level == EnforcementLevel.ADVISORY
     assert policies["mlps-l3-8-2-4-kms"].enforcement_level == EnforcementLevel.ADVISORY
@@ -198,7 +198,7 @@ def test_a_stack_whose_policy_cannot_be_read_is_blocked_by_a_mandatory_violation
     policies = {p.name: p for p in make_policies(bundle, project_dir=tmp_path / "nowhere")}
     resources = SimpleNamespace(resources=[_as_served(r, True) for r in SAMPLE["resources"][:5]])
     out = Collector()
-    policies["seedance-gate"].validate(resources, out)
+    policies["seedance-gate-inputs"].validate(resources, out)
     ((message, _),) = out.violations
     assert message.startswith("the Seedance gate cannot decide, so the deploy is blocked:") and "no Pulumi project" in message
     quiet = Collector()  # the controls themselves do not fail with an error (one clear violation instead)
@@ -229,3 +229,22 @@ def test_validators_run_from_a_pool_of_threads_like_the_pack_server(bundle) -> N
     with ThreadPoolExecutor(max_workers=4) as pool:
         pooled = list(pool.map(run, jobs))
     assert pooled == serial and sum(map(bool, serial)) >= 3
+
+
+def test_a_control_that_cannot_decide_reports_instead_of_raising(bundle) -> None:
+    # a whole list preview does not know yet ("[unknown]") stops the engine on a rule that iterates it
+    from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy
+
+    ctx = _context(["gdpr", "mlps-l3"])
+    engine = RegorusEngine()
+    bucket = next(r for r in SAMPLE["resources"] if r["type"] == "aws:s3/bucket:Bucket")
+    served = _as_served(bucket, True)
+    served.props = unknown_checking_proxy({**bucket["inputs"], "tags": UNKNOWN_STRING_VALUE})
+    reported: list[str] = []
+    for c in bundle.controls:
+        if c.control_id in RESOURCE_LOCAL:
+            continue
+        out = Collector()
+        stack_validator(c, bundle, engine, lambda urn: ctx)(SimpleNamespace(resources=[served]), out)  # never raises
+        reported += [m for m, _ in out.violations if "cannot decide" in m]
+    assert reported and all(m.split(" cannot decide")[0].startswith(("GDPR", "MLPS", "BUDGET")) for m in reported)
