@@ -18,6 +18,7 @@ from typing import Any
 
 from seedance.planner.plan import FleetPlan, InstanceChoice, Plan
 from seedance.pricing.catalog import Catalog, PricingError
+from seedance.textfile import not_utf8
 
 #: the largest unit count a plan may hold in any field: far above any fleet (a policy bounds node
 #: counts and held reservations at 100,000 each, so reserved units stay below 200,000)
@@ -251,6 +252,7 @@ def plan_from_json(data: dict[str, Any], *, origin: str = "plan") -> Plan:
 def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str) -> list[str]:
     """Why ``plan`` is not a plan of ``policy`` (a :class:`~seedance.policy.model.CostPolicy`) in
     ``region``: one line per mismatch, empty when it is.  Region and currency are checked by the caller."""
+    from seedance.estimate.fleet import requirement_text
     from seedance.planner.instances import unit_weight
     from seedance.planner.planner import offer_view, requirement
     from seedance.pricing.catalog import UnknownPriceError
@@ -324,19 +326,10 @@ def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str) -> lis
                 continue
             weight, why = unit_weight(offer_view(offer), req)
             if weight is None:
-                out.append(f"{where}does not meet the fleet's requirement ({_requirement_text(fleet)}): {it} {why}")
+                out.append(f"{where}does not meet the fleet's requirement ({requirement_text(fleet)} per node): {it} {why}")
             elif weight != choice.weight:
                 out.append(f"{where}weight {choice.weight} in the plan, but {it} holds {weight} unit(s) of this fleet")
     return out
-
-
-def _requirement_text(fleet: Any) -> str:
-    if fleet.gpu is not None:
-        mem = f" with >= {fleet.gpu.memory_gib:g} GiB each" if fleet.gpu.memory_gib else ""
-        return f"{fleet.gpu.count} x {fleet.gpu.model.value}{mem} per node"
-    if fleet.cpu is not None:
-        return f"{fleet.cpu.vcpu} vCPU / {fleet.cpu.memory_gib:g} GiB per node"
-    return "no GPU or CPU requirement"
 
 
 def check_plan(plan: Plan, policy: Any, catalog: Catalog, region: str) -> None:
@@ -357,9 +350,7 @@ def read_plan(path: Path) -> Plan:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise PricingError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
-                           f"expected the JSON of `seedance plan`") from None
+        raise PricingError(f"{path}:{not_utf8(raw, exc)}; expected the JSON of `seedance plan`") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -69,6 +69,22 @@ def control_query(bundle: PolicyBundle) -> str:
     return "\n".join(f"v{i} := {c.query}" for i, c in enumerate(bundle.controls))
 
 
+def compile_modules(bundle: PolicyBundle, *, tests: bool = False):  # -> regorus.Engine
+    """A regorus engine holding the bundle's modules (and tests); every parse error, located, at once."""
+    import regorus
+
+    engine = regorus.Engine()
+    problems = []
+    for f in bundle.modules(tests=tests):
+        try:
+            engine.add_policy(f.path, f.text)
+        except RuntimeError as exc:
+            problems.append(located_message(str(exc)))
+    if problems:
+        raise PolicyLoadError(problems)
+    return engine
+
+
 class RegorusEngine:
     """The embedded engine (default)."""
 
@@ -89,17 +105,7 @@ class RegorusEngine:
 
     def prepare(self, bundle: PolicyBundle, *, tests: bool = False):
         """Compile the bundle's policies (and tests); without tests, evaluate() reuses the result."""
-        import regorus
-
-        engine = regorus.Engine()
-        problems = []
-        for f in bundle.modules(tests=tests):
-            try:
-                engine.add_policy(f.path, f.text)
-            except RuntimeError as exc:
-                problems.append(located_message(str(exc)))
-        if problems:
-            raise PolicyLoadError(problems)
+        engine = compile_modules(bundle, tests=tests)
         try:
             engine.add_data_json(json.dumps(bundle.data()))
         except RuntimeError as exc:  # pragma: no cover - our own data is valid JSON

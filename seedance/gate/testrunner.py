@@ -133,18 +133,9 @@ def _compile_filter(match: str | None) -> re.Pattern[str] | None:
 
 def _parse(bundle: PolicyBundle) -> list[dict]:
     """regorus' AST of every module (tests included)."""
-    import regorus
+    from seedance.gate.engine import compile_modules
 
-    engine = regorus.Engine()
-    problems = []
-    for f in bundle.modules(tests=True):
-        try:
-            engine.add_policy(f.path, f.text)
-        except RuntimeError as exc:
-            problems.append(located_message(str(exc)))
-    if problems:
-        raise PolicyLoadError(problems)
-    return _ast(engine)
+    return _ast(compile_modules(bundle, tests=True))
 
 
 def _ast(engine) -> list[dict]:

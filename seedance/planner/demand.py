@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from seedance.textfile import not_utf8
+
 HOUR = dt.timedelta(hours=1)
 #: the largest demand (units in one hour) a history may hold: far above any real fleet, and small
 #: enough that sums and forecasts over years of hours stay exact and finite
@@ -59,9 +61,7 @@ def read_demand_csv(path: str | Path) -> DemandHistory:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise DemandError(f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-                          f"expected a CSV file 'hour,demand'") from None
+        raise DemandError(f"{path}:{not_utf8(data, exc)}; expected a CSV file 'hour,demand'") from None
     return parse_demand_csv(text, str(path))
 
 
