@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -29,7 +30,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     and the planner decisions that moved. Exit 0, or 1 if either policy is invalid.
     """
     from seedance.cli import console
-    from seedance.estimate.diff import compare
+    from seedance.estimate.diff import compare, held_after_removal
     from seedance.estimate.estimate import estimate_policy
     from seedance.estimate.report import diff_markdown, render_diff_text
     from seedance.planner.demand import DemandError
@@ -69,11 +70,16 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     except (PricingError, DemandError, PlanningError) as exc:
         console(stderr=True).print(f"error: {exc}", markup=False)
         return 1
-    for what, a, b in (("region", base.policy.cloud.region, head.policy.cloud.region),
-                       ("policy", base.policy.metadata.name, head.policy.metadata.name),
-                       ("environment", base.policy.metadata.environment.value, head.policy.metadata.environment.value)):
-        if a != b:  # a move, not only a change of size: say so, whatever the format
-            console(stderr=True).print(f"note: the {what} changes from {a} to {b}", markup=False)
+    notes = [f"the {what} changes from {a} to {b}"
+             for what, a, b in (("region", base.policy.cloud.region, head.policy.cloud.region),
+                                ("policy", base.policy.metadata.name, head.policy.metadata.name),
+                                ("environment", base.policy.metadata.environment.value,
+                                 head.policy.metadata.environment.value))
+             if a != b]  # a move, not only a change of size
+    notes += held_after_removal(base.policy, head.policy, when or dt.date.today())
+    result = replace(result, notes=notes)
+    for note in notes:  # on stderr whatever the format, and in the report
+        console(stderr=True).print(f"note: {note}", markup=False)
     out = console()
     if fmt == "json":
         out.print(json.dumps(result.to_json(), indent=2), markup=False)

@@ -9,11 +9,13 @@ types, checkpoint interval).  Estimates in different currencies are never compar
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
 from seedance.estimate.estimate import Estimate
 from seedance.planner.plan import FleetPlan, Plan
+from seedance.policy.model import CostPolicy
 from seedance.pricing.catalog import PricingError
 
 #: A cost change smaller than this (in the estimate's currency per month) counts as unchanged.
@@ -78,6 +80,7 @@ class EstimateDiff:
     resources: list[Change]  # every resource whose cost changed, largest change first
     decisions: list[DecisionChange] = field(default_factory=list)
     new_unpriced: list[str] = field(default_factory=list)  # unpriced in the head, not in the base
+    notes: list[str] = field(default_factory=list)  # what the totals do not show (a move, reservations still billed)
 
     @property
     def delta(self) -> float:
@@ -120,6 +123,7 @@ class EstimateDiff:
             "resources": [c.to_json() for c in self.resources],
             "decisions": [d.to_json() for d in self.decisions],
             "new_unpriced": list(self.new_unpriced),
+            "notes": list(self.notes),
         }
 
 
@@ -236,3 +240,18 @@ def _unpriced_line(u: dict[str, str]) -> str:
 
 def _r(value: float | None, digits: int = 2) -> float | None:
     return None if value is None else round(value, digits)
+
+
+def held_after_removal(base: CostPolicy, head: CostPolicy, on: dt.date) -> list[str]:
+    """A note per fleet the change removes while it still holds reservations: they stay billed until
+    their term ends, which neither estimate shows (the head has no such fleet, the base prices it)."""
+    from seedance.planner.planner import active_held_units
+
+    kept = {f.name for f in head.fleets}
+    out = []
+    for f in base.fleets:
+        held = active_held_units(f, on) if f.name not in kept else 0
+        if held:
+            out.append(f"fleet {f.name} is removed, but its {held} held reserved unit(s) stay billed until their "
+                       "term ends: this change saves less than it shows")
+    return out

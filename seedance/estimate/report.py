@@ -65,6 +65,8 @@ def render_diff_text(out: Console, d: EstimateDiff) -> None:
     if d.delta_fraction is not None:
         head += f" ({h['pct'](d.delta_fraction)})"
     out.print(Text(head, style="bold"))
+    for note in d.notes:
+        out.print(Text(f"note: {note}", style="yellow"))
     if d.budget_share_after is not None or d.budget_share_before is not None:
         out.print(Text(f"budget used: {h['share'](d.budget_share_before)} -> {h['share'](d.budget_share_after)}"))
     if not d.changed:

@@ -174,3 +174,27 @@ def test_a_change_no_instance_type_can_serve_is_refused(tmp_path, capsys) -> Non
                      "  availabilityZones: [us-west-2a, us-west-2b]\n")
     assert main(["diff", str(dev), str(moved), "--as-of", "2026-06-01", "-f", "json"]) == 0
     assert "note: the region changes from us-east-1 to us-west-2" in capsys.readouterr().err
+
+
+def test_removing_a_fleet_that_still_holds_reservations_says_they_stay_billed(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json as _json
+    from pathlib import Path as _Path
+
+    from seedance.cli import main
+
+    dev = _Path(__file__).resolve().parents[2] / "stacks" / "policies" / "dev.yaml"
+    base = tmp_path / "base.yaml"
+    base.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {dev}\nfleets:\n"
+                    "  - name: batch-embed\n    reserved: {mode: auto, held: [{units: 2, term: 1y, purchased: 2026-01-10}]}\n")
+    head = tmp_path / "head.yaml"
+    head.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {base}\nfleets:\n"
+                    "  - name: batch-embed\n    $remove: true\n")
+    assert main(["diff", str(base), str(head), "--as-of", "2026-06-01", "-f", "json"]) == 0
+    out = capsys.readouterr()
+    note = "fleet batch-embed is removed, but its 2 held reserved unit(s) stay billed until their term ends"
+    assert any(n.startswith(note) for n in _json.loads(out.out)["notes"]) and note in out.err
+    assert main(["diff", str(base), str(head), "--as-of", "2026-06-01", "-f", "markdown"]) == 0
+    assert f"> ⚠️ {note}" in capsys.readouterr().out
+    # after the term, nothing is said
+    assert main(["diff", str(base), str(head), "--as-of", "2027-02-01", "-f", "json"]) == 0
+    assert _json.loads(capsys.readouterr().out)["notes"] == []
