@@ -47,6 +47,9 @@ class FleetUsage:
     reserved_payment: PaymentOption
     on_demand_base: int  # >= reserved_units
     spot_share_above_base: float  # of the nodes above the on-demand base
+    # reserved units held on another term than reserved_term (priced at their own term's rate); the
+    # rest of reserved_units is on reserved_term
+    other_terms: tuple[tuple[Term, int], ...] = ()
 
 
 def split_hours(usage: FleetUsage) -> tuple[float, float, float]:
@@ -73,19 +76,28 @@ def fleet_components(usage: FleetUsage, offer: InstanceOffer) -> list[CostCompon
     itype = usage.instance_type
     reserved_h, ondemand_h, spot_h = split_hours(usage)
     out: list[CostComponent] = []
-    if reserved_h > 0:
-        name = f"Reserved instances (Linux, {usage.reserved_term.value} {usage.reserved_payment.value}, {itype})"
-        ri = offer.reserved.get((usage.reserved_term, usage.reserved_payment))
+    by_term: list[tuple[Term, float]] = []
+    rest = reserved_h
+    for term, units in usage.other_terms:
+        hours = min(rest, HOURS_PER_MONTH * units)
+        if hours > 0:
+            by_term.append((term, hours))
+            rest -= hours
+    if rest > 0:
+        by_term.insert(0, (usage.reserved_term, rest))
+    for term, hours in by_term:
+        name = f"Reserved instances (Linux, {term.value} {usage.reserved_payment.value}, {itype})"
+        ri = offer.reserved.get((term, usage.reserved_payment))
         if ri is None:
             out.append(
                 CostComponent(
-                    name, "hours", reserved_h, None, None, cur, None,
-                    unpriced_reason=f"the price data has no {usage.reserved_term.value} standard {usage.reserved_payment.value} "
+                    name, "hours", hours, None, None, cur, None,
+                    unpriced_reason=f"the price data has no {term.value} standard {usage.reserved_payment.value} "
                     f"reserved price for {itype} in {offer.region}",
                 )
             )
         else:
-            out.append(_instance_component(name, reserved_h, ri.value, cur, ri))
+            out.append(_instance_component(name, hours, ri.value, cur, ri))
     if ondemand_h > 0:
         p = offer.ondemand
         out.append(_instance_component(f"Instance usage (Linux, on-demand, {itype})", ondemand_h, p.value, cur, p))
@@ -170,6 +182,13 @@ def held_units_on(fleet: Fleet, on: dt.date) -> int:
     return active_held_units(fleet, on)
 
 
+def _other_terms(fleet: Fleet, on: dt.date) -> tuple[tuple[Term, int], ...]:
+    """Held units running on ``on`` whose term is not the fleet's ``reserved.term``, by term."""
+    from seedance.planner.planner import active_held_by_term  # the planner imports this module
+
+    return tuple(sorted((t, n) for t, n in active_held_by_term(fleet, on).items() if t != fleet.reserved.term))
+
+
 def usage_from_policy(fleet: Fleet, instance_type: str, on: dt.date) -> FleetUsage:
     """The fleet month from the policy's explicit values, with the commitments held on ``on``."""
     held = held_units_on(fleet, on)
@@ -187,6 +206,7 @@ def usage_from_policy(fleet: Fleet, instance_type: str, on: dt.date) -> FleetUsa
         reserved_payment=fleet.reserved.payment,
         on_demand_base=base,
         spot_share_above_base=fleet.spot.max_share if fleet.spot is not None else 0.0,
+        other_terms=_other_terms(fleet, on),
     )
 
 
@@ -222,6 +242,10 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             nodes, notes = float(expected), [f"{expected:g} units expected on average (plan)"]
         else:
             nodes, notes = average_nodes(fleet, fp.desired)
+        # held units of another term, when the policy's held list is what the plan counted as held
+        on = dt.date.fromisoformat(ctx.plan.as_of) if ctx.plan.as_of else estimate_date(ctx)
+        held = fp.reserved_units - sum(n for _, n in fp.new_purchases)
+        others = _other_terms(fleet, on) if held == held_units_on(fleet, on) else ()
         usage = FleetUsage(
             fleet=fleet.name,
             instance_type=itype,
@@ -231,6 +255,7 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             reserved_payment=fleet.reserved.payment,
             on_demand_base=math.ceil(fp.on_demand_base / w),
             spot_share_above_base=fp.spot_share_above_base,
+            other_terms=tuple((t, n // w) for t, n in others),
         )
         notes.insert(0, f"mix from the plan: {itype}" + (f" (weight {w}: {w} units per instance)" if w > 1 else ""))
     else:
@@ -251,7 +276,8 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         w = _unit_weight(ctx, fleet, itype)
         if w > 1:  # capacity counts units (one required node each): an instance of this type serves w
             usage = FleetUsage(usage.fleet, itype, usage.nodes / w, usage.reserved_units // w, usage.reserved_term,
-                               usage.reserved_payment, math.ceil(usage.on_demand_base / w), usage.spot_share_above_base)
+                               usage.reserved_payment, math.ceil(usage.on_demand_base / w), usage.spot_share_above_base,
+                               tuple((t, n // w) for t, n in usage.other_terms))
             notes.append(f"{itype} serves {w} units per instance")
         notes.extend(average_nodes(fleet, fleet.capacity.desired)[1])
         all_held = sum(c.units for c in fleet.reserved.held)

@@ -276,9 +276,9 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
 # ---------------------------------------------------------------------- policy level (I/O here)
 
 
-def active_held_units(fleet: Fleet, on: dt.date) -> int:
-    """Units of the policy's held commitments still running on ``on``."""
-    total = 0
+def active_held_by_term(fleet: Fleet, on: dt.date) -> dict[Term, int]:
+    """Units of the policy's held commitments still running on ``on``, by term."""
+    out: dict[Term, int] = {}
     for c in fleet.reserved.held:
         years = 1 if c.term == Term.ONE_YEAR else 3
         try:
@@ -286,8 +286,13 @@ def active_held_units(fleet: Fleet, on: dt.date) -> int:
         except ValueError:  # 29 February
             ends = c.purchased.replace(year=c.purchased.year + years, day=28)
         if c.purchased <= on < ends:
-            total += c.units
-    return total
+            out[c.term] = out.get(c.term, 0) + c.units
+    return out
+
+
+def active_held_units(fleet: Fleet, on: dt.date) -> int:
+    """Units of the policy's held commitments still running on ``on``."""
+    return sum(active_held_by_term(fleet, on).values())
 
 
 def offer_view(offer: InstanceOffer) -> OfferView:
@@ -356,9 +361,12 @@ def plan_policy(
             continue
         offer = by_type[dec.primary.offer.instance_type]
         w = dec.primary.weight
+        # held units of another term are priced at their own term's rate (not known for --held)
+        others = () if held is not None and fleet.name in held else tuple(
+            (t, n // w) for t, n in sorted(active_held_by_term(fleet, on).items()) if t != fleet.reserved.term)
         usage = FleetUsage(fleet.name, offer.instance_type, dec.expected_nodes / w, fp.reserved_units // w,
                            fleet.reserved.term, fleet.reserved.payment, math.ceil(fp.on_demand_base / w),
-                           fp.spot_share_above_base)
+                           fp.spot_share_above_base, others)
         comps = fleet_components(usage, offer)
         od_usage = FleetUsage(fleet.name, offer.instance_type, dec.expected_nodes / w, 0, fleet.reserved.term,
                               fleet.reserved.payment, 0, 0.0)

@@ -202,3 +202,34 @@ def test_a_preferred_multi_unit_type_is_estimated_per_instance(tmp_path, catalog
         per_unit[itype] = est.by_fleet["inference"] / offer.ondemand.value
     # the same units need a quarter as many 4-GPU instances (rounding of the on-demand base aside)
     assert per_unit["g5.12xlarge"] == pytest.approx(per_unit["g5.xlarge"] / 4, rel=0.15)
+
+
+def test_held_reservations_of_another_term_are_priced_at_their_own_rate(tmp_path, catalog: Catalog) -> None:  # type: ignore[no-untyped-def]
+    # dev's batch-embed reserves on 1y terms; a held 3-year commitment costs the 3-year rate, in the
+    # plan-less estimate, in the plan and in the estimate of that plan alike
+    import datetime as dt
+    from pathlib import Path
+
+    from seedance.planner.planner import plan_policy
+    from seedance.policy import load_policy
+    from seedance.policy.model import PaymentOption, Term
+
+    dev = Path(__file__).resolve().parents[2] / "stacks" / "policies" / "dev.yaml"
+    policy = tmp_path / "held3y.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {dev}\nfleets:\n"
+                      "  - name: batch-embed\n    reserved: {mode: auto, term: 1y, held: [{units: 1, term: 3y, purchased: 2025-03-01}]}\n")
+    loaded = load_policy(policy)
+    itype = "g4dn.xlarge"
+    offer = catalog.instance("us-east-1", itype)
+    rate_3y = offer.reserved[(Term.THREE_YEARS, PaymentOption.NO_UPFRONT)].value
+    est = estimate_policy(loaded, catalog, as_of=dt.date(2026, 6, 1))
+    fleet = next(r for r in est.resources if r.kind == "fleet" and r.name == "batch-embed")
+    reserved = [c for c in fleet.components if c.name.startswith("Reserved instances")]
+    assert [(c.name.split(",")[1].strip(), round(c.unit_price, 5)) for c in reserved] == [
+        (f"3y {PaymentOption.NO_UPFRONT.value}", round(rate_3y, 5))]
+    plan = plan_policy(loaded, catalog, as_of=dt.date(2026, 6, 1))
+    fp = plan.fleet("batch-embed")
+    assert fp.reserved_units >= 1
+    from_plan = estimate_policy(loaded, catalog, plan)
+    assert from_plan.by_fleet["batch-embed"] == pytest.approx(fp.monthly_cost, rel=1e-9)
+    assert any("3y" in c["name"] for c in fp.cost_components if c["name"].startswith("Reserved"))
