@@ -30,6 +30,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     and the planner decisions that moved. Exit 0, or 1 if either policy is invalid.
     """
     from seedance.cli import console
+    from seedance.commands.plan import unplannable_fleets
     from seedance.estimate.diff import compare, held_after_removal
     from seedance.estimate.estimate import estimate_policy
     from seedance.estimate.report import diff_markdown, render_diff_text
@@ -45,28 +46,22 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
         catalog = load_catalog(cache_dir=cache_dir)
         base_plan = None if no_plan else plan_policy(base, catalog, as_of=when)
         head_plan = None if no_plan else plan_policy(head, catalog, as_of=when)
-        from seedance.commands.plan import unplannable_fleets
-
         # a fleet no instance type can serve costs nothing in its estimate: the difference would be a
         # saving (or an increase) that is not real
         stuck = [f"{side}: {line}" for side, p in (("base", base_plan), ("head", head_plan)) if p is not None
                  for line in unplannable_fleets(p)]
+        if not stuck:
+            base_est = estimate_policy(base, catalog, base_plan, as_of=when)
+            head_est = estimate_policy(head, catalog, head_plan, as_of=when)
+            if no_plan:  # without plans, the estimate says which fleets no instance type can serve
+                stuck = [f"{side}: fleet {u['resource']!r} cannot be priced: {u['reason']}"
+                         for side, est in (("base", base_est), ("head", head_est)) for u in est.unpriced
+                         if "no matching type" in u["component"]]
         if stuck:
             for line in stuck:
                 console(stderr=True).print(f"error: {line}", markup=False)
             return 1
-        base_est = estimate_policy(base, catalog, base_plan, as_of=when)
-        head_est = estimate_policy(head, catalog, head_plan, as_of=when)
-        if no_plan:  # without plans, the estimate says which fleets no instance type can serve
-            stuck += [f"{side}: fleet {u['resource']!r} cannot be priced: {u['reason']}"
-                      for side, est in (("base", base_est), ("head", head_est)) for u in est.unpriced
-                      if "no matching type" in u["component"]]
-            if stuck:
-                for line in stuck:
-                    console(stderr=True).print(f"error: {line}", markup=False)
-                return 1
-        result = compare(base_est, head_est,
-                         base_plan, head_plan)
+        result = compare(base_est, head_est, base_plan, head_plan)
     except (PricingError, DemandError, PlanningError) as exc:
         console(stderr=True).print(f"error: {exc}", markup=False)
         return 1

@@ -23,7 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, ResourceCost
 from seedance.estimate.context import EstimateContext
@@ -50,6 +50,15 @@ class FleetUsage:
     # reserved units held on another term than reserved_term (priced at their own term's rate); the
     # rest of reserved_units is on reserved_term
     other_terms: tuple[tuple[Term, int], ...] = ()
+
+    def per_instance(self, weight: int) -> FleetUsage:
+        """The same month counted in instances of a type that serves ``weight`` units each (the policy
+        and the plan count units, one required node each)."""
+        if weight <= 1:
+            return self
+        return replace(self, nodes=self.nodes / weight, reserved_units=self.reserved_units // weight,
+                       on_demand_base=math.ceil(self.on_demand_base / weight),
+                       other_terms=tuple((t, n // weight) for t, n in self.other_terms))
 
 
 def split_hours(usage: FleetUsage) -> tuple[float, float, float]:
@@ -249,14 +258,14 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         usage = FleetUsage(
             fleet=fleet.name,
             instance_type=itype,
-            nodes=nodes / w,
-            reserved_units=fp.reserved_units // w,
+            nodes=nodes,
+            reserved_units=fp.reserved_units,
             reserved_term=fleet.reserved.term,
             reserved_payment=fleet.reserved.payment,
-            on_demand_base=math.ceil(fp.on_demand_base / w),
+            on_demand_base=fp.on_demand_base,
             spot_share_above_base=fp.spot_share_above_base,
-            other_terms=tuple((t, n // w) for t, n in others),
-        )
+            other_terms=others,
+        ).per_instance(w)
         notes.insert(0, f"mix from the plan: {itype}" + (f" (weight {w}: {w} units per instance)" if w > 1 else ""))
     else:
         given = fleet.instance_types.preferred or fleet.instance_types.allowed
@@ -274,15 +283,13 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         on = estimate_date(ctx)
         usage = usage_from_policy(fleet, itype, on)
         w = _unit_weight(ctx, fleet, itype)
-        if w > 1:  # capacity counts units (one required node each): an instance of this type serves w
-            usage = FleetUsage(usage.fleet, itype, usage.nodes / w, usage.reserved_units // w, usage.reserved_term,
-                               usage.reserved_payment, math.ceil(usage.on_demand_base / w), usage.spot_share_above_base,
-                               tuple((t, n // w) for t, n in usage.other_terms))
+        usage = usage.per_instance(w)
+        if w > 1:
             notes.append(f"{itype} serves {w} units per instance")
         notes.extend(average_nodes(fleet, fleet.capacity.desired)[1])
-        all_held = sum(c.units for c in fleet.reserved.held)
-        if all_held != held_units_on(fleet, on):
-            notes.append(f"{held_units_on(fleet, on)} of {all_held} held reserved unit(s) active on {on.isoformat()} "
+        all_held, active = sum(c.units for c in fleet.reserved.held), held_units_on(fleet, on)
+        if all_held != active:
+            notes.append(f"{active} of {all_held} held reserved unit(s) active on {on.isoformat()} "
                          "(the others have expired or not started)")
     offer = ctx.catalog.instance(ctx.region, usage.instance_type)  # unknown type given by the user: an error
     return ResourceCost(KIND, fleet.name, SERVICE, fleet_components(usage, offer), fleet=fleet.name, tags=tags, notes=notes)

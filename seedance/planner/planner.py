@@ -363,10 +363,10 @@ def plan_policy(
         w = dec.primary.weight
         # held units of another term are priced at their own term's rate (not known for --held)
         others = () if held is not None and fleet.name in held else tuple(
-            (t, n // w) for t, n in sorted(active_held_by_term(fleet, on).items()) if t != fleet.reserved.term)
-        usage = FleetUsage(fleet.name, offer.instance_type, dec.expected_nodes / w, fp.reserved_units // w,
-                           fleet.reserved.term, fleet.reserved.payment, math.ceil(fp.on_demand_base / w),
-                           fp.spot_share_above_base, others)
+            (t, n) for t, n in sorted(active_held_by_term(fleet, on).items()) if t != fleet.reserved.term)
+        usage = FleetUsage(fleet.name, offer.instance_type, dec.expected_nodes, fp.reserved_units,
+                           fleet.reserved.term, fleet.reserved.payment, fp.on_demand_base,
+                           fp.spot_share_above_base, others).per_instance(w)
         comps = fleet_components(usage, offer)
         od_usage = FleetUsage(fleet.name, offer.instance_type, dec.expected_nodes / w, 0, fleet.reserved.term,
                               fleet.reserved.payment, 0, 0.0)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+from pathlib import Path
 
 import pytest
 
 from seedance.estimate import ESTIMATORS, estimate_policy
 from seedance.estimate.plan_json import plan_from_json
 from seedance.planner.plan import FleetPlan, InstanceChoice, Plan
+from seedance.planner.planner import plan_policy
+from seedance.policy import load_policy
 from seedance.policy.loader import LoadedPolicy
 from seedance.policy.model import Cloud, InstanceTypes
 from seedance.pricing import PricingError, UnknownPriceError, UnknownRegionError
@@ -162,20 +166,20 @@ def test_bad_plan_json_names_the_field() -> None:
         plan_from_json({"policy": "p", "region": "us-east-1"})
 
 
+STACK_POLICIES = Path(__file__).resolve().parents[2] / "stacks" / "policies"
+
+
+def _overlay(tmp_path: Path, name: str, base: str, fleets: str) -> LoadedPolicy:
+    """An example stack's policy with ``fleets`` (YAML list items under ``fleets:``) merged over it."""
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {STACK_POLICIES / base}\nfleets:\n{fleets}")
+    return load_policy(path)
+
+
 def test_a_plan_of_multi_unit_instances_is_estimated_as_planned(tmp_path, catalog: Catalog) -> None:  # type: ignore[no-untyped-def]
     # g5.12xlarge carries 4 A10G: for a fleet whose unit is one A10G it serves 4 units (weight 4), so
     # the plan's unit counts (expected, reserved, base) are a quarter as many instances
-    import datetime as dt
-    from pathlib import Path
-
-    from seedance.planner.planner import plan_policy
-    from seedance.policy import load_policy
-
-    eu_prod = Path(__file__).resolve().parents[2] / "stacks" / "policies" / "eu-prod.yaml"
-    policy = tmp_path / "big-boxes.yaml"
-    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {eu_prod}\nfleets:\n"
-                      "  - name: inference\n    instanceTypes: {allowed: [g5.12xlarge]}\n")
-    loaded = load_policy(policy)
+    loaded = _overlay(tmp_path, "big-boxes", "eu-prod.yaml", "  - name: inference\n    instanceTypes: {allowed: [g5.12xlarge]}\n")
     plan = plan_policy(loaded, catalog, as_of=dt.date(2026, 6, 1))
     fp = plan.fleet("inference")
     assert (fp.instance_types[0].instance_type, fp.instance_types[0].weight) == ("g5.12xlarge", 4)
@@ -185,19 +189,11 @@ def test_a_plan_of_multi_unit_instances_is_estimated_as_planned(tmp_path, catalo
 
 
 def test_a_preferred_multi_unit_type_is_estimated_per_instance(tmp_path, catalog: Catalog) -> None:  # type: ignore[no-untyped-def]
-    from pathlib import Path
-
-    from seedance.policy import load_policy
-
-    eu_prod = Path(__file__).resolve().parents[2] / "stacks" / "policies" / "eu-prod.yaml"
-    small, big = tmp_path / "small.yaml", tmp_path / "big.yaml"
-    for path, itype in ((small, "g5.xlarge"), (big, "g5.12xlarge")):
-        path.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {eu_prod}\nfleets:\n"
-                        f"  - name: inference\n    instanceTypes: {{preferred: [{itype}]}}\n"
-                        "    reserved: {mode: none}\n")
     per_unit = {}
-    for path, itype in ((small, "g5.xlarge"), (big, "g5.12xlarge")):
-        est = estimate_policy(load_policy(path), catalog)
+    for itype in ("g5.xlarge", "g5.12xlarge"):
+        loaded = _overlay(tmp_path, itype, "eu-prod.yaml", f"  - name: inference\n    instanceTypes: {{preferred: [{itype}]}}\n"
+                          "    reserved: {mode: none}\n")
+        est = estimate_policy(loaded, catalog)
         offer = catalog.instance("eu-central-1", itype)
         per_unit[itype] = est.by_fleet["inference"] / offer.ondemand.value
     # the same units need a quarter as many 4-GPU instances (rounding of the on-demand base aside)
@@ -207,18 +203,10 @@ def test_a_preferred_multi_unit_type_is_estimated_per_instance(tmp_path, catalog
 def test_held_reservations_of_another_term_are_priced_at_their_own_rate(tmp_path, catalog: Catalog) -> None:  # type: ignore[no-untyped-def]
     # dev's batch-embed reserves on 1y terms; a held 3-year commitment costs the 3-year rate, in the
     # plan-less estimate, in the plan and in the estimate of that plan alike
-    import datetime as dt
-    from pathlib import Path
-
-    from seedance.planner.planner import plan_policy
-    from seedance.policy import load_policy
     from seedance.policy.model import PaymentOption, Term
 
-    dev = Path(__file__).resolve().parents[2] / "stacks" / "policies" / "dev.yaml"
-    policy = tmp_path / "held3y.yaml"
-    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {dev}\nfleets:\n"
-                      "  - name: batch-embed\n    reserved: {mode: auto, term: 1y, held: [{units: 1, term: 3y, purchased: 2025-03-01}]}\n")
-    loaded = load_policy(policy)
+    loaded = _overlay(tmp_path, "held3y", "dev.yaml", "  - name: batch-embed\n    reserved: {mode: auto, term: 1y, held: "
+                      "[{units: 1, term: 3y, purchased: 2025-03-01}]}\n")
     itype = "g4dn.xlarge"
     offer = catalog.instance("us-east-1", itype)
     rate_3y = offer.reserved[(Term.THREE_YEARS, PaymentOption.NO_UPFRONT)].value

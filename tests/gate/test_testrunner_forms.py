@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,15 +120,21 @@ def test_a_failing_incremental_definition_fails_the_run(tmp_path: Path) -> None:
     assert not report.ok
 
 
-def test_an_error_in_a_renamed_definition_keeps_its_location(tmp_path: Path) -> None:
+def _error_and_its_line(tmp_path: Path, extra: str, match: str, failing_line: str) -> tuple[Any, int]:
+    """Run the one test ``match`` names after appending ``extra`` to a shipped test file: its result,
+    and the line ``failing_line`` is on."""
     root = _copy_policies(tmp_path)
     path = root / "mlps" / "local_backup_test.rego"
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8") + extra
+    path.write_text(text, encoding="utf-8")
+    (result,) = [r for r in run_tests(root, match=match).results]
+    return result, text.splitlines().index(failing_line) + 1
+
+
+def test_an_error_in_a_renamed_definition_keeps_its_location(tmp_path: Path) -> None:
     extra = "\ntest_err if { true }\n\ntest_err if {\n\tx := \"a\"\n\tto_number(x) == 1\n}\n"
-    path.write_text(text + extra, encoding="utf-8")
-    (result,) = [r for r in run_tests(root, match=r"test_err#01$").results]
+    result, line = _error_and_its_line(tmp_path, extra, r"test_err#01$", "\tto_number(x) == 1")
     assert result.status == "ERROR"
-    line = (text + extra).splitlines().index("\tto_number(x) == 1") + 1
     assert result.error.startswith(f"mlps/local_backup_test.rego:{line}:"), result.error
 
 
@@ -145,13 +152,8 @@ def test_a_test_defined_in_two_files_under_one_path_runs_twice(tmp_path: Path) -
 
 
 def test_an_error_under_a_head_that_spans_lines_keeps_its_line(tmp_path: Path) -> None:
-    root = _copy_policies(tmp_path)
-    path = root / "mlps" / "local_backup_test.rego"
-    text = path.read_text(encoding="utf-8")
     extra = '\ntest_m :=\n\ttrue if {\n\ttrue\n} {\n\tto_number("a") == 1\n}\n'
-    path.write_text(text + extra, encoding="utf-8")
-    (result,) = [r for r in run_tests(root, match=r"test_m#01$").results]
-    line = (text + extra).splitlines().index('\tto_number("a") == 1') + 1
+    result, line = _error_and_its_line(tmp_path, extra, r"test_m#01$", '\tto_number("a") == 1')
     assert result.status == "ERROR" and result.error.startswith(f"mlps/local_backup_test.rego:{line}:"), result.error
 
 
