@@ -4,6 +4,11 @@ Seedance does not create the cluster; the stack names it (``seedance:clusterName
 looks the cluster up at deploy time (``aws.eks.getCluster``: API endpoint, CA, service CIDR, cluster
 security group) and creates, once per stack:
 
+* the Kubernetes provider every Kubernetes object of the stack is created with
+  (:func:`kubeconfig`: the cluster's endpoint and CA, credentials from ``aws eks get-token``), so
+  those objects land in this cluster and never in whatever context the deployer's kubeconfig
+  happens to select;
+
 * a node IAM role (EC2 trust only) with the three AWS-managed node policies — worker node, CNI and
   read-only ECR — and its instance profile;
 * an EKS access entry of type ``EC2_LINUX`` for that role, so nodes may register (the cluster's
@@ -21,11 +26,13 @@ autoscaler finds the group and can scale it up from zero.
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_aws as aws
+import pulumi_kubernetes as k8s
 import yaml
 
 from components.common import child, mig_memory, policy_json, require
@@ -106,6 +113,28 @@ def node_user_data(cluster_name: str, endpoint: str, certificate_authority: str,
     return base64.b64encode(text.encode()).decode()
 
 
+def kubeconfig(cluster_name: str, region: str, endpoint: str, certificate_authority: str) -> str:
+    """A kubeconfig (JSON) for one EKS cluster: its API endpoint and CA, and an ``exec`` credential
+    plugin that asks the AWS CLI for a token with the deployer's own AWS credentials (the same
+    command ``aws eks update-kubeconfig`` writes)."""
+    user = {
+        "exec": {
+            "apiVersion": "client.authentication.k8s.io/v1beta1",
+            "command": "aws",
+            "args": ["--region", region, "eks", "get-token", "--cluster-name", cluster_name, "--output", "json"],
+            "interactiveMode": "Never",
+        }
+    }
+    return json.dumps({
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": cluster_name, "cluster": {"server": endpoint, "certificate-authority-data": certificate_authority}}],
+        "users": [{"name": cluster_name, "user": user}],
+        "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
+        "current-context": cluster_name,
+    }, sort_keys=True)
+
+
 AUTOSCALER_PREFIX = "k8s.io/cluster-autoscaler"
 
 
@@ -130,6 +159,19 @@ def autoscaler_tags(cluster_name: str, labels: Mapping[str, str], taints: Sequen
     return tags
 
 
+#: The node label the Cluster Autoscaler (AWS) reads to know a node has GPUs before the device plugin
+#: advertises them; without it, it may add nodes again while the first one brings its GPUs up.
+ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"
+
+
+def accelerator_label(fleet: Fleet) -> dict[str, str]:
+    """``k8s.amazonaws.com/accelerator`` for NVIDIA GPU fleets (the autoscaler checks its presence;
+    the value names the GPU, e.g. ``nvidia-a10g``); nothing for CPU and Neuron fleets."""
+    if fleet.gpu is None or device_resource(fleet.gpu.model) != "nvidia.com/gpu":
+        return {}
+    return {ACCELERATOR_LABEL: f"nvidia-{fleet.gpu.model.value.lower()}"}
+
+
 def node_gpu_resources(fleet: Fleet) -> dict[str, str]:
     """Extended resources a node of the fleet advertises when GPU sharing multiplies them.
 
@@ -149,6 +191,7 @@ def node_gpu_resources(fleet: Fleet) -> dict[str, str]:
 @dataclass
 class ClusterJoinArgs:
     cluster_name: str
+    region: str
     tags: dict[str, str] = field(default_factory=dict)
 
     def validate(self) -> None:
@@ -161,6 +204,7 @@ class ClusterJoin(pulumi.ComponentResource):
     instance_profile_arn: pulumi.Output[str]
     node_role_arn: pulumi.Output[str]
     cluster_security_group_id: pulumi.Output[str]
+    kubernetes: k8s.Provider
 
     def __init__(self, name: str, args: ClusterJoinArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("seedance:cluster:ClusterJoin", name, None, opts)
@@ -200,6 +244,12 @@ class ClusterJoin(pulumi.ComponentResource):
         self.instance_profile_arn = profile.arn
         self.node_role_arn = role.arn
         self.cluster_security_group_id = cluster.vpc_config.apply(lambda v: v.cluster_security_group_id)
+        self.kubernetes = k8s.Provider(
+            f"{name}-kubernetes",
+            kubeconfig=pulumi.Output.all(self._endpoint, self._ca).apply(
+                lambda v: kubeconfig(args.cluster_name, args.region, v[0], v[1])),
+            opts=child(self),
+        )
         self.register_outputs(
             {
                 "instance_profile_arn": self.instance_profile_arn,

@@ -24,7 +24,7 @@ import pulumi_aws as aws
 
 from components.common import ComponentArgsError, child, require
 from seedance.gpus import NEURON_MODELS
-from seedance.planner.plan import FleetPlan
+from seedance.planner.plan import FleetPlan, InstanceChoice
 from seedance.policy.model import AllocationStrategy, Fleet, OffPeakWindow, SlaTier
 
 log = logging.getLogger(__name__)
@@ -129,6 +129,47 @@ class SpotRiFleetArgs:
         return self.fleet.sla is SlaTier.GOLD and self.fleet.gpu is not None and self.plan.on_demand_base > 0
 
 
+@dataclass(frozen=True)
+class GroupShape:
+    """What the Auto Scaling group is given: its instance types and sizes.
+
+    A group nobody else scales uses weighted capacity: sizes count the fleet's units and each type
+    weighs the units one instance holds. The Cluster Autoscaler (AWS) cannot work with that: it
+    counts the desired capacity in nodes and builds its node template from the first type only
+    (kubernetes/autoscaler#4851). So a group it manages keeps only the types of the smallest weight,
+    without weights, and its sizes count instances of that weight."""
+
+    instance_types: list[InstanceChoice]
+    weighted: bool
+    units_per_instance: int
+    min_size: int
+    desired: int
+    max_size: int
+    on_demand_base: int
+
+    def instances(self, units: int) -> int:
+        """Group size for ``units`` of the fleet: instances enough to hold them, within max_size."""
+        return units if self.weighted else min(-(-units // self.units_per_instance), self.max_size)
+
+
+def group_shape(plan: FleetPlan, autoscaler_managed: bool) -> GroupShape:
+    if not autoscaler_managed:
+        return GroupShape(list(plan.instance_types), True, 1, plan.min_size, plan.desired, plan.max_size, plan.on_demand_base)
+    w = min(c.weight for c in plan.instance_types)
+    types = [c for c in plan.instance_types if c.weight == w]
+    dropped = [c.instance_type for c in plan.instance_types if c.weight != w]
+    if dropped:
+        log.info("fleet %s: the Cluster Autoscaler manages its group, which therefore lists only its %d-unit types "
+                 "(%s), not %s", plan.name, w, ", ".join(c.instance_type for c in types), ", ".join(dropped))
+    max_size = plan.max_size // w  # never more units than capacity.max
+    require(max_size >= 1 or plan.max_size == 0, f"fleets[{plan.name}].capacity.max",
+            f"expected at least one instance of the smallest type ({types[0].instance_type}, {w} units), "
+            f"got a maximum of {plan.max_size} units")
+    shape = GroupShape(types, False, w, 0, 0, max_size, 0)
+    return GroupShape(types, False, w, shape.instances(plan.min_size), shape.instances(plan.desired), max_size,
+                      shape.instances(plan.on_demand_base))
+
+
 class SpotRiFleet(pulumi.ComponentResource):
     """Launch template, Auto Scaling group, security group, checkpoint lifecycle hook, off-peak
     schedules and (gold GPU fleets) on-demand capacity reservations for one fleet."""
@@ -202,21 +243,22 @@ class SpotRiFleet(pulumi.ComponentResource):
             opts=child(self),
         )
 
-        reservations = self._capacity_reservations(name, args, tags) if reserve else []
+        shape = group_shape(plan, args.autoscaler_managed)
+        reservations = self._capacity_reservations(name, args, shape, tags) if reserve else []
 
         spot = plan.spot_share_above_base > 0
         asg = aws.autoscaling.Group(
             f"{name}-asg",
-            min_size=plan.min_size,
-            max_size=plan.max_size,
-            desired_capacity=plan.desired,
+            min_size=shape.min_size,
+            max_size=shape.max_size,
+            desired_capacity=shape.desired,
             vpc_zone_identifiers=list(args.subnet_ids),
             capacity_rebalance=spot,
             health_check_type="EC2",
             wait_for_capacity_timeout="0",
             mixed_instances_policy=aws.autoscaling.GroupMixedInstancesPolicyArgs(
                 instances_distribution=aws.autoscaling.GroupMixedInstancesPolicyInstancesDistributionArgs(
-                    on_demand_base_capacity=plan.on_demand_base,
+                    on_demand_base_capacity=shape.on_demand_base,
                     on_demand_percentage_above_base_capacity=plan.on_demand_percentage_above_base,
                     on_demand_allocation_strategy="prioritized",
                     spot_allocation_strategy=plan.allocation_strategy,
@@ -228,9 +270,9 @@ class SpotRiFleet(pulumi.ComponentResource):
                     ),
                     overrides=[
                         aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateOverrideArgs(
-                            instance_type=c.instance_type, weighted_capacity=str(c.weight)
+                            instance_type=c.instance_type, weighted_capacity=str(c.weight) if shape.weighted else None
                         )
-                        for c in plan.instance_types
+                        for c in shape.instance_types
                     ],
                 ),
             ),
@@ -258,7 +300,7 @@ class SpotRiFleet(pulumi.ComponentResource):
                          fleet.name, fleet.checkpoint.write_seconds)
 
         for i, window in enumerate(fleet.off_peak):
-            self._schedule(name, i, window, plan, asg, args.autoscaler_managed)
+            self._schedule(name, i, window, shape, asg, args.autoscaler_managed)
 
         self.asg_name = asg.name
         self.launch_template_id = lt.id
@@ -273,9 +315,10 @@ class SpotRiFleet(pulumi.ComponentResource):
             }
         )
 
-    def _capacity_reservations(self, name: str, args: SpotRiFleetArgs, tags: dict[str, str]) -> list[aws.ec2.CapacityReservation]:
+    def _capacity_reservations(self, name: str, args: SpotRiFleetArgs, shape: GroupShape,
+                               tags: dict[str, str]) -> list[aws.ec2.CapacityReservation]:
         """On-demand capacity reservations for the base, spread round-robin over the AZs."""
-        first = args.plan.instance_types[0]
+        first = shape.instance_types[0]
         instances = math.ceil(args.plan.on_demand_base / first.weight)
         per_az = [0] * len(args.availability_zones)
         for i in range(instances):
@@ -301,7 +344,7 @@ class SpotRiFleet(pulumi.ComponentResource):
             )
         return out
 
-    def _schedule(self, name: str, i: int, window: OffPeakWindow, plan: FleetPlan, asg: aws.autoscaling.Group,
+    def _schedule(self, name: str, i: int, window: OffPeakWindow, shape: GroupShape, asg: aws.autoscaling.Group,
                   autoscaled: bool) -> None:
         """Scheduled actions for an off-peak window.
 
@@ -316,9 +359,9 @@ class SpotRiFleet(pulumi.ComponentResource):
             autoscaling_group_name=asg.name,
             recurrence=window_crons(window.cron.strip(), window.hours)[0],
             time_zone="Etc/UTC",
-            min_size=max(plan.min_size, window.desired),
-            max_size=max(plan.max_size, window.desired),
-            desired_capacity=window.desired,
+            min_size=max(shape.min_size, shape.instances(window.desired)),
+            max_size=max(shape.max_size, shape.instances(window.desired)),
+            desired_capacity=shape.instances(window.desired),
             opts=child(self),
         )
         aws.autoscaling.Schedule(
@@ -327,8 +370,8 @@ class SpotRiFleet(pulumi.ComponentResource):
             autoscaling_group_name=asg.name,
             recurrence=window_end_cron(window.cron.strip(), window.hours),
             time_zone="Etc/UTC",
-            min_size=plan.min_size,
-            max_size=plan.max_size,
-            desired_capacity=SCHEDULE_UNCHANGED if autoscaled else plan.desired,
+            min_size=shape.min_size,
+            max_size=shape.max_size,
+            desired_capacity=SCHEDULE_UNCHANGED if autoscaled else shape.desired,
             opts=child(self),
         )

@@ -76,6 +76,9 @@ class GpuSharingArgs:
 
 class GpuSharing(pulumi.ComponentResource):
     node_labels: dict[str, dict[str, str]]  # fleet -> labels its nodes need
+    # what the GPU operator's ClusterPolicy must name for the configs to be read (Seedance does not
+    # install or patch the operator): Helm value path -> value
+    operator_settings: dict[str, str]
 
     def __init__(self, name: str, args: GpuSharingArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("seedance:gpu:GpuSharing", name, None, opts)
@@ -85,7 +88,9 @@ class GpuSharing(pulumi.ComponentResource):
         mig = [f for f in fleets if f.gpu_sharing and f.gpu_sharing.mig]
         labels = args.tag_set.labels()
         self.node_labels = {}
+        self.operator_settings = {}
         if sliced:
+            self.operator_settings["devicePlugin.config.name"] = TIME_SLICING_CONFIGMAP
             data = {}
             for f in sliced:
                 assert f.gpu_sharing and f.gpu_sharing.time_slicing
@@ -98,6 +103,7 @@ class GpuSharing(pulumi.ComponentResource):
                 opts=child(self),
             )
         if mig:
+            self.operator_settings.update({"migManager.config.name": MIG_CONFIGMAP, "mig.strategy": "single"})
             for f in mig:
                 self.node_labels[f.name] = {MIG_LABEL: mig_config_name(f)}
             k8s.core.v1.ConfigMap(
@@ -106,4 +112,4 @@ class GpuSharing(pulumi.ComponentResource):
                 data={"config.yaml": yaml.safe_dump(mig_configs(mig), sort_keys=False)},
                 opts=child(self),
             )
-        self.register_outputs({"node_labels": self.node_labels})
+        self.register_outputs({"node_labels": self.node_labels, "operator_settings": self.operator_settings})

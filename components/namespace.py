@@ -1,17 +1,20 @@
 """FleetNamespace: one Kubernetes namespace per fleet with default-deny network policies.
 
 Everything is denied in and out except DNS to kube-system; workloads add their own allow rules.
-Pod Security admission enforces ``baseline`` and warns on ``restricted``.
+Pod Security admission enforces ``baseline`` and warns on ``restricted``. A LimitRange holds every
+container to the policy's overcommit cap (limit / request of CPU and memory), also for pods applied
+outside the stack.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.common import TagSet, child, require
+from components.common import TagSet, child, quantity, require
 from seedance.policy.model import Fleet
 
 
@@ -21,10 +24,13 @@ class FleetNamespaceArgs:
     tag_set: TagSet
     pod_security: str = "baseline"  # secure default; "restricted" where workloads allow it
     allow_dns: bool = True
+    overcommit_cap: float | None = None  # scheduling.overcommitCap; None: no LimitRange
 
     def validate(self) -> None:
         require(self.pod_security in ("baseline", "restricted"), "FleetNamespaceArgs.pod_security",
                 f"expected 'baseline' or 'restricted', got {self.pod_security!r}")
+        require(self.overcommit_cap is None or self.overcommit_cap >= 1, "scheduling.overcommitCap",
+                f"expected >= 1, got {self.overcommit_cap}")
 
 
 class FleetNamespace(pulumi.ComponentResource):
@@ -56,6 +62,17 @@ class FleetNamespace(pulumi.ComponentResource):
             spec=k8s.networking.v1.NetworkPolicySpecArgs(pod_selector=k8s.meta.v1.LabelSelectorArgs(), policy_types=["Ingress", "Egress"]),
             opts=in_ns,
         )
+        if args.overcommit_cap is not None:
+            # rounded down to a milli-unit, so the LimitRange never allows more than the cap
+            cap = args.overcommit_cap
+            ratio = quantity(cap) if float(cap).is_integer() else f"{math.floor(cap * 1000 + 1e-9)}m"
+            k8s.core.v1.LimitRange(
+                f"{name}-overcommit",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name="overcommit-cap", namespace=f.name, labels=labels),
+                spec=k8s.core.v1.LimitRangeSpecArgs(limits=[k8s.core.v1.LimitRangeItemArgs(
+                    type="Container", max_limit_request_ratio={"cpu": ratio, "memory": ratio})]),
+                opts=in_ns,
+            )
         if args.allow_dns:
             k8s.networking.v1.NetworkPolicy(
                 f"{name}-allow-dns",

@@ -14,7 +14,7 @@ import pulumi_aws as aws
 
 from components.audit import AuditBaseline, AuditBaselineArgs
 from components.budget import BudgetGuard, BudgetGuardArgs
-from components.cluster import ClusterJoin, ClusterJoinArgs, autoscaler_tags, node_gpu_resources
+from components.cluster import ClusterJoin, ClusterJoinArgs, accelerator_label, autoscaler_tags, node_gpu_resources
 from components.common import PURPOSE_BY_WORKLOAD, TagSet, require
 from components.fleet import SpotRiFleet, SpotRiFleetArgs
 from components.gpu_sharing import GpuSharing, GpuSharingArgs
@@ -84,8 +84,8 @@ class Platform:
     cluster: ClusterJoin | None
     network: CostAwareNetwork
     storage: StorageTiers
-    scheduling: CostAwareScheduling
-    gpu_sharing: GpuSharing
+    scheduling: CostAwareScheduling | None  # the Kubernetes side exists only with a cluster
+    gpu_sharing: GpuSharing | None
     budget: BudgetGuard
     audit: AuditBaseline
 
@@ -99,7 +99,10 @@ class Platform:
             "budget": self.budget.budget_name,
             "budgetTopicArn": self.budget.topic_arn,  # for `seedance budget respond --verify-signature --topic-arn`
             "trail": self.audit.trail_arn,
-            "gpuNodeLabels": self.gpu_sharing.node_labels,
+            **({"gpuNodeLabels": self.gpu_sharing.node_labels} if self.gpu_sharing else {}),
+            # what the cluster's own software must be pointed at (Seedance writes configuration only)
+            **({"kubernetes": {**self.scheduling.wiring, "gpuOperatorSettings": self.gpu_sharing.operator_settings}}
+               if self.scheduling and self.gpu_sharing else {}),
             **({"nodeRoleArn": self.cluster.node_role_arn} if self.cluster else {}),
         }
 
@@ -143,10 +146,17 @@ def build_platform(args: PlatformArgs) -> Platform:
         )
         replica_key_arn = replica_key.key_arn
 
-    gpu_sharing = GpuSharing("gpu-sharing", GpuSharingArgs(fleets=list(policy.fleets), tag_set=tag_set))
+    # The Kubernetes side (namespaces, StorageClasses, scheduling, GPU sharing) goes to the named
+    # cluster through its own provider, never to the deployer's current kubeconfig context; a stack
+    # that names no cluster has no Kubernetes objects.
     cluster = None
+    gpu_sharing = None
+    k8s_opts = None
     if args.cluster_name:
-        cluster = ClusterJoin("cluster", ClusterJoinArgs(args.cluster_name, tags=tag_set.for_resource(purpose="cluster-access")), aws_opts)
+        cluster = ClusterJoin("cluster", ClusterJoinArgs(args.cluster_name, cloud.region,
+                                                         tags=tag_set.for_resource(purpose="cluster-access")), aws_opts)
+        k8s_opts = pulumi.ResourceOptions(providers=[cluster.kubernetes])
+        gpu_sharing = GpuSharing("gpu-sharing", GpuSharingArgs(fleets=list(policy.fleets), tag_set=tag_set), k8s_opts)
     fleets: dict[str, SpotRiFleet] = {}
     namespaces: dict[str, FleetNamespace] = {}
     for fleet in policy.fleets:
@@ -155,7 +165,8 @@ def build_platform(args: PlatformArgs) -> Platform:
             pulumi.log.warn(f"fleet {fleet.name}: no seedance:clusterName, so its {fleet.capacity.desired} node(s) "
                             "start, and bill, without joining a cluster")
         if cluster is not None:
-            labels = {**tag_set.labels(fleet=fleet), **gpu_sharing.node_labels.get(fleet.name, {})}
+            assert gpu_sharing is not None
+            labels = {**tag_set.labels(fleet=fleet), **accelerator_label(fleet), **gpu_sharing.node_labels.get(fleet.name, {})}
             taints = fleet.node_taints()
             join = dict(instance_profile_arn=cluster.instance_profile_arn, user_data=cluster.user_data(labels, taints),
                         extra_security_group_ids=[cluster.cluster_security_group_id],
@@ -176,7 +187,9 @@ def build_platform(args: PlatformArgs) -> Platform:
             ),
             aws_opts,
         )
-        namespaces[fleet.name] = FleetNamespace(fleet.name, FleetNamespaceArgs(fleet=fleet, tag_set=tag_set))
+        if k8s_opts is not None:
+            namespaces[fleet.name] = FleetNamespace(fleet.name, FleetNamespaceArgs(fleet=fleet, tag_set=tag_set,
+                                                                                overcommit_cap=policy.scheduling.overcommit_cap), k8s_opts)
 
     network = CostAwareNetwork(
         "network",
@@ -204,18 +217,22 @@ def build_platform(args: PlatformArgs) -> Platform:
             replica_region=replica_region,
             replica_kms_key_arn=replica_key_arn,
             account_id=account_id,
+            kubernetes=cluster is not None,
         ),
-        aws_opts,
+        pulumi.ResourceOptions(providers=[provider, cluster.kubernetes]) if cluster is not None else aws_opts,
     )
-    scheduling = CostAwareScheduling(
-        "scheduling",
-        CostAwareSchedulingArgs(
-            scheduling=policy.scheduling,
-            fleets=list(policy.fleets),
-            tag_set=tag_set,
-            namespaces={n: ns.namespace for n, ns in namespaces.items()},
-        ),
-    )
+    scheduling = None
+    if k8s_opts is not None:
+        scheduling = CostAwareScheduling(
+            "scheduling",
+            CostAwareSchedulingArgs(
+                scheduling=policy.scheduling,
+                fleets=list(policy.fleets),
+                tag_set=tag_set,
+                namespaces={n: ns.namespace for n, ns in namespaces.items()},
+            ),
+            k8s_opts,
+        )
     budget = BudgetGuard(
         "budget",
         BudgetGuardArgs(

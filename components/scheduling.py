@@ -3,12 +3,16 @@ descheduler policy and HorizontalPodAutoscalers on the declared external metric.
 
 The scheduler profile (``seedance-gpu-scheduler``) scores nodes with NodeResourcesFit
 ``MostAllocated`` weighted towards ``nvidia.com/gpu`` so GPU pods pack onto busy nodes and empty
-nodes can scale in; default topology spread keeps replicas across zones. The descheduler evicts
-from under-used nodes (LowNodeUtilization) and recycles long-lived pods (PodLifeTime).
+nodes can scale in; default topology spread keeps replicas across zones. The descheduler works with
+the scoring: with bin-packing it evicts the pods of under-used nodes (HighNodeUtilization, which
+upstream pairs with MostAllocated) so they repack and the empty node scales in; without it, it moves
+pods from over-used onto under-used nodes (LowNodeUtilization). PodLifeTime recycles long-lived
+serving pods of the inference and api fleets only, never training jobs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pulumi
@@ -20,6 +24,7 @@ from seedance.gpus import instances_per_gpu
 from seedance.policy.model import Fleet, Scheduling, SlaTier, Workload
 
 SCHEDULER_NAME = "seedance-gpu-scheduler"
+DESCHEDULER_CONFIGMAP = "seedance-descheduler-policy"
 GPU_RESOURCE = "nvidia.com/gpu"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 GPU_WEIGHT = 5  # relative to cpu and memory (1 each)
@@ -66,22 +71,26 @@ def scheduler_config(s: Scheduling) -> dict:
     }
 
 
-def descheduler_policy(s: Scheduling) -> dict:
-    """DeschedulerPolicy (descheduler/v1alpha2)."""
+def descheduler_policy(s: Scheduling, fleets: Sequence[Fleet] = ()) -> dict:
+    """DeschedulerPolicy (descheduler/v1alpha2), matched to the scheduler's scoring."""
     d = s.descheduler
     plugin_config: list[dict] = [
         {"name": "DefaultEvictor", "args": {"evictLocalStoragePods": False, "ignorePvcPods": True}},
-        {
-            "name": "LowNodeUtilization",
-            "args": {
-                "thresholds": {"cpu": d.cpu_below_pct, "memory": d.memory_below_pct},
-                "targetThresholds": {"cpu": d.target_above_pct, "memory": d.target_above_pct},
-            },
-        },
     ]
-    plugins: dict[str, dict] = {"balance": {"enabled": ["LowNodeUtilization"]}}
-    if d.pod_lifetime_hours is not None:
-        plugin_config.append({"name": "PodLifeTime", "args": {"maxPodLifeTimeSeconds": d.pod_lifetime_hours * 3600}})
+    if s.gpu_bin_packing:
+        # extended resources count only when listed in the thresholds
+        plugin_config.append({"name": "HighNodeUtilization", "args": {
+            "thresholds": {"cpu": d.cpu_below_pct, "memory": d.memory_below_pct, GPU_RESOURCE: d.gpu_below_pct}}})
+        plugins: dict[str, dict] = {"balance": {"enabled": ["HighNodeUtilization"]}}
+    else:
+        plugin_config.append({"name": "LowNodeUtilization", "args": {
+            "thresholds": {"cpu": d.cpu_below_pct, "memory": d.memory_below_pct},
+            "targetThresholds": {"cpu": d.target_above_pct, "memory": d.target_above_pct}}})
+        plugins = {"balance": {"enabled": ["LowNodeUtilization"]}}
+    serving = sorted(f.name for f in fleets if f.workload in (Workload.INFERENCE, Workload.API))
+    if d.pod_lifetime_hours is not None and serving:
+        plugin_config.append({"name": "PodLifeTime", "args": {
+            "maxPodLifeTimeSeconds": d.pod_lifetime_hours * 3600, "namespaces": {"include": serving}}})
         plugins["deschedule"] = {"enabled": ["PodLifeTime"]}
     return {
         "apiVersion": "descheduler/v1alpha2",
@@ -128,9 +137,14 @@ class CostAwareSchedulingArgs:
 
 
 class CostAwareScheduling(pulumi.ComponentResource):
+    """Seedance writes the configuration; it does not run a second kube-scheduler or the descheduler,
+    and it cannot set ``schedulerName`` / ``priorityClassName`` on pods it does not create. The
+    stack exports what to wire up (see :attr:`wiring`)."""
+
     priority_classes: dict[str, str]
     scheduler_name: str
     hpa_names: list[str]
+    wiring: dict
 
     def __init__(self, name: str, args: CostAwareSchedulingArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("seedance:scheduling:CostAwareScheduling", name, None, opts)
@@ -160,11 +174,21 @@ class CostAwareScheduling(pulumi.ComponentResource):
         )
         k8s.core.v1.ConfigMap(
             f"{name}-descheduler-policy",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name="seedance-descheduler-policy", namespace=args.system_namespace, labels=labels),
-            data={"policy.yaml": _dump(descheduler_policy(s))},
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=DESCHEDULER_CONFIGMAP, namespace=args.system_namespace, labels=labels),
+            data={"policy.yaml": _dump(descheduler_policy(s, args.fleets))},
             opts=child(self),
         )
         self.scheduler_name = SCHEDULER_NAME
+        policy = descheduler_policy(s, args.fleets)
+        self.wiring = {
+            "schedulerName": SCHEDULER_NAME,
+            "schedulerConfigMap": f"{args.system_namespace}/{SCHEDULER_NAME}",
+            "deschedulerConfigMap": f"{args.system_namespace}/{DESCHEDULER_CONFIGMAP}",
+            # the descheduler Helm chart's values (it renders its own ConfigMap from them)
+            "deschedulerChartValues": {"deschedulerPolicyAPIVersion": policy["apiVersion"],
+                                       "deschedulerPolicy": {"profiles": policy["profiles"]}},
+            "priorityClassNames": {f.name: priority_class_name(f.sla) for f in args.fleets},
+        }
 
         self.hpa_names = []
         for f in args.fleets:
@@ -192,4 +216,5 @@ class CostAwareScheduling(pulumi.ComponentResource):
                 opts=child(self, depends_on=[ns] if ns is not None else None),
             )
             self.hpa_names.append(f"{f.name}/{f.name}")
-        self.register_outputs({"priority_classes": self.priority_classes, "scheduler_name": self.scheduler_name, "hpa_names": self.hpa_names})
+        self.register_outputs({"priority_classes": self.priority_classes, "scheduler_name": self.scheduler_name,
+                               "hpa_names": self.hpa_names, "wiring": self.wiring})

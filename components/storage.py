@@ -78,6 +78,8 @@ class StorageTiersArgs:
     replica_region: str | None = None
     replica_kms_key_arn: pulumi.Input[str] | None = None
     account_id: pulumi.Input[str] | None = None
+    # False when the stack names no cluster: the StorageClasses would have nowhere to go
+    kubernetes: bool = True
 
     def validate(self) -> None:
         for sc in self.classes:
@@ -112,7 +114,7 @@ class StorageTiers(pulumi.ComponentResource):
         super().__init__("seedance:storage:StorageTiers", name, None, opts)
         args.validate()
         self.storage_class_names = []
-        for sc in args.classes:
+        for sc in args.classes if args.kubernetes else []:
             self._storage_class(name, sc, args)
             self.storage_class_names.append(sc.name)
         names: dict[str, pulumi.Output[str]] = {}

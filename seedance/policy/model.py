@@ -447,10 +447,20 @@ class TopologySpread(_Model):
 
 
 class Descheduler(_Model):
-    cpu_below_pct: Annotated[int, Field(ge=0, le=100)] = 20
-    memory_below_pct: Annotated[int, Field(ge=0, le=100)] = 20
-    target_above_pct: Annotated[int, Field(ge=0, le=100)] = 50
-    pod_lifetime_hours: PositiveInt | None = None
+    cpu_below_pct: Annotated[int, Field(ge=0, le=100, description=(
+        "A node whose requested CPU is below this percentage is under-used. With gpuBinPacking the descheduler "
+        "(HighNodeUtilization) evicts the pods of under-used nodes so they repack onto busy ones and the "
+        "autoscaler removes the empty node; without it (LowNodeUtilization) pods move from over-used nodes "
+        "(above targetAbovePct) onto under-used ones."))] = 20
+    memory_below_pct: Annotated[int, Field(ge=0, le=100, description="As cpuBelowPct, for requested memory.")] = 20
+    gpu_below_pct: Annotated[int, Field(ge=0, le=100, description=(
+        "As cpuBelowPct, for requested accelerators (nvidia.com/gpu); used with gpuBinPacking."))] = 20
+    target_above_pct: Annotated[int, Field(ge=0, le=100, description=(
+        "Without gpuBinPacking: nodes above this percentage of requested CPU and memory give pods to "
+        "under-used ones. Not used with gpuBinPacking."))] = 50
+    pod_lifetime_hours: PositiveInt | None = Field(default=None, description=(
+        "Evict pods of inference and api fleets older than this (PodLifeTime), so long-lived replicas are "
+        "rescheduled onto cheaper or fuller nodes; other fleets' pods (training jobs) are never evicted for age."))
 
 
 class Priorities(_Model):

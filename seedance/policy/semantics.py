@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from seedance.gpus import mig_profiles
+from seedance.gpus import NEURON_MODELS, mig_profiles
 from seedance.policy.cron import CronError, Window, first_clash, format_minute_of_week, parse_window_cron
 from seedance.policy.model import (
     BindingMode,
@@ -179,6 +179,10 @@ def _budget(b: Budget, region: str | None) -> list[Issue]:
     return out
 
 
+#: Namespaces other software owns (besides ``default`` and ``kube-*``): a fleet must not take one over.
+SYSTEM_NAMESPACES = frozenset({"gpu-operator", "amazon-cloudwatch", "cert-manager"})
+
+
 def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issue]:
     out: list[Issue] = []
     for k in _dupes([f.name for _, f in fleets]):
@@ -186,6 +190,9 @@ def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issu
         out.append((("fleets", i, "name"), f"fleet name {f.name!r} is used twice"))
     for i, f in fleets:
         at = ("fleets", i)
+        if f.name == "default" or f.name.startswith("kube-") or f.name in SYSTEM_NAMESPACES:
+            out.append((at + ("name",), f"{f.name!r} is a namespace Kubernetes or the GPU operator owns, and each "
+                        "fleet gets a namespace of its name with a default-deny network policy; choose another name"))
         if (f.gpu is None) == (f.cpu is None):
             out.append((at, "a fleet needs exactly one of 'gpu' or 'cpu'"))
         c = f.capacity
@@ -229,6 +236,9 @@ def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issu
                 out.append((at + ("gpuSharing",), "give exactly one of 'mig' or 'timeSlicing'"))
             if f.gpu is None:
                 out.append((at + ("gpuSharing",), "GPU sharing needs a 'gpu' requirement"))
+            elif f.gpu.model in NEURON_MODELS:
+                out.append((at + ("gpuSharing",), f"{f.gpu.model.value} has no GPU sharing (the Neuron device plugin "
+                            "neither time-slices nor partitions); remove 'gpuSharing'"))
             elif gs.mig is not None:
                 valid = mig_profiles(f.gpu.model, f.gpu.memory_gib)
                 if not valid:
@@ -373,7 +383,8 @@ def _storage(s: Storage) -> list[Issue]:
 
 def _scheduling(s: Scheduling) -> list[Issue]:
     d = s.descheduler
-    if d.cpu_below_pct > d.target_above_pct or d.memory_below_pct > d.target_above_pct:
+    # the targets bound the low thresholds only where they are used (LowNodeUtilization, no bin-packing)
+    if not s.gpu_bin_packing and (d.cpu_below_pct > d.target_above_pct or d.memory_below_pct > d.target_above_pct):
         return [
             (
                 ("scheduling", "descheduler", "targetAbovePct"),

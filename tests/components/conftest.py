@@ -60,6 +60,15 @@ def stack(request: pytest.FixtureRequest) -> Synthesised:
     return synthesised(request.param)
 
 
+#: The example stacks that name an EKS cluster (seedance:clusterName) and so have a Kubernetes side.
+CLUSTERED_STACKS = ("eu-prod", "cn-prod")
+
+
+@pytest.fixture(params=CLUSTERED_STACKS)
+def clustered(request: pytest.FixtureRequest) -> Synthesised:
+    return synthesised(request.param)
+
+
 @pytest.fixture
 def eu() -> Synthesised:
     return synthesised("eu-prod")

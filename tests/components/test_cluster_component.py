@@ -116,7 +116,7 @@ def test_shared_gpus_advertise_more_devices() -> None:
 @pytest.mark.parametrize("name", ["", "-lead", "has space", "x" * 101, "a/b"])
 def test_cluster_name_is_checked(name: str) -> None:
     with pytest.raises(ComponentArgsError, match="cluster_name"):
-        ClusterJoinArgs(name).validate()
+        ClusterJoinArgs(name, "eu-central-1").validate()
 
 
 def test_eu_nodes_join_the_named_cluster(eu) -> None:
@@ -195,3 +195,25 @@ def test_without_a_cluster_name_nothing_is_joined(dev) -> None:
     for asg in dev.of_type("aws:autoscaling/group:Group"):
         assert not [t for t in asg.inputs["tags"] if t["key"].startswith(AUTOSCALER_PREFIX)]
     assert "nodeRoleArn" not in dev.outputs
+    # nor is anything created in a cluster: no Kubernetes provider, no Kubernetes object
+    assert not [r for r in dev.doc.resources if "kubernetes" in r.type]
+
+
+def test_kubernetes_objects_go_to_the_named_cluster_only(clustered) -> None:
+    """Every Kubernetes object is created with the stack's own provider, whose kubeconfig points at
+    the named cluster (never at the deployer's current kubeconfig context)."""
+    (provider,) = clustered.of_type("pulumi:providers:kubernetes")
+    objs = [r for r in clustered.doc.resources if r.type.startswith("kubernetes:")]
+    assert len(objs) >= 10
+    assert {r.provider for r in objs} == {provider.urn}
+    config = json.loads(provider.inputs["kubeconfig"])
+    cluster_name = clustered.one("cluster-nodes").inputs["clusterName"]
+    (cluster,) = config["clusters"]
+    endpoint = decode(clustered.one(f"{clustered.policy.fleets[0].name}-lt").inputs["userData"])["spec"]["cluster"]
+    assert cluster["cluster"] == {"server": endpoint["apiServerEndpoint"], "certificate-authority-data": endpoint["certificateAuthority"]}
+    (user,) = config["users"]
+    exec_ = user["user"]["exec"]
+    assert exec_["command"] == "aws" and exec_["apiVersion"] == "client.authentication.k8s.io/v1beta1"
+    assert exec_["args"] == ["--region", clustered.policy.cloud.region, "eks", "get-token", "--cluster-name", cluster_name, "--output", "json"]
+    assert config["current-context"] == config["contexts"][0]["name"]
+    assert config["contexts"][0]["context"] == {"cluster": cluster["name"], "user": user["name"]}

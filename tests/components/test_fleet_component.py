@@ -27,15 +27,23 @@ def test_asg_mixed_instances_policy_follows_the_plan(stack):
     for fp in stack.plan.fleets:
         inputs = stack.one(f"{fp.name}-asg").inputs
         dist = inputs["mixedInstancesPolicy"]["instancesDistribution"]
-        assert dist["onDemandBaseCapacity"] == fp.on_demand_base
-        assert dist["onDemandBaseCapacity"] >= fp.reserved_units
+        w = 1 if stack.stack == "dev" else min(c.weight for c in fp.instance_types)
+        assert dist["onDemandBaseCapacity"] == -(-fp.on_demand_base // w)
+        assert dist["onDemandBaseCapacity"] * w >= fp.reserved_units
         assert dist["onDemandPercentageAboveBaseCapacity"] == round(100 * (1 - fp.spot_share_above_base))
         assert dist["spotAllocationStrategy"] == fp.allocation_strategy
         overrides = inputs["mixedInstancesPolicy"]["launchTemplate"]["overrides"]
-        assert [(o["instanceType"], o["weightedCapacity"]) for o in overrides] == [
-            (c.instance_type, str(c.weight)) for c in fp.instance_types
-        ]
-        assert (inputs["minSize"], inputs["desiredCapacity"], inputs["maxSize"]) == (fp.min_size, fp.desired, fp.max_size)
+        if stack.stack == "dev":  # nothing else scales the group: weighted capacity, sizes in units
+            assert [(o["instanceType"], o["weightedCapacity"]) for o in overrides] == [
+                (c.instance_type, str(c.weight)) for c in fp.instance_types
+            ]
+            assert (inputs["minSize"], inputs["desiredCapacity"], inputs["maxSize"]) == (fp.min_size, fp.desired, fp.max_size)
+        else:  # the Cluster Autoscaler counts nodes: only the smallest types, unweighted
+            w = min(c.weight for c in fp.instance_types)
+            assert [o["instanceType"] for o in overrides] == [c.instance_type for c in fp.instance_types if c.weight == w]
+            assert not [o for o in overrides if "weightedCapacity" in o]
+            if w == 1:
+                assert (inputs["minSize"], inputs["desiredCapacity"], inputs["maxSize"]) == (fp.min_size, fp.desired, fp.max_size)
         assert inputs["capacityRebalance"] is (fp.spot_share_above_base > 0)
         assert inputs["vpcZoneIdentifiers"] == list(stack.policy.cloud.subnet_ids)
         spec = inputs["mixedInstancesPolicy"]["launchTemplate"]["launchTemplateSpecification"]

@@ -7,7 +7,7 @@ import yaml
 
 from components.common import ComponentArgsError, TagSet
 from components.gpu_sharing import GpuSharingArgs
-from components.scheduling import hpa_bounds, pods_per_node
+from components.scheduling import descheduler_policy, hpa_bounds, pods_per_node
 from seedance.policy.model import Fleet
 
 PC = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
@@ -17,8 +17,8 @@ NS = "kubernetes:core/v1:Namespace"
 NP = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
 
 
-def test_priority_classes(stack):
-    pcs = {r.inputs["metadata"]["name"]: r.inputs for r in stack.of_type(PC)}
+def test_priority_classes(clustered):
+    pcs = {r.inputs["metadata"]["name"]: r.inputs for r in clustered.of_type(PC)}
     assert {n: (p["value"], p["preemptionPolicy"], p["globalDefault"]) for n, p in pcs.items()} == {
         "seedance-gold": (1_000_000, "PreemptLowerPriority", False),
         "seedance-silver": (100_000, "PreemptLowerPriority", False),
@@ -45,10 +45,28 @@ def test_descheduler_policy(eu):
     policy = yaml.safe_load(eu.one("scheduling-descheduler-policy").inputs["data"]["policy.yaml"])
     (profile,) = policy["profiles"]
     plugins = {p["name"]: p["args"] for p in profile["pluginConfig"]}
-    # base.yaml: cpuBelowPct 20, memoryBelowPct 20, targetAbovePct 60, podLifetimeHours 72
-    assert plugins["LowNodeUtilization"] == {"thresholds": {"cpu": 20, "memory": 20}, "targetThresholds": {"cpu": 60, "memory": 60}}
-    assert plugins["PodLifeTime"] == {"maxPodLifeTimeSeconds": 72 * 3600}
-    assert profile["plugins"] == {"balance": {"enabled": ["LowNodeUtilization"]}, "deschedule": {"enabled": ["PodLifeTime"]}}
+    # base.yaml: gpuBinPacking on, cpuBelowPct 20, memoryBelowPct 20, podLifetimeHours 72. Bin-packing
+    # pairs with HighNodeUtilization (drain under-used nodes so they scale in), never with
+    # LowNodeUtilization, which spreads pods back out; the GPU counts only when listed.
+    assert plugins["HighNodeUtilization"] == {"thresholds": {"cpu": 20, "memory": 20, "nvidia.com/gpu": 20}}
+    assert "LowNodeUtilization" not in plugins
+    # age-based eviction only for the serving fleets, never for training jobs
+    serving = sorted(f.name for f in eu.policy.fleets if f.workload.value in ("inference", "api"))
+    assert serving and "llm-train" not in serving
+    assert plugins["PodLifeTime"] == {"maxPodLifeTimeSeconds": 72 * 3600, "namespaces": {"include": serving}}
+    assert profile["plugins"] == {"balance": {"enabled": ["HighNodeUtilization"]}, "deschedule": {"enabled": ["PodLifeTime"]}}
+
+
+def test_descheduler_without_bin_packing_balances(eu):
+    s = eu.policy.scheduling
+    spread = s.model_copy(update={"gpu_bin_packing": False})
+    (profile,) = descheduler_policy(spread, [f for f in eu.policy.fleets if f.workload.value == "training"])["profiles"]
+    plugins = {p["name"]: p["args"] for p in profile["pluginConfig"]}
+    d = s.descheduler
+    assert plugins["LowNodeUtilization"] == {"thresholds": {"cpu": d.cpu_below_pct, "memory": d.memory_below_pct},
+                                             "targetThresholds": {"cpu": d.target_above_pct, "memory": d.target_above_pct}}
+    assert "HighNodeUtilization" not in plugins
+    assert "PodLifeTime" not in plugins and "deschedule" not in profile["plugins"]  # no serving fleet given
 
 
 def test_hpa_on_the_external_metric(eu, dev):
@@ -62,9 +80,7 @@ def test_hpa_on_the_external_metric(eu, dev):
     assert spec["metrics"] == [
         {"type": "External", "external": {"metric": {"name": "inference_requests_per_second"}, "target": {"type": "AverageValue", "averageValue": "40"}}}
     ]
-    cap = dev.policy.fleet("inference").capacity
-    (hpa,) = [r.inputs for r in dev.of_type(HPA)]
-    assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (4 * cap.min, 4 * cap.max)
+    assert not dev.of_type(HPA)  # dev names no cluster: no Kubernetes side (see test_cluster_component)
 
 
 def test_pods_per_node_and_hpa_bounds():
@@ -78,7 +94,8 @@ def test_pods_per_node_and_hpa_bounds():
     assert hpa_bounds(fleet(gpu={"model": "A10G", "count": 2}, gpuSharing={"timeSlicing": {"replicas": 4}})) == (1, 24)
 
 
-def test_namespace_and_default_deny_per_fleet(stack):
+def test_namespace_and_default_deny_per_fleet(clustered):
+    stack = clustered
     fleets = {f.name: f for f in stack.policy.fleets}
     namespaces = {r.inputs["metadata"]["name"]: r.inputs["metadata"]["labels"] for r in stack.of_type(NS)}
     assert set(namespaces) == set(fleets)
@@ -103,7 +120,7 @@ def test_gpu_sharing_configs(eu, dev):
         "inference": {"nvidia.com/device-plugin.config": "inference"},
         "eval": {"nvidia.com/mig.config": "seedance-eval"},
     }
-    assert [r.name for r in dev.of_type(CM) if r.name.startswith("gpu-sharing")] == ["gpu-sharing-time-slicing"]
+    assert not dev.of_type(CM) and "gpuNodeLabels" not in dev.outputs  # no cluster named
 
 
 def test_gpu_sharing_rejects_a_foreign_mig_profile(eu):
@@ -112,3 +129,27 @@ def test_gpu_sharing_rejects_a_foreign_mig_profile(eu):
     args = GpuSharingArgs(fleets=[bad], tag_set=TagSet.from_policy(eu.policy, "eu-prod"))
     with pytest.raises(ComponentArgsError, match=r"^fleets\[eval\].gpuSharing.mig.profile: expected one of \['1g.5gb'"):
         args.validate()
+
+
+def test_the_stack_exports_what_the_cluster_software_must_be_pointed_at(eu, dev):
+    """Seedance writes configuration only; the exports name what a second kube-scheduler, the
+    descheduler chart, the GPU operator and the fleets' pods must use."""
+    wiring = eu.outputs["kubernetes"]
+    cm = eu.one("scheduling-scheduler-config").inputs["metadata"]
+    assert wiring["schedulerConfigMap"] == f"{cm['namespace']}/{cm['name']}"
+    profile_names = [p["schedulerName"] for p in yaml.safe_load(eu.one("scheduling-scheduler-config").inputs["data"]["scheduler-config.yaml"])["profiles"]]
+    assert wiring["schedulerName"] in profile_names
+    # the chart's values carry the same policy as the ConfigMap
+    policy = yaml.safe_load(eu.one("scheduling-descheduler-policy").inputs["data"]["policy.yaml"])
+    assert wiring["deschedulerChartValues"] == {"deschedulerPolicyAPIVersion": policy["apiVersion"],
+                                                "deschedulerPolicy": {"profiles": policy["profiles"]}}
+    # every fleet's pods get the priority class of its SLA tier, and that class exists
+    classes = {r.inputs["metadata"]["name"] for r in eu.of_type(PC)}
+    assert wiring["priorityClassNames"] == {f.name: f"seedance-{f.sla.value}" for f in eu.policy.fleets}
+    assert set(wiring["priorityClassNames"].values()) <= classes
+    # eu has a time-sliced and a MIG fleet: the operator must read both ConfigMaps
+    names = {r.inputs["metadata"]["name"] for r in eu.of_type(CM) if r.name.startswith("gpu-sharing")}
+    assert wiring["gpuOperatorSettings"] == {"devicePlugin.config.name": "seedance-time-slicing",
+                                             "migManager.config.name": "seedance-mig-config", "mig.strategy": "single"}
+    assert {wiring["gpuOperatorSettings"]["devicePlugin.config.name"], wiring["gpuOperatorSettings"]["migManager.config.name"]} == names
+    assert "kubernetes" not in dev.outputs

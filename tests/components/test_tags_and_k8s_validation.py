@@ -12,7 +12,7 @@ import json
 import kubernetes_validate
 import pytest
 
-K8S_VERSION = "1.30.0"
+K8S_VERSION = "1.31.0"  # the stacks' default seedance:eksVersion
 REQUIRED_TAGS = ("data-class", "purpose", "controller", "team", "cost-center", "environment", "owner", "seedance:stack")
 FLEET_TAGS = ("seedance:fleet", "seedance:sla")
 
@@ -74,7 +74,8 @@ def k8s_objects(stack):
     return [r for r in stack.doc.resources if r.type.startswith("kubernetes:")]
 
 
-def test_every_kubernetes_object_is_labelled(stack):
+def test_every_kubernetes_object_is_labelled(clustered):
+    stack = clustered
     objs = k8s_objects(stack)
     assert objs
     for r in objs:
@@ -85,8 +86,10 @@ def test_every_kubernetes_object_is_labelled(stack):
             assert labels["seedance.io/fleet"] and labels["seedance.io/sla"], r.name
 
 
-def test_every_kubernetes_object_validates_strictly(stack):
-    for r in k8s_objects(stack):
+def test_every_kubernetes_object_validates_strictly(clustered):
+    objs = k8s_objects(clustered)
+    assert len(objs) >= 10
+    for r in objs:
         kubernetes_validate.validate(r.inputs, K8S_VERSION, strict=True)
 
 
