@@ -1,9 +1,10 @@
 """SpotRiFleet: one GPU (or CPU) node fleet as a launch template + mixed-instances Auto Scaling group.
 
 The plan decides the purchase mix: ``OnDemandBaseCapacity`` is the plan's on-demand base (which
-covers the reserved units, so reservations are always used), ``OnDemandPercentageAboveBaseCapacity``
-is ``round(100 x (1 - spot share))``, the spot allocation strategy and the ranked instance types
-(with weights) come from the plan.
+covers the reserved units, so reservations are always used, up to ``capacity.max``: held units above
+it bill idle), ``OnDemandPercentageAboveBaseCapacity`` is ``ceil(100 x (1 - spot share))`` (never
+more spot than ``maxShare``), the spot allocation strategy and the ranked instance types (with
+weights; see :func:`group_shape` for groups a Cluster Autoscaler manages) come from the plan.
 
 Spot interruption behaviour: instances that an Auto Scaling group launches on spot are always
 *terminated* on interruption (and a launch template with ``instanceMarketOptions`` is rejected by
@@ -100,8 +101,11 @@ class SpotRiFleetArgs:
             require(choice.weight >= 1, f"SpotRiFleetArgs.plan.instance_types[{i}].weight", f"expected >= 1, got {choice.weight}")
         require(0 <= p.min_size <= p.desired <= p.max_size, "SpotRiFleetArgs.plan.min_size/desired/max_size",
                 f"expected 0 <= min <= desired <= max; got {p.min_size}/{p.desired}/{p.max_size}")
-        require(0 <= p.reserved_units <= p.on_demand_base, "SpotRiFleetArgs.plan.on_demand_base",
-                f"expected >= reserved_units ({p.reserved_units}), got {p.on_demand_base}")
+        # reserved units above max_size (held after a scale-down) are billed idle, never deployed
+        require(p.reserved_units >= 0 and min(p.reserved_units, p.max_size) <= p.on_demand_base,
+                "SpotRiFleetArgs.plan.on_demand_base",
+                f"expected >= min(reserved_units, max_size) ({min(p.reserved_units, p.max_size)}), "
+                f"got {p.on_demand_base}")
         require(p.on_demand_base <= p.max_size, "SpotRiFleetArgs.plan.on_demand_base",
                 f"expected <= max_size ({p.max_size}), got {p.on_demand_base}")
         require(0.0 <= p.spot_share_above_base <= 1.0, "SpotRiFleetArgs.plan.spot_share_above_base",

@@ -41,7 +41,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
 
     base = load_policy(base_path)  # PolicyError is reported by the CLI's error boundary
     head = load_policy(head_path)
-    when = as_of.date() if as_of else None  # None: all history, today (as `seedance plan`)
+    when = as_of.date() if as_of else None  # None: today, UTC (as `seedance plan`)
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         base_plan = None if no_plan else plan_policy(base, catalog, as_of=when)
@@ -79,7 +79,8 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     if fmt == "json":
         out.print(json.dumps(result.to_json(), indent=2), markup=False)
     elif fmt == "markdown":
-        out.print(diff_markdown(result), markup=False, end="")  # a missing template: clean error, exit 1
+        # a missing template: clean error, exit 1; the estimates say which lines have no price
+        out.print(diff_markdown(result, base=base_est, head=head_est), markup=False, end="")
     else:
-        render_diff_text(out, result)
+        render_diff_text(out, result, base=base_est, head=head_est)
     return 0

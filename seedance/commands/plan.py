@@ -103,6 +103,18 @@ def _held(values: tuple[str, ...]) -> dict[str, int] | None:
     return out
 
 
+def _check_cache_dir(cache_dir: Path | None) -> None:
+    """``--cache-dir`` (or ``$SEEDANCE_PRICE_CACHE``) must name an existing directory: a mistyped
+    path must not quietly plan on the bundled prices."""
+    if cache_dir is None or cache_dir.is_dir():
+        return
+    source = click.get_current_context().get_parameter_source("cache_dir")
+    given = " (from $SEEDANCE_PRICE_CACHE)" if source is click.core.ParameterSource.ENVIRONMENT else ""
+    raise click.BadParameter(f"price cache directory {cache_dir}{given} does not exist; give the directory "
+                             f"`seedance prices refresh --cache-dir DIR` wrote (or leave it out for the bundled prices)",
+                             param_hint="--cache-dir")
+
+
 def _check_held_fleets(held: dict[str, int] | None, fleets: list[str]) -> None:
     """Every ``--held`` fleet must be a fleet of the policy (else the plan would ignore what is held)."""
     for name in held or {}:
@@ -121,11 +133,12 @@ def _check_held_fleets(held: dict[str, int] | None, fleets: list[str]) -> None:
               help="Also write the plan as JSON to this file (whole or not at all); '-': to stdout "
                    "(the text table then goes to stderr).")
 @click.option("--as-of", "as_of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
-              help="Decision date: demand history from this date on is not read.")
+              help="Decision date (00:00 UTC): demand history from it on is not read; default today (UTC). "
+                   "The plan records the date used.")
 @click.option("--held", "held", multiple=True, metavar="FLEET=UNITS",
               help="Reserved units already held by a fleet (replaces the policy's reserved.held); repeatable.")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
-              help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set).")
+              help="Overlay prices refreshed into this existing cache directory (default: $SEEDANCE_PRICE_CACHE if set).")
 def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime | None, held: tuple[str, ...],
          cache_dir: Path | None) -> int:
     """Plan POLICY: instance types, reserved units, spot share and checkpoint interval per fleet."""
@@ -136,6 +149,7 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
     from seedance.pricing.catalog import PricingError, load_catalog
 
     held_units = _held(held)  # usage errors first: nothing is read for a malformed command line
+    _check_cache_dir(cache_dir)
     loaded = load_policy(policy_path)  # PolicyError is reported by the CLI's error boundary
     _check_held_fleets(held_units, [f.name for f in loaded.policy.fleets])
     try:

@@ -5,7 +5,11 @@ Billing rule for a fleet month (``HOURS_PER_MONTH`` = 730 h):
 * reserved units are paid every hour, used or not (effective hourly rate of the term/payment);
 * nodes up to the on-demand base, beyond the reserved units, run on-demand;
 * nodes above the base run ``spot_share_above_base`` on spot (at the catalog's spot average) and
-  the rest on-demand.
+  the rest on-demand.  Spot hours are billed as paid: interrupted time (``spot_lost_fraction``
+  ``f`` of the paid hours: lost work, checkpoint writes, replacements) does no useful work, so
+  ``s`` useful spot hours cost ``s / (1 - f)`` paid hours - the planner's effective spot rate
+  ``spot / (1 - f)``.  ``f`` comes from the type's Spot Advisor band and the fleet's workload and
+  checkpointing (:func:`seedance.planner.planner.lost_fraction_fn`), in the plan and here alike.
 
 Without a plan the mix comes from the policy's explicit values: reserved units = ``fixed`` units
 (or the units already held: commitments purchased on or before the estimate's date whose term has
@@ -50,6 +54,8 @@ class FleetUsage:
     # reserved units held on another term than reserved_term (priced at their own term's rate); the
     # rest of reserved_units is on reserved_term
     other_terms: tuple[tuple[Term, int], ...] = ()
+    # share of paid spot hours lost to interruptions: spot is billed for useful hours / (1 - f)
+    spot_lost_fraction: float = 0.0
 
     def per_instance(self, weight: int) -> FleetUsage:
         """The same month counted in instances of a type that serves ``weight`` units each (the policy
@@ -62,19 +68,22 @@ class FleetUsage:
 
 
 def split_hours(usage: FleetUsage) -> tuple[float, float, float]:
-    """(reserved, on-demand, spot) instance-hours of the month."""
+    """(reserved, on-demand, spot) instance-hours of the month, spot as paid (useful / (1 - f))."""
     if usage.nodes < 0 or usage.reserved_units < 0 or not 0.0 <= usage.spot_share_above_base <= 1.0:
         raise ValueError(
             f"fleet {usage.fleet}: expected nodes >= 0, reserved_units >= 0 and spot share in [0, 1], "
             f"got {usage.nodes}, {usage.reserved_units}, {usage.spot_share_above_base}"
         )
+    if not 0.0 <= usage.spot_lost_fraction < 1.0:
+        raise ValueError(f"fleet {usage.fleet}: spot lost fraction must be in [0, 1), got {usage.spot_lost_fraction}")
     reserved = usage.reserved_units
     base = max(usage.on_demand_base, reserved)
     od_base = max(0.0, min(usage.nodes, base) - reserved)
     above = max(0.0, usage.nodes - base)
     spot = above * usage.spot_share_above_base
     ondemand = od_base + above - spot
-    return HOURS_PER_MONTH * reserved, HOURS_PER_MONTH * ondemand, HOURS_PER_MONTH * spot
+    paid_spot = spot / (1 - usage.spot_lost_fraction)
+    return HOURS_PER_MONTH * reserved, HOURS_PER_MONTH * ondemand, HOURS_PER_MONTH * paid_spot
 
 
 def fleet_components(usage: FleetUsage, offer: InstanceOffer) -> list[CostComponent]:
@@ -221,9 +230,9 @@ def usage_from_policy(fleet: Fleet, instance_type: str, on: dt.date) -> FleetUsa
 
 def estimate_date(ctx: EstimateContext) -> dt.date:
     """The date a plan-less estimate counts held commitments on: the context's ``as_of`` when it
-    carries one, else today (as ``seedance plan`` without ``--as-of``)."""
+    carries one, else today in UTC (as ``seedance plan`` without ``--as-of``)."""
     as_of = getattr(ctx, "as_of", None)
-    return as_of if isinstance(as_of, dt.date) else dt.date.today()
+    return as_of if isinstance(as_of, dt.date) else dt.datetime.now(dt.UTC).date()
 
 
 def resources(ctx: EstimateContext) -> list[ResourceCost]:
@@ -265,6 +274,8 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             on_demand_base=fp.on_demand_base,
             spot_share_above_base=fp.spot_share_above_base,
             other_terms=others,
+            spot_lost_fraction=spot_lost_fraction(
+                fleet, fp.interruption_rate_per_hour if fp.spot_share_above_base > 0 else None),
         ).per_instance(w)
         notes.insert(0, f"mix from the plan: {itype}" + (f" (weight {w}: {w} units per instance)" if w > 1 else ""))
     else:
@@ -292,7 +303,30 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             notes.append(f"{active} of {all_held} held reserved unit(s) active on {on.isoformat()} "
                          "(the others have expired or not started)")
     offer = ctx.catalog.instance(ctx.region, usage.instance_type)  # unknown type given by the user: an error
+    if ctx.plan is None and usage.spot_share_above_base > 0 and offer.interruption_band_max_pct is not None:
+        from seedance.planner.spot import band_hourly_rate
+
+        usage = replace(usage, spot_lost_fraction=spot_lost_fraction(
+            fleet, band_hourly_rate(offer.interruption_band_max_pct)))
+    if usage.spot_lost_fraction > 0 and split_hours(usage)[2] > 0:
+        notes.append(f"spot hours billed as paid: {usage.spot_lost_fraction:.1%} of them are lost to interruptions "
+                     f"(useful hours / {1 - usage.spot_lost_fraction:.4f}, as the planner rates spot)")
     return ResourceCost(KIND, fleet.name, SERVICE, fleet_components(usage, offer), fleet=fleet.name, tags=tags, notes=notes)
+
+
+#: the largest share of paid spot time billed as lost; a fleet that would lose more plans no spot at all
+MAX_SPOT_LOST_FRACTION = 0.99
+
+
+def spot_lost_fraction(fleet: Fleet, rate_per_hour: float | None) -> float:
+    """Share of the fleet's paid spot hours lost to interruptions at ``rate_per_hour`` (0 without a
+    rate): the planner's own :func:`~seedance.planner.planner.lost_fraction_fn`, so a plan and its
+    estimate bill spot alike."""
+    from seedance.planner.planner import lost_fraction_fn  # the planner imports this module
+
+    if rate_per_hour is None or rate_per_hour <= 0:
+        return 0.0
+    return min(MAX_SPOT_LOST_FRACTION, lost_fraction_fn(fleet)(rate_per_hour))
 
 
 def _unit_weight(ctx: EstimateContext, fleet: Fleet, instance_type: str) -> int:

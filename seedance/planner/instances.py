@@ -12,9 +12,11 @@ than the fleet may ever run would strand paid capacity.
 Rank key: the expected hourly cost of one unit, ``(share * effective_spot + (1 - share) *
 on_demand) / weight``, where ``share`` is the fleet's spot share for that type (its maxShare when
 that type's effective spot - spot price plus interruption losses - beats its on-demand price,
-else 0).  Preferred types that qualify come first, in the policy's order.  Fleets that may use
-spot get every qualifying type (at least three, fewer only when the catalog has no more, and
-then the reason says so) to diversify spot pools.
+else 0).  A type whose Spot Advisor band is above the fleet's ``spot.interruptionTolerance`` (see
+:mod:`seedance.planner.spot`) is ranked on-demand only.  Preferred types that qualify come first,
+in the policy's order.  Fleets that may use spot get every qualifying type (at least three spot
+pools - types with a spot price and a band the tolerance accepts - fewer only when the catalog has
+no more, and then the reason says so) to diversify spot pools.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from seedance.gpus import GpuModel
-from seedance.planner.spot import band_hourly_rate, effective_spot_hourly
+from seedance.planner.spot import band_hourly_rate, band_label, effective_spot_hourly, tolerance_text, within_tolerance
 
 MIN_SPOT_TYPES = 3
 MAX_TYPES = 10
@@ -110,11 +112,13 @@ def rank_instances(
     allowed: Sequence[str] = (),
     preferred: Sequence[str] = (),
     region: str = "",
+    tolerance: str | None = None,
 ) -> InstanceRanking:
     """Qualifying types ranked by effective cost per unit (preferred ones first).
 
     ``lost_fraction(rate_per_hour)`` gives the share of paid spot time lost at an interruption
-    rate (it depends on the fleet's workload and checkpointing, not on the type).
+    rate (it depends on the fleet's workload and checkpointing, not on the type).  ``tolerance``
+    is the fleet's ``spot.interruptionTolerance`` (None: every band).
     """
     spot_ok = max_spot_share is not None and max_spot_share > 0
     candidates: list[RankedType] = []
@@ -128,12 +132,17 @@ def rank_instances(
         eff: float | None = None
         share = 0.0
         note = f"on-demand {od:.4g}/unit-h"
-        if spot_ok and offer.spot_hourly is not None and offer.interruption_band_max_pct is not None:
-            rate = band_hourly_rate(offer.interruption_band_max_pct)
+        band = offer.interruption_band_max_pct
+        if spot_ok and offer.spot_hourly is not None and band is not None and not within_tolerance(band, tolerance):
+            assert tolerance is not None
+            note += (f", spot band {band_label(band)} is above interruptionTolerance {tolerance_text(tolerance)}: "
+                     f"on-demand only")
+        elif spot_ok and offer.spot_hourly is not None and band is not None:
+            rate = band_hourly_rate(band)
             eff = effective_spot_hourly(offer.spot_hourly, lost_fraction(rate)) / weight
             if eff < od:
                 share = float(max_spot_share or 0.0)
-            note += f", effective spot {eff:.4g}/unit-h (band <= {offer.interruption_band_max_pct:g}%/month)"
+            note += f", effective spot {eff:.4g}/unit-h (band <= {band:g}%/month)"
         elif spot_ok:
             note += ", no spot price or interruption band: on-demand only"
         cost = share * (eff or 0.0) + (1 - share) * od
@@ -145,12 +154,18 @@ def rank_instances(
     ranked = candidates[:MAX_TYPES]
     what = _describe(req)
     where = f" in {region}" if region else ""
+    pools = sum(c.effective_spot_per_unit is not None for c in ranked)  # types spot may launch in
     if not ranked:
         why = f"no catalog type{where} satisfies {what}" + (f" among the allowed {list(allowed)}" if allowed else "")
-    elif spot_ok and len(ranked) < MIN_SPOT_TYPES:
-        why = (f"only {len(ranked)} type(s){where} satisfy {what}"
-               + (" within the allowed list" if allowed else "")
-               + f", fewer than the {MIN_SPOT_TYPES} spot pools wanted; cheapest per unit first")
+    elif spot_ok and pools < MIN_SPOT_TYPES:
+        if pools == len(ranked):
+            why = f"only {len(ranked)} type(s){where} satisfy {what}"
+        else:
+            why = (f"{len(ranked)} type(s){where} satisfy {what}, only {pools} of them with a spot price and an "
+                   f"interruption band" + (f" within interruptionTolerance {tolerance_text(tolerance)}"
+                                           if tolerance is not None else ""))
+        why += ((" within the allowed list" if allowed else "")
+                + f", fewer than the {MIN_SPOT_TYPES} spot pools wanted; cheapest per unit first")
     else:
         why = f"{len(ranked)} type(s){where} satisfy {what}; cheapest expected cost per unit first"
         if preferred:

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+
+def on_demand_percentage(spot_share: float) -> int:
+    """The ASG's OnDemandPercentageAboveBaseCapacity for a spot share: rounded up to a whole percent,
+    so the deployed spot percentage (100 minus it) never exceeds the share (0.337 -> 67, 33% spot)."""
+    return min(100, max(0, math.ceil(100 * (1 - spot_share) - 1e-9)))
 
 
 @dataclass(frozen=True)
@@ -19,10 +26,14 @@ class InstanceChoice:
 class FleetPlan:
     name: str
     instance_types: list[InstanceChoice]  # ranked, cheapest effective first
-    reserved_units: int  # total units reserved (held + new purchases)
+    # total units reserved (held + new purchases).  Units throughout, never instances: an instance
+    # type of weight w holds w units, and new purchases are whole instances (multiples of w)
+    reserved_units: int
     new_purchases: list[tuple[str, int]]  # (term "1y"/"3y", units) to buy now
-    on_demand_base: int  # ASG OnDemandBaseCapacity (>= reserved_units; gold >= 1)
-    spot_share_above_base: float  # 0..maxShare
+    # ASG OnDemandBaseCapacity, in units: >= min(reserved_units, max_size) (held units above the
+    # fleet's maximum are billed idle, not deployed); gold >= 1 unless the fleet is disabled
+    on_demand_base: int
+    spot_share_above_base: float  # 0..maxShare, a whole percent (what the ASG deploys)
     allocation_strategy: str
     checkpoint_interval_s: float | None
     checkpoint_overhead: float | None
@@ -39,8 +50,8 @@ class FleetPlan:
 
     @property
     def on_demand_percentage_above_base(self) -> int:
-        """The ASG's OnDemandPercentageAboveBaseCapacity."""
-        return round(100 * (1 - self.spot_share_above_base))
+        """The ASG's OnDemandPercentageAboveBaseCapacity (see :func:`on_demand_percentage`)."""
+        return on_demand_percentage(self.spot_share_above_base)
 
 
 @dataclass(frozen=True)
@@ -54,7 +65,9 @@ class Plan:
     monthly_cost_all_ondemand: float
     savings: float
     # additions to the contract
-    as_of: str | None = None  # decision point (ISO date); demand history after it is never read
+    # decision point (ISO date, 00:00 UTC): demand history from it on is never read.  The planner
+    # always records it (default: the day it ran, UTC); None only in plans written by older versions
+    as_of: str | None = None
     partial: bool = False  # some fleet cost component has no sourced price
     unpriced: list[str] = field(default_factory=list)  # why, one line each
 

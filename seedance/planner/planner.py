@@ -6,17 +6,23 @@ at the decision point, commitments held) arrives in a :class:`FleetInputs`.  :fu
 gathers those inputs - the catalog lookups and the one file read (the demand history) - and
 assembles the :class:`~seedance.planner.plan.Plan`.
 
-Units: a fleet's unit is one node as the policy states it; ``reserved_units`` and
-``on_demand_base`` are in units.  The first-ranked type carries the reserved and on-demand base;
-when it holds several units (weight ``w``), the reserved count is decided in whole instances
-(demand / ``w``) and reported as instances x ``w``.
+Units: a fleet's unit is one node as the policy states it; ``reserved_units``, ``new_purchases``
+and ``on_demand_base`` are in units, and so is every count in the rationale.  The first-ranked type
+carries the reserved and on-demand base; when it holds several units (weight ``w``), reservations
+are bought in whole instances: units already held count as ``held // w`` whole instances (the
+rest cover no whole instance and are said so), the decision is made on demand / ``w``, and every
+purchase is a whole number of instances, reported as instances x ``w`` units.
+
+The decision point is ``as_of`` at 00:00 UTC - by default today (UTC) from an injectable clock -
+and the plan always records it.  A history that ends well before it is used as if it were current
+(its forecast continues from its last hour); the rationale states the gap and a warning is logged
+above :data:`STALE_HISTORY_HOURS`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -24,18 +30,22 @@ import numpy as np
 from numpy.typing import NDArray
 
 from seedance.planner import checkpoint as ckpt
-from seedance.planner.demand import DemandHistory, read_demand_csv
+from seedance.planner.demand import HOUR, DemandHistory, read_demand_csv
 from seedance.planner.forecast import commitment_forecast, forecast
 from seedance.planner.instances import InstanceRanking, OfferView, RankedType, Requirement, rank_instances
-from seedance.planner.plan import FleetPlan, InstanceChoice, Plan
+from seedance.planner.plan import FleetPlan, InstanceChoice, Plan, on_demand_percentage
 from seedance.planner.reserved import ReservedDecision, Uncovered, commit_now
 from seedance.planner.spot import (
     DEFAULT_REPLACEMENT_S,
     PRICE_CAPACITY_OPTIMIZED,
     SpotDecision,
     band_hourly_rate,
+    band_label,
     decide_spot,
     stateless_lost_fraction,
+    tolerance_text,
+    whole_percent_share,
+    within_tolerance,
 )
 from seedance.policy.loader import LoadedPolicy
 from seedance.policy.model import Fleet, ReservedMode, SlaTier, Term, Workload
@@ -48,6 +58,19 @@ REPLAN_STEP_HOURS = 168  # the planner is meant to run weekly
 MIN_HISTORY_HOURS = 24  # less than a day of history is treated as none
 CHECKPOINTED = (Workload.TRAINING, Workload.FINETUNE)
 MONTH_HOURS = 730
+#: a history ending more than this many hours (one weekly re-plan step) before the decision point is stale
+STALE_HISTORY_HOURS = REPLAN_STEP_HOURS
+
+
+def utc_now() -> dt.datetime:
+    """The real clock (UTC); :func:`plan_policy` takes another for tests."""
+    return dt.datetime.now(dt.UTC)
+
+
+def utc_today(clock: Callable[[], dt.datetime] = utc_now) -> dt.date:
+    """Today's date in UTC: the default decision point."""
+    now = clock()
+    return (now.astimezone(dt.UTC) if now.tzinfo is not None else now).date()
 
 
 class PlanningError(Exception):
@@ -60,13 +83,14 @@ class FleetInputs:
     offers: list[OfferView]
     reserved_hourly: dict[str, float]  # instance type -> reserved price for the fleet's term/payment
     history: NDArray[np.float64] | None = None  # hourly units, strictly before the decision point
-    start_hour_of_week: int = 0  # of the decision point (first forecast hour)
+    start_hour_of_week: int = 0  # of the history's first hour (UTC; Monday 00:00 = 0), as forecast.fit takes it
     held_units: int = 0  # reserved units still active at the decision point
     region: str = ""
     history_source: str = ""
     # hours a unit bought now is charged for (the contract, known at decision time); None = the
     # full reservation term (8,760 h for 1y).  The backtest passes the hours left in its billed window.
     horizon_hours: int | None = None
+    history_gap_hours: int = 0  # hours from the history's end to the decision point (stated when > 0)
 
 
 @dataclass(frozen=True)
@@ -75,10 +99,20 @@ class FleetDecision:
     primary: RankedType | None
     expected_nodes: float
     notes: list[str] = field(default_factory=list)
+    spot_lost_fraction: float = 0.0  # share of paid spot hours lost to interruptions (billed, not useful)
+
+
+def unbounded_spot_loss(fleet: Fleet) -> bool:
+    """A training or finetune fleet without a ``checkpoint`` block: an interruption loses all the
+    work since its job started, a loss no known quantity bounds, so the planner puts none of it
+    on spot (the rationale says to add a checkpoint block)."""
+    return fleet.workload in CHECKPOINTED and fleet.checkpoint is None
 
 
 def lost_fraction_fn(fleet: Fleet) -> Callable[[float], float]:
-    """Share of paid spot time lost at a given interruption rate, for this fleet's workload."""
+    """Share of paid spot time lost at a given interruption rate, for this fleet's workload
+    (for a fleet :func:`unbounded_spot_loss` names, the replacement time alone: the planner plans
+    no spot there)."""
     cp = fleet.checkpoint
     if cp is not None and fleet.workload in CHECKPOINTED:
         fixed = None if cp.interval == "auto" else float(cp.interval)
@@ -116,11 +150,25 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
     """Every decision for one fleet (pure)."""
     fleet = inp.fleet
     why: dict[str, str] = {}
-    spot_cap = fleet.spot.max_share if fleet.spot is not None else None
+    cap_units = fleet.capacity.max
+    disabled = cap_units == 0
+    tolerance = fleet.spot.interruption_tolerance.value if fleet.spot is not None else None
+    # why no capacity may go to spot although the policy has a spot block, if so
+    no_spot = None
+    if fleet.spot is not None and fleet.spot.max_share > 0:
+        if disabled:
+            no_spot = "the fleet is disabled (capacity.max 0): no node runs, none on spot"
+        elif unbounded_spot_loss(fleet):
+            no_spot = (f"no spot for {fleet.workload.value} without a checkpoint block: an interruption loses all "
+                       f"the work since the job started, which nothing in the policy bounds; add checkpoint "
+                       f"(writeSeconds, restartSeconds) to plan spot with a checkpoint interval")
+            log.warning("fleet %s: %s", fleet.name, no_spot)
+    spot_cap = None if fleet.spot is None else 0.0 if no_spot else whole_percent_share(fleet.spot.max_share)
     lost = lost_fraction_fn(fleet)
     ranking: InstanceRanking = rank_instances(
         inp.offers, requirement(fleet), max_spot_share=spot_cap, lost_fraction=lost,
         allowed=fleet.instance_types.allowed, preferred=fleet.instance_types.preferred, region=inp.region,
+        tolerance=tolerance,
     )
     why["instance_types"] = ranking.rationale
     choices = [
@@ -128,7 +176,8 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         for c in ranking.ranked
     ]
     gold = fleet.sla == SlaTier.GOLD
-    history = inp.history if inp.history is not None and inp.history.size >= MIN_HISTORY_HOURS else None
+    n_hist = 0 if inp.history is None else int(inp.history.size)
+    history = inp.history if inp.history is not None and n_hist >= MIN_HISTORY_HOURS else None
     if not ranking.ranked:
         base = max(inp.held_units, 1 if gold else 0)
         why["reserved"] = "no qualifying instance type: nothing to reserve"
@@ -140,20 +189,30 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
     w = primary.weight
 
     # spot share and its effective cost, on the first-ranked type
-    rate = band_hourly_rate(po.interruption_band_max_pct) if po.interruption_band_max_pct is not None else None
+    band = po.interruption_band_max_pct
+    rate = band_hourly_rate(band) if band is not None else None
     strategy = fleet.spot.allocation_strategy.value if fleet.spot is not None else PRICE_CAPACITY_OPTIMIZED
-    spot: SpotDecision = decide_spot(
-        max_share=spot_cap, ondemand_hourly=po.ondemand_hourly, spot_hourly=po.spot_hourly,
-        interruption_rate=rate, lost_fraction=None if rate is None else lost(rate),
-        allocation_strategy=strategy, what=f"{po.instance_type} in {inp.region}" if inp.region else po.instance_type,
-    )
+    what = f"{po.instance_type} in {inp.region}" if inp.region else po.instance_type
+    spot: SpotDecision
+    if no_spot is not None:
+        spot = SpotDecision(0.0, None, rate, None, strategy, no_spot)
+    elif (spot_cap and po.spot_hourly is not None and band is not None and tolerance is not None
+          and not within_tolerance(band, tolerance)):
+        spot = SpotDecision(0.0, None, rate, None, strategy,
+                            f"{what} is in the Spot Advisor band {band_label(band)}, above the fleet's "
+                            f"interruptionTolerance {tolerance_text(tolerance)}: on-demand only")
+    else:
+        spot = decide_spot(
+            max_share=fleet.spot.max_share if fleet.spot is not None else None, ondemand_hourly=po.ondemand_hourly,
+            spot_hourly=po.spot_hourly, interruption_rate=rate, lost_fraction=None if rate is None else lost(rate),
+            allocation_strategy=strategy, what=what,
+        )
     why["spot"] = spot.rationale
     if fleet.spot is not None:
-        asked = "spot.allocationStrategy" if "allocation_strategy" in fleet.spot.model_fields_set else "default"
-        why["allocation_strategy"] = (
-            f"{strategy}: the policy's {asked}" if asked != "default"
-            else f"{strategy}: default (pools with spare capacity at low price)"
-        )
+        asked = ("the policy's spot.allocationStrategy" if "allocation_strategy" in fleet.spot.model_fields_set
+                 else "default (pools with spare capacity at low price)")
+        why["allocation_strategy"] = f"{strategy}: {asked}" + (
+            "" if spot.share > 0 else "; no capacity is planned on spot, so it has no effect")
     else:
         why["allocation_strategy"] = f"{strategy}: no spot in this fleet"
 
@@ -175,83 +234,129 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
     term_hours = TERM_HOURS[fleet.reserved.term] if inp.horizon_hours is None else inp.horizon_hours
     if term_hours < 1:
         raise PlanningError(f"fleet {fleet.name}: commitment horizon must be >= 1 hour, got {term_hours}")
-    cap_units = fleet.capacity.max
+    lo = min(fleet.capacity.min, cap_units)
     notes: list[str] = []
     fc: NDArray[np.float64] | None = None
     commit_fc: NDArray[np.float64] | None = None
+    if inp.history is None:
+        no_history = "no demand history"
+    elif n_hist == 0:
+        no_history = "no demand history before the decision point"
+    else:
+        no_history = f"only {n_hist} h of demand history (under {MIN_HISTORY_HOURS} h: treated as none)"
     if history is not None:
         fc = forecast(history, term_hours, start_hour_of_week=inp.start_hour_of_week)
-        commit_fc = np.clip(commitment_forecast(history, term_hours, start_hour_of_week=inp.start_hour_of_week),
-                            0.0, cap_units)
+        raw_commit = commitment_forecast(history, term_hours, start_hour_of_week=inp.start_hour_of_week)
+        # the group never runs fewer than capacity.min units nor more than capacity.max
+        commit_fc = np.clip(raw_commit, lo, cap_units)
         if float(fc.max(initial=0.0)) > cap_units:
             notes.append(f"forecast peaks at {fc.max():.1f} units, clipped to the fleet maximum {cap_units}")
+        if lo > 0 and float(raw_commit.min(initial=lo)) < lo:
+            notes.append(f"raised to the fleet minimum {lo} where the forecast is below it")
         fc = np.clip(fc, 0.0, cap_units)
-        expected = float(np.clip(fc[:MONTH_HOURS].mean(), fleet.capacity.min, cap_units))
+        expected = float(np.clip(fc[:MONTH_HOURS].mean(), lo, cap_units))
+        gap = inp.history_gap_hours
+        when = "up to the decision point" if gap <= 0 else (
+            f"ending {_duration(gap)} before the decision point (its forecast continues from its last hour "
+            f"as if that were now)")
         why["demand"] = (f"{history.size} h of history{' from ' + inp.history_source if inp.history_source else ''}"
-                         f" before the decision point; next month ~{expected:.1f} units on average"
-                         + (f" ({notes[-1]})" if notes else ""))
+                         f" {when}; next month ~{expected:.1f} units on average"
+                         + (f" ({'; '.join(notes)})" if notes else ""))
     else:
         from seedance.estimate.fleet import average_nodes
 
         expected, off_peak = average_nodes(fleet, fleet.capacity.desired)
-        why["demand"] = ("disabled (capacity.max 0): no node runs" if cap_units == 0 else
-                         "no demand history: the policy's desired size" + (" with off-peak windows" if off_peak else "")
+        why["demand"] = ("disabled (capacity.max 0): no node runs" if disabled else
+                         f"{no_history}: the policy's desired size" + (" with off-peak windows" if off_peak else "")
                          + f", {expected:.1f} units on average")
 
-    # reserved units
+    # reserved units, bought in whole instances of the first-ranked type (w units each)
     held = inp.held_units
+    held_inst = held // w
     r_price = inp.reserved_hourly.get(po.instance_type)
     blended = spot.blended_hourly(po.ondemand_hourly)
     # the highest rate any uncovered unit is billed at: a gold fleet's first node runs on-demand
     top_rate = po.ondemand_hourly if gold else blended
     mode = fleet.reserved.mode
     term = fleet.reserved.term.value
+    inst = f"{po.instance_type} instance(s) ({w} units each)"
+    target: int | None = None  # whole instances to hold after this decision; None: keep what is held
     if mode == ReservedMode.NONE:
-        units = held
         why["reserved"] = "reserved.mode none" + (f"; {held} unit(s) already held are kept" if held else "")
     elif mode == ReservedMode.FIXED:
-        units = max(held, fleet.reserved.units or 0)
-        why["reserved"] = f"reserved.mode fixed at {fleet.reserved.units}" + (
-            f"; {held} already held, never fewer" if held > (fleet.reserved.units or 0) else "")
+        fixed = fleet.reserved.units or 0
+        target = fixed // w
+        why["reserved"] = f"reserved.mode fixed at {fixed} unit(s)"
+        if fixed % w:
+            why["reserved"] += (f", {fixed / w:g} {inst}: reservations are bought per instance, so "
+                                f"{target} whole instance(s) = {target * w} units (rounded down, never more "
+                                f"than the policy fixes)")
+        if held > target * w:
+            why["reserved"] += f"; {held} already held, never fewer"
     elif r_price is None:
-        units = held
         why["reserved"] = (f"no sourced {term} {fleet.reserved.payment.value} reserved price for {po.instance_type}"
                            f"{' in ' + inp.region if inp.region else ''}: nothing new reserved")
     elif r_price >= top_rate:
-        units = held
         why["reserved"] = (f"reserving never pays here: {term} reserved {r_price:.4g}/h >= "
                            + ("on-demand (a gold fleet's first node) " if gold else "blended spot/on-demand ")
                            + f"{top_rate:.4g}/h" + (f"; {held} already held are kept" if held else ""))
     elif commit_fc is None:
-        # above the blend every always-running node pays; between it and on-demand only a gold fleet's first
-        want = fleet.capacity.min if r_price < blended else min(1, fleet.capacity.min)
-        units = max(held, want)
-        why["reserved"] = (f"no demand history: reserve the fleet's minimum ({fleet.capacity.min}, always running)"
-                           + (f"; {held} already held" if held > want else ""))
+        # above the blend every always-running unit pays; between it and on-demand only a gold fleet's first
+        if lo == 0:
+            want = 0
+            why["reserved"] = f"{no_history}: capacity.min is 0, no unit always runs: nothing reserved"
+        elif r_price < blended:
+            want = lo
+            why["reserved"] = f"{no_history}: reserve the fleet's minimum ({lo} unit(s), always running)"
+        else:
+            want = 1
+            why["reserved"] = (f"{no_history}: reserve the gold fleet's first node (1 of the minimum {lo}), which "
+                               f"must run on-demand: reserved {r_price:.4g}/h beats on-demand "
+                               f"{po.ondemand_hourly:.4g}/h but not the blended {blended:.4g}/h the other "
+                               f"always-running units are billed at")
+        target = want // w
+        if want % w:
+            why["reserved"] += (f"; in whole {inst}: {target} instance(s) = {target * w} units "
+                                f"(only whole instances are always busy)")
+        if held > target * w:
+            why["reserved"] += f"; {held} already held"
     else:
-        held_inst = math.ceil(held / w)
         billing = Uncovered(po.ondemand_hourly, spot.effective_hourly if spot.share > 0 else None, spot.share,
                             1.0 if gold else 0.0)
-        dec: ReservedDecision = commit_now(commit_fc / w, r_price, billing,
-                                           held=held_inst, step_hours=REPLAN_STEP_HOURS, max_units=cap_units // w)
-        units = max(held, dec.units * w)
+        dec: ReservedDecision = commit_now(commit_fc / w, r_price, billing, held=held_inst,
+                                           step_hours=REPLAN_STEP_HOURS, max_units=cap_units // w,
+                                           unit="unit(s)" if w == 1 else inst)
+        target = dec.units
         why["reserved"] = (f"{term} term, on the forecast without unseen growth: {dec.rationale}"
-                           f" (reserved {r_price:.4g} vs blended {blended:.4g} per hour)")
+                           f" (reserved {r_price:.4g} vs blended {blended:.4g} per {'hour' if w == 1 else 'instance-hour'})")
+    new_inst = max(0, target - held_inst) if target is not None else 0
+    units = held + new_inst * w
+    if w > 1 and held % w:
+        why["reserved"] += (f"; the {held} unit(s) held are rounded down to {held_inst} whole {po.instance_type} "
+                            f"instance(s): the other {held % w} cover no whole instance, so they are neither counted "
+                            f"against demand nor priced in this fleet's cost (it prices whole instances)")
+    if w > 1 and new_inst:
+        why["reserved"] += (f"; buy {new_inst} whole {inst} = {new_inst * w} units, "
+                            f"{units} reserved in all")
     new = units - held
     purchases = [(term, new)] if new > 0 else []
 
+    # on-demand base (units): the reserved units, as far as the fleet's maximum lets them run
     base = min(units, cap_units)
     if gold and cap_units >= 1 and base < 1:
         base = 1
         why["on_demand_base"] = "gold SLA: at least one on-demand node"
     elif base < units:
-        why["on_demand_base"] = (f"{base}: the fleet's maximum" + (" (disabled)" if cap_units == 0 else "")
-                                 + f"; {units} reserved unit(s) are billed whether or not they run")
+        why["on_demand_base"] = (f"{base}: the fleet's maximum" + (" (disabled)" if disabled else "")
+                                 + f"; {units} reserved unit(s) are billed whether or not they run: the "
+                                 f"{units - base} above the maximum never run and bill idle until their term ends")
+    elif disabled:
+        why["on_demand_base"] = "0: the fleet is disabled (capacity.max 0)"
     else:
-        why["on_demand_base"] = f"{base}: the reserved units" + ("" if not gold else " (gold keeps >= 1 on-demand)")
+        why["on_demand_base"] = f"{base}: the reserved units" + (" (gold keeps >= 1 on-demand)" if gold and base else "")
     if spot.share > 0:
-        why["on_demand_base"] += f"; above it {spot.share:.0%} spot (OnDemandPercentageAboveBaseCapacity " \
-                                 f"{round(100 * (1 - spot.share))})"
+        pct = on_demand_percentage(spot.share)
+        why["on_demand_base"] += f"; above it {100 - pct}% spot (OnDemandPercentageAboveBaseCapacity {pct})"
 
     fp = FleetPlan(
         name=fleet.name,
@@ -270,7 +375,11 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         expected_nodes=expected,
         interruption_rate_per_hour=rate,
     )
-    return FleetDecision(fp, primary, expected, notes)
+    return FleetDecision(fp, primary, expected, notes, spot.lost_fraction if spot.share > 0 else 0.0)
+
+
+def _duration(hours: int) -> str:
+    return f"{hours} h" if hours < 48 else f"{hours / 24:,.1f} days"
 
 
 # ---------------------------------------------------------------------- policy level (I/O here)
@@ -309,11 +418,15 @@ def plan_policy(
     *,
     as_of: dt.date | None = None,
     held: Mapping[str, int] | None = None,
+    clock: Callable[[], dt.datetime] = utc_now,
 ) -> Plan:
     """Plan every fleet of ``loaded`` with ``catalog`` prices.
 
     ``as_of`` is the decision point: demand history from that date (00:00 UTC) on is never read,
-    and held commitments are counted if still active then (default: all history, today).
+    and held commitments are counted if still active then.  Without it the decision point is
+    today (UTC) by ``clock``; the plan records the date used either way.  A history that ends more
+    than :data:`STALE_HISTORY_HOURS` before the decision point is used as if it were current, with
+    the gap stated in the fleet's rationale and a logged warning.
     ``held`` gives units already reserved per fleet name; it replaces the policy's
     ``reserved.held`` list for that fleet.  Held units are never reduced.
     """
@@ -325,22 +438,25 @@ def plan_policy(
     offers = catalog.instances(region)
     views = [offer_view(o) for o in offers]
     by_type = {o.instance_type: o for o in offers}
-    on = as_of or dt.date.today()
-    cutoff = dt.datetime(on.year, on.month, on.day, tzinfo=dt.UTC) if as_of is not None else None
+    on = as_of if as_of is not None else utc_today(clock)
+    cutoff = dt.datetime(on.year, on.month, on.day, tzinfo=dt.UTC)
     fleets: list[FleetPlan] = []
     total = total_od = 0.0
     unpriced: list[str] = []
+    stale: list[str] = []
     unknown = sorted(set(held or {}) - {f.name for f in policy.fleets})
     if unknown:  # a misspelt fleet would silently plan purchases of reservations already held
         raise PlanningError(f"held units for {', '.join(unknown)}: not a fleet of the policy "
                             f"(fleets: {', '.join(f.name for f in policy.fleets)})")
     for fleet in policy.fleets:
         hist: DemandHistory | None = None
+        gap = 0
         if fleet.demand_history:
             path = (loaded.base_dir / fleet.demand_history)
-            hist = read_demand_csv(path)
-            if cutoff is not None:
-                hist = hist.before(cutoff)
+            hist = read_demand_csv(path).before(cutoff)
+            gap = max(0, int((cutoff - hist.end) // HOUR)) if hist.values.size else 0
+            if gap > STALE_HISTORY_HOURS and fleet.capacity.max > 0:
+                stale.append(f"{fleet.name} ({fleet.demand_history}: ends {hist.end:%Y-%m-%d}, {_duration(gap)} before)")
         key = (fleet.reserved.term, fleet.reserved.payment)
         reserved_hourly = {o.instance_type: o.reserved[key].value for o in offers if key in o.reserved}
         held_units = held[fleet.name] if held is not None and fleet.name in held else active_held_units(fleet, on)
@@ -349,9 +465,10 @@ def plan_policy(
         inp = FleetInputs(
             fleet=fleet, offers=views, reserved_hourly=reserved_hourly,
             history=None if hist is None else hist.values,
-            start_hour_of_week=0 if hist is None else (hist.start_hour_of_week + hist.values.size) % 168,
+            start_hour_of_week=0 if hist is None else hist.start_hour_of_week,
             held_units=held_units, region=region,
             history_source=fleet.demand_history or "",
+            history_gap_hours=gap,
         )
         dec = plan_fleet(inp)
         fp = dec.plan
@@ -366,7 +483,7 @@ def plan_policy(
             (t, n) for t, n in sorted(active_held_by_term(fleet, on).items()) if t != fleet.reserved.term)
         usage = FleetUsage(fleet.name, offer.instance_type, dec.expected_nodes, fp.reserved_units,
                            fleet.reserved.term, fleet.reserved.payment, fp.on_demand_base,
-                           fp.spot_share_above_base, others).per_instance(w)
+                           fp.spot_share_above_base, others, spot_lost_fraction=dec.spot_lost_fraction).per_instance(w)
         comps = fleet_components(usage, offer)
         od_usage = FleetUsage(fleet.name, offer.instance_type, dec.expected_nodes / w, 0, fleet.reserved.term,
                               fleet.reserved.payment, 0, 0.0)
@@ -393,6 +510,10 @@ def plan_policy(
         total += cost
         total_od += cost_od
         log.info("planned fleet %s: %s", fleet.name, rationale["cost"])
+    if stale:
+        log.warning("%s: demand history ends more than %s before the decision point %s for %s; its forecast is "
+                    "used as if it were current (pass --as-of to decide at the history's end)",
+                    policy.metadata.name, f"{STALE_HISTORY_HOURS // 24} days", on.isoformat(), "; ".join(stale))
     return Plan(
         policy=policy.metadata.name,
         environment=policy.metadata.environment.value,
@@ -402,7 +523,7 @@ def plan_policy(
         monthly_cost=total,
         monthly_cost_all_ondemand=total_od,
         savings=total_od - total,
-        as_of=as_of.isoformat() if as_of is not None else None,
+        as_of=on.isoformat(),
         partial=bool(unpriced),
         unpriced=unpriced,
     )

@@ -1,4 +1,4 @@
-"""Reserved commitment: how many units to reserve, computed exactly from a demand series.
+"""Reserved commitment: how many units to reserve on a demand series.
 
 Reserving ``k`` units over a series of ``H`` hourly demands ``d_t`` (in units) costs
 
@@ -10,16 +10,20 @@ convex in ``k``: adding unit ``k + 1`` saves ``b * sum_t clip(d_t - k, 0, 1)`` (
 unit's layer of demand is used) and costs ``r * H``.  So the optimum is the smallest ``k`` whose
 next layer is used at most a share ``r / b`` of the hours - for integer demand, the
 ``1 - r / b`` quantile of the series.  :func:`optimal_reserved` evaluates ``cost`` for every
-integer ``k`` at once from the sorted series (prefix sums), so the answer is exact, not a rule
-of thumb; ties go to the smaller ``k``.
+integer ``k`` at once from the sorted series (prefix sums): the exact minimiser of this one-shot
+cost (ties go to the smaller ``k``).  The planner does not use it.
 
-Re-planning (:func:`commit_now`): commitments cannot be cancelled but can be added at every
-later decision point.  Each layer ``j`` of demand is a separate decision (covering it costs
-``r`` per hour from purchase to the end of the horizon), so on a forecast ``f`` with decision
-points every ``step`` hours, layer ``j`` should be bought *now* only if no later point is
+Re-planning (:func:`commit_now`, what the planner uses): commitments cannot be cancelled but can
+be added at every later decision point.  Each layer ``j`` of demand is a separate decision
+(covering it costs ``r`` per hour from purchase to the end of the horizon), so on a forecast ``f``
+with decision points every ``step`` hours, layer ``j`` is bought *now* only if no later point is
 better: ``b * (usage of layer j in [0, t)) > r * t`` for every later decision time ``t`` up to
-the horizon.  With ``step >= horizon`` this is exactly :func:`optimal_reserved`; with a perfect
-forecast and the same steps it is the offline optimum.  Units already held are never reduced.
+the horizon.  This is a receding-horizon rule, not the minimiser of ``cost`` on the forecast: a
+layer that pays for itself over the whole horizon but not by an early decision point is left for
+a later re-plan, so on the forecast alone it may reserve fewer units than :func:`optimal_reserved`
+(it expects to buy them later, when the demand has been seen).  With ``step >= horizon`` it is
+exactly :func:`optimal_reserved`; with a perfect forecast and hourly steps its purchase now is
+part of the offline optimum.  Units already held are never reduced.
 """
 
 from __future__ import annotations
@@ -136,13 +140,16 @@ def commit_now(
     held: int = 0,
     step_hours: int = 168,
     max_units: int | None = None,
+    unit: str = "unit(s)",
 ) -> ReservedDecision:
-    """Units to hold after this decision when commitments can be added every ``step_hours``.
+    """Units to hold after this decision when commitments can be added every ``step_hours``: the
+    receding-horizon rule of the module docstring (not the one-shot minimiser).
 
     ``forecast`` covers the hours from now to the end of the charging horizon; every unit bought
     now is charged ``reserved_hourly`` for all of them.  ``blended_hourly`` is the rate of uncovered
     demand, or an :class:`Uncovered` billing rule (layers below its on-demand floor are then valued
-    at the cost actually billed, see the module docstring).
+    at the cost actually billed, see the module docstring).  ``unit`` names what the series counts,
+    in the rationale (the planner passes instances of a type that holds several units).
     """
     billing = blended_hourly if isinstance(blended_hourly, Uncovered) else None
     if billing is not None:
@@ -156,43 +163,58 @@ def commit_now(
     ratio = reserved_hourly / blended_hourly
     if f.size == 0:
         return ReservedDecision(held, held, 0, 0.0, ratio, "no forecast horizon: keep the units already held")
+    k = _layers_bought(f, reserved_hourly, blended_hourly, billing, held, step_hours, max_units)
+    cost = (k * reserved_hourly * f.size + float(billing.cost(f, k).sum())) if billing is not None \
+        else reserved_cost(k, f, reserved_hourly, blended_hourly)
+    rule = (f"each reserved layer pays for itself on the {f.size} h forecast by every later decision point "
+            f"(every {step_hours} h); reserve when busy > {ratio:.0%} of the hours")
+    free_k = _layers_bought(f, reserved_hourly, blended_hourly, billing, 0, step_hours, max_units) if held else 0
+    if held > free_k:  # nothing is bought: say what the rule would have reserved with nothing held
+        why = f"{k} {unit} already held, never reduced; with none held the rule would reserve {free_k} ({rule})"
+    else:
+        why = f"{k} {unit}: {rule}"
+    if billing is not None and billing.ondemand_floor > 0 and billing.spot_share > 0:
+        why += (f"; the first {billing.ondemand_floor:g} unit(s) must run on-demand anyway, so they are "
+                f"valued at the billed rate, not the blend")
+    if held and held <= free_k:
+        why += f"; {held} of them already held, never reduced"
+    return ReservedDecision(k, held, k - held, cost, ratio, why)
+
+
+def _layers_bought(
+    f: NDArray[np.float64],
+    reserved_hourly: float,
+    blended_hourly: float,
+    billing: Uncovered | None,
+    held: int,
+    step_hours: int,
+    max_units: int | None,
+) -> int:
+    """Units held after :func:`commit_now`'s rule (``held`` plus the layers above it bought now)."""
     top = int(math.ceil(float(f.max())))
     if max_units is not None:
         top = min(top, max_units)
     if top <= held:
-        k = held
-    else:
-        layers = np.arange(held, top + 1, dtype=float)  # thresholds j-1 for layers held+1 .. top, plus top
-        bounds = list(range(0, f.size, step_hours)) + [f.size]
-        cum = np.zeros(top - held)
-        ok = np.ones(top - held, dtype=bool)
-        # layers below the on-demand floor save what the billing rule charges (not b x usage)
-        exact = 0
-        if billing is not None and billing.ondemand_floor > 0 and billing.blended_hourly < billing.ondemand_hourly:
-            exact = min(top - held, max(0, math.ceil(billing.ondemand_floor) - held))
-        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
-            e = excess(f[a:b], layers)
-            saved = blended_hourly * (e[:-1] - e[1:])  # usage of each layer in this block, at b
-            for i in range(exact):
-                assert billing is not None
-                j = held + i
-                saved[i] = float((billing.cost(f[a:b], j) - billing.cost(f[a:b], j + 1)).sum())
-            cum += saved
-            ok &= cum > reserved_hourly * b + 1e-9 * reserved_hourly * b
-        bad = np.flatnonzero(~ok)
-        k = held + (int(bad[0]) if bad.size else top - held)
-    cost = (k * reserved_hourly * f.size + float(billing.cost(f, k).sum())) if billing is not None \
-        else reserved_cost(k, f, reserved_hourly, blended_hourly)
-    why = (
-        f"{k} unit(s): each reserved layer pays for itself on the {f.size} h forecast by every later "
-        f"decision point (every {step_hours} h); reserve when busy > {ratio:.0%} of the hours"
-    )
-    if billing is not None and billing.ondemand_floor > 0 and billing.spot_share > 0:
-        why += (f"; the first {billing.ondemand_floor:g} unit(s) must run on-demand anyway, so they are "
-                f"valued at the billed rate, not the blend")
-    if held:
-        why += f"; {held} already held, never reduced"
-    return ReservedDecision(k, held, k - held, cost, ratio, why)
+        return held
+    layers = np.arange(held, top + 1, dtype=float)  # thresholds j-1 for layers held+1 .. top, plus top
+    bounds = list(range(0, f.size, step_hours)) + [f.size]
+    cum = np.zeros(top - held)
+    ok = np.ones(top - held, dtype=bool)
+    # layers below the on-demand floor save what the billing rule charges (not b x usage)
+    exact = 0
+    if billing is not None and billing.ondemand_floor > 0 and billing.blended_hourly < billing.ondemand_hourly:
+        exact = min(top - held, max(0, math.ceil(billing.ondemand_floor) - held))
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        e = excess(f[a:b], layers)
+        saved = blended_hourly * (e[:-1] - e[1:])  # usage of each layer in this block, at b
+        for i in range(exact):
+            assert billing is not None
+            j = held + i
+            saved[i] = float((billing.cost(f[a:b], j) - billing.cost(f[a:b], j + 1)).sum())
+        cum += saved
+        ok &= cum > reserved_hourly * b + 1e-9 * reserved_hourly * b
+    bad = np.flatnonzero(~ok)
+    return held + (int(bad[0]) if bad.size else top - held)
 
 
 def _series(values: ArrayLike) -> NDArray[np.float64]:

@@ -13,7 +13,16 @@ scarce, so this is pessimistic for other top-band types - deliberately so.
 **Effective spot cost.**  Interrupted time is paid and useless: with ``f`` the expected share of
 paid time lost (checkpoint writes, work since the last checkpoint and restarts - Daly's model for
 checkpointed training; ``rate x replacement time`` for stateless fleets), one useful spot hour
-costs ``spot / (1 - f)``.  Spot is used only where that beats on-demand.
+costs ``spot / (1 - f)``.  Spot is used only where that beats on-demand, and the estimate bills
+spot capacity the same way: the paid spot hours are the useful ones divided by ``1 - f``.
+
+**Share.**  The share above the base is the policy's ``maxShare`` rounded *down* to a whole
+percent (the Auto Scaling group takes whole percents), so what deploys never exceeds it.
+
+**Interruption tolerance** (``spot.interruptionTolerance``) bounds the Spot Advisor bands a fleet
+may use spot in, the advisor's five bands read as three tiers: ``low`` accepts ``<5%`` and
+``5-10%``, ``medium`` (the default) also ``10-15%`` and ``15-20%``, ``high`` every band including
+``>20%``.  A type in a band above the tolerance runs on-demand only (:data:`TOLERANCE_MAX_BAND_PCT`).
 """
 
 from __future__ import annotations
@@ -25,6 +34,9 @@ HOURS_PER_MONTH = 730.0
 
 #: Spot Advisor bands -> upper bound of the monthly interruption frequency (percent).
 BAND_MAX_PCT: dict[str, float] = {"<5%": 5.0, "5-10%": 11.0, "10-15%": 16.0, "15-20%": 22.0, ">20%": 100.0}
+
+#: The highest band upper bound (percent, as in :data:`BAND_MAX_PCT`) each interruption tolerance accepts.
+TOLERANCE_MAX_BAND_PCT: dict[str, float] = {"low": 11.0, "medium": 22.0, "high": 100.0}
 
 #: Measured preemptions per instance-hour for the open top band (see the module docstring).
 OPEN_BAND_HOURLY_RATE = 600 / 3066
@@ -38,7 +50,7 @@ PRICE_CAPACITY_OPTIMIZED = "price-capacity-optimized"
 
 @dataclass(frozen=True)
 class SpotDecision:
-    share: float  # of the capacity above the on-demand base, 0..maxShare
+    share: float  # of the capacity above the on-demand base, 0..maxShare (a whole percent)
     effective_hourly: float | None  # spot price / (1 - lost fraction); None = no spot price
     interruption_rate: float | None  # per instance-hour
     lost_fraction: float | None
@@ -59,6 +71,31 @@ def band_hourly_rate(band_max_pct: float) -> float:
     if band_max_pct >= 100:
         return OPEN_BAND_HOURLY_RATE
     return -math.log(1 - band_max_pct / 100) / HOURS_PER_MONTH
+
+
+def band_label(band_max_pct: float) -> str:
+    """The Spot Advisor band whose upper bound is ``band_max_pct`` (``"<= x%"`` for other values)."""
+    for label, pct in BAND_MAX_PCT.items():
+        if pct == band_max_pct:
+            return label
+    return f"<= {band_max_pct:g}%"
+
+
+def within_tolerance(band_max_pct: float, tolerance: str | None) -> bool:
+    """Whether a type in this band may run spot for a fleet of this ``interruptionTolerance``
+    (``None``: no bound)."""
+    return tolerance is None or band_max_pct <= TOLERANCE_MAX_BAND_PCT[tolerance]
+
+
+def tolerance_text(tolerance: str) -> str:
+    """What a tolerance accepts, for rationales: ``"low (bands up to 5-10%)"``."""
+    top = TOLERANCE_MAX_BAND_PCT[tolerance]
+    return f"{tolerance} (bands up to {band_label(top)})" if top < 100 else f"{tolerance} (every band)"
+
+
+def whole_percent_share(max_share: float) -> float:
+    """``max_share`` rounded down to a whole percent (0.337 -> 0.33; 0.7 stays 0.7)."""
+    return math.floor(100 * max_share + 1e-9) / 100
 
 
 def stateless_lost_fraction(rate_per_hour: float, replacement_s: float = DEFAULT_REPLACEMENT_S) -> float:
@@ -103,7 +140,15 @@ def decide_spot(
         return SpotDecision(0.0, eff, interruption_rate, lost_fraction, allocation_strategy,
                             f"effective spot {eff:.4g}/h (spot {spot_hourly:.4g}, {lost_fraction:.1%} lost to "
                             f"interruptions) does not beat on-demand {ondemand_hourly:.4g}/h{label}")
-    return SpotDecision(max_share, eff, interruption_rate, lost_fraction, allocation_strategy,
-                        f"{max_share:.0%} of capacity above the base on spot (the policy's maxShare): effective "
+    share = whole_percent_share(max_share)
+    if share <= 0:
+        return SpotDecision(0.0, eff, interruption_rate, lost_fraction, allocation_strategy,
+                            f"maxShare {max_share:.2%} is under one percent, the smallest spot share an Auto "
+                            f"Scaling group takes: all capacity above the base on-demand")
+    cap = "the policy's maxShare" if share == max_share else         f"the policy's maxShare {max_share:.1%} rounded down to a whole percent, as the Auto Scaling group takes it"
+    return SpotDecision(share, eff, interruption_rate, lost_fraction, allocation_strategy,
+                        f"{share:.0%} of capacity above the base on spot ({cap}): effective "
                         f"{eff:.4g}/h incl. {lost_fraction:.1%} lost to interruptions "
-                        f"({interruption_rate:.2g}/h) vs on-demand {ondemand_hourly:.4g}/h{label}")
+                        f"({interruption_rate:.2g}/h) vs on-demand {ondemand_hourly:.4g}/h{label}"
+                        + (f"; spot is billed for the hours paid, {1 / (1 - lost_fraction):.3f} h per useful hour"
+                           if lost_fraction >= 0.0005 else ""))

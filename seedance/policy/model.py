@@ -279,7 +279,9 @@ class Capacity(_Model):
 
 class Spot(_Model):
     max_share: Fraction = Field(description="Largest share of capacity above the reserved base that may run on spot.")
-    interruption_tolerance: Tolerance = Tolerance.MEDIUM
+    interruption_tolerance: Tolerance = Field(default=Tolerance.MEDIUM, description=(
+        "The Spot Advisor interruption bands a type may run spot in: low up to 5-10%, medium up to 15-20%, "
+        "high every band including >20%. A type in a higher band runs on-demand only."))
     allocation_strategy: AllocationStrategy = AllocationStrategy.PRICE_CAPACITY_OPTIMIZED
 
 

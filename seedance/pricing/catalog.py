@@ -326,8 +326,14 @@ def load_catalog(*, cache_dir: Path | None = None, offline: bool = True) -> Cata
 
     Loading never touches the network: live prices arrive through ``seedance prices refresh``,
     which writes the cache.  ``offline=False`` states that live (cached) prices are required, so
-    it is an error when ``cache_dir`` holds no refreshed prices.
+    it is an error when ``cache_dir`` holds no refreshed prices.  A ``cache_dir`` that is not an
+    existing directory is an error too (a mistyped path must not quietly price on the bundled data).
     """
+    if cache_dir is not None and not Path(cache_dir).is_dir():
+        what = "is not a directory" if Path(cache_dir).exists() else "does not exist"
+        raise PricingError(f"price cache directory {cache_dir} {what}; give the directory `seedance prices refresh "
+                           f"--cache-dir DIR` wrote, or leave --cache-dir and ${PRICE_CACHE_ENV} unset to use the "
+                           f"bundled prices")
     if not offline:
         if cache_dir is None or not any(Path(cache_dir).glob(CACHE_GLOB)):
             raise PricingError(

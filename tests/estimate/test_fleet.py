@@ -38,6 +38,16 @@ def test_four_g5_xlarge_one_reserved_half_spot_above_base(catalog: Catalog) -> N
     assert comps[0].price_ref == "gpu_instance_prices_compact.csv[instance_type=g5.xlarge,region=us-east-1].ri_1y_std_no_upfront_hourly"
 
 
+def test_spot_is_billed_for_the_hours_paid(catalog: Catalog) -> None:
+    # a fifth of paid spot time lost to interruptions: the 1095 useful spot hours above are 1095 / 0.8
+    # = 1368.75 paid hours, 1368.75 × 0.39388 = 539.12; reserved and on-demand hours do not change
+    comps = fleet_components(_usage(spot_lost_fraction=0.2), catalog.instance("us-east-1", "g5.xlarge"))
+    assert [(c.monthly_quantity, round(c.monthly_cost, 2)) for c in comps] == [
+        (730.0, 462.66), (1095.0, 1101.57), (1368.75, 539.12)]
+    with pytest.raises(ValueError, match=r"spot lost fraction must be in \[0, 1\), got 1.0"):
+        split_hours(_usage(spot_lost_fraction=1.0))
+
+
 def test_reserved_units_are_paid_when_idle() -> None:
     # 2 reserved, 0.5 nodes running: still 2 × 730 reserved hours, nothing else
     assert split_hours(_usage(nodes=0.5, reserved_units=2, on_demand_base=2)) == (1460.0, 0.0, 0.0)
@@ -129,7 +139,10 @@ def test_estimate_without_a_plan_bills_no_expired_or_future_reservation(stacks: 
     est = estimate_policy(policy.model_copy(update={"fleets": fleets}), catalog)
     inference = next(r for r in est.resources if r.kind == "fleet" and r.name == "inference")
     assert not [c for c in inference.components if c.name.startswith("Reserved")]
-    assert sum(c.monthly_quantity for c in inference.components) == pytest.approx(HOURS_PER_MONTH * 1)  # desired 1
+    # desired 1, half of it on spot; spot hours are billed as paid (300 s lost per interruption at
+    # the >20% band's 600 / 3066 per hour: f = 0.0163079)
+    hours = {c.name.split(", ")[1]: c.monthly_quantity for c in inference.components}
+    assert hours == pytest.approx({"on-demand": HOURS_PER_MONTH / 2, "spot": HOURS_PER_MONTH / 2 / (1 - 0.0163079)})
     assert any("0 of 100 held reserved unit(s) active on" in n for n in inference.notes)
 
 
@@ -140,4 +153,4 @@ def test_estimate_date_comes_from_the_context_when_it_has_one() -> None:
 
     assert estimate_date(Ctx()) == dt.date(2025, 6, 1)  # type: ignore[arg-type]
     Ctx.as_of = None  # type: ignore[assignment]
-    assert estimate_date(Ctx()) == dt.date.today()  # type: ignore[arg-type]
+    assert estimate_date(Ctx()) == dt.datetime.now(dt.UTC).date()  # type: ignore[arg-type]

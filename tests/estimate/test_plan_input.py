@@ -160,7 +160,7 @@ def test_bad_values_name_the_field(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_non_finite_numbers(tmp_path: Path, capsys: pytest.CaptureFixture[str], dev_plan: dict[str, Any]) -> None:
-    text = json.dumps(dev_plan).replace('"spot_share_above_base": 0.5', '"spot_share_above_base": NaN', 1)
+    text = json.dumps(dev_plan).replace('"spot_share_above_base": 1.0', '"spot_share_above_base": NaN', 1)
     assert "NaN" in text
     _refused(tmp_path, capsys, None, "spot_share_above_base: expected a finite number from 0 to 1, got nan",
              raw=text.encode())

@@ -47,7 +47,7 @@ def test_as_of_and_held():
     doc = json.loads(out)
     assert doc["as_of"] == "2024-05-20"
     inf = next(f for f in doc["fleets"] if f["name"] == "inference")
-    assert inf["reserved_units"] == 24  # see test_history_policy_and_held_commitments
+    assert inf["reserved_units"] == 25  # see test_history_policy_and_held_commitments
 
 
 def test_estimate_reads_the_plan(tmp_path):
@@ -210,3 +210,21 @@ def test_unused_held_reservations_are_not_negative_savings():
     assert "saved" not in summary and not re.search(r"-[0-9]", summary)  # no negative amount or share
     assert re.search(r"costs [0-9,]+ USD \([0-9,]+%\) more than all on-demand", summary)
     assert "more than all on-demand because reserved units are billed whether or not they run: inference holds 40 for ~" in summary
+
+
+def test_missing_cache_dir_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    # a mistyped --cache-dir must not quietly plan on the bundled prices: exit 2, as for other bad options
+    assert main(["plan", str(STACKS / "dev.yaml"), "--cache-dir", str(tmp_path / "nope")]) == 2
+    assert f"price cache directory {tmp_path / 'nope'} does not exist" in capsys.readouterr().err
+    monkeypatch.setenv("SEEDANCE_PRICE_CACHE", str(tmp_path / "gone"))
+    assert main(["plan", str(STACKS / "dev.yaml")]) == 2
+    assert f"{tmp_path / 'gone'} (from $SEEDANCE_PRICE_CACHE) does not exist" in capsys.readouterr().err
+    monkeypatch.delenv("SEEDANCE_PRICE_CACHE")
+    assert main(["plan", str(STACKS / "dev.yaml"), "--cache-dir", str(tmp_path), "-f", "json"]) == 0  # empty: bundled
+
+
+def test_load_catalog_refuses_a_missing_cache_dir(tmp_path):
+    from seedance.pricing.catalog import PricingError, load_catalog
+
+    with pytest.raises(PricingError, match="price cache directory .* does not exist"):
+        load_catalog(cache_dir=tmp_path / "nope")
