@@ -9,14 +9,20 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, TemplateNotFound
 
 from seedance.resources import ResourceNotFoundError, templates_dir
 
-__all__ = ["ReportTemplateError", "environment", "get_template", "md_cell", "md_code", "md_code_cell", "md_text", "templates_dir",
-           "yaml_str"]
+__all__ = ["COMMENT_LIMIT", "ReportTemplateError", "environment", "fit", "get_template", "md_cell", "md_code", "md_code_cell",
+           "md_text", "templates_dir", "yaml_str"]
+
+#: The most characters a pull-request comment Seedance renders may hold. GitHub refuses a comment
+#: body over 65,536 characters ("body is too long"); the margin leaves room for a CI step that wraps
+#: the comment (a marker, a heading) before posting it.
+COMMENT_LIMIT = 60_000
 
 
 def __getattr__(name: str) -> Any:
@@ -80,6 +86,31 @@ def get_template(name: str) -> Template:
         return environment().get_template(name)
     except (ResourceNotFoundError, TemplateNotFound) as exc:
         raise ReportTemplateError(f"template {name} not found: {exc}") from None
+
+
+def fit(render: Callable[[int], str], total: int, limit: int = COMMENT_LIMIT) -> str:
+    """``render(k)`` for the largest ``k <= total`` whose text has at most ``limit`` characters.
+
+    ``render(k)`` shows the first ``k`` items (in the order that matters most) and says how many it
+    leaves out; its length must grow with ``k``.  When even ``render(0)`` (the header and counts) is
+    too long, its text is cut at the limit with a note, so the result never exceeds ``limit``.
+    """
+    text = render(total)
+    if len(text) <= limit:
+        return text
+    lo, hi = 0, total - 1  # render(hi + 1) is too long
+    best: str | None = None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        candidate = render(mid)
+        if len(candidate) <= limit:
+            best, lo = candidate, mid + 1
+        else:
+            hi = mid - 1
+    if best is not None:
+        return best
+    tail = f"\n\n… cut at {limit:,} characters: see the JSON output for the rest.\n"
+    return render(0)[: limit - len(tail)] + tail
 
 
 def yaml_str(value: Any) -> str:

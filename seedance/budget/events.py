@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 MAX_EVENT_BYTES = 256 * 1024  # SNS messages are at most 256 KiB
+ALERT_TYPES = ("ACTUAL", "FORECASTED")  # the "Alert Type" values AWS Budgets writes
 
 
 class BudgetEventError(Exception):
@@ -123,6 +124,9 @@ def alert_from_message(sns: dict[str, Any]) -> BudgetAlert | None:
     if name is None or alert_type is None or budgeted is None:
         missing = [lbl for lbl, v in (("Budget Name", name), ("Alert Type", alert_type), ("Budgeted Amount", budgeted)) if v is None]
         raise BudgetEventError(f"budget notification without {', '.join(missing)}")
+    if alert_type.upper() not in ALERT_TYPES:  # the only two AWS Budgets sends; the value ends up in reports and stamps
+        shown = alert_type if len(alert_type) <= 40 else alert_type[:40] + "…"
+        raise BudgetEventError(f"unknown Alert Type {shown!r}: expected {' or '.join(ALERT_TYPES)}")
     amount = _money(message, f"{alert_type} Amount")
     if amount is None:
         raise BudgetEventError(f"budget notification without '{alert_type} Amount'")

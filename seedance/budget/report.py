@@ -2,17 +2,52 @@
 
 from __future__ import annotations
 
+import json
+import math
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from seedance.budget.response import BudgetResponse, percent
-from seedance.templating import get_template
+from seedance.budget.response import BudgetResponse, Change, percent
+from seedance.templating import get_template, md_code
 
 
-def to_json(r: BudgetResponse, overlay_path: str | None = None) -> dict[str, Any]:
+def threshold_label(at: float) -> str:
+    """A threshold as a percentage with every digit it has (0.995 is 99.5%, never a rounded 100%)."""
+    return f"{round(at * 100, 6):g}%"
+
+
+def spend_label(r: BudgetResponse) -> str:
+    """The spend as a percentage of the budget, rounded down, with as many decimals as the most precise
+    threshold (at least one): it never reads above a threshold it did not reach, nor below one it crossed."""
+    decimals = [len(label.rstrip("%").partition(".")[2]) for label in map(threshold_label, _thresholds(r))]
+    return percent(r.fraction, max([1, *decimals]))
+
+
+def _thresholds(r: BudgetResponse) -> list[float]:
+    return [t.at for t in r.effective.budget.thresholds]
+
+
+def value_label(value: Any) -> str:
+    """A field's value as it reads in the policy (JSON-like): ``—`` for none, lists as ``["0 22 * * *"]``."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool | list | tuple | dict):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return str(int(value)) if abs(value) < 1e15 else str(value)
+    return str(value)
+
+
+def _change_json(c: Change) -> dict[str, Any]:
+    return {"path": c.path, "before": c.before, "after": c.after, "reason": c.reason}
+
+
+def to_json(r: BudgetResponse, overlay_path: str | None = None, *, month: str | None = None,
+            restored: Sequence[Change] = ()) -> dict[str, Any]:
     return {
         "policy": r.policy,
         "alert": {
@@ -24,46 +59,80 @@ def to_json(r: BudgetResponse, overlay_path: str | None = None) -> dict[str, Any
             "currency": r.alert.currency,
             "timestamp": r.alert.timestamp,
         },
+        "month": month,  # the budget month (YYYY-MM) of the alert, which a written overlay is stamped with
         "ignored": r.ignored,
         "fraction": round(r.fraction, 6),
         "fired": [{"at": t.at, "action": t.action.value} for t in r.fired],
         "actions": [a.value for a in r.actions],
-        "changes": [{"path": c.path, "before": c.before, "after": c.after, "reason": c.reason} for c in r.changes],
+        "changes": [_change_json(c) for c in r.changes],
+        "restored": [_change_json(c) for c in restored],  # a new month: fields the rewritten overlay gives back
         "notes": r.notes,
         "overlay": overlay_path,
     }
 
 
-def render_markdown(r: BudgetResponse, overlay_path: str | None = None) -> str:
+def render_markdown(r: BudgetResponse, overlay_path: str | None = None, *, month: str | None = None,
+                    policy_path: str | None = None, kept_overlay: str | None = None,
+                    restored: Sequence[Change] = ()) -> str:
+    """The cost-incident report.
+
+    ``overlay_path``: the overlay this response wrote; ``kept_overlay``: an earlier overlay left in
+    place; ``policy_path``: the policy they extend (what ``seedance:policy`` points back to);
+    ``month``: the budget month of the alert; ``restored``: fields a new month's overlay gives back.
+    """
     icon = "⚪" if r.ignored else "🔴" if r.changes else "🟡" if r.fired else "🟢"
-    return get_template("cost_incident.md.j2").render(
-        r=r, budget=r.effective.budget.monthly_amount, icon=icon, overlay_path=overlay_path, pct=percent(r.fraction, 0)
+    text = get_template("cost_incident.md.j2").render(
+        r=r, budget=r.effective.budget.monthly_amount, icon=icon, overlay_path=overlay_path, pct=spend_label(r),
+        month=month, policy_path=policy_path, kept_overlay=kept_overlay, restored=list(restored),
+        threshold=threshold_label, value=value_label,
     )
+    return text.rstrip("\n") + "\n"  # each block ends in a blank line; the report in one newline
 
 
-def render_text(console: Console, r: BudgetResponse, overlay_path: str | None = None) -> None:
+def render_not_a_budget_alert(source: str) -> str:
+    """The Markdown report for an SNS message that is not an AWS Budgets notification (nothing to do)."""
+    what = "The message on stdin" if source == "-" else f"`{md_code(source)}`"
+    return (f"## ⚪ Not a budget alert\n\n{what} is not an AWS Budgets notification "
+            "(a subscription confirmation or another service's message): nothing to do.\n")
+
+
+def revert_line(overlay: str, policy_path: str | None) -> str:
+    back = f" (or point the stack's seedance:policy back to {policy_path})" if policy_path else \
+        " (or point the stack's seedance:policy back to the policy)"
+    return f"to revert: delete {overlay}{back}, run seedance check, then pulumi up"
+
+
+def render_text(console: Console, r: BudgetResponse, overlay_path: str | None = None, *, month: str | None = None,
+                policy_path: str | None = None, kept_overlay: str | None = None,
+                restored: Sequence[Change] = ()) -> None:
     a = r.alert
     if r.ignored:
-        console.print(f"[bold]{escape(r.policy)}[/bold]: {a.alert_type.lower()} alert of budget {escape(a.budget_name)} "
+        console.print(f"[bold]{escape(r.policy)}[/bold]: {escape(a.alert_type.lower())} alert of budget {escape(a.budget_name)} "
                       f"ignored: {escape(r.ignored)}")
         return
     console.print(
-        f"[bold]{escape(r.policy)}[/bold]: {a.alert_type.lower()} {a.amount:,.2f} {a.currency} = "
-        f"{percent(r.fraction)} of the monthly budget ({escape(a.budget_name)})"
+        f"[bold]{escape(r.policy)}[/bold]: {escape(a.alert_type.lower())} {a.amount:,.2f} {a.currency} = "
+        f"{spend_label(r)} of the monthly budget ({escape(a.budget_name)})" + (f", budget month {month}" if month else "")
     )
     if not r.fired:
         console.print("no threshold crossed: nothing to do")
     for t in r.fired:
-        console.print(f"  threshold {t.at:.0%} crossed: {t.action.value}")
-    if r.changes:
-        table = Table("field", "before", "after", "why", show_edge=False, pad_edge=False)
-        for c in r.changes:
-            table.add_row(escape(c.path), escape(str(c.before)), escape(str(c.after)), escape(c.reason))
-        console.print(table)
+        console.print(f"  threshold {threshold_label(t.at)} crossed: {t.action.value}")
+    for title, rows in (("changes", r.changes), ("restored (new budget month)", restored)):
+        if rows:
+            table = Table("field", "before", "after", "why", title=title if rows is restored else None,
+                          show_edge=False, pad_edge=False)
+            for c in rows:
+                table.add_row(escape(c.path), escape(value_label(c.before)), escape(value_label(c.after)), escape(c.reason))
+            console.print(table)
     for n in r.notes:
         console.print(f"[yellow]note[/yellow] {escape(n)}")
     if overlay_path:
-        console.print(f"overlay written: {escape(overlay_path)}")
+        console.print(f"overlay written: {escape(overlay_path)}" + (f" (budget month {month})" if month else "")
+                      + "; commit it, run seedance check, then pulumi up")
+    if overlay_path or kept_overlay:
+        console.print(escape(revert_line(overlay_path or kept_overlay or "", policy_path)))
 
 
-__all__ = ["render_markdown", "render_text", "to_json"]
+__all__ = ["render_markdown", "render_not_a_budget_alert", "render_text", "spend_label", "threshold_label", "to_json",
+           "value_label"]

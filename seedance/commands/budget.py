@@ -16,8 +16,8 @@ import yaml
 
 from seedance.atomic import write_text_atomically
 from seedance.budget.events import BudgetAlert, BudgetEventError, alert_from_message, read_envelope
-from seedance.budget.report import render_markdown, render_text, to_json
-from seedance.budget.response import BudgetResponseError, OverlayStamp, alert_month, percent, respond, weaker_than
+from seedance.budget.report import render_markdown, render_not_a_budget_alert, render_text, to_json
+from seedance.budget.response import BudgetResponseError, Change, OverlayStamp, alert_month, percent, respond, weaker_than
 from seedance.budget import signature
 from seedance.budget.signature import Verified
 from seedance.policy import PolicyError, load_policy
@@ -68,6 +68,45 @@ def _live_sizes(loaded: LoadedPolicy, stack: str | None) -> dict[str, int]:
         raise LiveSizeError(f"cannot read the Auto Scaling groups of stack {stack}: {exc}") from None
 
 
+def _flat(value: Any, path: str) -> dict[str, Any]:
+    """A fleet's settings as ``path.field`` -> value (lists and scalars are leaves)."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out.update(_flat(v, f"{path}.{k}"))
+        return out
+    return {path: value}
+
+
+def _restored(overlay: Path, loaded: LoadedPolicy, month: str) -> list[Change]:
+    """The fleet fields the overlay in place sets differently from the policy: what lifting it gives back.
+
+    Read before the overlay is rewritten; an overlay that no longer loads gives no list (a note in
+    the report already says it is replaced)."""
+    try:
+        earlier = load_policy(overlay)
+    except (PolicyError, OSError):
+        return []
+    applied, applied_dir = earlier.policy, earlier.base_dir
+    why = f"a new budget month ({month}): back to the policy's value"
+    original = {f.name: f for f in loaded.policy.fleets}
+    changes: list[Change] = []
+    for f in applied.fleets:
+        base = original.get(f.name)
+        if base is None:
+            continue
+        where = f"fleets[{f.name}]"
+        now = _flat(f.model_dump(mode="json", by_alias=True), where)
+        then = _flat(base.model_dump(mode="json", by_alias=True), where)
+        for p in now.keys() | then.keys():
+            if p.endswith(".demandHistory") and now.get(p) and then.get(p):  # paths: each relative to its file
+                if os.path.normpath(applied_dir / now[p]) == os.path.normpath(loaded.base_dir / then[p]):
+                    continue
+            if now.get(p) != then.get(p):
+                changes.append(Change(p, now.get(p), then.get(p), why))
+    return sorted(changes, key=lambda c: c.path)
+
+
 def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *, stack: str | None, out: Path | None,
                         fmt: str, source: str, command: str, live: bool = False) -> int:
     """Apply the thresholds, write the overlay (``--out``) when something changed, print the report."""
@@ -104,6 +143,7 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
         err.print(f"error {source}: {exc}", markup=False)
         return 1
     month = alert_month(alert, dt.datetime.now(dt.UTC).strftime("%Y-%m"))
+    restored: list[Change] = []
     if out is not None and out.exists() and response.ignored is None:
         earlier = OverlayStamp.parse(out.read_text(encoding="utf-8", errors="replace"))
         if earlier is not None and weaker_than(earlier, response, month, loaded.policy):
@@ -118,14 +158,18 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
         elif not response.overlay and earlier is not None and month > earlier.month:
             # the month's budget starts over: its first alert that fires no action lifts last month's response
             response = replace(response, overlay={"apiVersion": "seedance.io/v1", "kind": "CostPolicy", "extends": ref})
+            restored = _restored(out, loaded, month)
             response.notes.append(f"a new budget month ({month}): the response of {earlier.month} is lifted; "
                                   f"{out} now only extends the policy")
         elif not response.overlay:
             response.notes.append(f"the overlay {out} from an earlier alert is left as it is; delete it to lift it")
     overlay_path = str(out) if out is not None and response.overlay else None
+    kept = str(out) if out is not None and not response.overlay and out.exists() else None
+    extras: dict[str, Any] = {"month": None if response.ignored else month, "restored": restored}
+    shown = {**extras, "policy_path": str(policy), "kept_overlay": kept}
     markdown = None
     if fmt == "markdown":  # rendered before the overlay is written: a missing template changes nothing
-        markdown = render_markdown(response, overlay_path)
+        markdown = render_markdown(response, overlay_path, **shown)
     if out is not None and response.overlay:
         header = (f"{OVERLAY_HEADER}{alert.budget_name} ({alert.alert_type}, {percent(response.fraction)} of budget); "
                   f"generated by seedance budget {command}\n")
@@ -138,9 +182,9 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
     if markdown is not None:
         click.echo(markdown, nl=False)
     elif fmt == "json":
-        click.echo(json.dumps(to_json(response, overlay_path), indent=2))
+        click.echo(json.dumps(to_json(response, overlay_path, **extras), indent=2))
     else:
-        render_text(console(), response, overlay_path)
+        render_text(console(), response, overlay_path, **shown)
     return 0
 
 
@@ -206,6 +250,8 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
         err.print(f"{event}: not an AWS Budgets notification: nothing to do", markup=False)
         if fmt == "json":  # a consumer piping into jq still gets a document
             click.echo(json.dumps({"budgetAlert": False, "actions": [], "changes": [], "overlay": None}, indent=2))
+        elif fmt == "markdown":  # and a pipeline posting the report posts one that says why nothing happened
+            click.echo(render_not_a_budget_alert(str(event)), nl=False)
         return 0
     return _respond_and_report(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=str(event), command="respond",
                                live=live)

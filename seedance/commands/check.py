@@ -14,7 +14,7 @@ from seedance.gate.bundle import load_bundle
 from seedance.gate.engine import make_engine
 from seedance.gate.errors import GateError, PolicyLoadError
 from seedance.gate.report import FORMATS, print_text, render, render_sarif_undecided
-from seedance.templating import ReportTemplateError, md_text
+from seedance.templating import ReportTemplateError, fit, md_text
 
 log = logging.getLogger(__name__)
 
@@ -27,17 +27,21 @@ def _console(stderr: bool = False):
     return console(stderr=stderr)
 
 
-def _undecided(fmt: str, stack: str, problems: list[str]) -> int:
-    """Fail closed: say why, in the requested format, and never print a passing result."""
+def _undecided(fmt: str, stack: str, problems: list[str], *, artifact: str | None = None) -> int:
+    """Fail closed: say why, in the requested format, and never print a passing result.
+
+    ``artifact``: the file a SARIF result points at (the stack's settings file or the document)."""
     if fmt == "json":
         click.echo(json.dumps({"apiVersion": "seedance.io/v1", "kind": "GateDecision", "stack": stack,
                                "decision": "undecided", "errors": problems}, indent=2, ensure_ascii=False))
     elif fmt == "sarif":  # a CI step that uploads the file still gets SARIF: a run that did not complete
-        click.echo(render_sarif_undecided(stack, problems), nl=False)
+        click.echo(render_sarif_undecided(stack, problems, artifact=artifact), nl=False)
     elif fmt in ("markdown", "pr-comment"):
-        click.echo(f"⚠️ **Seedance gate — {md_text(stack)}: undecided** (the deploy is blocked)\n")
-        for p in problems:
-            click.echo(f"- {md_text(p)}")
+        head = f"⚠️ **Seedance gate — {md_text(stack)}: undecided** (the deploy is blocked)\n\n"
+        lines = [f"- {md_text(p)}\n" for p in problems]
+        click.echo(fit(lambda k: head + "".join(lines[:k]) + (f"\n_… {len(lines) - k:,} more problem(s) not shown: "
+                                                                 "see stderr or `--format json`._\n" if k < len(lines) else ""),
+                       len(lines)), nl=False)
     err = _console(stderr=True)
     for p in problems:
         err.print(f"[red]undecided[/red] {escape(p)}")
@@ -65,22 +69,25 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
     from seedance.gate.run import evaluate
 
     stack = Path(target).stem if target.endswith(".json") else target
+    is_document = target.endswith(".json") or Path(target).is_file()
+    where = target if is_document else str(project_dir / f"Pulumi.{target}.yaml")
     overrides = {}
     for item in severities:
         control, sep, level = item.partition("=")
         if not sep:
-            return _undecided(fmt, stack, [f"--severity {item!r}: expected CONTROL=mandatory or CONTROL=advisory"])
+            return _undecided(fmt, stack, [f"--severity {item!r}: expected CONTROL=mandatory or CONTROL=advisory"],
+                              artifact=where)
         overrides[control.strip()] = level.strip()
     if Path(target).is_dir():
         return _undecided(fmt, stack, [f"{target}: is a directory; expected a STACK name (with --project-dir) "
-                                       "or a DOCUMENT.json"])
+                                       "or a DOCUMENT.json"], artifact=where)
     try:
         bundle = load_bundle(policies_dir, severity_overrides=overrides)
-        if target.endswith(".json") or Path(target).is_file():
+        if is_document:
             gate_input = inputs.from_document(Path(target), policy_path=policy_path, project_dir=project_dir)
         elif policy_path is not None:
             return _undecided(fmt, stack, [f"--policy {policy_path}: applies to a DOCUMENT.json; stack {target} is "
-                                           f"gated with its own seedance:policy (Pulumi.{target}.yaml)"])
+                                           f"gated with its own seedance:policy (Pulumi.{target}.yaml)"], artifact=where)
         else:
             gate_input = inputs.from_stack(target, project_dir)
         stack = gate_input.stack
@@ -89,22 +96,22 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
         engine = make_engine(opa_url)
         decision = evaluate(gate_input, bundle, engine, as_of=as_of.date() if as_of else None)
     except PolicyLoadError as exc:
-        return _undecided(fmt, stack, exc.problems)
+        return _undecided(fmt, stack, exc.problems, artifact=where)
     except GateError as exc:
-        return _undecided(fmt, stack, [f"{type(exc).__name__}: {exc}"])
+        return _undecided(fmt, stack, [f"{type(exc).__name__}: {exc}"], artifact=where)
     except Exception as exc:  # fail closed on anything unexpected, without a traceback
         log.debug("gate failure", exc_info=True)
-        return _undecided(fmt, stack, [f"internal error: {type(exc).__name__}: {exc}"])
+        return _undecided(fmt, stack, [f"internal error: {type(exc).__name__}: {exc}"], artifact=where)
     if fmt == "text":
         print_text(_console(), decision, engine=engine.name)
         return decision.exit_code
     try:
         report = render(decision, fmt, controls=list(bundle.controls))
     except ReportTemplateError as exc:  # no report, no decision: fail closed
-        return _undecided(fmt, stack, [str(exc)])
+        return _undecided(fmt, stack, [str(exc)], artifact=where)
     except Exception as exc:  # a broken template (syntax, undefined name): no report, no decision
         log.debug("report failure", exc_info=True)
-        return _undecided(fmt, stack, [f"cannot render the {fmt} report: {type(exc).__name__}: {exc}"])
+        return _undecided(fmt, stack, [f"cannot render the {fmt} report: {type(exc).__name__}: {exc}"], artifact=where)
     click.echo(report, nl=False)  # byte-exact: no console markup, emoji codes or wrapping in a machine format
     return decision.exit_code
 

@@ -11,7 +11,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from seedance.estimate.estimate import Estimate
+from seedance.estimate.components import _per
+from seedance.estimate.estimate import PARTIAL, UNPRICED, Estimate, pricing_status
 from seedance.pricing.catalog import PricingError
 
 
@@ -23,6 +24,13 @@ def _qty(value: float | None) -> str:
     if value is None:
         return "?"
     return f"{value:,.2f}" if abs(value) >= 0.01 or value == 0 else f"{value:.6f}"
+
+
+def _cost(value: float, status: str, currency: str) -> str:
+    """A cost that may not be (fully) priced: never 0.00 for what has no price."""
+    if status == UNPRICED:
+        return "unpriced"
+    return _money(value, currency) + (" + unpriced" if status == PARTIAL else "")
 
 
 def render_estimate(out: Console, est: Estimate, title: str) -> None:
@@ -39,8 +47,9 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
     for group, resources in groups.items():
         table.add_row(Text(group, style="bold"), "", "", "", "")
         for r in resources:
-            flag = " (partial)" if r.partial else ""
-            table.add_row(Text(f"  {r.name}{flag}", style="cyan"), "", "", "", Text(_money(r.monthly_cost, cur)))
+            status = pricing_status(r.components)
+            flag = " (partial)" if status == PARTIAL else ""
+            table.add_row(Text(f"  {r.name}{flag}", style="cyan"), "", "", "", Text(_cost(r.monthly_cost, status, cur)))
             if not r.components:
                 table.add_row(Text("    no charges" + (f" ({r.notes[0]})" if r.notes else "")), "", "", "", "")
             for c in r.components:
@@ -50,7 +59,7 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
                     cost = Text("depends on usage", style="dim")
                 else:
                     cost = Text(_money(c.monthly_cost, cur))
-                price = "—" if c.unit_price is None else f"{c.unit_price:g}"
+                price = "—" if c.unit_price is None else f"{c.unit_price:g} {cur}/{_per(c.unit)}"
                 table.add_row(Text(f"    {c.name}"), _qty(c.monthly_quantity), Text(c.unit), price, cost)
     out.print(table)
 
@@ -59,12 +68,12 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
     totals.add_column("Key")
     totals.add_column("Monthly cost", justify="right")
     for name, value in est.by_fleet.items():
-        totals.add_row("fleet", Text(name), _money(value, cur))
+        totals.add_row("fleet", Text(name), _cost(value, est.fleet_status(name), cur))
     for name, value in est.by_service.items():
-        totals.add_row("service", Text(name), _money(value, cur))
+        totals.add_row("service", Text(name), _cost(value, est.service_status(name), cur))
     for key, values in est.by_tag.items():
         for value, cost in values.items():
-            totals.add_row(Text(f"tag {key}"), Text(value), _money(cost, cur))
+            totals.add_row(Text(f"tag {key}"), Text(value), _cost(cost, est.tag_status(key, value), cur))
     out.print(totals)
 
     label = "Total (partial: some components have no sourced price)" if est.partial else "Total"

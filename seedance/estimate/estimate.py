@@ -35,6 +35,17 @@ ESTIMATORS: list[tuple[str, Estimator]] = [
 
 UNTAGGED = "(untagged)"
 
+#: How much of a resource's, fleet's or service's cost is known (``Estimate.fleet_pricing`` and friends).
+PRICED, PARTIAL, UNPRICED = "priced", "partial", "unpriced"
+
+
+def pricing_status(components: list) -> str:
+    """``unpriced`` when some component has no sourced price and none has a cost, ``partial`` when some
+    have a cost and some no price, else ``priced`` (usage-dependent components are neither)."""
+    if not any(c.unpriced for c in components):
+        return PRICED
+    return PARTIAL if any(c.monthly_cost is not None for c in components) else UNPRICED
+
 
 @dataclass(frozen=True)
 class Estimate:
@@ -53,6 +64,20 @@ class Estimate:
     budget_currency: str | None = None
     unpriced: list[dict[str, str]] = field(default_factory=list)  # resource, component, reason
     usage_dependent: list[dict[str, str]] = field(default_factory=list)  # resource, component, note
+    # how much of each fleet's, service's and tag value's cost is known: "priced", "partial" (some components
+    # unpriced: the figure is a lower bound) or "unpriced" (nothing priced: the figure is not a cost)
+    fleet_pricing: dict[str, str] = field(default_factory=dict)
+    service_pricing: dict[str, str] = field(default_factory=dict)
+    tag_pricing: dict[str, dict[str, str]] = field(default_factory=dict)  # tag key -> value -> status
+
+    def fleet_status(self, name: str) -> str:
+        return self.fleet_pricing.get(name, PRICED)
+
+    def service_status(self, name: str) -> str:
+        return self.service_pricing.get(name, PRICED)
+
+    def tag_status(self, key: str, value: str) -> str:
+        return self.tag_pricing.get(key, {}).get(value, PRICED)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -71,7 +96,11 @@ class Estimate:
             "by_fleet": {k: round(v, 2) for k, v in self.by_fleet.items()},
             "by_service": {k: round(v, 2) for k, v in self.by_service.items()},
             "by_tag": {k: {v: round(c, 2) for v, c in vals.items()} for k, vals in self.by_tag.items()},
-            "resources": [r.to_json() for r in self.resources],
+            # alongside by_fleet / by_service (whose numbers stay numbers): whether each is fully priced
+            "by_fleet_pricing": {k: self.fleet_status(k) for k in self.by_fleet},
+            "by_service_pricing": {k: self.service_status(k) for k in self.by_service},
+            "by_tag_pricing": {k: {v: self.tag_status(k, v) for v in vals} for k, vals in self.by_tag.items()},
+            "resources": [{**r.to_json(), "pricing": pricing_status(r.components)} for r in self.resources],
         }
 
 
@@ -105,6 +134,9 @@ def summarise(policy: CostPolicy, ctx: EstimateContext, resources: list[Resource
     by_tag: dict[str, dict[str, float]] = {k: {} for k in tag_keys}
     unpriced: list[dict[str, str]] = []
     usage_dep: list[dict[str, str]] = []
+    fleet_components: dict[str, list] = {}
+    service_components: dict[str, list] = {}
+    tag_components: dict[tuple[str, str], list] = {}
     total = 0.0
     for r in resources:
         cost = 0.0
@@ -120,10 +152,13 @@ def summarise(policy: CostPolicy, ctx: EstimateContext, resources: list[Resource
         total += cost
         if r.fleet is not None:
             by_fleet[r.fleet] = by_fleet.get(r.fleet, 0.0) + cost
+            fleet_components.setdefault(r.fleet, []).extend(r.components)
         by_service[r.service] = by_service.get(r.service, 0.0) + cost
+        service_components.setdefault(r.service, []).extend(r.components)
         for k in tag_keys:
             v = r.tags.get(k, UNTAGGED)
             by_tag[k][v] = by_tag[k].get(v, 0.0) + cost
+            tag_components.setdefault((k, v), []).extend(r.components)
     return Estimate(
         policy=policy.metadata.name,
         environment=policy.metadata.environment.value,
@@ -140,4 +175,14 @@ def summarise(policy: CostPolicy, ctx: EstimateContext, resources: list[Resource
         budget_currency=policy.budget.currency.value,
         unpriced=unpriced,
         usage_dependent=usage_dep,
+        fleet_pricing={k: st for k, cs in fleet_components.items() if (st := pricing_status(cs)) != PRICED},
+        service_pricing={k: st for k, cs in service_components.items() if (st := pricing_status(cs)) != PRICED},
+        tag_pricing=_nested({kv: st for kv, cs in tag_components.items() if (st := pricing_status(cs)) != PRICED}),
     )
+
+
+def _nested(flat: dict[tuple[str, str], str]) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for (k, v), status in flat.items():
+        out.setdefault(k, {})[v] = status
+    return out

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from seedance.estimate.diff import EstimateDiff
-from seedance.estimate.estimate import Estimate
-from seedance.templating import get_template
+from seedance.estimate.components import _per
+from seedance.estimate.diff import EstimateDiff, _shared_names
+from seedance.estimate.estimate import PARTIAL, PRICED, UNPRICED, Estimate, pricing_status
+from seedance.templating import COMMENT_LIMIT, fit, get_template
 
 
 def _helpers(currency: str) -> dict[str, Any]:
@@ -21,20 +23,44 @@ def _helpers(currency: str) -> dict[str, Any]:
         return "±0.00 " + currency if abs(value) < 0.005 else f"{value:+,.2f} {currency}"
 
     def pct(fraction: float) -> str:
-        return f"{fraction:+.1%}"
+        shown = round(100 * fraction, 1)
+        return "±0.0%" if shown == 0 else f"{shown:+.1f}%"  # never "-0.0%" or "+0.0%"
 
     def share(fraction: float | None) -> str:
-        return "—" if fraction is None else f"{fraction:.0%}"
+        return "—" if fraction is None else f"{round(100 * fraction):.0f}%"
 
     def points(a: float | None, b: float | None) -> str:
-        return "—" if a is None or b is None else f"{100 * (b - a):+.0f} pp"
+        # from the rounded shares the row shows, so the change always equals their difference
+        if a is None or b is None:
+            return "—"
+        moved = round(100 * b) - round(100 * a)
+        return "±0 pp" if moved == 0 else f"{moved:+d} pp"
+
+    def cost(value: float | None, status: str = PRICED) -> str:
+        """A fleet's, service's or resource's cost: ``unpriced`` when nothing of it has a price (never
+        0.00), the priced part ``+ unpriced`` when only some of it has."""
+        if status == UNPRICED:
+            return "unpriced"
+        return money(value) + (" + unpriced" if status == PARTIAL else "")
+
+    def change(delta: float, before: str | None = PRICED, after: str | None = PRICED) -> str:
+        """The change of a line; when either side is not fully priced, only its priced part is known."""
+        if before in (None, PRICED) and after in (None, PRICED):
+            return signed(delta)
+        if abs(delta) < 0.005:
+            return "unpriced"
+        return f"{signed(delta)} (priced part)"
+
+    def unit_price(c: Any) -> str:
+        return "—" if c.unit_price is None else f"{c.unit_price:g} {currency}/{_per(c.unit)}"
 
     def qty(value: float | None) -> str:
         if value is None:
             return "?"
         return f"{value:,.2f}" if abs(value) >= 0.01 or value == 0 else f"{value:.6f}"
 
-    return {"money": money, "signed": signed, "pct": pct, "share": share, "points": points, "qty": qty}
+    return {"money": money, "signed": signed, "pct": pct, "share": share, "points": points, "qty": qty, "cost": cost,
+            "change": change, "unit_price": unit_price}
 
 
 def estimate_markdown(est: Estimate) -> str:
@@ -46,40 +72,113 @@ def diff_icon(d: EstimateDiff) -> str:
     over = d.budget_share_after is not None and d.budget_share_after > 1
     if over or d.delta >= 0.005:
         return "🔺" if not over else "🔴"
+    if d.new_unpriced:  # something new costs an amount the tool cannot price: not "no change"
+        return "❓"
     return "🔻" if d.delta <= -0.005 else "⚪"
 
 
-def diff_markdown(d: EstimateDiff) -> str:
-    return get_template("cost_diff.md.j2").render(
-        d=d,
-        icon=diff_icon(d),
-        changed_fleets=[c for c in d.fleets if c.status != "unchanged"],
-        changed_services=[c for c in d.services if c.status != "unchanged"],
-        **_helpers(d.currency),
-    )
+@dataclass(frozen=True)
+class DiffRow:
+    """A line of the diff's cost table, its cells ready to print ("unpriced" where nothing has a price)."""
+
+    key: str
+    before: str
+    after: str
+    change: str
+    weight: float  # |change|: which lines matter most when not all fit
 
 
-def render_diff_text(out: Console, d: EstimateDiff) -> None:
+def _resource_status(est: Estimate | None, shared: set[str]) -> dict[str, str]:
+    """Each resource's pricing status, keyed as the diff keys resources (a name shared by two kinds
+    carries its kind)."""
+    groups: dict[str, list] = {}
+    for r in est.resources if est is not None else []:
+        groups.setdefault(f"{r.name} ({r.kind})" if r.name in shared else r.name, []).extend(r.components)
+    return {k: pricing_status(cs) for k, cs in groups.items()}
+
+
+def diff_rows(d: EstimateDiff, base: Estimate | None = None, head: Estimate | None = None) -> dict[str, list[DiffRow]]:
+    """The changed fleets, services and resources of ``d`` as table rows.
+
+    ``base`` and ``head`` (the two estimates ``d`` compares) say which lines are not (fully) priced;
+    without them every line is taken as priced."""
     h = _helpers(d.currency)
-    head = f"{d.policy} ({d.environment}, {d.region}): {h['money'](d.before_total)} -> {h['money'](d.after_total)} per month, {h['signed'](d.delta)}"
+    shared = _shared_names(*(e for e in (base, head) if e is not None))
+    lookups: dict[str, tuple[Any, Any]] = {
+        "fleets": (base.fleet_status if base else None, head.fleet_status if head else None),
+        "services": (base.service_status if base else None, head.service_status if head else None),
+        "resources": (_resource_status(base, shared).get, _resource_status(head, shared).get),
+    }
+    out: dict[str, list[DiffRow]] = {}
+    for section, changes in (("fleets", d.fleets), ("services", d.services), ("resources", d.resources)):
+        before_of, after_of = lookups[section]
+        rows = []
+        for c in changes:
+            if c.status == "unchanged":
+                continue
+            sb = None if c.before is None or before_of is None else (before_of(c.key) or PRICED)
+            sa = None if c.after is None or after_of is None else (after_of(c.key) or PRICED)
+            rows.append(DiffRow(c.key, "—" if c.before is None else h["cost"](c.before, sb or PRICED),
+                                "—" if c.after is None else h["cost"](c.after, sa or PRICED), h["change"](c.delta, sb, sa),
+                                abs(c.delta)))
+        out[section] = rows
+    return out
+
+
+def diff_markdown(d: EstimateDiff, *, base: Estimate | None = None, head: Estimate | None = None,
+                  limit: int = COMMENT_LIMIT) -> str:
+    """The diff as a pull-request comment of at most ``limit`` characters.
+
+    The header, the totals and the budget row are always there; then, as far as they fit: the notes,
+    the newly unpriced items, the services and the fleets (largest change first), the planner
+    decisions and the resources; what does not fit is counted at the end."""
+    template = get_template("cost_diff.md.j2")
+    rows = diff_rows(d, base, head)
+    sections: dict[str, list[Any]] = {"notes": list(d.notes), "new_unpriced": list(d.new_unpriced), "fleets": rows["fleets"],
+                                      "services": rows["services"], "decisions": list(d.decisions),
+                                      "resources": rows["resources"]}
+    priority: list[tuple[str, int]] = []
+    for name in ("notes", "new_unpriced", "services", "fleets", "decisions", "resources"):  # a few services sum up many fleets
+        items = sections[name]
+        order: Any = range(len(items))
+        if name in ("fleets", "services"):
+            order = sorted(order, key=lambda i, items=items: -items[i].weight)
+        priority += [(name, i) for i in order]
+
+    def render_first(k: int) -> str:
+        kept = set(priority[:k])
+        shown = {name: [x for i, x in enumerate(items) if (name, i) in kept] for name, items in sections.items()}
+        return template.render(d=d, icon=diff_icon(d), shown=shown, total={n: len(v) for n, v in sections.items()},
+                               omitted=len(priority) - k, **_helpers(d.currency))
+
+    return fit(render_first, len(priority), limit)
+
+
+def render_diff_text(out: Console, d: EstimateDiff, *, base: Estimate | None = None, head: Estimate | None = None) -> None:
+    h = _helpers(d.currency)
+    head_line = f"{d.policy} ({d.environment}, {d.region}): {h['money'](d.before_total)} -> {h['money'](d.after_total)} per month, {h['signed'](d.delta)}"
     if d.delta_fraction is not None:
-        head += f" ({h['pct'](d.delta_fraction)})"
-    out.print(Text(head, style="bold"))
+        head_line += f" ({h['pct'](d.delta_fraction)})"
+    if d.after_partial:
+        head_line += " (partial: some components have no sourced price)"
+    out.print(Text(head_line, style="bold"))
     for note in d.notes:
         out.print(Text(f"note: {note}", style="yellow"))
     if d.budget_share_after is not None or d.budget_share_before is not None:
-        out.print(Text(f"budget used: {h['share'](d.budget_share_before)} -> {h['share'](d.budget_share_after)}"))
-    if not d.changed:
+        out.print(Text(f"budget used: {h['share'](d.budget_share_before)} -> {h['share'](d.budget_share_after)} "
+                       f"({h['points'](d.budget_share_before, d.budget_share_after)})"))
+    if not d.changed and not d.new_unpriced:
         out.print("no cost or planner decision changes")
         return
-    table = Table(title=Text("Cost by fleet and service"))
-    for col, just in (("", "left"), ("Base", "right"), ("This change", "right"), ("Change", "right")):
-        table.add_column(col, justify=just)  # type: ignore[arg-type]
-    for prefix, rows in (("fleet ", d.fleets), ("", d.services)):
-        for c in rows:
-            if c.status != "unchanged":
-                table.add_row(Text(prefix + c.key), h["money"](c.before), h["money"](c.after), h["signed"](c.delta))
-    out.print(table)
+    rows = diff_rows(d, base, head)
+    if rows["fleets"] or rows["services"]:
+        table = Table(title=Text("Cost by fleet and service"))
+        for col, just in (("", "left"), ("Base", "right"), ("This change", "right"), ("Change", "right")):
+            table.add_column(col, justify=just)  # type: ignore[arg-type]
+        for prefix, section in (("fleet ", rows["fleets"]), ("", rows["services"])):
+            for r in section:
+                table.add_row(Text(prefix + r.key), r.before, r.after, r.change)
+        out.print(table)
     if d.decisions:
         dec = Table(title=Text("Planner decisions that changed"))
         for col in ("Fleet", "Decision", "Base", "This change"):

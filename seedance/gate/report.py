@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -11,11 +12,18 @@ from rich.markup import escape
 
 from seedance import __version__
 from seedance.gate.decision import Decision
-from seedance.templating import get_template
+from seedance.templating import COMMENT_LIMIT, fit, get_template
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FORMATS = ("text", "json", "sarif", "markdown", "pr-comment")
-_NUMBER = re.compile(r"[0-9][0-9,.]*")
+#: The partialFingerprints key; its version changes whenever the scheme does (v3: identifiers keep
+#: their digits, and findings that differ only in their figures are numbered).
+FINGERPRINT_KEY = "seedanceFinding/v3"
+# a number standing on its own (a cost, a count, days, a port): not one inside an identifier such as
+# /dev/sdb1, eu-central-1 or p4d.24xlarge, whose digits name the thing the finding is about
+_NUMBER = re.compile(r"(?<![A-Za-z_/])(?<![A-Za-z_/][-.])[0-9][0-9,.]*")
+_DIGITS = re.compile(r"([0-9]+(?:\.[0-9]+)?)")
+_BLANK_LINES = re.compile(r"\n{3,}")
 
 
 def _context(decision: Decision) -> dict[str, Any]:
@@ -40,12 +48,51 @@ def render_markdown(decision: Decision) -> str:
     return get_template("gate_report.md.j2").render(**_context(decision))
 
 
-def render_pr_comment(decision: Decision) -> str:
-    return get_template("gate_pr_comment.md.j2").render(**_context(decision))
+def render_pr_comment(decision: Decision, *, limit: int = COMMENT_LIMIT) -> str:
+    """The PR comment, at most ``limit`` characters: the header and counts always, then as many
+    findings as fit, mandatory first, then advisory, then waived, and how many were left out."""
+    template = get_template("gate_pr_comment.md.j2")
+    context = _context(decision)
+    groups = context.pop("groups")
+    ordered = [(g, f) for g in ("mandatory", "advisory", "waived") for f in groups[g]]
+
+    def render_first(k: int) -> str:
+        shown: dict[str, list] = {"mandatory": [], "advisory": [], "waived": []}
+        for g, f in ordered[:k]:
+            shown[g].append(f)
+        # the note may follow a list that ends in a newline or a block that does not: one blank line
+        return _BLANK_LINES.sub("\n\n", template.render(**context, groups=shown, omitted=len(ordered) - k))
+
+    return fit(render_first, len(ordered), limit)
 
 
 def render_json(decision: Decision) -> str:
     return json.dumps(decision.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+
+def _natural(text: str) -> list[Any]:
+    """A sort key that orders numbers by value ("port 22" before "port 3389")."""
+    return [(0, float(part), "") if i % 2 else (1, 0.0, part) for i, part in enumerate(_DIGITS.split(text.replace(",", "")))]
+
+
+def fingerprints(findings: list) -> list[str]:
+    """A stable key per finding, for SARIF ``partialFingerprints`` (code scanning merges results that share one).
+
+    The key is the control, the resource's URN and the message with its free-standing numbers masked
+    (a cost, a count, a number of days), so a finding whose figure moves stays the same alert. Findings
+    that this leaves equal (one security group open on two port ranges) are numbered in the order of
+    their messages' numbers: the first keeps ``…|0``, the next ``…|1``.
+    """
+    masked = [f"{f.control_id}|{f.urn}|{_NUMBER.sub('#', f.message)}" for f in findings]
+    groups: dict[str, list[int]] = {}
+    for i, key in enumerate(masked):
+        groups.setdefault(key, []).append(i)
+    out = [""] * len(findings)
+    for key, members in groups.items():
+        members.sort(key=lambda i: (_natural(findings[i].message), i))
+        for n, i in enumerate(members):
+            out[i] = f"{key}|{n}"
+    return out
 
 
 def render_sarif(decision: Decision, *, controls: list | None = None) -> str:
@@ -54,7 +101,8 @@ def render_sarif(decision: Decision, *, controls: list | None = None) -> str:
     for c in controls or []:
         rules_by_id[c.control_id] = _sarif_rule(c.control_id, c.title, c.description, c.clause, c.framework, c.severity, c.remediation, c.related_resources)
     results = []
-    for f in decision.findings:
+    prints = fingerprints(decision.findings)
+    for i, f in enumerate(decision.findings):
         if f.control_id not in rules_by_id:
             rules_by_id[f.control_id] = _sarif_rule(f.control_id, f.title, f.title, f.clause, f.framework, f.severity, f.remediation, ())
         result: dict[str, Any] = {
@@ -70,8 +118,7 @@ def render_sarif(decision: Decision, *, controls: list | None = None) -> str:
                     "logicalLocations": [{"name": f.resource_name, "fullyQualifiedName": f.urn, "kind": "resource"}],
                 }
             ],
-            # numbers (costs, counts, days) masked: a finding whose figure moves stays the same alert
-            "partialFingerprints": {"seedanceFinding/v2": f"{f.control_id}|{f.urn}|{_NUMBER.sub('#', f.message)}"},
+            "partialFingerprints": {FINGERPRINT_KEY: prints[i]},
             "properties": {"severity": f.severity, "clause": f.clause, "resourceType": f.resource_type},
         }
         if f.waived and f.waiver is not None:
@@ -111,15 +158,39 @@ def render_sarif(decision: Decision, *, controls: list | None = None) -> str:
     return json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
 
 
-def render_sarif_undecided(stack: str, problems: list[str]) -> str:
-    """SARIF for a gate that could not decide: a run whose invocation failed, with the reasons, no results."""
+UNDECIDED_RULE = "SEEDANCE-UNDECIDED"
+
+
+def render_sarif_undecided(stack: str, problems: list[str], *, artifact: str | None = None) -> str:
+    """SARIF for a gate that could not decide: a failed invocation with the reasons, and one error result.
+
+    A run with no results reads as "nothing found" (code scanning would show the stack as clean), so
+    the run carries a single error-level result that says the gate did not decide. ``artifact``: the
+    file the result points at (the stack's ``Pulumi.<stack>.yaml`` or the gated document).
+    """
+    uri = artifact or f"Pulumi.{stack}.yaml"
+    location: dict[str, Any] = (
+        {"uri": Path(uri).as_uri()} if Path(uri).is_absolute() else {"uri": Path(uri).as_posix(), "uriBaseId": "%SRCROOT%"}
+    )
+    why = "; ".join(problems) or "no reason given"
+    rule = {
+        "id": UNDECIDED_RULE,
+        "name": "GateUndecided",
+        "shortDescription": {"text": "The deploy gate could not decide"},
+        "fullDescription": {"text": "The gate could not evaluate the stack (engine error, malformed policy, unreachable OPA "
+                                    "or invalid input), so it blocks the deploy. Findings of earlier runs are not "
+                                    "fixed: this run did not evaluate them."},
+        "help": {"text": "Fix the problem the result names and run seedance check again."},
+        "defaultConfiguration": {"level": "error"},
+        "properties": {"tags": ["seedance", "undecided"]},
+    }
     sarif = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [
             {
                 "tool": {"driver": {"name": "seedance-gate", "version": __version__,
-                                    "informationUri": "https://seedance.io/docs/gate", "rules": []}},
+                                    "informationUri": "https://seedance.io/docs/gate", "rules": [rule]}},
                 "automationDetails": {"id": f"seedance-gate/{stack}/"},
                 "invocations": [
                     {
@@ -128,7 +199,16 @@ def render_sarif_undecided(stack: str, problems: list[str]) -> str:
                         "toolExecutionNotifications": [{"level": "error", "message": {"text": p}} for p in problems],
                     }
                 ],
-                "results": [],
+                "results": [
+                    {
+                        "ruleId": UNDECIDED_RULE,
+                        "ruleIndex": 0,
+                        "level": "error",
+                        "message": {"text": f"the gate could not decide for stack {stack}, so the deploy is blocked: {why}"},
+                        "locations": [{"physicalLocation": {"artifactLocation": location, "region": {"startLine": 1}}}],
+                        "partialFingerprints": {FINGERPRINT_KEY: f"{UNDECIDED_RULE}|{stack}"},
+                    }
+                ],
                 "properties": {"decision": "undecided", "stack": stack},
             }
         ],

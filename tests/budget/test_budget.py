@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from seedance.budget.events import BudgetEventError, parse_budget_event
-from seedance.budget.report import render_markdown
+from seedance.budget.report import render_markdown, spend_label, threshold_label, value_label
 from seedance.budget.response import BudgetResponseError, percent, respond
 from seedance.cli import app
 from seedance.policy import load_policy
@@ -214,7 +215,7 @@ def test_markdown_incident_report(tmp_path: Path) -> None:
     )
     assert result.return_value == 0
     text = result.output
-    assert text.startswith("## 🔴 Cost incident: gpu-platform-dev at 96% of its monthly budget")
+    assert text.startswith("## 🔴 Cost incident: gpu-platform-dev at 96.0% of its monthly budget (2022-09)")
     assert "| 95% | `nonprod-spot-only` |" in text
     assert "| `fleets[finetune].reserved.mode` | auto | none |" in text
 
@@ -491,3 +492,128 @@ def test_a_late_alert_of_an_earlier_month_changes_nothing(tmp_path: Path) -> Non
     late.write_text(json.dumps(september))
     _stamped_run(tmp_path, late, out)
     assert out.read_text() == before
+
+
+# ---------------------------------------------------------------- the cost-incident report
+
+
+def _respond(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["budget", "respond", *args], standalone_mode=False, catch_exceptions=False)
+    return result.return_value, result.output
+
+
+def _policy_with_thresholds(tmp_path: Path, thresholds: str) -> Path:
+    p = tmp_path / "dev-th.yaml"
+    p.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICIES / 'dev.yaml'}\n"
+                 f"budget:\n  monthlyAmount: 6000\n  currency: USD\n  thresholds: {thresholds}\n", encoding="utf-8")
+    return p
+
+
+def test_thresholds_never_read_above_the_spend_that_crossed_them(tmp_path: Path) -> None:
+    assert (threshold_label(0.995), threshold_label(0.85), threshold_label(1.0), threshold_label(0.9953)) == \
+        ("99.5%", "85%", "100%", "99.53%")
+    policy = _policy_with_thresholds(tmp_path, "[{at: 0.5, action: notify}, {at: 0.995, action: degrade}]")
+    event = tmp_path / "alert.json"
+    event.write_bytes(_monthly_alert("seedance-dev-monthly", "6,000.00", "5,972.00"))  # 99.53%
+    code, md = _respond(str(policy), str(event), "-f", "markdown")
+    assert code == 0 and "at 99.5% of its monthly budget" in md and "| 99.5% | `degrade` |" in md and "| 100% |" not in md
+    code, text = _respond(str(policy), str(event))
+    assert "= 99.5% of the monthly budget" in text and "threshold 99.5% crossed: degrade" in text
+    # a threshold with two decimals gets a headline with two
+    precise = _policy_with_thresholds(tmp_path, "[{at: 0.5, action: notify}, {at: 0.9953, action: degrade}]")
+    r = respond(load_policy(precise).policy, parse_budget_event(event.read_bytes()), policy_ref="x")  # type: ignore[arg-type]
+    assert spend_label(r) == "99.53%" and "| 99.53% | `degrade` |" in render_markdown(r)
+
+
+def test_the_report_says_how_to_revert_and_which_month_it_answers(tmp_path: Path) -> None:
+    event = tmp_path / "alert.json"
+    event.write_bytes(_monthly_alert("seedance-dev-monthly", "6,000.00", "5,760.00"))
+    out = tmp_path / "dev.budget.yaml"
+    policy = POLICIES / "dev.yaml"
+    code, md = _respond(str(policy), str(event), "--stack", "dev", "--out", str(out), "-f", "markdown")
+    assert code == 0 and out.is_file() and "month=2022-09" in out.read_text()
+    assert md.startswith("## 🔴 Cost incident: gpu-platform-dev at 96.0% of its monthly budget (2022-09)")
+    assert f"Redeploy from the overlay `{out}` (budget month 2022-09)" in md
+    assert f"**To revert:** delete `{out}` (or point the stack's `seedance:policy` back to `{policy}`)" in md
+    # JSON carries the month; text says it too
+    code, js = _respond(str(policy), str(event), "--stack", "dev", "--out", str(out), "-f", "json")
+    assert json.loads(js)["month"] == "2022-09"
+    code, text = _respond(str(policy), str(event), "--stack", "dev", "--out", str(out))
+    assert "budget month 2022-09" in text and f"to revert: delete {out}" in text
+    # a weaker alert keeps the overlay: still how to revert it
+    weak = tmp_path / "weak.json"
+    weak.write_bytes(_monthly_alert("seedance-dev-monthly", "6,000.00", "3,100.00"))
+    code, md = _respond(str(policy), str(weak), "--stack", "dev", "--out", str(out), "-f", "markdown")
+    assert "Redeploy from" not in md and f"**To revert:** delete `{out}`" in md
+    # without --out nothing is written, and the report says so
+    code, md = _respond(str(policy), str(event), "--stack", "dev", "-f", "markdown")
+    assert "No overlay was written" in md and "To revert" not in md
+
+
+def test_a_new_month_lists_what_lifting_the_response_restores(tmp_path: Path) -> None:
+    project = tmp_path / "policies"
+    shutil.copytree(POLICIES, project)
+    (tmp_path / "demand").symlink_to(POLICIES.parent / "demand")
+    policy, out = project / "eu-prod.yaml", tmp_path / "eu-prod.budget.yaml"
+    march = json.loads(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "150,000.00"))
+    march["Timestamp"] = "2026-03-14T10:00:00.000Z"
+    april = json.loads(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "1,000.00"))
+    april["Timestamp"] = "2026-04-02T10:00:00.000Z"
+    (tmp_path / "march.json").write_text(json.dumps(march))
+    (tmp_path / "april.json").write_text(json.dumps(april))
+    code, _ = _respond(str(policy), str(tmp_path / "march.json"), "--stack", "eu-prod", "--out", str(out))
+    assert code == 0 and "fleets:" in out.read_text()
+    degraded = out.read_text()
+    code, md = _respond(str(policy), str(tmp_path / "april.json"), "--stack", "eu-prod", "--out", str(out), "-f", "markdown")
+    assert code == 0 and "fleets:" not in out.read_text()
+    assert "No fleet changes" not in md and "### Restored: a new budget month lifts the earlier response" in md
+    assert "| `fleets[llm-train].capacity.max` | 0 | 6 |" in md
+    assert f"Redeploy from the overlay `{out}` (budget month 2026-04)" in md  # the overlay was rewritten
+    assert "demandHistory` | — | ../demand/inference.csv" not in md  # a path rebased to the overlay's folder is the same file
+    out.write_text(degraded)
+    code, js = _respond(str(policy), str(tmp_path / "april.json"), "--stack", "eu-prod", "--out", str(out), "-f", "json")
+    doc = json.loads(js)
+    assert doc["changes"] == [] and doc["overlay"] == str(out) and doc["month"] == "2026-04"
+    assert {"path": "fleets[llm-train].capacity.max", "before": 0, "after": 6} in \
+        [{k: c[k] for k in ("path", "before", "after")} for c in doc["restored"]]
+
+
+def test_alert_type_is_checked_and_escaped(tmp_path: Path) -> None:
+    raw = _monthly_alert("seedance-dev-monthly", "6,000.00", "5,760.00").decode()
+    evil = raw.replace("Alert Type: ACTUAL", "Alert Type: [click](https://evil.example)<img src=x>")
+    with pytest.raises(BudgetEventError, match="unknown Alert Type '\\[click\\].*': expected ACTUAL or FORECASTED"):
+        parse_budget_event(evil)
+    event = tmp_path / "evil.json"
+    event.write_text(evil)
+    result = CliRunner().invoke(app, ["budget", "respond", str(POLICIES / "dev.yaml"), str(event), "-f", "markdown"],
+                                standalone_mode=False)
+    assert result.return_value == 1 and "](https://" not in result.stdout
+    # even an alert made some other way cannot inject: the template escapes the type
+    from dataclasses import replace
+
+    alert = parse_budget_event(raw)
+    assert alert is not None
+    policy = load_policy(POLICIES / "dev.yaml").policy
+    md = render_markdown(respond(policy, replace(alert, alert_type="[x](http://e)<b>"), policy_ref="dev.yaml"))
+    assert "\\[x\\](http://e)\\<b\\>" in md and "[x](http" not in md
+
+
+def test_values_read_as_in_the_policy_and_notes_are_paragraphs(tmp_path: Path) -> None:
+    assert (value_label(None), value_label(["0 22 * * *"]), value_label([]), value_label(2), value_label(True)) == \
+        ("—", '["0 22 * * *"]', "[]", "2", "true")
+    event = tmp_path / "alert.json"
+    event.write_bytes(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "170,000.00"))
+    code, md = _respond(str(POLICIES / "eu-prod.yaml"), str(event), "-f", "markdown")
+    assert code == 0 and "| None |" not in md and "['" not in md
+    assert "| `fleets[llm-train].demandHistory` | ../demand/training.csv | — |" in md
+    notes = [line for line in md.splitlines() if line.startswith("> ")]
+    assert len(notes) >= 2 and "\n\n".join(notes) in md  # a blank line between notes: one paragraph each
+
+
+def test_markdown_for_a_message_that_is_not_a_budget_alert() -> None:
+    raw = _fixture("sre-bot.sns-http-notification.cloudwatch-alarm.json")
+    result = CliRunner().invoke(app, ["budget", "respond", str(POLICIES / "dev.yaml"), "-", "-f", "markdown"],
+                                input=raw, standalone_mode=False)
+    assert result.return_value == 0
+    assert result.stdout.startswith("## ⚪ Not a budget alert") and "nothing to do" in result.stdout
+    assert FIXTURES.is_dir()

@@ -182,8 +182,18 @@ def test_undecided_sarif_is_still_sarif(capsys, sample_doc: Path) -> None:
     sarif = json.loads(out)
     jsonschema.validate(sarif, json.loads((Path(__file__).parent / "sarif-schema-2.1.0.json").read_text()))
     (run,) = sarif["runs"]
-    assert run["invocations"][0]["executionSuccessful"] is False and run["results"] == []
+    assert run["invocations"][0]["executionSuccessful"] is False
     assert "expected CONTROL=mandatory" in run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"]
+    # not an empty run: code scanning reads one as "nothing found", so the run says the gate did not decide
+    (result,) = run["results"]
+    assert result["level"] == "error" and result["ruleId"] == run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"]
+    assert "could not decide" in result["message"]["text"] and "expected CONTROL=mandatory" in result["message"]["text"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == sample_doc.as_uri()
+    code, out, err = _run(capsys, "no-such-stack", "--project-dir", "stacks", "--format", "sarif")
+    _assert_undecided(code, out, err)
+    (result,) = json.loads(out)["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "stacks/Pulumi.no-such-stack.yaml",
+                                                                               "uriBaseId": "%SRCROOT%"}
 
 
 def test_severity_overrides_are_recorded_in_every_report(capsys, sample_doc: Path) -> None:

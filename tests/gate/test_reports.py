@@ -17,7 +17,9 @@ import pytest
 from seedance.gate import RegorusEngine
 from seedance.gate.inputs import read_json
 from seedance.gate.inputs import from_json
-from seedance.gate.report import render_json, render_markdown, render_pr_comment, render_sarif
+from seedance.gate.decision import Decision, Finding
+from seedance.gate.report import FINGERPRINT_KEY, fingerprints, render_json, render_markdown, render_pr_comment, render_sarif
+from seedance.templating import COMMENT_LIMIT
 from seedance.gate.run import evaluate
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -71,8 +73,8 @@ def test_sarif_validates_against_sarif_2_1_0_schema(case: str, bundle) -> None:
         assert run["tool"]["driver"]["rules"][r["ruleIndex"]]["id"] == r["ruleId"]
     # fingerprints tell findings apart, but not by the figures in their messages (a cost that moves
     # must not turn one alert into a new one)
-    prints = [r["partialFingerprints"]["seedanceFinding/v2"] for r in run["results"]]
-    assert len(set(prints)) == len(prints) and not any(ch.isdigit() for p in prints for ch in p.rsplit("|", 1)[1])
+    prints = [r["partialFingerprints"][FINGERPRINT_KEY] for r in run["results"]]
+    assert len(set(prints)) == len(prints)
 
 
 def test_sarif_schema_rejects_a_broken_log() -> None:
@@ -94,3 +96,48 @@ def test_a_missing_report_template_leaves_the_gate_undecided(tmp_path, monkeypat
     monkeypatch.setenv("SEEDANCE_TEMPLATES", str(tmp_path))
     for fmt in ("markdown", "pr-comment"):
         assert main(["check", "dev", "--project-dir", str(Path(__file__).resolve().parents[2] / "stacks"), "-f", fmt]) == 2
+
+
+def _finding(i: int, *, severity: str = "mandatory", message: str = "security group admits the internet on tcp ports 22-22",
+             name: str | None = None) -> Finding:
+    name = name or f"open-sg-{i:04d}"
+    return Finding("GDPR-25.2-2", severity, "gdpr", "Art. 25(2)", "No public network", f"urn:pulumi:dev::p::aws:ec2/securityGroup:SecurityGroup::{name}",
+                   "aws:ec2/securityGroup:SecurityGroup", name, message, "Narrow the ingress " * 10, "data.gdpr.x.deny",
+                   "gdpr/no_public_network.rego", 30)
+
+
+def test_pr_comment_stays_under_the_github_comment_limit() -> None:
+    # 1,000 findings render to ~280,000 characters; GitHub refuses a comment over 65,536
+    findings = [_finding(i, severity="advisory") for i in range(400)] + [_finding(i) for i in range(600)]
+    decision = Decision("dev", "2026-06-01", ["gdpr"], 48, findings)
+    text = render_pr_comment(decision)
+    assert len(text) <= COMMENT_LIMIT < 65_536
+    # the header and the counts are whole; mandatory findings come first, the note says what is left out
+    assert text.startswith("❌ **Seedance gate — dev: blocked** (600 mandatory, 400 advisory, 0 waived)\n")
+    shown = text.count("\n- ")
+    assert 100 < shown < 1000 and "Advisory and waived findings" not in text  # mandatory ones fill the budget
+    assert f"… {1000 - shown:,} more finding(s) not shown" in text and "--format sarif" in text
+    assert text.rstrip().endswith("`--format json`)._")
+    # a decision that fits is rendered whole, without the note
+    small = render_pr_comment(Decision("dev", "2026-06-01", ["gdpr"], 48, findings[:5]))
+    assert "not shown" not in small and small.count("\n- ") == 5
+    # a tight budget keeps the counts and says everything else was left out
+    tight = render_pr_comment(decision, limit=400)
+    assert len(tight) <= 400 and "(600 mandatory, 400 advisory, 0 waived)" in tight and "1,000 more finding(s)" in tight
+
+
+def test_sarif_fingerprints_tell_findings_on_one_resource_apart(bundle) -> None:
+    ssh, rdp = (_finding(0, message=f"security group admits the internet on tcp ports {p}") for p in ("22-22", "3389-3389"))
+    prints = fingerprints([rdp, ssh])
+    assert len(set(prints)) == 2
+    assert prints == fingerprints([rdp, ssh]) and fingerprints([ssh, rdp]) == prints[::-1]  # order of findings: same keys
+    # a figure that moves (a cost, a share) keeps the alert; identifiers keep their digits
+    cost = "projected monthly cost 1,234.56 USD exceeds the budget of 1,000.00 USD (123%)"
+    assert fingerprints([_finding(0, message=cost)]) == fingerprints([_finding(0, message=cost.replace("1,234.56", "1,299.10"))])
+    dev = "EBS mapping /dev/sdb1 is not encrypted, so released blocks are readable"
+    assert fingerprints([_finding(0, message=dev)]) != fingerprints([_finding(0, message=dev.replace("sdb1", "sdc1"))])
+    sarif = json.loads(render_sarif(Decision("dev", "2026-06-01", ["gdpr"], 48, [ssh, rdp]), controls=list(bundle.controls)))
+    results = sarif["runs"][0]["results"]
+    assert len({r["partialFingerprints"][FINGERPRINT_KEY] for r in results}) == 2
+    errors = list(jsonschema.Draft4Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).iter_errors(sarif))
+    assert errors == []

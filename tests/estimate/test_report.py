@@ -1,0 +1,115 @@
+"""Estimate and diff reports: unpriced lines, rounding of shares and percentages, the PR-comment size limit."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from seedance.estimate.components import CostComponent, ResourceCost
+from seedance.estimate.diff import compare
+from seedance.estimate.estimate import Estimate, estimate_policy
+from seedance.estimate.report import _helpers, diff_icon, diff_markdown, estimate_markdown
+from seedance.policy.loader import LoadedPolicy
+from seedance.pricing.catalog import Catalog
+from seedance.templating import COMMENT_LIMIT
+
+
+def _priced(cost: float) -> CostComponent:
+    return CostComponent("use", "hours", 10.0, cost / 10, cost, "CNY", "t")
+
+
+UNPRICED_GP3 = CostComponent("Storage (gp3)", "GB-months", 100.0, None, None, "CNY", None, unpriced_reason="no CNY price")
+
+
+def _est(resources: list[ResourceCost], *, budget: float = 1000.0) -> Estimate:
+    """An estimate summed the way :func:`seedance.estimate.estimate.summarise` sums one."""
+    from seedance.estimate.estimate import pricing_status
+
+    by_fleet: dict[str, float] = {}
+    by_service: dict[str, float] = {}
+    comps: dict[str, list] = {}
+    for r in resources:
+        if r.fleet:
+            by_fleet[r.fleet] = by_fleet.get(r.fleet, 0.0) + r.monthly_cost
+        by_service[r.service] = by_service.get(r.service, 0.0) + r.monthly_cost
+        comps.setdefault(r.service, []).extend(r.components)
+    unpriced = [{"resource": r.name, "component": c.name, "reason": c.unpriced_reason or ""}
+                for r in resources for c in r.components if c.unpriced]
+    return Estimate("p", "prod", "cn-north-1", "CNY", "plan", resources, sum(r.monthly_cost for r in resources),
+                    bool(unpriced), by_fleet, by_service, {}, budget, "CNY", unpriced,
+                    service_pricing={k: s for k, cs in comps.items() if (s := pricing_status(cs)) != "priced"})
+
+
+def test_unpriced_services_are_not_shown_as_zero(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    est = estimate_policy(stacks["cn-prod"], catalog)  # China: no service prices in the shared data
+    doc = est.to_json()
+    assert doc["by_service"]["EBS"] == 0.0  # the number stays a number (backward compatible) ...
+    assert doc["by_service_pricing"]["EBS"] == "unpriced" and doc["by_service_pricing"]["EC2"] == "partial"
+    assert set(doc["by_fleet_pricing"]) == set(doc["by_fleet"])
+    assert {r["name"]: r["pricing"] for r in doc["resources"]}["general"] == "unpriced"
+    md = estimate_markdown(est)
+    assert "| EBS | unpriced |" in md and "| EBS | 0.00 CNY |" not in md  # ... but no report says 0.00
+    assert re.search(r"\| EC2 \| [0-9,.]+ CNY \+ unpriced \|", md)
+    # a fully priced stack says nothing of the kind
+    dev = estimate_policy(stacks["dev"], catalog)
+    assert set(dev.to_json()["by_service_pricing"].values()) == {"priced"} and "unpriced" not in estimate_markdown(dev)
+
+
+def test_estimate_markdown_lists_every_resource_it_counts_and_labels_prices(stacks: dict[str, LoadedPolicy],
+                                                                           catalog: Catalog) -> None:
+    est = estimate_policy(stacks["dev"], catalog)
+    md = estimate_markdown(est)
+    listed = {line.split(" | ")[0].lstrip("| ") for line in md.split("<details>")[1].splitlines() if line.startswith("| ")}
+    assert f"Every resource ({len(est.resources)})" in md and {r.name for r in est.resources} <= listed
+    assert "| scratch | no charges" in md
+    assert re.search(r"\| [0-9.]+ USD/hour \|", md) and "USD/GB-month |" in md
+
+
+def test_an_estimate_without_fleets_says_so() -> None:
+    md = estimate_markdown(_est([ResourceCost("kms", "kms", "KMS", [_priced(1.0)])]))
+    assert "No fleets." in md and "| Fleet |" not in md
+
+
+def test_a_newly_unpriced_resource_is_not_no_change() -> None:
+    base = _est([ResourceCost("fleet", "a", "EC2", [_priced(100.0)], fleet="a")])
+    head = _est([*base.resources, ResourceCost("ebs", "extra-vol", "EBS", [UNPRICED_GP3])])
+    d = compare(base, head)
+    assert diff_icon(d) != "⚪" and d.new_unpriced
+    md = diff_markdown(d, base=base, head=head)
+    assert md.startswith("❓") and "(partial: 1 newly unpriced)" in md
+    assert "| extra-vol | — | unpriced | unpriced |" in md and "| 0.00 CNY |" not in md
+    assert "| EBS | — | unpriced | unpriced |" in md
+    # partly priced: the priced part is shown, and said to be only a part
+    part = _est([ResourceCost("fleet", "a", "EC2", [_priced(150.0), UNPRICED_GP3], fleet="a")])
+    md = diff_markdown(compare(base, part), base=base, head=part)
+    assert "| a | 100.00 CNY | 150.00 CNY + unpriced | +50.00 CNY (priced part) |" in md
+
+
+def test_shares_and_percentages_never_show_minus_zero_and_points_match_the_shares() -> None:
+    h = _helpers("USD")
+    assert h["pct"](-0.00025) == "±0.0%" and h["pct"](0.0) == "±0.0%" and h["pct"](0.262) == "+26.2%"
+    assert h["points"](0.4647, 0.4644) == "±0 pp"
+    # 45.51% -> 58.49%: the rows show 46% and 58%, so the change is 12 points (not 12.98 rounded to 13)
+    assert (h["share"](0.4551), h["share"](0.5849), h["points"](0.4551, 0.5849)) == ("46%", "58%", "+12 pp")
+    assert h["signed"](-0.001) == "±0.00 USD"
+
+
+def test_diff_comment_of_many_fleets_stays_under_the_github_limit() -> None:
+    names = [f"training-fleet-for-a-team-with-a-long-name-{i:04d}" for i in range(1000)]
+    base = _est([ResourceCost("fleet", n, "EC2", [_priced(100.0)], fleet=n) for n in names], budget=1e6)
+    head = _est([ResourceCost("fleet", n, "EC2", [_priced(100.0 + i)], fleet=n) for i, n in enumerate(names)], budget=1e6)
+    d = compare(base, head)
+    md = diff_markdown(d, base=base, head=head)
+    assert len(md) <= COMMENT_LIMIT < 65_536
+    assert "| Monthly total |" in md and "| Budget used |" in md and md.rstrip().endswith("</sub>")
+    # the largest changes are kept; what is left out is counted
+    assert f"fleet `{names[-1]}`" in md and f"fleet `{names[1]}`" not in md
+    fleet_rows = md.count("| fleet `")
+    match = re.search(r"… ([0-9,]+) more line\(s\) not shown", md)
+    assert fleet_rows > 100 and match
+    # 999 fleets changed (the first did not), each with a fleet row and a resource row; EC2 is the one service
+    assert "\n| EC2 | 100,000.00 CNY |" in md
+    resource_rows = md.count("\n| training-fleet")
+    assert int(match.group(1).replace(",", "")) == 999 + 999 + 1 - fleet_rows - resource_rows - 1
+    # the JSON keeps every line
+    assert len(json.loads(json.dumps(d.to_json()))["fleets"]) == 1000
