@@ -28,3 +28,14 @@ test_fail_unversioned_personal_data if {
 		_f("aws:rds/instance:Instance", "db", "database keeps backups 1 days (at least 7 required)"),
 	}
 }
+
+# audit B2: versioning through the V2 type or inline counts
+test_pass_v2_and_inline_versioning if {
+	resources := [
+		fixtures.bucket("v2", "personal"),
+		fixtures.bucket_part("aws:s3/bucketVersioningV2:BucketVersioningV2", "v2", "versioning", {"versioningConfiguration": {"status": "Enabled"}}),
+		object.union(fixtures.bucket("inline", "personal"), {"inputs": {"versioning": {"enabled": true}}}),
+	]
+	v := backup.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}

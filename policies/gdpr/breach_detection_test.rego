@@ -37,3 +37,35 @@ test_fail_no_trail_at_all if {
 	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fixtures.flow_log("flow", "vpc-0123456789abcdef0")])
 	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", "no CloudTrail trail records the stack's account")}
 }
+
+# audit A6: a stopped trail records nothing
+test_fail_stopped_trail if {
+	resources := [fixtures.trail("audit", {"enableLogging": false}), fixtures.flow_log("flow", "vpc-0123456789abcdef0")]
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:cloudtrail/trail:Trail", "audit", "trail is stopped (enableLogging false): it records nothing")}
+}
+
+# audit B1: a FlowLog names a VPC the stack creates by its id (mock id or unknown), not by its URN
+test_pass_flow_log_on_created_vpc if {
+	resources := [
+		fixtures.trail("audit", {}),
+		fixtures.flow_log("flow", "vpc-0123456789abcdef0"),
+		fixtures.resource("aws:ec2/vpc:Vpc", "data-vpc", {"cidrBlock": "10.30.0.0/16"}),
+		fixtures.flow_log("data-flow", "data-vpc-9ec37ca1"),
+		fixtures.resource("aws:ec2/vpc:Vpc", "app-vpc", {"cidrBlock": "10.31.0.0/16"}),
+		fixtures.flow_log("app-flow", "[unknown]"),
+	]
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}
+
+test_fail_created_vpc_without_flow_log if {
+	resources := [
+		fixtures.trail("audit", {}),
+		fixtures.flow_log("flow", "vpc-0123456789abcdef0"),
+		fixtures.resource("aws:ec2/vpc:Vpc", "data-vpc", {"cidrBlock": "10.30.0.0/16"}),
+		fixtures.flow_log("other-flow", "other-vpc-9ec37ca1"),
+	]
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("VPC %s has no flow log", [fixtures.urn("aws:ec2/vpc:Vpc", "data-vpc")]))}
+}

@@ -10,7 +10,9 @@ import data.lib.resources
 # description: >-
 #   Every personal-data resource, and every replication and log destination of one, is in a
 #   region allowed for GDPR transfers (the EEA regions eu-*, settable in data) and in the
-#   policy's compliance.dataResidency list.
+#   policy's compliance.dataResidency list. AWS Backup copy destinations count whatever the
+#   plan's tags (its selections decide what it copies), and a destination whose region the
+#   document does not establish (a replica bucket outside the stack) is reported, not assumed.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-44-gdpr/
 #   - ref: https://gdpr-info.eu/art-45-gdpr/
@@ -52,6 +54,16 @@ _problems contains findings.problem(r, msg) if {
 
 _problems contains findings.problem(d.source, msg) if {
 	some d in residency.destinations
-	resources.personal(d.source)
+	_carries_personal_data(d)
 	msg := sprintf("%s of personal data goes to %s, %s", [d.kind, d.region, _outside(d.region)])
+}
+
+_carries_personal_data(d) if resources.personal(d.source)
+
+_carries_personal_data(d) if d.kind == "backup copy"
+
+_problems contains findings.problem(d.source, msg) if {
+	some d in residency.unlocated
+	_carries_personal_data(d)
+	msg := sprintf("%s of personal data goes to %v, whose region the stack does not establish; declare the destination in the stack or waive", [d.kind, d.target])
 }

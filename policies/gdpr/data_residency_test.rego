@@ -55,3 +55,31 @@ test_pass_internal_data_anywhere if {
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.both_cn_policy, [fixtures.launch_template("lt", "internal", {})])
 	v == set()
 }
+
+_backup_plan(name, vault_arn) := fixtures.resource("aws:backup/plan:Plan", name, {"rules": [{
+	"ruleName": "daily",
+	"schedule": "cron(0 3 * * ? *)",
+	"copyActions": [{"destinationVaultArn": vault_arn}],
+}]})
+
+# audit A8: AWS Backup copies leave the EEA; a replica bucket outside the document has no known region
+test_fail_backup_copy_and_undeclared_replica if {
+	resources := [
+		fixtures.bucket("ds", "personal"),
+		_replication("ds", "analytics-us-east-1-copy"),
+		_backup_plan("plan", "arn:aws:backup:us-east-1:111122223333:backup-vault:us-copy"),
+		_backup_plan("eu-plan", "arn:aws:backup:eu-west-1:111122223333:backup-vault:eu-copy"),
+	]
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:backup/plan:Plan", "plan", "backup copy of personal data goes to us-east-1, outside the GDPR transfer regions (eu-*)"),
+		_f("aws:s3/bucket:Bucket", "ds", "replication of personal data goes to arn:aws:s3:::analytics-us-east-1-copy, whose region the stack does not establish; declare the destination in the stack or waive"),
+	}
+}
+
+# audit B2: inline replication configuration is a copy too
+test_fail_inline_replication_abroad if {
+	bucket := object.union(fixtures.bucket("ds", "personal"), {"inputs": {"replicationConfiguration": {"role": "arn:aws:iam::111122223333:role/r", "rules": [{"status": "Enabled", "destination": {"bucket": "arn:aws:s3:::ds-replica"}}]}}})
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [bucket, object.union(fixtures.bucket("ds-replica", "internal"), {"region": "us-east-1"})])
+	v == {_f("aws:s3/bucket:Bucket", "ds", "replication of personal data goes to us-east-1, outside the GDPR transfer regions (eu-*)")}
+}

@@ -1,6 +1,7 @@
 package gdpr.encryption_at_rest
 
 import data.lib.checks
+import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.resources
@@ -32,9 +33,9 @@ _problems contains p if {
 }
 
 _problems contains findings.problem(lt, msg) if {
-	some i in resources.indices("aws:ec2/launchTemplate:LaunchTemplate") & resources.personal_indices
+	some i in compute.indices & resources.personal_indices
 	lt := input.document.resources[i]
-	some m in object.get(lt.inputs, "blockDeviceMappings", [])
+	some m in compute.ebs_mappings(lt)
 	resources.truthy(object.get(m, ["ebs", "encrypted"], false))
 	object.get(m.ebs, "kmsKeyId", "") == ""
 	msg := sprintf("personal-data EBS mapping %v is encrypted with the AWS-managed default key, not a customer KMS key", [object.get(m, "deviceName", "?")])

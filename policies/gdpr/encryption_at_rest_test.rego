@@ -40,3 +40,52 @@ test_fail_unencrypted_storage if {
 		_f("aws:ebs/volume:Volume", "vol", "EBS volume is not encrypted"),
 	}
 }
+
+# an EC2 instance checked like a launch template (audit A2)
+_instance(inputs) := fixtures.resource("aws:ec2/instance:Instance", "box", object.union(
+	{
+		"tags": fixtures.tags("personal"),
+		"instanceType": "g5.xlarge",
+		"rootBlockDevice": {"encrypted": true, "deleteOnTermination": true, "kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k"},
+		"metadataOptions": {"httpTokens": "required"},
+	},
+	inputs,
+))
+
+_weak_instance := _instance({
+	"associatePublicIpAddress": true,
+	"keyName": "ops-key",
+	"metadataOptions": {"httpTokens": "optional"},
+	"rootBlockDevice": {"encrypted": false, "deleteOnTermination": false},
+	"userData": "#!/bin/sh\nexport DB_PASSWORD=hunter2\n",
+})
+
+test_pass_encrypted_instance if {
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [_instance({})])
+	v == set()
+}
+
+# audit A2: an instance's root volume and extra EBS volumes
+test_fail_instance_volumes if {
+	instance := _instance({
+		"rootBlockDevice": {"encrypted": false},
+		"ebsBlockDevices": [{"deviceName": "/dev/sdf", "encrypted": true}],
+	})
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [instance])
+	v == {
+		fixtures.finding("GDPR-32.1a-1", "mandatory", "aws:ec2/instance:Instance", "box", "EBS mapping root is not encrypted"),
+		fixtures.finding("GDPR-32.1a-1", "mandatory", "aws:ec2/instance:Instance", "box", "personal-data EBS mapping /dev/sdf is encrypted with the AWS-managed default key, not a customer KMS key"),
+	}
+}
+
+# audit B2: the *V2 configuration types and inline bucket configuration count
+test_pass_v2_and_inline_bucket_encryption if {
+	kms := {"applyServerSideEncryptionByDefault": {"sseAlgorithm": "aws:kms", "kmsMasterKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k"}}
+	resources := [
+		fixtures.bucket("v2", "personal"),
+		fixtures.bucket_part("aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2", "v2", "sse", {"rules": [kms]}),
+		object.union(fixtures.bucket("inline", "personal"), {"inputs": {"serverSideEncryptionConfiguration": {"rule": kms}}}),
+	]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}

@@ -35,3 +35,13 @@ test_fail_locked_personal_data if {
 		_f("kubernetes:storage.k8s.io/v1:StorageClass", "general", "personal-data StorageClass retains volumes after release (reclaimPolicy Retain)"),
 	}
 }
+
+# audit B2: an inline Object Lock configuration counts
+test_fail_inline_compliance_lock if {
+	bucket := object.union(fixtures.bucket("locked", "personal"), {"inputs": {"objectLockEnabled": true, "objectLockConfiguration": {"objectLockEnabled": "Enabled", "rule": {"defaultRetention": {"mode": "COMPLIANCE", "years": 10}}}}})
+	v := erasure.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [bucket])
+	v == {
+		fixtures.finding("GDPR-17-1", "advisory", "aws:s3/bucket:Bucket", "locked", "Object Lock COMPLIANCE mode makes personal data undeletable until retention ends"),
+		fixtures.finding("GDPR-17-1", "advisory", "aws:s3/bucket:Bucket", "locked", "Object Lock retention of 3650 days exceeds the personal-data maximum of 365 days"),
+	}
+}

@@ -8,7 +8,9 @@ import data.lib.resources
 # title: Key management
 # description: >-
 #   Customer-managed KMS keys rotate automatically, keep a deletion window of at least 7 days
-#   and have no key-policy statement granting Principal "*" without a condition.
+#   and have no key-policy statement granting Principal "*" without a condition, whether the
+#   policy is inline or a separate aws:kms/keyPolicy; replica and external keys keep the same
+#   deletion window and key-policy rules (rotation follows the primary key, or is not offered).
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-32-gdpr/
 # custom:
@@ -26,20 +28,30 @@ violation contains findings.finding("GDPR-32.1a-3", p.resource, p.message) if {
 
 _keys := resources.of_type(input.document, "aws:kms/key:Key")
 
+# every resource that carries a key policy or a deletion window
+_policy_holders := resources.of_types(input.document, {
+	"aws:kms/key:Key",
+	"aws:kms/replicaKey:ReplicaKey",
+	"aws:kms/replicaExternalKey:ReplicaExternalKey",
+	"aws:kms/externalKey:ExternalKey",
+	"aws:kms/keyPolicy:KeyPolicy",
+})
+
 _problems contains findings.problem(k, "KMS key rotation is off") if {
 	some k in _keys
 	not resources.truthy(object.get(k.inputs, "enableKeyRotation", false))
 }
 
 _problems contains findings.problem(k, msg) if {
-	some k in _keys
+	some k in _policy_holders
+	k.type != "aws:kms/keyPolicy:KeyPolicy"
 	days := object.get(k.inputs, "deletionWindowInDays", 30)
 	days < 7
 	msg := sprintf("KMS key deletion window is %v days (at least 7 required)", [days])
 }
 
 _problems contains findings.problem(k, "KMS key policy grants Principal \"*\" without a condition") if {
-	some k in _keys
+	some k in _policy_holders
 	some statement in resources.policy_statements(object.get(k.inputs, "policy", "{}"))
 	resources.unconditioned_public_allow(statement)
 }

@@ -60,3 +60,20 @@ test_pass_policy_unknown_until_apply if {
 		[_key("later", {"enableKeyRotation": true, "policy": "[unknown]"}), _key("odd", {"enableKeyRotation": true, "policy": "false"})],
 	)
 }
+
+_open_policy := json.marshal({"Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "kms:*", "Resource": "*"}]})
+
+# audit A4: a separate key policy and a replica key are checked like an inline policy
+test_fail_key_policy_resource_and_replica_key if {
+	resources := [
+		_key("k", {"enableKeyRotation": true}),
+		fixtures.resource("aws:kms/keyPolicy:KeyPolicy", "k-policy", {"keyId": "k", "policy": _open_policy}),
+		fixtures.resource("aws:kms/replicaKey:ReplicaKey", "k-replica", {"primaryKeyArn": "arn:aws:kms:eu-central-1:111122223333:key/k", "policy": _open_policy, "deletionWindowInDays": 5}),
+	]
+	v := key_management.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		fixtures.finding("GDPR-32.1a-3", "mandatory", "aws:kms/keyPolicy:KeyPolicy", "k-policy", "KMS key policy grants Principal \"*\" without a condition"),
+		fixtures.finding("GDPR-32.1a-3", "mandatory", "aws:kms/replicaKey:ReplicaKey", "k-replica", "KMS key policy grants Principal \"*\" without a condition"),
+		fixtures.finding("GDPR-32.1a-3", "mandatory", "aws:kms/replicaKey:ReplicaKey", "k-replica", "KMS key deletion window is 5 days (at least 7 required)"),
+	}
+}

@@ -32,3 +32,57 @@ test_fail_wildcards_and_imdsv1 if {
 		_f("aws:iam/policy:Policy", "passrole", "IAM policy allows iam:PassRole on any role (Resource \"*\")"),
 	}
 }
+
+# an EC2 instance checked like a launch template (audit A2)
+_instance(inputs) := fixtures.resource("aws:ec2/instance:Instance", "box", object.union(
+	{
+		"tags": fixtures.tags("personal"),
+		"instanceType": "g5.xlarge",
+		"rootBlockDevice": {"encrypted": true, "deleteOnTermination": true, "kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k"},
+		"metadataOptions": {"httpTokens": "required"},
+	},
+	inputs,
+))
+
+_weak_instance := _instance({
+	"associatePublicIpAddress": true,
+	"keyName": "ops-key",
+	"metadataOptions": {"httpTokens": "optional"},
+	"rootBlockDevice": {"encrypted": false, "deleteOnTermination": false},
+	"userData": "#!/bin/sh\nexport DB_PASSWORD=hunter2\n",
+})
+
+_attachment(type, name, arn) := fixtures.resource(type, name, {"policyArn": arn, "role": "ops"})
+
+test_pass_hardened_instance_and_scoped_managed_policies if {
+	resources := [
+		_instance({}),
+		_attachment("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "ssm", "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"),
+		fixtures.resource("aws:iam/role:Role", "node", {"managedPolicyArns": ["arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy"]}),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}
+
+# audit A1: admin through AWS-managed policy attachments and a role's managedPolicyArns
+test_fail_admin_through_managed_policies if {
+	resources := [
+		_attachment("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "role-admin", "arn:aws:iam::aws:policy/AdministratorAccess"),
+		_attachment("aws:iam/userPolicyAttachment:UserPolicyAttachment", "user-admin", "arn:aws-cn:iam::aws:policy/AdministratorAccess"),
+		_attachment("aws:iam/groupPolicyAttachment:GroupPolicyAttachment", "group-iam", "arn:aws:iam::aws:policy/IAMFullAccess"),
+		fixtures.resource("aws:iam/role:Role", "ops", {"managedPolicyArns": ["arn:aws:iam::aws:policy/AdministratorAccess"]}),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "role-admin", "attaches the AWS-managed policy AdministratorAccess, which allows Action \"*\" on Resource \"*\""),
+		_f("aws:iam/userPolicyAttachment:UserPolicyAttachment", "user-admin", "attaches the AWS-managed policy AdministratorAccess, which allows Action \"*\" on Resource \"*\""),
+		_f("aws:iam/groupPolicyAttachment:GroupPolicyAttachment", "group-iam", "attaches the AWS-managed policy IAMFullAccess, which allows iam:PassRole on any role"),
+		_f("aws:iam/role:Role", "ops", "attaches the AWS-managed policy AdministratorAccess, which allows Action \"*\" on Resource \"*\""),
+	}
+}
+
+# audit A2: an instance without IMDSv2
+test_fail_instance_allows_imdsv1 if {
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [_weak_instance])
+	v == {_f("aws:ec2/instance:Instance", "box", "instance allows IMDSv1 (metadataOptions.httpTokens is \"optional\", not \"required\")")}
+}

@@ -10,7 +10,9 @@ import data.lib.resources
 #   Log groups holding personal data have a finite retention no longer than the declared
 #   maximum. In China the six-month minimum for network logs (Cybersecurity Law art. 21) is a
 #   legal obligation that takes precedence, so there the maximum is raised to 365 days, the
-#   smallest CloudWatch retention that surely covers six calendar months.
+#   smallest CloudWatch retention that surely covers six calendar months. Without a declared
+#   compliance.personalDataMaxDays no retention can be shown to be limited, so every personal-data
+#   log group is reported; so is a retention unknown until apply.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-5-gdpr/
 #   - ref: https://www.cac.gov.cn/2016-11/07/c_1119867116.htm
@@ -42,8 +44,27 @@ _problems contains findings.problem(lg, msg) if {
 _problems contains findings.problem(lg, msg) if {
 	some lg in _personal_logs
 	days := object.get(lg.inputs, "retentionInDays", 0)
+	is_number(days)
 	days > _max
 	msg := sprintf("log group with personal data keeps logs %v days, above the maximum of %v days%s", [days, _max, _why])
+}
+
+# no declared maximum: a finite retention cannot be shown to be limited either
+_problems contains findings.problem(lg, msg) if {
+	not _max
+	some lg in _personal_logs
+	days := object.get(lg.inputs, "retentionInDays", 0)
+	is_number(days)
+	days > 0
+	msg := sprintf("log group with personal data keeps logs %v days, but compliance.personalDataMaxDays is not declared", [days])
+}
+
+# a retention that is not a number (the preview's "[unknown]") cannot be shown to be limited
+_problems contains findings.problem(lg, msg) if {
+	some lg in _personal_logs
+	days := object.get(lg.inputs, "retentionInDays", 0)
+	not is_number(days)
+	msg := sprintf("log group with personal data has a retention that cannot be established (%v; maximum %v days)", [days, _limit])
 }
 
 _limit := _max

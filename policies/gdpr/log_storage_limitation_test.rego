@@ -39,3 +39,16 @@ test_fail_cn_above_raised_maximum if {
 	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.both_cn_policy, [fixtures.log_group("app", "personal", 731)])
 	v == {_f("app", "log group with personal data keeps logs 731 days, above the maximum of 365 days (raised to the six-month minimum of the Chinese Cybersecurity Law)")}
 }
+
+# audit A13: without a declared maximum a finite retention is not limited either
+test_fail_finite_retention_without_declared_maximum if {
+	policy := json.remove(fixtures.gdpr_policy, ["compliance/personalDataMaxDays"])
+	v := log_storage_limitation.violation with input as fixtures.gate_input(policy, [fixtures.log_group("app", "personal", 3653), fixtures.log_group("infra", "internal", 3653)])
+	v == {_f("app", "log group with personal data keeps logs 3653 days, but compliance.personalDataMaxDays is not declared")}
+}
+
+# audit A14: a retention unknown until apply
+test_fail_unknown_retention if {
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fixtures.log_group("app", "personal", "[unknown]")])
+	v == {_f("app", "log group with personal data has a retention that cannot be established ([unknown]; maximum 365 days)")}
+}

@@ -1,5 +1,6 @@
 package gdpr.no_public_network
 
+import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.network
@@ -26,10 +27,11 @@ violation contains findings.finding("GDPR-25.2-2", p.resource, p.message) if {
 	some p in _problems
 }
 
-_problems contains findings.problem(lt, "personal-data launch template gives instances a public IP") if {
-	some i in resources.indices("aws:ec2/launchTemplate:LaunchTemplate") & resources.personal_indices
+_problems contains findings.problem(lt, msg) if {
+	some i in compute.indices & resources.personal_indices
 	lt := input.document.resources[i]
 	network.public_ip(lt)
+	msg := sprintf("personal-data %s", [compute.public_ip_phrase(lt)])
 }
 
 _problems contains findings.problem(rule.resource, msg) if {

@@ -36,3 +36,38 @@ test_fail_public_network if {
 		_f("kubernetes:core/v1:Service", "api", "LoadBalancer Service is internet-facing"),
 	}
 }
+
+# an EC2 instance checked like a launch template (audit A2)
+_instance(inputs) := fixtures.resource("aws:ec2/instance:Instance", "box", object.union(
+	{
+		"tags": fixtures.tags("personal"),
+		"instanceType": "g5.xlarge",
+		"rootBlockDevice": {"encrypted": true, "deleteOnTermination": true, "kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k"},
+		"metadataOptions": {"httpTokens": "required"},
+	},
+	inputs,
+))
+
+_weak_instance := _instance({
+	"associatePublicIpAddress": true,
+	"keyName": "ops-key",
+	"metadataOptions": {"httpTokens": "optional"},
+	"rootBlockDevice": {"encrypted": false, "deleteOnTermination": false},
+	"userData": "#!/bin/sh\nexport DB_PASSWORD=hunter2\n",
+})
+
+# audit A2: a personal-data instance with a public IP
+test_fail_instance_public_ip if {
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [_weak_instance])
+	v == {fixtures.finding("GDPR-25.2-2", "mandatory", "aws:ec2/instance:Instance", "box", "personal-data instance gets a public IP (associatePublicIpAddress)")}
+}
+
+# audit A10: the default security group's inline rules
+test_fail_default_security_group_rules if {
+	sg := fixtures.resource("aws:ec2/defaultSecurityGroup:DefaultSecurityGroup", "default", {
+		"vpcId": "vpc-0123456789abcdef0",
+		"ingress": [{"protocol": "tcp", "fromPort": 22, "toPort": 22, "cidrBlocks": ["0.0.0.0/0"]}],
+	})
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [sg])
+	v == {fixtures.finding("GDPR-25.2-2", "mandatory", "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup", "default", "security group admits the internet on tcp ports 22-22")}
+}

@@ -31,3 +31,23 @@ test_fail_public_bucket if {
 		_f("bare", "bucket has no public access block"),
 	}
 }
+
+# audit A3: every bucket, whatever its data class, needs the public access block
+test_fail_other_data_class_without_public_access_block if {
+	v := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fixtures.bucket("secret", "confidential")])
+	v == {_f("secret", "bucket has no public access block")}
+}
+
+# audit B2: an inline public ACL and an inline public policy
+test_fail_inline_acl_and_policy if {
+	policy := json.marshal({"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::inline/*"}]})
+	bucket := object.union(fixtures.bucket("inline", "personal"), {"inputs": {"acl": "public-read", "policy": policy}})
+	pab := fixtures.bucket_part("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", "inline", "pab", {
+		"blockPublicAcls": true, "blockPublicPolicy": true, "ignorePublicAcls": true, "restrictPublicBuckets": true,
+	})
+	v := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [bucket, pab])
+	v == {
+		_f("inline", "bucket ACL grants access to AllUsers or AuthenticatedUsers"),
+		_f("inline", "bucket policy allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition"),
+	}
+}

@@ -36,3 +36,11 @@ test_severity_override_from_data if {
 		with data.seedance.severity_overrides as {"GDPR-30-1": "mandatory"}
 	v == {fixtures.finding("GDPR-30-1", "mandatory", "aws:cloudwatch/logGroup:LogGroup", "app", "storage lacks record-of-processing tags: data-class, purpose, controller")}
 }
+
+# audit A3: record-of-processing tags set once on the provider count
+test_pass_tags_from_provider_default_tags if {
+	provider := fixtures.resource("pulumi:providers:aws", "aws", {"defaultTags": json.marshal({"tags": {"data-class": "personal", "purpose": "datasets", "controller": "c"}})})
+	bucket := fixtures.resource("aws:s3/bucket:Bucket", "ds", {"bucket": "ds", "tags": {"team": "ml-platform"}})
+	v := records_of_processing.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [provider, bucket])
+	v == set()
+}

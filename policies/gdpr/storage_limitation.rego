@@ -9,7 +9,8 @@ import data.lib.s3
 # title: "Storage limitation for personal data"
 # description: >-
 #   Personal data is kept no longer than the declared maximum: personal-data buckets expire
-#   objects (and noncurrent versions when versioned) within compliance.personalDataMaxDays, and
+#   objects (and noncurrent versions when versioned) within compliance.personalDataMaxDays
+#   through lifecycle rules that cover every object (no prefix, tag or size filter), and
 #   personal-data StorageClasses release volumes with reclaimPolicy Delete.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-5-gdpr/
@@ -38,12 +39,23 @@ _problems contains findings.problem(findings.stack(input.document), msg) if {
 	msg := "personal data is stored but compliance.personalDataMaxDays is not declared"
 }
 
+# only rules that cover every object count (a rule scoped to tmp/ leaves the rest for ever)
 _problems contains findings.problem(b, msg) if {
 	some i in _personal_buckets
 	not s3.expiration_days[i]
+	not i in s3.scoped_expiry
 	b := input.document.resources[i]
-	msg := sprintf("personal-data bucket never expires objects (maximum %v days)", [object.get(input.policy, ["compliance", "personalDataMaxDays"], "undeclared")])
+	msg := sprintf("personal-data bucket never expires objects (maximum %v days)", [_declared])
 }
+
+_problems contains findings.problem(b, msg) if {
+	some i in _personal_buckets & s3.scoped_expiry
+	not s3.expiration_days[i]
+	b := input.document.resources[i]
+	msg := sprintf("personal-data bucket expires only objects under a prefix, tag or size filter; no rule expires every object (maximum %v days)", [_declared])
+}
+
+_declared := object.get(input.policy, ["compliance", "personalDataMaxDays"], "undeclared")
 
 _problems contains findings.problem(b, msg) if {
 	some i in _personal_buckets

@@ -45,3 +45,55 @@ test_pass_internal_data_not_limited if {
 	v := storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fixtures.bucket("ckpt", "internal")])
 	v == set()
 }
+
+# a provider whose default tags carry the data class (audit A3)
+_provider(tags) := fixtures.resource("pulumi:providers:aws", "aws", {"region": "eu-central-1", "defaultTags": json.marshal({"tags": tags})})
+
+_untagged_bucket(name) := fixtures.resource("aws:s3/bucket:Bucket", name, {"bucket": name, "tags": {"team": "ml-platform"}})
+
+# audit A3: the data class comes from the provider's defaultTags
+test_fail_personal_by_provider_default_tags if {
+	resources := [_provider({"data-class": "personal", "purpose": "datasets", "controller": "c"}), _untagged_bucket("ds")]
+	v := storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:s3/bucket:Bucket", "ds", "personal-data bucket never expires objects (maximum 365 days)")}
+}
+
+# audit A3: a data class other than personal, internal and public counts as personal (fail closed)
+test_fail_unrecognised_data_class_counts_as_personal if {
+	resources := [fixtures.bucket("secret", "confidential"), fixtures.bucket("upper", "Personal"), fixtures.bucket("unknown", "[unknown]"), fixtures.bucket("scratch", "internal")]
+	v := storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:s3/bucket:Bucket", "secret", "personal-data bucket never expires objects (maximum 365 days)"),
+		_f("aws:s3/bucket:Bucket", "upper", "personal-data bucket never expires objects (maximum 365 days)"),
+		_f("aws:s3/bucket:Bucket", "unknown", "personal-data bucket never expires objects (maximum 365 days)"),
+	}
+}
+
+# audit A7: a rule scoped to a prefix does not expire the rest of the bucket
+test_fail_prefix_scoped_expiry_only if {
+	resources := [
+		fixtures.bucket("ds", "personal"),
+		fixtures.bucket_part("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "ds", "lifecycle", {"rules": [
+			{"id": "tmp", "status": "Enabled", "filter": {"prefix": "tmp/"}, "expiration": {"days": 1}},
+			{"id": "all", "status": "Enabled", "filter": {"prefix": ""}, "transitions": [{"days": 30, "storageClass": "GLACIER"}]},
+		]}),
+	]
+	v := storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:s3/bucket:Bucket", "ds", "personal-data bucket expires only objects under a prefix, tag or size filter; no rule expires every object (maximum 365 days)")}
+}
+
+# audit B2: lifecycle through the V2 type and inline lifecycle rules count; an empty filter covers every object
+test_pass_v2_and_inline_lifecycle if {
+	resources := [
+		fixtures.bucket("v2", "personal"),
+		fixtures.bucket_part("aws:s3/bucketLifecycleConfigurationV2:BucketLifecycleConfigurationV2", "v2", "lifecycle", {"rules": [
+			{"id": "all", "status": "Enabled", "filter": {"and": {"prefix": ""}}, "expiration": {"days": 180}},
+		]}),
+		object.union(fixtures.bucket("inline", "personal"), {"inputs": {
+			"versioning": {"enabled": true},
+			"lifecycleRules": [{"enabled": true, "expiration": {"days": 90}, "noncurrentVersionExpiration": {"days": 7}}],
+		}}),
+	]
+	v := storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}

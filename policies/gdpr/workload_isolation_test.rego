@@ -40,3 +40,20 @@ test_fail_open_namespace_privileged_pod_and_credentials if {
 		_f("kubernetes:core/v1:ConfigMap", "cfg", "ConfigMap key \"DB_PASSWORD\" looks like a credential (use a Secret)"),
 	}
 }
+
+# audit A11: a personal-data ReplicaSet (and ReplicationController) is a workload
+test_fail_privileged_replica_set if {
+	rs := fixtures.resource("kubernetes:apps/v1:ReplicaSet", "rs", {
+		"metadata": {"name": "rs", "namespace": "scratch", "labels": fixtures.labels("personal")},
+		"spec": {"template": {"spec": {"containers": [{"name": "app", "image": "x", "securityContext": {"privileged": true, "allowPrivilegeEscalation": false, "runAsNonRoot": true}}]}}},
+	})
+	rc := fixtures.resource("kubernetes:core/v1:ReplicationController", "rc", {
+		"metadata": {"name": "rc", "namespace": "scratch", "labels": fixtures.labels("personal")},
+		"spec": {"template": {"spec": {"containers": [{"name": "app", "image": "x", "securityContext": {"allowPrivilegeEscalation": false}}]}}},
+	})
+	v := workload_isolation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [rs, rc])
+	v == {
+		_f("kubernetes:apps/v1:ReplicaSet", "rs", "container app: runs privileged"),
+		_f("kubernetes:core/v1:ReplicationController", "rc", "container app: may run as root (runAsNonRoot not true)"),
+	}
+}

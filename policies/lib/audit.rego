@@ -18,14 +18,25 @@ trail_weaknesses(document) := {findings.problem(t, "trail is not multi-region") 
 } | {findings.problem(t, "trail has log-file validation off") |
 	some t in trails(document)
 	not resources.truthy(object.get(t.inputs, "enableLogFileValidation", false))
+} | {findings.problem(t, "trail is stopped (enableLogging false): it records nothing") |
+	some t in trails(document)
+	stopped(t)
 }
 
-# management events are on unless every selector turns them off
-management_events(t) if count(object.get(t.inputs, "eventSelectors", [])) == 0
+# a trail created with enableLogging false (or "false") records nothing
+stopped(t) if object.get(t.inputs, "enableLogging", true) in {false, "false"}
+
+# Management events are on unless the selectors turn them off: with no selectors of either kind,
+# when a basic selector includes them, or when an advanced selector (which replaces the basic
+# ones) selects the Management category. A selector list unknown until apply decides nothing.
+management_events(t) if {
+	object.get(t.inputs, "eventSelectors", []) == []
+	object.get(t.inputs, "advancedEventSelectors", []) == []
+}
 
 management_events(t) if {
 	some sel in object.get(t.inputs, "eventSelectors", [])
-	object.get(sel, "includeManagementEvents", true) != false
+	not object.get(sel, "includeManagementEvents", true) in {false, "false"}
 }
 
 management_events(t) if {
@@ -76,14 +87,33 @@ _data_event_buckets contains b if {
 	some b in s3.with_ref(key)
 }
 
-# the stack's VPC and any VPC the document creates
+# the stack's VPC and any VPC the document creates (by URN)
 vpcs(document, policy) := {v | some v in [object.get(policy, ["cloud", "vpcId"], null)]; is_string(v)} | {r.urn |
 	some r in resources.of_type(document, "aws:ec2/vpc:Vpc")
 }
 
+# The document carries inputs, so a FlowLog names a VPC the stack creates by that VPC's id, which
+# is not among the VPC's inputs: its URN (a resource reference), the mock runtime's id (the
+# logical name, a dash and 8 hex digits) or, in a preview, the unknown placeholder (an id unknown
+# until apply can only be that of a resource the stack creates).
 flow_logged(document, vpc) if {
 	some fl in resources.of_type(document, "aws:ec2/flowLog:FlowLog")
 	object.get(fl.inputs, "vpcId", "") == vpc
+}
+
+flow_logged(document, vpc) if {
+	some v in resources.of_type(document, "aws:ec2/vpc:Vpc")
+	v.urn == vpc
+	some fl in resources.of_type(document, "aws:ec2/flowLog:FlowLog")
+	_names_created_vpc(object.get(fl.inputs, "vpcId", ""), v)
+}
+
+_names_created_vpc(id, _) if id == "[unknown]"
+
+_names_created_vpc(id, v) if {
+	is_string(id)
+	startswith(id, concat("", [v.name, "-"]))
+	regex.match(`^[0-9a-f]{8}$`, substring(id, count(v.name) + 1, -1))
 }
 
 eks_log_gaps(document, required) := {findings.problem(c, msg) |
@@ -102,3 +132,33 @@ trail_destinations contains b if {
 	some key in {name, s3.strip_autoname(name)}
 	some b in s3.with_ref(key)
 }
+
+# positions of the buckets that receive network logs: VPC flow logs delivered to S3, load-balancer
+# access logs and S3 server access logs (bucketLogging targetBucket, or a bucket's inline logging)
+network_log_archives contains b if {
+	some fl in resources.of_type(input.document, "aws:ec2/flowLog:FlowLog")
+	arn := object.get(fl.inputs, "logDestination", "")
+	is_string(arn)
+	contains(arn, ":s3:::")
+	some b in _bucket_named(s3.arn_bucket(arn))
+}
+
+network_log_archives contains b if {
+	some lb in resources.of_types(input.document, load_balancer_types)
+	some b in _bucket_named(object.get(lb.inputs, ["accessLogs", "bucket"], null))
+}
+
+network_log_archives contains b if {
+	some t in s3.logging_types
+	some lg in resources.of_type(input.document, t)
+	some b in _bucket_named(object.get(lg.inputs, "targetBucket", null))
+}
+
+network_log_archives contains b if {
+	some i in s3.bucket_indices
+	some b in _bucket_named(object.get(input.document.resources[i].inputs, ["logging", "targetBucket"], null))
+}
+
+load_balancer_types := {"aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer", "aws:elb/loadBalancer:LoadBalancer"}
+
+_bucket_named(name) := s3.named(name) if is_string(name)

@@ -7,6 +7,7 @@
 # scope: package
 package lib.checks
 
+import data.lib.compute
 import data.lib.findings
 import data.lib.resources
 import data.lib.s3
@@ -33,10 +34,11 @@ _at_rest contains problem(b, "bucket has no default encryption with aws:kms (SSE
 	b := input.document.resources[i]
 }
 
+# launch templates, instances and spot instance requests alike (an instance's root volume too)
 _at_rest contains problem(lt, msg) if {
-	some lt in resources.of_type(input.document, launch_template)
-	some m in object.get(lt.inputs, "blockDeviceMappings", [])
-	is_object(object.get(m, "ebs", null))
+	some i in compute.indices
+	lt := input.document.resources[i]
+	some m in compute.ebs_mappings(lt)
 	not resources.truthy(object.get(m.ebs, "encrypted", false))
 	msg := sprintf("EBS mapping %v is not encrypted", [object.get(m, "deviceName", "?")])
 }
@@ -60,14 +62,18 @@ _at_rest contains problem(lg, "log group is not encrypted with a KMS key (kmsKey
 
 # ---------------------------------------------------------------- encryption in transit
 
-old_tls_policies := {
-	"ELBSecurityPolicy-2016-08",
-	"ELBSecurityPolicy-TLS-1-0-2015-04",
-	"ELBSecurityPolicy-TLS-1-1-2017-01",
-	"ELBSecurityPolicy-2015-05",
-	"ELBSecurityPolicy-FS-2018-06",
-	"ELBSecurityPolicy-FS-1-1-2019-08",
+# ELB security policies that refuse TLS below 1.2 (an allow-list: a policy not named here, such as
+# ELBSecurityPolicy-TLS13-1-0-2021-06 or -TLS13-1-1-2021-06, may negotiate TLS 1.0 or 1.1).
+# ELBSecurityPolicy-TLS13-1-2-*, -TLS13-1-3-*, -TLS-1-2-*, -FS-1-2-* and their FIPS variants.
+tls12_policy(policy) if {
+	is_string(policy)
+	regex.match(`^ELBSecurityPolicy-(TLS13-1-[23]|TLS-1-2|FS-1-2)(-|$)`, policy)
 }
+
+# the policy an HTTPS or TLS listener gets when it names none (pulumi-aws / the ELB API default)
+default_ssl_policy := "ELBSecurityPolicy-2016-08"
+
+listener_types := {"aws:lb/listener:Listener", "aws:alb/listener:Listener"}
 
 in_transit(_) := _in_transit
 
@@ -85,17 +91,35 @@ _denies_plaintext contains b if {
 }
 
 _in_transit contains problem(l, msg) if {
-	some l in resources.of_type(input.document, "aws:lb/listener:Listener")
-	protocol := upper(object.get(l.inputs, "protocol", "HTTP"))
+	some l in resources.of_types(input.document, listener_types)
+	protocol := upper(sprintf("%v", [object.get(l.inputs, "protocol", "HTTP")]))
 	not protocol in {"HTTPS", "TLS"}
 	msg := sprintf("load balancer listener uses %s, not HTTPS/TLS", [protocol])
 }
 
 _in_transit contains problem(l, msg) if {
-	some l in resources.of_type(input.document, "aws:lb/listener:Listener")
+	some l in resources.of_types(input.document, listener_types)
+	upper(sprintf("%v", [object.get(l.inputs, "protocol", "HTTP")])) in {"HTTPS", "TLS"}
 	policy := object.get(l.inputs, "sslPolicy", "")
-	policy in old_tls_policies
-	msg := sprintf("listener TLS policy %s allows TLS below 1.2", [policy])
+	policy != ""
+	not tls12_policy(policy)
+	msg := sprintf("listener TLS policy %v allows TLS below 1.2", [policy])
+}
+
+_in_transit contains problem(l, msg) if {
+	some l in resources.of_types(input.document, listener_types)
+	upper(sprintf("%v", [object.get(l.inputs, "protocol", "HTTP")])) in {"HTTPS", "TLS"}
+	object.get(l.inputs, "sslPolicy", "") == ""
+	msg := sprintf("listener names no sslPolicy, so it gets %s, which allows TLS 1.0", [default_ssl_policy])
+}
+
+# classic load balancers: every listener's front end speaks HTTPS or SSL
+_in_transit contains problem(lb, msg) if {
+	some lb in resources.of_type(input.document, "aws:elb/loadBalancer:LoadBalancer")
+	some l in object.get(lb.inputs, "listeners", [])
+	protocol := upper(sprintf("%v", [object.get(l, "lbProtocol", "HTTP")]))
+	not protocol in {"HTTPS", "SSL"}
+	msg := sprintf("classic load balancer listener on port %v uses %s, not HTTPS/SSL", [object.get(l, "lbPort", "?"), protocol])
 }
 
 _in_transit contains problem(i, "Ingress has no tls section") if {
@@ -153,6 +177,50 @@ wildcard_admin(document) := {problem(r, "IAM policy allows Action \"*\" on Resou
 	a in {"*", "*:*"}
 	some res in resources.as_list(object.get(st, "Resource", []))
 	res == "*"
+} | {problem(r, msg) |
+	some pair in managed_policy_grants
+	r := pair[0]
+	name := _managed_name(pair[1])
+	name in admin_managed_policies
+	msg := sprintf("attaches the AWS-managed policy %s, which allows Action \"*\" on Resource \"*\"", [name])
+}
+
+# AWS-managed policies that amount to Action "*" on Resource "*"
+admin_managed_policies := {"AdministratorAccess"}
+
+# AWS-managed policies that allow iam:* (and so iam:PassRole) on every role
+iam_full_managed_policies := {"AdministratorAccess", "IAMFullAccess"}
+
+# [resource, policy ARN] for every managed policy a resource attaches: the policy attachment
+# resources and a role's managedPolicyArns
+managed_policy_grants := array.concat(
+	[[r, arn] |
+		some r in resources.of_types(input.document, _attachment_types)
+		arn := object.get(r.inputs, "policyArn", "")
+	],
+	_role_grants,
+)
+
+_attachment_types := {
+	"aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+	"aws:iam/userPolicyAttachment:UserPolicyAttachment",
+	"aws:iam/groupPolicyAttachment:GroupPolicyAttachment",
+	"aws:iam/policyAttachment:PolicyAttachment",
+}
+
+_role_grants := [[r, arn] |
+	some r in resources.of_type(input.document, "aws:iam/role:Role")
+	arns := object.get(r.inputs, "managedPolicyArns", [])
+	is_array(arns)
+	some arn in arns
+]
+
+# arn:aws:iam::aws:policy/AdministratorAccess (any partition, any path) -> AdministratorAccess
+_managed_name(arn) := name if {
+	is_string(arn)
+	regex.match(`^arn:aws[a-z-]*:iam::aws:policy/`, arn)
+	parts := split(arn, "/")
+	name := parts[count(parts) - 1]
 }
 
 wildcard_passrole(document) := {problem(r, "IAM policy allows iam:PassRole on any role (Resource \"*\")") |
@@ -163,13 +231,22 @@ wildcard_passrole(document) := {problem(r, "IAM policy allows iam:PassRole on an
 	lower(a) in {"iam:passrole", "iam:*"}
 	some res in resources.as_list(object.get(st, "Resource", []))
 	res == "*"
+} | {problem(r, msg) |
+	some pair in managed_policy_grants
+	r := pair[0]
+	name := _managed_name(pair[1])
+	name in iam_full_managed_policies
+	not name in admin_managed_policies
+	msg := sprintf("attaches the AWS-managed policy %s, which allows iam:PassRole on any role", [name])
 }
 
-imdsv1(document) := {problem(lt, msg) |
-	some lt in resources.of_type(document, launch_template)
-	tokens := object.get(lt.inputs, ["metadataOptions", "httpTokens"], "optional")
+# launch templates, instances and spot instance requests alike
+imdsv1(_) := {problem(lt, msg) |
+	some i in compute.indices
+	lt := input.document.resources[i]
+	tokens := compute.http_tokens(lt)
 	tokens != "required"
-	msg := sprintf("launch template allows IMDSv1 (metadataOptions.httpTokens is %q, not \"required\")", [tokens])
+	msg := sprintf("%s allows IMDSv1 (metadataOptions.httpTokens is %q, not \"required\")", [compute.noun(lt), tokens])
 }
 
 # ---------------------------------------------------------------- public buckets
@@ -201,7 +278,8 @@ public_grantees := {"http://acs.amazonaws.com/groups/global/AllUsers", "http://a
 public_canned := {"public-read", "public-read-write", "authenticated-read"}
 
 _public[class] contains problem(b, msg) if {
-	some c in resources.indices("aws:s3/bucketAcl:BucketAcl")
+	some t in s3.acl_types
+	some c in resources.indices(t)
 	_acl_public(input.document.resources[c].inputs)
 	msg := "bucket ACL grants access to AllUsers or AuthenticatedUsers"
 	some i in s3.config_buckets(c)
@@ -214,6 +292,21 @@ _acl_public(inputs) if object.get(inputs, "acl", "private") in public_canned
 _acl_public(inputs) if {
 	some g in object.get(inputs, ["accessControlPolicy", "grants"], [])
 	object.get(g, ["grantee", "uri"], "") in public_grantees
+}
+
+# a bucket's inline acl and grants (aws.s3.Bucket still accepts them)
+_public[class] contains problem(b, "bucket ACL grants access to AllUsers or AuthenticatedUsers") if {
+	some i in s3.bucket_indices
+	b := input.document.resources[i]
+	_inline_acl_public(b.inputs)
+	class := resources.data_class(b)
+}
+
+_inline_acl_public(inputs) if object.get(inputs, "acl", "private") in public_canned
+
+_inline_acl_public(inputs) if {
+	some g in object.get(inputs, "grants", [])
+	object.get(g, "uri", "") in public_grantees
 }
 
 _public[class] contains problem(b, "bucket policy allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition") if {

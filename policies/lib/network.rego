@@ -6,6 +6,7 @@
 # scope: package
 package lib.network
 
+import data.lib.compute
 import data.lib.resources
 
 world := {"0.0.0.0/0", "::/0"}
@@ -26,11 +27,16 @@ _inline(r, i, direction, rule) := {
 
 _cidr(rule) := [c | some k in ["cidrIpv4", "cidrIpv6"]; c := object.get(rule, k, null); is_string(c)]
 
+# security groups that carry their rules inline (the VPC's default group too: its rules apply to
+# every instance launched without a group)
+inline_rule_types := ["aws:ec2/securityGroup:SecurityGroup", "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"]
+
 # every rule of the document, built once per evaluation; `position` is the resource's position
 _rules := array.concat(
 	array.concat(
 		[x |
-			some i in resources.indices("aws:ec2/securityGroup:SecurityGroup")
+			some t in inline_rule_types
+			some i in resources.indices(t)
 			r := input.document.resources[i]
 			some direction in ["ingress", "egress"]
 			some rule in object.get(r.inputs, direction, [])
@@ -105,10 +111,49 @@ only_ports(rule, allowed) if {
 	rule.from in allowed
 }
 
-# launch templates that give instances a public IP
-public_ip(lt) if {
-	some ni in object.get(lt.inputs, "networkInterfaces", [])
-	resources.truthy(object.get(ni, "associatePublicIpAddress", false))
+# launch templates, instances and spot instance requests that give instances a public IP
+public_ip(lt) if compute.public_ip(lt)
+
+# ---------------------------------------------------------------- Kubernetes LoadBalancer Services
+
+_internal_annotations := {
+	"service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+	"service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
+}
+
+_internal(svc) if {
+	some k, v in _internal_annotations
+	object.get(svc.inputs, ["metadata", "annotations", k], "") == v
+}
+
+# a LoadBalancer Service the cloud controller exposes to the internet: not annotated internal and
+# not limited to source ranges that exclude the internet (the controller writes its security-group
+# rules outside the document)
+internet_load_balancer(svc) if {
+	object.get(svc.inputs, ["spec", "type"], "ClusterIP") == "LoadBalancer"
+	not _internal(svc)
+	not _source_restricted(svc)
+}
+
+_source_restricted(svc) if {
+	ranges := object.get(svc.inputs, ["spec", "loadBalancerSourceRanges"], [])
+	is_array(ranges)
+	count(ranges) > 0
+	every c in ranges {
+		not c in world
+	}
+}
+
+internet_services(document) := [svc |
+	some svc in resources.of_type(document, "kubernetes:core/v1:Service")
+	internet_load_balancer(svc)
+]
+
+# the ports a Service listens on
+service_ports(svc) := {p |
+	some sp in object.get(svc.inputs, ["spec", "ports"], [])
+	p := object.get(sp, "port", null)
+	is_number(p)
 }
 
 network_policies(document) := resources.of_type(document, "kubernetes:networking.k8s.io/v1:NetworkPolicy")

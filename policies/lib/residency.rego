@@ -40,6 +40,14 @@ destinations contains _destination(b, "replication", resources.region(dest, inpu
 	dest := input.document.resources[j]
 }
 
+# AWS Backup copy actions: the region of the destination vault's ARN
+destinations contains _destination(plan, "backup copy", region) if {
+	some plan in resources.of_type(input.document, "aws:backup/plan:Plan")
+	some rule in object.get(plan.inputs, "rules", [])
+	some action in object.get(rule, "copyActions", [])
+	region := arn_region(object.get(action, "destinationVaultArn", null))
+}
+
 destinations contains _destination(fl, "flow log delivery", region) if {
 	some fl in resources.of_type(input.document, "aws:ec2/flowLog:FlowLog")
 	region := arn_region(object.get(fl.inputs, "logDestination", null))
@@ -51,3 +59,44 @@ destinations contains _destination(t, "trail log delivery", region) if {
 }
 
 _destination(source, kind, region) := {"at": source.urn, "kind": kind, "region": region, "source": source}
+
+# Copies whose destination region cannot be established from the document, each as
+# {source, kind, target, partition}: a replication destination bucket the document does not
+# declare (a bucket ARN names no region) and a backup vault ARN without a region (unknown until
+# apply). The partition (aws, aws-cn, ...) comes from the ARN, "" when it has none. Controls
+# report them (fail closed) unless the partition alone settles their question.
+unlocated contains _unlocated(b, "replication", target) if {
+	some i in s3.bucket_indices
+	b := input.document.resources[i]
+	some rc in s3.replication_configs(i)
+	some rule in object.get(rc.inputs, "rules", [])
+	target := object.get(rule, ["destination", "bucket"], "")
+	count(s3.named(s3.arn_bucket(target))) == 0
+}
+
+unlocated contains _unlocated(b, "replication", target) if {
+	some i in s3.bucket_indices
+	b := input.document.resources[i]
+	some rc in s3.replication_configs(i)
+	some rule in object.get(rc.inputs, "rules", [])
+	target := object.get(rule, ["destination", "bucket"], "")
+	not s3.arn_bucket(target)
+}
+
+unlocated contains _unlocated(plan, "backup copy", target) if {
+	some plan in resources.of_type(input.document, "aws:backup/plan:Plan")
+	some rule in object.get(plan.inputs, "rules", [])
+	some action in object.get(rule, "copyActions", [])
+	target := object.get(action, "destinationVaultArn", "")
+	not arn_region(target)
+}
+
+_unlocated(source, kind, target) := {"at": source.urn, "kind": kind, "partition": partition(target), "source": source, "target": target}
+
+# the partition field of an ARN, "" when it is not an ARN
+partition(arn) := parts[1] if {
+	is_string(arn)
+	parts := split(arn, ":")
+	count(parts) > 2
+	parts[0] == "arn"
+} else := ""

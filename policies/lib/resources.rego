@@ -43,11 +43,66 @@ k8s_indices := {i |
 	some i in positions
 }
 
-# tags of the AWS resources by position, as an object (autoscaling groups list {key, value} pairs),
-# the same as tags(r); a local named `tags` would clash with that function in regorus
-tags_at := object.union(_raw_tags, {i: {t.key: t.value | some t in raw} | some i, raw in _raw_tags; is_array(raw)})
+# Tags of the AWS resources by position, as an object: the default tags of the resource's provider
+# (pulumi:providers:aws defaultTags, which the provider adds to every resource it tags) under the
+# resource's own tags (autoscaling groups list {key, value} pairs). Resources with tags of their own
+# are here, and taggable resources without any when a provider declares default tags. Own tags that
+# are not an object or a list (the preview's "[unknown]") count as none; their data class is unknown
+# (see class_at). A local named `tags` would clash with the function tags(r) in regorus.
+tags_at := {i: object.union(provider_tags(input.document.resources[i]), own) |
+	some i in aws_indices
+	i in _tag_holders
+	own := object.get(_own_tags, i, {})
+}
+
+_tag_holders := object.keys(_raw_tags) | _default_tagged
+
+_default_tagged := taggable_indices if {
+	count(_provider_default_tags) > 0
+} else := set()
 
 _raw_tags := {i: raw | some i in aws_indices; raw := input.document.resources[i].inputs.tags}
+
+_own_tags := {i: t | some i, raw in _raw_tags; t := _tag_object(raw)}
+
+_tag_object(raw) := raw if is_object(raw)
+
+_tag_object(raw) := {t.key: t.value | some t in raw; is_object(t)} if is_array(raw)
+
+# positions whose own tags are unknown until apply (not an object or a list)
+_unknown_tags := {i | some i, raw in _raw_tags; not is_object(raw); not is_array(raw)}
+
+# provider URN -> its default tags; a placeholder or text that is not a JSON object gives none
+_provider_default_tags := {p.urn: t |
+	some p in of_type(input.document, "pulumi:providers:aws")
+	t := object.get(json_object(object.get(p.inputs, "defaultTags", "{}")), "tags", {})
+	is_object(t)
+	count(t) > 0
+}
+
+# every provider's default tags merged, for resources that name no provider (the default provider)
+_all_provider_tags := object.union_n([t | some _, t in _provider_default_tags])
+
+# the default tags that apply to a resource: its provider's (a reference is the provider's URN,
+# possibly followed by ::ID), else those of every AWS provider in the document
+provider_tags(r) := object.get(_provider_default_tags, _provider_urn(r.provider), {}) if {
+	is_string(object.get(r, "provider", null))
+} else := _all_provider_tags
+
+_provider_urn(ref) := concat("::", array.slice(parts, 0, 4)) if {
+	parts := split(ref, "::")
+	count(parts) > 4
+} else := ref
+
+# a JSON object given as text or as an object; undefined for anything else
+json_object(raw) := doc if {
+	is_string(raw)
+	json.is_valid(raw)
+	doc := json.unmarshal(raw)
+	is_object(doc)
+}
+
+json_object(raw) := raw if is_object(raw)
 
 # data class (seedance.io/data-class label) of the labelled Kubernetes objects by position
 _labelled := {i: class |
@@ -55,10 +110,33 @@ _labelled := {i: class |
 	class := input.document.resources[i].inputs.metadata.labels["seedance.io/data-class"]
 }
 
-# positions by data class: AWS tag data-class, Kubernetes label seedance.io/data-class
-personal_indices := {i | some i, t in tags_at; t["data-class"] == "personal"} | {i | some i, class in _labelled; class == "personal"}
+# The data class by position, normalised: the known classes (personal, internal, public) in any
+# case; a class that is set but not one of them ("confidential", "[unknown]", a non-string) and AWS
+# tags that are unknown until apply count as personal, the most protected class (fail closed). A
+# resource without a data-class tag or label has no class ("").
+known_classes := {"personal", "internal", "public"}
 
-sensitive_indices := {i | some i, t in tags_at; t["data-class"] in _sensitive} | {i | some i, class in _labelled; class in _sensitive}
+normalise_class(v) := lower(v) if {
+	is_string(v)
+	lower(v) in known_classes
+} else := "" if {
+	v == ""
+} else := "personal"
+
+class_at := object.union(
+	object.union(
+		{i: normalise_class(c) | some i, t in tags_at; c := t["data-class"]},
+		{i: "personal" | some i in _unknown_tags},
+	),
+	{i: normalise_class(c) | some i, c in _labelled},
+)
+
+_class_by_urn := {input.document.resources[i].urn: c | some i, c in class_at}
+
+# positions by data class: AWS tag data-class, Kubernetes label seedance.io/data-class
+personal_indices := {i | some i, c in class_at; c == "personal"}
+
+sensitive_indices := {i | some i, c in class_at; c in _sensitive}
 
 _sensitive := {"personal", "internal"}
 
@@ -87,9 +165,8 @@ tags(r) := {t.key: t.value | some t in inputs(r).tags} if {
 	is_k8s(r)
 } else := {}
 
-data_class(r) := object.get(tags(r), "data-class", "") if is_aws(r)
-
-data_class(r) := object.get(tags(r), "seedance.io/data-class", "") if is_k8s(r)
+# the normalised data class of a resource (see class_at), "" when it has none
+data_class(r) := object.get(_class_by_urn, r.urn, "")
 
 personal(r) if data_class(r) == "personal"
 
@@ -115,6 +192,8 @@ workload_types := {
 	"kubernetes:apps/v1:Deployment",
 	"kubernetes:apps/v1:StatefulSet",
 	"kubernetes:apps/v1:DaemonSet",
+	"kubernetes:apps/v1:ReplicaSet",
+	"kubernetes:core/v1:ReplicationController",
 	"kubernetes:batch/v1:Job",
 	"kubernetes:batch/v1:CronJob",
 	"kubernetes:core/v1:Pod",

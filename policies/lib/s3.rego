@@ -29,6 +29,31 @@ replication := "aws:s3/bucketReplicationConfig:BucketReplicationConfig"
 
 logging := "aws:s3/bucketLogging:BucketLogging"
 
+# pulumi-aws still ships the *V2 companions of the configuration resources (same inputs)
+sse_v2 := "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2"
+
+versioning_v2 := "aws:s3/bucketVersioningV2:BucketVersioningV2"
+
+lifecycle_v2 := "aws:s3/bucketLifecycleConfigurationV2:BucketLifecycleConfigurationV2"
+
+acl_v2 := "aws:s3/bucketAclV2:BucketAclV2"
+
+object_lock_v2 := "aws:s3/bucketObjectLockConfigurationV2:BucketObjectLockConfigurationV2"
+
+logging_v2 := "aws:s3/bucketLoggingV2:BucketLoggingV2"
+
+sse_types := [sse, sse_v2]
+
+versioning_types := [versioning, versioning_v2]
+
+lifecycle_types := [lifecycle, lifecycle_v2]
+
+acl_types := [acl, acl_v2]
+
+object_lock_types := [object_lock, object_lock_v2]
+
+logging_types := [logging, logging_v2]
+
 # positions of the buckets
 bucket_indices := {i | some t in bucket_types; some i in resources.indices(t)}
 
@@ -39,7 +64,10 @@ refs(b) := {x |
 	is_string(x)
 }
 
-config_types := {pab, sse, versioning, lifecycle, bucket_policy, acl, object_lock, replication, logging}
+config_types := {
+	pab, sse, versioning, lifecycle, bucket_policy, acl, object_lock, replication, logging,
+	sse_v2, versioning_v2, lifecycle_v2, acl_v2, object_lock_v2, logging_v2,
+}
 
 # Buckets by the references that name them: every ref of a bucket, and its logical name for Pulumi
 # auto-names (NAME-1234abc). Built once, so a join costs a lookup instead of a scan.
@@ -89,8 +117,18 @@ _config_refs := {i: ref |
 	is_string(ref)
 }
 
-# positions of the buckets the configuration resource at position i configures
-config_buckets(i) := object.get(_config_buckets, i, set())
+# positions of the buckets the configuration resource at position i configures (a bucket
+# configures itself inline)
+config_buckets(i) := _configured(i) | _self(i)
+
+# (a partial rule with no entries is undefined in regorus, so no object.get on it)
+_configured(i) := positions if {
+	positions := _config_buckets[i]
+} else := set()
+
+_self(i) := {i} if {
+	input.document.resources[i].type in bucket_types
+} else := set()
 
 # bucket position -> positions of its configuration resources
 _configs_of[b] contains i if {
@@ -109,26 +147,57 @@ attached(b, type) := [c |
 	c.type == type
 ]
 
-# one accessor per configuration type: regorus mis-evaluates a function of this package when it is
-# handed a rule of this package as an argument, so callers never pass s3.pab & co. themselves
-encryption_configs(b) := attached(b, sse)
+# One accessor per configuration type: regorus mis-evaluates a function of this package when it is
+# handed a rule of this package as an argument, so callers never pass s3.pab & co. themselves.
+# Each also returns the bucket's inline configuration (aws.s3.Bucket still accepts it) as a
+# configuration resource would carry it: {"inputs": {...}} in the standalone resource's shape.
+encryption_configs(b) := array.concat(array.concat(attached(b, sse), attached(b, sse_v2)), [{"inputs": {"rules": [rule]}} |
+	rule := input.document.resources[b].inputs.serverSideEncryptionConfiguration.rule
+])
 
-object_lock_configs(b) := attached(b, object_lock)
+object_lock_configs(b) := array.concat(array.concat(attached(b, object_lock), attached(b, object_lock_v2)), [{"inputs": cfg} |
+	cfg := input.document.resources[b].inputs.objectLockConfiguration
+	is_object(cfg.rule)
+])
 
-replication_configs(b) := attached(b, replication)
+replication_configs(b) := array.concat(attached(b, replication), [{"inputs": {"rules": rules}} |
+	rules := _inline_replication_rules[b]
+])
+
+# inline replication rules in the standalone shape (deleteMarkerReplicationStatus -> deleteMarkerReplication)
+_inline_replication_rules[b] := [object.union(rule, {"deleteMarkerReplication": {"status": object.get(rule, "deleteMarkerReplicationStatus", "Disabled")}}) |
+	some rule in rc.rules
+] if {
+	some b in bucket_indices
+	rc := input.document.resources[b].inputs.replicationConfiguration
+	is_array(object.get(rc, "rules", null))
+}
 
 # Facts per bucket position, each built once from the configuration resources of its type.
 versioned contains b if {
-	some i in resources.indices(versioning)
+	some t in versioning_types
+	some i in resources.indices(t)
 	input.document.resources[i].inputs.versioningConfiguration.status == "Enabled"
 	some b in _config_buckets[i]
 }
 
+versioned contains b if {
+	some b in bucket_indices
+	resources.truthy(input.document.resources[b].inputs.versioning.enabled)
+}
+
 kms_encrypted contains b if {
-	some i in resources.indices(sse)
+	some t in sse_types
+	some i in resources.indices(t)
 	some rule in input.document.resources[i].inputs.rules
 	startswith(rule.applyServerSideEncryptionByDefault.sseAlgorithm, "aws:kms")
 	some b in _config_buckets[i]
+}
+
+kms_encrypted contains b if {
+	some b in bucket_indices
+	rule := input.document.resources[b].inputs.serverSideEncryptionConfiguration.rule
+	startswith(rule.applyServerSideEncryptionByDefault.sseAlgorithm, "aws:kms")
 }
 
 has_public_access_block contains b if {
@@ -137,14 +206,70 @@ has_public_access_block contains b if {
 }
 
 _enabled_lifecycle_rules[b] contains rule if {
-	some i in resources.indices(lifecycle)
+	some t in lifecycle_types
+	some i in resources.indices(t)
 	some rule in object.get(input.document.resources[i].inputs, "rules", [])
 	object.get(rule, "status", "Enabled") == "Enabled"
 	some b in _config_buckets[i]
 }
 
-# the smallest expiration (days) over the enabled lifecycle rules, undefined when none expires objects
+# inline lifecycle rules (enabled, expiration.days, noncurrentVersionExpiration.days, prefix, tags)
+# in the standalone shape
+_enabled_lifecycle_rules[b] contains rule if {
+	some b in bucket_indices
+	some inline in input.document.resources[b].inputs.lifecycleRules
+	resources.truthy(object.get(inline, "enabled", false))
+	rule := {
+		"status": "Enabled",
+		"expiration": object.get(inline, "expiration", {}),
+		"noncurrentVersionExpiration": {"noncurrentDays": object.get(inline, ["noncurrentVersionExpiration", "days"], null)},
+		"filter": {"prefix": object.get(inline, "prefix", ""), "tags": object.get(inline, "tags", {})},
+	}
+}
+
+# A rule applies to every object when it filters nothing: no prefix, tag, or size filter (an
+# empty prefix or an empty and-block filters nothing). A rule scoped to tmp/ leaves the rest.
+whole_bucket(rule) if {
+	object.get(rule, "prefix", "") == ""
+	_filters_nothing(object.get(rule, "filter", {}))
+}
+
+_filters_nothing(f) if {
+	is_object(f)
+	every k, v in f {
+		_empty_filter_entry(k, v)
+	}
+}
+
+_empty_filter_entry(_, v) if _empty_filter_value(v)
+
+# an and-block (one level, as S3 allows) that filters nothing
+_empty_filter_entry(k, v) if {
+	k == "and"
+	is_object(v)
+	every x in v {
+		_empty_filter_value(x)
+	}
+}
+
+_empty_filter_value(v) if v in {"", null, {}, [], 0, "0"}
+
+# the smallest expiration (days) over the enabled lifecycle rules that cover every object,
+# undefined when none does
 expiration_days[b] := min(days) if {
+	some b, rules in _enabled_lifecycle_rules
+	days := [d |
+		some rule in rules
+		whole_bucket(rule)
+		d := rule.expiration.days
+		is_number(d)
+	]
+	count(days) > 0
+}
+
+# the smallest expiration (days) over every enabled lifecycle rule, scoped or not (how soon some
+# objects are deleted)
+earliest_expiration_days[b] := min(days) if {
 	some b, rules in _enabled_lifecycle_rules
 	days := [d |
 		some rule in rules
@@ -154,10 +279,19 @@ expiration_days[b] := min(days) if {
 	count(days) > 0
 }
 
+# buckets some of whose objects expire, but only under a filter
+scoped_expiry contains b if {
+	some b, rules in _enabled_lifecycle_rules
+	some rule in rules
+	not whole_bucket(rule)
+	is_number(rule.expiration.days)
+}
+
 noncurrent_expiration_days[b] := min(days) if {
 	some b, rules in _enabled_lifecycle_rules
 	days := [d |
 		some rule in rules
+		whole_bucket(rule)
 		d := rule.noncurrentVersionExpiration.noncurrentDays
 		is_number(d)
 	]
@@ -171,14 +305,23 @@ _statements_at[i] := statements if {
 	statements := resources.policy_statements(input.document.resources[i].inputs.policy)
 }
 
+# a bucket's inline policy, at the bucket's own position (config_buckets of it is the bucket)
+_statements_at[b] := statements if {
+	some b in bucket_indices
+	statements := resources.policy_statements(input.document.resources[b].inputs.policy)
+}
+
 # bucket policy position -> its statements, for the bucket policies attached to some bucket
 policy_documents(_) := _statements_at
 
-policy_statements(b) := [s |
-	some i in object.get(_configs_of, b, set())
-	input.document.resources[i].type == bucket_policy
-	some s in _statements_at[i]
-]
+policy_statements(b) := array.concat(
+	[s |
+		some i in object.get(_configs_of, b, set())
+		input.document.resources[i].type == bucket_policy
+		some s in _statements_at[i]
+	],
+	[s | some s in _statements_at[b]],
+)
 
 # a statement denying requests whose aws:SecureTransport is false
 denies_insecure_transport(statement) if {
@@ -203,6 +346,16 @@ _replica_keys contains key if {
 	name := arn_bucket(rule.destination.bucket)
 	some key in {name, strip_autoname(name)}
 }
+
+_replica_keys contains key if {
+	some _, rules in _inline_replication_rules
+	some rule in rules
+	name := arn_bucket(rule.destination.bucket)
+	some key in {name, strip_autoname(name)}
+}
+
+# a replication rule that copies (the service ignores rules whose status is not Enabled)
+enabled_rule(rule) if object.get(rule, "status", "") == "Enabled"
 
 is_replica(b) if {
 	some ref in refs(input.document.resources[b])

@@ -1,5 +1,6 @@
 package mlps.controlled_interfaces
 
+import data.lib.compute
 import data.lib.endpoints
 import data.lib.findings
 import data.lib.frameworks
@@ -33,9 +34,11 @@ _problems contains findings.problem(sn, "subnet maps public IPs on launch") if {
 	resources.truthy(object.get(sn.inputs, "mapPublicIpOnLaunch", false))
 }
 
-_problems contains findings.problem(lt, "launch template gives instances a public IP") if {
-	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
+_problems contains findings.problem(lt, msg) if {
+	some i in compute.indices
+	lt := input.document.resources[i]
 	network.public_ip(lt)
+	msg := compute.public_ip_phrase(lt)
 }
 
 _problems contains findings.problem(findings.stack(input.document), msg) if {

@@ -1,5 +1,6 @@
 package mlps.customer_managed_keys
 
+import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.resources
@@ -86,8 +87,9 @@ _problems contains findings.problem(b, "bucket defaults to SSE-S3 (AES256), not 
 }
 
 _problems contains findings.problem(lt, msg) if {
-	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
-	some m in object.get(lt.inputs, "blockDeviceMappings", [])
+	some i in compute.indices
+	lt := input.document.resources[i]
+	some m in compute.ebs_mappings(lt)
 	resources.truthy(object.get(m, ["ebs", "encrypted"], false))
 	object.get(m.ebs, "kmsKeyId", "") == ""
 	msg := sprintf("EBS mapping %v uses the account's default (AWS-managed) EBS key", [object.get(m, "deviceName", "?")])

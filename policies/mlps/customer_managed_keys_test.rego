@@ -21,3 +21,10 @@ test_fail_aws_managed_keys if {
 		_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", "EBS mapping /dev/xvda uses the account's default (AWS-managed) EBS key"),
 	}
 }
+
+# audit A2: an instance volume encrypted with the account's default key
+test_fail_instance_default_ebs_key if {
+	instance := fixtures.resource("aws:ec2/instance:Instance", "box", {"rootBlockDevice": {"encrypted": true, "deleteOnTermination": true}})
+	v := customer_managed_keys.violation with input as fixtures.gate_input(fixtures.mlps_policy, [instance])
+	v == {fixtures.finding("MLPS-L3-8.2.4-KMS", "advisory", "aws:ec2/instance:Instance", "box", "EBS mapping root uses the account's default (AWS-managed) EBS key")}
+}

@@ -9,8 +9,9 @@ import data.lib.resources
 # title: "Data stays in China"
 # description: >-
 #   Every AWS resource of the stack (configuration sub-resources go with their resource) is in a
-#   mainland-China region (cn-north-1, cn-northwest-1; settable in data), and so are replication
-#   and log destinations.
+#   mainland-China region (cn-north-1, cn-northwest-1; settable in data), and so are replication,
+#   AWS Backup copy and log destinations; a destination whose region the document does not
+#   establish passes only when its ARN is in the aws-cn partition.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -42,4 +43,12 @@ _problems contains findings.problem(d.source, msg) if {
 	some d in residency.destinations
 	not frameworks.in_regions(d.region, _regions)
 	msg := sprintf("%s goes to %s, outside mainland China", [d.kind, d.region])
+}
+
+# a destination whose region is unknown stays in China only when its ARN is in the aws-cn partition
+# (whose regions are cn-north-1 and cn-northwest-1)
+_problems contains findings.problem(d.source, msg) if {
+	some d in residency.unlocated
+	d.partition != "aws-cn"
+	msg := sprintf("%s goes to %v, whose region the stack does not establish (not an aws-cn ARN)", [d.kind, d.target])
 }

@@ -19,3 +19,33 @@ test_fail_log_destination_abroad if {
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fl])
 	v == {fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", "aws:ec2/flowLog:FlowLog", "flow", "flow log delivery goes to ap-east-1, outside mainland China")}
 }
+
+_backup_plan(name, vault_arn) := fixtures.resource("aws:backup/plan:Plan", name, {"rules": [{
+	"ruleName": "daily",
+	"schedule": "cron(0 3 * * ? *)",
+	"copyActions": [{"destinationVaultArn": vault_arn}],
+}]})
+
+_replication(dest) := fixtures.bucket_part("aws:s3/bucketReplicationConfig:BucketReplicationConfig", "ds", "replication", {
+	"rules": [{"id": "all", "status": "Enabled", "destination": {"bucket": dest}}],
+})
+
+# audit A8: a backup copy abroad, and replicas outside the document: only an aws-cn ARN stays in China
+test_fail_backup_copy_abroad_and_unknown_replica_region if {
+	resources := [
+		fixtures.bucket("ds", "personal"),
+		_replication("arn:aws:s3:::global-copy"),
+		_backup_plan("plan", "arn:aws-cn:backup:ap-east-1:444455556666:backup-vault:hk"),
+	]
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", "aws:backup/plan:Plan", "plan", "backup copy goes to ap-east-1, outside mainland China"),
+		fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", "aws:s3/bucket:Bucket", "ds", "replication goes to arn:aws:s3:::global-copy, whose region the stack does not establish (not an aws-cn ARN)"),
+	}
+}
+
+test_pass_replica_outside_document_in_aws_cn if {
+	resources := [fixtures.bucket("ds", "personal"), _replication("arn:aws-cn:s3:::existing-dr-bucket")]
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}

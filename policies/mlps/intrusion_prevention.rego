@@ -34,6 +34,13 @@ _problems contains findings.problem(rule.resource, msg) if {
 	msg := sprintf("security group exposes high-risk port %d to the internet", [port])
 }
 
+# the cloud controller opens a LoadBalancer Service's ports to the internet outside the document
+_problems contains findings.problem(svc, msg) if {
+	some svc in network.internet_services(input.document)
+	some port in network.service_ports(svc) & network.high_risk_ports
+	msg := sprintf("internet-facing LoadBalancer Service exposes high-risk port %d", [port])
+}
+
 _problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
 	spec := resources.pod_spec(w)

@@ -25,3 +25,34 @@ test_fail_exposed_and_soft if {
 		_f("kubernetes:batch/v1:Job", "embed", "container embed: root filesystem is writable"),
 	}
 }
+
+# audit A10: the default security group's rules; audit A11: an internet-facing LoadBalancer Service
+test_fail_default_security_group_and_load_balancer_service if {
+	sg := fixtures.resource("aws:ec2/defaultSecurityGroup:DefaultSecurityGroup", "default", {
+		"vpcId": "vpc-0123456789abcdef0",
+		"ingress": [{"protocol": "tcp", "fromPort": 5432, "toPort": 5432, "cidrBlocks": ["0.0.0.0/0"]}],
+	})
+	svc := fixtures.resource("kubernetes:core/v1:Service", "cache", {
+		"metadata": {"name": "cache", "namespace": "inference"},
+		"spec": {"type": "LoadBalancer", "ports": [{"port": 6379}, {"port": 443}]},
+	})
+	restricted := fixtures.resource("kubernetes:core/v1:Service", "office", {
+		"metadata": {"name": "office", "namespace": "inference"},
+		"spec": {"type": "LoadBalancer", "ports": [{"port": 22}], "loadBalancerSourceRanges": ["203.0.113.0/24"]},
+	})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [sg, svc, restricted])
+	v == {
+		_f("aws:ec2/defaultSecurityGroup:DefaultSecurityGroup", "default", "security group exposes high-risk port 5432 to the internet"),
+		_f("kubernetes:core/v1:Service", "cache", "internet-facing LoadBalancer Service exposes high-risk port 6379"),
+	}
+}
+
+# audit A11: a ReplicaSet's pods are workloads too
+test_fail_replica_set_hardening if {
+	rs := fixtures.resource("kubernetes:apps/v1:ReplicaSet", "rs", {"metadata": {"namespace": "batch"}, "spec": {"template": {"spec": {
+		"hostNetwork": true,
+		"containers": [{"name": "scraper", "image": "x", "securityContext": {"capabilities": {"drop": ["ALL"]}, "readOnlyRootFilesystem": true}}],
+	}}}})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [rs])
+	v == {_f("kubernetes:apps/v1:ReplicaSet", "rs", "container scraper: uses the host network")}
+}

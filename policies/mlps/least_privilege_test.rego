@@ -34,3 +34,10 @@ test_fail_broad_rights if {
 		_f("aws:iam/rolePolicy:RolePolicy", "god", "IAM policy allows Action \"*\" on Resource \"*\""),
 	}
 }
+
+# audit A1: AdministratorAccess attached to a role
+test_fail_admin_policy_attachment if {
+	attachment := fixtures.resource("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "admin", {"policyArn": "arn:aws-cn:iam::aws:policy/AdministratorAccess", "role": "ops"})
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, [attachment])
+	v == {fixtures.finding("MLPS-L3-8.1.4.2d", "mandatory", "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "admin", "attaches the AWS-managed policy AdministratorAccess, which allows Action \"*\" on Resource \"*\"")}
+}

@@ -10,8 +10,10 @@ import data.lib.s3
 # title: "Central logs kept at least six months"
 # description: >-
 #   Log groups keep logs at least 180 days (never-expiring counts as kept; CloudWatch offers 180
-#   then 365, and six calendar months can be 181-184 days, so 365 is the safe value), and S3
-#   buckets receiving audit logs do not expire them before 183 days.
+#   then 365, and six calendar months can be 181-184 days, so 365 is the safe value; a retention
+#   unknown until apply is reported), and S3 buckets receiving audit logs (trail log files) or
+#   network logs (flow logs, load-balancer and S3 access logs) have no lifecycle rule, scoped or
+#   not, that expires objects before 183 days.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 #   - ref: https://www.cac.gov.cn/2016-11/07/c_1119867116.htm
@@ -21,8 +23,8 @@ import data.lib.s3
 #   framework: mlps-l3
 #   severity: mandatory
 #   remediation: >-
-#     Set retentionInDays to 365 (compliance.logRetentionDays) and keep audit log archives at
-#     least 183 days.
+#     Set retentionInDays to 365 (compliance.logRetentionDays) and keep audit and network log
+#     archives at least 183 days.
 violation contains findings.finding("MLPS-L3-8.1.5.4d", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
@@ -33,15 +35,33 @@ _min := frameworks.setting("mlps_min_log_days")
 _problems contains findings.problem(lg, msg) if {
 	some lg in resources.of_type(input.document, "aws:cloudwatch/logGroup:LogGroup")
 	days := object.get(lg.inputs, "retentionInDays", 0)
+	is_number(days)
 	days > 0
 	days < _min
 	msg := sprintf("log group keeps logs %v days; at least %v required (365 is the safe CloudWatch value)", [days, _min])
 }
 
+# a retention that is not a number (the preview's "[unknown]") cannot be shown to keep six months
+_problems contains findings.problem(lg, msg) if {
+	some lg in resources.of_type(input.document, "aws:cloudwatch/logGroup:LogGroup")
+	days := object.get(lg.inputs, "retentionInDays", 0)
+	not is_number(days)
+	msg := sprintf("log group retention %v cannot be established; at least %v days required", [days, _min])
+}
+
 _problems contains findings.problem(b, msg) if {
 	some i in s3.bucket_indices & audit.trail_destinations
-	days := s3.expiration_days[i]
+	days := s3.earliest_expiration_days[i]
 	b := input.document.resources[i]
 	days < 183
 	msg := sprintf("audit log archive expires after %v days; six months needs at least 183", [days])
+}
+
+_problems contains findings.problem(b, msg) if {
+	some i in s3.bucket_indices & audit.network_log_archives
+	not i in audit.trail_destinations
+	days := s3.earliest_expiration_days[i]
+	b := input.document.resources[i]
+	days < 183
+	msg := sprintf("network log archive expires after %v days; six months needs at least 183", [days])
 }

@@ -39,3 +39,29 @@ test_pass_default_minimum_without_settings if {
 	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# audit A12: buckets receiving flow logs, load-balancer access logs and S3 access logs are network log archives
+test_fail_network_log_archives if {
+	resources := [
+		fixtures.resource("aws:ec2/flowLog:FlowLog", "flow", {"vpcId": "vpc-0123456789abcdef0", "logDestinationType": "s3", "logDestination": "arn:aws-cn:s3:::flow-archive/flow-logs/"}),
+		fixtures.bucket("flow-archive", "internal"),
+		fixtures.bucket_part("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "flow-archive", "lifecycle", {"rules": [{"id": "x", "status": "Enabled", "expiration": {"days": 30}}]}),
+		fixtures.resource("aws:lb/loadBalancer:LoadBalancer", "alb", {"accessLogs": {"bucket": "lb-archive", "enabled": true}}),
+		fixtures.bucket("lb-archive", "internal"),
+		fixtures.bucket_part("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "lb-archive", "lifecycle", {"rules": [{"id": "x", "status": "Enabled", "filter": {"prefix": "AWSLogs/"}, "expiration": {"days": 90}}]}),
+		fixtures.bucket_part("aws:s3/bucketLogging:BucketLogging", "data", "logging", {"targetBucket": "access-archive"}),
+		fixtures.bucket("access-archive", "internal"),
+		fixtures.bucket_part("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "access-archive", "lifecycle", {"rules": [{"id": "x", "status": "Enabled", "expiration": {"days": 400}}]}),
+	]
+	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		fixtures.finding("MLPS-L3-8.1.5.4d", "mandatory", "aws:s3/bucket:Bucket", "flow-archive", "network log archive expires after 30 days; six months needs at least 183"),
+		fixtures.finding("MLPS-L3-8.1.5.4d", "mandatory", "aws:s3/bucket:Bucket", "lb-archive", "network log archive expires after 90 days; six months needs at least 183"),
+	}
+}
+
+# audit A14: a retention unknown until apply is not six months
+test_fail_unknown_log_retention_mlps if {
+	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.log_group("flow", "internal", "[unknown]")])
+	v == {fixtures.finding("MLPS-L3-8.1.5.4d", "mandatory", "aws:cloudwatch/logGroup:LogGroup", "flow", "log group retention [unknown] cannot be established; at least 180 days required")}
+}

@@ -31,24 +31,75 @@ _problems contains findings.problem(sg, "security group has no vpcId: it lands i
 
 _problems contains findings.problem(asg, "autoscaling group has no vpcZoneIdentifiers: it launches into the default VPC") if {
 	some asg in resources.of_type(input.document, "aws:autoscaling/group:Group")
-	count(object.get(asg.inputs, "vpcZoneIdentifiers", [])) == 0
+	object.get(asg.inputs, "vpcZoneIdentifiers", []) in {[], set()}
+}
+
+# a subnet list that is not a list (the preview's "[unknown]") cannot be shown to avoid the default VPC
+_problems contains findings.problem(asg, msg) if {
+	some asg in resources.of_type(input.document, "aws:autoscaling/group:Group")
+	subnets := object.get(asg.inputs, "vpcZoneIdentifiers", [])
+	not is_array(subnets)
+	not is_set(subnets)
+	msg := sprintf("autoscaling group subnets cannot be established (%v): it may launch into the default VPC", [subnets])
 }
 
 _problems contains findings.problem(r, "Kubernetes object in the default namespace") if {
 	some type in resources.k8s_types(input.document)
-	not type in _cluster_scoped
+	not _cluster_scoped(type)
 	some i in resources.indices(type)
 	r := input.document.resources[i]
 	resources.namespace(r) == "default"
 }
 
-_cluster_scoped := {
-	"kubernetes:core/v1:Namespace",
-	"kubernetes:storage.k8s.io/v1:StorageClass",
-	"kubernetes:scheduling.k8s.io/v1:PriorityClass",
-	"kubernetes:core/v1:PersistentVolume",
-	"kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
-	"kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
-	"kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition",
-	"pulumi:providers:kubernetes",
+# Kubernetes kinds that live outside namespaces (their metadata.namespace is ignored), whatever
+# the API version: group/Kind as in the Pulumi type token kubernetes:GROUP/VERSION:KIND
+_cluster_scoped(type) if type == "pulumi:providers:kubernetes"
+
+_cluster_scoped(type) if {
+	parts := split(type, ":")
+	count(parts) == 3
+	group := regex.replace(parts[1], `/[^/]*$`, "")
+	concat("/", [group, parts[2]]) in _cluster_scoped_kinds
+}
+
+_cluster_scoped_kinds := {
+	"core/Namespace",
+	"core/Node",
+	"core/PersistentVolume",
+	"core/ComponentStatus",
+	"storage.k8s.io/StorageClass",
+	"storage.k8s.io/CSIDriver",
+	"storage.k8s.io/CSINode",
+	"storage.k8s.io/VolumeAttachment",
+	"storage.k8s.io/VolumeAttributesClass",
+	"scheduling.k8s.io/PriorityClass",
+	"rbac.authorization.k8s.io/ClusterRole",
+	"rbac.authorization.k8s.io/ClusterRoleBinding",
+	"apiextensions.k8s.io/CustomResourceDefinition",
+	"apiregistration.k8s.io/APIService",
+	"admissionregistration.k8s.io/MutatingWebhookConfiguration",
+	"admissionregistration.k8s.io/ValidatingWebhookConfiguration",
+	"admissionregistration.k8s.io/ValidatingAdmissionPolicy",
+	"admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding",
+	"admissionregistration.k8s.io/MutatingAdmissionPolicy",
+	"admissionregistration.k8s.io/MutatingAdmissionPolicyBinding",
+	"networking.k8s.io/IngressClass",
+	"networking.k8s.io/IPAddress",
+	"networking.k8s.io/ServiceCIDR",
+	"node.k8s.io/RuntimeClass",
+	"certificates.k8s.io/CertificateSigningRequest",
+	"certificates.k8s.io/ClusterTrustBundle",
+	"flowcontrol.apiserver.k8s.io/FlowSchema",
+	"flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration",
+	"policy/PodSecurityPolicy",
+	"snapshot.storage.k8s.io/VolumeSnapshotClass",
+	"snapshot.storage.k8s.io/VolumeSnapshotContent",
+	"resource.k8s.io/DeviceClass",
+	"resource.k8s.io/ResourceSlice",
+	"internal.apiserver.k8s.io/StorageVersion",
+	"authentication.k8s.io/TokenReview",
+	"authentication.k8s.io/SelfSubjectReview",
+	"authorization.k8s.io/SubjectAccessReview",
+	"authorization.k8s.io/SelfSubjectAccessReview",
+	"authorization.k8s.io/SelfSubjectRulesReview",
 }

@@ -38,3 +38,23 @@ test_pass_outside_mlps if {
 	v := network_zones.violation with input as fixtures.gate_input(fixtures.gdpr_policy, fail_resources)
 	v == set()
 }
+
+# audit A14: a subnet list unknown until apply may be the default VPC's
+test_fail_unknown_subnets_default_vpc if {
+	asg := fixtures.resource("aws:autoscaling/group:Group", "asg", {"vpcZoneIdentifiers": "[unknown]"})
+	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, [asg])
+	v == {_f("aws:autoscaling/group:Group", "asg", "autoscaling group subnets cannot be established ([unknown]): it may launch into the default VPC")}
+}
+
+# audit B3: cluster-scoped kinds have no namespace
+test_pass_cluster_scoped_kinds if {
+	resources := [
+		fixtures.resource("kubernetes:networking.k8s.io/v1:IngressClass", "alb", {"metadata": {"name": "alb"}, "spec": {"controller": "ingress.k8s.aws/alb"}}),
+		fixtures.resource("kubernetes:node.k8s.io/v1:RuntimeClass", "nvidia", {"metadata": {"name": "nvidia"}, "handler": "nvidia"}),
+		fixtures.resource("kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration", "vwc", {"metadata": {"name": "vwc"}, "webhooks": []}),
+		fixtures.resource("kubernetes:storage.k8s.io/v1:CSIDriver", "ebs", {"metadata": {"name": "ebs.csi.aws.com"}}),
+		fixtures.resource("kubernetes:apiregistration.k8s.io/v1:APIService", "metrics", {"metadata": {"name": "v1beta1.metrics.k8s.io"}}),
+	]
+	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}

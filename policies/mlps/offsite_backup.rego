@@ -9,8 +9,10 @@ import data.lib.s3
 # METADATA
 # title: "Off-site backup within the residency"
 # description: >-
-#   Personal-data buckets replicate to a bucket in another region that is still inside the MLPS
-#   residency (for example cn-north-1 to cn-northwest-1).
+#   Personal-data buckets replicate, through at least one enabled replication rule, to a bucket
+#   in another region that is still inside the MLPS residency (for example cn-north-1 to
+#   cn-northwest-1). A destination bucket the document does not declare leaves the region
+#   unknown and is reported.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -30,6 +32,27 @@ _problems contains findings.problem(b, "personal-data bucket has no off-site (cr
 	b := input.document.resources[i]
 	not s3.is_replica(i)
 	count(s3.replication_configs(i)) == 0
+}
+
+# a disabled rule copies nothing
+_problems contains findings.problem(b, "personal-data bucket replicates through no enabled rule (every replication rule is disabled)") if {
+	some i in s3.bucket_indices & resources.personal_indices
+	b := input.document.resources[i]
+	not s3.is_replica(i)
+	count(s3.replication_configs(i)) > 0
+	not _enabled_replication(i)
+}
+
+_enabled_replication(i) if {
+	some rc in s3.replication_configs(i)
+	some rule in object.get(rc.inputs, "rules", [])
+	s3.enabled_rule(rule)
+}
+
+_problems contains findings.problem(d.source, msg) if {
+	some d in residency.unlocated
+	d.kind == "replication"
+	msg := sprintf("replica bucket %v is not in the stack, so whether it is in another region cannot be established", [d.target])
 }
 
 _problems contains findings.problem(d.source, msg) if {

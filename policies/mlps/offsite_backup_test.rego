@@ -29,3 +29,19 @@ test_fail_replica_abroad if {
 	v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "personal"), _replication("ds-dr"), object.union(_replica("ds-dr", "ap-east-1"), {"inputs": {"tags": {"data-class": "internal"}}})])
 	v == {fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", "replica in ap-east-1 leaves mainland China")}
 }
+
+# audit A9: disabled replication rules copy nothing
+test_fail_disabled_replication if {
+	disabled := fixtures.bucket_part("aws:s3/bucketReplicationConfig:BucketReplicationConfig", "ds", "replication", {
+		"rules": [{"id": "all", "status": "Disabled", "destination": {"bucket": "arn:aws-cn:s3:::ds-dr"}}],
+	})
+	replica := object.union(_replica("ds-dr", "cn-northwest-1"), {"inputs": {"tags": {"data-class": "internal"}}})
+	v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "personal"), disabled, replica])
+	v == {fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", "personal-data bucket replicates through no enabled rule (every replication rule is disabled)")}
+}
+
+# audit A8: a replica bucket the document does not declare leaves the off-site question open
+test_fail_replica_outside_document if {
+	v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "personal"), _replication("existing-dr-bucket")])
+	v == {fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", "replica bucket arn:aws-cn:s3:::existing-dr-bucket is not in the stack, so whether it is in another region cannot be established")}
+}

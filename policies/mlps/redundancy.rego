@@ -30,10 +30,22 @@ _asgs := resources.of_type(input.document, "aws:autoscaling/group:Group")
 
 _problems contains findings.problem(asg, msg) if {
 	some asg in _asgs
-	n := count(object.get(asg.inputs, "vpcZoneIdentifiers", object.get(asg.inputs, "availabilityZones", [])))
+	zones := _zones(asg)
+	is_array(zones)
+	n := count(zones)
 	n < 2
 	msg := sprintf("autoscaling group spans %d subnet(s); at least 2 availability zones required", [n])
 }
+
+# a subnet list that is not a list (the preview's "[unknown]") cannot be shown to span two zones
+_problems contains findings.problem(asg, msg) if {
+	some asg in _asgs
+	zones := _zones(asg)
+	not is_array(zones)
+	msg := sprintf("autoscaling group subnets cannot be established (%v); at least 2 availability zones required", [zones])
+}
+
+_zones(asg) := object.get(asg.inputs, "vpcZoneIdentifiers", object.get(asg.inputs, "availabilityZones", []))
 
 _problems contains findings.problem(asg, msg) if {
 	some asg in _asgs
@@ -50,15 +62,56 @@ _problems contains findings.problem(asg, "gold-tier autoscaling group has no on-
 	fleets.on_demand_base(asg) < 1
 }
 
+_deployments := resources.of_type(input.document, "kubernetes:apps/v1:Deployment")
+
+# A Deployment scaled by a HorizontalPodAutoscaler runs at least the HPA's minReplicas (default
+# 1); leaving spec.replicas unset is the recommended pattern for an HPA target.
 _problems contains findings.problem(d, msg) if {
-	some d in resources.of_type(input.document, "kubernetes:apps/v1:Deployment")
-	replicas := object.get(d.inputs, ["spec", "replicas"], 1)
+	some d in _deployments
+	replicas := _replicas(d)
+	is_number(replicas)
 	replicas < 2
 	msg := sprintf("Deployment runs %v replica(s); at least 2 required", [replicas])
 }
 
+_problems contains findings.problem(d, msg) if {
+	some d in _deployments
+	replicas := _replicas(d)
+	not is_number(replicas)
+	msg := sprintf("Deployment replica count cannot be established (%v); at least 2 required", [replicas])
+}
+
+_replicas(d) := min([m | some m in _hpa_minimums(d)]) if {
+	count(_hpa_minimums(d)) > 0
+	every m in _hpa_minimums(d) {
+		is_number(m)
+	}
+} else := "[unknown]" if {
+	count(_hpa_minimums(d)) > 0
+} else := object.get(d.inputs, ["spec", "replicas"], 1)
+
+_hpas := [h |
+	some t in _hpa_types
+	some h in resources.of_type(input.document, t)
+]
+
+_hpa_types := [
+	"kubernetes:autoscaling/v2:HorizontalPodAutoscaler",
+	"kubernetes:autoscaling/v2beta2:HorizontalPodAutoscaler",
+	"kubernetes:autoscaling/v1:HorizontalPodAutoscaler",
+]
+
+# the minReplicas of the HPAs that target the Deployment (same namespace, kind and name)
+_hpa_minimums(d) := [object.get(h.inputs, ["spec", "minReplicas"], 1) |
+	some h in _hpas
+	resources.namespace(h) == resources.namespace(d)
+	ref := object.get(h.inputs, ["spec", "scaleTargetRef"], {})
+	object.get(ref, "kind", "") == "Deployment"
+	object.get(ref, "name", "") == resources.name_of(d)
+]
+
 _problems contains findings.problem(d, "Deployment has no PodDisruptionBudget") if {
-	some d in resources.of_type(input.document, "kubernetes:apps/v1:Deployment")
+	some d in _deployments
 	not _pdb_covers(d)
 }
 

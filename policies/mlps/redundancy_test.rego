@@ -51,3 +51,28 @@ test_fail_single_points if {
 		_f("kubernetes:apps/v1:Deployment", "api", "Deployment has no PodDisruptionBudget"),
 	}
 }
+
+# audit A14: a subnet list unknown until apply cannot be shown to span two zones
+test_fail_unknown_subnets if {
+	asg := fixtures.resource("aws:autoscaling/group:Group", "asg", {"vpcZoneIdentifiers": "[unknown]"})
+	v := redundancy.violation with input as fixtures.gate_input(fixtures.mlps_policy, [asg])
+	v == {_f("aws:autoscaling/group:Group", "asg", "autoscaling group subnets cannot be established ([unknown]); at least 2 availability zones required")}
+}
+
+_hpa(target, min_replicas) := fixtures.resource("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", sprintf("%s-hpa", [target]), {
+	"metadata": {"name": target, "namespace": "inference"},
+	"spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target}, "minReplicas": min_replicas, "maxReplicas": 10},
+})
+
+_hpa_target(name) := json.remove(_deploy(name, 1), ["inputs/spec/replicas"])
+
+# audit B4: an HPA target runs at least the HPA's minReplicas
+test_pass_hpa_scaled_deployment if {
+	v := redundancy.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_hpa_target("api"), _hpa("api", 3), _pdb("api")])
+	v == set()
+}
+
+test_fail_hpa_with_one_minimum_replica if {
+	v := redundancy.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_hpa_target("api"), _hpa("api", 1), _pdb("api")])
+	v == {_f("kubernetes:apps/v1:Deployment", "api", "Deployment runs 1 replica(s); at least 2 required")}
+}

@@ -1,5 +1,6 @@
 package mlps.remote_administration
 
+import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.network
@@ -33,9 +34,18 @@ _problems contains findings.problem(rule.resource, msg) if {
 	msg := sprintf("security group opens administration port %d to the internet", [port])
 }
 
-_problems contains findings.problem(lt, "launch template installs an SSH key pair (keyName); use Session Manager") if {
-	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
-	object.get(lt.inputs, "keyName", "") != ""
+_problems contains findings.problem(lt, msg) if {
+	some i in compute.indices
+	lt := input.document.resources[i]
+	compute.key_name(lt) != ""
+	msg := sprintf("%s installs an SSH key pair (keyName); use Session Manager", [compute.noun(lt)])
+}
+
+# the cloud controller opens a LoadBalancer Service's ports to the internet outside the document
+_problems contains findings.problem(svc, msg) if {
+	some svc in network.internet_services(input.document)
+	some port in network.service_ports(svc) & network.admin_ports
+	msg := sprintf("internet-facing LoadBalancer Service exposes administration port %d", [port])
 }
 
 _problems contains findings.problem(c, "EKS API endpoint is public to the whole internet") if {

@@ -31,3 +31,43 @@ test_fail_public_admin if {
 		_f("aws:eks/cluster:Cluster", "eks", "EKS API endpoint is public to the whole internet"),
 	}
 }
+
+# an EC2 instance checked like a launch template (audit A2)
+_instance(inputs) := fixtures.resource("aws:ec2/instance:Instance", "box", object.union(
+	{
+		"tags": fixtures.tags("personal"),
+		"instanceType": "g5.xlarge",
+		"rootBlockDevice": {"encrypted": true, "deleteOnTermination": true, "kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k"},
+		"metadataOptions": {"httpTokens": "required"},
+	},
+	inputs,
+))
+
+_weak_instance := _instance({
+	"associatePublicIpAddress": true,
+	"keyName": "ops-key",
+	"metadataOptions": {"httpTokens": "optional"},
+	"rootBlockDevice": {"encrypted": false, "deleteOnTermination": false},
+	"userData": "#!/bin/sh\nexport DB_PASSWORD=hunter2\n",
+})
+
+# audit A2: an instance with an SSH key pair
+test_fail_instance_key_pair if {
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_weak_instance])
+	v == {fixtures.finding("MLPS-L3-8.1.4.1", "mandatory", "aws:ec2/instance:Instance", "box", "instance installs an SSH key pair (keyName); use Session Manager")}
+}
+
+_service(name, annotations, ports) := fixtures.resource("kubernetes:core/v1:Service", name, {
+	"metadata": {"name": name, "namespace": "inference", "annotations": annotations},
+	"spec": {"type": "LoadBalancer", "ports": [{"port": p} | some p in ports]},
+})
+
+# audit A11: an internet-facing LoadBalancer Service on port 22 (internal ones pass)
+test_fail_internet_load_balancer_service_on_ssh if {
+	resources := [
+		_service("bastion", {}, [22, 443]),
+		_service("internal", {"service.beta.kubernetes.io/aws-load-balancer-scheme": "internal"}, [22]),
+	]
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {fixtures.finding("MLPS-L3-8.1.4.1", "mandatory", "kubernetes:core/v1:Service", "bastion", "internet-facing LoadBalancer Service exposes administration port 22")}
+}

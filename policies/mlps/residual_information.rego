@@ -1,5 +1,6 @@
 package mlps.residual_information
 
+import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.resources
@@ -25,13 +26,13 @@ violation contains findings.finding("MLPS-L3-8.1.4.10", p.resource, p.message) i
 	some p in _problems
 }
 
-_lts := resources.indices("aws:ec2/launchTemplate:LaunchTemplate")
+# launch templates, instances and spot instance requests alike
+_lts := compute.indices
 
 _problems contains findings.problem(lt, msg) if {
 	some i in _lts
 	lt := input.document.resources[i]
-	some m in object.get(lt.inputs, "blockDeviceMappings", [])
-	is_object(object.get(m, "ebs", null))
+	some m in compute.ebs_mappings(lt)
 	not resources.truthy(object.get(m.ebs, "deleteOnTermination", false))
 	msg := sprintf("EBS mapping %v survives instance termination (deleteOnTermination not true)", [object.get(m, "deviceName", "?")])
 }
@@ -39,8 +40,7 @@ _problems contains findings.problem(lt, msg) if {
 _problems contains findings.problem(lt, msg) if {
 	some i in _lts
 	lt := input.document.resources[i]
-	some m in object.get(lt.inputs, "blockDeviceMappings", [])
-	is_object(object.get(m, "ebs", null))
+	some m in compute.ebs_mappings(lt)
 	not resources.truthy(object.get(m.ebs, "encrypted", false))
 	msg := sprintf("EBS mapping %v is not encrypted, so released blocks are readable", [object.get(m, "deviceName", "?")])
 }
@@ -48,7 +48,7 @@ _problems contains findings.problem(lt, msg) if {
 _problems contains findings.problem(lt, msg) if {
 	some i in _lts & resources.sensitive_indices
 	lt := input.document.resources[i]
-	behaviour := object.get(lt.inputs, ["instanceMarketOptions", "spotOptions", "instanceInterruptionBehavior"], "terminate")
+	behaviour := compute.interruption_behaviour(lt)
 	behaviour in {"stop", "hibernate"}
 	msg := sprintf("sensitive spot instances %s on interruption and keep their volumes", [behaviour])
 }

@@ -23,3 +23,36 @@ test_fail_kept_storage if {
 		_f("kubernetes:storage.k8s.io/v1:StorageClass", "fast", "sensitive StorageClass keeps released volumes (reclaimPolicy Retain)"),
 	}
 }
+
+# an EC2 instance checked like a launch template (audit A2)
+_instance(inputs) := fixtures.resource("aws:ec2/instance:Instance", "box", object.union(
+	{
+		"tags": fixtures.tags("personal"),
+		"instanceType": "g5.xlarge",
+		"rootBlockDevice": {"encrypted": true, "deleteOnTermination": true, "kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k"},
+		"metadataOptions": {"httpTokens": "required"},
+	},
+	inputs,
+))
+
+_weak_instance := _instance({
+	"associatePublicIpAddress": true,
+	"keyName": "ops-key",
+	"metadataOptions": {"httpTokens": "optional"},
+	"rootBlockDevice": {"encrypted": false, "deleteOnTermination": false},
+	"userData": "#!/bin/sh\nexport DB_PASSWORD=hunter2\n",
+})
+
+test_pass_instance_volumes_deleted_and_encrypted if {
+	v := residual_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_instance({})])
+	v == set()
+}
+
+# audit A2: an instance root volume kept after termination
+test_fail_instance_volume_survives if {
+	v := residual_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_weak_instance])
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.10", "mandatory", "aws:ec2/instance:Instance", "box", "EBS mapping root survives instance termination (deleteOnTermination not true)"),
+		fixtures.finding("MLPS-L3-8.1.4.10", "mandatory", "aws:ec2/instance:Instance", "box", "EBS mapping root is not encrypted, so released blocks are readable"),
+	}
+}

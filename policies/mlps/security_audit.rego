@@ -35,7 +35,7 @@ _audited if {
 	some t in audit.trails(input.document)
 	resources.truthy(object.get(t.inputs, "isMultiRegionTrail", false))
 	object.get(t.inputs, "includeGlobalServiceEvents", true) != false
-	object.get(t.inputs, "enableLogging", true) != false
+	not audit.stopped(t)
 	audit.management_events(t)
 }
 

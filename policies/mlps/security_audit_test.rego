@@ -24,3 +24,19 @@ test_fail_management_events_off if {
 	v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [trail])
 	v == {fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", "no multi-region CloudTrail trail records management events")}
 }
+
+# audit A6: advanced selectors replace the basic ones; selecting only Data events records no management events
+test_fail_advanced_selectors_without_management_events if {
+	trail := fixtures.trail("audit", {"eventSelectors": [], "advancedEventSelectors": [{"name": "data", "fieldSelectors": [
+		{"field": "eventCategory", "equals": ["Data"]},
+		{"field": "resources.type", "equals": ["AWS::S3::Object"]},
+	]}]})
+	v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [trail])
+	v == {fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", "no multi-region CloudTrail trail records management events")}
+}
+
+test_pass_advanced_selectors_with_management_events if {
+	trail := fixtures.trail("audit", {"eventSelectors": [], "advancedEventSelectors": [{"name": "mgmt", "fieldSelectors": [{"field": "eventCategory", "equals": ["Management"]}]}]})
+	v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [trail])
+	v == set()
+}

@@ -1,6 +1,7 @@
 package mlps.stored_data_confidentiality
 
 import data.lib.checks
+import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.resources
@@ -45,17 +46,13 @@ _problems contains findings.problem(w, msg) if {
 	msg := sprintf("container %s sets credential %s as a plaintext env value", [c.name, e.name])
 }
 
-_problems contains findings.problem(lt, "launch template user data contains a credential-like assignment") if {
-	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
-	raw := object.get(lt.inputs, "userData", "")
-	raw != ""
-	text := _decode(raw)
+_problems contains findings.problem(lt, msg) if {
+	some i in compute.indices
+	lt := input.document.resources[i]
+	some text in compute.user_data(lt)
 	regex.match(`(?i)(password|secret|token|aws_secret_access_key)\s*[=:]\s*\S+`, text)
+	msg := sprintf("%s user data contains a credential-like assignment", [compute.noun(lt)])
 }
-
-_decode(raw) := base64.decode(raw) if base64.is_valid(raw)
-
-_decode(raw) := raw if not base64.is_valid(raw)
 
 _problems contains findings.problem(c, "EKS cluster does not encrypt Secrets with KMS (encryptionConfig)") if {
 	some c in resources.of_type(input.document, "aws:eks/cluster:Cluster")

@@ -34,3 +34,31 @@ test_fail_plaintext if {
 		_f("aws:ebs/volume:Volume", "vol", "EBS volume is not encrypted"),
 	}
 }
+
+# an EC2 instance checked like a launch template (audit A2)
+_instance(inputs) := fixtures.resource("aws:ec2/instance:Instance", "box", object.union(
+	{
+		"tags": fixtures.tags("personal"),
+		"instanceType": "g5.xlarge",
+		"rootBlockDevice": {"encrypted": true, "deleteOnTermination": true, "kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k"},
+		"metadataOptions": {"httpTokens": "required"},
+	},
+	inputs,
+))
+
+_weak_instance := _instance({
+	"associatePublicIpAddress": true,
+	"keyName": "ops-key",
+	"metadataOptions": {"httpTokens": "optional"},
+	"rootBlockDevice": {"encrypted": false, "deleteOnTermination": false},
+	"userData": "#!/bin/sh\nexport DB_PASSWORD=hunter2\n",
+})
+
+# audit A2: credentials in an instance's plain-text user data
+test_fail_instance_user_data_credential if {
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_weak_instance])
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.8b", "mandatory", "aws:ec2/instance:Instance", "box", "EBS mapping root is not encrypted"),
+		fixtures.finding("MLPS-L3-8.1.4.8b", "mandatory", "aws:ec2/instance:Instance", "box", "instance user data contains a credential-like assignment"),
+	}
+}

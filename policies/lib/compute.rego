@@ -1,0 +1,93 @@
+# METADATA
+# title: Compute launch helpers
+# description: >-
+#   EC2 launch templates, instances and spot instance requests normalised to the same facts (EBS
+#   volumes, instance metadata options, public IP, key pair, user data, spot interruption), so every
+#   control that checks a launch template checks an instance the same way.
+# scope: package
+package lib.compute
+
+import data.lib.resources
+
+launch_template := "aws:ec2/launchTemplate:LaunchTemplate"
+
+instance := "aws:ec2/instance:Instance"
+
+spot_request := "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
+
+launch_types := [launch_template, instance, spot_request]
+
+_instance_types := {instance, spot_request}
+
+# positions of the launch templates, instances and spot instance requests
+indices := {i | some t in launch_types; some i in resources.indices(t)}
+
+# what to call the resource in a message
+noun(r) := "launch template" if r.type == launch_template
+
+noun(r) := "instance" if r.type == instance
+
+noun(r) := "spot instance request" if r.type == spot_request
+
+# EBS volumes as launch-template block device mappings ({deviceName, ebs}). An instance's root
+# volume is always there (rootBlockDevice, or the AMI's defaults when absent: unencrypted unless
+# stated); EC2 deletes instance volumes on termination unless told otherwise.
+ebs_mappings(r) := [m |
+	some m in object.get(r.inputs, "blockDeviceMappings", [])
+	is_object(object.get(m, "ebs", null))
+] if {
+	r.type == launch_template
+}
+
+ebs_mappings(r) := array.concat([_root(r)], [_ebs(d) | some d in object.get(r.inputs, "ebsBlockDevices", [])]) if {
+	r.type in _instance_types
+}
+
+_root(r) := {"deviceName": "root", "ebs": object.union({"encrypted": false, "deleteOnTermination": true}, root)} if {
+	root := object.get(r.inputs, "rootBlockDevice", {})
+	is_object(root)
+} else := {"deviceName": "root", "ebs": {"encrypted": false, "deleteOnTermination": true}}
+
+_ebs(d) := {
+	"deviceName": object.get(d, "deviceName", "?"),
+	"ebs": object.remove(object.union({"encrypted": false, "deleteOnTermination": true}, d), ["deviceName"]),
+}
+
+http_tokens(r) := object.get(r.inputs, ["metadataOptions", "httpTokens"], "optional")
+
+# a public IP for the instances: a launch template's network interfaces, an instance's own flag
+public_ip(r) if {
+	r.type == launch_template
+	some ni in object.get(r.inputs, "networkInterfaces", [])
+	resources.truthy(object.get(ni, "associatePublicIpAddress", false))
+}
+
+public_ip(r) if {
+	r.type in _instance_types
+	resources.truthy(object.get(r.inputs, "associatePublicIpAddress", false))
+}
+
+# "launch template gives instances a public IP", "instance gets a public IP", ...
+public_ip_phrase(r) := "launch template gives instances a public IP" if {
+	r.type == launch_template
+} else := sprintf("%s gets a public IP (associatePublicIpAddress)", [noun(r)])
+
+key_name(r) := object.get(r.inputs, "keyName", "")
+
+# user data as text: base64 in a launch template (and an instance's userDataBase64), plain text or
+# base64 in an instance's userData
+user_data(r) := {_decode(raw) |
+	some key in ["userData", "userDataBase64"]
+	raw := object.get(r.inputs, key, "")
+	is_string(raw)
+	raw != ""
+}
+
+_decode(raw) := base64.decode(raw) if base64.is_valid(raw)
+
+_decode(raw) := raw if not base64.is_valid(raw)
+
+# what spot instances do on interruption (terminate unless stop or hibernate is asked for)
+interruption_behaviour(r) := object.get(r.inputs, "instanceInterruptionBehavior", "terminate") if {
+	r.type == spot_request
+} else := object.get(r.inputs, ["instanceMarketOptions", "spotOptions", "instanceInterruptionBehavior"], "terminate")
