@@ -4,6 +4,11 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Hypothesis keeps no example database: tests must not write into the checkout.
+settings.register_profile("seedance", database=None)
+settings.load_profile("seedance")
 
 REPO = Path(__file__).resolve().parents[1]
 STACK_POLICIES = REPO / "stacks" / "policies"

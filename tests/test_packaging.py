@@ -72,11 +72,24 @@ def _clean_env(**extra: str) -> dict[str, str]:
 # -- the built artefacts -----------------------------------------------------------------------------
 
 
+#: What a build must not see or write into: the build runs on a copy, so nothing lands in the checkout.
+_NOT_SOURCE = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis",
+                                     ".pytest_cache", "out")
+
+
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the checkout to build from (setuptools writes build/ and *.egg-info beside the sources)."""
+    copy = tmp_path_factory.mktemp("source") / "seedance"
+    shutil.copytree(REPO, copy, ignore=_NOT_SOURCE)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def wheel(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-cache-dir", "-q", "-w", str(out), str(REPO)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-cache-dir", "-q", "-w", str(out), str(source)],
         capture_output=True, text=True, timeout=300, env=_clean_env(),
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -136,10 +149,10 @@ def test_wheel_carries_every_policy_and_template(wheel: Path) -> None:
     assert f"{BUNDLED}/policies/pack/PulumiPolicy.yaml" in names
 
 
-def test_sdist_carries_policies_and_templates(tmp_path: Path) -> None:
+def test_sdist_carries_policies_and_templates(source: Path, tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-c", "import sys; from setuptools import build_meta as b; print(b.build_sdist(sys.argv[1]))", str(tmp_path)],
-        cwd=REPO, capture_output=True, text=True, timeout=300, env=_clean_env(),
+        cwd=source, capture_output=True, text=True, timeout=300, env=_clean_env(),
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (sdist,) = tmp_path.glob("seedance-*.tar.gz")

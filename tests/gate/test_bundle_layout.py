@@ -127,3 +127,27 @@ def test_a_byte_order_mark_is_accepted(tmp_path: Path) -> None:
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     bundle = load_bundle(root)
     assert any(c.control_id == "BUDGET-COST-1" for c in bundle.controls)
+
+
+def test_a_control_id_defined_twice_does_not_load(tmp_path: Path) -> None:
+    """Both engines key results by control id: a second rule reusing one would silently replace the
+    first rule's findings, so the bundle refuses to load (the gate is undecided, exit 2)."""
+    root = tmp_path / "policies"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "policies", root, ignore=shutil.ignore_patterns("pack", "__pycache__"))
+    original = root / "mlps" / "local_backup.rego"
+    copy = root / "mlps" / "local_backup_again.rego"
+    copy.write_text(original.read_text(encoding="utf-8").replace("package mlps.local_backup", "package mlps.local_backup_again"),
+                    encoding="utf-8")
+    with pytest.raises(PolicyLoadError) as info:
+        load_bundle(root)
+    clash = [p for p in info.value.problems if "is also defined in" in p]
+    assert len(clash) == 1 and clash[0].endswith("is also defined in mlps/local_backup.rego")
+    assert clash[0].startswith("mlps/local_backup_again.rego:")
+
+
+def test_a_severity_override_to_an_unknown_level_does_not_load() -> None:
+    bundle = load_bundle()
+    cid = bundle.controls[0].control_id
+    with pytest.raises(PolicyLoadError) as info:
+        load_bundle(severity_overrides={cid: "bogus"})
+    assert info.value.problems == [f"severity override {cid}: expected one of mandatory, advisory, got 'bogus'"]

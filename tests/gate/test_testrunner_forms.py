@@ -181,3 +181,30 @@ def test_invalid_run_filter_on_the_command_line(capsys: pytest.CaptureFixture[st
     assert code == 2
     assert "--run '(': not a valid regular expression" in err
     assert "internal error" not in err and "Traceback" not in err and "PASS" not in captured.out
+
+
+@pytest.mark.parametrize(
+    ("appended", "run", "status"),
+    [
+        ("test_seedance_fails if { false }\n", r"test_seedance_fails$", "FAIL"),
+        ("test_seedance_errors(x) if { x }\n", r"test_seedance_errors$", "ERROR"),
+        ("", r"test_no_such_test_anywhere$", None),  # nothing matched: not a pass
+    ],
+)
+def test_policy_test_exits_1_unless_every_test_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                      appended: str, run: str, status: str | None) -> None:
+    root = _copy_policies(tmp_path)
+    path = root / "mlps" / "local_backup_test.rego"
+    path.write_text(path.read_text(encoding="utf-8") + appended, encoding="utf-8")
+    code = main(["policy", "test", str(root), "--run", run])
+    out = capsys.readouterr().out
+    assert code == 1
+    if status is None:
+        assert "no tests found" in out
+    else:
+        assert f"{status}: 1/1" in out
+
+
+def test_policy_test_exits_0_when_every_test_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["policy", "test", "--run", r"^data\.mlps\.local_backup_test\."]) == 0
+    assert "PASS: " in capsys.readouterr().out
