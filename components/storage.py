@@ -62,7 +62,7 @@ def lifecycle_days(bucket: CheckpointBucket) -> LifecycleDays:
         expire = glacier + bucket.cold_days
     if expire is not None:
         require(expire > glacier, f"{where}.expireDays", f"expected more than {glacier} days (after the last transition), got {expire}")
-    return LifecycleDays(ia, glacier, expire, bucket.noncurrent_expire_days)
+    return LifecycleDays(ia, glacier, expire, bucket.noncurrent_expire_days if bucket.versioning else None)
 
 
 @dataclass

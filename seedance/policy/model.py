@@ -429,7 +429,9 @@ class CheckpointBucket(_Model):
         default=None, description="Days in Glacier before expiry; null with no expireDays: kept in Glacier."
     )
     expire_days: PositiveInt | None = Field(default=None, description="Object age at expiry (days).")
-    noncurrent_expire_days: PositiveInt | None = 30
+    noncurrent_expire_days: PositiveInt | None = Field(default=30, description=(
+        "Days a replaced (noncurrent) version is kept; versioned buckets only (the default does not apply "
+        "when versioning is false)."))
     versioning: bool = True
     data_class: DataClass = DataClass.INTERNAL
     monthly_ingest_gb: Annotated[float, Field(ge=0)] = 0

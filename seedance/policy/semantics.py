@@ -271,7 +271,7 @@ def _off_peak(f: Fleet, at: Loc) -> list[Issue]:
     windows: list[tuple[int, Window]] = []
     for j, w in enumerate(f.off_peak):
         if f.workload not in (Workload.BATCH, Workload.TRAINING, Workload.FINETUNE):
-            out.append((at + ("offPeak", j), f"off-peak windows apply to batch or training fleets, not {f.workload.value}"))
+            out.append((at + ("offPeak", j), f"off-peak windows apply to batch, training or finetune fleets, not {f.workload.value}"))
         if w.desired > c.max:
             out.append((at + ("offPeak", j, "desired"), f"expected at most capacity.max ({c.max}), got {w.desired}"))
         elif w.desired < c.min:
@@ -376,7 +376,8 @@ def _storage(s: Storage) -> list[Issue]:
                 out.append(
                     (at + ("expireDays",), f"expiry (day {b.expire_days}) comes before the Glacier transition (day {first}); drop 'warmDays' or expire later")
                 )
-        if b.noncurrent_expire_days is not None and not b.versioning:
+        # the default (30 days) simply does not apply to an unversioned bucket; only an explicit value is an error
+        if b.noncurrent_expire_days is not None and not b.versioning and "noncurrent_expire_days" in b.model_fields_set:
             out.append((at + ("noncurrentExpireDays",), "noncurrent versions exist only with 'versioning: true'"))
     return out
 

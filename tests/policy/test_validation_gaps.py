@@ -233,3 +233,15 @@ def test_merge_sources_are_checked(text: bytes, message: str) -> None:
     with pytest.raises(PolicyError) as exc:
         parse("m.yaml", text)
     assert message in str(exc.value)
+
+
+def test_an_unversioned_bucket_needs_no_noncurrent_setting() -> None:
+    """The default noncurrent expiry does not apply to an unversioned bucket (an explicit one is an
+    error: tests/policy/invalid/noncurrent_without_versioning.yaml), and none is deployed."""
+    from components.storage import lifecycle_days
+
+    text = MINIMAL + "\nstorage:\n  checkpointBuckets:\n    - {name: ckpt, versioning: false}\n"
+    (bucket,) = load_policy_text(text).storage.checkpoint_buckets
+    assert lifecycle_days(bucket).noncurrent_expire is None
+    versioned = load_policy_text(text.replace("versioning: false", "versioning: true")).storage.checkpoint_buckets[0]
+    assert lifecycle_days(versioned).noncurrent_expire == 30

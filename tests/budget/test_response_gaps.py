@@ -1,0 +1,101 @@
+"""Budget-response rules no other test pins down (test audit, finding 5)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from seedance.budget.events import parse_budget_event
+from seedance.budget.response import Change, respond
+from seedance.policy import load_policy
+from seedance.policy.model import Capacity
+from test_budget import POLICIES, _fixture, _monthly_alert
+
+DAILY = "killswitch.lambda-sns-event.budget-daily-actual.json"
+DAILY_IGNORED = "a per-day budget alert: thresholds apply to the monthly budget, so nothing fires"
+
+
+def _eu_prod_alert(amount: str, budgeted: str = "160,000.00"):  # type: ignore[no-untyped-def]
+    alert = parse_budget_event(_monthly_alert("seedance-eu-prod-monthly", budgeted, amount))
+    assert alert is not None
+    return alert
+
+
+def test_freeze_drops_the_off_peak_windows_of_a_core_fleet() -> None:
+    # degrade (85%) leaves a core fleet alone, so only freeze can clear its windows
+    policy = load_policy(POLICIES / "eu-prod.yaml").policy
+    batch = policy.fleet("batch-embed")
+    assert batch.off_peak and not batch.core
+    core_batch = batch.model_copy(update={"core": True})
+    policy = policy.model_copy(update={"fleets": [core_batch if f.name == "batch-embed" else f for f in policy.fleets]})
+    r = respond(policy, _eu_prod_alert("161,000.00"), policy_ref="eu-prod.yaml", stack="eu-prod")  # 100.6%
+    assert [a.value for a in r.actions] == ["notify", "degrade", "nonprod-spot-only", "freeze"]
+    eff = r.effective.fleet("batch-embed")
+    assert eff.off_peak == []
+    assert eff.capacity == batch.capacity  # core: not degraded; live sizes not read: max unchanged
+    assert Change("fleets[batch-embed].offPeak", [w.cron for w in batch.off_peak], [],
+                  "freeze: no growth (100.6% of budget)") in r.changes
+    assert r.overlay["fleets"][[f["name"] for f in r.overlay["fleets"]].index("batch-embed")]["offPeak"] == []
+
+
+def test_an_alert_at_exactly_a_threshold_fires_it() -> None:
+    policy = load_policy(POLICIES / "eu-prod.yaml").policy  # thresholds .5 notify, .85 degrade, .95, 1
+    r = respond(policy, _eu_prod_alert("136,000.00"), policy_ref="eu-prod.yaml", stack="eu-prod")
+    assert r.fraction == 0.85
+    assert [t.at for t in r.fired] == [0.5, 0.85]
+    assert [a.value for a in r.actions] == ["notify", "degrade"]
+    assert r.effective.fleet("llm-train").capacity == Capacity(min=0, desired=0, max=0)
+    # a cent below it does not
+    r = respond(policy, _eu_prod_alert("135,999.99"), policy_ref="eu-prod.yaml", stack="eu-prod")
+    assert [a.value for a in r.actions] == ["notify"]
+
+
+def test_freeze_keeps_at_least_one_node_when_the_live_size_is_zero() -> None:
+    policy = load_policy(POLICIES / "eu-prod.yaml").policy
+    inference = policy.fleet("inference").model_copy(update={"capacity": Capacity(min=0, desired=6, max=48)})
+    core_only = policy.model_copy(update={"fleets": [inference]})
+    r = respond(core_only, _eu_prod_alert("161,000.00"), policy_ref="eu-prod.yaml", live_sizes={"inference": 0})
+    assert r.effective.fleet("inference").capacity == Capacity(min=0, desired=1, max=1)
+    assert Change("fleets[inference].capacity.max", 48, 1,
+                  "freeze: no growth beyond the 0 node(s) running (100.6% of budget)") in r.changes
+    assert Change("fleets[inference].capacity.desired", 6, 1,
+                  "freeze: no growth: at most the new maximum (100.6% of budget)") in r.changes
+
+
+def test_the_daily_fixture_is_ignored() -> None:
+    policy = load_policy(POLICIES / "dev.yaml").policy
+    alert = parse_budget_event(_fixture(DAILY))
+    assert alert is not None and alert.period == "day"
+    r = respond(policy, alert, policy_ref="dev.yaml")
+    assert r.ignored == DAILY_IGNORED and r.notes == [DAILY_IGNORED]
+    assert (r.fired, r.actions, r.changes, r.overlay, r.effective) == ([], [], [], {}, policy)
+
+
+def test_a_daily_alert_is_ignored_even_when_it_names_the_stack_and_is_far_over_budget() -> None:
+    # the daily fixture, made to pass every other check: only the period keeps it from firing
+    policy = load_policy(POLICIES / "dev.yaml").policy  # budget 6,000 USD
+    doc = json.loads(_fixture(DAILY))
+    sns = doc["Records"][0]["Sns"]
+    sns["Message"] = (sns["Message"].replace("killswitch", "seedance-dev-monthly")
+                      .replace("AWS Account 265627204426", f"AWS Account {policy.cloud.account_id}")
+                      .replace("$5.00", "$6,000.00").replace("$1.70", "$9,000.00"))
+    alert = parse_budget_event(json.dumps(doc).encode())
+    assert alert is not None
+    assert (alert.period, alert.budget_name, alert.amount, alert.budgeted_amount) == ("day", "seedance-dev-monthly", 9000.0, 6000.0)
+    assert alert.account == policy.cloud.account_id
+    r = respond(policy, alert, policy_ref="dev.yaml", stack="dev")
+    assert r.ignored == DAILY_IGNORED and r.notes == [DAILY_IGNORED]
+    assert (r.fired, r.actions, r.changes, r.effective) == ([], [], [], policy)
+
+
+@pytest.mark.parametrize(("budgeted", "note"), [
+    ("150,000.00", "AWS budget is 150,000.00 but the policy says 160,000.00: fractions use the policy"),
+    ("160,000.00", None),
+])
+def test_a_note_says_when_the_aws_budget_differs_from_the_policy(budgeted: str, note: str | None) -> None:
+    policy = load_policy(POLICIES / "eu-prod.yaml").policy
+    r = respond(policy, _eu_prod_alert("139,200.00", budgeted), policy_ref="eu-prod.yaml", stack="eu-prod")
+    assert r.fraction == pytest.approx(0.87)  # of the policy's 160,000, whatever AWS says
+    assert [a.value for a in r.actions] == ["notify", "degrade"]
+    assert [n for n in r.notes if n.startswith("AWS budget is")] == ([note] if note else [])

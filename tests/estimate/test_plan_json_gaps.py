@@ -1,0 +1,47 @@
+"""`estimate --plan` mismatch checks no other test pins down (test audit, finding 7)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from seedance.cli import main
+from seedance.planner.planner import plan_policy
+from seedance.policy import load_policy
+from seedance.pricing import load_catalog
+from test_plan_input import DEV, _fleet, _refused, dev_plan  # noqa: F401  (dev_plan is a fixture)
+
+
+def test_plan_of_another_environment(tmp_path: Path, capsys: pytest.CaptureFixture[str], dev_plan: dict[str, Any]) -> None:
+    doc = copy.deepcopy(dev_plan)
+    assert doc["environment"] == "dev"
+    doc["environment"] = "prod"
+    err = _refused(tmp_path, capsys, doc)
+    assert err.strip().endswith(
+        "the plan does not fit the policy: the plan is for environment 'prod', the policy's is 'dev'"), err
+
+
+def test_plan_with_a_type_outside_instance_types_allowed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the dev stack with inference restricted to g5.xlarge; the plan adds g5.2xlarge, which is priced
+    # in us-east-1 and meets the fleet's requirement (one A10G, weight 1): only `allowed` refuses it
+    policy = tmp_path / "dev-allowed.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {DEV}\n"
+                      "fleets:\n  - name: inference\n    instanceTypes: {allowed: [g5.xlarge]}\n", encoding="utf-8")
+    doc = json.loads(json.dumps(plan_policy(load_policy(policy), load_catalog(), held={}).to_json()))
+    inference = _fleet(doc, "inference")
+    assert [c["instance_type"] for c in inference["instance_types"]] == ["g5.xlarge"]
+    extra = copy.deepcopy(next(c for c in _fleet(doc, "finetune")["instance_types"] if c["instance_type"] == "g5.2xlarge"))
+    assert extra["weight"] == 1
+    inference["instance_types"].append(extra)
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc))
+    code = main(["estimate", "-f", "json", "--plan", str(path), str(policy)])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == "" and "Traceback" not in err
+    assert err.strip().endswith(
+        "the plan does not fit the policy: fleet 'inference': instance_types[1] g5.2xlarge: "
+        "not in the policy's instanceTypes.allowed ['g5.xlarge']"), err
