@@ -25,3 +25,28 @@ test_pass_over_budget_left_to_budget_rule if {
 	v := budget_threshold.violation with input as _with(1200)
 	v == set()
 }
+
+# test audit: a projection exactly at a threshold has reached it
+test_fail_exactly_at_threshold if {
+	v := budget_threshold.violation with input as _with(850)
+	v == {fixtures.stack_finding("BUDGET-COST-2", "advisory", "projected monthly cost is 85% of the budget, past the 85% threshold (action: degrade)")}
+}
+
+test_fail_just_below_threshold_reports_lower_one if {
+	v := budget_threshold.violation with input as _with(849.99)
+	v == {fixtures.stack_finding("BUDGET-COST-2", "advisory", "projected monthly cost is 85% of the budget, past the 50% threshold (action: notify)")}
+}
+
+# test audit: exactly at the budget is still within it, and the 1.0 threshold is never the one
+# reported (reaching 100% is the budget rule's business once the cost goes over)
+test_fail_exactly_at_budget_reports_highest_threshold_below_one if {
+	v := budget_threshold.violation with input as _with(1000)
+	v == {fixtures.stack_finding("BUDGET-COST-2", "advisory", "projected monthly cost is 100% of the budget, past the 85% threshold (action: degrade)")}
+}
+
+test_pass_only_threshold_at_one if {
+	policy := json.patch(fixtures.no_framework_policy, [{"op": "replace", "path": "/budget/thresholds", "value": [{"at": 1.0, "action": "freeze"}]}])
+	gate := object.union(fixtures.gate_input(policy, []), {"estimate": {"monthly_total": 1000, "currency": "USD"}})
+	v := budget_threshold.violation with input as gate
+	v == set()
+}

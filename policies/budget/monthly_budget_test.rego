@@ -38,3 +38,34 @@ test_pass_plan_cost_when_no_estimate if {
 	v := monthly_budget.violation with input as gate
 	v == set()
 }
+
+# test audit: a cost exactly at the amount is within the budget; a cent above is over
+test_pass_exactly_at_budget if {
+	v := monthly_budget.violation with input as _with({"monthly_total": 1000, "currency": "USD"})
+	v == set()
+}
+
+test_fail_just_over_budget if {
+	v := monthly_budget.violation with input as _with({"monthly_total": 1000.01, "currency": "USD"})
+	v == {_f("projected monthly cost 1000.01 USD exceeds the budget of 1000.00 USD (100%)")}
+}
+
+# test audit: money already spent this month counts even when the estimate is lower
+test_fail_month_to_date_over_budget if {
+	gate := object.union(_with({"monthly_total": 800, "currency": "USD"}), {"budget_state": {"month_to_date": 1050}})
+	v := monthly_budget.violation with input as gate
+	v == {_f("projected monthly cost 1050.00 USD exceeds the budget of 1000.00 USD (105%)")}
+}
+
+test_pass_month_to_date_within_budget if {
+	gate := object.union(_with({"monthly_total": 800, "currency": "USD"}), {"budget_state": {"month_to_date": 950}})
+	v := monthly_budget.violation with input as gate
+	v == set()
+}
+
+# test audit: without an estimate the plan's currency is the one compared
+test_fail_plan_currency_mismatch if {
+	gate := object.union(fixtures.gate_input(fixtures.no_framework_policy, []), {"plan": {"monthly_cost": 10, "currency": "CNY", "fleets": []}})
+	v := monthly_budget.violation with input as gate
+	v == {_f("the estimate is in CNY but the budget in USD; currencies are never mixed")}
+}

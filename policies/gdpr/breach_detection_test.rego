@@ -69,3 +69,33 @@ test_fail_created_vpc_without_flow_log if {
 	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("VPC %s has no flow log", [fixtures.urn("aws:ec2/vpc:Vpc", "data-vpc")]))}
 }
+
+# test audit: S3 data events selected through advanced event selectors cover the buckets they name
+_advanced_trail(arn_selector) := fixtures.trail("audit", {"eventSelectors": [], "advancedEventSelectors": [
+	{"name": "mgmt", "fieldSelectors": [{"field": "eventCategory", "equals": ["Management"]}]},
+	{"name": "s3", "fieldSelectors": array.concat(
+		[{"field": "eventCategory", "equals": ["Data"]}, {"field": "resources.type", "equals": ["AWS::S3::Object"]}],
+		arn_selector,
+	)},
+]})
+
+_advanced_resources(arn_selector) := array.concat(fixtures.good_bucket("ds", "personal"), [
+	_advanced_trail(arn_selector),
+	fixtures.flow_log("flow", "vpc-0123456789abcdef0"),
+	fixtures.resource("aws:eks/cluster:Cluster", "eks", {"enabledClusterLogTypes": ["api", "audit", "authenticator"]}),
+])
+
+test_pass_advanced_selectors_cover_bucket if {
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, _advanced_resources([{"field": "resources.ARN", "startsWith": ["arn:aws:s3:::ds/"]}]))
+	v == set()
+}
+
+test_pass_advanced_selectors_every_bucket if {
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, _advanced_resources([]))
+	v == set()
+}
+
+test_fail_advanced_selectors_other_bucket if {
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, _advanced_resources([{"field": "resources.ARN", "startsWith": ["arn:aws:s3:::other/"]}]))
+	v == {_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket")}
+}

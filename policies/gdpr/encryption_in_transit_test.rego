@@ -70,3 +70,36 @@ test_fail_classic_load_balancer_plain_listener if {
 	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [elb])
 	v == {_f("aws:elb/loadBalancer:LoadBalancer", "legacy", "classic load balancer listener on port 80 uses HTTP, not HTTPS/SSL")}
 }
+
+# audit D: a SecureTransport deny narrowed to some actions leaves the others open over HTTP
+_tls_policy(bucket, action) := fixtures.bucket_part("aws:s3/bucketPolicy:BucketPolicy", bucket, "policy", {"policy": json.marshal({
+	"Version": "2012-10-17",
+	"Statement": [{
+		"Effect": "Deny",
+		"Principal": "*",
+		"Action": action,
+		"Resource": [sprintf("arn:aws:s3:::%s", [bucket]), sprintf("arn:aws:s3:::%s/*", [bucket])],
+		"Condition": {"Bool": {"aws:SecureTransport": "false"}},
+	}],
+})})
+
+test_fail_tls_deny_narrowed_to_some_actions if {
+	resources := [
+		fixtures.bucket("put", "personal"), _tls_policy("put", "s3:PutObject"),
+		fixtures.bucket("list", "personal"), _tls_policy("list", ["s3:GetObject", "s3:PutObject"]),
+	]
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:s3/bucket:Bucket", "put", "bucket policy does not deny requests without TLS (aws:SecureTransport false)"),
+		_f("aws:s3/bucket:Bucket", "list", "bucket policy does not deny requests without TLS (aws:SecureTransport false)"),
+	}
+}
+
+test_pass_tls_deny_on_every_action if {
+	resources := [
+		fixtures.bucket("star", "personal"), _tls_policy("star", "*"),
+		fixtures.bucket("list", "personal"), _tls_policy("list", ["s3:GetObject", "S3:*"]),
+	]
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}

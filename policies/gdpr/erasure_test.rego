@@ -45,3 +45,24 @@ test_fail_inline_compliance_lock if {
 		fixtures.finding("GDPR-17-1", "advisory", "aws:s3/bucket:Bucket", "locked", "Object Lock retention of 3650 days exceeds the personal-data maximum of 365 days"),
 	}
 }
+
+# test audit: a personal-data PersistentVolume is retained unless it says Delete (Retain is the
+# default for a volume created by hand)
+_pv(name, spec) := fixtures.resource("kubernetes:core/v1:PersistentVolume", name, {
+	"metadata": {"name": name, "labels": fixtures.labels("personal")},
+	"spec": object.union({"capacity": {"storage": "100Gi"}, "accessModes": ["ReadWriteOnce"], "csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-1"}}, spec),
+})
+
+test_fail_retained_personal_persistent_volume if {
+	resources := [_pv("explicit", {"persistentVolumeReclaimPolicy": "Retain"}), _pv("default", {})]
+	v := erasure.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("kubernetes:core/v1:PersistentVolume", "explicit", "personal-data PersistentVolume is retained after release"),
+		_f("kubernetes:core/v1:PersistentVolume", "default", "personal-data PersistentVolume is retained after release"),
+	}
+}
+
+test_pass_deleted_personal_persistent_volume if {
+	v := erasure.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [_pv("pv", {"persistentVolumeReclaimPolicy": "Delete"})])
+	v == set()
+}

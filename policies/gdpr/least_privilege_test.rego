@@ -86,3 +86,30 @@ test_fail_instance_allows_imdsv1 if {
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [_weak_instance])
 	v == {_f("aws:ec2/instance:Instance", "box", "instance allows IMDSv1 (metadataOptions.httpTokens is \"optional\", not \"required\")")}
 }
+
+# audit D: PassRole through an action wildcard or on a role ARN wildcard is PassRole on any role
+test_fail_passrole_action_and_role_wildcards if {
+	resources := [
+		_policy("arn-wildcard", [{"Effect": "Allow", "Action": "iam:PassRole", "Resource": "arn:aws:iam::*:role/*"}]),
+		_policy("action-wildcard", [{"Effect": "Allow", "Action": "iam:Pass*", "Resource": "*"}]),
+		_policy("own-account-roles", [{"Effect": "Allow", "Action": ["iam:*Role"], "Resource": ["arn:aws-cn:iam::444455556666:role/*"]}]),
+		_policy("any-action-any-role", [{"Effect": "Allow", "Action": "*", "Resource": "arn:aws:iam::*:*"}]),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:iam/policy:Policy", "arn-wildcard", "IAM policy allows iam:PassRole on any role (Resource \"arn:aws:iam::*:role/*\")"),
+		_f("aws:iam/policy:Policy", "action-wildcard", "IAM policy allows iam:PassRole on any role (Resource \"*\")"),
+		_f("aws:iam/policy:Policy", "own-account-roles", "IAM policy allows iam:PassRole on any role (Resource \"arn:aws-cn:iam::444455556666:role/*\")"),
+		_f("aws:iam/policy:Policy", "any-action-any-role", "IAM policy allows iam:PassRole on any role (Resource \"arn:aws:iam::*:*\")"),
+	}
+}
+
+test_pass_passrole_on_named_roles if {
+	resources := [
+		_policy("named", [{"Effect": "Allow", "Action": "iam:PassRole", "Resource": "arn:aws:iam::111122223333:role/seedance-node"}]),
+		_policy("path", [{"Effect": "Allow", "Action": "iam:Pass*", "Resource": ["arn:aws:iam::111122223333:role/seedance/*"]}]),
+		_policy("other-iam", [{"Effect": "Allow", "Action": ["iam:GetRole", "iam:ListRoles"], "Resource": "*"}]),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}

@@ -97,3 +97,20 @@ test_pass_v2_and_inline_lifecycle if {
 	v := storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == set()
 }
+
+# test audit: noncurrent versions kept longer than the maximum; at the maximum passes
+_versioned_bucket(name, noncurrent_days) := [
+	fixtures.bucket(name, "personal"),
+	fixtures.bucket_part("aws:s3/bucketVersioning:BucketVersioning", name, "versioning", {"versioningConfiguration": {"status": "Enabled"}}),
+	_lifecycle(name, {"id": "x", "status": "Enabled", "expiration": {"days": 30}, "noncurrentVersionExpiration": {"noncurrentDays": noncurrent_days}}),
+]
+
+test_fail_noncurrent_versions_above_maximum if {
+	v := storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, _versioned_bucket("ds", 400))
+	v == {_f("aws:s3/bucket:Bucket", "ds", "noncurrent versions expire after 400 days, above the maximum of 365 days")}
+}
+
+test_pass_noncurrent_versions_at_maximum if {
+	v := storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, _versioned_bucket("ds", 365))
+	v == set()
+}

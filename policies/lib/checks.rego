@@ -223,14 +223,20 @@ _managed_name(arn) := name if {
 	name := parts[count(parts) - 1]
 }
 
-wildcard_passrole(document) := {problem(r, "IAM policy allows iam:PassRole on any role (Resource \"*\")") |
+# iam:PassRole through an action wildcard (iam:*, iam:Pass*, iam:*Role) on any role: Resource "*"
+# or a role ARN whose account and role name are wildcards (arn:aws:iam::*:role/*); Action "*" on
+# Resource "*" is reported as admin already
+wildcard_passrole(document) := {problem(r, msg) |
 	some pair in iam_statements(document)
 	r := pair[0]
 	st := pair[1]
 	some a in resources.as_list(object.get(st, "Action", []))
-	lower(a) in {"iam:passrole", "iam:*"}
+	is_string(a)
+	glob.match(lower(a), [], "iam:passrole")
 	some res in resources.as_list(object.get(st, "Resource", []))
-	res == "*"
+	_any_role(res)
+	not _admin(a, res)
+	msg := sprintf("IAM policy allows iam:PassRole on any role (Resource %q)", [res])
 } | {problem(r, msg) |
 	some pair in managed_policy_grants
 	r := pair[0]
@@ -238,6 +244,19 @@ wildcard_passrole(document) := {problem(r, "IAM policy allows iam:PassRole on an
 	name in iam_full_managed_policies
 	not name in admin_managed_policies
 	msg := sprintf("attaches the AWS-managed policy %s, which allows iam:PassRole on any role", [name])
+}
+
+_any_role(res) if res == "*"
+
+_any_role(res) if {
+	is_string(res)
+	regex.match(`^arn:[^:]*:(iam|\*)?:[^:]*:[^:]*:(\*|role/\*)$`, res)
+}
+
+# Action "*" on Resource "*": wildcard_admin reports it
+_admin(action, resource) if {
+	action in {"*", "*:*"}
+	resource == "*"
 }
 
 # launch templates, instances and spot instance requests alike

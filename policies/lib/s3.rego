@@ -323,14 +323,29 @@ policy_statements(b) := array.concat(
 	[s | some s in _statements_at[b]],
 )
 
-# a statement denying requests whose aws:SecureTransport is false
+# a statement denying every S3 action (s3:* or *) to requests whose aws:SecureTransport is false;
+# a deny narrowed to some actions leaves the others open over plain HTTP
 denies_insecure_transport(statement) if {
 	statement.Effect == "Deny"
+	_all_s3_actions(object.get(statement, "Action", []))
 	some op, clause in statement.Condition
 	lower(op) == "bool"
 	some key, value in clause
 	lower(key) == "aws:securetransport"
 	lower(sprintf("%v", [value])) == "false"
+}
+
+_all_s3_actions(action) if _every_s3_action(action)
+
+_all_s3_actions(actions) if {
+	is_array(actions)
+	some action in actions
+	_every_s3_action(action)
+}
+
+_every_s3_action(action) if {
+	is_string(action)
+	lower(action) in {"*", "s3:*"}
 }
 
 # arn:aws:s3:::NAME or arn:aws:s3:::NAME/prefix -> NAME

@@ -10,7 +10,8 @@ import data.lib.s3
 # title: "Customer-controlled keys"
 # description: >-
 #   Encryption uses customer-managed KMS keys: no AWS-managed alias (alias/aws/...), no SSE-S3
-#   (AES256) bucket default, and encrypted launch-template volumes name their key.
+#   (AES256) bucket default nor an aws:kms default without a key (the aws/s3 key), and encrypted
+#   launch-template volumes and StorageClasses name their key.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -84,6 +85,25 @@ _problems contains findings.problem(b, "bucket defaults to SSE-S3 (AES256), not 
 	some rule in c.inputs.rules
 	rule.applyServerSideEncryptionByDefault.sseAlgorithm == "AES256"
 	b := input.document.resources[i]
+}
+
+# aws:kms (or aws:kms:dsse) without kmsMasterKeyId encrypts with the AWS-managed aws/s3 key
+_problems contains findings.problem(b, "bucket defaults to SSE-KMS without a key (the AWS-managed aws/s3 key), not a customer KMS key") if {
+	some i in s3.bucket_indices
+	some c in s3.encryption_configs(i)
+	some rule in c.inputs.rules
+	startswith(object.get(rule, ["applyServerSideEncryptionByDefault", "sseAlgorithm"], ""), "aws:kms")
+	object.get(rule, ["applyServerSideEncryptionByDefault", "kmsMasterKeyId"], "") == ""
+	b := input.document.resources[i]
+}
+
+# an encrypted StorageClass without kmsKeyId uses the account's default (AWS-managed) EBS key
+_problems contains findings.problem(sc, "StorageClass encrypts volumes with the account's default (AWS-managed) EBS key (no kmsKeyId)") if {
+	some sc in resources.of_type(input.document, "kubernetes:storage.k8s.io/v1:StorageClass")
+	params := object.get(sc.inputs, "parameters", {})
+	is_object(params)
+	resources.truthy(object.get(params, "encrypted", false))
+	object.get(params, "kmsKeyId", "") == ""
 }
 
 _problems contains findings.problem(lt, msg) if {

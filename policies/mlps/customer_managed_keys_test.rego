@@ -28,3 +28,64 @@ test_fail_instance_default_ebs_key if {
 	v := customer_managed_keys.violation with input as fixtures.gate_input(fixtures.mlps_policy, [instance])
 	v == {fixtures.finding("MLPS-L3-8.2.4-KMS", "advisory", "aws:ec2/instance:Instance", "box", "EBS mapping root uses the account's default (AWS-managed) EBS key")}
 }
+
+# test audit: every place an AWS-managed key can be named (StorageClass parameters, EKS
+# encryptionConfig, launch-template block devices, S3 default encryption)
+_cmk := "arn:aws-cn:kms:cn-north-1:111122223333:key/k"
+
+_key_holders(ebs_key, sc_key, eks_key, s3_key) := [
+	fixtures.storage_class("gp3", "internal", {"parameters": {"type": "gp3", "encrypted": "true", "kmsKeyId": sc_key}}),
+	fixtures.resource("aws:eks/cluster:Cluster", "eks", {"encryptionConfig": {"provider": {"keyArn": eks_key}, "resources": ["secrets"]}}),
+	fixtures.launch_template("lt", "internal", {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"encrypted": "true", "kmsKeyId": ebs_key}}]}),
+	fixtures.bucket("ds", "internal"),
+	fixtures.bucket_part("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration", "ds", "sse", {"rules": [{"applyServerSideEncryptionByDefault": {"sseAlgorithm": "aws:kms", "kmsMasterKeyId": s3_key}}]}),
+]
+
+test_fail_aws_managed_key_in_every_place if {
+	resources := _key_holders("alias/aws/ebs", "arn:aws-cn:kms:cn-north-1:1:alias/aws/ebs", "alias/aws/eks", "alias/aws/s3")
+	v := customer_managed_keys.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("kubernetes:storage.k8s.io/v1:StorageClass", "gp3", "uses the AWS-managed key arn:aws-cn:kms:cn-north-1:1:alias/aws/ebs instead of a customer-managed key"),
+		_f("aws:eks/cluster:Cluster", "eks", "uses the AWS-managed key alias/aws/eks instead of a customer-managed key"),
+		_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", "uses the AWS-managed key alias/aws/ebs instead of a customer-managed key"),
+		_f("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration", "ds-sse", "uses the AWS-managed key alias/aws/s3 instead of a customer-managed key"),
+	}
+}
+
+test_pass_customer_key_in_every_place if {
+	v := customer_managed_keys.violation with input as fixtures.gate_input(fixtures.mlps_policy, _key_holders(_cmk, _cmk, _cmk, _cmk))
+	v == set()
+}
+
+# audit D: aws:kms without kmsMasterKeyId and an encrypted StorageClass without kmsKeyId use
+# AWS-managed keys
+_sse(algorithm, key) := fixtures.bucket_part("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration", "ds", "sse", {"rules": [{"applyServerSideEncryptionByDefault": object.union({"sseAlgorithm": algorithm}, key)}]})
+
+test_fail_sse_kms_and_storage_class_without_key if {
+	resources := [
+		fixtures.bucket("ds", "internal"),
+		_sse("aws:kms", {}),
+		fixtures.storage_class("general", "internal", {"parameters": {"type": "gp3", "encrypted": "true"}}),
+	]
+	v := customer_managed_keys.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:s3/bucket:Bucket", "ds", "bucket defaults to SSE-KMS without a key (the AWS-managed aws/s3 key), not a customer KMS key"),
+		_f("kubernetes:storage.k8s.io/v1:StorageClass", "general", "StorageClass encrypts volumes with the account's default (AWS-managed) EBS key (no kmsKeyId)"),
+	}
+}
+
+test_fail_dsse_kms_with_empty_key if {
+	v := customer_managed_keys.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "internal"), _sse("aws:kms:dsse", {"kmsMasterKeyId": ""})])
+	v == {_f("aws:s3/bucket:Bucket", "ds", "bucket defaults to SSE-KMS without a key (the AWS-managed aws/s3 key), not a customer KMS key")}
+}
+
+test_pass_sse_kms_and_storage_class_with_customer_key if {
+	resources := [
+		fixtures.bucket("ds", "internal"),
+		_sse("aws:kms", {"kmsMasterKeyId": _cmk}),
+		fixtures.storage_class("general", "internal", {"parameters": {"type": "gp3", "encrypted": "true", "kmsKeyId": _cmk}}),
+		fixtures.storage_class("scratch", "internal", {"provisioner": "kubernetes.io/no-provisioner", "parameters": null}),
+	]
+	v := customer_managed_keys.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}

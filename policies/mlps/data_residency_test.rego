@@ -49,3 +49,16 @@ test_pass_replica_outside_document_in_aws_cn if {
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# test audit: a trail's CloudWatch Logs delivery is a destination too
+_trail_to(group_arn) := fixtures.trail("audit", {"kmsKeyId": "arn:aws-cn:kms:cn-north-1:111122223333:key/k", "cloudWatchLogsGroupArn": group_arn})
+
+test_fail_trail_log_delivery_abroad if {
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_trail_to("arn:aws:logs:ap-east-1:1:log-group:trail:*")])
+	v == {fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", "aws:cloudtrail/trail:Trail", "audit", "trail log delivery goes to ap-east-1, outside mainland China")}
+}
+
+test_pass_trail_log_delivery_in_china if {
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_trail_to("arn:aws-cn:logs:cn-northwest-1:1:log-group:trail:*")])
+	v == set()
+}

@@ -23,3 +23,29 @@ test_fail_public_unencrypted_images if {
 		_f("aws:ebs/snapshotCopy:SnapshotCopy", "copy", "snapshot copy is not encrypted"),
 	}
 }
+
+# test audit: an AMI copy without block devices is checked by its own encrypted flag
+test_fail_unencrypted_ami_copy if {
+	copy := fixtures.resource("aws:ec2/amiCopy:AmiCopy", "copy", {"sourceAmiId": "ami-1", "sourceAmiRegion": "cn-north-1"})
+	v := image_protection.violation with input as fixtures.gate_input(fixtures.mlps_policy, [copy])
+	v == {_f("aws:ec2/amiCopy:AmiCopy", "copy", "AMI copy is not encrypted")}
+}
+
+test_pass_encrypted_ami_copy if {
+	copy := fixtures.resource("aws:ec2/amiCopy:AmiCopy", "copy", {"sourceAmiId": "ami-1", "sourceAmiRegion": "cn-north-1", "encrypted": true})
+	v := image_protection.violation with input as fixtures.gate_input(fixtures.mlps_policy, [copy])
+	v == set()
+}
+
+# test audit: createVolumePermission for "all" makes the snapshot public; one account does not
+test_fail_public_snapshot_create_volume_permission if {
+	perm := fixtures.resource("aws:ec2/snapshotCreateVolumePermission:SnapshotCreateVolumePermission", "share", {"snapshotId": "snap-1", "accountId": "all"})
+	v := image_protection.violation with input as fixtures.gate_input(fixtures.mlps_policy, [perm])
+	v == {_f("aws:ec2/snapshotCreateVolumePermission:SnapshotCreateVolumePermission", "share", "snapshot createVolume permission is granted to everyone")}
+}
+
+test_pass_snapshot_create_volume_permission_to_one_account if {
+	perm := fixtures.resource("aws:ec2/snapshotCreateVolumePermission:SnapshotCreateVolumePermission", "share", {"snapshotId": "snap-1", "accountId": "444455556666"})
+	v := image_protection.violation with input as fixtures.gate_input(fixtures.mlps_policy, [perm])
+	v == set()
+}

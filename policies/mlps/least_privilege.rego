@@ -42,6 +42,21 @@ _problems contains findings.problem(b, msg) if {
 	msg := sprintf("binding gives service account %s cluster-admin", [s.name])
 }
 
+# a group that holds service accounts: all of them (system:serviceaccounts), a namespace's
+# (system:serviceaccounts:NS), or every authenticated identity, service accounts included
+_problems contains findings.problem(b, msg) if {
+	some b in _bindings
+	object.get(b.inputs, ["roleRef", "name"], "") == "cluster-admin"
+	some s in object.get(b.inputs, "subjects", [])
+	s.kind == "Group"
+	_service_account_group(s.name)
+	msg := sprintf("binding gives the group %s, which holds service accounts, cluster-admin", [s.name])
+}
+
+_service_account_group(name) if name in {"system:serviceaccounts", "system:authenticated"}
+
+_service_account_group(name) if startswith(name, "system:serviceaccounts:")
+
 _problems contains findings.problem(sa, "service account mounts its API token by default (automountServiceAccountToken not false)") if {
 	some sa in resources.of_type(input.document, "kubernetes:core/v1:ServiceAccount")
 	object.get(sa.inputs, "automountServiceAccountToken", true) != false

@@ -41,3 +41,28 @@ test_fail_admin_policy_attachment if {
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, [attachment])
 	v == {fixtures.finding("MLPS-L3-8.1.4.2d", "mandatory", "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "admin", "attaches the AWS-managed policy AdministratorAccess, which allows Action \"*\" on Resource \"*\"")}
 }
+
+# audit D: cluster-admin bound to a group that holds service accounts
+_group_binding(name, role, groups) := fixtures.resource("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", name, {
+	"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+	"subjects": [{"kind": "Group", "apiGroup": "rbac.authorization.k8s.io", "name": g} | some g in groups],
+})
+
+test_fail_cluster_admin_to_service_account_groups if {
+	resources := [_group_binding("all-sa", "cluster-admin", ["system:serviceaccounts", "system:serviceaccounts:train", "system:authenticated"])]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", "all-sa", "binding gives the group system:serviceaccounts, which holds service accounts, cluster-admin"),
+		_f("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", "all-sa", "binding gives the group system:serviceaccounts:train, which holds service accounts, cluster-admin"),
+		_f("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", "all-sa", "binding gives the group system:authenticated, which holds service accounts, cluster-admin"),
+	}
+}
+
+test_pass_cluster_admin_to_human_group_and_view_to_service_accounts if {
+	resources := [
+		_group_binding("admins", "cluster-admin", ["platform-admins"]),
+		_group_binding("sa-view", "view", ["system:serviceaccounts"]),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}

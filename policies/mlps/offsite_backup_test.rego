@@ -45,3 +45,10 @@ test_fail_replica_outside_document if {
 	v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "personal"), _replication("existing-dr-bucket")])
 	v == {fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", "replica bucket arn:aws-cn:s3:::existing-dr-bucket is not in the stack, so whether it is in another region cannot be established")}
 }
+
+# test audit: a replica in the source bucket's own region is not off-site
+test_fail_replica_in_same_region if {
+	replica := object.union(_replica("ds-dr", "cn-north-1"), {"inputs": {"tags": {"data-class": "internal"}}})
+	v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "personal"), _replication("ds-dr"), replica])
+	v == {fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", "replica is in the same region (cn-north-1); off-site backup needs another region")}
+}

@@ -32,6 +32,16 @@ _problems contains findings.problem(rule.resource, "security group allows all-po
 	network.all_ports(rule)
 }
 
+# A standalone rule (aws:ec2/securityGroupRule, aws:vpc/securityGroupEgressRule) names its group
+# by id, which the document does not tie to a group's data class: it counts as a sensitive
+# group's rule (fail closed).
+_problems contains findings.problem(rule.resource, msg) if {
+	some rule in network.world_egress_rules(input.document)
+	not rule.resource.type in network.inline_rule_types
+	network.all_ports(rule)
+	msg := "security group rule allows all-port egress to the internet (the group's data class cannot be established, so it counts as sensitive)"
+}
+
 _problems contains findings.problem(ns, "sensitive namespace has no default-deny egress NetworkPolicy") if {
 	some i in resources.indices("kubernetes:core/v1:Namespace") & resources.sensitive_indices
 	ns := input.document.resources[i]

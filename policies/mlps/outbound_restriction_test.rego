@@ -28,3 +28,30 @@ test_fail_open_egress if {
 		_f("kubernetes:core/v1:Namespace", "train", "sensitive namespace has no default-deny egress NetworkPolicy"),
 	}
 }
+
+# audit D: egress added through standalone rule resources is checked; their group's data class is
+# not in the document, so they count as a sensitive group's rules (fail closed)
+_standalone_rules(cidr, protocol, port) := [
+	fixtures.resource("aws:ec2/securityGroupRule:SecurityGroupRule", "sg-rule-out", {"type": "egress", "protocol": protocol, "fromPort": port, "toPort": port, "cidrBlocks": [cidr], "securityGroupId": "sg-0123456789abcdef0"}),
+	fixtures.resource("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "vpc-rule-out", {"ipProtocol": protocol, "fromPort": port, "toPort": port, "cidrIpv4": cidr, "securityGroupId": "sg-0123456789abcdef0"}),
+]
+
+_standalone_msg := "security group rule allows all-port egress to the internet (the group's data class cannot be established, so it counts as sensitive)"
+
+test_fail_standalone_open_egress if {
+	v := outbound_restriction.violation with input as fixtures.gate_input(fixtures.mlps_policy, _standalone_rules("0.0.0.0/0", "-1", 0))
+	v == {
+		_f("aws:ec2/securityGroupRule:SecurityGroupRule", "sg-rule-out", _standalone_msg),
+		_f("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "vpc-rule-out", _standalone_msg),
+	}
+}
+
+test_pass_standalone_egress_to_one_port if {
+	v := outbound_restriction.violation with input as fixtures.gate_input(fixtures.mlps_policy, _standalone_rules("0.0.0.0/0", "tcp", 443))
+	v == set()
+}
+
+test_pass_standalone_all_port_egress_inside_vpc if {
+	v := outbound_restriction.violation with input as fixtures.gate_input(fixtures.mlps_policy, _standalone_rules("10.0.0.0/16", "-1", 0))
+	v == set()
+}

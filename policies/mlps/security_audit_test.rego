@@ -40,3 +40,10 @@ test_pass_advanced_selectors_with_management_events if {
 	v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [trail])
 	v == set()
 }
+
+# test audit: a trail with no selectors of either kind records management events (the default)
+test_pass_trail_without_selectors if {
+	trail := fixtures.trail("audit", {"eventSelectors": [], "advancedEventSelectors": []})
+	v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [trail])
+	v == set()
+}

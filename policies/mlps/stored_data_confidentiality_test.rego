@@ -62,3 +62,16 @@ test_fail_instance_user_data_credential if {
 		fixtures.finding("MLPS-L3-8.1.4.8b", "mandatory", "aws:ec2/instance:Instance", "box", "instance user data contains a credential-like assignment"),
 	}
 }
+
+# test audit: a ConfigMap key named like a credential holds it in plain text; other keys do not
+_config_map(entries) := fixtures.resource("kubernetes:core/v1:ConfigMap", "app-config", {"metadata": {"namespace": "inference"}, "data": entries})
+
+test_fail_credential_config_map_key if {
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_config_map({"LOG_LEVEL": "info", "db_password": "hunter2"})])
+	v == {_f("kubernetes:core/v1:ConfigMap", "app-config", "ConfigMap key \"db_password\" looks like a plaintext credential")}
+}
+
+test_pass_config_map_without_credential_keys if {
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_config_map({"LOG_LEVEL": "info", "MODEL_PATH": "/models"})])
+	v == set()
+}

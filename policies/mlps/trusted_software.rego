@@ -17,13 +17,20 @@ import data.lib.resources
 #   framework: mlps-l3
 #   severity: advisory
 #   remediation: >-
-#     Pull images from ECR or an allow-listed registry and pin them as image@sha256:<digest>.
+#     Pull images from the account's own ECR (cloud.accountId) or an allow-listed registry and
+#     pin them as image@sha256:<digest>.
 violation contains findings.finding("MLPS-L3-8.1.4.5-6", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
 }
 
-_trusted(image) if regex.match(`^\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/`, image)
+# the account's own ECR (cloud.accountId, any region); another account's ECR is not trusted, and
+# without a declared account no ECR is (fail closed)
+_trusted(image) if {
+	account := input.policy.cloud.accountId
+	regex.match(`^[0-9]{12}$`, account)
+	regex.match(sprintf(`^%s\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/`, [account]), image)
+}
 
 _trusted(image) if strings.any_prefix_match(image, frameworks.setting("trusted_registries"))
 

@@ -1,0 +1,25 @@
+# Database backups of MLPS-L3-8.1.4.9a (mlps/local_backup.rego). They live here, not in
+# local_backup_test.rego, because tests/gate pins that file's test set (it appends test forms to it).
+package mlps.database_backups_test
+
+import data.lib.fixtures
+import data.mlps.local_backup
+
+# test audit: database backups are kept at least 7 days (the default of 1 day is too short)
+test_fail_database_backups_too_short if {
+	resources := [
+		fixtures.resource("aws:rds/instance:Instance", "db", {"engine": "postgres", "backupRetentionPeriod": 6}),
+		fixtures.resource("aws:rds/cluster:Cluster", "aurora", {"engine": "aurora-postgresql"}),
+	]
+	v := local_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.9a", "mandatory", "aws:rds/instance:Instance", "db", "database keeps backups 6 days (at least 7 required)"),
+		fixtures.finding("MLPS-L3-8.1.4.9a", "mandatory", "aws:rds/cluster:Cluster", "aurora", "database keeps backups 1 days (at least 7 required)"),
+	}
+}
+
+test_pass_database_backups_seven_days if {
+	resources := [fixtures.resource("aws:rds/instance:Instance", "db", {"engine": "postgres", "backupRetentionPeriod": 7})]
+	v := local_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
