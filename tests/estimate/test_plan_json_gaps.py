@@ -13,7 +13,10 @@ from seedance.cli import main
 from seedance.planner.planner import plan_policy
 from seedance.policy import load_policy
 from seedance.pricing import load_catalog
-from test_plan_input import DEV, _fleet, _refused, dev_plan  # noqa: F401  (dev_plan is a fixture)
+import test_plan_input
+from test_plan_input import DEV, _fleet, _refused
+
+dev_plan = test_plan_input.dev_plan  # the fixture, shared with test_plan_input
 
 
 def test_plan_of_another_environment(tmp_path: Path, capsys: pytest.CaptureFixture[str], dev_plan: dict[str, Any]) -> None:
