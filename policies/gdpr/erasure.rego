@@ -59,3 +59,17 @@ _problems contains findings.problem(pv, "personal-data PersistentVolume is retai
 	pv := input.document.resources[i]
 	object.get(pv.inputs, ["spec", "persistentVolumeReclaimPolicy"], "Retain") == "Retain"
 }
+
+# a reclaim policy the preview does not know yet (or not one Kubernetes has) may be Retain
+_problems contains findings.problem(r, msg) if {
+	some i in resources.personal_indices & (resources.indices("kubernetes:storage.k8s.io/v1:StorageClass") | resources.indices("kubernetes:core/v1:PersistentVolume"))
+	r := input.document.resources[i]
+	policy := object.get(r.inputs, _reclaim_path[r.type], "Delete")
+	not policy in {"Delete", "Retain", "Recycle"}
+	msg := sprintf("personal-data volumes: reclaim policy %v cannot be established (Delete required)", [policy])
+}
+
+_reclaim_path := {
+	"kubernetes:storage.k8s.io/v1:StorageClass": ["reclaimPolicy"],
+	"kubernetes:core/v1:PersistentVolume": ["spec", "persistentVolumeReclaimPolicy"],
+}

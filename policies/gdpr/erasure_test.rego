@@ -66,3 +66,17 @@ test_pass_deleted_personal_persistent_volume if {
 	v := erasure.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [_pv("pv", {"persistentVolumeReclaimPolicy": "Delete"})])
 	v == set()
 }
+
+# fail closed: a reclaim policy the preview does not know yet may be Retain
+test_fail_unknown_reclaim_policy if {
+	sc := fixtures.resource("kubernetes:storage.k8s.io/v1:StorageClass", "sc", {
+		"metadata": {"name": "sc", "labels": fixtures.labels("personal")},
+		"provisioner": "ebs.csi.aws.com", "reclaimPolicy": "[unknown]",
+	})
+	resources := [sc, _pv("pv", {"persistentVolumeReclaimPolicy": "[unknown]"})]
+	v := erasure.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("kubernetes:storage.k8s.io/v1:StorageClass", "sc", "personal-data volumes: reclaim policy [unknown] cannot be established (Delete required)"),
+		_f("kubernetes:core/v1:PersistentVolume", "pv", "personal-data volumes: reclaim policy [unknown] cannot be established (Delete required)"),
+	}
+}

@@ -143,8 +143,17 @@ _unversioned[class] contains problem(b, msg) if {
 db_backups(document) := {problem(db, msg) |
 	some db in resources.of_types(document, {"aws:rds/instance:Instance", "aws:rds/cluster:Cluster"})
 	days := object.get(db.inputs, "backupRetentionPeriod", 1)
+	msg := _db_backup_problem(days)
+}
+
+_db_backup_problem(days) := sprintf("database keeps backups %v days (at least 7 required)", [days]) if {
+	is_number(days)
 	days < 7
-	msg := sprintf("database keeps backups %v days (at least 7 required)", [days])
+}
+
+# a retention the preview does not know yet (or not a number) cannot be shown to be long enough
+_db_backup_problem(days) := sprintf("database backup retention %v cannot be established (at least 7 days required)", [days]) if {
+	not is_number(days)
 }
 
 # ---------------------------------------------------------------- IAM

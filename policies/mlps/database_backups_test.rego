@@ -23,3 +23,10 @@ test_pass_database_backups_seven_days if {
 	v := local_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# fail closed: a retention the preview does not know yet is not taken as long enough
+test_fail_database_backup_retention_unknown if {
+	resources := [fixtures.resource("aws:rds/instance:Instance", "db", {"engine": "postgres", "backupRetentionPeriod": "[unknown]"})]
+	v := local_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {fixtures.finding("MLPS-L3-8.1.4.9a", "mandatory", "aws:rds/instance:Instance", "db", "database backup retention [unknown] cannot be established (at least 7 days required)")}
+}
