@@ -153,7 +153,11 @@ class GroupShape:
 
     def instances(self, units: int) -> int:
         """Group size for ``units`` of the fleet: instances enough to hold them, within max_size."""
-        return units if self.weighted else min(-(-units // self.units_per_instance), self.max_size)
+        return units if self.weighted else _instances(units, self.units_per_instance, self.max_size)
+
+
+def _instances(units: int, per_instance: int, max_size: int) -> int:
+    return min(-(-units // per_instance), max_size)
 
 
 def group_shape(plan: FleetPlan, autoscaler_managed: bool) -> GroupShape:
@@ -169,9 +173,8 @@ def group_shape(plan: FleetPlan, autoscaler_managed: bool) -> GroupShape:
     require(max_size >= 1 or plan.max_size == 0, f"fleets[{plan.name}].capacity.max",
             f"expected at least one instance of the smallest type ({types[0].instance_type}, {w} units), "
             f"got a maximum of {plan.max_size} units")
-    shape = GroupShape(types, False, w, 0, 0, max_size, 0)
-    return GroupShape(types, False, w, shape.instances(plan.min_size), shape.instances(plan.desired), max_size,
-                      shape.instances(plan.on_demand_base))
+    return GroupShape(types, False, w, _instances(plan.min_size, w, max_size), _instances(plan.desired, w, max_size),
+                      max_size, _instances(plan.on_demand_base, w, max_size))
 
 
 class SpotRiFleet(pulumi.ComponentResource):

@@ -172,14 +172,14 @@ class CostAwareScheduling(pulumi.ComponentResource):
             data={"scheduler-config.yaml": _dump(scheduler_config(s))},
             opts=child(self),
         )
+        policy = descheduler_policy(s, args.fleets)
         k8s.core.v1.ConfigMap(
             f"{name}-descheduler-policy",
             metadata=k8s.meta.v1.ObjectMetaArgs(name=DESCHEDULER_CONFIGMAP, namespace=args.system_namespace, labels=labels),
-            data={"policy.yaml": _dump(descheduler_policy(s, args.fleets))},
+            data={"policy.yaml": _dump(policy)},
             opts=child(self),
         )
         self.scheduler_name = SCHEDULER_NAME
-        policy = descheduler_policy(s, args.fleets)
         self.wiring = {
             "schedulerName": SCHEDULER_NAME,
             "schedulerConfigMap": f"{args.system_namespace}/{SCHEDULER_NAME}",
