@@ -109,11 +109,12 @@ def _region(props: dict[str, Any], provider: Any) -> str | None:
 
 
 def as_resource(resource_type: str, urn: str, name: str, props: Any, parent_urn: str | None = None,
-                provider: Any = None) -> dict[str, Any]:
-    """A Pulumi policy resource as a resource-document entry (inputs keep the engine's camelCase names)."""
+                provider: Any = None, property_dependencies: Any = None) -> dict[str, Any]:
+    """A Pulumi policy resource as a resource-document entry (inputs keep the engine's camelCase names;
+    ``property_dependencies``, a stack policy's, maps an input to the policy resources it came from)."""
     inputs = _jsonable(props or {})
     inputs = inputs if isinstance(inputs, dict) else {}
-    return {
+    out: dict[str, Any] = {
         "urn": urn,
         "type": resource_type,
         "name": name,
@@ -122,6 +123,11 @@ def as_resource(resource_type: str, urn: str, name: str, props: Any, parent_urn:
         "region": _region(inputs, provider),
         "inputs": inputs,
     }
+    deps = {str(k): [u for u in (getattr(r, "urn", None) for r in v or []) if isinstance(u, str)]
+            for k, v in (property_dependencies or {}).items()}
+    if any(deps.values()):
+        out["property_dependencies"] = {k: v for k, v in deps.items() if v}
+    return out
 
 
 def findings(ctx: StackContext, bundle: PolicyBundle, engine: RegorusEngine, control_id: str, resources: list[dict[str, Any]]) -> list[Finding]:
@@ -181,7 +187,7 @@ def stack_validator(control: ControlMeta, bundle: PolicyBundle, engine: RegorusE
             return  # reported by the mandatory seedance-gate policy
         resources = [
             as_resource(r.resource_type, r.urn, r.name, r.props, getattr(getattr(r, "parent", None), "urn", None),
-                        provider=getattr(r, "provider", None))
+                        provider=getattr(r, "provider", None), property_dependencies=getattr(r, "property_dependencies", None))
             for r in args.resources
         ]
         known = {r["urn"] for r in resources}

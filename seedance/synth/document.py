@@ -60,7 +60,18 @@ class Resource(BaseModel):
     custom: StrictBool  # "yes" or 1 is not a boolean: a document is JSON Seedance or Pulumi wrote
     region: str | None = None
     provider: str | None = Field(default=None, description="URN of the provider resource (no id), if explicit.")
+    id: str | None = Field(
+        default=None,
+        description="The provider's id of the resource (a preview's resource that keeps its id, an export's, or the mock "
+        "runtime's in synthesis); none for a resource a preview creates or replaces. Rules join by it where an input "
+        "holds another resource's id (e.g. a backup selection's planId).",
+    )
     inputs: dict[str, Any] = Field(default_factory=dict)
+    property_dependencies: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Input name -> URNs of the resources its value comes from (Pulumi's property dependencies): how "
+        "rules join an input that holds another resource's id or ARN, known or not until apply.",
+    )
     ignore_changes: list[str] = Field(default_factory=list, description="Inputs `pulumi up` leaves as they are once the resource exists (synth only).")
 
     @field_validator("inputs")
@@ -74,6 +85,10 @@ class Resource(BaseModel):
         out = handler(self)
         if not out.get("ignore_changes"):
             out.pop("ignore_changes", None)
+        if out.get("id") is None:
+            out.pop("id", None)
+        if not out.get("property_dependencies"):
+            out.pop("property_dependencies", None)
         return out
 
 

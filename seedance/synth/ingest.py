@@ -33,6 +33,8 @@ from seedance.synth.document import (
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 REMOVING_OPS = frozenset({"delete", "delete-replaced", "discard", "discard-replaced", "remove-pending-replace"})
+#: Steps whose resource exists and keeps its id (a replacement gets a new one, unknown until apply).
+ID_KEEPING_OPS = frozenset({"same", "update", "refresh"})
 EXPORT_VERSIONS = (1, 2, 3)
 
 _URN_FORM = "a Pulumi URN string (urn:pulumi:STACK::PROJECT::TYPE::NAME)"
@@ -151,6 +153,11 @@ def _check_state(state: dict[str, Any], where: str, base: str, prefix: str = "",
     custom = state.get("custom")
     if custom is not None and not isinstance(custom, bool):
         raise _wrong(where, loc, f"{prefix}custom", "true or false", custom)
+    deps = state.get("propertyDependencies")
+    if deps is not None and not (
+        isinstance(deps, dict) and all(v is None or (isinstance(v, list) and all(_is_urn(u) for u in v)) for v in deps.values())
+    ):
+        raise _wrong(where, loc, f"{prefix}propertyDependencies", "an object of input name -> list of resource URNs (or null)", deps)
     return loc
 
 
@@ -212,6 +219,7 @@ def _resource(
             or config_region
         )
     parent = s.get("parent") or None
+    rid = s.get("id")
     return Resource(
         urn=urn,
         type=typ,
@@ -220,7 +228,9 @@ def _resource(
         custom=bool(s.get("custom", False)),
         region=region,
         provider=provider,
+        id=rid if isinstance(rid, str) and rid else None,
         inputs=inputs,
+        property_dependencies={k: list(v) for k, v in (s.get("propertyDependencies") or {}).items() if v},
     )
 
 
@@ -308,6 +318,8 @@ def _from_preview(data: Any, where: str) -> ResourceDocument:
             same_seen += 1
         state = dict(new_state)
         state.setdefault("provider", provider)
+        if not state.get("id") and op in ID_KEEPING_OPS and old_state is not None:
+            state["id"] = old_state.get("id")  # a preview's new state of a resource that exists omits its id
         if "outputs" not in state and old_state is not None and "outputs" in old_state:
             outputs = old_state["outputs"]
             if outputs is not None and not isinstance(outputs, dict):

@@ -50,6 +50,8 @@ class Registration:
     custom: bool
     inputs: dict[str, Any]
     ignore_changes: list[str] = field(default_factory=list)
+    id: str | None = None  # the mock runtime's id
+    property_dependencies: dict[str, list[str]] = field(default_factory=dict)
 
 
 class RecordingMonitor(pmocks.MockMonitor):
@@ -75,7 +77,8 @@ class RecordingMonitor(pmocks.MockMonitor):
         inputs = rpc.deserialize_properties(request.object, keep_unknowns=True)
         self.registrations.append(
             Registration(response.urn, request.type, request.name, request.parent, request.provider, bool(request.custom), inputs,
-                         sorted(request.ignoreChanges))
+                         sorted(request.ignoreChanges), response.id or None,
+                         {k: list(v.urns) for k, v in request.propertyDependencies.items() if v.urns})
         )
         return response
 
@@ -294,7 +297,9 @@ def _document(monitor: RecordingMonitor, *, project: str, stack: str, default_re
                 custom=r.custom,
                 region=region,
                 provider=provider,
+                id=r.id if r.custom else None,
                 inputs=normalise_inputs(r.inputs),
+                property_dependencies=r.property_dependencies,
                 ignore_changes=r.ignore_changes,
             )
         )

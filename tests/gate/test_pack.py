@@ -135,8 +135,10 @@ def _as_served(r: dict, wrap: bool) -> SimpleNamespace:
     props = unknown_checking_proxy(r["inputs"]) if wrap else r["inputs"]
     provider_props = {"region": r["region"]} if r.get("region") else {}
     provider = SimpleNamespace(props=unknown_checking_proxy(provider_props) if wrap else provider_props)
+    # a stack policy's property dependencies name the policy resources each input came from
+    deps = {k: [SimpleNamespace(urn=u) for u in urns] for k, urns in r.get("property_dependencies", {}).items()}
     return SimpleNamespace(resource_type=r["type"], urn=r["urn"], name=r["name"], props=props, provider=provider,
-                           parent=SimpleNamespace(urn=r["parent"]) if r["parent"] else None)
+                           parent=SimpleNamespace(urn=r["parent"]) if r["parent"] else None, property_dependencies=deps)
 
 
 @pytest.mark.parametrize(("frameworks", "wrap"), [(["gdpr", "mlps-l3"], False), (["gdpr", "mlps-l3"], True)])

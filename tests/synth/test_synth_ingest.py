@@ -71,6 +71,7 @@ def test_creates_preview():
     # values only known after apply (the role's ARN) are the unknown marker
     assert fn.inputs["role"] == UNKNOWN
     assert fn.region is None  # nothing in a create-only preview names the region
+    assert all(r.id is None for r in doc.resources)  # nothing exists yet: no ids
 
 
 def test_update_preview_with_sames():
@@ -79,6 +80,10 @@ def test_update_preview_with_sames():
     fn = next(r for r in doc.resources if r.type == "aws:lambda/function:Function")
     assert "console.log" in fn.inputs["code"]["assets"]["__index.js"]["text"]  # the new code, not the old
     assert fn.region == "eu-west-1"  # from the old state's ARN
+    # a resource that exists keeps its id, which the new state of a preview step leaves out
+    assert doc.by_name("docs").id == "docs-4936161"  # same
+    assert fn.id == "docsHandler-c29f9fc"  # update
+    assert ResourceDocument.model_validate_json(doc.dumps()).by_name("docs").id == "docs-4936161"
 
 
 def test_deletes_preview_keeps_only_the_survivors():
@@ -105,6 +110,7 @@ def test_export():
     assert provider.region == "eu-west-1"  # the one region its resources report
     bucket = doc.by_name("docs")
     assert bucket.parent is None and bucket.region == "eu-west-1"
+    assert bucket.id == "docs-4936161"
     role = next(r for r in doc.resources if r.type == "aws:iam/role:Role")
     assert role.inputs["maxSessionDuration"] == 3600 and isinstance(role.inputs["maxSessionDuration"], int)
 

@@ -46,6 +46,8 @@ def test_document_of_a_small_program():
     assert isinstance(lt.inputs["metadataOptions"]["httpPutResponseHopLimit"], int)
     assert lt.inputs["userData"] == SECRET
     assert lt.inputs["tags"] == {"team": "ml"}
+    # the mock runtime's ids are kept for resources (what other resources' inputs refer to), not components
+    assert lt.id and box.id is None
     assert result.outputs == {"answer": 42}
 
 
