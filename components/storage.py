@@ -5,6 +5,10 @@ Reclaim policy from the data class: a volume holding personal data is deleted wi
 declared ``reclaimPolicy``. Buckets: KMS encryption with the stack key, all public access blocked,
 versioning, a TLS-only bucket policy and a lifecycle hot (Standard) -> Standard-IA (unless
 ``warmDays`` is null) -> Glacier -> expiry with non-current version expiry.
+
+The EBS StorageClasses whose volumes need a backup (``backup_classes``) give those volumes the
+backup tag through the EBS CSI driver's ``tagSpecification_1`` parameter; the EbsBackup selection
+(components/backup.py) selects on it.
 """
 
 from __future__ import annotations
@@ -16,10 +20,13 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from components.common import TagSet, child, require
-from components.s3 import replicate, secure_bucket
-from seedance.policy.model import CheckpointBucket, DataClass, ReclaimPolicy, StorageClass, StorageTier
+from components.s3 import BucketParts, replicate, secure_bucket
+from seedance.policy.model import EBS_TIERS, CheckpointBucket, DataClass, ReclaimPolicy, StorageClass, StorageTier
 
 EBS_CSI = "ebs.csi.aws.com"
+#: The EBS CSI driver tags the volumes it provisions with every StorageClass parameter prefixed
+#: "tagSpecification" ("key=value", split at the first "="); this one carries the backup tag.
+BACKUP_TAG_PARAMETER = "tagSpecification_1"
 NO_PROVISIONER = "kubernetes.io/no-provisioner"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 #: S3 refuses a transition to Standard-IA earlier than 30 days after creation.
@@ -80,6 +87,9 @@ class StorageTiersArgs:
     account_id: pulumi.Input[str] | None = None
     # False when the stack names no cluster: the StorageClasses would have nowhere to go
     kubernetes: bool = True
+    # the tag (key, value) an AWS Backup selection selects on, and the classes whose volumes get it
+    backup_tag: tuple[str, str] | None = None
+    backup_classes: list[str] = field(default_factory=list)
 
     def validate(self) -> None:
         for sc in self.classes:
@@ -95,6 +105,14 @@ class StorageTiersArgs:
                     "a replica region needs a KMS key in that region and the account id")
             require(self.replica_region != self.region, "StorageTiersArgs.replica_region",
                     f"expected a region other than {self.region} for an off-site copy")
+        ebs = {sc.name for sc in self.classes if sc.tier in EBS_TIERS}
+        unknown = [n for n in self.backup_classes if n not in ebs]
+        require(not unknown, "StorageTiersArgs.backup_classes", f"expected EBS storage classes ({sorted(ebs)}), got {unknown}")
+        require(self.backup_tag is not None or not self.backup_classes, "StorageTiersArgs.backup_tag",
+                "expected the tag a backup selection selects on for the backup classes")
+        if self.backup_tag is not None:
+            require(bool(self.backup_tag[0]) and "=" not in self.backup_tag[0], "StorageTiersArgs.backup_tag",
+                    f"expected a tag key without '=' (the EBS CSI driver splits key=value at the first '='), got {self.backup_tag[0]!r}")
         names = [b.name for b in self.buckets]
         require(len(names) == len(set(names)), "storage.checkpointBuckets", f"bucket names must be unique, got {names}")
         for b in self.buckets:
@@ -109,6 +127,7 @@ class StorageTiers(pulumi.ComponentResource):
     bucket_names: pulumi.Output[dict[str, str]]
     bucket_arns: pulumi.Output[dict[str, str]]
     personal_bucket_arns: list[pulumi.Output[str]]  # for the trail's S3 data events
+    buckets: list[BucketParts]  # every bucket made, replicas included (e.g. for access logging)
 
     def __init__(self, name: str, args: StorageTiersArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("seedance:storage:StorageTiers", name, None, opts)
@@ -120,6 +139,7 @@ class StorageTiers(pulumi.ComponentResource):
         names: dict[str, pulumi.Output[str]] = {}
         arns: dict[str, pulumi.Output[str]] = {}
         self.personal_bucket_arns = []
+        self.buckets = []
         for b in args.buckets:
             bucket = self._bucket(name, b, args)
             names[b.name] = bucket.bucket
@@ -166,6 +186,8 @@ class StorageTiers(pulumi.ComponentResource):
             parameters["iops"] = str(sc.iops)
         if sc.throughput_mibps is not None:
             parameters["throughput"] = str(sc.throughput_mibps)
+        if args.backup_tag is not None and sc.name in args.backup_classes:
+            parameters[BACKUP_TAG_PARAMETER] = "=".join(args.backup_tag)
         return k8s.storage.v1.StorageClass(
             f"{name}-{sc.name}",
             metadata=metadata,
@@ -184,9 +206,10 @@ class StorageTiers(pulumi.ComponentResource):
         tags = args.tag_set.for_resource(purpose="checkpoint-storage", data_class=b.data_class)
         rules = [lifecycle_rule(lifecycle_days(b))]
         parts = secure_bucket(self, base, kms_key_arn=args.kms_key_arn, tags=tags, versioned=b.versioning, lifecycle_rules=rules)
+        self.buckets.append(parts)
         if args.replica_region and b.data_class is DataClass.PERSONAL:
             assert args.replica_kms_key_arn is not None and args.account_id is not None
-            replicate(
+            replica = replicate(
                 self,
                 base,
                 parts,
@@ -197,6 +220,7 @@ class StorageTiers(pulumi.ComponentResource):
                 tags=tags,
                 lifecycle_rules=rules,
             )
+            self.buckets.append(replica)
         return parts.bucket
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from seedance.estimate import budgets, ebs, eks, fleet, kms, logs, network, s3
+from seedance.estimate import backup, budgets, ebs, eks, fleet, kms, logs, network, s3
 from seedance.estimate.components import ResourceCost
 from seedance.estimate.context import EstimateContext, base_tags
 from seedance.estimate.plan_json import check_plan
@@ -25,6 +25,7 @@ Estimator = Callable[[EstimateContext], list[ResourceCost]]
 ESTIMATORS: list[tuple[str, Estimator]] = [
     ("fleet", fleet.resources),
     ("ebs", ebs.resources),
+    ("backup", backup.resources),
     ("s3", s3.resources),
     ("network", network.resources),
     ("logs", logs.resources),

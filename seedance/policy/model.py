@@ -437,9 +437,45 @@ class CheckpointBucket(_Model):
     monthly_ingest_gb: Annotated[float, Field(ge=0)] = 0
 
 
+#: The shortest time AWS Backup may keep the recovery points of a volume that must be backed up (days):
+#: the gate's GDPR-32.1c-1 and MLPS-L3-8.1.4.9a do not count a backup rule that deletes them sooner.
+MIN_BACKUP_RETENTION_DAYS = 7
+
+#: The tiers that are EBS volumes (local NVMe is instance store: nothing to back up).
+EBS_TIERS = frozenset({StorageTier.GP3, StorageTier.IO2})
+
+
 class Storage(_Model):
     classes: list[StorageClass] = Field(default_factory=list)
     checkpoint_buckets: list[CheckpointBucket] = Field(default_factory=list)
+    backup_retention_days: Annotated[int, Field(ge=MIN_BACKUP_RETENTION_DAYS)] = Field(
+        default=MIN_BACKUP_RETENTION_DAYS,
+        description=(
+            "Days AWS Backup keeps the daily recovery points of the EBS volumes a framework requires backups of "
+            "(GDPR: storage classes of personal data; MLPS 2.0 level 3: personal and internal data). At least 7; "
+            "when the backups hold personal data, at most compliance.personalDataMaxDays."
+        ),
+    )
+
+
+#: The data classes whose EBS volumes each framework requires under a backup plan, as the gate checks
+#: them: GDPR Art. 32(1)(c) (GDPR-32.1c-1) personal data, MLPS 2.0 level 3 8.1.4.9 a) personal and
+#: internal ("important") data.
+BACKUP_CLASSES: dict[Framework, frozenset[DataClass]] = {
+    Framework.GDPR: frozenset({DataClass.PERSONAL}),
+    Framework.MLPS_L3: frozenset({DataClass.PERSONAL, DataClass.INTERNAL}),
+}
+
+
+def backup_classes(frameworks: list[Framework]) -> frozenset[DataClass]:
+    """The data classes whose EBS volumes ``frameworks`` require under a backup plan."""
+    return frozenset().union(*(BACKUP_CLASSES[f] for f in frameworks))
+
+
+def backed_up_classes(storage: Storage, frameworks: list[Framework]) -> list[StorageClass]:
+    """The EBS StorageClasses of ``storage`` whose volumes ``frameworks`` require under a backup plan."""
+    needed = backup_classes(frameworks)
+    return [sc for sc in storage.classes if sc.tier in EBS_TIERS and sc.data_class in needed]
 
 
 # --------------------------------------------------------------------------- scheduling
@@ -510,6 +546,10 @@ class CostPolicy(_Model):
     storage: Storage = Field(default_factory=Storage)
     scheduling: Scheduling = Field(default_factory=Scheduling)
     waivers: list[Waiver] = Field(default_factory=list)
+
+    def backed_up_classes(self) -> list[StorageClass]:
+        """The EBS StorageClasses whose volumes the policy's frameworks require under a backup plan."""
+        return backed_up_classes(self.storage, list(self.compliance.frameworks))
 
     def fleet(self, name: str) -> Fleet:
         for f in self.fleets:

@@ -20,8 +20,10 @@ from seedance.policy.model import (
     Compliance,
     CostPolicy,
     Currency,
+    DataClass,
     LOG_RETENTION_DAYS,
     MAX_BUDGET_THRESHOLDS,
+    MIN_BACKUP_RETENTION_DAYS,
     Fleet,
     Metadata,
     ReservedMode,
@@ -29,6 +31,7 @@ from seedance.policy.model import (
     Storage,
     StorageTier,
     Workload,
+    backed_up_classes,
 )
 
 Loc = tuple[str | int, ...]
@@ -103,6 +106,8 @@ def check_parts(parts: Parts, base_dir: Path | None = None) -> list[Issue]:
     out += _fleets(parts.fleets, base_dir)
     if parts.storage is not None:
         out += _storage(parts.storage)
+    if parts.storage is not None and parts.compliance is not None:
+        out += _backup_retention(parts.storage, parts.compliance)
     if parts.scheduling is not None:
         out += _scheduling(parts.scheduling)
     return out
@@ -380,6 +385,23 @@ def _storage(s: Storage) -> list[Issue]:
         if b.noncurrent_expire_days is not None and not b.versioning and "noncurrent_expire_days" in b.model_fields_set:
             out.append((at + ("noncurrentExpireDays",), "noncurrent versions exist only with 'versioning: true'"))
     return out
+
+
+def _backup_retention(s: Storage, c: Compliance) -> list[Issue]:
+    """Backups of personal data are personal data: kept no longer than ``personalDataMaxDays`` (GDPR
+    storage limitation), and at least the 7 days the gate requires of a backup."""
+    limit = c.personal_data_max_days
+    personal = [sc.name for sc in backed_up_classes(s, list(c.frameworks)) if sc.data_class is DataClass.PERSONAL]
+    if not personal or limit is None or s.backup_retention_days <= limit:
+        return []
+    which = ("storage classes " if len(personal) > 1 else "storage class ") + ", ".join(repr(n) for n in personal)
+    if limit < MIN_BACKUP_RETENTION_DAYS:
+        return [(("compliance", "personalDataMaxDays"),
+                 f"expected at least {MIN_BACKUP_RETENTION_DAYS}: the frameworks require backups of the personal-data EBS "
+                 f"volumes ({which}) kept at least {MIN_BACKUP_RETENTION_DAYS} days, got {limit}")]
+    return [(("storage", "backupRetentionDays"),
+             f"expected at most compliance.personalDataMaxDays ({limit}): the backups hold personal data ({which}), "
+             f"got {s.backup_retention_days}")]
 
 
 def _scheduling(s: Scheduling) -> list[Issue]:

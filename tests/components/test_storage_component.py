@@ -73,7 +73,8 @@ def test_storage_classes(eu):
     key = eu.kms_key_arn()
     assert classes["general"]["provisioner"] == "ebs.csi.aws.com"
     assert classes["general"]["parameters"] == {
-        "type": "gp3", "encrypted": "true", "kmsKeyId": key, "iops": "6000", "throughput": "250", "csi.storage.k8s.io/fstype": "ext4"
+        "type": "gp3", "encrypted": "true", "kmsKeyId": key, "iops": "6000", "throughput": "250", "csi.storage.k8s.io/fstype": "ext4",
+        "tagSpecification_1": "seedance:backup=eu-prod",  # personal data under GDPR: the EbsBackup selection's tag
     }
     assert classes["general"]["reclaimPolicy"] == "Delete"  # personal data
     assert classes["general"]["metadata"]["labels"]["seedance.io/data-class"] == "personal"

@@ -20,7 +20,7 @@ from seedance.pricing.catalog import Catalog
 
 
 def test_registration_list_is_explicit() -> None:
-    assert [name for name, _ in ESTIMATORS] == ["fleet", "ebs", "s3", "network", "logs", "budgets", "kms", "eks"]
+    assert [name for name, _ in ESTIMATORS] == ["fleet", "ebs", "backup", "s3", "network", "logs", "budgets", "kms", "eks"]
 
 
 def test_eu_prod_hand_checked_lines(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:

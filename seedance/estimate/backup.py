@@ -1,0 +1,69 @@
+"""AWS Backup of the EBS StorageClasses a framework requires backups of (``CostPolicy.backed_up_classes``).
+
+AWS Backup keeps an EBS recovery point as an EBS snapshot, billed at the EBS snapshot price (standard
+tier; the shared data's ``EBS/snapshot_standard``). How much the snapshots hold is not knowable
+offline: the first backup copies the volume's used blocks, the daily ones after it the blocks that
+changed, each kept ``storage.backupRetentionDays``. The estimate prices one full copy of each volume
+at its provisioned size (``sizeGib`` × ``volumes``: an upper bound on that first copy) and shows the
+daily changes as usage-dependent, with their unit price, left out of the total. A region without a
+snapshot price reads "unpriced", never 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from seedance.estimate.components import CostComponent, Rate, ResourceCost, depends_on_usage, lookup, priced
+from seedance.estimate.context import EstimateContext
+from seedance.pricing.catalog import Catalog
+
+KIND = "backup"
+SERVICE = "Backup"
+
+
+@dataclass(frozen=True)
+class BackupUsage:
+    name: str  # the StorageClass
+    size_gib: int
+    volumes: int
+    retention_days: int
+
+
+@dataclass(frozen=True)
+class BackupPrices:
+    snapshot_storage: Rate
+
+
+def backup_prices(catalog: Catalog, region: str) -> BackupPrices:
+    return BackupPrices(snapshot_storage=lookup(catalog, region, "EBS", "snapshot_standard"))
+
+
+def size_note(u: BackupUsage) -> str:
+    """The assumption behind the priced quantity (snapshot sizes are not knowable offline)."""
+    return (f"snapshot size assumed: the whole provisioned {u.size_gib} GiB of each of the {u.volumes} volume(s), an upper "
+            "bound on the first, full copy (AWS Backup copies the used blocks)")
+
+
+def cost_components(u: BackupUsage, p: BackupPrices, currency: str) -> list[CostComponent]:
+    """The month's backup storage of ``u.volumes`` volumes of one class (pure)."""
+    if u.volumes == 0:
+        return []
+    return [
+        priced("Backup storage (EBS snapshots, provisioned size)", "GB-months", float(u.size_gib * u.volumes), p.snapshot_storage,
+               currency, note=size_note(u)),
+        depends_on_usage("Backup storage (EBS snapshots, daily changes)", "GB-months", p.snapshot_storage, currency,
+                         f"the blocks that change each day, kept {u.retention_days} days"),
+    ]
+
+
+def resources(ctx: EstimateContext) -> list[ResourceCost]:
+    prices = backup_prices(ctx.catalog, ctx.region)
+    days = ctx.policy.storage.backup_retention_days
+    out = []
+    for sc in ctx.policy.backed_up_classes():
+        usage = BackupUsage(sc.name, sc.size_gib, sc.volumes, days)
+        notes = [f"daily AWS Backup of storage class {sc.name}, recovery points kept {days} days"]
+        notes.append(size_note(usage) if sc.volumes else "no expected claims (volumes: 0)")
+        out.append(ResourceCost(KIND, f"{sc.name}-backup", SERVICE, cost_components(usage, prices, ctx.currency),
+                                tags=ctx.tags({"data-class": sc.data_class.value}), notes=notes))
+    return out
