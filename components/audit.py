@@ -18,7 +18,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.common import child, partition, policy_json, require
-from components.s3 import deny_deletion_statement, replicate, secure_bucket
+from components.s3 import BucketParts, deny_deletion_statement, replicate, secure_bucket
 from seedance.policy.model import LOG_RETENTION_DAYS  # the retention values CloudWatch Logs accepts (days)
 
 
@@ -103,6 +103,7 @@ class AuditBaseline(pulumi.ComponentResource):
     trail_arn: pulumi.Output[str]
     trail_bucket: pulumi.Output[str]
     flow_log_group: pulumi.Output[str]
+    buckets: list[BucketParts]  # the trail bucket and its replica
 
     def __init__(self, name: str, args: AuditBaselineArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("seedance:audit:AuditBaseline", name, None, opts)
@@ -135,9 +136,10 @@ class AuditBaseline(pulumi.ComponentResource):
             ),
         )
         bucket = parts.bucket
+        self.buckets = [parts]  # every bucket made, replicas included (e.g. for access logging)
         if args.replica_region:
             assert args.replica_kms_key_arn is not None
-            replicate(
+            self.buckets.append(replicate(
                 self,
                 base,
                 parts,
@@ -148,7 +150,7 @@ class AuditBaseline(pulumi.ComponentResource):
                 tags=args.tags,
                 lifecycle_rules=rules,
                 extra_statements=lambda arn: [deny_deletion_statement(arn)],
-            )
+            ))
         trail = aws.cloudtrail.Trail(
             f"{name}-trail",
             name=args.trail_name,

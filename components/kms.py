@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pulumi
@@ -19,15 +21,22 @@ class StackKeyArgs:
     deletion_window_days: int = 30
     rotation: bool = True  # secure default: yearly automatic rotation
     pin_region: bool = False  # create the key in ``region`` whatever the provider's region (replica keys)
+    # the S3 access-log archive buckets this key encrypts (their names start with it; see
+    # components.access_logs): the S3 logging service may then use the key for them
+    access_log_bucket_prefix: str | None = None
 
     def validate(self) -> None:
         require(7 <= self.deletion_window_days <= 30, "StackKeyArgs.deletion_window_days", f"expected 7..30, got {self.deletion_window_days}")
         require(bool(self.alias) and not self.alias.startswith("alias/"), "StackKeyArgs.alias", f"expected a name without 'alias/', got {self.alias!r}")
+        prefix = self.access_log_bucket_prefix
+        require(prefix is None or re.fullmatch(r"[a-z0-9][a-z0-9.-]*", prefix) is not None, "StackKeyArgs.access_log_bucket_prefix",
+                f"expected the start of an S3 bucket name (lowercase letters, digits, '.', '-'), got {prefix!r}")
 
 
 class StackKey(pulumi.ComponentResource):
     """A symmetric KMS key with rotation, whose key policy lets the services the stack uses
-    (CloudTrail, CloudWatch Logs, Budgets via SNS, EC2 Auto Scaling for encrypted EBS) use it."""
+    (CloudTrail, CloudWatch Logs, Budgets via SNS, EC2 Auto Scaling for encrypted EBS, and the S3
+    logging service for the access-log archive when ``access_log_bucket_prefix`` names it) use it."""
 
     key_arn: pulumi.Output[str]
     key_id: pulumi.Output[str]
@@ -37,7 +46,8 @@ class StackKey(pulumi.ComponentResource):
         super().__init__("seedance:kms:StackKey", name, None, opts)
         args.validate()
         part = partition(args.region)
-        key_policy = pulumi.Output.from_input(args.account_id).apply(lambda acct: policy_json(_key_policy(part, args.region, acct)))
+        extra = [access_log_statement(part, args.access_log_bucket_prefix)] if args.access_log_bucket_prefix else []
+        key_policy = pulumi.Output.from_input(args.account_id).apply(lambda acct: policy_json(_key_policy(part, args.region, acct, extra)))
         key = aws.kms.Key(
             f"{name}-key",
             description=f"Seedance stack key ({args.alias})",
@@ -63,7 +73,24 @@ class StackKey(pulumi.ComponentResource):
         self.register_outputs({"key_arn": self.key_arn, "key_id": self.key_id, "alias_name": self.alias_name})
 
 
-def _key_policy(part: str, region: str, account: str) -> dict:
+def access_log_statement(part: str, bucket_prefix: str) -> dict:
+    """Lets the S3 logging service (which writes server access logs) encrypt the log objects it
+    delivers to the buckets whose names start with ``bucket_prefix``: ``aws:s3:arn`` is the
+    encryption context S3 gives KMS (the bucket's ARN with an S3 Bucket Key, else the object's).
+
+    AWS's S3 guide names SSE-S3 as the default encryption it supports on a log destination; with a
+    customer-managed key delivery needs this statement (see the README, Known limits)."""
+    return {
+        "Sid": "S3ServerAccessLogs",
+        "Effect": "Allow",
+        "Principal": {"Service": "logging.s3.amazonaws.com"},
+        "Action": ["kms:GenerateDataKey*", "kms:Decrypt"],
+        "Resource": "*",
+        "Condition": {"ArnLike": {"kms:EncryptionContext:aws:s3:arn": f"arn:{part}:s3:::{bucket_prefix}-*"}},
+    }
+
+
+def _key_policy(part: str, region: str, account: str, extra: Sequence[dict] = ()) -> dict:
     root = f"arn:{part}:iam::{account}:root"
     asg_role = f"arn:{part}:iam::{account}:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"
     use = ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"]
@@ -114,5 +141,6 @@ def _key_policy(part: str, region: str, account: str) -> dict:
                 "Resource": "*",
                 "Condition": {"StringEquals": {"aws:SourceAccount": account}},
             },
+            *extra,
         ],
     }

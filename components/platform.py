@@ -12,10 +12,12 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 
+from components.access_logs import MIN_ARCHIVE_DAYS, AccessLogArchive, AccessLogArchiveArgs, LoggedBucket, archive_bucket_prefix
 from components.audit import AuditBaseline, AuditBaselineArgs
+from components.backup import BACKUP_TAG_KEY, EbsBackup, EbsBackupArgs
 from components.budget import BudgetGuard, BudgetGuardArgs
 from components.cluster import ClusterJoin, ClusterJoinArgs, accelerator_label, autoscaler_tags, node_gpu_resources
-from components.common import PURPOSE_BY_WORKLOAD, TagSet, require
+from components.common import PURPOSE_BY_WORKLOAD, TagSet, most_sensitive, require
 from components.fleet import SpotRiFleet, SpotRiFleetArgs
 from components.gpu_sharing import GpuSharing, GpuSharingArgs
 from components.kms import StackKey, StackKeyArgs
@@ -27,6 +29,10 @@ from seedance.planner.endpoints import EndpointPrices, decide_endpoints
 from seedance.planner.plan import Plan
 from seedance.policy.model import CostPolicy, DataClass, Framework
 
+
+#: The component that archives the stack's S3 server access logs (its buckets' names start with
+#: ``archive_bucket_prefix(ACCESS_LOGS)``, which the stack key's policy names).
+ACCESS_LOGS = "access-logs"
 
 #: Where an off-site copy goes: the other region of the same jurisdiction.
 PARTNER_REGIONS: dict[str, str] = {
@@ -88,6 +94,8 @@ class Platform:
     gpu_sharing: GpuSharing | None
     budget: BudgetGuard
     audit: AuditBaseline
+    access_logs: AccessLogArchive | None = None  # S3 server access logs (MLPS level 3 stacks)
+    backup: EbsBackup | None = None  # AWS Backup of the EBS StorageClasses a framework requires backups of
 
     def exports(self) -> dict[str, Any]:
         return {
@@ -99,6 +107,7 @@ class Platform:
             "budget": self.budget.budget_name,
             "budgetTopicArn": self.budget.topic_arn,  # for `seedance budget respond --verify-signature --topic-arn`
             "trail": self.audit.trail_arn,
+            **({"accessLogBuckets": self.access_logs.bucket_names} if self.access_logs else {}),
             **({"gpuNodeLabels": self.gpu_sharing.node_labels} if self.gpu_sharing else {}),
             # what the cluster's own software must be pointed at (Seedance writes configuration only)
             **({"kubernetes": {**self.scheduling.wiring, "gpuOperatorSettings": self.gpu_sharing.operator_settings}}
@@ -123,13 +132,16 @@ def build_platform(args: PlatformArgs) -> Platform:
         opts=pulumi.InvokeOutputOptions(provider=provider)
     ).account_id
 
+    # MLPS 2.0 level 3 (8.1.4.3 a) audits access to every bucket: S3 server access logs to an archive
+    access_logged = Framework.MLPS_L3 in policy.compliance.frameworks
+    access_log_prefix = archive_bucket_prefix(ACCESS_LOGS) if access_logged else None
     kms_key_arn: pulumi.Input[str]
     if policy.compliance.kms_key_arn:
         kms_key_arn = policy.compliance.kms_key_arn
     else:
         key = StackKey(
             "kms",
-            StackKeyArgs(region=cloud.region, account_id=account_id, alias=f"seedance-{stack}",
+            StackKeyArgs(region=cloud.region, account_id=account_id, alias=f"seedance-{stack}", access_log_bucket_prefix=access_log_prefix,
                          tags=tag_set.for_resource(purpose="encryption")),
             aws_opts,
         )
@@ -141,6 +153,7 @@ def build_platform(args: PlatformArgs) -> Platform:
         replica_key = StackKey(
             "kms-replica",
             StackKeyArgs(region=replica_region, account_id=account_id, alias=f"seedance-{stack}-replica", pin_region=True,
+                         access_log_bucket_prefix=access_log_prefix,
                          tags=tag_set.for_resource(purpose="encryption")),
             aws_opts,
         )
@@ -205,6 +218,9 @@ def build_platform(args: PlatformArgs) -> Platform:
         ),
         aws_opts,
     )
+    # EBS volumes a framework requires under a backup plan: the StorageClasses' (only with a cluster)
+    backed_up = policy.backed_up_classes() if cluster is not None else []
+    backup_tag = (BACKUP_TAG_KEY, stack)
     storage = StorageTiers(
         "storage",
         StorageTiersArgs(
@@ -218,9 +234,24 @@ def build_platform(args: PlatformArgs) -> Platform:
             replica_kms_key_arn=replica_key_arn,
             account_id=account_id,
             kubernetes=cluster is not None,
+            backup_tag=backup_tag if backed_up else None,
+            backup_classes=[sc.name for sc in backed_up],
         ),
         pulumi.ResourceOptions(providers=[provider, cluster.kubernetes]) if cluster is not None else aws_opts,
     )
+    backup = None
+    if backed_up:
+        backup = EbsBackup(
+            "backup",
+            EbsBackupArgs(
+                stack=stack,
+                region=cloud.region,
+                kms_key_arn=kms_key_arn,
+                retention_days=policy.storage.backup_retention_days,
+                tags=tag_set.for_resource(purpose="backup", data_class=most_sensitive([sc.data_class for sc in backed_up])),
+            ),
+            aws_opts,
+        )
     scheduling = None
     if k8s_opts is not None:
         scheduling = CostAwareScheduling(
@@ -262,4 +293,21 @@ def build_platform(args: PlatformArgs) -> Platform:
         ),
         aws_opts,
     )
-    return Platform(provider, kms_key_arn, fleets, namespaces, cluster, network, storage, scheduling, gpu_sharing, budget, audit)
+    access_logs = None
+    if access_logged:
+        access_logs = AccessLogArchive(
+            ACCESS_LOGS,
+            AccessLogArchiveArgs(
+                region=cloud.region,
+                account_id=account_id,
+                kms_key_arn=kms_key_arn,
+                retention_days=max(policy.compliance.log_retention_days, MIN_ARCHIVE_DAYS),
+                sources=[LoggedBucket.of(p, cloud.region) for p in (*storage.buckets, *audit.buckets)],
+                replica_region=replica_region if tag_set.stack_data_class is DataClass.PERSONAL else None,
+                replica_kms_key_arn=replica_key_arn,
+                tags=tag_set.for_resource(purpose="access-logging"),
+            ),
+            aws_opts,
+        )
+    return Platform(provider, kms_key_arn, fleets, namespaces, cluster, network, storage, scheduling, gpu_sharing, budget, audit,
+                    access_logs, backup=backup)

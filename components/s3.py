@@ -36,6 +36,8 @@ class BucketParts:
     bucket: aws.s3.Bucket
     versioning: aws.s3.BucketVersioning | None
     policy: aws.s3.BucketPolicy
+    base: str = ""  # the bucket's logical name
+    region: str | None = None  # None: the provider's region
 
 
 def secure_bucket(
@@ -99,7 +101,7 @@ def secure_bucket(
             rules=list(lifecycle_rules),
             opts=child(parent, depends_on=[versioning] if versioning else None),
         )
-    return BucketParts(bucket, versioning, policy)
+    return BucketParts(bucket, versioning, policy, base, region)
 
 
 def deny_deletion_statement(bucket_arn: str) -> dict:

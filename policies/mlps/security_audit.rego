@@ -1,5 +1,6 @@
 package mlps.security_audit
 
+import data.lib.access_logging
 import data.lib.audit
 import data.lib.findings
 import data.lib.frameworks
@@ -8,8 +9,12 @@ import data.lib.resources
 # METADATA
 # title: "Audit users and important events"
 # description: >-
-#   A multi-region CloudTrail trail records management events (including global services), and
-#   EKS clusters send audit and authenticator logs.
+#   A multi-region CloudTrail trail records management events (including global services), EKS
+#   clusters send audit and authenticator logs, and every S3 bucket sends server access logs
+#   (a BucketLogging resource, or the bucket's inline logging) to a bucket the stack creates in
+#   the same region, without S3 Object Lock; a bucket that receives other buckets' access logs
+#   need not log its own. A target the document does not declare (or a preview does not know
+#   yet) is reported: where the logs are kept cannot be established.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -19,7 +24,9 @@ import data.lib.resources
 #   severity: mandatory
 #   remediation: >-
 #     Create a multi-region trail with includeGlobalServiceEvents and management events; enable
-#     the EKS audit and authenticator log types.
+#     the EKS audit and authenticator log types; give every bucket a BucketLogging whose
+#     targetBucket is an access-log bucket of the stack in the bucket's region, without Object
+#     Lock (Seedance's AccessLogArchive).
 violation contains findings.finding("MLPS-L3-8.1.4.3a", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
@@ -41,4 +48,8 @@ _audited if {
 
 _problems contains p if {
 	some p in audit.eks_log_gaps(input.document, {"audit", "authenticator"})
+}
+
+_problems contains p if {
+	some p in access_logging.gaps(input.document)
 }

@@ -47,3 +47,126 @@ test_pass_trail_without_selectors if {
 	v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [trail])
 	v == set()
 }
+
+# ---------------------------------------------------------------- S3 server access logging
+
+_bucket_logging := "aws:s3/bucketLogging:BucketLogging"
+
+_no_access_logging := "bucket has no server access logging: no BucketLogging or inline logging names a bucket to receive its access logs"
+
+# the gate input of an MLPS stack with a compliant trail and these resources
+_with_trail(resources) := fixtures.gate_input(fixtures.mlps_policy, array.concat([fixtures.trail("audit", {})], resources))
+
+_access_logging(type, source, target) := fixtures.bucket_part(type, source, "access-logging", {"targetBucket": target, "targetPrefix": concat("", [source, "/"])})
+
+_bucket_finding(name, message) := fixtures.finding("MLPS-L3-8.1.4.3a", "mandatory", fixtures.bucket_type, name, message)
+
+_unestablished(target) := sprintf("server access logs go to %s, so where they are kept and for how long cannot be established", [target])
+
+# the access-log bucket receives the others' logs, so it need not log its own
+test_pass_bucket_logging_to_an_access_log_bucket if {
+	v := security_audit.violation with input as _with_trail([
+		fixtures.bucket("data", "internal"),
+		fixtures.bucket("access-logs", "internal"),
+		_access_logging(_bucket_logging, "data", "access-logs"),
+	])
+	v == set()
+}
+
+test_pass_bucket_logging_v2 if {
+	v := security_audit.violation with input as _with_trail([
+		fixtures.bucket("data", "internal"),
+		fixtures.bucket("access-logs", "internal"),
+		_access_logging("aws:s3/bucketLoggingV2:BucketLoggingV2", "data", "access-logs"),
+	])
+	v == set()
+}
+
+# aws.s3.Bucket's inline `logging` object
+test_pass_inline_logging if {
+	data_bucket := fixtures.resource(fixtures.bucket_type, "data", {"bucket": "data", "logging": {"targetBucket": "access-logs", "targetPrefix": "data/"}})
+	v := security_audit.violation with input as _with_trail([data_bucket, fixtures.bucket("access-logs", "internal")])
+	v == set()
+}
+
+# aws.s3.BucketV2's inline `loggings` list
+test_pass_inline_loggings_list if {
+	data_bucket := fixtures.resource("aws:s3/bucketV2:BucketV2", "data", {"bucket": "data", "loggings": [{"targetBucket": "access-logs"}]})
+	v := security_audit.violation with input as _with_trail([data_bucket, fixtures.bucket("access-logs", "internal")])
+	v == set()
+}
+
+# AWS advises against it (logs about the logs), but a bucket logging to itself records its access
+test_pass_bucket_logging_to_itself if {
+	v := security_audit.violation with input as _with_trail([fixtures.bucket("data", "internal"), _access_logging(_bucket_logging, "data", "data")])
+	v == set()
+}
+
+# a bucket is exempt only as the target of some bucket's access logs: "spare" receives none
+test_fail_buckets_without_access_logging if {
+	v := security_audit.violation with input as _with_trail([fixtures.bucket("data", "internal"), fixtures.bucket("spare", "internal")])
+	v == {_bucket_finding("data", _no_access_logging), _bucket_finding("spare", _no_access_logging)}
+}
+
+# fail closed: a logging configuration whose bucket a preview does not know yet configures no bucket
+# the document names, and its target is then no known bucket's target
+test_fail_logging_configuration_of_an_unknown_bucket if {
+	v := security_audit.violation with input as _with_trail([
+		fixtures.bucket("data", "internal"),
+		fixtures.bucket("access-logs", "internal"),
+		fixtures.resource(_bucket_logging, "data-access-logging", {"bucket": "[unknown]", "targetBucket": "access-logs"}),
+	])
+	v == {_bucket_finding("data", _no_access_logging), _bucket_finding("access-logs", _no_access_logging)}
+}
+
+test_fail_target_outside_the_stack if {
+	v := security_audit.violation with input as _with_trail([fixtures.bucket("data", "internal"), _access_logging(_bucket_logging, "data", "central-access-logs")])
+	v == {_bucket_finding("data", _unestablished("central-access-logs, which is not a bucket the stack creates"))}
+}
+
+# fail closed: inline logging a preview does not know yet names no bucket
+test_fail_inline_logging_unknown_at_preview if {
+	data_bucket := fixtures.resource(fixtures.bucket_type, "data", {"bucket": "data", "logging": "[unknown]"})
+	v := security_audit.violation with input as _with_trail([data_bucket, fixtures.bucket("access-logs", "internal")])
+	v == {
+		_bucket_finding("data", _unestablished("[unknown], which is not a bucket the stack creates")),
+		_bucket_finding("access-logs", _no_access_logging),
+	}
+}
+
+test_fail_logging_without_a_target if {
+	logging := fixtures.bucket_part(_bucket_logging, "data", "access-logging", {"targetPrefix": "data/"})
+	v := security_audit.violation with input as _with_trail([fixtures.bucket("data", "internal"), logging])
+	v == {_bucket_finding("data", _unestablished("no bucket (the logging configuration names no target)"))}
+}
+
+# a target that is not a reference at all names no bucket either (never a silent pass)
+test_fail_target_that_is_not_a_reference if {
+	data_bucket := fixtures.resource(fixtures.bucket_type, "data", {"bucket": "data", "logging": {"targetBucket": 42}})
+	v := security_audit.violation with input as _with_trail([data_bucket])
+	v == {_bucket_finding("data", _unestablished("42, which is not a bucket the stack creates"))}
+}
+
+test_fail_target_in_another_region if {
+	target := object.union(fixtures.bucket("access-logs", "internal"), {"region": "cn-northwest-1"})
+	v := security_audit.violation with input as _with_trail([fixtures.bucket("data", "internal"), target, _access_logging(_bucket_logging, "data", "access-logs")])
+	v == {_bucket_finding("data", "server access logs go to bucket access-logs in cn-northwest-1, but S3 delivers them only to a bucket in the source's region (cn-north-1)")}
+}
+
+# Object Lock on the target, in each form a bucket takes it: S3 does not deliver access logs there
+test_fail_target_with_object_lock if {
+	enabled := object.union(fixtures.bucket("locked-a", "internal"), {"inputs": {"objectLockEnabled": true}})
+	inline := object.union(fixtures.bucket("locked-b", "internal"), {"inputs": {"objectLockConfiguration": {"objectLockEnabled": "Enabled"}}})
+	lock := fixtures.bucket_part("aws:s3/bucketObjectLockConfiguration:BucketObjectLockConfiguration", "locked-c", "object-lock", {"rule": {"defaultRetention": {"mode": "GOVERNANCE", "days": 30}}})
+	v := security_audit.violation with input as _with_trail([
+		fixtures.bucket("data-a", "internal"), enabled, _access_logging(_bucket_logging, "data-a", "locked-a"),
+		fixtures.bucket("data-b", "internal"), inline, _access_logging(_bucket_logging, "data-b", "locked-b"),
+		fixtures.bucket("data-c", "internal"), fixtures.bucket("locked-c", "internal"), lock, _access_logging(_bucket_logging, "data-c", "locked-c"),
+	])
+	msg := "server access logs go to bucket %s, which has S3 Object Lock: S3 does not deliver access logs to such a bucket"
+	v == {
+		_bucket_finding("data-a", sprintf(msg, ["locked-a"])),
+		_bucket_finding("data-b", sprintf(msg, ["locked-b"])),
+		_bucket_finding("data-c", sprintf(msg, ["locked-c"])),
+	}
+}

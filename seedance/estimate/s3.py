@@ -21,6 +21,13 @@ Requests: each object is PUT once and makes one lifecycle transition into every 
 before expiry.  The policy gives no object count, so these components depend on usage unless the
 usage carries ``monthly_objects``.  Storage is priced at the first-50-TB Standard rate (the only
 tier in the data), an upper bound above 50 TB.
+
+Server access logs (MLPS 2.0 level 3 stacks, ``components.access_logs``): every bucket of the stack
+logs each request it receives to an archive bucket, kept ``compliance.logRetentionDays`` (at least
+183 days). S3 charges nothing for the logging itself nor data transfer for delivering the logs
+(AWS's S3 guide); they bill as Standard storage, twice with the off-site copy. Their volume follows
+the requests the buckets receive, which nothing in the policy says, so the line states its price
+and depends on usage (unpriced where the data has no S3 price, as in the China regions).
 """
 
 from __future__ import annotations
@@ -29,11 +36,16 @@ from dataclasses import dataclass
 
 from seedance.estimate.components import DAYS_PER_MONTH, CostComponent, Rate, ResourceCost, depends_on_usage, lookup, priced
 from seedance.estimate.context import EstimateContext
-from seedance.policy.model import CheckpointBucket
+from seedance.policy.model import CheckpointBucket, Framework
 from seedance.pricing.catalog import Catalog
 
 KIND = "s3"
 SERVICE = "S3"
+
+#: The resource line of the server access log archive.
+ACCESS_LOGS = "server-access-logs"
+#: The fewest days the archive keeps logs (components.access_logs.MIN_ARCHIVE_DAYS: MLPS 8.1.5.4 d).
+ACCESS_LOG_MIN_DAYS = 183
 
 IA_MIN_DAYS = 30
 GLACIER_MIN_DAYS = 90
@@ -139,6 +151,13 @@ def cost_components(u: BucketUsage, p: S3Prices, currency: str) -> list[CostComp
     return out
 
 
+def access_log_components(retention_days: int, p: S3Prices, currency: str) -> list[CostComponent]:
+    """The server access log archive's storage: its volume is unknown offline (pure)."""
+    what = (f"server access logs grow with the requests the stack's buckets receive (one record each), "
+            f"which cannot be known offline; each is kept {retention_days} days")
+    return [depends_on_usage("Storage (Standard, server access logs)", "GB-months", p.standard, currency, what)]
+
+
 def usage_from_policy(b: CheckpointBucket) -> BucketUsage:
     return BucketUsage(b.name, b.monthly_ingest_gb, b.hot_days, b.warm_days, b.cold_days, b.expire_days)
 
@@ -152,4 +171,10 @@ def resources(ctx: EstimateContext) -> list[ResourceCost]:
                  f"cold {b.cold_days} d, expiry {b.expire_days} d"]
         out.append(ResourceCost(KIND, b.name, SERVICE, cost_components(usage, prices, ctx.currency),
                                 tags=ctx.tags({"data-class": b.data_class.value}), notes=notes))
+    if Framework.MLPS_L3 in ctx.policy.compliance.frameworks:
+        days = max(ctx.policy.compliance.log_retention_days, ACCESS_LOG_MIN_DAYS)
+        notes = ["MLPS 2.0 level 3: every bucket's server access logs, in an archive bucket (and its off-site copy when the "
+                 "stack holds personal data, which stores as much again); S3 charges nothing for delivering them, their volume is unknown offline"]
+        out.append(ResourceCost(KIND, ACCESS_LOGS, SERVICE, access_log_components(days, prices, ctx.currency), tags=ctx.tags(),
+                                notes=notes))
     return out

@@ -107,10 +107,10 @@ def test_stack_key_only_without_a_policy_key(eu, cn, dev):
 
 
 def test_mlps_off_site_copies(cn):
-    # MLPS L3 8.1.4.9 b): personal-data buckets (finetune-datasets; the trail bucket, since the stack
-    # holds personal data) replicate to cn-northwest-1, the other mainland region
+    # MLPS L3 8.1.4.9 b): personal-data buckets (finetune-datasets; the trail bucket and the S3 access-log
+    # archive, since the stack holds personal data) replicate to cn-northwest-1, the other mainland region
     configs = {r.name: r.inputs for r in cn.of_type("aws:s3/bucketReplicationConfig:BucketReplicationConfig")}
-    assert set(configs) == {"storage-finetune-datasets-replication", "audit-trail-bucket-replication"}
+    assert set(configs) == {"storage-finetune-datasets-replication", "audit-trail-bucket-replication", "access-logs-bucket-replication"}
     replica_key = cn.one("kms-replica-key")
     for name, cfg in configs.items():
         base = name.removesuffix("-replication")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from seedance.estimate.s3 import BucketUsage, cost_components, s3_prices, tier_days
+from seedance.policy.model import Framework
 from seedance.pricing.catalog import Catalog
 
 
@@ -55,3 +58,37 @@ def test_requests_without_object_count_depend_on_usage(catalog: Catalog) -> None
 
 def test_no_ingest_no_components(catalog: Catalog) -> None:
     assert cost_components(BucketUsage("b", 0, 30, 60, None, 365), s3_prices(catalog, "us-east-1"), "USD") == []
+
+
+def test_server_access_logs_of_an_mlps_stack_are_unpriced_not_zero(stacks, catalog: Catalog) -> None:
+    from seedance.estimate import estimate_policy
+    from seedance.estimate.estimate import pricing_status
+
+    # cn-prod (MLPS level 3): the archive's volume is unknown offline, and China has no S3 price
+    est = estimate_policy(stacks["cn-prod"], catalog)
+    (logs,) = [r for r in est.resources if r.name == "server-access-logs"]
+    assert (logs.kind, logs.service, pricing_status(logs.components)) == ("s3", "S3", "unpriced")
+    (c,) = logs.components
+    assert (c.name, c.unit, c.monthly_quantity, c.monthly_cost) == ("Storage (Standard, server access logs)", "GB-months", None, None)
+    assert c.unpriced_reason == "the shared price data has no service prices for cn-north-1 (CNY)"
+    assert c.usage_note == ("depends on usage: server access logs grow with the requests the stack's buckets receive (one record "
+                            "each), which cannot be known offline; each is kept 365 days")
+    assert "server-access-logs" in {u["resource"] for u in est.unpriced}
+    # no MLPS, no archive
+    for name in ("eu-prod", "dev"):
+        assert "server-access-logs" not in {r.name for r in estimate_policy(stacks[name], catalog).resources}
+
+
+def test_server_access_logs_where_s3_has_a_price_state_it_and_add_nothing(stacks, catalog: Catalog) -> None:
+    from seedance.estimate import estimate_policy
+
+    policy = stacks["dev"].policy
+    plain = policy.model_copy(update={"compliance": policy.compliance.model_copy(update={"log_retention_days": 90})})
+    mlps = estimate_policy(plain.model_copy(update={"compliance": plain.compliance.model_copy(update={"frameworks": [Framework.MLPS_L3]})}),
+                           catalog)
+    (logs,) = [r for r in mlps.resources if r.name == "server-access-logs"]
+    (c,) = logs.components
+    assert c.monthly_cost is None and c.unpriced_reason is None and c.unit_price == 0.023
+    assert c.usage_note.endswith("each is kept 183 days (0.023 USD per GB-month)")  # never below six months
+    # usage-dependent: not summed (other MLPS lines, such as backups, may add to the total)
+    assert mlps.by_service["S3"] == pytest.approx(estimate_policy(plain, catalog).by_service["S3"])
