@@ -67,6 +67,8 @@ _rules := array.concat(
 # the ingress rules, the egress rules, and those of each open to the internet
 ingress_rules(_) := _ingress
 
+egress_rules(_) := _egress
+
 world_ingress_rules(_) := _world_ingress
 
 world_egress_rules(_) := _world_egress

@@ -7,8 +7,8 @@ import data.lib.network
 # METADATA
 # title: "Specific access rules only"
 # description: >-
-#   Ingress security-group rules name a protocol and a port range narrower than 0-65535, and
-#   NetworkPolicy allow rules list ports.
+#   Security-group rules, ingress and egress, name a protocol and a port range narrower than
+#   0-65535, and NetworkPolicy allow rules list ports.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -17,16 +17,18 @@ import data.lib.network
 #   framework: mlps-l3
 #   severity: advisory
 #   remediation: >-
-#     Replace protocol -1 / 0-65535 ingress with the ports the service needs; add ports to
+#     Replace protocol -1 / 0-65535 rules, ingress and egress, with the ports the service needs
+#     (waive the node-to-node rule EFA needs, with its justification); add ports to
 #     NetworkPolicy ingress and egress rules.
 violation contains findings.finding("MLPS-L3-8.1.3.2c", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
 }
 
-_problems contains findings.problem(rule.resource, "ingress rule allows every protocol or port") if {
-	some rule in network.ingress_rules(input.document)
+_problems contains findings.problem(rule.resource, msg) if {
+	some rule in array.concat(network.ingress_rules(input.document), network.egress_rules(input.document))
 	network.all_ports(rule)
+	msg := sprintf("%s rule allows every protocol or port", [rule.direction])
 }
 
 _problems contains findings.problem(np, msg) if {

@@ -11,13 +11,21 @@ _np(name, rule) := fixtures.resource("kubernetes:networking.k8s.io/v1:NetworkPol
 })
 
 pass_resources := [
-	fixtures.security_group("vpce", [{"protocol": "tcp", "fromPort": 443, "toPort": 443, "cidrBlocks": ["10.0.0.0/16"]}], []),
+	fixtures.security_group(
+		"vpce",
+		[{"protocol": "tcp", "fromPort": 443, "toPort": 443, "cidrBlocks": ["10.0.0.0/16"]}],
+		[{"protocol": "tcp", "fromPort": 443, "toPort": 443, "cidrBlocks": ["0.0.0.0/0"]}],
+	),
 	_np("dns", {"ports": [{"port": 53, "protocol": "UDP"}]}),
 	fixtures.deny_all("train"),
 ]
 
 fail_resources := [
 	fixtures.security_group("any", [{"protocol": "-1", "fromPort": 0, "toPort": 0, "cidrBlocks": ["10.0.0.0/16"]}], []),
+	fixtures.security_group("out", [], [{"protocol": "-1", "fromPort": 0, "toPort": 0, "cidrBlocks": ["0.0.0.0/0"]}]),
+	fixtures.resource("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "out-ports", {
+		"securityGroupId": "sg-1", "ipProtocol": "tcp", "fromPort": 0, "toPort": 65535, "cidrIpv4": "10.0.0.0/8",
+	}),
 	_np("anything", {"to": [{"ipBlock": {"cidr": "10.0.0.0/8"}}]}),
 ]
 
@@ -30,6 +38,8 @@ test_fail_broad if {
 	v := specific_rules.violation with input as fixtures.gate_input(fixtures.mlps_policy, fail_resources)
 	v == {
 		_f("aws:ec2/securityGroup:SecurityGroup", "any", "ingress rule allows every protocol or port"),
+		_f("aws:ec2/securityGroup:SecurityGroup", "out", "egress rule allows every protocol or port"),
+		_f("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "out-ports", "egress rule allows every protocol or port"),
 		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "anything", "NetworkPolicy egress rule lists no ports"),
 	}
 }
