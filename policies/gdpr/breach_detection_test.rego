@@ -70,6 +70,42 @@ test_fail_created_vpc_without_flow_log if {
 	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("VPC %s has no flow log", [fixtures.urn("aws:ec2/vpc:Vpc", "data-vpc")]))}
 }
 
+# An unknown vpcId comes from the VPC its property dependencies name, and only from it; a deployed
+# VPC is named by its recorded id.
+test_fail_unknown_vpc_id_linked_to_another_vpc if {
+	resources := [
+		fixtures.trail("audit", {}),
+		fixtures.flow_log("flow", "vpc-0123456789abcdef0"),
+		fixtures.resource("aws:ec2/vpc:Vpc", "data-vpc", {"cidrBlock": "10.30.0.0/16"}),
+		fixtures.resource("aws:ec2/vpc:Vpc", "app-vpc", {"cidrBlock": "10.31.0.0/16"}),
+		object.union(fixtures.flow_log("app-flow", "[unknown]"), {"property_dependencies": {"vpcId": [fixtures.urn("aws:ec2/vpc:Vpc", "app-vpc")]}}),
+	]
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("VPC %s has no flow log", [fixtures.urn("aws:ec2/vpc:Vpc", "data-vpc")]))}
+}
+
+test_pass_flow_log_names_deployed_vpc_by_id if {
+	resources := [
+		fixtures.trail("audit", {}),
+		fixtures.flow_log("flow", "vpc-0123456789abcdef0"),
+		object.union(fixtures.resource("aws:ec2/vpc:Vpc", "data-vpc", {"cidrBlock": "10.30.0.0/16"}), {"id": "vpc-0fedcba9876543210"}),
+		fixtures.flow_log("data-flow", "vpc-0fedcba9876543210"),
+	]
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}
+
+test_fail_flow_log_names_other_id if {
+	resources := [
+		fixtures.trail("audit", {}),
+		fixtures.flow_log("flow", "vpc-0123456789abcdef0"),
+		object.union(fixtures.resource("aws:ec2/vpc:Vpc", "data-vpc", {"cidrBlock": "10.30.0.0/16"}), {"id": "vpc-0fedcba9876543210"}),
+		fixtures.flow_log("data-flow", "vpc-0aaaaaaaaaaaaaaaa"),
+	]
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("VPC %s has no flow log", [fixtures.urn("aws:ec2/vpc:Vpc", "data-vpc")]))}
+}
+
 # test audit: S3 data events selected through advanced event selectors cover the buckets they name
 _advanced_trail(arn_selector) := fixtures.trail("audit", {"eventSelectors": [], "advancedEventSelectors": [
 	{"name": "mgmt", "fieldSelectors": [{"field": "eventCategory", "equals": ["Management"]}]},

@@ -4,6 +4,7 @@
 # scope: package
 package lib.audit
 
+import data.lib.access_logging
 import data.lib.findings
 import data.lib.resources
 import data.lib.s3
@@ -93,9 +94,11 @@ vpcs(document, policy) := {v | some v in [object.get(policy, ["cloud", "vpcId"],
 }
 
 # The document carries inputs, so a FlowLog names a VPC the stack creates by that VPC's id, which
-# is not among the VPC's inputs: its URN (a resource reference), the mock runtime's id (the
-# logical name, a dash and 8 hex digits) or, in a preview, the unknown placeholder (an id unknown
-# until apply can only be that of a resource the stack creates).
+# is not among the VPC's inputs: the VPC's recorded id (a preview of a deployed stack, an export,
+# synthesis), its URN (a resource reference), the mock runtime's id (the logical name, a dash and 8
+# hex digits) or, in a preview, the unknown placeholder. The document's property dependencies say
+# which VPC an unknown id comes from; a FlowLog without that record (a hand-written document) may
+# name any VPC the stack creates.
 flow_logged(document, vpc) if {
 	some fl in resources.of_type(document, "aws:ec2/flowLog:FlowLog")
 	object.get(fl.inputs, "vpcId", "") == vpc
@@ -105,12 +108,26 @@ flow_logged(document, vpc) if {
 	some v in resources.of_type(document, "aws:ec2/vpc:Vpc")
 	v.urn == vpc
 	some fl in resources.of_type(document, "aws:ec2/flowLog:FlowLog")
-	_names_created_vpc(object.get(fl.inputs, "vpcId", ""), v)
+	_names_created_vpc(object.get(fl.inputs, "vpcId", ""), fl, v)
 }
 
-_names_created_vpc(id, _) if id == "[unknown]"
+_names_created_vpc(id, fl, v) if {
+	id == "[unknown]"
+	v.urn in object.get(fl, ["property_dependencies", "vpcId"], [])
+}
 
-_names_created_vpc(id, v) if {
+_names_created_vpc(id, fl, _) if {
+	id == "[unknown]"
+	not fl.property_dependencies.vpcId
+}
+
+_names_created_vpc(id, _, v) if {
+	is_string(id)
+	id != ""
+	id == object.get(v, "id", null)
+}
+
+_names_created_vpc(id, _, v) if {
 	is_string(id)
 	startswith(id, concat("", [v.name, "-"]))
 	regex.match(`^[0-9a-f]{8}$`, substring(id, count(v.name) + 1, -1))
@@ -134,7 +151,8 @@ trail_destinations contains b if {
 }
 
 # positions of the buckets that receive network logs: VPC flow logs delivered to S3, load-balancer
-# access logs and S3 server access logs (bucketLogging targetBucket, or a bucket's inline logging)
+# access logs and S3 server access logs (as lib.access_logging reads them: BucketLogging(V2)
+# targetBucket, or a bucket's inline logging or loggings)
 network_log_archives contains b if {
 	some fl in resources.of_type(input.document, "aws:ec2/flowLog:FlowLog")
 	arn := object.get(fl.inputs, "logDestination", "")
@@ -154,10 +172,7 @@ network_log_archives contains b if {
 	some b in _bucket_named(object.get(lg.inputs, "targetBucket", null))
 }
 
-network_log_archives contains b if {
-	some i in s3.bucket_indices
-	some b in _bucket_named(object.get(input.document.resources[i].inputs, ["logging", "targetBucket"], null))
-}
+network_log_archives contains b if some b in access_logging.targets
 
 load_balancer_types := {"aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer", "aws:elb/loadBalancer:LoadBalancer"}
 

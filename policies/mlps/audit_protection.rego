@@ -1,5 +1,6 @@
 package mlps.audit_protection
 
+import data.lib.access_logging
 import data.lib.audit
 import data.lib.findings
 import data.lib.frameworks
@@ -9,8 +10,9 @@ import data.lib.s3
 # METADATA
 # title: "Protect audit records"
 # description: >-
-#   Trails validate log files and encrypt them with a KMS key, and the bucket receiving them is
-#   versioned and protected by Object Lock or a bucket policy denying deletes.
+#   Trails validate log files and encrypt them with a KMS key, and the buckets receiving them or S3
+#   server access logs are versioned and protected by Object Lock or a bucket policy denying
+#   deletes.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -19,8 +21,9 @@ import data.lib.s3
 #   framework: mlps-l3
 #   severity: mandatory
 #   remediation: >-
-#     Set enableLogFileValidation and kmsKeyId on the trail; version the trail bucket and add
-#     Object Lock or a Deny on s3:DeleteObject / s3:DeleteObjectVersion.
+#     Set enableLogFileValidation and kmsKeyId on the trail; version the trail bucket and the
+#     access-log buckets and add Object Lock (trail bucket only: S3 does not deliver access logs to
+#     a bucket with Object Lock) or a Deny on s3:DeleteObject / s3:DeleteObjectVersion.
 violation contains findings.finding("MLPS-L3-8.1.4.3c", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
@@ -36,8 +39,8 @@ _problems contains findings.problem(t, "trail log files are not encrypted with a
 	object.get(t.inputs, "kmsKeyId", "") == ""
 }
 
-# positions of the buckets that receive trail log files
-_log_buckets := s3.bucket_indices & audit.trail_destinations
+# positions of the buckets that receive trail log files or S3 server access logs
+_log_buckets := s3.bucket_indices & (audit.trail_destinations | access_logging.targets)
 
 _problems contains findings.problem(b, "audit log bucket is not versioned") if {
 	some i in _log_buckets

@@ -31,3 +31,30 @@ test_fail_unprotected_audit_trail if {
 		fixtures.finding("MLPS-L3-8.1.4.3c", "mandatory", "aws:s3/bucket:Bucket", "audit-logs", "audit log bucket has neither Object Lock nor a policy denying deletes"),
 	}
 }
+
+# S3 server access logs are audit records too: their bucket is protected like the trail's
+_access_logged(archive_parts) := array.concat(
+	[
+		fixtures.resource("aws:s3/bucketV2:BucketV2", "src", {"bucket": "src", "tags": fixtures.tags("internal")}),
+		fixtures.bucket_part("aws:s3/bucketLogging:BucketLogging", "src", "logging", {"targetBucket": "access-logs"}),
+		fixtures.bucket("access-logs", "internal"),
+	],
+	archive_parts,
+)
+
+test_pass_protected_access_log_bucket if {
+	resources := _access_logged([
+		fixtures.bucket_part("aws:s3/bucketVersioning:BucketVersioning", "access-logs", "versioning", {"versioningConfiguration": {"status": "Enabled"}}),
+		fixtures.bucket_part("aws:s3/bucketPolicy:BucketPolicy", "access-logs", "policy", {"policy": _deny_delete}),
+	])
+	v := audit_protection.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
+
+test_fail_unprotected_access_log_bucket if {
+	v := audit_protection.violation with input as fixtures.gate_input(fixtures.mlps_policy, _access_logged([]))
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.3c", "mandatory", "aws:s3/bucket:Bucket", "access-logs", "audit log bucket is not versioned"),
+		fixtures.finding("MLPS-L3-8.1.4.3c", "mandatory", "aws:s3/bucket:Bucket", "access-logs", "audit log bucket has neither Object Lock nor a policy denying deletes"),
+	}
+}

@@ -60,6 +60,17 @@ test_fail_network_log_archives if {
 	}
 }
 
+# BucketV2's inline loggings list names an access-log archive too
+test_fail_inline_loggings_archive if {
+	resources := [
+		fixtures.resource("aws:s3/bucketV2:BucketV2", "src", {"bucket": "src", "loggings": [{"targetBucket": "v2-archive", "targetPrefix": "src/"}], "tags": fixtures.tags("internal")}),
+		fixtures.bucket("v2-archive", "internal"),
+		fixtures.bucket_part("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "v2-archive", "lifecycle", {"rules": [{"id": "x", "status": "Enabled", "expiration": {"days": 60}}]}),
+	]
+	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {fixtures.finding("MLPS-L3-8.1.5.4d", "mandatory", "aws:s3/bucket:Bucket", "v2-archive", "network log archive expires after 60 days; six months needs at least 183")}
+}
+
 # audit A14: a retention unknown until apply is not six months
 test_fail_unknown_log_retention_mlps if {
 	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.log_group("flow", "internal", "[unknown]")])
