@@ -11,7 +11,7 @@ import data.lib.s3
 #   Personal data is kept no longer than the declared maximum: personal-data buckets expire
 #   objects (and noncurrent versions when versioned) within compliance.personalDataMaxDays
 #   through lifecycle rules that cover every object (no prefix, tag or size filter), and
-#   personal-data StorageClasses release volumes with reclaimPolicy Delete.
+#   personal-data StorageClasses and PersistentVolumes release volumes with reclaim policy Delete.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-5-gdpr/
 # custom:
@@ -22,7 +22,8 @@ import data.lib.s3
 #   remediation: >-
 #     Declare compliance.personalDataMaxDays and give every personal-data bucket a lifecycle rule
 #     whose expiration and noncurrentVersionExpiration are at most that many days; use
-#     reclaimPolicy Delete.
+#     reclaimPolicy Delete on StorageClasses and persistentVolumeReclaimPolicy Delete on
+#     PersistentVolumes.
 violation contains findings.finding("GDPR-5.1e-1", p.resource, p.message) if {
 	frameworks.applies(input.policy, "gdpr")
 	some p in _problems
@@ -85,4 +86,15 @@ _problems contains findings.problem(sc, msg) if {
 	policy := object.get(sc.inputs, "reclaimPolicy", "Delete")
 	policy != "Delete"
 	msg := sprintf("personal-data StorageClass keeps released volumes (reclaimPolicy %s)", [policy])
+}
+
+# a PersistentVolume created by hand keeps its volume unless it says Delete (Kubernetes defaults
+# persistentVolumeReclaimPolicy to Retain for those; dynamically provisioned ones take their
+# StorageClass's, checked above); a value unknown until apply is not Delete either
+_problems contains findings.problem(pv, msg) if {
+	some i in resources.indices("kubernetes:core/v1:PersistentVolume") & resources.personal_indices
+	pv := input.document.resources[i]
+	policy := object.get(pv.inputs, ["spec", "persistentVolumeReclaimPolicy"], "Retain")
+	policy != "Delete"
+	msg := sprintf("personal-data PersistentVolume keeps its volume after release (persistentVolumeReclaimPolicy %v)", [policy])
 }

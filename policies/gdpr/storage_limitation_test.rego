@@ -114,3 +114,36 @@ test_pass_noncurrent_versions_at_maximum if {
 	v := storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, _versioned_bucket("ds", 365))
 	v == set()
 }
+
+_pv(name, spec) := fixtures.resource("kubernetes:core/v1:PersistentVolume", name, {
+	"metadata": {"name": name, "labels": fixtures.labels("personal")},
+	"spec": object.union({"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"]}, spec),
+})
+
+# personal-data PersistentVolumes: Retain (also Kubernetes's default for them), Recycle and unknown
+# values keep data past its limit; Delete passes
+test_fail_retained_persistent_volumes if {
+	resources := [
+		_pv("explicit", {"persistentVolumeReclaimPolicy": "Retain"}),
+		_pv("default", {}),
+		_pv("recycled", {"persistentVolumeReclaimPolicy": "Recycle"}),
+		_pv("unknown", {"persistentVolumeReclaimPolicy": "[unknown]"}),
+		_pv("deleted", {"persistentVolumeReclaimPolicy": "Delete"}),
+	]
+	v := storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("kubernetes:core/v1:PersistentVolume", "explicit", "personal-data PersistentVolume keeps its volume after release (persistentVolumeReclaimPolicy Retain)"),
+		_f("kubernetes:core/v1:PersistentVolume", "default", "personal-data PersistentVolume keeps its volume after release (persistentVolumeReclaimPolicy Retain)"),
+		_f("kubernetes:core/v1:PersistentVolume", "recycled", "personal-data PersistentVolume keeps its volume after release (persistentVolumeReclaimPolicy Recycle)"),
+		_f("kubernetes:core/v1:PersistentVolume", "unknown", "personal-data PersistentVolume keeps its volume after release (persistentVolumeReclaimPolicy [unknown])"),
+	}
+}
+
+test_pass_internal_persistent_volume_retained if {
+	pv := fixtures.resource("kubernetes:core/v1:PersistentVolume", "scratch", {
+		"metadata": {"name": "scratch", "labels": fixtures.labels("internal")},
+		"spec": {"persistentVolumeReclaimPolicy": "Retain"},
+	})
+	v := storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [pv])
+	v == set()
+}
