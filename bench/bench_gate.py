@@ -1,11 +1,14 @@
 """Gate benchmark: every rule over a 10,000-resource document with the embedded engine (regorus).
 
-    python bench/bench_gate.py [--resources 10000] [--runs 5] [--checkov PATH_TO_CHECKOV]
+    python bench/bench_gate.py [--resources 10000] [--runs 5] [--baseline POLICY_DIR] [--checkov PATH_TO_CHECKOV]
 
 The document replicates the synthesised eu-prod sample (buckets with their configuration resources,
 launch templates, autoscaling groups, security groups, Kubernetes objects...) with unique names until
 it holds N resources, and is checked with GDPR and MLPS forced on, so every rule runs, then with
-each framework alone and with none (budget rules only).  With
+each framework alone and with none (budget rules only).  With ``--baseline`` (another policy
+directory, e.g. an older commit's ``git archive COMMIT policies``), each row also times those rules
+and the current ones in one process, alternating, on the same input, so the ratio holds on a noisy
+machine.  With
 ``--checkov``, the Kubernetes objects of the same document are written out as manifests and checkov
 scans them (kubernetes framework) as a peer figure.
 """
@@ -67,6 +70,9 @@ def big_document(n: int) -> dict:
                 suffix = f"-c{copy}"
                 c["urn"] += suffix
                 c["name"] += suffix
+                deps = c.get("property_dependencies")
+                if deps:  # links within a copy point at the copy's own resources
+                    c["property_dependencies"] = {k: [u + suffix for u in v] for k, v in deps.items()}
                 blob = json.dumps(c["inputs"])
                 for auto in autonames:
                     stem, hexpart = auto.rsplit("-", 1)
@@ -107,6 +113,21 @@ def phases(compiled, bundle, gi: GateInput, runs: int) -> tuple[float, float]:
     return statistics.median(hand_over), statistics.median(query_s)
 
 
+def compare(baseline, current, gi: GateInput, runs: int) -> str:
+    """Median seconds of the baseline rules and the current ones, alternating run by run."""
+    times: tuple[list[float], list[float]] = ([], [])
+    counts = [0, 0]
+    for _ in range(runs):
+        for k, (bundle, engine) in enumerate((baseline, current)):
+            start = time.perf_counter()
+            decision = evaluate(gi, bundle, engine, as_of=dt.date(2026, 6, 1))
+            times[k].append(time.perf_counter() - start)
+            counts[k] = len(decision.findings)
+    old, new = (statistics.median(t) for t in times)
+    return (f"same process, alternating: baseline {old:.2f} s ({counts[0]} findings) -> current {new:.2f} s "
+            f"({counts[1]} findings), {new / old:.2f}x")
+
+
 def run_checkov(checkov: str, doc: dict) -> tuple[int, float, int]:
     manifests = [r["inputs"] for r in doc["resources"] if r["type"].startswith("kubernetes:")]
     with tempfile.TemporaryDirectory() as tmp:
@@ -131,6 +152,7 @@ def main() -> int:
     ap.add_argument("--resources", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--checkov", default=None, help="path to a checkov executable (run from its own venv)")
+    ap.add_argument("--baseline", type=Path, default=None, help="a policy directory to time against the current rules")
     args = ap.parse_args()
 
     doc = big_document(args.resources)
@@ -139,6 +161,12 @@ def main() -> int:
     engine = RegorusEngine()
     compiled = engine.prepare(bundle)  # kept by the engine: evaluate() reuses it
     load_s = time.perf_counter() - start
+    baseline = None
+    if args.baseline is not None:
+        old_bundle = load_bundle(args.baseline)
+        old_engine = RegorusEngine()
+        old_engine.prepare(old_bundle)
+        baseline = (old_bundle, old_engine)
     for label, frameworks in (
         ("GDPR + MLPS forced on (every rule runs)", ("gdpr", "mlps-l3")),
         ("GDPR only, the stack's own framework", ("gdpr",)),
@@ -162,6 +190,8 @@ def main() -> int:
         hand_over, query_s = phases(compiled, bundle, gi, args.runs)
         print(f"  of which: input to regorus {hand_over:.2f} s, query {query_s:.2f} s, "
               f"rest (results, sorting, METADATA join, waivers, teardown) {med - hand_over - query_s:.2f} s")
+        if baseline is not None:
+            print("  " + compare(baseline, (bundle, engine), gi, args.runs))
     print(f"- policy load + compile: {load_s * 1000:.0f} ms (once per process)")
     if args.checkov:
         n, seconds, failed = run_checkov(args.checkov, doc)

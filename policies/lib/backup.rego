@@ -440,14 +440,20 @@ _by_dependency(s) := {p |
 	some p in _lookup(_plans_by_urn, urn)
 }
 
-_plans_by_urn := {urn: {p | some p in resources.indices(plan_type); input.document.resources[p].urn == urn} |
-	some q in resources.indices(plan_type)
-	urn := input.document.resources[q].urn
+# (built by partial rules, one pass over the plans however many there are; a partial rule with
+# no entries is undefined in regorus, so the comprehensions give an empty object then)
+_plans_by_urn := {urn: plans | some urn, plans in _plan_urns}
+
+_plans_by_id := {id: plans | some id, plans in _plan_ids_index}
+
+_plan_urns[urn] contains p if {
+	some p in resources.indices(plan_type)
+	urn := input.document.resources[p].urn
 }
 
-_plans_by_id := {id: {p | some p in resources.indices(plan_type); object.get(input.document.resources[p], "id", null) == id} |
-	some q in resources.indices(plan_type)
-	id := object.get(input.document.resources[q], "id", null)
+_plan_ids_index[id] contains p if {
+	some p in resources.indices(plan_type)
+	id := input.document.resources[p].id
 	_known(id)
 }
 
@@ -541,10 +547,25 @@ _equal(tags, key, value) if {
 	tags[key] == value
 }
 
-# AWS string matching with the wildcards * (any run of characters) and ? (one character)
+# AWS string matching with the wildcards * (any run of characters) and ? (one character); a
+# pattern without them is compared as it is (no regular expression to build)
 _like(pattern, value) if {
 	is_string(pattern)
 	is_string(value)
+	not _wild(pattern)
+	pattern == value
+}
+
+_like(pattern, value) if {
+	pattern == "*"
+	is_string(value)
+}
+
+_like(pattern, value) if {
+	is_string(pattern)
+	is_string(value)
+	_wild(pattern)
+	pattern != "*"
 	regex.match(_like_regex(pattern), value)
 }
 

@@ -49,10 +49,38 @@ k8s_indices := {i |
 # are here, and taggable resources without any when a provider declares default tags. Own tags that
 # are not an object or a list (the preview's "[unknown]") count as none; their data class is unknown
 # (see class_at). A local named `tags` would clash with the function tags(r) in regorus.
-tags_at := {i: object.union(provider_tags(input.document.resources[i]), own) |
-	some i in aws_indices
-	i in _tag_holders
-	own := object.get(_own_tags, i, {})
+# Built per provider rather than per resource (provider_tags(r) gives the same tags): regorus pays
+# a few microseconds for every function call and loop step, and this index is built on every
+# evaluation, so the merge is skipped where one side is empty.
+tags_at := object.union({i: {} | some i in _unknown_tags}, _own_tags) if {
+	count(_provider_default_tags) == 0
+} else := object.union(_provided_tags, {i: object.union(_all_provider_tags, object.get(_own_tags, i, {})) |
+	some i in _unprovided
+})
+
+# the tags of the holders with a provider field, built per provider
+_provided_tags := object.union_n([part |
+	some p, positions in _holders_by_provider
+	defaults := _defaults_for(p)
+	some part in _merged(defaults, positions)
+])
+
+# tag holders without a provider field (the default provider's, as for null)
+_unprovided := _tag_holders - object.keys(_provided_tags)
+
+# the tags of the positions of one provider: its default tags under each resource's own
+_merged(defaults, positions) := [
+	object.filter(_own_tags, positions),
+	{i: {} | some i in positions - _own_keys},
+] if {
+	count(defaults) == 0
+}
+
+_merged(defaults, positions) := [
+	{i: object.union(defaults, _own_tags[i]) | some i in positions & _own_keys},
+	{i: defaults | some i in positions - _own_keys},
+] if {
+	count(defaults) > 0
 }
 
 _tag_holders := object.keys(_raw_tags) | _default_tagged
@@ -61,16 +89,30 @@ _default_tagged := taggable_indices if {
 	count(_provider_default_tags) > 0
 } else := set()
 
+# provider reference (whatever the resource's provider field holds) -> positions of the tag holders,
+# when some provider declares default tags (every rule of this package is built on every evaluation)
+_holders_by_provider[p] contains i if {
+	count(_provider_default_tags) > 0
+	some i in _tag_holders
+	p := input.document.resources[i].provider
+}
+
+# the default tags for a provider reference, as provider_tags(r) gives them
+_defaults_for(p) := object.get(_provider_default_tags, _provider_urn(p), {}) if {
+	is_string(p)
+} else := _all_provider_tags
+
 _raw_tags := {i: raw | some i in aws_indices; raw := input.document.resources[i].inputs.tags}
 
-_own_tags := {i: t | some i, raw in _raw_tags; t := _tag_object(raw)}
+_own_tags := object.union(
+	{i: raw | some i, raw in _raw_tags; is_object(raw)},
+	{i: {t.key: t.value | some t in raw} | some i, raw in _raw_tags; is_array(raw)},
+)
 
-_tag_object(raw) := raw if is_object(raw)
-
-_tag_object(raw) := {t.key: t.value | some t in raw; is_object(t)} if is_array(raw)
+_own_keys := object.keys(_own_tags)
 
 # positions whose own tags are unknown until apply (not an object or a list)
-_unknown_tags := {i | some i, raw in _raw_tags; not is_object(raw); not is_array(raw)}
+_unknown_tags := object.keys(_raw_tags) - _own_keys
 
 # provider URN -> its default tags; a placeholder or text that is not a JSON object gives none
 _provider_default_tags := {p.urn: t |
@@ -123,22 +165,31 @@ normalise_class(v) := lower(v) if {
 	v == ""
 } else := "personal"
 
-class_at := object.union(
-	object.union(
-		{i: normalise_class(c) | some i, t in tags_at; c := t["data-class"]},
-		{i: "personal" | some i in _unknown_tags},
-	),
-	{i: normalise_class(c) | some i, c in _labelled},
-)
+# (the data-class tag of tags_at, read from the own tags and once per provider's default tags)
+class_at := object.union_n([
+	{i: _normalised[c] | some p, positions in _holders_by_provider; c := _defaults_for(p)["data-class"]; some i in positions},
+	{i: _normalised[c] | c := _all_provider_tags["data-class"]; some i in _unprovided},
+	{i: _normalised[c] | some i, c in _own_class},
+	{i: "personal" | some i in _unknown_tags},
+	{i: _normalised[c] | some i, c in _labelled},
+])
+
+_own_class := {i: c | some i, t in _own_tags; c := t["data-class"]}
+
+# every data-class value in the document, normalised once
+_normalised := {v: normalise_class(v) | some v in _class_values}
+
+_class_values := {c | some _, c in _own_class} | {c | some _, c in _labelled} | {c |
+	some p, _ in _holders_by_provider
+	c := _defaults_for(p)["data-class"]
+} | {c | c := _all_provider_tags["data-class"]}
 
 _class_by_urn := {input.document.resources[i].urn: c | some i, c in class_at}
 
 # positions by data class: AWS tag data-class, Kubernetes label seedance.io/data-class
 personal_indices := {i | some i, c in class_at; c == "personal"}
 
-sensitive_indices := {i | some i, c in class_at; c in _sensitive}
-
-_sensitive := {"personal", "internal"}
+sensitive_indices := personal_indices | {i | some i, c in class_at; c == "internal"}
 
 # positions of taggable AWS resources
 taggable_indices := {i |
@@ -146,7 +197,7 @@ taggable_indices := {i |
 	startswith(type, "aws:")
 	not type in untaggable_aws
 	some i in positions
-	object.get(input.document.resources[i], "custom", true) == true
+	not input.document.resources[i].custom != true # custom, or no flag (a builtin call per resource costs more)
 }
 
 inputs(r) := object.get(r, "inputs", {})

@@ -93,21 +93,22 @@ _stem_named(ref) := positions if {
 # positions of the buckets one of whose refs is `ref` (exactly)
 with_ref(ref) := object.get(_by_ref, ref, set())
 
-# configuration resource position -> the positions of the buckets it configures (as named(ref); the
-# two ways a reference names a bucket are two rule bodies, which is cheaper than a call per resource)
-_config_buckets[i] contains b if {
+# configuration resource position -> the positions of the buckets it configures (as named(ref)),
+# for the configuration resources that name some bucket; one comprehension, which regorus fills
+# faster than a partial rule
+_config_buckets := {i: positions |
 	some i, ref in _config_refs
-	some b in object.get(_by_ref, ref, set())
+	positions := object.get(_by_ref, ref, set()) | _autoname_buckets(ref)
+	count(positions) > 0
 }
 
-_config_buckets[i] contains b if {
-	some i, ref in _config_refs
+# the buckets whose logical name a Pulumi auto-name (NAME-1234abc) carries
+_autoname_buckets(ref) := positions if {
 	n := count(ref)
 	n >= 8
-	positions := _by_stem[substring(ref, 0, n - 8)]
 	trim_right(substring(ref, n - 8, 8), "0123456789abcdef") == "-" # ends with a dash and 7 hex digits
-	some b in positions
-}
+	positions := _by_stem[substring(ref, 0, n - 8)]
+} else := set()
 
 # configuration resource position -> the bucket reference it holds
 _config_refs := {i: ref |
@@ -121,7 +122,7 @@ _config_refs := {i: ref |
 # configures itself inline)
 config_buckets(i) := _configured(i) | _self(i)
 
-# (a partial rule with no entries is undefined in regorus, so no object.get on it)
+# (_config_buckets holds only the configuration resources that name some bucket)
 _configured(i) := positions if {
 	positions := _config_buckets[i]
 } else := set()
@@ -173,34 +174,31 @@ _inline_replication_rules[b] := [object.union(rule, {"deleteMarkerReplication": 
 	is_array(object.get(rc, "rules", null))
 }
 
-# Facts per bucket position, each built once from the configuration resources of its type.
-versioned contains b if {
+# Facts per bucket position, each built once from the configuration resources of its type (each
+# a comprehension: regorus fills one faster than a partial rule).
+versioned := {b |
 	some t in versioning_types
 	some i in resources.indices(t)
 	input.document.resources[i].inputs.versioningConfiguration.status == "Enabled"
 	some b in _config_buckets[i]
-}
-
-versioned contains b if {
+} | {b |
 	some b in bucket_indices
 	resources.truthy(input.document.resources[b].inputs.versioning.enabled)
 }
 
-kms_encrypted contains b if {
+kms_encrypted := {b |
 	some t in sse_types
 	some i in resources.indices(t)
 	some rule in input.document.resources[i].inputs.rules
 	startswith(rule.applyServerSideEncryptionByDefault.sseAlgorithm, "aws:kms")
 	some b in _config_buckets[i]
-}
-
-kms_encrypted contains b if {
+} | {b |
 	some b in bucket_indices
 	rule := input.document.resources[b].inputs.serverSideEncryptionConfiguration.rule
 	startswith(rule.applyServerSideEncryptionByDefault.sseAlgorithm, "aws:kms")
 }
 
-has_public_access_block contains b if {
+has_public_access_block := {b |
 	some i in resources.indices(pab)
 	some b in _config_buckets[i]
 }
