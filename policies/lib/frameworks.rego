@@ -18,8 +18,11 @@ default_settings := {
 	"cn_safe_log_days": 365,
 	# largest spot share above the on-demand base per SLA tier
 	"sla_spot_cap": {"gold": 0.5, "silver": 1, "bronze": 1},
-	# trusted image registries and AMI owners
+	# trusted image registries and AMI owners: AMIs are trusted when resolved from a public SSM
+	# parameter path that only their owner publishes (AWS's /aws/service/) or listed by id
 	"trusted_registries": ["public.ecr.aws/", "nvcr.io/", "registry.k8s.io/"],
+	"trusted_ami_parameters": ["/aws/service/"],
+	"trusted_amis": [],
 }
 
 # only data.seedance is read, never the whole data document (OPA rejects that as recursion)

@@ -1,5 +1,6 @@
 package mlps.trusted_software
 
+import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.resources
@@ -8,7 +9,10 @@ import data.lib.resources
 # title: "Trusted software"
 # description: >-
 #   Container images come from allow-listed registries (settable in data; the account's own ECR
-#   is always trusted) and are pinned by digest.
+#   is always trusted) and are pinned by digest. Launch templates, instances and spot requests
+#   boot AMIs from allow-listed owners: resolved through an SSM public parameter path only the
+#   owner publishes (AWS's /aws/service/ by default) or listed by id in the trusted_amis setting;
+#   an AMI id alone does not show its owner.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -18,7 +22,9 @@ import data.lib.resources
 #   severity: advisory
 #   remediation: >-
 #     Pull images from the account's own ECR (cloud.accountId) or an allow-listed registry and
-#     pin them as image@sha256:<digest>.
+#     pin them as image@sha256:<digest>. Boot AMIs through resolve:ssm: on AWS's public parameters
+#     (the EKS-optimised AMIs Seedance uses by default), or allow-list your own AMI ids
+#     (data.seedance.settings.trusted_amis) or waive the finding.
 violation contains findings.finding("MLPS-L3-8.1.4.5-6", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
@@ -47,3 +53,26 @@ _problems contains findings.problem(w, msg) if {
 	not contains(c.image, "@sha256:")
 	msg := sprintf("container %s image %s is not pinned by digest", [c.name, c.image])
 }
+
+# the image a launch template, instance or spot request boots (launch templates may leave it to
+# whoever uses them, e.g. an EKS node group's amiType: no image, nothing to check)
+_image_key := {compute.launch_template: "imageId", compute.instance: "ami", compute.spot_request: "ami"}
+
+_problems contains findings.problem(r, msg) if {
+	some i in compute.indices
+	r := input.document.resources[i]
+	image := r.inputs[_image_key[r.type]]
+	image != null
+	not _trusted_ami(image)
+	msg := sprintf("%s boots %v, which is not shown to come from an allow-listed owner (an AMI resolved from %s, or listed in trusted_amis)", [
+		compute.noun(r), image, concat(", ", [sprintf("resolve:ssm:%s", [p]) | some p in frameworks.setting("trusted_ami_parameters")]),
+	])
+}
+
+_trusted_ami(image) if {
+	is_string(image)
+	startswith(image, "resolve:ssm:")
+	strings.any_prefix_match(substring(image, count("resolve:ssm:"), -1), frameworks.setting("trusted_ami_parameters"))
+}
+
+_trusted_ami(image) if image in frameworks.setting("trusted_amis")

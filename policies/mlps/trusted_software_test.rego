@@ -43,3 +43,50 @@ test_pass_allow_listed_registry if {
 	v := trusted_software.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_pod("nvcr.io/nvidia/pytorch@sha256:abc")])
 	v == set()
 }
+
+_lt(image) := fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", "lt", {"imageId": image, "instanceType": "g5.xlarge"})
+
+_advisory(type, name, msg) := fixtures.finding("MLPS-L3-8.1.4.5-6", "advisory", type, name, msg)
+
+_untrusted(noun, image) := sprintf("%s boots %v, which is not shown to come from an allow-listed owner (an AMI resolved from resolve:ssm:/aws/service/, or listed in trusted_amis)", [noun, image])
+
+# AMIs: AWS's public SSM parameters name AWS's own AMIs; an id, another parameter path or a value
+# unknown until apply does not show the owner; a launch template without an image has none to check
+test_pass_ami_from_aws_public_parameter if {
+	resources := [
+		_lt("resolve:ssm:/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id"),
+		fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", "no-image", {"instanceType": "g5.xlarge"}),
+	]
+	v := trusted_software.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
+
+test_fail_ami_owner_not_shown if {
+	resources := [
+		_lt("ami-0123456789abcdef0"),
+		fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", "golden", {"imageId": "resolve:ssm:/golden/gpu-ami"}),
+		fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", "later", {"imageId": "[unknown]"}),
+		fixtures.resource("aws:ec2/instance:Instance", "box", {"ami": "ami-0fedcba9876543210", "instanceType": "m5.large"}),
+		fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", "prefix-trick", {"imageId": "resolve:ssm:/golden/aws/service/x"}),
+	]
+	v := trusted_software.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_advisory("aws:ec2/launchTemplate:LaunchTemplate", "lt", _untrusted("launch template", "ami-0123456789abcdef0")),
+		_advisory("aws:ec2/launchTemplate:LaunchTemplate", "golden", _untrusted("launch template", "resolve:ssm:/golden/gpu-ami")),
+		_advisory("aws:ec2/launchTemplate:LaunchTemplate", "later", _untrusted("launch template", "[unknown]")),
+		_advisory("aws:ec2/instance:Instance", "box", _untrusted("instance", "ami-0fedcba9876543210")),
+		_advisory("aws:ec2/launchTemplate:LaunchTemplate", "prefix-trick", _untrusted("launch template", "resolve:ssm:/golden/aws/service/x")),
+	}
+}
+
+test_pass_allow_listed_ami_ids_and_parameters if {
+	resources := [_lt("ami-0123456789abcdef0"), fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", "golden", {"imageId": "resolve:ssm:/golden/gpu-ami"})]
+	v := trusted_software.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+		with data.seedance.settings as {"trusted_amis": ["ami-0123456789abcdef0"], "trusted_ami_parameters": ["/aws/service/", "/golden/"]}
+	v == set()
+}
+
+test_pass_gdpr_only_stack_not_checked if {
+	v := trusted_software.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [_lt("ami-0123456789abcdef0")])
+	v == set()
+}
