@@ -6,12 +6,14 @@ import data.lib.findings
 import data.lib.frameworks
 import data.lib.network
 import data.lib.resources
+import data.lib.routing
 
 # METADATA
 # title: "Traffic only through controlled interfaces"
 # description: >-
-#   Subnets do not map public IPs on launch, launch templates give no public IP, and S3, KMS,
-#   CloudWatch Logs and ECR are reached through VPC endpoints rather than the internet.
+#   Subnets do not map public IPs on launch, launch templates give no public IP, data subnets
+#   (tagged personal or internal) have no route to an internet gateway, and S3, KMS, CloudWatch
+#   Logs and ECR are reached through VPC endpoints rather than the internet.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -20,8 +22,10 @@ import data.lib.resources
 #   framework: mlps-l3
 #   severity: mandatory
 #   remediation: >-
-#     Set mapPublicIpOnLaunch false, associatePublicIpAddress false, and create VPC endpoints for
-#     s3, kms, logs, ecr.api and ecr.dkr (network.endpoints in the policy).
+#     Set mapPublicIpOnLaunch false, associatePublicIpAddress false, associate data subnets with
+#     route tables whose default route goes through a NAT gateway or nowhere (never an internet
+#     gateway), and create VPC endpoints for s3, kms, logs, ecr.api and ecr.dkr (network.endpoints
+#     in the policy).
 violation contains findings.finding("MLPS-L3-8.1.3.1a", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
@@ -45,4 +49,33 @@ _problems contains findings.problem(findings.stack(input.document), msg) if {
 	some service in _required
 	not endpoints.exists(input.document, service)
 	msg := sprintf("no VPC endpoint for %s: its traffic crosses the internet boundary through NAT", [service])
+}
+
+# data subnets: subnets of sensitive (personal or internal) data
+_data_subnets := resources.indices(routing.subnet_type) & resources.sensitive_indices
+
+_problems contains findings.problem(input.document.resources[s], msg) if {
+	some s in _data_subnets
+	some t in routing.tables_of(s)
+	some route in routing.routes_of(t)
+	routing.to_internet_gateway(route)
+	msg := sprintf("data subnet routes %v to an internet gateway (%v, route table %s)", [
+		route.destination, route.gateway, input.document.resources[t].name,
+	])
+}
+
+_problems contains findings.problem(input.document.resources[s], msg) if {
+	some s in _data_subnets
+	some t in routing.tables_of(s)
+	some route in routing.routes_of(t)
+	routing.gateway_undetermined(route)
+	msg := sprintf("data subnet routes %v through a gateway unknown until apply (route table %s): it may be an internet gateway", [
+		route.destination, input.document.resources[t].name,
+	])
+}
+
+_problems contains findings.problem(input.document.resources[s], msg) if {
+	some s in _data_subnets
+	some assoc in routing.uncertain_associations(s)
+	msg := sprintf("data subnet may be associated (%s) with a route table unknown until apply, whose routes cannot be checked", [assoc.name])
 }

@@ -58,3 +58,86 @@ test_fail_instance_public_ip_mlps if {
 	instance_findings := {f | some f in v; f.resource_type == "aws:ec2/instance:Instance"}
 	instance_findings == {fixtures.finding("MLPS-L3-8.1.3.1a", "mandatory", "aws:ec2/instance:Instance", "box", "instance gets a public IP (associatePublicIpAddress)")}
 }
+
+# Data subnets (tagged personal or internal) must not route to an internet gateway. Subnets,
+# tables, gateways and routes are tied together by property dependencies, recorded ids, URNs or
+# the mock runtime's ids.
+_subnet(name, class) := fixtures.resource("aws:ec2/subnet:Subnet", name, {"vpcId": "vpc-0123456789abcdef0", "cidrBlock": "10.0.1.0/24", "tags": fixtures.tags(class)})
+
+_table(name, routes) := fixtures.resource("aws:ec2/routeTable:RouteTable", name, {"vpcId": "vpc-0123456789abcdef0", "routes": routes})
+
+_assoc(name, subnet_ref, table_ref) := fixtures.resource("aws:ec2/routeTableAssociation:RouteTableAssociation", name, {"subnetId": subnet_ref, "routeTableId": table_ref})
+
+_with_deps(r, deps) := object.union(r, {"property_dependencies": deps})
+
+_igw := object.union(fixtures.resource("aws:ec2/internetGateway:InternetGateway", "igw", {"vpcId": "vpc-0123456789abcdef0"}), {"id": "igw-0aaaaaaaaaaaaaaaa"})
+
+_urn(type, name) := fixtures.urn(type, name)
+
+_subnet_urn(name) := _urn("aws:ec2/subnet:Subnet", name)
+
+_table_urn(name) := _urn("aws:ec2/routeTable:RouteTable", name)
+
+_routing_input(resources) := fixtures.gate_input(fixtures.mlps_policy, array.concat(pass_resources, resources))
+
+test_fail_data_subnet_routed_to_internet_gateway if {
+	resources := [
+		_igw,
+		_subnet("data-a", "personal"),
+		_subnet("data-b", "internal"),
+		_subnet("public-a", "public"),
+		# inline route to the document's gateway, by its recorded id; associations by mock ids
+		_table("public-rt", [{"cidrBlock": "0.0.0.0/0", "gatewayId": "igw-0aaaaaaaaaaaaaaaa"}]),
+		_assoc("data-a-assoc", "data-a-1a2b3c4d", "public-rt-5e6f7a8b"),
+		_assoc("public-a-assoc", "public-a-1a2b3c4d", "public-rt-5e6f7a8b"),
+		# a standalone route to an igw- id, in a table tied by URN; association by dependencies
+		_table("data-rt", []),
+		fixtures.resource("aws:ec2/route:Route", "data-default", {"routeTableId": _table_urn("data-rt"), "destinationCidrBlock": "0.0.0.0/0", "gatewayId": "igw-0bbbbbbbbbbbbbbbb"}),
+		_with_deps(_assoc("data-b-assoc", "[unknown]", "[unknown]"), {"subnetId": [_subnet_urn("data-b")], "routeTableId": [_table_urn("data-rt")]}),
+	]
+	v := controlled_interfaces.violation with input as _routing_input(resources)
+	v == {
+		_f("aws:ec2/subnet:Subnet", "data-a", "data subnet routes 0.0.0.0/0 to an internet gateway (igw-0aaaaaaaaaaaaaaaa, route table public-rt)"),
+		_f("aws:ec2/subnet:Subnet", "data-b", "data subnet routes 0.0.0.0/0 to an internet gateway (igw-0bbbbbbbbbbbbbbbb, route table data-rt)"),
+	}
+}
+
+test_pass_data_subnet_through_nat if {
+	resources := [
+		_igw,
+		_subnet("data-a", "personal"),
+		_subnet("public-a", "public"),
+		_table("public-rt", [{"cidrBlock": "0.0.0.0/0", "gatewayId": "igw-0aaaaaaaaaaaaaaaa"}]),
+		_table("private-rt", [{"cidrBlock": "0.0.0.0/0", "natGatewayId": "nat-0123456789abcdef0"}, {"cidrBlock": "10.0.0.0/16", "gatewayId": "local"}]),
+		_with_deps(_assoc("public-a-assoc", "[unknown]", "[unknown]"), {"subnetId": [_subnet_urn("public-a")], "routeTableId": [_table_urn("public-rt")]}),
+		_with_deps(_assoc("data-a-assoc", "[unknown]", "[unknown]"), {"subnetId": [_subnet_urn("data-a")], "routeTableId": [_table_urn("private-rt")]}),
+		# a standalone route through a gateway its dependencies say is no internet gateway
+		_with_deps(fixtures.resource("aws:ec2/route:Route", "to-vpn", {"routeTableId": _table_urn("private-rt"), "destinationCidrBlock": "172.16.0.0/12", "gatewayId": "[unknown]"}), {"gatewayId": [_urn("aws:ec2/vpnGateway:VpnGateway", "vgw")]}),
+	]
+	v := controlled_interfaces.violation with input as _routing_input(resources)
+	v == set()
+}
+
+# fail closed: a standalone route to a gateway tied to the document's internet gateway by its
+# dependencies; a gateway unknown until apply and untied; an association whose route table is
+# unknown and untied
+test_fail_data_subnet_routing_undetermined if {
+	resources := [
+		_igw,
+		_subnet("data-a", "personal"),
+		_subnet("data-b", "personal"),
+		_subnet("data-c", "internal"),
+		_table("rt-a", []),
+		_with_deps(fixtures.resource("aws:ec2/route:Route", "a-default", {"routeTableId": _table_urn("rt-a"), "destinationCidrBlock": "0.0.0.0/0", "gatewayId": "[unknown]"}), {"gatewayId": [_igw.urn]}),
+		_assoc("a-assoc", _subnet_urn("data-a"), _table_urn("rt-a")),
+		_table("rt-b", [{"cidrBlock": "0.0.0.0/0", "gatewayId": "[unknown]"}]),
+		_assoc("b-assoc", _subnet_urn("data-b"), _table_urn("rt-b")),
+		_assoc("c-assoc", _subnet_urn("data-c"), "[unknown]"),
+	]
+	v := controlled_interfaces.violation with input as _routing_input(resources)
+	v == {
+		_f("aws:ec2/subnet:Subnet", "data-a", sprintf("data subnet routes 0.0.0.0/0 to an internet gateway ([unknown], route table rt-a)", [])),
+		_f("aws:ec2/subnet:Subnet", "data-b", "data subnet routes 0.0.0.0/0 through a gateway unknown until apply (route table rt-b): it may be an internet gateway"),
+		_f("aws:ec2/subnet:Subnet", "data-c", "data subnet may be associated (c-assoc) with a route table unknown until apply, whose routes cannot be checked"),
+	}
+}
