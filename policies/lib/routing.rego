@@ -140,3 +140,45 @@ _table_depends_on_other_gateways(table) if {
 }
 
 _gateway_urns := {input.document.resources[g].urn | some g in resources.indices(gateway_type)}
+
+# Public subnets of the document, by position, with why: they map public IPs on launch, or a route
+# table of theirs routes to an internet gateway.
+public_subnets[s] contains "it maps public IPs on launch" if {
+	some s in resources.indices(subnet_type)
+	resources.truthy(object.get(input.document.resources[s].inputs, "mapPublicIpOnLaunch", false))
+}
+
+public_subnets[s] contains sprintf("route table %s routes %v to an internet gateway", [input.document.resources[t].name, route.destination]) if {
+	some s in resources.indices(subnet_type)
+	some t in tables_of(s)
+	some route in routes_of(t)
+	to_internet_gateway(route)
+}
+
+# Where a launch template, instance, spot request or autoscaling group places its network
+# interfaces: the subnet positions of the document it names (subnetId, a network interface's
+# subnetId, vpcZoneIdentifiers), by value or by property dependency.
+placed_in(r) := {s |
+	some s in resources.indices(subnet_type)
+	subnet := input.document.resources[s]
+	some field, value in _placement_refs(r)
+	_placement_names(r, field, value, subnet)
+}
+
+_placement_refs(r) := {"subnetId": [object.get(r.inputs, "subnetId", null)], "vpcZoneIdentifiers": _as_list(object.get(r.inputs, "vpcZoneIdentifiers", [])), "networkInterfaces": [object.get(ni, "subnetId", null) | some ni in _as_list(object.get(r.inputs, "networkInterfaces", [])); is_object(ni)]}
+
+_placement_names(r, field, _, subnet) if subnet.urn in object.get(r, ["property_dependencies", field], [])
+
+_placement_names(_, _, values, subnet) if {
+	some value in values
+	names(value, subnet)
+}
+
+_as_list(v) := v if is_array(v)
+
+_as_list(v) := [x | some x in v] if is_set(v)
+
+_as_list(v) := [] if {
+	not is_array(v)
+	not is_set(v)
+}

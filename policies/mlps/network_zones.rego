@@ -1,14 +1,18 @@
 package mlps.network_zones
 
+import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.resources
+import data.lib.routing
 
 # METADATA
 # title: "Separate network zones"
 # description: >-
 #   Nothing lands in the default VPC (security groups name their VPC, autoscaling groups their
-#   subnets) and Kubernetes objects do not live in the default namespace.
+#   subnets), compute holding personal or internal data does not run in a public subnet of the
+#   stack (one that maps public IPs on launch or routes to an internet gateway), and Kubernetes
+#   objects do not live in the default namespace.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -18,7 +22,8 @@ import data.lib.resources
 #   severity: mandatory
 #   remediation: >-
 #     Give security groups a vpcId and autoscaling groups vpcZoneIdentifiers of the stack's
-#     subnets; put Kubernetes objects in their fleet's namespace.
+#     subnets, private ones for personal or internal data; put Kubernetes objects in their
+#     fleet's namespace.
 violation contains findings.finding("MLPS-L3-8.1.2.1c", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
@@ -42,6 +47,25 @@ _problems contains findings.problem(asg, msg) if {
 	not is_set(subnets)
 	msg := sprintf("autoscaling group subnets cannot be established (%v): it may launch into the default VPC", [subnets])
 }
+
+# the data tier apart from the public one: sensitive compute in a public subnet of the document
+_problems contains findings.problem(r, msg) if {
+	some i in _placeable & resources.sensitive_indices
+	r := input.document.resources[i]
+	some s in routing.placed_in(r)
+	reasons := routing.public_subnets[s]
+	msg := sprintf("%s-data %s runs in public subnet %s (%s): sensitive data needs private subnets", [
+		resources.class_at[i], _noun(r), input.document.resources[s].name, concat("; ", sort(reasons)),
+	])
+}
+
+_placeable := compute.indices | resources.indices(_asg_type)
+
+_asg_type := "aws:autoscaling/group:Group"
+
+_noun(r) := "autoscaling group" if r.type == _asg_type
+
+_noun(r) := compute.noun(r) if r.type != _asg_type
 
 _problems contains findings.problem(r, "Kubernetes object in the default namespace") if {
 	some type in resources.k8s_types(input.document)

@@ -58,3 +58,40 @@ test_pass_cluster_scoped_kinds if {
 	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# The data tier apart from the public one: personal or internal compute does not run in a public
+# subnet of the stack (maps public IPs, or routes to an internet gateway); public-data compute may.
+_subnet(name, inputs) := fixtures.resource("aws:ec2/subnet:Subnet", name, object.union({"vpcId": "vpc-0123456789abcdef0", "tags": fixtures.tags("internal")}, inputs))
+
+_asg(name, class, inputs) := fixtures.resource("aws:autoscaling/group:Group", name, object.union(inputs, {"tags": [{"key": "data-class", "value": class, "propagateAtLaunch": true}]}))
+
+_tiers := [
+	_subnet("public-a", {"mapPublicIpOnLaunch": true}),
+	_subnet("routed-a", {}),
+	fixtures.resource("aws:ec2/routeTable:RouteTable", "public-rt", {"routes": [{"cidrBlock": "0.0.0.0/0", "gatewayId": "igw-0aaaaaaaaaaaaaaaa"}]}),
+	fixtures.resource("aws:ec2/routeTableAssociation:RouteTableAssociation", "routed-assoc", {"subnetId": "routed-a-1a2b3c4d", "routeTableId": "public-rt-5e6f7a8b"}),
+	_subnet("private-a", {}),
+]
+
+test_fail_sensitive_compute_in_public_subnets if {
+	resources := array.concat(_tiers, [
+		_asg("train", "personal", {"vpcZoneIdentifiers": ["private-a-0f0f0f0f", "public-a-1a2b3c4d"]}),
+		object.union(_asg("serve", "internal", {"vpcZoneIdentifiers": ["[unknown]"]}), {"property_dependencies": {"vpcZoneIdentifiers": [fixtures.urn("aws:ec2/subnet:Subnet", "routed-a")]}}),
+		fixtures.launch_template("lt", "personal", {"networkInterfaces": [{"subnetId": fixtures.urn("aws:ec2/subnet:Subnet", "public-a")}]}),
+	])
+	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:autoscaling/group:Group", "train", "personal-data autoscaling group runs in public subnet public-a (it maps public IPs on launch): sensitive data needs private subnets"),
+		_f("aws:autoscaling/group:Group", "serve", "internal-data autoscaling group runs in public subnet routed-a (route table public-rt routes 0.0.0.0/0 to an internet gateway): sensitive data needs private subnets"),
+		_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", "personal-data launch template runs in public subnet public-a (it maps public IPs on launch): sensitive data needs private subnets"),
+	}
+}
+
+test_pass_sensitive_compute_in_private_subnets if {
+	resources := array.concat(_tiers, [
+		_asg("train", "personal", {"vpcZoneIdentifiers": ["private-a-0f0f0f0f", "subnet-0123456789abcdef0"]}),
+		_asg("web", "public", {"vpcZoneIdentifiers": ["public-a-1a2b3c4d"]}),
+	])
+	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
