@@ -80,14 +80,14 @@ uncertain_associations(s) := {input.document.resources[a] |
 # the standalone routes whose routeTableId names it
 routes_of(t) := _inline_routes(t) | _standalone_routes(t)
 
-_inline_routes(t) := {{"destination": _destination(route), "gateway": route.gatewayId, "source": table, "field": "gatewayId", "inline": route} |
+_inline_routes(t) := {{"destination": _destination(route), "gateway": route.gatewayId, "source": table, "inline": route} |
 	table := input.document.resources[t]
 	some route in object.get(table.inputs, "routes", [])
 	is_object(route)
 	route.gatewayId != null
 }
 
-_standalone_routes(t) := {{"destination": _destination(route.inputs), "gateway": route.inputs.gatewayId, "source": route, "field": "gatewayId", "inline": null} |
+_standalone_routes(t) := {{"destination": _destination(route.inputs), "gateway": route.inputs.gatewayId, "source": route, "inline": null} |
 	table := input.document.resources[t]
 	some i in resources.indices(route_type)
 	route := input.document.resources[i]
