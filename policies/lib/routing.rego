@@ -82,7 +82,7 @@ routes_of(t) := _inline_routes(t) | _standalone_routes(t)
 
 _inline_routes(t) := {{"destination": _destination(route), "gateway": route.gatewayId, "source": table, "inline": route} |
 	table := input.document.resources[t]
-	some route in object.get(table.inputs, "routes", [])
+	some route in _as_list(object.get(table.inputs, "routes", []))
 	is_object(route)
 	route.gatewayId != null
 }
@@ -96,6 +96,13 @@ _standalone_routes(t) := {{"destination": _destination(route.inputs), "gateway":
 }
 
 _destination(route) := object.get(route, "cidrBlock", object.get(route, "destinationCidrBlock", object.get(route, "ipv6CidrBlock", object.get(route, "destinationIpv6CidrBlock", "?"))))
+
+# a route table whose inline routes are not a list (a preview's "[unknown]"): they cannot be checked
+unknown_routes(t) if {
+	routes := object.get(input.document.resources[t].inputs, "routes", [])
+	not is_array(routes)
+	not is_set(routes)
+}
 
 # a route's gateway is an internet gateway: an igw- id, or an internet gateway of the document
 to_internet_gateway(route) if {
@@ -153,6 +160,12 @@ public_subnets[s] contains sprintf("route table %s routes %v to an internet gate
 	some t in tables_of(s)
 	some route in routes_of(t)
 	to_internet_gateway(route)
+}
+
+public_subnets[s] contains sprintf("route table %s has routes unknown until apply: it may route to an internet gateway", [input.document.resources[t].name]) if {
+	some s in resources.indices(subnet_type)
+	some t in tables_of(s)
+	unknown_routes(t)
 }
 
 # Where a launch template, instance, spot request or autoscaling group places its network

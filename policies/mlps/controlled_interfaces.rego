@@ -76,6 +76,13 @@ _problems contains findings.problem(input.document.resources[s], msg) if {
 
 _problems contains findings.problem(input.document.resources[s], msg) if {
 	some s in _data_subnets
+	some t in routing.tables_of(s)
+	routing.unknown_routes(t)
+	msg := sprintf("data subnet's route table %s has routes unknown until apply, which cannot be checked", [input.document.resources[t].name])
+}
+
+_problems contains findings.problem(input.document.resources[s], msg) if {
+	some s in _data_subnets
 	some assoc in routing.uncertain_associations(s)
 	msg := sprintf("data subnet may be associated (%s) with a route table unknown until apply, whose routes cannot be checked", [assoc.name])
 }

@@ -133,11 +133,15 @@ test_fail_data_subnet_routing_undetermined if {
 		_table("rt-b", [{"cidrBlock": "0.0.0.0/0", "gatewayId": "[unknown]"}]),
 		_assoc("b-assoc", _subnet_urn("data-b"), _table_urn("rt-b")),
 		_assoc("c-assoc", _subnet_urn("data-c"), "[unknown]"),
+		_subnet("data-d", "personal"),
+		_table("rt-d", "[unknown]"),
+		_assoc("d-assoc", _subnet_urn("data-d"), _table_urn("rt-d")),
 	]
 	v := controlled_interfaces.violation with input as _routing_input(resources)
 	v == {
 		_f("aws:ec2/subnet:Subnet", "data-a", sprintf("data subnet routes 0.0.0.0/0 to an internet gateway ([unknown], route table rt-a)", [])),
 		_f("aws:ec2/subnet:Subnet", "data-b", "data subnet routes 0.0.0.0/0 through a gateway unknown until apply (route table rt-b): it may be an internet gateway"),
 		_f("aws:ec2/subnet:Subnet", "data-c", "data subnet may be associated (c-assoc) with a route table unknown until apply, whose routes cannot be checked"),
+		_f("aws:ec2/subnet:Subnet", "data-d", "data subnet's route table rt-d has routes unknown until apply, which cannot be checked"),
 	}
 }

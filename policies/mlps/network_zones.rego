@@ -54,7 +54,7 @@ _problems contains findings.problem(r, msg) if {
 	r := input.document.resources[i]
 	some s in routing.placed_in(r)
 	reasons := routing.public_subnets[s]
-	msg := sprintf("%s-data %s runs in public subnet %s (%s): sensitive data needs private subnets", [
+	msg := sprintf("%s-data %s runs in subnet %s, which is or may be public (%s): sensitive data needs private subnets", [
 		resources.class_at[i], _noun(r), input.document.resources[s].name, concat("; ", sort(reasons)),
 	])
 }

@@ -81,9 +81,9 @@ test_fail_sensitive_compute_in_public_subnets if {
 	])
 	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {
-		_f("aws:autoscaling/group:Group", "train", "personal-data autoscaling group runs in public subnet public-a (it maps public IPs on launch): sensitive data needs private subnets"),
-		_f("aws:autoscaling/group:Group", "serve", "internal-data autoscaling group runs in public subnet routed-a (route table public-rt routes 0.0.0.0/0 to an internet gateway): sensitive data needs private subnets"),
-		_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", "personal-data launch template runs in public subnet public-a (it maps public IPs on launch): sensitive data needs private subnets"),
+		_f("aws:autoscaling/group:Group", "train", "personal-data autoscaling group runs in subnet public-a, which is or may be public (it maps public IPs on launch): sensitive data needs private subnets"),
+		_f("aws:autoscaling/group:Group", "serve", "internal-data autoscaling group runs in subnet routed-a, which is or may be public (route table public-rt routes 0.0.0.0/0 to an internet gateway): sensitive data needs private subnets"),
+		_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", "personal-data launch template runs in subnet public-a, which is or may be public (it maps public IPs on launch): sensitive data needs private subnets"),
 	}
 }
 
@@ -94,4 +94,17 @@ test_pass_sensitive_compute_in_private_subnets if {
 	])
 	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
+}
+
+# a route table whose routes are unknown until apply may make its subnets public (reported, not an
+# evaluation error)
+test_fail_sensitive_compute_on_unknown_routes if {
+	resources := [
+		_subnet("maybe-a", {}),
+		fixtures.resource("aws:ec2/routeTable:RouteTable", "later-rt", {"routes": "[unknown]"}),
+		fixtures.resource("aws:ec2/routeTableAssociation:RouteTableAssociation", "maybe-assoc", {"subnetId": "maybe-a-1a2b3c4d", "routeTableId": "later-rt-5e6f7a8b"}),
+		_asg("train", "personal", {"vpcZoneIdentifiers": ["maybe-a-1a2b3c4d"]}),
+	]
+	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f("aws:autoscaling/group:Group", "train", "personal-data autoscaling group runs in subnet maybe-a, which is or may be public (route table later-rt has routes unknown until apply: it may route to an internet gateway): sensitive data needs private subnets")}
 }
