@@ -7,6 +7,7 @@ package lib.audit
 import data.lib.access_logging
 import data.lib.findings
 import data.lib.resources
+import data.lib.routing
 import data.lib.s3
 
 trail_type := "aws:cloudtrail/trail:Trail"
@@ -94,11 +95,9 @@ vpcs(document, policy) := {v | some v in [object.get(policy, ["cloud", "vpcId"],
 }
 
 # The document carries inputs, so a FlowLog names a VPC the stack creates by that VPC's id, which
-# is not among the VPC's inputs: the VPC's recorded id (a preview of a deployed stack, an export,
-# synthesis), its URN (a resource reference), the mock runtime's id (the logical name, a dash and 8
-# hex digits) or, in a preview, the unknown placeholder. The document's property dependencies say
-# which VPC an unknown id comes from; a FlowLog without that record (a hand-written document) may
-# name any VPC the stack creates.
+# is not among the VPC's inputs: lib.routing ties the reference to the VPC (property dependencies,
+# recorded id, URN, mock id); an id unknown until apply without a dependency record (a
+# hand-written document) may name any VPC the stack creates.
 flow_logged(document, vpc) if {
 	some fl in resources.of_type(document, "aws:ec2/flowLog:FlowLog")
 	object.get(fl.inputs, "vpcId", "") == vpc
@@ -108,30 +107,12 @@ flow_logged(document, vpc) if {
 	some v in resources.of_type(document, "aws:ec2/vpc:Vpc")
 	v.urn == vpc
 	some fl in resources.of_type(document, "aws:ec2/flowLog:FlowLog")
-	_names_created_vpc(object.get(fl.inputs, "vpcId", ""), fl, v)
+	_names_created_vpc(fl, v)
 }
 
-_names_created_vpc(id, fl, v) if {
-	id == "[unknown]"
-	v.urn in object.get(fl, ["property_dependencies", "vpcId"], [])
-}
+_names_created_vpc(fl, v) if routing.refers(fl, "vpcId", v)
 
-_names_created_vpc(id, fl, _) if {
-	id == "[unknown]"
-	not fl.property_dependencies.vpcId
-}
-
-_names_created_vpc(id, _, v) if {
-	is_string(id)
-	id != ""
-	id == object.get(v, "id", null)
-}
-
-_names_created_vpc(id, _, v) if {
-	is_string(id)
-	startswith(id, concat("", [v.name, "-"]))
-	regex.match(`^[0-9a-f]{8}$`, substring(id, count(v.name) + 1, -1))
-}
+_names_created_vpc(fl, _) if routing.unlinked_unknown(fl, "vpcId")
 
 eks_log_gaps(document, required) := {findings.problem(c, msg) |
 	some c in resources.of_type(document, "aws:eks/cluster:Cluster")

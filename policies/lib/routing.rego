@@ -3,7 +3,8 @@
 # description: >-
 #   Which route tables a subnet of the document is associated with, and which of their routes
 #   lead to an internet gateway, for the subnets, route tables, routes, associations and internet
-#   gateways the stack declares.
+#   gateways the stack declares; and how an input refers to another resource of the document
+#   (refers, also used for flow logs and their VPCs).
 # scope: package
 package lib.routing
 
