@@ -1,9 +1,10 @@
 # METADATA
 # title: Subnet routing helpers
 # description: >-
-#   Which route tables a subnet of the document is associated with, and which of their routes
-#   lead to an internet gateway, for the subnets, route tables, routes, associations and internet
-#   gateways the stack declares; and how an input refers to another resource of the document
+#   Which route tables route a subnet of the document (its associations, else its VPC's main route
+#   table) and which of their routes lead to an internet gateway, for the VPCs, subnets, route
+#   tables, routes, associations and internet gateways the stack declares, and why a subnet's
+#   routes cannot all be checked; and how an input refers to another resource of the document
 #   (refers, also used for flow logs and their VPCs).
 # scope: package
 package lib.routing
@@ -17,6 +18,12 @@ route_table_type := "aws:ec2/routeTable:RouteTable"
 route_type := "aws:ec2/route:Route"
 
 association_type := "aws:ec2/routeTableAssociation:RouteTableAssociation"
+
+vpc_type := "aws:ec2/vpc:Vpc"
+
+default_table_type := "aws:ec2/defaultRouteTable:DefaultRouteTable"
+
+main_association_type := "aws:ec2/mainRouteTableAssociation:MainRouteTableAssociation"
 
 gateway_type := "aws:ec2/internetGateway:InternetGateway"
 
@@ -53,29 +60,128 @@ _may_name(r, field, t) if refers(r, field, t)
 
 _may_name(r, field, _) if unlinked_unknown(r, field)
 
-# subnet position -> positions of the route tables it is (or, with a subnet id the document cannot
-# tie to a subnet, may be) associated with
-_tables_of_subnet[s] contains t if {
+# route tables of the document (positions): RouteTables, and DefaultRouteTables (which adopt the
+# table AWS creates with a VPC)
+_table_indices := resources.indices(route_table_type) | resources.indices(default_table_type)
+
+# the route tables (positions) an association of the document gives a subnet (position), or, with a
+# subnet id the document cannot tie to a subnet, may give it
+_associated_tables(s) := {t |
 	some a in resources.indices(association_type)
 	assoc := input.document.resources[a]
-	some s in resources.indices(subnet_type)
 	_may_name(assoc, "subnetId", input.document.resources[s])
-	some t in resources.indices(route_table_type)
+	some t in _table_indices
 	refers(assoc, "routeTableId", input.document.resources[t])
 }
 
-# the route tables of a subnet (positions; empty when no association of the document names it:
-# then the VPC's main route table routes it, which the document does not hold)
-tables_of(s) := object.get(_tables_of_subnet, s, set())
-
-# the associations that may give a subnet a route table the document cannot tie to its resources
-# (a route table id unknown until apply, without property dependencies)
-uncertain_associations(s) := {input.document.resources[a] |
+# subnets (positions) an association of the document certainly names
+_associated contains s if {
 	some a in resources.indices(association_type)
 	assoc := input.document.resources[a]
-	_may_name(assoc, "subnetId", input.document.resources[s])
-	unlinked_unknown(assoc, "routeTableId")
+	some s in resources.indices(subnet_type)
+	refers(assoc, "subnetId", input.document.resources[s])
 }
+
+# The route tables (positions) that route a subnet: those its associations give it; and, when no
+# association of the document certainly names it, its VPC's main route table. A VPC's main table is
+# the one a MainRouteTableAssociation of the document makes main; else the table AWS created with
+# the VPC, which holds the routes that name the VPC's main or default route table id (counted under
+# the VPC's own position) and is adopted by a DefaultRouteTable. See label.
+tables_of(s) := _associated_tables(s) | _implicit_tables(s)
+
+_implicit_tables(s) := set() if s in _associated
+
+_implicit_tables(s) := {t | some v in _vpcs_of(s); some t in _main_tables(v)} if not s in _associated
+
+# VPC positions of the document a subnet's vpcId names (or, unknown and untied, may name)
+_vpcs_of(s) := {v |
+	some v in resources.indices(vpc_type)
+	_may_name(input.document.resources[s], "vpcId", input.document.resources[v])
+}
+
+_main_associations(v) := {a |
+	some a in resources.indices(main_association_type)
+	_may_name(input.document.resources[a], "vpcId", input.document.resources[v])
+}
+
+_main_tables(v) := {t |
+	some a in _main_associations(v)
+	some t in _table_indices
+	refers(input.document.resources[a], "routeTableId", input.document.resources[t])
+} | _first_table(v)
+
+# a MainRouteTableAssociation certainly names the VPC: its first table is no longer main
+_main_replaced(v) if {
+	some a in resources.indices(main_association_type)
+	refers(input.document.resources[a], "vpcId", input.document.resources[v])
+}
+
+_first_table(v) := set() if _main_replaced(v)
+
+_first_table(v) := {v} | {d |
+	some d in resources.indices(default_table_type)
+	_may_name(input.document.resources[d], "defaultRouteTableId", input.document.resources[v])
+} if not _main_replaced(v)
+
+# how a message names a route table position
+label(t) := sprintf("the main route table of VPC %s", [input.document.resources[t].name]) if input.document.resources[t].type == vpc_type
+
+label(t) := sprintf("route table %s", [input.document.resources[t].name]) if input.document.resources[t].type != vpc_type
+
+# Why a subnet's routes cannot all be checked (subnet position -> clauses): an association whose
+# route table is unknown until apply and untied; a main route table the document does not hold (the
+# subnet has no association of the document and its VPC is not the document's, or may not be), or
+# one a MainRouteTableAssociation sets to a table unknown until apply.
+uncertain[s] contains sprintf("it may be associated (%s) with a route table unknown until apply", [assoc.name]) if {
+	some a in resources.indices(association_type)
+	assoc := input.document.resources[a]
+	unlinked_unknown(assoc, "routeTableId")
+	some s in resources.indices(subnet_type)
+	_may_name(assoc, "subnetId", input.document.resources[s])
+}
+
+uncertain[s] contains sprintf("no route table association of the stack names it, so it uses the main route table of VPC %s, which the stack does not declare", [_vpc_ref(subnet)]) if {
+	some s in resources.indices(subnet_type)
+	not s in _associated
+	subnet := input.document.resources[s]
+	not _in_declared_vpc(subnet)
+}
+
+uncertain[s] contains sprintf("its VPC's main route table is set (%s) to a route table unknown until apply", [input.document.resources[a].name]) if {
+	some s in resources.indices(subnet_type)
+	not s in _associated
+	some v in _vpcs_of(s)
+	some a in _main_associations(v)
+	unlinked_unknown(input.document.resources[a], "routeTableId")
+}
+
+_in_declared_vpc(subnet) if {
+	some v in resources.indices(vpc_type)
+	refers(subnet, "vpcId", input.document.resources[v])
+}
+
+# a VPC reference for a message: its value, else the names of the resources it depends on
+_vpc_ref(subnet) := subnet.inputs.vpcId if {
+	is_string(subnet.inputs.vpcId)
+	subnet.inputs.vpcId != _unknown
+}
+
+_vpc_ref(subnet) := concat(", ", [_urn_name(urn) | some urn in subnet.property_dependencies.vpcId]) if {
+	not _known_string(subnet.inputs, "vpcId")
+	count(object.get(subnet, ["property_dependencies", "vpcId"], [])) > 0
+}
+
+_vpc_ref(subnet) := "[unknown]" if {
+	not _known_string(subnet.inputs, "vpcId")
+	count(object.get(subnet, ["property_dependencies", "vpcId"], [])) == 0
+}
+
+_known_string(obj, field) if {
+	is_string(obj[field])
+	obj[field] != _unknown
+}
+
+_urn_name(urn) := parts[count(parts) - 1] if parts := split(urn, "::")
 
 # The routes of a route table (position) as {destination, gateway, source}: its inline routes and
 # the standalone routes whose routeTableId names it
@@ -150,23 +256,35 @@ _table_depends_on_other_gateways(table) if {
 _gateway_urns := {input.document.resources[g].urn | some g in resources.indices(gateway_type)}
 
 # Public subnets of the document, by position, with why: they map public IPs on launch, or a route
-# table of theirs routes to an internet gateway.
+# table of theirs routes (or may route) to an internet gateway.
 public_subnets[s] contains "it maps public IPs on launch" if {
 	some s in resources.indices(subnet_type)
 	resources.truthy(object.get(input.document.resources[s].inputs, "mapPublicIpOnLaunch", false))
 }
 
-public_subnets[s] contains sprintf("route table %s routes %v to an internet gateway", [input.document.resources[t].name, route.destination]) if {
+public_subnets[s] contains sprintf("%s routes %v to an internet gateway", [label(t), route.destination]) if {
 	some s in resources.indices(subnet_type)
 	some t in tables_of(s)
 	some route in routes_of(t)
 	to_internet_gateway(route)
 }
 
-public_subnets[s] contains sprintf("route table %s has routes unknown until apply: it may route to an internet gateway", [input.document.resources[t].name]) if {
+public_subnets[s] contains sprintf("%s routes %v through a gateway unknown until apply: it may be an internet gateway", [label(t), route.destination]) if {
+	some s in resources.indices(subnet_type)
+	some t in tables_of(s)
+	some route in routes_of(t)
+	gateway_undetermined(route)
+}
+
+public_subnets[s] contains sprintf("%s has routes unknown until apply: it may route to an internet gateway", [label(t)]) if {
 	some s in resources.indices(subnet_type)
 	some t in tables_of(s)
 	unknown_routes(t)
+}
+
+public_subnets[s] contains sprintf("%s: it may route to an internet gateway", [reason]) if {
+	some s in resources.indices(subnet_type)
+	some reason in uncertain[s]
 }
 
 # Where a launch template, instance, spot request or autoscaling group places its network

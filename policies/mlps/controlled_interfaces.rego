@@ -59,8 +59,8 @@ _problems contains findings.problem(input.document.resources[s], msg) if {
 	some t in routing.tables_of(s)
 	some route in routing.routes_of(t)
 	routing.to_internet_gateway(route)
-	msg := sprintf("data subnet routes %v to an internet gateway (%v, route table %s)", [
-		route.destination, route.gateway, input.document.resources[t].name,
+	msg := sprintf("data subnet routes %v to an internet gateway (%v, %s)", [
+		route.destination, route.gateway, routing.label(t),
 	])
 }
 
@@ -69,8 +69,8 @@ _problems contains findings.problem(input.document.resources[s], msg) if {
 	some t in routing.tables_of(s)
 	some route in routing.routes_of(t)
 	routing.gateway_undetermined(route)
-	msg := sprintf("data subnet routes %v through a gateway unknown until apply (route table %s): it may be an internet gateway", [
-		route.destination, input.document.resources[t].name,
+	msg := sprintf("data subnet routes %v through a gateway unknown until apply (%s): it may be an internet gateway", [
+		route.destination, routing.label(t),
 	])
 }
 
@@ -78,11 +78,11 @@ _problems contains findings.problem(input.document.resources[s], msg) if {
 	some s in _data_subnets
 	some t in routing.tables_of(s)
 	routing.unknown_routes(t)
-	msg := sprintf("data subnet's route table %s has routes unknown until apply, which cannot be checked", [input.document.resources[t].name])
+	msg := sprintf("data subnet uses %s, whose routes are unknown until apply and cannot be checked", [routing.label(t)])
 }
 
 _problems contains findings.problem(input.document.resources[s], msg) if {
 	some s in _data_subnets
-	some assoc in routing.uncertain_associations(s)
-	msg := sprintf("data subnet may be associated (%s) with a route table unknown until apply, whose routes cannot be checked", [assoc.name])
+	some reason in routing.uncertain[s]
+	msg := sprintf("data subnet's routes cannot be checked: %s", [reason])
 }

@@ -141,7 +141,60 @@ test_fail_data_subnet_routing_undetermined if {
 	v == {
 		_f("aws:ec2/subnet:Subnet", "data-a", sprintf("data subnet routes 0.0.0.0/0 to an internet gateway ([unknown], route table rt-a)", [])),
 		_f("aws:ec2/subnet:Subnet", "data-b", "data subnet routes 0.0.0.0/0 through a gateway unknown until apply (route table rt-b): it may be an internet gateway"),
-		_f("aws:ec2/subnet:Subnet", "data-c", "data subnet may be associated (c-assoc) with a route table unknown until apply, whose routes cannot be checked"),
-		_f("aws:ec2/subnet:Subnet", "data-d", "data subnet's route table rt-d has routes unknown until apply, which cannot be checked"),
+		_f("aws:ec2/subnet:Subnet", "data-c", "data subnet's routes cannot be checked: it may be associated (c-assoc) with a route table unknown until apply"),
+		_f("aws:ec2/subnet:Subnet", "data-d", "data subnet uses route table rt-d, whose routes are unknown until apply and cannot be checked"),
 	}
+}
+
+# A data subnet no association of the stack names uses its VPC's main route table: the VPC's first
+# table (here adopted by a DefaultRouteTable), or one a MainRouteTableAssociation makes main; in a
+# VPC the stack does not declare, the main route table cannot be checked.
+_vpc(name) := fixtures.resource("aws:ec2/vpc:Vpc", name, {"cidrBlock": "10.0.0.0/16"})
+
+_in_vpc(name, class, vpc_ref) := fixtures.resource("aws:ec2/subnet:Subnet", name, {"vpcId": vpc_ref, "cidrBlock": "10.0.1.0/24", "tags": fixtures.tags(class)})
+
+test_fail_data_subnet_on_main_route_table if {
+	resources := [
+		_igw,
+		_vpc("vpc-a"),
+		_in_vpc("data-a", "personal", "vpc-a-0a1b2c3d"),
+		_with_deps(
+			fixtures.resource("aws:ec2/defaultRouteTable:DefaultRouteTable", "a-default", {"defaultRouteTableId": "[unknown]", "routes": [{"cidrBlock": "0.0.0.0/0", "gatewayId": "igw-0aaaaaaaaaaaaaaaa"}]}),
+			{"defaultRouteTableId": [_urn("aws:ec2/vpc:Vpc", "vpc-a")]},
+		),
+		# a standalone route on the VPC's main route table id, tied by dependencies
+		_vpc("vpc-b"),
+		_with_deps(_in_vpc("data-b", "internal", "[unknown]"), {"vpcId": [_urn("aws:ec2/vpc:Vpc", "vpc-b")]}),
+		_with_deps(
+			fixtures.resource("aws:ec2/route:Route", "b-default", {"routeTableId": "[unknown]", "destinationCidrBlock": "0.0.0.0/0", "gatewayId": "[unknown]"}),
+			{"routeTableId": [_urn("aws:ec2/vpc:Vpc", "vpc-b")], "gatewayId": [_igw.urn]},
+		),
+		_in_vpc("data-c", "personal", "vpc-0123456789abcdef0"),
+	]
+	v := controlled_interfaces.violation with input as _routing_input(resources)
+	v == {
+		_f("aws:ec2/subnet:Subnet", "data-a", "data subnet routes 0.0.0.0/0 to an internet gateway (igw-0aaaaaaaaaaaaaaaa, route table a-default)"),
+		_f("aws:ec2/subnet:Subnet", "data-b", "data subnet routes 0.0.0.0/0 to an internet gateway ([unknown], the main route table of VPC vpc-b)"),
+		_f("aws:ec2/subnet:Subnet", "data-c", "data subnet's routes cannot be checked: no route table association of the stack names it, so it uses the main route table of VPC vpc-0123456789abcdef0, which the stack does not declare"),
+	}
+}
+
+# the VPC's first table routes to the internet gateway, but a private table was made main; a data
+# subnet of a VPC the stack does not declare is associated with a private table of the stack
+test_pass_data_subnet_on_private_main_route_table if {
+	resources := [
+		_igw,
+		_vpc("vpc-a"),
+		_in_vpc("data-a", "personal", "vpc-a-0a1b2c3d"),
+		_with_deps(
+			fixtures.resource("aws:ec2/defaultRouteTable:DefaultRouteTable", "a-default", {"defaultRouteTableId": "[unknown]", "routes": [{"cidrBlock": "0.0.0.0/0", "gatewayId": "igw-0aaaaaaaaaaaaaaaa"}]}),
+			{"defaultRouteTableId": [_urn("aws:ec2/vpc:Vpc", "vpc-a")]},
+		),
+		_table("private-rt", [{"cidrBlock": "0.0.0.0/0", "natGatewayId": "nat-0123456789abcdef0"}]),
+		fixtures.resource("aws:ec2/mainRouteTableAssociation:MainRouteTableAssociation", "a-main", {"vpcId": "vpc-a-0a1b2c3d", "routeTableId": "private-rt-0a1b2c3d"}),
+		_in_vpc("data-c", "personal", "vpc-0123456789abcdef0"),
+		_assoc("c-assoc", "data-c-0a1b2c3d", "private-rt-0a1b2c3d"),
+	]
+	v := controlled_interfaces.violation with input as _routing_input(resources)
+	v == set()
 }

@@ -61,11 +61,16 @@ test_pass_cluster_scoped_kinds if {
 
 # The data tier apart from the public one: personal or internal compute does not run in a public
 # subnet of the stack (maps public IPs, or routes to an internet gateway); public-data compute may.
-_subnet(name, inputs) := fixtures.resource("aws:ec2/subnet:Subnet", name, object.union({"vpcId": "vpc-0123456789abcdef0", "tags": fixtures.tags("internal")}, inputs))
+# The subnets are in a VPC of the stack (by its mock id), whose main route table has no routes but
+# the local one.
+_subnet(name, inputs) := fixtures.resource("aws:ec2/subnet:Subnet", name, object.union({"vpcId": "main-vpc-0a1b2c3d", "tags": fixtures.tags("internal")}, inputs))
+
+_vpc(name) := fixtures.resource("aws:ec2/vpc:Vpc", name, {"cidrBlock": "10.0.0.0/16"})
 
 _asg(name, class, inputs) := fixtures.resource("aws:autoscaling/group:Group", name, object.union(inputs, {"tags": [{"key": "data-class", "value": class, "propagateAtLaunch": true}]}))
 
 _tiers := [
+	_vpc("main-vpc"),
 	_subnet("public-a", {"mapPublicIpOnLaunch": true}),
 	_subnet("routed-a", {}),
 	fixtures.resource("aws:ec2/routeTable:RouteTable", "public-rt", {"routes": [{"cidrBlock": "0.0.0.0/0", "gatewayId": "igw-0aaaaaaaaaaaaaaaa"}]}),
@@ -100,6 +105,7 @@ test_pass_sensitive_compute_in_private_subnets if {
 # evaluation error)
 test_fail_sensitive_compute_on_unknown_routes if {
 	resources := [
+		_vpc("main-vpc"),
 		_subnet("maybe-a", {}),
 		fixtures.resource("aws:ec2/routeTable:RouteTable", "later-rt", {"routes": "[unknown]"}),
 		fixtures.resource("aws:ec2/routeTableAssociation:RouteTableAssociation", "maybe-assoc", {"subnetId": "maybe-a-1a2b3c4d", "routeTableId": "later-rt-5e6f7a8b"}),
@@ -107,4 +113,70 @@ test_fail_sensitive_compute_on_unknown_routes if {
 	]
 	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {_f("aws:autoscaling/group:Group", "train", "personal-data autoscaling group runs in subnet maybe-a, which is or may be public (route table later-rt has routes unknown until apply: it may route to an internet gateway): sensitive data needs private subnets")}
+}
+
+# A subnet no association of the stack names uses its VPC's main route table: the table AWS creates
+# with the VPC (routes that name the VPC's main or default route table id; a DefaultRouteTable that
+# adopts it), or the one a MainRouteTableAssociation makes main. A VPC the stack does not declare
+# has a main route table the gate cannot see: such a subnet may be public.
+_in_vpc(name, vpc) := fixtures.resource("aws:ec2/subnet:Subnet", name, {"vpcId": sprintf("%s-0a1b2c3d", [vpc]), "tags": fixtures.tags("internal")})
+
+_igw_route(name, deps) := object.union(
+	fixtures.resource("aws:ec2/route:Route", name, {"routeTableId": "[unknown]", "destinationCidrBlock": "0.0.0.0/0", "gatewayId": "igw-0aaaaaaaaaaaaaaaa"}),
+	{"property_dependencies": {"routeTableId": deps}},
+)
+
+_main_tables := [
+	# the VPC's first table, by a route on its main route table id
+	_vpc("vpc-a"),
+	_in_vpc("a-1", "vpc-a"),
+	_igw_route("a-default", [fixtures.urn("aws:ec2/vpc:Vpc", "vpc-a")]),
+	# the first table, adopted by a DefaultRouteTable with an inline route
+	_vpc("vpc-b"),
+	_in_vpc("b-1", "vpc-b"),
+	object.union(
+		fixtures.resource("aws:ec2/defaultRouteTable:DefaultRouteTable", "b-default", {"defaultRouteTableId": "[unknown]", "routes": [{"cidrBlock": "0.0.0.0/0", "gatewayId": "igw-0aaaaaaaaaaaaaaaa"}]}),
+		{"property_dependencies": {"defaultRouteTableId": [fixtures.urn("aws:ec2/vpc:Vpc", "vpc-b")]}},
+	),
+	# a table made main, whose route goes through a gateway unknown until apply and untied
+	_vpc("vpc-c"),
+	_in_vpc("c-1", "vpc-c"),
+	fixtures.resource("aws:ec2/routeTable:RouteTable", "c-rt", {"routes": [{"cidrBlock": "0.0.0.0/0", "gatewayId": "[unknown]"}]}),
+	fixtures.resource("aws:ec2/mainRouteTableAssociation:MainRouteTableAssociation", "c-main", {"vpcId": "vpc-c-0a1b2c3d", "routeTableId": "c-rt-0a1b2c3d"}),
+	# a VPC the stack does not declare; a table made main that is unknown until apply
+	fixtures.resource("aws:ec2/subnet:Subnet", "d-1", {"vpcId": "vpc-0123456789abcdef0", "tags": fixtures.tags("internal")}),
+	_vpc("vpc-e"),
+	_in_vpc("e-1", "vpc-e"),
+	fixtures.resource("aws:ec2/mainRouteTableAssociation:MainRouteTableAssociation", "e-main", {"vpcId": "vpc-e-0a1b2c3d", "routeTableId": "[unknown]"}),
+]
+
+test_fail_sensitive_compute_on_public_main_route_tables if {
+	resources := array.concat(_main_tables, [
+		_asg("train", "personal", {"vpcZoneIdentifiers": ["a-1-0f0f0f0f", "b-1-0f0f0f0f", "c-1-0f0f0f0f", "d-1-0f0f0f0f", "e-1-0f0f0f0f"]}),
+	])
+	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f("aws:autoscaling/group:Group", "train", msg) | some msg in [
+		"personal-data autoscaling group runs in subnet a-1, which is or may be public (the main route table of VPC vpc-a routes 0.0.0.0/0 to an internet gateway): sensitive data needs private subnets",
+		"personal-data autoscaling group runs in subnet b-1, which is or may be public (route table b-default routes 0.0.0.0/0 to an internet gateway): sensitive data needs private subnets",
+		"personal-data autoscaling group runs in subnet c-1, which is or may be public (route table c-rt routes 0.0.0.0/0 through a gateway unknown until apply: it may be an internet gateway): sensitive data needs private subnets",
+		"personal-data autoscaling group runs in subnet d-1, which is or may be public (no route table association of the stack names it, so it uses the main route table of VPC vpc-0123456789abcdef0, which the stack does not declare: it may route to an internet gateway): sensitive data needs private subnets",
+		"personal-data autoscaling group runs in subnet e-1, which is or may be public (its VPC's main route table is set (e-main) to a route table unknown until apply: it may route to an internet gateway): sensitive data needs private subnets",
+	]}
+}
+
+# a private table made main replaces the VPC's first table (whose route to the internet gateway no
+# longer applies); an association of the stack overrides the main route table
+test_pass_sensitive_compute_on_private_main_route_tables if {
+	resources := [
+		_vpc("vpc-a"),
+		_in_vpc("a-1", "vpc-a"),
+		_igw_route("a-default", [fixtures.urn("aws:ec2/vpc:Vpc", "vpc-a")]),
+		fixtures.resource("aws:ec2/routeTable:RouteTable", "a-private", {"routes": [{"cidrBlock": "0.0.0.0/0", "natGatewayId": "nat-0123456789abcdef0"}]}),
+		fixtures.resource("aws:ec2/mainRouteTableAssociation:MainRouteTableAssociation", "a-main", {"vpcId": "vpc-a-0a1b2c3d", "routeTableId": "a-private-0a1b2c3d"}),
+		fixtures.resource("aws:ec2/subnet:Subnet", "d-1", {"vpcId": "vpc-0123456789abcdef0", "tags": fixtures.tags("internal")}),
+		fixtures.resource("aws:ec2/routeTableAssociation:RouteTableAssociation", "d-assoc", {"subnetId": "d-1-0a1b2c3d", "routeTableId": "a-private-0a1b2c3d"}),
+		_asg("train", "personal", {"vpcZoneIdentifiers": ["a-1-0f0f0f0f", "d-1-0f0f0f0f"]}),
+	]
+	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
 }

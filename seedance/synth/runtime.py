@@ -199,6 +199,14 @@ def _aws_outputs(typ: str, name: str, inputs: dict[str, Any], region: str, accou
         return f"lt-{h}{h[:9]}", {"latestVersion": 1, "arn": f"arn:{part}:ec2:{region}:{account}:launch-template/lt-{h}{h[:9]}"}
     if typ == "aws:ec2/securityGroup:SecurityGroup":
         return f"sg-{h}{h[:9]}", {"arn": f"arn:{part}:ec2:{region}:{account}:security-group/sg-{h}{h[:9]}"}
+    if typ == "aws:ec2/vpc:Vpc":
+        # the route table, security group and network ACL AWS creates with a VPC (the first route
+        # table is its main one until a MainRouteTableAssociation changes that)
+        rtb = f"rtb-{_short_hash('route-table', typ, name, n=17)}"
+        return f"{name}-{h}", {"arn": f"arn:{part}:ec2:{region}:{account}:vpc/{name}-{h}", "ownerId": account,
+                               "defaultRouteTableId": rtb, "mainRouteTableId": rtb,
+                               "defaultSecurityGroupId": f"sg-{_short_hash('security-group', typ, name, n=17)}",
+                               "defaultNetworkAclId": f"acl-{_short_hash('network-acl', typ, name, n=17)}"}
     if typ == "aws:autoscaling/group:Group":
         asg = inputs.get("name") or f"{name}-{h[:7]}"
         return asg, {"name": asg, "arn": f"arn:{part}:autoscaling:{region}:{account}:autoScalingGroup:{h}:autoScalingGroupName/{asg}"}
