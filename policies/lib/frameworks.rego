@@ -3,7 +3,8 @@
 # description: >-
 #   Which compliance frameworks apply to a stack, its jurisdiction and the settings that
 #   differ between jurisdictions (residency lists, log retention bounds). Defaults live here;
-#   data.seedance.settings may override each one.
+#   data.seedance.settings may override each one; a stack's policy may only add to the allow-lists
+#   (compliance.trusted).
 # scope: package
 package lib.frameworks
 
@@ -29,6 +30,17 @@ default_settings := {
 _overrides := {name: value | some name, value in data.seedance.settings}
 
 setting(name) := object.get(_overrides, name, default_settings[name])
+
+# An allow-list setting extended by the stack's policy (compliance.trusted): the policy adds entries,
+# it never removes one.
+allow_list(name) := array.concat(setting(name), _policy_entries(name))
+
+_policy_lists := {"trusted_registries": "registries", "trusted_ami_parameters": "amiParameters", "trusted_amis": "amis"}
+
+_policy_entries(name) := [e |
+	some e in object.get(input.policy, ["compliance", "trusted", _policy_lists[name]], [])
+	is_string(e)
+]
 
 applies(policy, framework) if framework in object.get(policy, ["compliance", "frameworks"], [])
 

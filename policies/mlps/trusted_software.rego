@@ -8,11 +8,12 @@ import data.lib.resources
 # METADATA
 # title: "Trusted software"
 # description: >-
-#   Container images come from allow-listed registries (settable in data; the account's own ECR
-#   is always trusted) and are pinned by digest. Launch templates, instances and spot requests
-#   boot AMIs from allow-listed owners: resolved through an SSM public parameter path only the
-#   owner publishes (AWS's /aws/service/ by default) or listed by id in the trusted_amis setting;
-#   an AMI id alone does not show its owner.
+#   Container images come from allow-listed registries (the account's own ECR, a few public
+#   registries and those the policy's compliance.trusted.registries adds) and are pinned by
+#   digest. Launch templates, instances and spot requests boot AMIs from allow-listed owners:
+#   resolved through an SSM parameter path only the owner publishes (AWS's /aws/service/, or a
+#   prefix compliance.trusted.amiParameters adds) or listed by id in compliance.trusted.amis; an
+#   AMI id alone does not show its owner.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -21,10 +22,11 @@ import data.lib.resources
 #   framework: mlps-l3
 #   severity: advisory
 #   remediation: >-
-#     Pull images from the account's own ECR (cloud.accountId) or an allow-listed registry and
-#     pin them as image@sha256:<digest>. Boot AMIs through resolve:ssm: on AWS's public parameters
-#     (the EKS-optimised AMIs Seedance uses by default), or allow-list your own AMI ids
-#     (data.seedance.settings.trusted_amis) or waive the finding.
+#     Pull images from the account's own ECR (cloud.accountId) or an allow-listed registry
+#     (compliance.trusted.registries) and pin them as image@sha256:<digest>. Boot AMIs through
+#     resolve:ssm: on AWS's public parameters (the EKS-optimised AMIs Seedance uses by default) or
+#     on your own parameter path (compliance.trusted.amiParameters), or list your vetted AMI ids
+#     in compliance.trusted.amis.
 violation contains findings.finding("MLPS-L3-8.1.4.5-6", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
@@ -38,7 +40,7 @@ _trusted(image) if {
 	regex.match(sprintf(`^%s\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/`, [account]), image)
 }
 
-_trusted(image) if strings.any_prefix_match(image, frameworks.setting("trusted_registries"))
+_trusted(image) if strings.any_prefix_match(image, frameworks.allow_list("trusted_registries"))
 
 _problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
@@ -64,15 +66,15 @@ _problems contains findings.problem(r, msg) if {
 	image := r.inputs[_image_key[r.type]]
 	image != null
 	not _trusted_ami(image)
-	msg := sprintf("%s boots %v, which is not shown to come from an allow-listed owner (an AMI resolved from %s, or listed in trusted_amis)", [
-		compute.noun(r), image, concat(", ", [sprintf("resolve:ssm:%s", [p]) | some p in frameworks.setting("trusted_ami_parameters")]),
+	msg := sprintf("%s boots %v, which is not shown to come from an allow-listed owner (an AMI resolved from %s, or listed in compliance.trusted.amis)", [
+		compute.noun(r), image, concat(", ", [sprintf("resolve:ssm:%s", [p]) | some p in frameworks.allow_list("trusted_ami_parameters")]),
 	])
 }
 
 _trusted_ami(image) if {
 	is_string(image)
 	startswith(image, "resolve:ssm:")
-	strings.any_prefix_match(substring(image, count("resolve:ssm:"), -1), frameworks.setting("trusted_ami_parameters"))
+	strings.any_prefix_match(substring(image, count("resolve:ssm:"), -1), frameworks.allow_list("trusted_ami_parameters"))
 }
 
-_trusted_ami(image) if image in frameworks.setting("trusted_amis")
+_trusted_ami(image) if image in frameworks.allow_list("trusted_amis")

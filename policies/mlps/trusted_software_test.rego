@@ -48,7 +48,7 @@ _lt(image) := fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", "lt", {
 
 _advisory(type, name, msg) := fixtures.finding("MLPS-L3-8.1.4.5-6", "advisory", type, name, msg)
 
-_untrusted(noun, image) := sprintf("%s boots %v, which is not shown to come from an allow-listed owner (an AMI resolved from resolve:ssm:/aws/service/, or listed in trusted_amis)", [noun, image])
+_untrusted(noun, image) := sprintf("%s boots %v, which is not shown to come from an allow-listed owner (an AMI resolved from resolve:ssm:/aws/service/, or listed in compliance.trusted.amis)", [noun, image])
 
 # AMIs: AWS's public SSM parameters name AWS's own AMIs; an id, another parameter path or a value
 # unknown until apply does not show the owner; a launch template without an image has none to check
@@ -84,6 +84,41 @@ test_pass_allow_listed_ami_ids_and_parameters if {
 	v := trusted_software.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 		with data.seedance.settings as {"trusted_amis": ["ami-0123456789abcdef0"], "trusted_ami_parameters": ["/aws/service/", "/golden/"]}
 	v == set()
+}
+
+# the stack's policy adds its own registries, AMI parameter paths and AMI ids (compliance.trusted);
+# the defaults stay trusted, and the prefixes match from the start only
+_trusting_policy := json.patch(fixtures.mlps_policy, [{"op": "add", "path": "/compliance/trusted", "value": {
+	"registries": ["registry.example.com/ml/"],
+	"amiParameters": ["/golden/"],
+	"amis": ["ami-0123456789abcdef0"],
+}}])
+
+test_pass_policy_trusted_entries if {
+	resources := [
+		_lt("ami-0123456789abcdef0"),
+		fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", "golden", {"imageId": "resolve:ssm:/golden/gpu-ami"}),
+		fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", "eks", {"imageId": "resolve:ssm:/aws/service/eks/optimized-ami/1.31/amazon-linux-2/recommended/image_id"}),
+		_pod("registry.example.com/ml/trainer@sha256:abc"),
+		object.union(_pod("nvcr.io/nvidia/pytorch@sha256:abc"), {"name": "q"}),
+	]
+	v := trusted_software.violation with input as fixtures.gate_input(_trusting_policy, resources)
+	v == set()
+}
+
+test_fail_outside_policy_trusted_entries if {
+	resources := [
+		_lt("ami-0fedcba9876543210"),
+		fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", "copy", {"imageId": "resolve:ssm:/other/golden/gpu-ami"}),
+		_pod("registry.example.com/other/trainer@sha256:abc"),
+	]
+	v := trusted_software.violation with input as fixtures.gate_input(_trusting_policy, resources)
+	trusted_paths := "(an AMI resolved from resolve:ssm:/aws/service/, resolve:ssm:/golden/, or listed in compliance.trusted.amis)"
+	v == {
+		_advisory("aws:ec2/launchTemplate:LaunchTemplate", "lt", sprintf("launch template boots ami-0fedcba9876543210, which is not shown to come from an allow-listed owner %s", [trusted_paths])),
+		_advisory("aws:ec2/launchTemplate:LaunchTemplate", "copy", sprintf("launch template boots resolve:ssm:/other/golden/gpu-ami, which is not shown to come from an allow-listed owner %s", [trusted_paths])),
+		_advisory("kubernetes:core/v1:Pod", "p", "container app pulls registry.example.com/other/trainer@sha256:abc from a registry that is not allow-listed"),
+	}
 }
 
 test_pass_gdpr_only_stack_not_checked if {

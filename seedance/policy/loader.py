@@ -23,8 +23,11 @@ from pydantic import BaseModel, ValidationError
 from seedance.policy import semantics
 from seedance.policy.errors import Location, PolicyError, PolicySyntaxError, PolicyValidationError, Problem
 from seedance.policy.model import (
+    AMI_ID_PATTERN,
+    AMI_PARAMETER_PATTERN,
     LABEL_VALUE_PATTERN,
     QUALIFIED_NAME_PATTERN,
+    REGISTRY_PATTERN,
     Budget,
     Cloud,
     Compliance,
@@ -330,6 +333,9 @@ _PATTERN_HINTS = {
     r"^[^@\s]+@[^@\s]+\.[^@\s]+$": "an email address",
     r"^[a-z][a-z0-9-]*\.[0-9a-z]+$": "an EC2 instance type such as g5.xlarge",
     r"^[0-9]+g\.[0-9]+gb$": "a MIG profile such as 1g.10gb",
+    AMI_ID_PATTERN: "an AMI id such as ami-0123456789abcdef0",
+    AMI_PARAMETER_PATTERN: "an SSM parameter path prefix ending with '/', such as /golden/gpu/",
+    REGISTRY_PATTERN: "a container registry prefix ending with '/', such as registry.example.com/ml/",
     r"^\s*(\S+\s+){4}\S+\s*$": "a five-field cron expression such as '0 22 * * *'",
     QUALIFIED_NAME_PATTERN: "a Kubernetes key such as nvidia.com/gpu (an optional DNS prefix and '/', then at most "
                             "63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit)",

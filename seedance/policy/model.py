@@ -212,6 +212,32 @@ LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 
 MAX_BUDGET_THRESHOLDS = 5
 
 
+#: Allow-list entries (MLPS-L3-8.1.4.5-6). Prefixes end with '/' so that 'nvcr.io/' cannot match
+#: 'nvcr.io.example.com/', nor '/golden/' the parameter '/golden-copy/...'.
+AMI_ID_PATTERN = r"^ami-([0-9a-f]{8}|[0-9a-f]{17})$"
+AMI_PARAMETER_PATTERN = r"^/([A-Za-z0-9_.-]+/)+$"
+REGISTRY_PATTERN = r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]+)?/([a-z0-9._-]+/)*$"
+
+
+class Trusted(_Model):
+    """Software the stack trusts beyond the gate's defaults (MLPS 2.0 8.1.4.5 / 8.1.4.6: software
+    from controlled sources). Entries are added to the defaults, never removing one."""
+
+    registries: list[Annotated[str, StringConstraints(pattern=REGISTRY_PATTERN)]] = Field(
+        default_factory=list, description="Container registry prefixes, ending with '/', e.g. "
+        "'registry.example.com/ml/' (the account's own ECR, public.ecr.aws/, nvcr.io/ and registry.k8s.io/ "
+        "are trusted already)."
+    )
+    ami_parameters: list[Annotated[str, StringConstraints(pattern=AMI_PARAMETER_PATTERN)]] = Field(
+        default_factory=list, description="SSM parameter path prefixes, ending with '/', under which only your "
+        "organisation publishes AMI ids, e.g. '/golden/gpu/': an image given as resolve:ssm:PATH under one is "
+        "trusted (AWS's /aws/service/ is already)."
+    )
+    amis: list[Annotated[str, StringConstraints(pattern=AMI_ID_PATTERN)]] = Field(
+        default_factory=list, description="AMI ids your organisation built or vetted, e.g. ami-0123456789abcdef0."
+    )
+
+
 class Compliance(_Model):
     frameworks: list[Framework] = Field(default_factory=list)
     jurisdiction: Jurisdiction = Jurisdiction.OTHER
@@ -226,6 +252,7 @@ class Compliance(_Model):
         default=None, description="GDPR storage limitation: the longest personal data (and its logs) may be kept."
     )
     kms_key_arn: Annotated[str, StringConstraints(pattern=r"^arn:aws(-cn|-us-gov)?:kms:[a-z0-9-]+:[0-9]{12}:(key|alias)/.+$")] | None = None
+    trusted: Trusted = Field(default_factory=Trusted)
 
 
 # --------------------------------------------------------------------------- budget

@@ -335,3 +335,21 @@ def test_a_gate_input_with_an_impossible_estimate_is_undecided(capsys, tmp_path:
     code, out, err = _run(capsys, str(path))
     _assert_undecided(code, out, err)
     assert "'estimate.monthly_total' must be a finite amount >= 0" in err
+
+
+def test_the_policy_adds_trusted_amis(capsys, sample_doc: Path, tmp_path: Path) -> None:
+    """compliance.trusted reaches the rules: an AMI id is reported (MLPS-L3-8.1.4.5-6) until the policy lists it."""
+    doc = json.loads(sample_doc.read_text())
+    templates = [r for r in doc["resources"] if r["type"] == "aws:ec2/launchTemplate:LaunchTemplate" and r["inputs"].get("imageId")]
+    templates[0]["inputs"]["imageId"] = "ami-0123456789abcdef0"
+    sample_doc.write_text(json.dumps(doc))
+
+    def ami_findings(policy: Path) -> list[str]:
+        code, out, _ = _run(capsys, str(sample_doc), "--policy", str(policy), "--format", "json", "--framework", "mlps-l3")
+        return [f["resourceName"] for f in json.loads(out)["findings"] if f["controlId"] == "MLPS-L3-8.1.4.5-6"]
+
+    assert ami_findings(POLICY) == [templates[0]["name"]]
+    trusting = tmp_path / "trusting.yaml"
+    trusting.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\n"
+                        "compliance:\n  trusted:\n    amis: [ami-0123456789abcdef0]\n")
+    assert ami_findings(trusting) == []
