@@ -77,6 +77,7 @@ gate_input(policy, resources) := {
 	"plan": null,
 	"estimate": null,
 	"budget_state": null,
+	"facts": null,
 }
 
 # finding is the whole expected finding object of a test

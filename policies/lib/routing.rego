@@ -287,6 +287,37 @@ public_subnets[s] contains sprintf("%s: it may route to an internet gateway", [r
 	some reason in uncertain[s]
 }
 
+# Subnets the stack is given (not in the document), as EC2 describes them: input.facts.subnets, read
+# by `seedance check --lookup` (absent otherwise: then they are not checked). Subnet id -> why it is
+# public: it maps public IPs on launch, or its route table has a route to an internet gateway that
+# is not a blackhole.
+given_subnets := object.get(input, ["facts", "subnets"], {})
+
+given_public[id] contains "it maps public IPs on launch" if {
+	some id, subnet in given_subnets
+	subnet.map_public_ip_on_launch == true
+}
+
+given_public[id] contains sprintf("%s %s routes %v to internet gateway %s", [_given_table(subnet), subnet.route_table_id, route.destination, route.target]) if {
+	some id, subnet in given_subnets
+	some route in subnet.routes
+	startswith(route.target, "igw-")
+	route.state != "blackhole"
+}
+
+_given_table(subnet) := "its VPC's main route table" if subnet.main_route_table == true
+
+_given_table(subnet) := "route table" if subnet.main_route_table != true
+
+# the given subnets (ids that input.facts describes) a launch template, instance, spot request or
+# autoscaling group places its network interfaces in
+placed_in_given(r) := {id |
+	some values in _placement_refs(r)
+	some id in values
+	is_string(id)
+	given_subnets[id]
+}
+
 # Where a launch template, instance, spot request or autoscaling group places its network
 # interfaces: the subnet positions of the document it names (subnetId, a network interface's
 # subnetId, vpcZoneIdentifiers), by value or by property dependency.

@@ -10,9 +10,10 @@ import data.lib.routing
 # title: "Separate network zones"
 # description: >-
 #   Nothing lands in the default VPC (security groups name their VPC, autoscaling groups their
-#   subnets), compute holding personal or internal data does not run in a public subnet of the
-#   stack (one that maps public IPs on launch or routes to an internet gateway), and Kubernetes
-#   objects do not live in the default namespace.
+#   subnets), compute holding personal or internal data does not run in a public subnet (one that
+#   maps public IPs on launch or routes to an internet gateway) of the stack or, when EC2 was read
+#   (seedance check --lookup), one the stack is given; and Kubernetes objects do not live in the
+#   default namespace.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -56,6 +57,17 @@ _problems contains findings.problem(r, msg) if {
 	reasons := routing.public_subnets[s]
 	msg := sprintf("%s-data %s runs in subnet %s, which is or may be public (%s): sensitive data needs private subnets", [
 		resources.class_at[i], _noun(r), input.document.resources[s].name, concat("; ", sort(reasons)),
+	])
+}
+
+# the same for the subnets the stack is given, when EC2 was read (seedance check --lookup)
+_problems contains findings.problem(r, msg) if {
+	some i in _placeable & resources.sensitive_indices
+	r := input.document.resources[i]
+	some id in routing.placed_in_given(r)
+	reasons := routing.given_public[id]
+	msg := sprintf("%s-data %s runs in subnet %s, which EC2 describes as public (%s): sensitive data needs private subnets", [
+		resources.class_at[i], _noun(r), id, concat("; ", sort(reasons)),
 	])
 }
 

@@ -180,3 +180,44 @@ test_pass_sensitive_compute_on_private_main_route_tables if {
 	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# Subnets the stack is given, as EC2 describes them (input.facts, from seedance check --lookup):
+# sensitive compute does not run in a public one; a blackhole route to a deleted gateway leads
+# nowhere; without facts the given subnets are not checked.
+_facts := {"region": "cn-north-1", "subnets": {
+	"subnet-0aaaaaaaaaaaaaaaa": {"vpc_id": "vpc-0123456789abcdef0", "map_public_ip_on_launch": false, "route_table_id": "rtb-0aaaaaaaaaaaaaaaa", "main_route_table": true, "routes": [
+		{"destination": "10.0.0.0/16", "target": "local", "state": "active"},
+		{"destination": "0.0.0.0/0", "target": "igw-0aaaaaaaaaaaaaaaa", "state": "active"},
+	]},
+	"subnet-0bbbbbbbbbbbbbbbb": {"vpc_id": "vpc-0123456789abcdef0", "map_public_ip_on_launch": true, "route_table_id": "rtb-0bbbbbbbbbbbbbbbb", "main_route_table": false, "routes": [
+		{"destination": "0.0.0.0/0", "target": "nat-0bbbbbbbbbbbbbbbb", "state": "active"},
+	]},
+	"subnet-0cccccccccccccccc": {"vpc_id": "vpc-0123456789abcdef0", "map_public_ip_on_launch": false, "route_table_id": "rtb-0cccccccccccccccc", "main_route_table": false, "routes": [
+		{"destination": "0.0.0.0/0", "target": "nat-0cccccccccccccccc", "state": "active"},
+		{"destination": "192.0.2.0/24", "target": "igw-0dddddddddddddddd", "state": "blackhole"},
+	]},
+}}
+
+_given_input(resources) := object.union(fixtures.gate_input(fixtures.mlps_policy, resources), {"facts": _facts})
+
+test_fail_sensitive_compute_in_given_public_subnets if {
+	resources := [
+		_asg("train", "personal", {"vpcZoneIdentifiers": ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0cccccccccccccccc"]}),
+		fixtures.launch_template("lt", "internal", {"networkInterfaces": [{"subnetId": "subnet-0bbbbbbbbbbbbbbbb"}]}),
+		_asg("web", "public", {"vpcZoneIdentifiers": ["subnet-0aaaaaaaaaaaaaaaa"]}),
+	]
+	v := network_zones.violation with input as _given_input(resources)
+	v == {
+		_f("aws:autoscaling/group:Group", "train", "personal-data autoscaling group runs in subnet subnet-0aaaaaaaaaaaaaaaa, which EC2 describes as public (its VPC's main route table rtb-0aaaaaaaaaaaaaaaa routes 0.0.0.0/0 to internet gateway igw-0aaaaaaaaaaaaaaaa): sensitive data needs private subnets"),
+		_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", "internal-data launch template runs in subnet subnet-0bbbbbbbbbbbbbbbb, which EC2 describes as public (it maps public IPs on launch): sensitive data needs private subnets"),
+	}
+}
+
+test_pass_given_subnets_without_facts_or_private if {
+	resources := [_asg("train", "personal", {"vpcZoneIdentifiers": ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"]})]
+	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+	private := [_asg("train", "personal", {"vpcZoneIdentifiers": ["subnet-0cccccccccccccccc"]})]
+	w := network_zones.violation with input as _given_input(private)
+	w == set()
+}

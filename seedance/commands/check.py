@@ -13,6 +13,8 @@ from rich.markup import escape
 from seedance.gate.bundle import load_bundle
 from seedance.gate.engine import make_engine
 from seedance.gate.errors import GateError, PolicyLoadError
+from seedance.gate.facts import FactsError, lookup
+from seedance.gate.inputs import GateInput
 from seedance.gate.report import FORMATS, print_text, render, render_sarif_undecided
 from seedance.templating import ReportTemplateError, fit, md_text
 
@@ -48,6 +50,13 @@ def _undecided(fmt: str, stack: str, problems: list[str], *, artifact: str | Non
     return EXIT_UNDECIDED
 
 
+def _with_subnet_facts(gate_input: GateInput) -> GateInput:
+    """The gate input with what EC2 says of the subnets the stack is given (raises FactsError)."""
+    facts = lookup(gate_input.policy, gate_input.document)
+    _console(stderr=True).print(f"read {len(facts.subnets)} subnet(s) from EC2 in {escape(facts.region)}")
+    return gate_input.with_facts(facts.model_dump(mode="json"))
+
+
 @click.command()
 @click.argument("target")
 @click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Report format.")
@@ -58,8 +67,12 @@ def _undecided(fmt: str, stack: str, problems: list[str], *, artifact: str | Non
 @click.option("--framework", "frameworks", multiple=True, type=click.Choice(["gdpr", "mlps-l3"]), help="Force these frameworks on (repeatable).")
 @click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None, help="Date for waiver expiry (default: today).")
 @click.option("--severity", "severities", multiple=True, metavar="CONTROL=LEVEL", help="Override a control's severity (mandatory|advisory); repeatable.")
+@click.option("--lookup", is_flag=True, help="Read the subnets the stack is given (cloud.subnetIds and subnet ids its resources "
+              "name) from EC2 in the policy's region, so the routing rules check them too; needs AWS credentials allowed "
+              "ec2:DescribeSubnets and ec2:DescribeRouteTables.")
 def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, project_dir: Path,
-          policies_dir: Path | None, frameworks: tuple[str, ...], as_of: dt.datetime | None, severities: tuple[str, ...]) -> int:
+          policies_dir: Path | None, frameworks: tuple[str, ...], as_of: dt.datetime | None, severities: tuple[str, ...],
+          lookup: bool) -> int:
     """Gate a deploy: evaluate STACK (synthesised) or DOCUMENT.json against the GDPR, MLPS and budget rules.
 
     Exit 0: no mandatory finding; 1: mandatory findings; 2: undecided (engine error, malformed policy,
@@ -93,10 +106,14 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
         stack = gate_input.stack
         if frameworks:
             gate_input = gate_input.with_frameworks(list(frameworks))
+        if lookup:
+            gate_input = _with_subnet_facts(gate_input)
         engine = make_engine(opa_url)
         decision = evaluate(gate_input, bundle, engine, as_of=as_of.date() if as_of else None)
     except PolicyLoadError as exc:
         return _undecided(fmt, stack, exc.problems, artifact=where)
+    except FactsError as exc:
+        return _undecided(fmt, stack, [f"--lookup: {exc}"], artifact=where)
     except GateError as exc:
         return _undecided(fmt, stack, [f"{type(exc).__name__}: {exc}"], artifact=where)
     except Exception as exc:  # fail closed on anything unexpected, without a traceback

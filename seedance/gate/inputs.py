@@ -1,4 +1,4 @@
-"""The gate input: ``{"document", "policy", "plan", "estimate", "budget_state"}``, validated.
+"""The gate input: ``{"document", "policy", "plan", "estimate", "budget_state", "facts"}``, validated.
 
 Building it from a stack (synthesise, plan, estimate) is the only place the gate touches the other
 areas; every failure there is an :class:`InvalidInputError`, so the gate ends undecided (exit 2).
@@ -19,7 +19,8 @@ from seedance.gate.errors import InvalidInputError
 
 log = logging.getLogger(__name__)
 
-INPUT_KEYS = ("document", "policy", "plan", "estimate", "budget_state")
+INPUT_KEYS = ("document", "policy", "plan", "estimate", "budget_state", "facts")
+REQUIRED_KEYS = ("document", "policy")
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class GateInput:
     plan: dict[str, Any] | None = None
     estimate: dict[str, Any] | None = None
     budget_state: dict[str, Any] | None = None
+    facts: dict[str, Any] | None = None  # seedance.gate.facts.NetworkFacts as JSON: what EC2 says of given subnets
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in INPUT_KEYS}
@@ -42,7 +44,10 @@ class GateInput:
         policy = json.loads(json.dumps(self.policy))
         compliance = policy.setdefault("compliance", {})
         compliance["frameworks"] = sorted({*compliance.get("frameworks", []), *frameworks})
-        return GateInput(self.document, policy, self.plan, self.estimate, self.budget_state)
+        return GateInput(self.document, policy, self.plan, self.estimate, self.budget_state, self.facts)
+
+    def with_facts(self, facts: dict[str, Any] | None) -> GateInput:
+        return GateInput(self.document, self.policy, self.plan, self.estimate, self.budget_state, facts)
 
 
 def _problems(exc: ValidationError, what: str) -> list[str]:
@@ -89,7 +94,8 @@ def validate_policy(policy: Any, *, source: str = "policy") -> dict[str, Any]:
 def from_json(obj: Any, *, source: str) -> GateInput:
     """A whole gate input (object with 'document' and 'policy')."""
     if not isinstance(obj, dict) or "document" not in obj:
-        raise InvalidInputError(f"{source}: expected a gate input with keys {', '.join(INPUT_KEYS)}")
+        raise InvalidInputError(f"{source}: expected a gate input with keys {', '.join(INPUT_KEYS)} "
+                                f"({' and '.join(REQUIRED_KEYS)} required)")
     unknown = sorted(set(obj) - set(INPUT_KEYS))
     if unknown:
         raise InvalidInputError(f"{source}: unknown key(s) {', '.join(unknown)}; expected {', '.join(INPUT_KEYS)}")
@@ -112,7 +118,20 @@ def from_json(obj: Any, *, source: str) -> GateInput:
         obj.get("plan"),
         obj.get("estimate"),
         obj.get("budget_state"),
+        validate_facts(obj.get("facts"), source=f"{source}: facts"),
     )
+
+
+def validate_facts(facts: Any, *, source: str = "facts") -> dict[str, Any] | None:
+    """Check facts read from AWS (seedance.gate.facts.NetworkFacts); None when there are none."""
+    from seedance.gate.facts import NetworkFacts
+
+    if facts is None:
+        return None
+    try:
+        return NetworkFacts.model_validate(facts).model_dump(mode="json")
+    except ValidationError as exc:
+        raise InvalidInputError("; ".join(_problems(exc, source))) from None
 
 
 def read_json(path: Path) -> Any:

@@ -28,6 +28,8 @@ from seedance.synth.document import UNKNOWN, without_nulls
 log = logging.getLogger(__name__)
 
 PROJECT_DIR_ENV = "SEEDANCE_PROJECT_DIR"
+#: Set to 1 to read the subnets each stack is given from EC2 (as ``seedance check --lookup`` does).
+LOOKUP_ENV = "SEEDANCE_LOOKUP"
 
 #: Controls decided from a single resource's properties: no finding is triggered by the absence of
 #: another resource.  Everything else is validated on the whole stack.
@@ -49,6 +51,7 @@ class StackContext:
     plan: dict[str, Any] | None
     estimate: dict[str, Any] | None
     as_of: dt.date
+    facts: dict[str, Any] | None = None  # the given subnets as EC2 describes them (SEEDANCE_LOOKUP=1)
 
 
 def stack_of(urn: str) -> tuple[str, str]:
@@ -61,7 +64,12 @@ def load_context(stack: str, project: str, project_dir: Path) -> StackContext:
     from seedance.gate.inputs import derived_parts, policy_path_for_stack
 
     _, policy, plan, estimate = derived_parts(policy_path_for_stack(project_dir, stack))
-    return StackContext(stack, project, policy, plan, estimate, dt.date.today())
+    facts = None
+    if os.environ.get(LOOKUP_ENV, "").strip() == "1":
+        from seedance.gate.facts import lookup  # the policy's cloud.subnetIds (resources are validated later)
+
+        facts = lookup(policy).model_dump(mode="json")
+    return StackContext(stack, project, policy, plan, estimate, dt.date.today(), facts)
 
 
 def _target(value: Any) -> Any:
@@ -140,6 +148,7 @@ def findings(ctx: StackContext, bundle: PolicyBundle, engine: RegorusEngine, con
         "plan": ctx.plan,
         "estimate": ctx.estimate,
         "budget_state": None,
+        "facts": ctx.facts,
     }
     raw = engine.evaluate(narrowed, gate_input)
     decision = decide(raw, narrowed, stack=ctx.stack, frameworks=list(ctx.policy.get("compliance", {}).get("frameworks", [])),
@@ -253,13 +262,21 @@ def make_policies(bundle: PolicyBundle | None = None, *, project_dir: Path | Non
     engine = RegorusEngine()
     project_dir = project_dir or default_project_dir()
     log.info("policy pack: stacks' cost policies from the Pulumi project %s", project_dir)
-    contexts: dict[str, StackContext] = {}
+    contexts: dict[str, StackContext | GateError] = {}
 
     def context(urn: str) -> StackContext:
+        """The stack's context, read once: a failure is kept too (every policy of the run reports it,
+        none reads the policy or EC2 again)."""
         stack, project = stack_of(urn)
         if stack not in contexts:
-            contexts[stack] = load_context(stack, project, project_dir)
-        return contexts[stack]
+            try:
+                contexts[stack] = load_context(stack, project, project_dir)
+            except GateError as exc:
+                contexts[stack] = exc
+        got = contexts[stack]
+        if isinstance(got, GateError):
+            raise got
+        return got
 
     policies: list[Any] = [StackValidationPolicy(
         name=GATE_POLICY,

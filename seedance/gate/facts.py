@@ -1,0 +1,147 @@
+"""What EC2 says about the subnets a stack is given: the gate's view of what its document lacks.
+
+The subnets a stack creates are in its resource document; the ones it is given (the policy's
+``cloud.subnetIds``, or subnet ids a program names) are not, so the routing rules cannot tell
+whether the nodes placed there sit in a public subnet. ``seedance check --lookup`` reads them from
+EC2 (``DescribeSubnets``, and ``DescribeRouteTables`` of their VPCs) and passes them to the rules as
+``input.facts``: for each subnet, whether it maps public IPs on launch and the routes of the route
+table that routes it (its own association, else its VPC's main route table).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from seedance.gate.errors import GateError
+
+log = logging.getLogger(__name__)
+
+SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8,17}$")
+
+#: Where a route leads, in the order DescribeRouteTables may name it (one is set per route).
+_TARGETS = ("GatewayId", "NatGatewayId", "TransitGatewayId", "VpcPeeringConnectionId", "NetworkInterfaceId",
+            "InstanceId", "EgressOnlyInternetGatewayId", "CarrierGatewayId", "LocalGatewayId", "CoreNetworkArn")
+_DESTINATIONS = ("DestinationCidrBlock", "DestinationIpv6CidrBlock", "DestinationPrefixListId")
+
+
+class _Fact(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RouteFact(_Fact):
+    destination: str
+    target: str = Field(description="The gateway, NAT gateway, interface ... the route leads to (igw-... for an internet gateway).")
+    state: str = Field(default="active", description="active, or blackhole when its target is gone.")
+
+
+class SubnetFact(_Fact):
+    vpc_id: str
+    map_public_ip_on_launch: bool
+    route_table_id: str
+    main_route_table: bool = Field(description="The subnet has no association of its own: its VPC's main route table routes it.")
+    routes: list[RouteFact]
+
+
+class NetworkFacts(_Fact):
+    region: str
+    subnets: dict[str, SubnetFact]
+
+
+class FactsError(GateError):
+    """EC2 could not be read, or does not know a subnet: the gate cannot decide (exit 2)."""
+
+
+def given_subnet_ids(policy: dict[str, Any], document: dict[str, Any]) -> list[str]:
+    """The subnet ids a stack is given: the policy's ``cloud.subnetIds`` and the literal subnet ids
+    its resources are placed in (autoscaling groups, launch templates, instances)."""
+    ids = set((policy.get("cloud") or {}).get("subnetIds") or [])
+    for r in document.get("resources") or []:
+        inputs = r.get("inputs") or {}
+        values: list[Any] = [inputs.get("subnetId")]
+        zones = inputs.get("vpcZoneIdentifiers")
+        values += zones if isinstance(zones, list) else []
+        nics = inputs.get("networkInterfaces")
+        values += [n.get("subnetId") for n in nics if isinstance(n, dict)] if isinstance(nics, list) else []
+        ids.update(v for v in values if isinstance(v, str) and SUBNET_ID.match(v))
+    return sorted(ids)
+
+
+def read_subnet_facts(ec2: Any, subnet_ids: Iterable[str], *, region: str) -> NetworkFacts:
+    """Read the subnets from EC2 (``ec2`` is a boto3 EC2 client of ``region``).
+
+    Raises FactsError naming the call and AWS's error when a call fails (no credentials, access
+    denied, a subnet that does not exist in the region).
+    """
+    ids = sorted(set(subnet_ids))
+    if not ids:
+        return NetworkFacts(region=region, subnets={})
+    subnets = _call(ec2, region, "describe_subnets", "Subnets", paginate=False, SubnetIds=ids)
+    missing = sorted(set(ids) - {s["SubnetId"] for s in subnets})
+    if missing:
+        raise FactsError(f"ec2 DescribeSubnets in {region}: subnet(s) not found: {', '.join(missing)}")
+    # every route table of their VPCs, matched here: a subnet's own association, else the main table
+    vpcs = sorted({s["VpcId"] for s in subnets})
+    own: dict[str, dict[str, Any]] = {}
+    main: dict[str, dict[str, Any]] = {}
+    for table in _call(ec2, region, "describe_route_tables", "RouteTables", Filters=[{"Name": "vpc-id", "Values": vpcs}]):
+        for assoc in table.get("Associations") or []:
+            if (assoc.get("AssociationState") or {}).get("State", "associated") != "associated":
+                continue
+            if assoc.get("Main"):
+                main[table["VpcId"]] = table
+            elif assoc.get("SubnetId") in ids:
+                own[assoc["SubnetId"]] = table
+    facts: dict[str, SubnetFact] = {}
+    for s in subnets:
+        sid, vpc = s["SubnetId"], s["VpcId"]
+        table = own.get(sid) or main.get(vpc)
+        if table is None:
+            raise FactsError(f"ec2 DescribeRouteTables in {region}: no route table routes {sid} (VPC {vpc} has no main route table)")
+        facts[sid] = SubnetFact(
+            vpc_id=vpc,
+            map_public_ip_on_launch=bool(s.get("MapPublicIpOnLaunch")),
+            route_table_id=table["RouteTableId"],
+            main_route_table=sid not in own,
+            routes=[_route(r) for r in table.get("Routes") or []],
+        )
+    log.info("read %d subnet(s) from EC2 in %s", len(facts), region)
+    return NetworkFacts(region=region, subnets=facts)
+
+
+def lookup(policy: dict[str, Any], document: dict[str, Any] | None = None) -> NetworkFacts:
+    """Read the subnets a stack is given from EC2 in its policy's region (raises FactsError)."""
+    from seedance.awsclient import client
+
+    region = str(policy["cloud"]["region"])
+    ids = given_subnet_ids(policy, document or {})
+    try:
+        ec2 = client("ec2", region)
+    except Exception as exc:  # botocore cannot build a client (e.g. a malformed endpoint setting)
+        raise FactsError(f"ec2 in {region}: {type(exc).__name__}: {exc}") from None
+    return read_subnet_facts(ec2, ids, region=region)
+
+
+def _route(route: dict[str, Any]) -> RouteFact:
+    destination = next((route[k] for k in _DESTINATIONS if route.get(k)), "?")
+    target = next((route[k] for k in _TARGETS if route.get(k)), "?")
+    return RouteFact(destination=destination, target=target, state=route.get("State") or "active")
+
+
+def _call(ec2: Any, region: str, method: str, key: str, *, paginate: bool = True, **kwargs: Any) -> list[dict[str, Any]]:
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    operation = "".join(part.capitalize() for part in method.split("_"))
+    try:
+        if not paginate:
+            return list(getattr(ec2, method)(**kwargs).get(key) or [])
+        return [item for page in ec2.get_paginator(method).paginate(**kwargs) for item in page.get(key) or []]
+    except ClientError as exc:
+        error = exc.response.get("Error") or {}
+        raise FactsError(f"ec2 {operation} in {region}: {error.get('Code', '?')}: {error.get('Message', exc)}") from None
+    except BotoCoreError as exc:
+        raise FactsError(f"ec2 {operation} in {region}: {exc}") from None
