@@ -71,3 +71,10 @@ test_fail_default_security_group_rules if {
 	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [sg])
 	v == {fixtures.finding("GDPR-25.2-2", "mandatory", "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup", "default", "security group admits the internet on tcp ports 22-22")}
 }
+
+# a given security group (read from EC2) that admits the internet, on the launch template that names it
+test_fail_given_group_admits_the_internet if {
+	resources := [fixtures.launch_template("nodes", "personal", {"vpcSecurityGroupIds": [fixtures.ssh_sg, fixtures.eks_cluster_sg]})]
+	v := no_public_network.violation with input as fixtures.gate_input_with_given_groups(fixtures.gdpr_policy, resources)
+	v == {_f("aws:ec2/launchTemplate:LaunchTemplate", "nodes", sprintf("its security group %s (bastion, read from EC2) admits the internet on tcp ports 22-22", [fixtures.ssh_sg]))}
+}

@@ -204,3 +204,24 @@ flow_log(name, vpc) := resource("aws:ec2/flowLog:FlowLog", name, {
 	"logDestination": "arn:aws:logs:eu-central-1:111122223333:log-group:flow",
 	"tags": tags("internal"),
 })
+
+# Security groups a stack is given, as `seedance check --lookup` reads them from EC2 (input.facts):
+# an EKS cluster security group as EKS creates it (all traffic from itself, all egress) and a group
+# that opens SSH to the internet.
+eks_cluster_sg := "sg-0e0e0e0e0e0e0e0e0"
+
+ssh_sg := "sg-0555555555555555a"
+
+given_groups_facts := {"region": "eu-central-1", "subnets": {}, "security_groups": {
+	eks_cluster_sg: {"name": "eks-cluster-sg-gpu-1234", "vpc_id": "vpc-0123456789abcdef0",
+		"ingress": [{"protocol": "-1", "from_port": 0, "to_port": 65535, "cidrs": [], "groups": [eks_cluster_sg], "prefix_lists": []}],
+		"egress": [{"protocol": "-1", "from_port": 0, "to_port": 65535, "cidrs": ["0.0.0.0/0"], "groups": [], "prefix_lists": []}],
+	},
+	ssh_sg: {"name": "bastion", "vpc_id": "vpc-0123456789abcdef0",
+		"ingress": [{"protocol": "tcp", "from_port": 22, "to_port": 22, "cidrs": ["0.0.0.0/0"], "groups": [], "prefix_lists": []}],
+		"egress": [],
+	},
+}}
+
+# gate_input with those facts
+gate_input_with_given_groups(policy, resources) := object.union(gate_input(policy, resources), {"facts": given_groups_facts})

@@ -1,8 +1,10 @@
 # METADATA
 # title: Network helpers
 # description: >-
-#   Security-group rules from inline ingress/egress blocks and standalone rule resources,
-#   normalised to {resource, position, direction, protocol, from, to, cidrs}.
+#   Security-group rules from inline ingress/egress blocks, standalone rule resources and, when
+#   EC2 was read (seedance check --lookup), the security groups the stack is given, normalised to
+#   {resource, position, direction, protocol, from, to, cidrs, group}: group names the security
+#   group in a message ("security group", or the given group the resource's instances carry).
 # scope: package
 package lib.network
 
@@ -23,6 +25,7 @@ _inline(r, i, direction, rule) := {
 	"from": object.get(rule, "fromPort", 0),
 	"to": object.get(rule, "toPort", 65535),
 	"cidrs": array.concat(object.get(rule, "cidrBlocks", []), object.get(rule, "ipv6CidrBlocks", [])),
+	"group": "security group",
 }
 
 _cidr(rule) := [c | some k in ["cidrIpv4", "cidrIpv6"]; c := object.get(rule, k, null); is_string(c)]
@@ -32,7 +35,9 @@ _cidr(rule) := [c | some k in ["cidrIpv4", "cidrIpv6"]; c := object.get(rule, k,
 inline_rule_types := ["aws:ec2/securityGroup:SecurityGroup", "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"]
 
 # every rule of the document, built once per evaluation; `position` is the resource's position
-_rules := array.concat(
+_rules := array.concat(_document_rules, _given_rules)
+
+_document_rules := array.concat(
 	array.concat(
 		[x |
 			some t in inline_rule_types
@@ -60,9 +65,56 @@ _rules := array.concat(
 			"from": object.get(r.inputs, "fromPort", 0),
 			"to": object.get(r.inputs, "toPort", 65535),
 			"cidrs": _cidr(r.inputs),
+			"group": "security group",
 		}
 	],
 )
+
+# The rules of the security groups the stack is given (input.facts.security_groups, read by
+# `seedance check --lookup`; absent otherwise) that its launch templates, instances and spot
+# requests name by id (the EKS cluster security group of nodes that join a cluster): one rule per
+# resource carrying the group, whose position (and so data class) is that resource's.
+_given_rules := [x |
+	some i in compute.indices
+	r := input.document.resources[i]
+	some id in _security_group_refs(r)
+	sg := _given_groups[id]
+	some direction in ["ingress", "egress"]
+	some rule in sg[direction]
+	x := {
+		"resource": r,
+		"position": i,
+		"direction": direction,
+		"protocol": lower(rule.protocol),
+		"from": rule.from_port,
+		"to": rule.to_port,
+		"cidrs": rule.cidrs,
+		"group": sprintf("its security group %s (%s, read from EC2)", [id, sg.name]),
+		"given": id,
+	}
+]
+
+_given_groups := object.get(input, ["facts", "security_groups"], {})
+
+_security_group_refs(r) := {id |
+	some field in ["vpcSecurityGroupIds", "securityGroups"]
+	some id in _list(object.get(r.inputs, field, []))
+	is_string(id)
+} | {id |
+	some ni in _list(object.get(r.inputs, "networkInterfaces", []))
+	is_object(ni)
+	some id in _list(object.get(ni, "securityGroups", []))
+	is_string(id)
+}
+
+_list(v) := v if is_array(v)
+
+_list(v) := [x | some x in v] if is_set(v)
+
+_list(v) := [] if {
+	not is_array(v)
+	not is_set(v)
+}
 
 # the ingress rules, the egress rules, and those of each open to the internet
 ingress_rules(_) := _ingress

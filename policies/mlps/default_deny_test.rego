@@ -31,3 +31,10 @@ test_fail_default_allow if {
 		_f("kubernetes:core/v1:Namespace", "train", "namespace has no default-deny NetworkPolicy"),
 	}
 }
+
+# a given security group (read from EC2) admitting the internet, on the launch template that names it
+test_fail_given_group_open_to_the_internet if {
+	resources := [fixtures.launch_template("nodes", "internal", {"vpcSecurityGroupIds": [fixtures.ssh_sg, fixtures.eks_cluster_sg]})]
+	v := default_deny.violation with input as fixtures.gate_input_with_given_groups(fixtures.mlps_policy, resources)
+	v == {_f("aws:ec2/launchTemplate:LaunchTemplate", "nodes", sprintf("its security group %s (bastion, read from EC2) admits the internet on tcp ports 22-22", [fixtures.ssh_sg]))}
+}

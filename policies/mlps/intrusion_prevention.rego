@@ -31,7 +31,7 @@ _problems contains findings.problem(rule.resource, msg) if {
 	some rule in network.world_ingress_rules(input.document)
 	some port in network.high_risk_ports
 	network.covers(rule, port)
-	msg := sprintf("security group exposes high-risk port %d to the internet", [port])
+	msg := sprintf("%s exposes high-risk port %d to the internet", [rule.group, port])
 }
 
 # the cloud controller opens a LoadBalancer Service's ports to the internet outside the document

@@ -56,3 +56,10 @@ test_fail_replica_set_hardening if {
 	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [rs])
 	v == {_f("kubernetes:apps/v1:ReplicaSet", "rs", "container scraper: uses the host network")}
 }
+
+# a given security group (read from EC2) exposing SSH, on the launch template whose nodes carry it
+test_fail_given_group_exposes_high_risk_port if {
+	resources := [fixtures.launch_template("nodes", "internal", {"vpcSecurityGroupIds": [fixtures.ssh_sg]})]
+	v := intrusion_prevention.violation with input as fixtures.gate_input_with_given_groups(fixtures.mlps_policy, resources)
+	v == {_f("aws:ec2/launchTemplate:LaunchTemplate", "nodes", sprintf("its security group %s (bastion, read from EC2) exposes high-risk port 22 to the internet", [fixtures.ssh_sg]))}
+}

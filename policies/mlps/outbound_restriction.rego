@@ -26,10 +26,11 @@ violation contains findings.finding("MLPS-L3-8.1.3.1c", p.resource, p.message) i
 	some p in _problems
 }
 
-_problems contains findings.problem(rule.resource, "security group allows all-port egress to the internet") if {
+_problems contains findings.problem(rule.resource, msg) if {
 	some rule in network.world_egress_rules(input.document)
 	rule.position in resources.sensitive_indices
 	network.all_ports(rule)
+	msg := sprintf("%s allows all-port egress to the internet", [rule.group])
 }
 
 # A standalone rule (aws:ec2/securityGroupRule, aws:vpc/securityGroupEgressRule) names its group
@@ -38,6 +39,7 @@ _problems contains findings.problem(rule.resource, "security group allows all-po
 _problems contains findings.problem(rule.resource, msg) if {
 	some rule in network.world_egress_rules(input.document)
 	not rule.resource.type in network.inline_rule_types
+	not rule.given
 	network.all_ports(rule)
 	msg := "security group rule allows all-port egress to the internet (the group's data class cannot be established, so it counts as sensitive)"
 }

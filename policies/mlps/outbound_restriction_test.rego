@@ -55,3 +55,19 @@ test_pass_standalone_all_port_egress_inside_vpc if {
 	v := outbound_restriction.violation with input as fixtures.gate_input(fixtures.mlps_policy, _standalone_rules("10.0.0.0/16", "-1", 0))
 	v == set()
 }
+
+# the security groups a stack is given, read from EC2 (seedance check --lookup): the EKS cluster
+# group's all-port egress applies to the sensitive nodes that carry it; not to public-data ones,
+# and nothing is known of it without the lookup
+test_fail_given_group_open_egress if {
+	resources := [
+		fixtures.launch_template("nodes", "internal", {"vpcSecurityGroupIds": [fixtures.eks_cluster_sg]}),
+		fixtures.launch_template("web", "public", {"vpcSecurityGroupIds": [fixtures.eks_cluster_sg]}),
+		fixtures.launch_template("nic", "personal", {"networkInterfaces": [{"securityGroups": [fixtures.eks_cluster_sg]}]}),
+	]
+	v := outbound_restriction.violation with input as fixtures.gate_input_with_given_groups(fixtures.mlps_policy, resources)
+	msg := sprintf("its security group %s (eks-cluster-sg-gpu-1234, read from EC2) allows all-port egress to the internet", [fixtures.eks_cluster_sg])
+	v == {_f("aws:ec2/launchTemplate:LaunchTemplate", "nodes", msg), _f("aws:ec2/launchTemplate:LaunchTemplate", "nic", msg)}
+	w := outbound_restriction.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	w == set()
+}

@@ -31,7 +31,7 @@ _problems contains findings.problem(rule.resource, msg) if {
 	some rule in network.world_ingress_rules(input.document)
 	some port in network.admin_ports
 	network.covers(rule, port)
-	msg := sprintf("security group opens administration port %d to the internet", [port])
+	msg := sprintf("%s opens administration port %d to the internet", [rule.group, port])
 }
 
 _problems contains findings.problem(lt, msg) if {

@@ -71,3 +71,10 @@ test_fail_internet_load_balancer_service_on_ssh if {
 	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {fixtures.finding("MLPS-L3-8.1.4.1", "mandatory", "kubernetes:core/v1:Service", "bastion", "internet-facing LoadBalancer Service exposes administration port 22")}
 }
+
+# a given security group (read from EC2) that opens SSH to the internet, on an instance that carries it
+test_fail_given_group_opens_ssh if {
+	resources := [fixtures.resource("aws:ec2/instance:Instance", "box", {"instanceType": "m5.large", "vpcSecurityGroupIds": [fixtures.ssh_sg]})]
+	v := remote_administration.violation with input as fixtures.gate_input_with_given_groups(fixtures.mlps_policy, resources)
+	v == {_f("aws:ec2/instance:Instance", "box", sprintf("its security group %s (bastion, read from EC2) opens administration port 22 to the internet", [fixtures.ssh_sg]))}
+}

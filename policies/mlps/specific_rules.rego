@@ -28,8 +28,13 @@ violation contains findings.finding("MLPS-L3-8.1.3.2c", p.resource, p.message) i
 _problems contains findings.problem(rule.resource, msg) if {
 	some rule in array.concat(network.ingress_rules(input.document), network.egress_rules(input.document))
 	network.all_ports(rule)
-	msg := sprintf("%s rule allows every protocol or port", [rule.direction])
+	msg := sprintf("%s rule%s allows every protocol or port", [rule.direction, _of(rule)])
 }
+
+# "egress rule" of a group of the document; "egress rule of its security group sg-... (...)" of a given one
+_of(rule) := sprintf(" of %s", [rule.group]) if rule.given
+
+_of(rule) := "" if not rule.given
 
 _problems contains findings.problem(np, msg) if {
 	some np in network.network_policies(input.document)

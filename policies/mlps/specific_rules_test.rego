@@ -43,3 +43,14 @@ test_fail_broad if {
 		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "anything", "NetworkPolicy egress rule lists no ports"),
 	}
 }
+
+# a given security group's rules (read from EC2) count for the instances that carry it
+test_fail_given_group_rules_of_every_port if {
+	resources := [fixtures.launch_template("nodes", "internal", {"vpcSecurityGroupIds": [fixtures.eks_cluster_sg, fixtures.ssh_sg]})]
+	v := specific_rules.violation with input as fixtures.gate_input_with_given_groups(fixtures.mlps_policy, resources)
+	group := sprintf("its security group %s (eks-cluster-sg-gpu-1234, read from EC2)", [fixtures.eks_cluster_sg])
+	v == {
+		_f("aws:ec2/launchTemplate:LaunchTemplate", "nodes", sprintf("ingress rule of %s allows every protocol or port", [group])),
+		_f("aws:ec2/launchTemplate:LaunchTemplate", "nodes", sprintf("egress rule of %s allows every protocol or port", [group])),
+	}
+}

@@ -1,11 +1,13 @@
-"""What EC2 says about the subnets a stack is given: the gate's view of what its document lacks.
+"""What EC2 says about the subnets and security groups a stack is given: what its document lacks.
 
-The subnets a stack creates are in its resource document; the ones it is given (the policy's
-``cloud.subnetIds``, or subnet ids a program names) are not, so the routing rules cannot tell
-whether the nodes placed there sit in a public subnet. ``seedance check --lookup`` reads them from
-EC2 (``DescribeSubnets``, and ``DescribeRouteTables`` of their VPCs) and passes them to the rules as
+The subnets and security groups a stack creates are in its resource document; the ones it is given
+are not: the policy's ``cloud.subnetIds``, subnet ids a program names, and security groups its
+launch templates or instances name by id (the EKS cluster security group that nodes joining a
+cluster carry). ``seedance check --lookup`` reads them from EC2 (``DescribeSubnets``,
+``DescribeRouteTables`` of their VPCs, ``DescribeSecurityGroups``) and passes them to the rules as
 ``input.facts``: for each subnet, whether it maps public IPs on launch and the routes of the route
-table that routes it (its own association, else its VPC's main route table).
+table that routes it (its own association, else its VPC's main route table); for each security
+group, its ingress and egress rules.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from seedance.gate.errors import GateError
 log = logging.getLogger(__name__)
 
 SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8,17}$")
+SECURITY_GROUP_ID = re.compile(r"^sg-[0-9a-f]{8,17}$")
 
 #: Where a route leads, in the order DescribeRouteTables may name it (one is set per route).
 _TARGETS = ("GatewayId", "NatGatewayId", "TransitGatewayId", "VpcPeeringConnectionId", "NetworkInterfaceId",
@@ -47,13 +50,30 @@ class SubnetFact(_Fact):
     routes: list[RouteFact]
 
 
+class RuleFact(_Fact):
+    protocol: str = Field(description="tcp, udp, icmp ... or -1 for every protocol.")
+    from_port: int
+    to_port: int
+    cidrs: list[str] = Field(default_factory=list, description="IPv4 and IPv6 ranges it admits (ingress) or reaches (egress).")
+    groups: list[str] = Field(default_factory=list, description="Security groups it admits or reaches.")
+    prefix_lists: list[str] = Field(default_factory=list)
+
+
+class SecurityGroupFact(_Fact):
+    name: str
+    vpc_id: str | None = None
+    ingress: list[RuleFact]
+    egress: list[RuleFact]
+
+
 class NetworkFacts(_Fact):
     region: str
-    subnets: dict[str, SubnetFact]
+    subnets: dict[str, SubnetFact] = Field(default_factory=dict)
+    security_groups: dict[str, SecurityGroupFact] = Field(default_factory=dict)
 
 
 class FactsError(GateError):
-    """EC2 could not be read, or does not know a subnet: the gate cannot decide (exit 2)."""
+    """EC2 could not be read, or does not know a subnet or security group: the gate cannot decide (exit 2)."""
 
 
 def given_subnet_ids(policy: dict[str, Any], document: dict[str, Any]) -> list[str]:
@@ -62,13 +82,28 @@ def given_subnet_ids(policy: dict[str, Any], document: dict[str, Any]) -> list[s
     ids = set((policy.get("cloud") or {}).get("subnetIds") or [])
     for r in document.get("resources") or []:
         inputs = r.get("inputs") or {}
-        values: list[Any] = [inputs.get("subnetId")]
-        zones = inputs.get("vpcZoneIdentifiers")
-        values += zones if isinstance(zones, list) else []
-        nics = inputs.get("networkInterfaces")
-        values += [n.get("subnetId") for n in nics if isinstance(n, dict)] if isinstance(nics, list) else []
+        values = [inputs.get("subnetId"), *_list(inputs.get("vpcZoneIdentifiers")),
+                  *(n.get("subnetId") for n in _list(inputs.get("networkInterfaces")) if isinstance(n, dict))]
         ids.update(v for v in values if isinstance(v, str) and SUBNET_ID.match(v))
     return sorted(ids)
+
+
+def given_security_group_ids(document: dict[str, Any]) -> list[str]:
+    """The security groups a stack's launch templates, instances and spot requests name by id
+    (``vpcSecurityGroupIds``, ``securityGroups``, a network interface's ``securityGroups``) that are
+    not resources of its document."""
+    own = {r.get("id") for r in document.get("resources") or []}
+    ids: set[str] = set()
+    for r in document.get("resources") or []:
+        inputs = r.get("inputs") or {}
+        values = [*_list(inputs.get("vpcSecurityGroupIds")), *_list(inputs.get("securityGroups")),
+                  *(g for n in _list(inputs.get("networkInterfaces")) if isinstance(n, dict) for g in _list(n.get("securityGroups")))]
+        ids.update(v for v in values if isinstance(v, str) and SECURITY_GROUP_ID.match(v) and v not in own)
+    return sorted(ids)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def read_subnet_facts(ec2: Any, subnet_ids: Iterable[str], *, region: str) -> NetworkFacts:
@@ -113,17 +148,51 @@ def read_subnet_facts(ec2: Any, subnet_ids: Iterable[str], *, region: str) -> Ne
     return NetworkFacts(region=region, subnets=facts)
 
 
+def read_security_group_facts(ec2: Any, group_ids: Iterable[str], *, region: str) -> dict[str, SecurityGroupFact]:
+    """Read security groups' rules from EC2 (raises FactsError, e.g. for a group that does not exist)."""
+    ids = sorted(set(group_ids))
+    if not ids:
+        return {}
+    groups = _call(ec2, region, "describe_security_groups", "SecurityGroups", GroupIds=ids)
+    missing = sorted(set(ids) - {g["GroupId"] for g in groups})
+    if missing:
+        raise FactsError(f"ec2 DescribeSecurityGroups in {region}: security group(s) not found: {', '.join(missing)}")
+    return {g["GroupId"]: SecurityGroupFact(
+        name=g.get("GroupName") or g["GroupId"],
+        vpc_id=g.get("VpcId"),
+        ingress=[_rule(p) for p in g.get("IpPermissions") or []],
+        egress=[_rule(p) for p in g.get("IpPermissionsEgress") or []],
+    ) for g in groups}
+
+
+def _rule(permission: dict[str, Any]) -> RuleFact:
+    # EC2 gives no ports for a rule of every protocol: it covers them all
+    every = str(permission.get("IpProtocol")) == "-1"
+    return RuleFact(
+        protocol=str(permission.get("IpProtocol", "-1")),
+        from_port=0 if every else int(permission.get("FromPort", 0)),
+        to_port=65535 if every else int(permission.get("ToPort", 65535)),
+        cidrs=[r["CidrIp"] for r in permission.get("IpRanges") or [] if r.get("CidrIp")]
+        + [r["CidrIpv6"] for r in permission.get("Ipv6Ranges") or [] if r.get("CidrIpv6")],
+        groups=[p["GroupId"] for p in permission.get("UserIdGroupPairs") or [] if p.get("GroupId")],
+        prefix_lists=[p["PrefixListId"] for p in permission.get("PrefixListIds") or [] if p.get("PrefixListId")],
+    )
+
+
 def lookup(policy: dict[str, Any], document: dict[str, Any] | None = None) -> NetworkFacts:
-    """Read the subnets a stack is given from EC2 in its policy's region (raises FactsError)."""
+    """Read the subnets and security groups a stack is given from EC2 in its policy's region
+    (raises FactsError)."""
     from seedance.awsclient import client
 
     region = str(policy["cloud"]["region"])
-    ids = given_subnet_ids(policy, document or {})
+    document = document or {}
     try:
         ec2 = client("ec2", region)
     except Exception as exc:  # botocore cannot build a client (e.g. a malformed endpoint setting)
         raise FactsError(f"ec2 in {region}: {type(exc).__name__}: {exc}") from None
-    return read_subnet_facts(ec2, ids, region=region)
+    subnets = read_subnet_facts(ec2, given_subnet_ids(policy, document), region=region)
+    groups = read_security_group_facts(ec2, given_security_group_ids(document), region=region)
+    return NetworkFacts(region=region, subnets=subnets.subnets, security_groups=groups)
 
 
 def _route(route: dict[str, Any]) -> RouteFact:

@@ -11,13 +11,20 @@ import pytest
 
 from seedance.awsclient import client
 from seedance.cli import main
-from seedance.gate.facts import FactsError, given_subnet_ids, read_subnet_facts
+from seedance.gate.facts import (
+    FactsError,
+    given_security_group_ids,
+    given_subnet_ids,
+    read_security_group_facts,
+    read_subnet_facts,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "tests" / "synth" / "samples" / "eu-prod.json"
 POLICY = REPO / "stacks" / "policies" / "eu-prod.yaml"
 REGION = "eu-central-1"  # eu-prod's
 SAMPLE_SUBNETS = ("subnet-0a1b2c3d4e5f60001", "subnet-0a1b2c3d4e5f60002", "subnet-0a1b2c3d4e5f60003")
+SAMPLE_CLUSTER_SG = "sg-64bd28cd048509155"  # offline synthesis's placeholder for the EKS cluster security group
 
 
 @pytest.fixture
@@ -46,7 +53,11 @@ def _network(ec2) -> dict[str, str]:
     ec2.associate_route_table(RouteTableId=private, SubnetId=ids["private"])
     ec2.associate_route_table(RouteTableId=private, SubnetId=ids["maps-ips"])
     ec2.modify_subnet_attribute(SubnetId=ids["maps-ips"], MapPublicIpOnLaunch={"Value": True})
-    return {**ids, "vpc": vpc, "igw": igw, "main": main, "public-rt": public, "private-rt": private}
+    # the cluster security group as EKS creates it: all traffic from itself, and (EC2's default) all egress
+    cluster_sg = ec2.create_security_group(GroupName="eks-cluster-sg-gpu-eu-prod-1", Description="EKS created security group",
+                                           VpcId=vpc)["GroupId"]
+    ec2.authorize_security_group_ingress(GroupId=cluster_sg, IpPermissions=[{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": cluster_sg}]}])
+    return {**ids, "vpc": vpc, "igw": igw, "main": main, "public-rt": public, "private-rt": private, "cluster-sg": cluster_sg}
 
 
 def test_read_subnet_facts(ec2) -> None:
@@ -82,6 +93,32 @@ def test_an_unreachable_endpoint_is_an_error(aws_env, monkeypatch: pytest.Monkey
         read_subnet_facts(client("ec2", REGION), ["subnet-0123456789abcdef0"], region=REGION)
 
 
+def test_read_security_group_facts(ec2) -> None:
+    n = _network(ec2)
+    ssh = ec2.create_security_group(GroupName="bastion", Description="ssh", VpcId=n["vpc"])["GroupId"]
+    ec2.authorize_security_group_ingress(GroupId=ssh, IpPermissions=[
+        {"IpProtocol": "tcp", "FromPort": 22, "ToPort": 22, "IpRanges": [{"CidrIp": "0.0.0.0/0"}], "Ipv6Ranges": [{"CidrIpv6": "::/0"}]}])
+    ec2.revoke_security_group_egress(GroupId=ssh, IpPermissions=[{"IpProtocol": "-1", "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}])
+    groups = read_security_group_facts(client("ec2", REGION), [n["cluster-sg"], ssh, ssh], region=REGION)
+    cluster, bastion = groups[n["cluster-sg"]], groups[ssh]
+    assert (cluster.name, cluster.vpc_id, bastion.name) == ("eks-cluster-sg-gpu-eu-prod-1", n["vpc"], "bastion")
+    assert [(r.protocol, r.from_port, r.to_port, r.cidrs, r.groups) for r in cluster.ingress] == [("-1", 0, 65535, [], [n["cluster-sg"]])]
+    assert [(r.protocol, r.from_port, r.to_port, r.cidrs) for r in cluster.egress] == [("-1", 0, 65535, ["0.0.0.0/0"])]
+    assert [(r.protocol, r.from_port, r.to_port, r.cidrs) for r in bastion.ingress] == [("tcp", 22, 22, ["0.0.0.0/0", "::/0"])]
+    assert bastion.egress == []
+    with pytest.raises(FactsError, match=r"ec2 DescribeSecurityGroups in eu-central-1: InvalidGroup.NotFound"):
+        read_security_group_facts(client("ec2", REGION), [ssh, "sg-0123456789abcdef0"], region=REGION)
+
+
+def test_given_security_groups_are_those_no_resource_of_the_document_is() -> None:
+    doc = {"resources": [
+        {"id": "sg-0aaaaaaaaaaaaaaaa", "inputs": {}},
+        {"inputs": {"vpcSecurityGroupIds": ["sg-0aaaaaaaaaaaaaaaa", "sg-0bbbbbbbbbbbbbbbb", "[unknown]"]}},
+        {"inputs": {"networkInterfaces": [{"securityGroups": ["sg-0cccccccccccccccc"]}], "securityGroups": ["default", "sg-0dddddddddddddddd"]}},
+    ]}
+    assert given_security_group_ids(doc) == ["sg-0bbbbbbbbbbbbbbbb", "sg-0cccccccccccccccc", "sg-0dddddddddddddddd"]
+
+
 def test_given_subnet_ids_come_from_the_policy_and_the_document() -> None:
     doc = {"resources": [
         {"inputs": {"vpcZoneIdentifiers": ["subnet-0aaaaaaaaaaaaaaaa", "[unknown]", "net-a-0f0f0f0f"]}},
@@ -94,10 +131,11 @@ def test_given_subnet_ids_come_from_the_policy_and_the_document() -> None:
                                             "subnet-0dddddddddddddddd"]
 
 
-def _check(capsys, tmp_path: Path, subnets: list[str], *extra: str) -> tuple[int, dict | str, str]:
-    """eu-prod's sample document and policy with its subnets replaced by ``subnets``, gated under MLPS."""
+def _check(capsys, tmp_path: Path, subnets: list[str], cluster_sg: str, *extra: str) -> tuple[int, dict | str, str]:
+    """eu-prod's sample document and policy with its subnets and cluster security group replaced, gated under MLPS."""
     text = SAMPLE.read_text()
-    for old, new in zip(SAMPLE_SUBNETS, subnets, strict=True):
+    assert SAMPLE_CLUSTER_SG in text
+    for old, new in (*zip(SAMPLE_SUBNETS, subnets, strict=True), (SAMPLE_CLUSTER_SG, cluster_sg)):
         text = text.replace(old, new)
     doc = tmp_path / "eu-prod.json"
     doc.write_text(text)
@@ -120,10 +158,11 @@ def _zone_findings(report: dict) -> set[tuple[str, str]]:
 def test_check_lookup_blocks_sensitive_fleets_in_given_public_subnets(ec2, capsys, tmp_path: Path) -> None:
     n = _network(ec2)
     subnets = [n["private"], n["on-main"], n["maps-ips"]]
-    code, report, err = _check(capsys, tmp_path, subnets)
+    code, report, err = _check(capsys, tmp_path, subnets, n["cluster-sg"])
     assert code == 1 and _zone_findings(report) == set()  # without --lookup the given subnets are not seen
-    code, report, err = _check(capsys, tmp_path, subnets, "--lookup")
-    assert code == 1 and f"read 3 subnet(s) from EC2 in {REGION}" in err
+    assert not [f for f in report["findings"] if "read from EC2" in f["message"]]
+    code, report, err = _check(capsys, tmp_path, subnets, n["cluster-sg"], "--lookup")
+    assert code == 1 and f"read 3 subnet(s) and 1 security group(s) from EC2 in {REGION}" in err
     on_main = (f"{n['on-main']}, which EC2 describes as public (its VPC's main route table {n['main']} routes 0.0.0.0/0 "
                f"to internet gateway {n['igw']})")
     maps = f"{n['maps-ips']}, which EC2 describes as public (it maps public IPs on launch)"
@@ -134,6 +173,14 @@ def test_check_lookup_blocks_sensitive_fleets_in_given_public_subnets(ec2, capsy
             expected.add((asg, f"{cls}-data autoscaling group runs in subnet {where}: sensitive data needs private subnets"))
     assert _zone_findings(report) == expected
     assert all(f["severity"] == "mandatory" for f in report["findings"] if f["controlId"] == "MLPS-L3-8.1.2.1c")
+    # the nodes' launch templates carry the cluster security group: its all-port egress is reported on them
+    group = f"its security group {n['cluster-sg']} (eks-cluster-sg-gpu-eu-prod-1, read from EC2)"
+    egress = {(f["resourceName"], f["severity"]) for f in report["findings"]
+              if f["controlId"] == "MLPS-L3-8.1.3.1c" and f["message"] == f"{group} allows all-port egress to the internet"}
+    assert egress == {(f"{fleet}-lt", "advisory") for fleet in ("batch-embed", "eval", "finetune", "inference", "llm-train")}
+    every_port = {(f["resourceName"], f["message"]) for f in report["findings"] if f["controlId"] == "MLPS-L3-8.1.3.2c" and group in f["message"]}
+    assert every_port == {(f"{fleet}-lt", f"{d} rule of {group} allows every protocol or port")
+                          for fleet in ("batch-embed", "eval", "finetune", "inference", "llm-train") for d in ("ingress", "egress")}
 
 
 def test_check_lookup_passes_private_given_subnets(ec2, capsys, tmp_path: Path) -> None:
@@ -143,15 +190,18 @@ def test_check_lookup_passes_private_given_subnets(ec2, capsys, tmp_path: Path) 
     ec2.associate_route_table(RouteTableId=n["private-rt"], SubnetId=other)
     third = ec2.create_subnet(VpcId=n["vpc"], CidrBlock="10.20.10.0/24")["Subnet"]["SubnetId"]
     ec2.associate_route_table(RouteTableId=n["private-rt"], SubnetId=third)
-    _, report, _ = _check(capsys, tmp_path, [private, other, third], "--lookup")
+    _, report, _ = _check(capsys, tmp_path, [private, other, third], n["cluster-sg"], "--lookup")
     assert not [f for f in report["findings"] if f["controlId"] == "MLPS-L3-8.1.2.1c"]
 
 
 def test_check_lookup_of_an_unknown_subnet_is_undecided(ec2, capsys, tmp_path: Path) -> None:
     n = _network(ec2)
-    code, out, err = _check(capsys, tmp_path, [n["private"], n["public"], "subnet-0123456789abcdef0"], "--lookup")
+    code, out, err = _check(capsys, tmp_path, [n["private"], n["public"], "subnet-0123456789abcdef0"], n["cluster-sg"], "--lookup")
     assert code == 2
     assert "--lookup: ec2 DescribeSubnets in eu-central-1: InvalidSubnetID.NotFound" in err
+    code, out, err = _check(capsys, tmp_path, [n["private"], n["public"], n["on-main"]], "sg-0123456789abcdef0", "--lookup")
+    assert code == 2
+    assert "--lookup: ec2 DescribeSecurityGroups in eu-central-1: InvalidGroup.NotFound" in err
 
 
 def test_the_policy_pack_reads_the_given_subnets_with_seedance_lookup(ec2, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, bundle) -> None:
