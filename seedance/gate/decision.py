@@ -50,6 +50,27 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Given:
+    """The subnets and security groups a stack is given (not in its document), and whether the rules
+    saw them: ``read`` when EC2 was read (``seedance check --lookup``), in ``region``."""
+
+    subnets: list[str]
+    security_groups: list[str]
+    read: bool
+    region: str | None = None
+
+    def to_json(self) -> dict:
+        return {"read": self.read, **({"region": self.region} if self.region else {}),
+                "subnets": self.subnets, "securityGroups": self.security_groups}
+
+    def summary(self) -> str:
+        """'3 subnets and 1 security group' (what there is)."""
+        parts = [f"{n} {what}{'' if n == 1 else 's'}" for n, what in ((len(self.subnets), "subnet"),
+                                                                      (len(self.security_groups), "security group")) if n]
+        return " and ".join(parts)
+
+
+@dataclass(frozen=True)
 class Decision:
     stack: str
     as_of: str
@@ -59,6 +80,7 @@ class Decision:
     expired_waivers: list[Waiver] = field(default_factory=list)
     unused_waivers: list[Waiver] = field(default_factory=list)
     severity_overrides: dict[str, str] = field(default_factory=dict)  # control id -> severity forced for this run
+    given: Given | None = None  # the subnets and security groups the stack is given, and whether EC2 was read
 
     @property
     def blocking(self) -> list[Finding]:
@@ -101,6 +123,7 @@ class Decision:
             "unusedWaivers": [asdict(w) for w in self.unused_waivers],
             # a downgraded control must leave a trace in every report of the run
             **({"severityOverrides": dict(sorted(self.severity_overrides.items()))} if self.severity_overrides else {}),
+            **({"given": self.given.to_json()} if self.given else {}),
         }
 
 

@@ -151,6 +151,7 @@ def render_sarif(decision: Decision, *, controls: list | None = None) -> str:
                     "asOf": decision.as_of,
                     **({"severityOverrides": dict(sorted(decision.severity_overrides.items()))}
                        if decision.severity_overrides else {}),
+                    **({"given": decision.given.to_json()} if decision.given else {}),
                 },
             }
         ],
@@ -253,6 +254,12 @@ def print_text(out: Console, decision: Decision, *, engine: str) -> None:
         out.print(f"[dim]waiver matched nothing: {escape(w.control)} on {escape(w.resource)}[/dim]")
     for cid, sev in sorted(decision.severity_overrides.items()):
         out.print(f"[yellow]severity override[/yellow]: {escape(cid)} is {escape(sev)} for this run (--severity)")
+    if decision.given and decision.given.read:
+        out.print(f"[dim]read from EC2 in {escape(decision.given.region or '?')}: the {decision.given.summary()} "
+                  "the stack is given[/dim]")
+    elif decision.given:
+        out.print(f"[yellow]not checked[/yellow]: the {decision.given.summary()} the stack is given "
+                  "(not in its document; `seedance check --lookup` reads them from EC2)")
     verdict = "[bold red]✗ blocked[/bold red]" if decision.outcome == "fail" else "[bold green]✓ passed[/bold green]"
     out.print(
         f"{verdict} {escape(decision.stack)}: {counts['mandatory']} mandatory, {counts['advisory']} advisory, "

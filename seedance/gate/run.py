@@ -6,7 +6,9 @@ import datetime as dt
 import logging
 
 from seedance.gate.bundle import PolicyBundle
-from seedance.gate.decision import Decision, decide, parse_waivers
+import dataclasses
+
+from seedance.gate.decision import Decision, Given, decide, parse_waivers
 from seedance.gate.engine import Engine
 from seedance.gate.errors import EngineError, GateError
 from seedance.gate.inputs import GateInput
@@ -23,7 +25,7 @@ def evaluate(gate_input: GateInput, bundle: PolicyBundle, engine: Engine, *, as_
     except Exception as exc:  # an engine bug must not look like a pass
         raise EngineError(f"{engine.name}: {type(exc).__name__}: {exc}") from None
     policy = gate_input.policy
-    return decide(
+    decision = decide(
         raw,
         bundle,
         stack=gate_input.stack,
@@ -31,3 +33,19 @@ def evaluate(gate_input: GateInput, bundle: PolicyBundle, engine: Engine, *, as_
         waivers=parse_waivers(policy),
         as_of=as_of or dt.date.today(),
     )
+    return dataclasses.replace(decision, given=given(gate_input))
+
+
+def given(gate_input: GateInput) -> Given | None:
+    """What the stack is given that its document lacks, and whether EC2 was read for it; None when
+    it is given nothing (or the document cannot be read for it)."""
+    from seedance.gate.facts import given_security_group_ids, given_subnet_ids
+
+    facts = gate_input.facts
+    if facts is not None:
+        return Given(sorted(facts.get("subnets") or {}), sorted(facts.get("security_groups") or {}), True, facts.get("region"))
+    try:
+        subnets, groups = given_subnet_ids(gate_input.policy, gate_input.document), given_security_group_ids(gate_input.document)
+    except (AttributeError, TypeError):  # a hand-written gate input of unexpected shape: nothing to report
+        return None
+    return Given(subnets, groups, False) if subnets or groups else None

@@ -161,8 +161,11 @@ def test_check_lookup_blocks_sensitive_fleets_in_given_public_subnets(ec2, capsy
     code, report, err = _check(capsys, tmp_path, subnets, n["cluster-sg"])
     assert code == 1 and _zone_findings(report) == set()  # without --lookup the given subnets are not seen
     assert not [f for f in report["findings"] if "read from EC2" in f["message"]]
+    # the report says what the stack is given and that it was not read
+    assert report["given"] == {"read": False, "subnets": sorted(subnets), "securityGroups": [n["cluster-sg"]]}
     code, report, err = _check(capsys, tmp_path, subnets, n["cluster-sg"], "--lookup")
     assert code == 1 and f"read 3 subnet(s) and 1 security group(s) from EC2 in {REGION}" in err
+    assert report["given"] == {"read": True, "region": REGION, "subnets": sorted(subnets), "securityGroups": [n["cluster-sg"]]}
     on_main = (f"{n['on-main']}, which EC2 describes as public (its VPC's main route table {n['main']} routes 0.0.0.0/0 "
                f"to internet gateway {n['igw']})")
     maps = f"{n['maps-ips']}, which EC2 describes as public (it maps public IPs on launch)"
