@@ -58,10 +58,21 @@ class Given:
     security_groups: list[str]
     read: bool
     region: str | None = None
+    # security groups whose ids offline synthesis made up (id -> what it stands for): never read
+    placeholders: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return {"read": self.read, **({"region": self.region} if self.region else {}),
-                "subnets": self.subnets, "securityGroups": self.security_groups}
+                "subnets": self.subnets, "securityGroups": self.security_groups,
+                **({"placeholders": self.placeholders} if self.placeholders else {})}
+
+    def unseen(self) -> str:
+        """'the cluster security group of EKS cluster X (made up offline: ...)', or ''."""
+        if not self.placeholders:
+            return ""
+        return (f"{', '.join(sorted(self.placeholders.values()))}: offline synthesis cannot know "
+                f"{'its id' if len(self.placeholders) == 1 else 'their ids'} (a document converted from a "
+                "pulumi preview holds the real ones)")
 
     def summary(self) -> str:
         """'3 subnets and 1 security group' (what there is)."""

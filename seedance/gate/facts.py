@@ -91,15 +91,28 @@ def given_subnet_ids(policy: dict[str, Any], document: dict[str, Any]) -> list[s
 def given_security_group_ids(document: dict[str, Any]) -> list[str]:
     """The security groups a stack's launch templates, instances and spot requests name by id
     (``vpcSecurityGroupIds``, ``securityGroups``, a network interface's ``securityGroups``) that are
-    not resources of its document."""
-    own = {r.get("id") for r in document.get("resources") or []}
-    ids: set[str] = set()
+    not resources of its document, nor placeholders offline synthesis made up (see
+    :func:`placeholder_security_groups`)."""
+    skip = {r.get("id") for r in document.get("resources") or []} | set(document.get("placeholders") or {})
+    return sorted(set(_security_group_refs(document)) - skip)
+
+
+def placeholder_security_groups(document: dict[str, Any]) -> dict[str, str]:
+    """The security groups the resources name whose ids offline synthesis made up (id -> what it
+    stands for, e.g. an EKS cluster's security group): no lookup can read them; a preview document
+    holds the real ids."""
+    made_up = document.get("placeholders") or {}
+    return {sg: made_up[sg] for sg in sorted(set(_security_group_refs(document)) & set(made_up))}
+
+
+def _security_group_refs(document: dict[str, Any]) -> list[str]:
+    refs: list[str] = []
     for r in document.get("resources") or []:
         inputs = r.get("inputs") or {}
         values = [*_list(inputs.get("vpcSecurityGroupIds")), *_list(inputs.get("securityGroups")),
                   *(g for n in _list(inputs.get("networkInterfaces")) if isinstance(n, dict) for g in _list(n.get("securityGroups")))]
-        ids.update(v for v in values if isinstance(v, str) and SECURITY_GROUP_ID.match(v) and v not in own)
-    return sorted(ids)
+        refs += [v for v in values if isinstance(v, str) and SECURITY_GROUP_ID.match(v)]
+    return refs
 
 
 def _list(value: Any) -> list[Any]:

@@ -254,12 +254,14 @@ def print_text(out: Console, decision: Decision, *, engine: str) -> None:
         out.print(f"[dim]waiver matched nothing: {escape(w.control)} on {escape(w.resource)}[/dim]")
     for cid, sev in sorted(decision.severity_overrides.items()):
         out.print(f"[yellow]severity override[/yellow]: {escape(cid)} is {escape(sev)} for this run (--severity)")
-    if decision.given and decision.given.read:
-        out.print(f"[dim]read from EC2 in {escape(decision.given.region or '?')}: the {decision.given.summary()} "
-                  "the stack is given[/dim]")
-    elif decision.given:
-        out.print(f"[yellow]not checked[/yellow]: the {decision.given.summary()} the stack is given "
+    given = decision.given
+    if given and given.read and given.summary():
+        out.print(f"[dim]read from EC2 in {escape(given.region or '?')}: the {given.summary()} the stack is given[/dim]")
+    elif given and given.summary():
+        out.print(f"[yellow]not checked[/yellow]: the {given.summary()} the stack is given "
                   "(not in its document; `seedance check --lookup` reads them from EC2)")
+    if given and given.unseen():
+        out.print(f"[yellow]not checked[/yellow]: {escape(given.unseen())}")
     verdict = "[bold red]✗ blocked[/bold red]" if decision.outcome == "fail" else "[bold green]✓ passed[/bold green]"
     out.print(
         f"{verdict} {escape(decision.stack)}: {counts['mandatory']} mandatory, {counts['advisory']} advisory, "

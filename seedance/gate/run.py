@@ -39,13 +39,15 @@ def evaluate(gate_input: GateInput, bundle: PolicyBundle, engine: Engine, *, as_
 def given(gate_input: GateInput) -> Given | None:
     """What the stack is given that its document lacks, and whether EC2 was read for it; None when
     it is given nothing (or the document cannot be read for it)."""
-    from seedance.gate.facts import given_security_group_ids, given_subnet_ids
+    from seedance.gate.facts import given_security_group_ids, given_subnet_ids, placeholder_security_groups
 
-    facts = gate_input.facts
-    if facts is not None:
-        return Given(sorted(facts.get("subnets") or {}), sorted(facts.get("security_groups") or {}), True, facts.get("region"))
     try:
+        made_up = placeholder_security_groups(gate_input.document)
+        facts = gate_input.facts
+        if facts is not None:
+            return Given(sorted(facts.get("subnets") or {}), sorted(facts.get("security_groups") or {}), True,
+                         facts.get("region"), made_up)
         subnets, groups = given_subnet_ids(gate_input.policy, gate_input.document), given_security_group_ids(gate_input.document)
     except (AttributeError, TypeError):  # a hand-written gate input of unexpected shape: nothing to report
         return None
-    return Given(subnets, groups, False) if subnets or groups else None
+    return Given(subnets, groups, False, None, made_up) if subnets or groups or made_up else None

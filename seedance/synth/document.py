@@ -102,6 +102,18 @@ class ResourceDocument(BaseModel):
     source: Source
     resources: list[Resource] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list, description="What the source could not tell (e.g. partial preview).")
+    placeholders: dict[str, str] = Field(
+        default_factory=dict,
+        description="Values offline synthesis made up where the program looked AWS up (value -> what it stands for, e.g. "
+        "an EKS cluster's security group id); a real preview holds the real ones.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_empty_placeholders(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out = handler(self)
+        if not out.get("placeholders"):
+            out.pop("placeholders", None)
+        return out
 
     # ------------------------------------------------------------------ queries
 

@@ -94,6 +94,7 @@ class SeedanceMocks(pmocks.Mocks):
         self.default_region = default_region
         self.default_account = default_account
         self._providers: dict[str, tuple[str | None, str]] = {}  # provider id -> (region, account)
+        self.placeholders: dict[str, str] = {}  # value made up for a lookup -> what it stands for
         self.worker_loops: set[asyncio.AbstractEventLoop] = set()
 
     def _note_loop(self) -> None:
@@ -148,9 +149,12 @@ class SeedanceMocks(pmocks.Mocks):
             # offline there is no VPC to ask: one placeholder route table per VPC, stable across runs
             vpc = str(args.args.get("vpcId") or "")
             rtb = f"rtb-{_short_hash('route-table', vpc, n=17)}"
+            self.placeholders[rtb] = f"the route tables of VPC {vpc}"
             return {"ids": [rtb], "vpcId": vpc, "id": region}
         if args.token == "aws:eks/getCluster:getCluster":
-            return _cluster(str(args.args.get("name") or ""), region, account, part)
+            cluster = _cluster(str(args.args.get("name") or ""), region, account, part)
+            self.placeholders[cluster["vpcConfig"]["clusterSecurityGroupId"]] = f"the cluster security group of EKS cluster {cluster['name']}"
+            return cluster
         log.warning("synth: no mock answer for invoke %s; returning an empty result", args.token)
         return {}
 
@@ -275,6 +279,7 @@ def run_program(
             settings.ROOT.set(None)
             _WORKER_LOOPS.update(mocks.worker_loops)
         document = _document(monitor, project=project, stack=stack, default_region=region)
+        document.placeholders = dict(sorted(mocks.placeholders.items()))
         return SynthResult(document, normalise(outputs), time.perf_counter() - start)
 
 

@@ -137,8 +137,11 @@ def _check(capsys, tmp_path: Path, subnets: list[str], cluster_sg: str, *extra: 
     assert SAMPLE_CLUSTER_SG in text
     for old, new in (*zip(SAMPLE_SUBNETS, subnets, strict=True), (SAMPLE_CLUSTER_SG, cluster_sg)):
         text = text.replace(old, new)
+    # as a document converted from a real preview: the lookups' answers are real, none is made up
+    preview = json.loads(text)
+    preview.pop("placeholders")
     doc = tmp_path / "eu-prod.json"
-    doc.write_text(text)
+    doc.write_text(json.dumps(preview))
     policy = tmp_path / "policy.yaml"
     policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n"
                       f"  subnetIds: [{', '.join(subnets)}]\n")
@@ -244,3 +247,27 @@ def test_the_policy_pack_reads_the_given_subnets_with_seedance_lookup(ec2, monke
     out: list[str] = []
     policies["seedance-gate-inputs"].validate(SimpleNamespace(resources=[asg]), lambda message, urn=None: out.append(message))
     assert len(out) == 1 and "InvalidSubnetID.NotFound" in out[0] and out[0].startswith("the Seedance gate cannot decide")
+
+
+def test_offline_placeholders_are_reported_and_never_looked_up(ec2, capsys, tmp_path: Path) -> None:
+    """Offline synthesis answers the EKS cluster lookup with a made-up security group id: --lookup
+    does not ask EC2 for it (it does not exist), and every report says it was not checked."""
+    n = _network(ec2)
+    text = SAMPLE.read_text()
+    for old, new in zip(SAMPLE_SUBNETS, [n["private"], n["on-main"], n["maps-ips"]], strict=True):
+        text = text.replace(old, new)
+    assert json.loads(text)["placeholders"][SAMPLE_CLUSTER_SG] == "the cluster security group of EKS cluster gpu-eu-prod"
+    (tmp_path / "eu-prod.json").write_text(text)
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n"
+                      f"  subnetIds: [{n['private']}, {n['on-main']}, {n['maps-ips']}]\n")
+    base = [str(tmp_path / "eu-prod.json"), "--policy", str(policy), "--lookup"]
+    code = main(["check", *base, "--format", "json"])
+    out = capsys.readouterr()
+    assert code == 0 and "read 3 subnet(s) and 0 security group(s)" in out.err
+    given = json.loads(out.out)["given"]
+    assert given["read"] is True and given["securityGroups"] == []
+    assert given["placeholders"] == {SAMPLE_CLUSTER_SG: "the cluster security group of EKS cluster gpu-eu-prod"}
+    main(["check", *base, "--format", "text"])
+    assert ("not checked: the cluster security group of EKS cluster gpu-eu-prod: offline synthesis cannot know its id"
+            in " ".join(capsys.readouterr().out.split()))
