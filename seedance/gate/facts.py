@@ -78,14 +78,15 @@ class FactsError(GateError):
 
 def given_subnet_ids(policy: dict[str, Any], document: dict[str, Any]) -> list[str]:
     """The subnet ids a stack is given: the policy's ``cloud.subnetIds`` and the literal subnet ids
-    its resources are placed in (autoscaling groups, launch templates, instances)."""
+    its resources are placed in (autoscaling groups, launch templates, instances), other than the
+    ids of its own subnets (a preview of a deployed stack records them)."""
     ids = set((policy.get("cloud") or {}).get("subnetIds") or [])
     for r in document.get("resources") or []:
         inputs = r.get("inputs") or {}
         values = [inputs.get("subnetId"), *_list(inputs.get("vpcZoneIdentifiers")),
                   *(n.get("subnetId") for n in _list(inputs.get("networkInterfaces")) if isinstance(n, dict))]
         ids.update(v for v in values if isinstance(v, str) and SUBNET_ID.match(v))
-    return sorted(ids)
+    return sorted(ids - {r.get("id") for r in document.get("resources") or []})
 
 
 def given_security_group_ids(document: dict[str, Any]) -> list[str]:

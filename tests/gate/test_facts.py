@@ -125,6 +125,8 @@ def test_given_subnet_ids_come_from_the_policy_and_the_document() -> None:
         {"inputs": {"networkInterfaces": [{"subnetId": "subnet-0bbbbbbbbbbbbbbbb"}, "x"], "subnetId": None}},
         {"inputs": {"subnetId": "subnet-0cccccccccccccccc"}},
         {"inputs": {"vpcZoneIdentifiers": "[unknown]"}},
+        {"id": "subnet-0eeeeeeeeeeeeeeee", "inputs": {}},  # the stack's own subnet, as a preview records it
+        {"inputs": {"subnetId": "subnet-0eeeeeeeeeeeeeeee"}},
     ]}
     policy = {"cloud": {"subnetIds": ["subnet-0dddddddddddddddd", "subnet-0aaaaaaaaaaaaaaaa"]}}
     assert given_subnet_ids(policy, doc) == ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb", "subnet-0cccccccccccccccc",
