@@ -166,6 +166,7 @@ class OpaEngine:
         self.ssl = parsed.scheme == "https"
         self.timeout = timeout
         self._uploaded: str | None = None  # the fingerprint of the bundle last uploaded
+        self._local = RegorusEngine()  # for the pre-flight, see _preflight
 
     def _client(self):
         from opa_client.opa import OpaClient
@@ -208,9 +209,24 @@ class OpaEngine:
                               f"{fingerprint[:12]} reads back as {str(value)[:40]!r}): another replica or a server "
                               "that is not OPA")
 
+    def _preflight(self, bundle: PolicyBundle, gate_input: dict) -> None:
+        """Fail closed where OPA would not: a list or object the rules iterate that is unknown until
+        apply (a preview's placeholder string) reads as empty to OPA, so every check over it would
+        pass, while regorus stops there. The same policies (OPA holds exactly the uploaded ones, see
+        _canary) are evaluated locally first, and such an input is undecided on this backend too.
+        Another local failure is left to OPA's own evaluation to decide."""
+        try:
+            self._local.evaluate(bundle, gate_input)
+        except GateError as exc:  # e.g. policies regorus cannot compile: OPA's upload reports its own view
+            if isinstance(exc, EngineError) and json.dumps(UNKNOWN) in str(exc):
+                raise EngineError(f"{exc} (found by the local check run before OPA, which would read the value as "
+                                  "empty)") from None
+            log.debug("local pre-flight failed, OPA decides: %s", exc)
+
     def evaluate(self, bundle: PolicyBundle, gate_input: dict) -> dict[str, list[dict]]:
         import requests
 
+        self._preflight(bundle, gate_input)
         client = self._client()
         try:
             try:

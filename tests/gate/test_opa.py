@@ -263,3 +263,17 @@ def test_real_opa_gives_the_embedded_decision(bundle) -> None:
         proc.terminate()
         proc.wait(timeout=10)
 
+
+
+def test_an_unknown_collection_is_undecided_on_the_opa_backend_too(stand_in, bundle) -> None:
+    """OPA reads a list that is unknown until apply as empty (tests/gate/test_opa_go.py): the backend
+    checks the input locally first, so the deploy is blocked as on the embedded engine, not passed."""
+    gi = _input()
+    doc = json.loads(json.dumps(gi.document))
+    sg = next(r for r in doc["resources"] if r["type"] == "aws:ec2/securityGroup:SecurityGroup" and "ingress" in r["inputs"])
+    sg["inputs"]["ingress"] = "[unknown]"
+    unknown = GateInput(doc, gi.policy, gi.plan, gi.estimate, None)
+    with pytest.raises(EngineError, match=r"known only after apply.*found by the local check run before OPA"):
+        evaluate(unknown, bundle, OpaEngine(stand_in, timeout=30), as_of=AS_OF)
+    # the same engine still decides a known document afterwards
+    assert evaluate(gi, bundle, OpaEngine(stand_in, timeout=30), as_of=AS_OF).findings

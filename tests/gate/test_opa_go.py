@@ -185,8 +185,9 @@ def test_opa_and_regorus_agree_on_mutated_documents(go_engine, bundle, stack_inp
 
 def test_an_unknown_collection_blocks_the_embedded_gate(go_engine, bundle, stack_input) -> None:
     """A list the rules iterate, unknown until apply (the preview's placeholder string): regorus stops
-    with a runtime error, so the embedded gate is undecided and blocks, naming the cause; OPA iterates
-    nothing and decides. The two backends differ here (README, Known limits)."""
+    with a runtime error, so the embedded gate is undecided and blocks, naming the cause; OPA's own
+    evaluator iterates nothing and decides (which is why the OPA backend checks such inputs locally
+    first: tests/gate/test_opa.py)."""
     gi = stack_input("eu-prod")
     doc = copy.deepcopy(gi.document)
     sg = next(r for r in doc["resources"] if r["type"] == "aws:ec2/securityGroup:SecurityGroup" and "ingress" in r["inputs"])
