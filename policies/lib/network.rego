@@ -98,23 +98,15 @@ _given_groups := object.get(input, ["facts", "security_groups"], {})
 
 _security_group_refs(r) := {id |
 	some field in ["vpcSecurityGroupIds", "securityGroups"]
-	some id in _list(object.get(r.inputs, field, []))
+	some id in resources.elements(object.get(r.inputs, field, []))
 	is_string(id)
 } | {id |
-	some ni in _list(object.get(r.inputs, "networkInterfaces", []))
+	some ni in resources.elements(object.get(r.inputs, "networkInterfaces", []))
 	is_object(ni)
-	some id in _list(object.get(ni, "securityGroups", []))
+	some id in resources.elements(object.get(ni, "securityGroups", []))
 	is_string(id)
 }
 
-_list(v) := v if is_array(v)
-
-_list(v) := [x | some x in v] if is_set(v)
-
-_list(v) := [] if {
-	not is_array(v)
-	not is_set(v)
-}
 
 # the ingress rules, the egress rules, and those of each open to the internet
 ingress_rules(_) := _ingress

@@ -325,6 +325,18 @@ _statements(p) := s if {
 	is_object(p.Statement)
 } else := []
 
+# the elements of a list or set (a set as a list); none of anything else, such as a preview's
+# "[unknown]" placeholder where a list is unknown until apply (callers that must not pass such a
+# value check for it themselves)
+elements(v) := v if is_array(v)
+
+elements(v) := [x | some x in v] if is_set(v)
+
+elements(v) := [] if {
+	not is_array(v)
+	not is_set(v)
+}
+
 as_list(x) := x if is_array(x)
 
 as_list(x) := [x] if not is_array(x)

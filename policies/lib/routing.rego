@@ -189,7 +189,7 @@ routes_of(t) := _inline_routes(t) | _standalone_routes(t)
 
 _inline_routes(t) := {{"destination": _destination(route), "gateway": route.gatewayId, "source": table, "inline": route} |
 	table := input.document.resources[t]
-	some route in _as_list(object.get(table.inputs, "routes", []))
+	some route in resources.elements(object.get(table.inputs, "routes", []))
 	is_object(route)
 	route.gatewayId != null
 }
@@ -328,7 +328,7 @@ placed_in(r) := {s |
 	_placement_names(r, field, value, subnet)
 }
 
-_placement_refs(r) := {"subnetId": [object.get(r.inputs, "subnetId", null)], "vpcZoneIdentifiers": _as_list(object.get(r.inputs, "vpcZoneIdentifiers", [])), "networkInterfaces": [object.get(ni, "subnetId", null) | some ni in _as_list(object.get(r.inputs, "networkInterfaces", [])); is_object(ni)]}
+_placement_refs(r) := {"subnetId": [object.get(r.inputs, "subnetId", null)], "vpcZoneIdentifiers": resources.elements(object.get(r.inputs, "vpcZoneIdentifiers", [])), "networkInterfaces": [object.get(ni, "subnetId", null) | some ni in resources.elements(object.get(r.inputs, "networkInterfaces", [])); is_object(ni)]}
 
 _placement_names(r, field, _, subnet) if subnet.urn in object.get(r, ["property_dependencies", field], [])
 
@@ -337,11 +337,3 @@ _placement_names(_, _, values, subnet) if {
 	names(value, subnet)
 }
 
-_as_list(v) := v if is_array(v)
-
-_as_list(v) := [x | some x in v] if is_set(v)
-
-_as_list(v) := [] if {
-	not is_array(v)
-	not is_set(v)
-}
