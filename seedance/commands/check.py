@@ -50,7 +50,7 @@ def _undecided(fmt: str, stack: str, problems: list[str], *, artifact: str | Non
     return EXIT_UNDECIDED
 
 
-def _with_subnet_facts(gate_input: GateInput) -> GateInput:
+def _with_facts(gate_input: GateInput) -> GateInput:
     """The gate input with what EC2 says of the subnets and security groups the stack is given (raises FactsError)."""
     facts = lookup(gate_input.policy, gate_input.document)
     _console(stderr=True).print(f"read {len(facts.subnets)} subnet(s) and {len(facts.security_groups)} security group(s) "
@@ -109,7 +109,7 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
         if frameworks:
             gate_input = gate_input.with_frameworks(list(frameworks))
         if lookup:
-            gate_input = _with_subnet_facts(gate_input)
+            gate_input = _with_facts(gate_input)
         engine = make_engine(opa_url)
         decision = evaluate(gate_input, bundle, engine, as_of=as_of.date() if as_of else None)
     except PolicyLoadError as exc:

@@ -67,7 +67,8 @@ class Given:
                 **({"placeholders": self.placeholders} if self.placeholders else {})}
 
     def unseen(self) -> str:
-        """'the cluster security group of EKS cluster X (made up offline: ...)', or ''."""
+        """Why the placeholders were not checked ('the cluster security group of EKS cluster X: offline
+        synthesis cannot know its id ...'), or '' when there are none."""
         if not self.placeholders:
             return ""
         return (f"{', '.join(sorted(self.placeholders.values()))}: offline synthesis cannot know "

@@ -30,7 +30,7 @@ class GateInput:
     plan: dict[str, Any] | None = None
     estimate: dict[str, Any] | None = None
     budget_state: dict[str, Any] | None = None
-    facts: dict[str, Any] | None = None  # seedance.gate.facts.NetworkFacts as JSON: what EC2 says of given subnets
+    facts: dict[str, Any] | None = None  # seedance.gate.facts.NetworkFacts as JSON: the given subnets and security groups
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in INPUT_KEYS}
