@@ -74,7 +74,9 @@ _document_rules := array.concat(
 # `seedance check --lookup`; absent otherwise) that its launch templates, instances and spot
 # requests name by id (the EKS cluster security group of nodes that join a cluster): one rule per
 # resource carrying the group, whose position (and so data class) is that resource's.
+# (without facts, no resource is looked at)
 _given_rules := [x |
+	count(_given_groups) > 0
 	some i in compute.indices
 	r := input.document.resources[i]
 	some id in _security_group_refs(r)

@@ -62,6 +62,7 @@ _problems contains findings.problem(r, msg) if {
 
 # the same for the subnets the stack is given, when EC2 was read (seedance check --lookup)
 _problems contains findings.problem(r, msg) if {
+	count(routing.given_subnets) > 0
 	some i in _placeable & resources.sensitive_indices
 	r := input.document.resources[i]
 	some id in routing.placed_in_given(r)

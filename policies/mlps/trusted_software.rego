@@ -40,7 +40,14 @@ _trusted(image) if {
 	regex.match(sprintf(`^%s\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/`, [account]), image)
 }
 
-_trusted(image) if strings.any_prefix_match(image, frameworks.allow_list("trusted_registries"))
+_trusted(image) if strings.any_prefix_match(image, _registries)
+
+# the allow-lists, the policy's entries included (computed once, not per image)
+_registries := frameworks.allow_list("trusted_registries")
+
+_ami_parameters := frameworks.allow_list("trusted_ami_parameters")
+
+_amis := frameworks.allow_list("trusted_amis")
 
 _problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
@@ -67,14 +74,14 @@ _problems contains findings.problem(r, msg) if {
 	image != null
 	not _trusted_ami(image)
 	msg := sprintf("%s boots %v, which is not shown to come from an allow-listed owner (an AMI resolved from %s, or listed in compliance.trusted.amis)", [
-		compute.noun(r), image, concat(", ", [sprintf("resolve:ssm:%s", [p]) | some p in frameworks.allow_list("trusted_ami_parameters")]),
+		compute.noun(r), image, concat(", ", [sprintf("resolve:ssm:%s", [p]) | some p in _ami_parameters]),
 	])
 }
 
 _trusted_ami(image) if {
 	is_string(image)
 	startswith(image, "resolve:ssm:")
-	strings.any_prefix_match(substring(image, count("resolve:ssm:"), -1), frameworks.allow_list("trusted_ami_parameters"))
+	strings.any_prefix_match(substring(image, count("resolve:ssm:"), -1), _ami_parameters)
 }
 
-_trusted_ami(image) if image in frameworks.allow_list("trusted_amis")
+_trusted_ami(image) if image in _amis
