@@ -56,3 +56,31 @@ test_fail_instance_volume_survives if {
 		fixtures.finding("MLPS-L3-8.1.4.10", "mandatory", "aws:ec2/instance:Instance", "box", "EBS mapping root is not encrypted, so released blocks are readable"),
 	}
 }
+
+# Instance stores, as EC2 describes the instance types (input.facts, from seedance check --lookup):
+# a type whose instance store is not always encrypted is reported wherever it is launched; one
+# that is (NVMe) or that has none is not; without facts nothing is checked.
+_types_facts := {"region": "cn-north-1", "instance_types": {
+	"d2.xlarge": {"instance_storage": true, "encryption_support": "unsupported"},
+	"g5.xlarge": {"instance_storage": true, "encryption_support": "required"},
+	"m5.large": {"instance_storage": false, "encryption_support": null},
+}}
+
+test_fail_instance_store_not_encrypted if {
+	resources := [
+		fixtures.launch_template("lt", "public", {"instanceType": "d2.xlarge"}),
+		fixtures.resource("aws:autoscaling/group:Group", "asg", {"mixedInstancesPolicy": {"launchTemplate": {"overrides": [{"instanceType": "g5.xlarge"}, {"instanceType": "d2.xlarge"}]}}}),
+		fixtures.resource("aws:eks/nodeGroup:NodeGroup", "ng", {"instanceTypes": ["m5.large", "d2.xlarge"]}),
+		fixtures.launch_template("nvme", "public", {"instanceType": "g5.xlarge"}),
+	]
+	gi := object.union(fixtures.gate_input(fixtures.mlps_policy, resources), {"facts": _types_facts})
+	v := residual_information.violation with input as gi
+	msg := "instance type d2.xlarge has an instance store that is not always encrypted (EC2: encryption support unsupported), so released blocks may be readable"
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.10", "mandatory", "aws:ec2/launchTemplate:LaunchTemplate", "lt", msg),
+		fixtures.finding("MLPS-L3-8.1.4.10", "mandatory", "aws:autoscaling/group:Group", "asg", msg),
+		fixtures.finding("MLPS-L3-8.1.4.10", "mandatory", "aws:eks/nodeGroup:NodeGroup", "ng", msg),
+	}
+	w := residual_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	w == set()
+}

@@ -51,10 +51,11 @@ def _undecided(fmt: str, stack: str, problems: list[str], *, artifact: str | Non
 
 
 def _with_facts(gate_input: GateInput) -> GateInput:
-    """The gate input with what EC2 says of the subnets and security groups the stack is given (raises FactsError)."""
+    """The gate input with what EC2 says of the subnets and security groups the stack is given and of
+    its instance types (raises FactsError)."""
     facts = lookup(gate_input.policy, gate_input.document)
-    _console(stderr=True).print(f"read {len(facts.subnets)} subnet(s) and {len(facts.security_groups)} security group(s) "
-                                f"from EC2 in {escape(facts.region)}")
+    _console(stderr=True).print(f"read {len(facts.subnets)} subnet(s), {len(facts.security_groups)} security group(s) and "
+                                f"{len(facts.instance_types)} instance type(s) from EC2 in {escape(facts.region)}")
     return gate_input.with_facts(facts.model_dump(mode="json"))
 
 
@@ -68,10 +69,10 @@ def _with_facts(gate_input: GateInput) -> GateInput:
 @click.option("--framework", "frameworks", multiple=True, type=click.Choice(["gdpr", "mlps-l3"]), help="Force these frameworks on (repeatable).")
 @click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None, help="Date for waiver expiry (default: today).")
 @click.option("--severity", "severities", multiple=True, metavar="CONTROL=LEVEL", help="Override a control's severity (mandatory|advisory); repeatable.")
-@click.option("--lookup", is_flag=True, help="Read the subnets and security groups the stack is given (cloud.subnetIds, and "
-              "subnet and security-group ids its resources name) from EC2 in the policy's region, so the rules check them "
-              "too; needs AWS credentials allowed ec2:DescribeSubnets, ec2:DescribeRouteTables and "
-              "ec2:DescribeSecurityGroups.")
+@click.option("--lookup", is_flag=True, help="Read from EC2, in the policy's region, the subnets and security groups the "
+              "stack is given (cloud.subnetIds, and subnet and security-group ids its resources name) and its instance "
+              "types' instance-store encryption, so the rules check them too; needs AWS credentials allowed "
+              "ec2:DescribeSubnets, ec2:DescribeRouteTables, ec2:DescribeSecurityGroups and ec2:DescribeInstanceTypes.")
 def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, project_dir: Path,
           policies_dir: Path | None, frameworks: tuple[str, ...], as_of: dt.datetime | None, severities: tuple[str, ...],
           lookup: bool) -> int:

@@ -51,8 +51,9 @@ class Finding:
 
 @dataclass(frozen=True)
 class Given:
-    """The subnets and security groups a stack is given (not in its document), and whether the rules
-    saw them: ``read`` when EC2 was read (``seedance check --lookup``), in ``region``."""
+    """What the rules can only see when EC2 is read (``seedance check --lookup``; then ``read``, in
+    ``region``): the subnets and security groups a stack is given (not in its document), and the
+    instance types it launches (whether their instance store is encrypted)."""
 
     subnets: list[str]
     security_groups: list[str]
@@ -60,10 +61,11 @@ class Given:
     region: str | None = None
     # security groups whose ids offline synthesis made up (id -> what it stands for): never read
     placeholders: dict[str, str] = field(default_factory=dict)
+    instance_types: list[str] = field(default_factory=list)  # whose instance-store encryption EC2 tells
 
     def to_json(self) -> dict:
         return {"read": self.read, **({"region": self.region} if self.region else {}),
-                "subnets": self.subnets, "securityGroups": self.security_groups,
+                "subnets": self.subnets, "securityGroups": self.security_groups, "instanceTypes": self.instance_types,
                 **({"placeholders": self.placeholders} if self.placeholders else {})}
 
     def unseen(self) -> str:
@@ -76,9 +78,14 @@ class Given:
                 "pulumi preview holds the real ones)")
 
     def summary(self) -> str:
-        """'3 subnets and 1 security group' (what there is)."""
-        parts = [f"{n} {what}{'' if n == 1 else 's'}" for n, what in ((len(self.subnets), "subnet"),
+        """'the 3 subnets and 1 security group the stack is given and the instance-store encryption of
+        its 5 instance types' (what there is), or ''."""
+        given = [f"{n} {what}{'' if n == 1 else 's'}" for n, what in ((len(self.subnets), "subnet"),
                                                                       (len(self.security_groups), "security group")) if n]
+        parts = [f"the {' and '.join(given)} the stack is given"] if given else []
+        if self.instance_types:
+            n = len(self.instance_types)
+            parts.append(f"the instance-store encryption of its {n} instance type{'' if n == 1 else 's'}")
         return " and ".join(parts)
 
 
@@ -92,7 +99,7 @@ class Decision:
     expired_waivers: list[Waiver] = field(default_factory=list)
     unused_waivers: list[Waiver] = field(default_factory=list)
     severity_overrides: dict[str, str] = field(default_factory=dict)  # control id -> severity forced for this run
-    given: Given | None = None  # the subnets and security groups the stack is given, and whether EC2 was read
+    given: Given | None = None  # what only EC2 tells (given subnets, groups, instance types), and whether it was read
 
     @property
     def blocking(self) -> list[Finding]:

@@ -1,13 +1,15 @@
-"""What EC2 says about the subnets and security groups a stack is given: what its document lacks.
+"""What EC2 says about what a stack's document lacks: the subnets and security groups the stack is
+given, and whether its instance types encrypt their instance store.
 
 The subnets and security groups a stack creates are in its resource document; the ones it is given
 are not: the policy's ``cloud.subnetIds``, subnet ids a program names, and security groups its
 launch templates or instances name by id (the EKS cluster security group that nodes joining a
 cluster carry). ``seedance check --lookup`` reads them from EC2 (``DescribeSubnets``,
-``DescribeRouteTables`` of their VPCs, ``DescribeSecurityGroups``) and passes them to the rules as
-``input.facts``: for each subnet, whether it maps public IPs on launch and the routes of the route
-table that routes it (its own association, else its VPC's main route table); for each security
-group, its ingress and egress rules.
+``DescribeRouteTables`` of their VPCs, ``DescribeSecurityGroups``, ``DescribeInstanceTypes``) and
+passes them to the rules as ``input.facts``: for each subnet, whether it maps public IPs on launch
+and the routes of the route table that routes it (its own association, else its VPC's main route
+table); for each security group, its ingress and egress rules; for each instance type the stack
+launches, whether it has an instance store and whether that is encrypted.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ log = logging.getLogger(__name__)
 
 SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8,17}$")
 SECURITY_GROUP_ID = re.compile(r"^sg-[0-9a-f]{8,17}$")
+INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[0-9a-z]+$")
 
 #: Where a route leads, in the order DescribeRouteTables may name it (one is set per route).
 _TARGETS = ("GatewayId", "NatGatewayId", "TransitGatewayId", "VpcPeeringConnectionId", "NetworkInterfaceId",
@@ -66,10 +69,18 @@ class SecurityGroupFact(_Fact):
     egress: list[RuleFact]
 
 
-class NetworkFacts(_Fact):
+class InstanceTypeFact(_Fact):
+    instance_storage: bool = Field(description="The type has instance-store volumes.")
+    encryption_support: str | None = Field(
+        default=None, description="Whether its instance store is encrypted: required (always, by the hardware), "
+        "supported or unsupported; none without an instance store.")
+
+
+class AwsFacts(_Fact):
     region: str
     subnets: dict[str, SubnetFact] = Field(default_factory=dict)
     security_groups: dict[str, SecurityGroupFact] = Field(default_factory=dict)
+    instance_types: dict[str, InstanceTypeFact] = Field(default_factory=dict)
 
 
 class FactsError(GateError):
@@ -116,11 +127,25 @@ def _security_group_refs(document: dict[str, Any]) -> list[str]:
     return refs
 
 
+def instance_types(document: dict[str, Any]) -> list[str]:
+    """The EC2 instance types the stack's resources launch: launch templates, instances and spot
+    requests (``instanceType``), autoscaling groups' mixed-instances overrides, EKS node groups."""
+    found: set[str] = set()
+    for r in document.get("resources") or []:
+        inputs = r.get("inputs") or {}
+        overrides = ((inputs.get("mixedInstancesPolicy") or {}).get("launchTemplate") or {}).get("overrides") \
+            if isinstance(inputs.get("mixedInstancesPolicy"), dict) else None
+        values = [inputs.get("instanceType"), *_list(inputs.get("instanceTypes")),
+                  *(o.get("instanceType") for o in _list(overrides) if isinstance(o, dict))]
+        found.update(v for v in values if isinstance(v, str) and INSTANCE_TYPE.match(v))
+    return sorted(found)
+
+
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def read_subnet_facts(ec2: Any, subnet_ids: Iterable[str], *, region: str) -> NetworkFacts:
+def read_subnet_facts(ec2: Any, subnet_ids: Iterable[str], *, region: str) -> dict[str, SubnetFact]:
     """Read the subnets from EC2 (``ec2`` is a boto3 EC2 client of ``region``).
 
     Raises FactsError naming the call and AWS's error when a call fails (no credentials, access
@@ -128,7 +153,7 @@ def read_subnet_facts(ec2: Any, subnet_ids: Iterable[str], *, region: str) -> Ne
     """
     ids = sorted(set(subnet_ids))
     if not ids:
-        return NetworkFacts(region=region, subnets={})
+        return {}
     subnets = _call(ec2, region, "describe_subnets", "Subnets", paginate=False, SubnetIds=ids)
     missing = sorted(set(ids) - {s["SubnetId"] for s in subnets})
     if missing:
@@ -159,7 +184,7 @@ def read_subnet_facts(ec2: Any, subnet_ids: Iterable[str], *, region: str) -> Ne
             routes=[_route(r) for r in table.get("Routes") or []],
         )
     log.info("read %d subnet(s) from EC2 in %s", len(facts), region)
-    return NetworkFacts(region=region, subnets=facts)
+    return facts
 
 
 def read_security_group_facts(ec2: Any, group_ids: Iterable[str], *, region: str) -> dict[str, SecurityGroupFact]:
@@ -193,9 +218,31 @@ def _rule(permission: dict[str, Any]) -> RuleFact:
     )
 
 
-def lookup(policy: dict[str, Any], document: dict[str, Any] | None = None) -> NetworkFacts:
-    """Read the subnets and security groups a stack is given from EC2 in its policy's region
-    (raises FactsError)."""
+def read_instance_type_facts(ec2: Any, types: Iterable[str], *, region: str) -> dict[str, InstanceTypeFact]:
+    """Whether each instance type has an instance store and whether it is encrypted (raises
+    FactsError, e.g. for a type the region does not offer)."""
+    names = sorted(set(types))
+    out: dict[str, InstanceTypeFact] = {}
+    for start in range(0, len(names), 100):  # DescribeInstanceTypes takes at most 100 names per call
+        for t in _call(ec2, region, "describe_instance_types", "InstanceTypes", InstanceTypes=names[start:start + 100]):
+            storage = t.get("InstanceStorageInfo") or {}
+            out[t["InstanceType"]] = InstanceTypeFact(instance_storage=bool(t.get("InstanceStorageSupported")),
+                                                      encryption_support=storage.get("EncryptionSupport"))
+    missing = sorted(set(names) - set(out))
+    if missing:
+        raise FactsError(f"ec2 DescribeInstanceTypes in {region}: instance type(s) not found: {', '.join(missing)}")
+    return out
+
+
+def plan_instance_types(plan: dict[str, Any] | None) -> list[str]:
+    """The instance types a plan's fleets run (``seedance.planner`` JSON)."""
+    return sorted({t["instance_type"] for f in (plan or {}).get("fleets") or [] for t in f.get("instance_types") or []
+                   if isinstance(t, dict) and isinstance(t.get("instance_type"), str)})
+
+
+def lookup(policy: dict[str, Any], document: dict[str, Any] | None = None, plan: dict[str, Any] | None = None) -> AwsFacts:
+    """Read from EC2, in the policy's region, the subnets and security groups the stack is given and
+    the instance types its document (and plan) launch (raises FactsError)."""
     from seedance.awsclient import client
 
     region = str(policy["cloud"]["region"])
@@ -204,9 +251,12 @@ def lookup(policy: dict[str, Any], document: dict[str, Any] | None = None) -> Ne
         ec2 = client("ec2", region)
     except Exception as exc:  # botocore cannot build a client (e.g. a malformed endpoint setting)
         raise FactsError(f"ec2 in {region}: {type(exc).__name__}: {exc}") from None
-    subnets = read_subnet_facts(ec2, given_subnet_ids(policy, document), region=region)
-    groups = read_security_group_facts(ec2, given_security_group_ids(document), region=region)
-    return NetworkFacts(region=region, subnets=subnets.subnets, security_groups=groups)
+    return AwsFacts(
+        region=region,
+        subnets=read_subnet_facts(ec2, given_subnet_ids(policy, document), region=region),
+        security_groups=read_security_group_facts(ec2, given_security_group_ids(document), region=region),
+        instance_types=read_instance_type_facts(ec2, [*instance_types(document), *plan_instance_types(plan)], region=region),
+    )
 
 
 def _route(route: dict[str, Any]) -> RouteFact:

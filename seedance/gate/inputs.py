@@ -30,7 +30,7 @@ class GateInput:
     plan: dict[str, Any] | None = None
     estimate: dict[str, Any] | None = None
     budget_state: dict[str, Any] | None = None
-    facts: dict[str, Any] | None = None  # seedance.gate.facts.NetworkFacts as JSON: the given subnets and security groups
+    facts: dict[str, Any] | None = None  # seedance.gate.facts.AwsFacts as JSON: what EC2 says (seedance check --lookup)
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in INPUT_KEYS}
@@ -123,13 +123,13 @@ def from_json(obj: Any, *, source: str) -> GateInput:
 
 
 def validate_facts(facts: Any, *, source: str = "facts") -> dict[str, Any] | None:
-    """Check facts read from AWS (seedance.gate.facts.NetworkFacts); None when there are none."""
-    from seedance.gate.facts import NetworkFacts
+    """Check facts read from AWS (seedance.gate.facts.AwsFacts); None when there are none."""
+    from seedance.gate.facts import AwsFacts
 
     if facts is None:
         return None
     try:
-        return NetworkFacts.model_validate(facts).model_dump(mode="json")
+        return AwsFacts.model_validate(facts).model_dump(mode="json")
     except ValidationError as exc:
         raise InvalidInputError("; ".join(_problems(exc, source))) from None
 

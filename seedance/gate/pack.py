@@ -28,7 +28,8 @@ from seedance.synth.document import UNKNOWN, without_nulls
 log = logging.getLogger(__name__)
 
 PROJECT_DIR_ENV = "SEEDANCE_PROJECT_DIR"
-#: Set to 1 to read the subnets each stack is given from EC2 (as ``seedance check --lookup`` does).
+#: Set to 1 to read from EC2 the subnets each stack is given and its plan's instance types (as
+#: ``seedance check --lookup`` does; not the security groups, see README).
 LOOKUP_ENV = "SEEDANCE_LOOKUP"
 
 #: Controls decided from a single resource's properties: no finding is triggered by the absence of
@@ -51,7 +52,7 @@ class StackContext:
     plan: dict[str, Any] | None
     estimate: dict[str, Any] | None
     as_of: dt.date
-    facts: dict[str, Any] | None = None  # the given subnets as EC2 describes them (SEEDANCE_LOOKUP=1)
+    facts: dict[str, Any] | None = None  # given subnets and plan instance types as EC2 describes them (SEEDANCE_LOOKUP=1)
 
 
 def stack_of(urn: str) -> tuple[str, str]:
@@ -66,9 +67,9 @@ def load_context(stack: str, project: str, project_dir: Path) -> StackContext:
     _, policy, plan, estimate = derived_parts(policy_path_for_stack(project_dir, stack))
     facts = None
     if os.environ.get(LOOKUP_ENV, "").strip() == "1":
-        from seedance.gate.facts import lookup  # the policy's cloud.subnetIds (resources are validated later)
+        from seedance.gate.facts import lookup  # the policy's subnets and the plan's instance types
 
-        facts = lookup(policy).model_dump(mode="json")
+        facts = lookup(policy, plan=plan).model_dump(mode="json")
     return StackContext(stack, project, policy, plan, estimate, dt.date.today(), facts)
 
 

@@ -256,10 +256,9 @@ def print_text(out: Console, decision: Decision, *, engine: str) -> None:
         out.print(f"[yellow]severity override[/yellow]: {escape(cid)} is {escape(sev)} for this run (--severity)")
     given = decision.given
     if given and given.read and given.summary():
-        out.print(f"[dim]read from EC2 in {escape(given.region or '?')}: the {given.summary()} the stack is given[/dim]")
+        out.print(f"[dim]read from EC2 in {escape(given.region or '?')}: {given.summary()}[/dim]")
     elif given and given.summary():
-        out.print(f"[yellow]not checked[/yellow]: the {given.summary()} the stack is given "
-                  "(not in its document; `seedance check --lookup` reads them from EC2)")
+        out.print(f"[yellow]not checked[/yellow]: {given.summary()} (`seedance check --lookup` reads them from EC2)")
     if given and given.unseen():
         out.print(f"[yellow]not checked[/yellow]: {escape(given.unseen())}")
     verdict = "[bold red]✗ blocked[/bold red]" if decision.outcome == "fail" else "[bold green]✓ passed[/bold green]"

@@ -15,6 +15,7 @@ from seedance.gate.facts import (
     FactsError,
     given_security_group_ids,
     given_subnet_ids,
+    read_instance_type_facts,
     read_security_group_facts,
     read_subnet_facts,
 )
@@ -25,6 +26,7 @@ POLICY = REPO / "stacks" / "policies" / "eu-prod.yaml"
 REGION = "eu-central-1"  # eu-prod's
 SAMPLE_SUBNETS = ("subnet-0a1b2c3d4e5f60001", "subnet-0a1b2c3d4e5f60002", "subnet-0a1b2c3d4e5f60003")
 SAMPLE_CLUSTER_SG = "sg-64bd28cd048509155"  # offline synthesis's placeholder for the EKS cluster security group
+SAMPLE_TYPES = ["g4dn.2xlarge", "g4dn.xlarge", "g5.12xlarge", "g5.2xlarge", "g5.xlarge", "p4d.24xlarge", "p4de.24xlarge"]
 
 
 @pytest.fixture
@@ -63,8 +65,8 @@ def _network(ec2) -> dict[str, str]:
 def test_read_subnet_facts(ec2) -> None:
     n = _network(ec2)
     facts = read_subnet_facts(client("ec2", REGION), [n["on-main"], n["public"], n["private"], n["maps-ips"], n["public"]], region=REGION)
-    assert facts.region == REGION and sorted(facts.subnets) == sorted([n["on-main"], n["public"], n["private"], n["maps-ips"]])
-    on_main, public, private, maps = (facts.subnets[n[k]] for k in ("on-main", "public", "private", "maps-ips"))
+    assert sorted(facts) == sorted([n["on-main"], n["public"], n["private"], n["maps-ips"]])
+    on_main, public, private, maps = (facts[n[k]] for k in ("on-main", "public", "private", "maps-ips"))
     assert (on_main.route_table_id, on_main.main_route_table) == (n["main"], True)
     assert (public.route_table_id, public.main_route_table) == (n["public-rt"], False)
     assert {(r.destination, r.target) for r in on_main.routes} == {("10.20.0.0/16", "local"), ("0.0.0.0/0", n["igw"])}
@@ -72,10 +74,10 @@ def test_read_subnet_facts(ec2) -> None:
     assert [(r.destination, r.target) for r in private.routes] == [("10.20.0.0/16", "local")]
     assert private.route_table_id == maps.route_table_id == n["private-rt"]
     assert (private.map_public_ip_on_launch, maps.map_public_ip_on_launch) == (False, True)
-    assert all(f.vpc_id == n["vpc"] for f in facts.subnets.values())
-    pair = read_subnet_facts(client("ec2", REGION), [n["on-main"], n["private"]], region=REGION).subnets
+    assert all(f.vpc_id == n["vpc"] for f in facts.values())
+    pair = read_subnet_facts(client("ec2", REGION), [n["on-main"], n["private"]], region=REGION)
     assert (pair[n["on-main"]].main_route_table, pair[n["private"]].route_table_id) == (True, n["private-rt"])
-    assert read_subnet_facts(client("ec2", REGION), [], region=REGION).subnets == {}
+    assert read_subnet_facts(client("ec2", REGION), [], region=REGION) == {}
 
 
 def test_a_subnet_ec2_does_not_know_is_an_error(ec2) -> None:
@@ -108,6 +110,37 @@ def test_read_security_group_facts(ec2) -> None:
     assert bastion.egress == []
     with pytest.raises(FactsError, match=r"ec2 DescribeSecurityGroups in eu-central-1: InvalidGroup.NotFound"):
         read_security_group_facts(client("ec2", REGION), [ssh, "sg-0123456789abcdef0"], region=REGION)
+
+
+def test_read_instance_type_facts(ec2) -> None:
+    types = read_instance_type_facts(client("ec2", REGION), ["g5.xlarge", "d2.xlarge", "m5.large", "g5.xlarge"], region=REGION)
+    assert {t: (f.instance_storage, f.encryption_support) for t, f in types.items()} == {
+        "g5.xlarge": (True, "required"), "d2.xlarge": (True, "unsupported"), "m5.large": (False, None)}
+    with pytest.raises(FactsError, match=r"ec2 DescribeInstanceTypes in eu-central-1: .*x9\.huge"):
+        read_instance_type_facts(client("ec2", REGION), ["g5.xlarge", "x9.huge"], region=REGION)
+
+
+def test_an_unencrypted_instance_store_is_reported_with_lookup(ec2, capsys, tmp_path: Path) -> None:
+    """A fleet override with an instance type whose instance store EC2 does not encrypt (d2: HDD)."""
+    n = _network(ec2)
+    doc = json.loads(SAMPLE.read_text())
+    asg = next(r for r in doc["resources"] if r["name"] == "eval-asg")
+    asg["inputs"]["mixedInstancesPolicy"]["launchTemplate"]["overrides"].append({"instanceType": "d2.xlarge"})
+    sample = tmp_path / "sample.json"
+    sample.write_text(json.dumps(doc))
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n"
+                      f"  subnetIds: [{n['private']}, {n['private']}, {n['private']}]\n")
+    text = sample.read_text()
+    for old in SAMPLE_SUBNETS:
+        text = text.replace(old, n["private"])
+    sample.write_text(text)
+    code = main(["check", str(sample), "--policy", str(policy), "--framework", "mlps-l3", "--format", "json", "--lookup"])
+    report = json.loads(capsys.readouterr().out)
+    assert {(f["resourceName"], f["message"]) for f in report["findings"] if "instance store" in f["message"]} == {
+        ("eval-asg", "instance type d2.xlarge has an instance store that is not always encrypted (EC2: encryption support "
+                     "unsupported), so released blocks may be readable")}
+    assert code == 1
 
 
 def test_given_security_groups_are_those_no_resource_of_the_document_is() -> None:
@@ -167,10 +200,14 @@ def test_check_lookup_blocks_sensitive_fleets_in_given_public_subnets(ec2, capsy
     assert code == 1 and _zone_findings(report) == set()  # without --lookup the given subnets are not seen
     assert not [f for f in report["findings"] if "read from EC2" in f["message"]]
     # the report says what the stack is given and that it was not read
-    assert report["given"] == {"read": False, "subnets": sorted(subnets), "securityGroups": [n["cluster-sg"]]}
+    assert report["given"] == {"read": False, "subnets": sorted(subnets), "securityGroups": [n["cluster-sg"]],
+                               "instanceTypes": SAMPLE_TYPES}
     code, report, err = _check(capsys, tmp_path, subnets, n["cluster-sg"], "--lookup")
-    assert code == 1 and f"read 3 subnet(s) and 1 security group(s) from EC2 in {REGION}" in err
-    assert report["given"] == {"read": True, "region": REGION, "subnets": sorted(subnets), "securityGroups": [n["cluster-sg"]]}
+    assert code == 1 and f"read 3 subnet(s), 1 security group(s) and 7 instance type(s) from EC2 in {REGION}" in err
+    assert report["given"] == {"read": True, "region": REGION, "subnets": sorted(subnets), "securityGroups": [n["cluster-sg"]],
+                               "instanceTypes": SAMPLE_TYPES}
+    # every GPU type here has an NVMe instance store, which EC2 encrypts: nothing to report
+    assert not [f for f in report["findings"] if "instance store" in f["message"]]
     on_main = (f"{n['on-main']}, which EC2 describes as public (its VPC's main route table {n['main']} routes 0.0.0.0/0 "
                f"to internet gateway {n['igw']})")
     maps = f"{n['maps-ips']}, which EC2 describes as public (it maps public IPs on launch)"
@@ -266,7 +303,7 @@ def test_offline_placeholders_are_reported_and_never_looked_up(ec2, capsys, tmp_
     base = [str(tmp_path / "eu-prod.json"), "--policy", str(policy), "--lookup"]
     code = main(["check", *base, "--format", "json"])
     out = capsys.readouterr()
-    assert code == 0 and "read 3 subnet(s) and 0 security group(s)" in out.err
+    assert code == 0 and "read 3 subnet(s), 0 security group(s) and 7 instance type(s)" in out.err
     given = json.loads(out.out)["given"]
     assert given["read"] is True and given["securityGroups"] == []
     assert given["placeholders"] == {SAMPLE_CLUSTER_SG: "the cluster security group of EKS cluster gpu-eu-prod"}
