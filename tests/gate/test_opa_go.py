@@ -261,3 +261,111 @@ def test_opa_and_regorus_agree_on_varied_policies(go_engine, bundle, stack_input
     gi = dataclasses.replace(gi, policy=validate_policy(policy), estimate=estimate, budget_state=budget_state)
     embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF).to_json()
     assert evaluate(gi, bundle, engine, as_of=AS_OF).to_json() == embedded
+
+
+# Random networks: VPCs, subnets (data classes), route tables, DefaultRouteTables, routes,
+# associations and main associations tied by mock ids, URNs, dependencies or not at all, autoscaling
+# groups placed in them, and facts as `seedance check --lookup` gives them. The routing rules must not
+# stop either engine and must find the same on both.
+_NET = "aws:ec2/{}"
+
+
+def _urn(type_: str, name: str) -> str:
+    return f"urn:pulumi:s::p::{type_}::{name}"
+
+
+def _ref(data, target_type: str, target: str, field: str, deps: dict, label: str) -> str:  # noqa: ANN001
+    """How a resource names another: its mock id, its URN, unknown with a dependency, unknown and untied, an outside id."""
+    how = data.draw(st.sampled_from(["mock", "urn", "deps", "unknown", "outside"]), label=label)
+    if how == "mock":
+        return f"{target}-0a1b2c3d"
+    if how == "urn":
+        return _urn(target_type, target)
+    if how == "deps":
+        deps[field] = [_urn(target_type, target)]
+    return {"outside": "vpc-0123456789abcdef0" if "vpc" in field.lower() else "rtb-0123456789abcdef0"}.get(how, "[unknown]")
+
+
+def _network_document(data) -> tuple[list[dict], dict]:  # noqa: ANN001
+    resources: list[dict] = []
+
+    def add(type_: str, name: str, inputs: dict, deps: dict) -> None:
+        r = {"urn": _urn(type_, name), "type": type_, "name": name, "parent": None, "custom": True,
+             "region": "cn-north-1", "inputs": inputs}
+        if deps:
+            r["property_dependencies"] = deps
+        resources.append(r)
+
+    vpcs = [f"vpc{i}" for i in range(data.draw(st.integers(0, 2), label="vpcs"))]
+    for v in vpcs:
+        add(_NET.format("vpc:Vpc"), v, {"cidrBlock": "10.0.0.0/16"}, {})
+    targets = vpcs or ["vpcX"]
+    tables = [f"rt{i}" for i in range(data.draw(st.integers(0, 3), label="tables"))]
+    gateways = ["igw-0aaaaaaaaaaaaaaaa", "nat-0bbbbbbbbbbbbbbbb", "local", "[unknown]"]
+    for t in tables:
+        routes = data.draw(st.one_of(st.just("[unknown]"), st.lists(st.sampled_from(gateways), max_size=2)), label="routes")
+        inline = routes if isinstance(routes, str) else [{"cidrBlock": "0.0.0.0/0", "gatewayId": g} for g in routes]
+        kind = data.draw(st.sampled_from(["routeTable:RouteTable", "defaultRouteTable:DefaultRouteTable"]), label="kind")
+        deps: dict = {}
+        field = "vpcId" if kind.startswith("routeTable") else "defaultRouteTableId"
+        ref = _ref(data, _NET.format("vpc:Vpc"), data.draw(st.sampled_from(targets), label="vpc"), field, deps, "tv")
+        add(_NET.format(kind), t, {field: ref, "routes": inline}, deps)
+    table_types = {t: r["type"] for t, r in zip(tables, resources[len(vpcs):], strict=True)}
+    subnets = [f"sn{i}" for i in range(data.draw(st.integers(1, 3), label="subnets"))]
+    for sn in subnets:
+        deps = {}
+        ref = _ref(data, _NET.format("vpc:Vpc"), data.draw(st.sampled_from(targets), label="svpc"), "vpcId", deps, "sv")
+        inputs = {"vpcId": ref, "tags": {"data-class": data.draw(st.sampled_from(["personal", "internal", "public"]), label="class")}}
+        if data.draw(st.booleans(), label="public-ip"):
+            inputs["mapPublicIpOnLaunch"] = True
+        add(_NET.format("subnet:Subnet"), sn, inputs, deps)
+    for i in range(data.draw(st.integers(0, 3), label="associations")):
+        deps = {}
+        sref = _ref(data, _NET.format("subnet:Subnet"), data.draw(st.sampled_from(subnets), label="as"), "subnetId", deps, "asn")
+        t = data.draw(st.sampled_from(tables), label="at") if tables else "rtX"
+        tref = _ref(data, table_types.get(t, _NET.format("routeTable:RouteTable")), t, "routeTableId", deps, "art")
+        add(_NET.format("routeTableAssociation:RouteTableAssociation"), f"assoc{i}", {"subnetId": sref, "routeTableId": tref}, deps)
+    for i in range(data.draw(st.integers(0, 1), label="mains")):
+        deps = {}
+        vref = _ref(data, _NET.format("vpc:Vpc"), data.draw(st.sampled_from(targets), label="mv"), "vpcId", deps, "mvr")
+        t = data.draw(st.sampled_from(tables), label="mt") if tables else "rtX"
+        tref = _ref(data, table_types.get(t, _NET.format("routeTable:RouteTable")), t, "routeTableId", deps, "mtr")
+        add(_NET.format("mainRouteTableAssociation:MainRouteTableAssociation"), f"main{i}", {"vpcId": vref, "routeTableId": tref}, deps)
+    for i in range(data.draw(st.integers(0, 2), label="routes")):
+        deps = {}
+        on = data.draw(st.sampled_from([*tables, *vpcs] or ["rtX"]), label="ron")
+        rtype = _NET.format("vpc:Vpc") if on in vpcs else table_types.get(on, _NET.format("routeTable:RouteTable"))
+        tref = _ref(data, rtype, on, "routeTableId", deps, "rrt")
+        add(_NET.format("route:Route"), f"route{i}", {"routeTableId": tref, "destinationCidrBlock": "0.0.0.0/0",
+                                                   "gatewayId": data.draw(st.sampled_from(gateways), label="rg")}, deps)
+    given = ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"]
+    placed = data.draw(st.lists(st.sampled_from([f"{s}-0a1b2c3d" for s in subnets] + given), min_size=1, max_size=3), label="placed")
+    add("aws:autoscaling/group:Group", "asg", {"vpcZoneIdentifiers": placed, "tags": [
+        {"key": "data-class", "value": data.draw(st.sampled_from(["personal", "internal", "public"]), label="asg-class"),
+         "propagateAtLaunch": True}],
+        "mixedInstancesPolicy": {"launchTemplate": {"overrides": [{"instanceType": "d2.xlarge"}, {"instanceType": "g5.xlarge"}]}}}, {})
+    add("aws:ec2/launchTemplate:LaunchTemplate", "lt", {"vpcSecurityGroupIds": ["sg-0e0e0e0e0e0e0e0e0"], "tags": {"data-class": "internal"}}, {})
+    facts = {"region": "cn-north-1", "subnets": {
+        given[0]: {"vpc_id": "vpc-0123456789abcdef0", "map_public_ip_on_launch": data.draw(st.booleans(), label="g0ip"),
+                   "route_table_id": "rtb-0aaaaaaaaaaaaaaaa", "main_route_table": data.draw(st.booleans(), label="g0m"),
+                   "routes": [{"destination": "0.0.0.0/0", "target": data.draw(st.sampled_from(gateways), label="g0r"),
+                               "state": data.draw(st.sampled_from(["active", "blackhole"]), label="g0s")}]},
+    }, "security_groups": {"sg-0e0e0e0e0e0e0e0e0": {"name": "eks-cluster-sg-x", "vpc_id": None,
+        "ingress": [{"protocol": "tcp", "from_port": 22, "to_port": 22, "cidrs": data.draw(st.sampled_from([[], ["0.0.0.0/0"]]), label="sgc")}],
+        "egress": [{"protocol": "-1", "from_port": 0, "to_port": 65535, "cidrs": ["0.0.0.0/0"]}]}},
+        "instance_types": {"d2.xlarge": {"instance_storage": True, "encryption_support": "unsupported"},
+                           "g5.xlarge": {"instance_storage": True, "encryption_support": "required"}}}
+    return resources, facts
+
+
+@settings(max_examples=max(1, round(60 * SCALE)), deadline=None, derandomize=SCALE == 1, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_opa_and_regorus_agree_on_random_networks(go_engine, bundle, stack_input, data) -> None:
+    resources, facts = _network_document(data)
+    gi = stack_input("cn-prod")
+    doc = {**gi.document, "resources": resources, "placeholders": {}}
+    with_facts = data.draw(st.booleans(), label="facts")
+    gi = GateInput(validate_document(doc), gi.policy, gi.plan, gi.estimate, None, facts if with_facts else None)
+    embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF).to_json()
+    assert evaluate(gi, bundle, go_engine, as_of=AS_OF).to_json() == embedded
