@@ -319,18 +319,19 @@ def _network_document(data) -> tuple[list[dict], dict]:  # noqa: ANN001
         if data.draw(st.booleans(), label="public-ip"):
             inputs["mapPublicIpOnLaunch"] = True
         add(_NET.format("subnet:Subnet"), sn, inputs, deps)
+
+    def associate(kind: str, name: str, field: str, target_type: str, choices: list[str]) -> None:
+        """A (main) route-table association: a subnet (a VPC) and a route table, each named some way."""
+        deps: dict = {}
+        ref = _ref(data, target_type, data.draw(st.sampled_from(choices), label=f"{name}-target"), field, deps, f"{name}-ref")
+        t = data.draw(st.sampled_from(tables), label=f"{name}-table") if tables else "rtX"
+        tref = _ref(data, table_types.get(t, _NET.format("routeTable:RouteTable")), t, "routeTableId", deps, f"{name}-rt")
+        add(_NET.format(kind), name, {field: ref, "routeTableId": tref}, deps)
+
     for i in range(data.draw(st.integers(0, 3), label="associations")):
-        deps = {}
-        sref = _ref(data, _NET.format("subnet:Subnet"), data.draw(st.sampled_from(subnets), label="as"), "subnetId", deps, "asn")
-        t = data.draw(st.sampled_from(tables), label="at") if tables else "rtX"
-        tref = _ref(data, table_types.get(t, _NET.format("routeTable:RouteTable")), t, "routeTableId", deps, "art")
-        add(_NET.format("routeTableAssociation:RouteTableAssociation"), f"assoc{i}", {"subnetId": sref, "routeTableId": tref}, deps)
+        associate("routeTableAssociation:RouteTableAssociation", f"assoc{i}", "subnetId", _NET.format("subnet:Subnet"), subnets)
     for i in range(data.draw(st.integers(0, 1), label="mains")):
-        deps = {}
-        vref = _ref(data, _NET.format("vpc:Vpc"), data.draw(st.sampled_from(targets), label="mv"), "vpcId", deps, "mvr")
-        t = data.draw(st.sampled_from(tables), label="mt") if tables else "rtX"
-        tref = _ref(data, table_types.get(t, _NET.format("routeTable:RouteTable")), t, "routeTableId", deps, "mtr")
-        add(_NET.format("mainRouteTableAssociation:MainRouteTableAssociation"), f"main{i}", {"vpcId": vref, "routeTableId": tref}, deps)
+        associate("mainRouteTableAssociation:MainRouteTableAssociation", f"main{i}", "vpcId", _NET.format("vpc:Vpc"), targets)
     for i in range(data.draw(st.integers(0, 2), label="routes")):
         deps = {}
         on = data.draw(st.sampled_from([*tables, *vpcs] or ["rtX"]), label="ron")

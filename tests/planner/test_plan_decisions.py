@@ -1,4 +1,4 @@
-"""Planner decisions the 2026-12 audit found wrong (/tmp/audit-planner/report.md, findings 1-14).
+"""Planner decisions the 2026-12 planner audit found wrong (its findings 1-14).
 
 Every expected value is worked out by hand in the comment next to it; the offers are the small
 made-up ones of ``test_planner.py`` unless a test says otherwise.
