@@ -12,7 +12,8 @@ from rich.markup import escape
 
 from seedance.gate.bundle import load_bundle
 from seedance.gate.engine import make_engine
-from seedance.gate.errors import GateError, PolicyLoadError
+from seedance.atomic import write_text_atomically
+from seedance.gate.errors import GateError, InvalidInputError, PolicyLoadError
 from seedance.gate.facts import FactsError, lookup
 from seedance.gate.inputs import GateInput
 from seedance.gate.report import FORMATS, print_text, render, render_sarif_undecided
@@ -50,13 +51,30 @@ def _undecided(fmt: str, stack: str, problems: list[str], *, artifact: str | Non
     return EXIT_UNDECIDED
 
 
-def _with_facts(gate_input: GateInput) -> GateInput:
+def _with_facts(gate_input: GateInput, *, save: Path | None) -> GateInput:
     """The gate input with what EC2 says of the subnets and security groups the stack is given and of
-    its instance types (raises FactsError)."""
+    its instance types (raises FactsError); written to ``save`` too when given."""
     facts = lookup(gate_input.policy, gate_input.document)
     _console(stderr=True).print(f"read {len(facts.subnets)} subnet(s), {len(facts.security_groups)} security group(s) and "
                                 f"{len(facts.instance_types)} instance type(s) from EC2 in {escape(facts.region)}")
-    return gate_input.with_facts(facts.model_dump(mode="json"))
+    as_json = facts.model_dump(mode="json")
+    if save is not None:
+        try:
+            write_text_atomically(save, json.dumps(as_json, indent=2, sort_keys=True) + "\n")
+        except OSError as exc:
+            raise FactsError(f"--save-facts {save}: cannot write: {exc.strerror}") from None
+    return gate_input.with_facts(as_json)
+
+
+def _with_recorded_facts(gate_input: GateInput, path: Path) -> GateInput:
+    """The gate input with facts an earlier ``--lookup --save-facts`` wrote (raises InvalidInputError)."""
+    from seedance.gate.inputs import read_json, validate_facts
+
+    facts = validate_facts(read_json(path), source=str(path))
+    region = gate_input.policy["cloud"]["region"]
+    if facts is not None and facts["region"] != region:
+        raise InvalidInputError(f"{path}: facts read in {facts['region']}, but the policy's region is {region}")
+    return gate_input.with_facts(facts)
 
 
 @click.command()
@@ -73,9 +91,14 @@ def _with_facts(gate_input: GateInput) -> GateInput:
               "stack is given (cloud.subnetIds, and subnet and security-group ids its resources name) and its instance "
               "types' instance-store encryption, so the rules check them too; needs AWS credentials allowed "
               "ec2:DescribeSubnets, ec2:DescribeRouteTables, ec2:DescribeSecurityGroups and ec2:DescribeInstanceTypes.")
+@click.option("--save-facts", type=click.Path(path_type=Path), default=None, metavar="FILE",
+              help="With --lookup: also write what EC2 said to FILE (JSON), for --facts in runs without credentials.")
+@click.option("--facts", "facts_path", type=click.Path(path_type=Path), default=None, metavar="FILE",
+              help="Use facts an earlier --lookup --save-facts wrote instead of reading EC2 (e.g. in pull-request "
+              "checks); what they do not cover is reported as not checked.")
 def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, project_dir: Path,
           policies_dir: Path | None, frameworks: tuple[str, ...], as_of: dt.datetime | None, severities: tuple[str, ...],
-          lookup: bool) -> int:
+          lookup: bool, save_facts: Path | None, facts_path: Path | None) -> int:
     """Gate a deploy: evaluate STACK (synthesised) or DOCUMENT.json against the GDPR, MLPS and budget rules.
 
     Exit 0: no mandatory finding; 1: mandatory findings; 2: undecided (engine error, malformed policy,
@@ -94,6 +117,11 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
             return _undecided(fmt, stack, [f"--severity {item!r}: expected CONTROL=mandatory or CONTROL=advisory"],
                               artifact=where)
         overrides[control.strip()] = level.strip()
+    if facts_path is not None and lookup:
+        return _undecided(fmt, stack, ["--facts and --lookup: give one (--lookup reads EC2 now, --facts reads a file "
+                                       "an earlier --lookup --save-facts wrote)"], artifact=where)
+    if save_facts is not None and not lookup:
+        return _undecided(fmt, stack, ["--save-facts: needs --lookup (it writes what EC2 said)"], artifact=where)
     if Path(target).is_dir():
         return _undecided(fmt, stack, [f"{target}: is a directory; expected a STACK name (with --project-dir) "
                                        "or a DOCUMENT.json"], artifact=where)
@@ -110,7 +138,9 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
         if frameworks:
             gate_input = gate_input.with_frameworks(list(frameworks))
         if lookup:
-            gate_input = _with_facts(gate_input)
+            gate_input = _with_facts(gate_input, save=save_facts)
+        elif facts_path is not None:
+            gate_input = _with_recorded_facts(gate_input, facts_path)
         engine = make_engine(opa_url)
         decision = evaluate(gate_input, bundle, engine, as_of=as_of.date() if as_of else None)
     except PolicyLoadError as exc:

@@ -62,11 +62,30 @@ class Given:
     # security groups whose ids offline synthesis made up (id -> what it stands for): never read
     placeholders: dict[str, str] = field(default_factory=dict)
     instance_types: list[str] = field(default_factory=list)  # whose instance-store encryption EC2 tells
+    read_at: str | None = None  # when EC2 was read (facts recorded earlier: seedance check --facts)
+    missing: Given | None = None  # what the facts do not cover (recorded before the document named it)
 
     def to_json(self) -> dict:
         return {"read": self.read, **({"region": self.region} if self.region else {}),
+                **({"readAt": self.read_at} if self.read_at else {}),
                 "subnets": self.subnets, "securityGroups": self.security_groups, "instanceTypes": self.instance_types,
-                **({"placeholders": self.placeholders} if self.placeholders else {})}
+                **({"placeholders": self.placeholders} if self.placeholders else {}),
+                **({"notInFacts": {"subnets": self.missing.subnets, "securityGroups": self.missing.security_groups,
+                                   "instanceTypes": self.missing.instance_types}} if self.missing else {})}
+
+    def read_line(self) -> str:
+        """'Read from EC2 in R at T: ...', or '' when EC2 was not read."""
+        if not (self.read and self.summary()):
+            return ""
+        return f"Read from EC2 in {self.region or '?'}{f' at {self.read_at}' if self.read_at else ''}: {self.summary()}"
+
+    def not_checked(self) -> str:
+        """What the rules did not see, for a 'Not checked: ...' line, or ''."""
+        if not self.read and self.summary():
+            return f"{self.summary()} (`seedance check --lookup` reads them from EC2)"
+        if self.missing and self.missing.summary():
+            return f"{self.missing.summary()} (not in the facts read earlier: `seedance check --lookup` reads them)"
+        return ""
 
     def unseen(self) -> str:
         """Why the placeholders were not checked ('the cluster security group of EKS cluster X: offline

@@ -14,6 +14,7 @@ launches, whether it has an instance store and whether that is encrypted.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 from collections.abc import Iterable
@@ -78,6 +79,7 @@ class InstanceTypeFact(_Fact):
 
 class AwsFacts(_Fact):
     region: str
+    read_at: str | None = Field(default=None, description="When EC2 was read (ISO 8601, UTC).")
     subnets: dict[str, SubnetFact] = Field(default_factory=dict)
     security_groups: dict[str, SecurityGroupFact] = Field(default_factory=dict)
     instance_types: dict[str, InstanceTypeFact] = Field(default_factory=dict)
@@ -253,6 +255,7 @@ def lookup(policy: dict[str, Any], document: dict[str, Any] | None = None, plan:
         raise FactsError(f"ec2 in {region}: {type(exc).__name__}: {exc}") from None
     return AwsFacts(
         region=region,
+        read_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         subnets=read_subnet_facts(ec2, given_subnet_ids(policy, document), region=region),
         security_groups=read_security_group_facts(ec2, given_security_group_ids(document), region=region),
         instance_types=read_instance_type_facts(ec2, [*instance_types(document), *plan_instance_types(plan)], region=region),

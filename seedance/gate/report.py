@@ -255,10 +255,10 @@ def print_text(out: Console, decision: Decision, *, engine: str) -> None:
     for cid, sev in sorted(decision.severity_overrides.items()):
         out.print(f"[yellow]severity override[/yellow]: {escape(cid)} is {escape(sev)} for this run (--severity)")
     given = decision.given
-    if given and given.read and given.summary():
-        out.print(f"[dim]read from EC2 in {escape(given.region or '?')}: {given.summary()}[/dim]")
-    elif given and given.summary():
-        out.print(f"[yellow]not checked[/yellow]: {given.summary()} (`seedance check --lookup` reads them from EC2)")
+    if given and given.read_line():
+        out.print(f"[dim]{escape(given.read_line())}[/dim]")
+    if given and given.not_checked():
+        out.print(f"[yellow]not checked[/yellow]: {escape(given.not_checked())}")
     if given and given.unseen():
         out.print(f"[yellow]not checked[/yellow]: {escape(given.unseen())}")
     verdict = "[bold red]✗ blocked[/bold red]" if decision.outcome == "fail" else "[bold green]✓ passed[/bold green]"

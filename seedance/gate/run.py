@@ -37,18 +37,21 @@ def evaluate(gate_input: GateInput, bundle: PolicyBundle, engine: Engine, *, as_
 
 
 def given(gate_input: GateInput) -> Given | None:
-    """What only EC2 tells the rules about the stack, and whether it was read; None when there is
-    nothing (or the document cannot be read for it)."""
+    """What only EC2 tells the rules about the stack, and whether (and when) it was read; None when
+    there is nothing (or the document cannot be read for it)."""
     from seedance.gate.facts import given_security_group_ids, given_subnet_ids, instance_types, placeholder_security_groups
 
     try:
         made_up = placeholder_security_groups(gate_input.document)
-        facts = gate_input.facts
-        if facts is not None:
-            return Given(sorted(facts.get("subnets") or {}), sorted(facts.get("security_groups") or {}), True,
-                         facts.get("region"), made_up, sorted(facts.get("instance_types") or {}))
         subnets, groups = given_subnet_ids(gate_input.policy, gate_input.document), given_security_group_ids(gate_input.document)
         types = instance_types(gate_input.document)
     except (AttributeError, TypeError):  # a hand-written gate input of unexpected shape: nothing to report
         return None
-    return Given(subnets, groups, False, None, made_up, types) if subnets or groups or made_up or types else None
+    facts = gate_input.facts
+    if facts is None:
+        return Given(subnets, groups, False, None, made_up, types) if subnets or groups or made_up or types else None
+    have = {k: set(facts.get(k) or {}) for k in ("subnets", "security_groups", "instance_types")}
+    missing = Given([s for s in subnets if s not in have["subnets"]], [g for g in groups if g not in have["security_groups"]],
+                    False, instance_types=[t for t in types if t not in have["instance_types"]])
+    return Given(sorted(have["subnets"]), sorted(have["security_groups"]), True, facts.get("region"), made_up,
+                 sorted(have["instance_types"]), facts.get("read_at"), missing if missing.summary() else None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import socket
 from pathlib import Path
@@ -204,6 +205,8 @@ def test_check_lookup_blocks_sensitive_fleets_in_given_public_subnets(ec2, capsy
                                "instanceTypes": SAMPLE_TYPES}
     code, report, err = _check(capsys, tmp_path, subnets, n["cluster-sg"], "--lookup")
     assert code == 1 and f"read 3 subnet(s), 1 security group(s) and 7 instance type(s) from EC2 in {REGION}" in err
+    read_at = report["given"].pop("readAt")
+    assert dt.datetime.fromisoformat(read_at).tzinfo is not None  # when EC2 was read, in UTC
     assert report["given"] == {"read": True, "region": REGION, "subnets": sorted(subnets), "securityGroups": [n["cluster-sg"]],
                                "instanceTypes": SAMPLE_TYPES}
     # every GPU type here has an NVMe instance store, which EC2 encrypts: nothing to report
@@ -310,3 +313,44 @@ def test_offline_placeholders_are_reported_and_never_looked_up(ec2, capsys, tmp_
     main(["check", *base, "--format", "text"])
     assert ("not checked: the cluster security group of EKS cluster gpu-eu-prod: offline synthesis cannot know its id"
             in " ".join(capsys.readouterr().out.split()))
+
+
+def test_recorded_facts_serve_runs_without_credentials(ec2, capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--lookup --save-facts writes what EC2 said; --facts uses it where EC2 cannot be read (a pull-request
+    check), with the same findings, and reports what the recorded facts do not cover."""
+    n = _network(ec2)
+    saved = tmp_path / "facts.json"
+    code, live, err = _check(capsys, tmp_path, [n["private"], n["on-main"], n["maps-ips"]], n["cluster-sg"], "--lookup",
+                             "--save-facts", str(saved))
+    recorded = json.loads(saved.read_text())
+    assert recorded["region"] == REGION and recorded["read_at"] and sorted(recorded["subnets"]) == sorted(
+        [n["private"], n["on-main"], n["maps-ips"]])
+    monkeypatch.setenv("AWS_ENDPOINT_URL_EC2", "http://127.0.0.1:9")  # nothing answers there: EC2 is not read
+    code2, offline, _ = _check(capsys, tmp_path, [n["private"], n["on-main"], n["maps-ips"]], n["cluster-sg"], "--facts", str(saved))
+    assert (code2, offline["findings"]) == (code, live["findings"])
+    assert offline["given"]["read"] is True and offline["given"]["readAt"] == recorded["read_at"]
+    assert "notInFacts" not in offline["given"]
+    # a subnet the facts predate is not checked, and the report says so
+    code3, newer, _ = _check(capsys, tmp_path, [n["private"], n["on-main"], "subnet-0fffffffffffffff0"], n["cluster-sg"],
+                             "--facts", str(saved))
+    assert newer["given"]["notInFacts"] == {"subnets": ["subnet-0fffffffffffffff0"], "securityGroups": [], "instanceTypes": []}
+    capsys.readouterr()
+    doc = tmp_path / "eu-prod.json"
+    main(["check", str(doc), "--policy", str(tmp_path / "policy.yaml"), "--facts", str(saved)])
+    assert ("not checked: the 1 subnet the stack is given (not in the facts read earlier"
+            in " ".join(capsys.readouterr().out.split()))
+
+
+def test_recorded_facts_that_cannot_serve_are_undecided(ec2, capsys, tmp_path: Path) -> None:
+    n = _network(ec2)
+    subnets = [n["private"], n["on-main"], n["maps-ips"]]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"region": REGION, "subnets": {"subnet-0aaaaaaaaaaaaaaaa": {"vpc_id": "vpc-1"}}}))
+    code, out, err = _check(capsys, tmp_path, subnets, n["cluster-sg"], "--facts", str(bad))
+    assert code == 2 and f"{bad}: subnets.subnet-0aaaaaaaaaaaaaaaa.map_public_ip_on_launch: Field required" in err
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(json.dumps({"region": "eu-west-1"}))
+    code, out, err = _check(capsys, tmp_path, subnets, n["cluster-sg"], "--facts", str(elsewhere))
+    assert code == 2 and "facts read in eu-west-1, but the policy's region is eu-central-1" in err
+    code, out, err = _check(capsys, tmp_path, subnets, n["cluster-sg"], "--facts", str(elsewhere), "--lookup")
+    assert code == 2 and "--facts and --lookup: give one" in err
