@@ -23,12 +23,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from seedance.gate.errors import GateError
+from seedance.policy.model import INSTANCE_TYPE_PATTERN
 
 log = logging.getLogger(__name__)
 
 SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8,17}$")
 SECURITY_GROUP_ID = re.compile(r"^sg-[0-9a-f]{8,17}$")
-INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[0-9a-z]+$")
+INSTANCE_TYPE = re.compile(INSTANCE_TYPE_PATTERN)
 
 #: Where a route leads, in the order DescribeRouteTables may name it (one is set per route).
 _TARGETS = ("GatewayId", "NatGatewayId", "TransitGatewayId", "VpcPeeringConnectionId", "NetworkInterfaceId",

@@ -25,6 +25,7 @@ from seedance.policy.errors import Location, PolicyError, PolicySyntaxError, Pol
 from seedance.policy.model import (
     AMI_ID_PATTERN,
     AMI_PARAMETER_PATTERN,
+    INSTANCE_TYPE_PATTERN,
     LABEL_VALUE_PATTERN,
     QUALIFIED_NAME_PATTERN,
     REGISTRY_PATTERN,
@@ -331,7 +332,7 @@ _PATTERN_HINTS = {
     r"^subnet-[0-9a-f]{8,17}$": "a subnet id such as subnet-0abc12345678def01",
     r"^[0-9]{12}$": "a 12-digit AWS account id",
     r"^[^@\s]+@[^@\s]+\.[^@\s]+$": "an email address",
-    r"^[a-z][a-z0-9-]*\.[0-9a-z]+$": "an EC2 instance type such as g5.xlarge",
+    INSTANCE_TYPE_PATTERN: "an EC2 instance type such as g5.xlarge",
     r"^[0-9]+g\.[0-9]+gb$": "a MIG profile such as 1g.10gb",
     AMI_ID_PATTERN: "an AMI id such as ami-0123456789abcdef0",
     AMI_PARAMETER_PATTERN: "an SSM parameter path prefix ending with '/', such as /golden/gpu/",

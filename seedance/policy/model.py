@@ -55,7 +55,9 @@ Cron = Annotated[
         "day-of-week '*' or numbers 0-7 (0 and 7 are Sunday) in lists and low-high ranges, e.g. '0 22 * * 1-5'."
     ),
 ]
-InstanceType = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]*\.[0-9a-z]+$")]
+#: An EC2 instance type name (family, generation and attributes, a dot, the size): g5.xlarge.
+INSTANCE_TYPE_PATTERN = r"^[a-z][a-z0-9-]*\.[0-9a-z]+$"
+InstanceType = Annotated[str, StringConstraints(pattern=INSTANCE_TYPE_PATTERN)]
 # Kubernetes qualified names (an optional DNS-subdomain prefix and a 63-character name) and label values.
 QUALIFIED_NAME_PATTERN = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$"
 LABEL_VALUE_PATTERN = r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$"
