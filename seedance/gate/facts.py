@@ -18,6 +18,7 @@ import datetime as dt
 import logging
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -90,58 +91,83 @@ class FactsError(GateError):
     """EC2 could not be read, or does not know a subnet or security group: the gate cannot decide (exit 2)."""
 
 
-def given_subnet_ids(policy: dict[str, Any], document: dict[str, Any]) -> list[str]:
+@dataclass(frozen=True)
+class References:
+    """What a document's resources name that EC2 describes, from one pass over the resources: the
+    literal subnet and security-group ids they are placed in or carry, and the instance types they
+    launch."""
+
+    subnets: frozenset[str]
+    security_groups: frozenset[str]
+    instance_types: frozenset[str]
+    own_ids: frozenset[str]  # ids of the document's own resources (a preview of a deployed stack records them)
+
+
+#: The inputs :func:`references` reads (a resource with none of them names nothing EC2 describes).
+_REFERRING = frozenset({"subnetId", "vpcZoneIdentifiers", "networkInterfaces", "vpcSecurityGroupIds", "securityGroups",
+                        "mixedInstancesPolicy", "instanceType", "instanceTypes"})
+
+
+def references(document: dict[str, Any]) -> References:
+    """One pass over ``document``'s resources (see :class:`References`)."""
+    subnets: set[str] = set()
+    groups: set[str] = set()
+    types: set[str] = set()
+    own: set[str] = set()
+    for r in document.get("resources") or []:
+        if isinstance(rid := r.get("id"), str):
+            own.add(rid)
+        inputs = r.get("inputs") or {}
+        if isinstance(inputs, dict) and not _REFERRING.intersection(inputs):
+            continue
+        interfaces = [n for n in _list(inputs.get("networkInterfaces")) if isinstance(n, dict)]
+        for v in (inputs.get("subnetId"), *_list(inputs.get("vpcZoneIdentifiers")), *(n.get("subnetId") for n in interfaces)):
+            if isinstance(v, str) and SUBNET_ID.match(v):
+                subnets.add(v)
+        for v in (*_list(inputs.get("vpcSecurityGroupIds")), *_list(inputs.get("securityGroups")),
+                  *(g for n in interfaces for g in _list(n.get("securityGroups")))):
+            if isinstance(v, str) and SECURITY_GROUP_ID.match(v):
+                groups.add(v)
+        mixed = inputs.get("mixedInstancesPolicy")
+        overrides = ((mixed.get("launchTemplate") or {}).get("overrides")) if isinstance(mixed, dict) else None
+        for v in (inputs.get("instanceType"), *_list(inputs.get("instanceTypes")),
+                  *(o.get("instanceType") for o in _list(overrides) if isinstance(o, dict))):
+            if isinstance(v, str) and INSTANCE_TYPE.match(v):
+                types.add(v)
+    return References(frozenset(subnets), frozenset(groups), frozenset(types), frozenset(own))
+
+
+def given_subnet_ids(policy: dict[str, Any], document: dict[str, Any], refs: References | None = None) -> list[str]:
     """The subnet ids a stack is given: the policy's ``cloud.subnetIds`` and the literal subnet ids
     its resources are placed in (autoscaling groups, launch templates, instances), other than the
     ids of its own subnets (a preview of a deployed stack records them)."""
-    ids = set((policy.get("cloud") or {}).get("subnetIds") or [])
-    for r in document.get("resources") or []:
-        inputs = r.get("inputs") or {}
-        values = [inputs.get("subnetId"), *_list(inputs.get("vpcZoneIdentifiers")),
-                  *(n.get("subnetId") for n in _list(inputs.get("networkInterfaces")) if isinstance(n, dict))]
-        ids.update(v for v in values if isinstance(v, str) and SUBNET_ID.match(v))
-    return sorted(ids - {r.get("id") for r in document.get("resources") or []})
+    refs = refs or references(document)
+    ids = set((policy.get("cloud") or {}).get("subnetIds") or []) | refs.subnets
+    return sorted(ids - refs.own_ids)
 
 
-def given_security_group_ids(document: dict[str, Any]) -> list[str]:
+def given_security_group_ids(document: dict[str, Any], refs: References | None = None) -> list[str]:
     """The security groups a stack's launch templates, instances and spot requests name by id
     (``vpcSecurityGroupIds``, ``securityGroups``, a network interface's ``securityGroups``) that are
     not resources of its document, nor placeholders offline synthesis made up (see
     :func:`placeholder_security_groups`)."""
-    skip = {r.get("id") for r in document.get("resources") or []} | set(document.get("placeholders") or {})
-    return sorted(set(_security_group_refs(document)) - skip)
+    refs = refs or references(document)
+    return sorted(refs.security_groups - refs.own_ids - set(document.get("placeholders") or {}))
 
 
-def placeholder_security_groups(document: dict[str, Any]) -> dict[str, str]:
+def placeholder_security_groups(document: dict[str, Any], refs: References | None = None) -> dict[str, str]:
     """The security groups the resources name whose ids offline synthesis made up (id -> what it
     stands for, e.g. an EKS cluster's security group): no lookup can read them; a preview document
     holds the real ids."""
     made_up = document.get("placeholders") or {}
-    return {sg: made_up[sg] for sg in sorted(set(_security_group_refs(document)) & set(made_up))}
+    refs = refs or references(document)
+    return {sg: made_up[sg] for sg in sorted(refs.security_groups & set(made_up))}
 
 
-def _security_group_refs(document: dict[str, Any]) -> list[str]:
-    refs: list[str] = []
-    for r in document.get("resources") or []:
-        inputs = r.get("inputs") or {}
-        values = [*_list(inputs.get("vpcSecurityGroupIds")), *_list(inputs.get("securityGroups")),
-                  *(g for n in _list(inputs.get("networkInterfaces")) if isinstance(n, dict) for g in _list(n.get("securityGroups")))]
-        refs += [v for v in values if isinstance(v, str) and SECURITY_GROUP_ID.match(v)]
-    return refs
-
-
-def instance_types(document: dict[str, Any]) -> list[str]:
+def instance_types(document: dict[str, Any], refs: References | None = None) -> list[str]:
     """The EC2 instance types the stack's resources launch: launch templates, instances and spot
     requests (``instanceType``), autoscaling groups' mixed-instances overrides, EKS node groups."""
-    found: set[str] = set()
-    for r in document.get("resources") or []:
-        inputs = r.get("inputs") or {}
-        overrides = ((inputs.get("mixedInstancesPolicy") or {}).get("launchTemplate") or {}).get("overrides") \
-            if isinstance(inputs.get("mixedInstancesPolicy"), dict) else None
-        values = [inputs.get("instanceType"), *_list(inputs.get("instanceTypes")),
-                  *(o.get("instanceType") for o in _list(overrides) if isinstance(o, dict))]
-        found.update(v for v in values if isinstance(v, str) and INSTANCE_TYPE.match(v))
-    return sorted(found)
+    return sorted((refs or references(document)).instance_types)
 
 
 def _list(value: Any) -> list[Any]:
@@ -250,6 +276,7 @@ def lookup(policy: dict[str, Any], document: dict[str, Any] | None = None, plan:
 
     region = str(policy["cloud"]["region"])
     document = document or {}
+    refs = references(document)
     try:
         ec2 = client("ec2", region)
     except Exception as exc:  # botocore cannot build a client (e.g. a malformed endpoint setting)
@@ -257,9 +284,9 @@ def lookup(policy: dict[str, Any], document: dict[str, Any] | None = None, plan:
     return AwsFacts(
         region=region,
         read_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        subnets=read_subnet_facts(ec2, given_subnet_ids(policy, document), region=region),
-        security_groups=read_security_group_facts(ec2, given_security_group_ids(document), region=region),
-        instance_types=read_instance_type_facts(ec2, [*instance_types(document), *plan_instance_types(plan)], region=region),
+        subnets=read_subnet_facts(ec2, given_subnet_ids(policy, document, refs), region=region),
+        security_groups=read_security_group_facts(ec2, given_security_group_ids(document, refs), region=region),
+        instance_types=read_instance_type_facts(ec2, [*instance_types(document, refs), *plan_instance_types(plan)], region=region),
     )
 
 

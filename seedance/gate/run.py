@@ -39,12 +39,14 @@ def evaluate(gate_input: GateInput, bundle: PolicyBundle, engine: Engine, *, as_
 def given(gate_input: GateInput) -> Given | None:
     """What only EC2 tells the rules about the stack, and whether (and when) it was read; None when
     there is nothing (or the document cannot be read for it)."""
-    from seedance.gate.facts import given_security_group_ids, given_subnet_ids, instance_types, placeholder_security_groups
+    from seedance.gate.facts import given_security_group_ids, given_subnet_ids, instance_types, placeholder_security_groups, references
 
+    document = gate_input.document
     try:
-        made_up = placeholder_security_groups(gate_input.document)
-        subnets, groups = given_subnet_ids(gate_input.policy, gate_input.document), given_security_group_ids(gate_input.document)
-        types = instance_types(gate_input.document)
+        refs = references(document)
+        made_up = placeholder_security_groups(document, refs)
+        subnets, groups = given_subnet_ids(gate_input.policy, document, refs), given_security_group_ids(document, refs)
+        types = instance_types(document, refs)
     except (AttributeError, TypeError):  # a hand-written gate input of unexpected shape: nothing to report
         return None
     facts = gate_input.facts
