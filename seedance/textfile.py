@@ -2,8 +2,73 @@
 
 from __future__ import annotations
 
+import os
+
 
 def not_utf8(data: bytes, exc: UnicodeDecodeError) -> str:
     """``LINE: not UTF-8 text (byte 0xNN at offset K)`` for a decoding error in ``data``."""
     line = data.count(b"\n", 0, exc.start) + 1
     return f"{line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+
+
+class TextFileError(ValueError):
+    """A user's file could not be read as what it should hold; the message starts with ``PATH[:LINE[:COL]]:``."""
+
+
+def parse_json(text: str) -> object:
+    """``text`` as JSON (``ValueError`` with ``LINE:COL: …`` when it is not JSON, or nests too deeply to
+    read: Python's reader recurses once per level)."""
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError("1: JSON nested too deeply to read (arrays and objects inside each other)") from None
+
+
+def read_json_file(path: os.PathLike[str] | str) -> object:
+    """The JSON in the UTF-8 file ``path``; ``TextFileError`` naming the file (and line) when it cannot be
+    read, is not UTF-8, is not JSON or nests too deeply."""
+    from pathlib import Path
+
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except IsADirectoryError:
+        raise TextFileError(f"{p}: is a directory, expected a JSON file") from None
+    except OSError as exc:
+        raise TextFileError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TextFileError(f"{p}:{not_utf8(data, exc)}") from None
+    try:
+        return parse_json(text)
+    except ValueError as exc:
+        raise TextFileError(f"{p}:{exc}") from None
+
+
+#: How deeply a JSON document a user hands in may nest (the documents Seedance writes nest a few
+#: dozen levels at most; readers further on recurse once per level).
+MAX_JSON_DEPTH = 100
+
+
+def too_deep(value: object, limit: int = MAX_JSON_DEPTH) -> str | None:
+    """The path (``resources[0].inputs.x``, its first 8 steps) of the first place where ``value`` nests
+    more than ``limit`` arrays and objects inside each other, or None (an iterative walk: no recursion)."""
+    stack: list[tuple[object, str, int]] = [(value, "", 0)]
+    while stack:
+        v, path, depth = stack.pop()
+        if isinstance(v, dict | list):
+            if depth >= limit:
+                return path or "(top level)"
+            items = v.items() if isinstance(v, dict) else enumerate(v)
+            for k, child in items:
+                if depth >= 8:
+                    sub = path if path.endswith("…") else f"{path}…"
+                else:
+                    sub = f"{path}[{k}]" if isinstance(k, int) else (f"{path}.{k}" if path else str(k))
+                stack.append((child, sub, depth + 1))
+    return None

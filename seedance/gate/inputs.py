@@ -62,8 +62,13 @@ def validate_document(doc: Any, *, source: str = "document") -> dict[str, Any]:
     """Check the resource document against its model (seedance.synth.document.ResourceDocument)."""
     from seedance.synth.document import ResourceDocument
 
+    from seedance.textfile import MAX_JSON_DEPTH, too_deep
+
     if not isinstance(doc, dict):
         raise InvalidInputError(f"{source}: expected a ResourceDocument object, got {type(doc).__name__}")
+    if (where := too_deep(doc)) is not None:
+        raise InvalidInputError(f"{source}: {where}: nested more than {MAX_JSON_DEPTH} levels deep; "
+                                "a resource document nests a few dozen at most")
     try:
         checked = ResourceDocument.model_validate(doc)
     except ValidationError as exc:
@@ -99,6 +104,10 @@ def from_json(obj: Any, *, source: str) -> GateInput:
     unknown = sorted(set(obj) - set(INPUT_KEYS))
     if unknown:
         raise InvalidInputError(f"{source}: unknown key(s) {', '.join(unknown)}; expected {', '.join(INPUT_KEYS)}")
+    from seedance.textfile import MAX_JSON_DEPTH, too_deep
+
+    if (where := too_deep(obj, MAX_JSON_DEPTH + 1)) is not None:  # + 1: the document sits one level down
+        raise InvalidInputError(f"{source}: {where}: nested more than {MAX_JSON_DEPTH} levels deep")
     if obj.get("policy") is None:
         raise InvalidInputError(f"{source}: 'policy' is required (the CostPolicy as JSON)")
     for key in ("plan", "estimate", "budget_state"):
@@ -135,12 +144,12 @@ def validate_facts(facts: Any, *, source: str = "facts") -> dict[str, Any] | Non
 
 
 def read_json(path: Path) -> Any:
+    from seedance.textfile import TextFileError, read_json_file
+
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InvalidInputError(f"{path}: cannot read: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+        return read_json_file(path)
+    except TextFileError as exc:
+        raise InvalidInputError(str(exc)) from None
 
 
 def policy_path_for_stack(project_dir: Path, stack: str) -> Path:
