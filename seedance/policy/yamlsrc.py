@@ -86,6 +86,7 @@ def parse(file: str, data: bytes) -> Any:
     text = _decode(file, data)
     if not text.strip() or all(ln.strip().startswith("#") or not ln.strip() for ln in text.splitlines()):
         raise PolicySyntaxError([Problem(Location(file, 1, 1), "", "empty document: expected a CostPolicy mapping")])
+    _check_depth(file, text)
     try:
         loader = yaml.SafeLoader(text)
     except yaml.YAMLError as exc:  # the reader checks characters up front
@@ -106,6 +107,23 @@ def parse(file: str, data: bytes) -> Any:
         return _Builder(file, loader).build(node)
     finally:
         loader.dispose()
+
+
+def _check_depth(file: str, text: str) -> None:
+    """Fail on nesting deeper than MAX_DEPTH before PyYAML builds the tree: its composer recurses once
+    per level (a 1 KB file of brackets exhausts Python's stack), its event parser does not.  Errors of
+    the YAML itself are left to the full parse, which reports them with their location."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH + 1:  # the top-level mapping is level 0 for build()
+                    raise _fail(file, event.start_mark, f"document nests deeper than {MAX_DEPTH} levels")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return
 
 
 def _reader_error(file: str, text: str, exc: yaml.YAMLError) -> PolicySyntaxError:

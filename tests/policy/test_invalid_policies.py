@@ -119,12 +119,22 @@ def test_alias_bomb(tmp_path: Path) -> None:
     assert "document expands to more than 100,000 nodes (alias bomb?)" in str(exc.value)
 
 
-def test_deep_nesting(tmp_path: Path) -> None:
+@pytest.mark.parametrize("levels", [65, 200, 600, 5000])
+def test_deep_nesting(tmp_path: Path, levels: int) -> None:
+    # from about 600 levels PyYAML's composer (one Python call per level) would exhaust the stack
     p = tmp_path / "deep.yaml"
-    p.write_text("a: " + "[" * 200 + "]" * 200 + "\n")
+    p.write_text("a: " + "[" * levels + "]" * levels + "\n")
     with pytest.raises(PolicySyntaxError) as exc:
         load_policy(p)
-    assert "nests deeper than 64 levels" in str(exc.value)
+    assert f"{p}:1:68: (document): document nests deeper than 64 levels" in str(exc.value)
+
+
+def test_nesting_at_the_limit_is_read(tmp_path: Path) -> None:
+    p = tmp_path / "deep.yaml"
+    p.write_text("a: " + "[" * 64 + "]" * 64 + "\n")
+    with pytest.raises(PolicyError) as exc:  # read, then refused for its content
+        load_policy(p)
+    assert "nests deeper" not in str(exc.value) and "unknown field 'a'" in str(exc.value)
 
 
 def test_directory_is_an_error(tmp_path: Path) -> None:
