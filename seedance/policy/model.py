@@ -9,10 +9,11 @@ once live in :mod:`seedance.policy.semantics` so each error can point at the exa
 from __future__ import annotations
 
 import datetime as dt
+import ipaddress
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
 from seedance.gpus import GpuModel, device_resource
@@ -188,6 +189,19 @@ class Metadata(_Model):
     )
 
 
+def _vpc_cidr(value: str) -> str:
+    """An IPv4 network AWS accepts as a VPC's block: /16 to /28, written with its host bits zero."""
+    try:
+        net = ipaddress.IPv4Network(value, strict=False)
+    except ValueError:
+        raise ValueError("expected an IPv4 CIDR such as 10.0.0.0/16 (each address byte 0-255, prefix 0-32)") from None
+    if not 16 <= net.prefixlen <= 28:
+        raise ValueError("expected a VPC block from /16 to /28 (the sizes AWS allows for a VPC)")
+    if str(net) != value:
+        raise ValueError(f"expected the network address with its host bits zero ({net})")
+    return value
+
+
 class Cloud(_Model):
     provider: Literal["aws"] = "aws"
     region: Region
@@ -196,8 +210,11 @@ class Cloud(_Model):
     )
     vpc_id: Annotated[str, StringConstraints(pattern=r"^vpc-[0-9a-f]{8,17}$")]
     subnet_ids: list[Annotated[str, StringConstraints(pattern=r"^subnet-[0-9a-f]{8,17}$")]] = Field(min_length=1)
-    vpc_cidr: Annotated[str, StringConstraints(pattern=r"^[0-9]{1,3}(\.[0-9]{1,3}){3}/[0-9]{1,2}$")] = Field(
-        default="10.0.0.0/16", description="CIDR of the VPC; interface-endpoint security groups admit only it."
+    vpc_cidr: Annotated[str, StringConstraints(pattern=r"^[0-9]{1,3}(\.[0-9]{1,3}){3}/[0-9]{1,2}$"),
+                        AfterValidator(_vpc_cidr)] = Field(
+        default="10.0.0.0/16",
+        description="CIDR of the VPC (an IPv4 network from /16 to /28, as AWS allows a VPC block); "
+                    "interface-endpoint security groups admit only it.",
     )
     account_id: Annotated[str, StringConstraints(pattern=r"^[0-9]{12}$")] | None = None
 

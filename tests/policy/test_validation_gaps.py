@@ -245,3 +245,23 @@ def test_an_unversioned_bucket_needs_no_noncurrent_setting() -> None:
     assert lifecycle_days(bucket).noncurrent_expire is None
     versioned = load_policy_text(text.replace("versioning: false", "versioning: true")).storage.checkpoint_buckets[0]
     assert lifecycle_days(versioned).noncurrent_expire == 30
+
+
+@pytest.mark.parametrize(("cidr", "expected"), [
+    ("300.0.0.0/16", "expected an IPv4 CIDR such as 10.0.0.0/16 (each address byte 0-255, prefix 0-32), got '300.0.0.0/16'"),
+    ("10.0.0.0/99", "expected an IPv4 CIDR such as 10.0.0.0/16 (each address byte 0-255, prefix 0-32), got '10.0.0.0/99'"),
+    ("10.0.0.0/8", "expected a VPC block from /16 to /28 (the sizes AWS allows for a VPC), got '10.0.0.0/8'"),
+    ("10.0.0.0/29", "expected a VPC block from /16 to /28 (the sizes AWS allows for a VPC), got '10.0.0.0/29'"),
+    ("10.0.0.1/8", "expected a VPC block from /16 to /28 (the sizes AWS allows for a VPC), got '10.0.0.1/8'"),
+    ("10.1.2.0/16", "expected the network address with its host bits zero (10.1.0.0/16), got '10.1.2.0/16'"),
+])
+def test_vpc_cidr_is_a_network_aws_accepts_for_a_vpc(cidr: str, expected: str) -> None:
+    # it becomes the interface endpoints' security-group rule: a malformed one only fails at apply
+    text = MINIMAL.replace("cloud:\n", f"cloud:\n  vpcCidr: {cidr}\n", 1)
+    assert [p.split(": ", 2)[-1] for p in _problems(text)] == [expected]
+
+
+@pytest.mark.parametrize("cidr", ["10.0.0.0/16", "172.31.0.0/16", "192.168.4.0/24", "10.8.0.16/28"])
+def test_vpc_cidr_accepts_vpc_networks(cidr: str) -> None:
+    policy = load_policy_text(MINIMAL.replace("cloud:\n", f"cloud:\n  vpcCidr: {cidr}\n", 1), file="p.yaml")
+    assert policy.cloud.vpc_cidr == cidr
