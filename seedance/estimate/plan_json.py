@@ -11,6 +11,7 @@ fleet's GPU/CPU requirement (the planner's own rule, :func:`seedance.planner.ins
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import json
 import math
 from pathlib import Path
@@ -228,6 +229,13 @@ def plan_from_json(data: dict[str, Any], *, origin: str = "plan") -> Plan:
     cost_od = r.number("monthly_cost_all_ondemand", required=False)
     savings = r.number("savings", required=False)
     as_of = r.text("as_of", required=False, default=None, nullable=True)  # type: ignore[arg-type]
+    if as_of is not None:
+        try:
+            if dt.date.fromisoformat(as_of).isoformat() != as_of:  # 20240101 and 2024-W01-1 parse too
+                raise ValueError
+        except ValueError:
+            r._bad("as_of", f"expected the plan's date as YYYY-MM-DD (the planner writes it so), got {_got(as_of)}")
+            as_of = None
     partial = r.raw("partial", required=False, default=False)
     if not isinstance(partial, bool):
         r._bad("partial", f"expected true or false, got {_got(partial)}")

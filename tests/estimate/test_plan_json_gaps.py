@@ -48,3 +48,14 @@ def test_plan_with_a_type_outside_instance_types_allowed(tmp_path: Path, capsys:
     assert err.strip().endswith(
         "the plan does not fit the policy: fleet 'inference': instance_types[1] g5.2xlarge: "
         "not in the policy's instanceTypes.allowed ['g5.xlarge']"), err
+
+
+@pytest.mark.parametrize("as_of", ["garbage", "2024-01-01T05:00:00", "20240101", "2024-02-30"])
+def test_plan_date_not_a_date_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], dev_plan: dict[str, Any],
+                                         as_of: str) -> None:
+    # the date decides which held reservations count: it was read with date.fromisoformat unchecked
+    doc = copy.deepcopy(dev_plan)
+    doc["as_of"] = as_of
+    err = _refused(tmp_path, capsys, doc)
+    assert f'as_of: expected the plan\'s date as YYYY-MM-DD (the planner writes it so), got "{as_of}"' in err
+    assert "internal error" not in err
