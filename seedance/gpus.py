@@ -67,6 +67,11 @@ def mig_profiles(model: GpuModel, memory_gib: int | None = None) -> tuple[str, .
     return tuple(out)
 
 
+def mig_memory_sizes_of(model: GpuModel) -> tuple[int, ...]:
+    """The memory sizes per GPU (GiB) for which ``model`` has MIG profiles; () for a GPU without MIG."""
+    return tuple(sorted({mem for (m, mem) in MIG_PROFILES if m == model}))
+
+
 def mig_slices(profile: str) -> int:
     """Compute slices of a MIG profile (``3g.20gb`` -> 3)."""
     return int(profile.split("g.", 1)[0])

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from seedance.gpus import NEURON_MODELS, mig_profiles
+from seedance.gpus import NEURON_MODELS, mig_memory_sizes_of, mig_profiles
 from seedance.policy.cron import CronError, Window, first_clash, format_minute_of_week, parse_window_cron
 from seedance.policy.model import (
     BindingMode,
@@ -246,7 +246,16 @@ def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issu
                             "neither time-slices nor partitions); remove 'gpuSharing'"))
             elif gs.mig is not None:
                 valid = mig_profiles(f.gpu.model, f.gpu.memory_gib)
-                if not valid:
+                sizes = mig_memory_sizes_of(f.gpu.model)
+                if not valid and sizes:  # a MIG GPU, but no such memory size of it
+                    out.append(
+                        (
+                            at + ("gpuSharing", "mig"),
+                            f"{f.gpu.model.value} has MIG profiles with {' or '.join(str(m) for m in sizes)} GiB per "
+                            f"GPU, not {f.gpu.memory_gib}; fix gpu.memoryGib or use 'timeSlicing'",
+                        )
+                    )
+                elif not valid:
                     out.append(
                         (
                             at + ("gpuSharing", "mig"),
