@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -45,3 +46,22 @@ class PolicySyntaxError(PolicyError):
 
 class PolicyValidationError(PolicyError):
     """The YAML is well-formed but does not conform to the language."""
+
+
+def got(value: Any) -> str:
+    """A value as an error message shows it after 'got'."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        text = format(value, "g")
+        return text + ".0" if text.lstrip("-").isdigit() else text  # 4.0 is not the integer 4
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    text = repr(str(value))
+    return text if len(text) <= 60 else text[:57] + "...'"

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from seedance.policy import semantics
 from seedance.policy.errors import Location, PolicyError, PolicySyntaxError, PolicyValidationError, Problem
+from seedance.policy.errors import got as _got
 from seedance.policy.model import (
     AMI_ID_PATTERN,
     AMI_PARAMETER_PATTERN,
@@ -283,24 +284,6 @@ def _schema_problems(tree: Any, exc: ValidationError) -> list[Problem]:
             msg += f", got {got}"
         problems.append(Problem(where, path, msg, hit.context))
     return problems
-
-
-def _got(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        text = format(value, "g")
-        return text + ".0" if text.lstrip("-").isdigit() else text  # 4.0 is not the integer 4
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    text = repr(str(value))
-    return text if len(text) <= 60 else text[:57] + "...'"
 
 
 _TYPE_WORDS = {

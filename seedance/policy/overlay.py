@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from seedance.policy.errors import Problem
+from seedance.policy.errors import Problem, got as _got
 from seedance.policy.yamlsrc import LList, LMap
 
 REMOVE_KEY = "$remove"
@@ -67,16 +67,36 @@ def merge(base: Any, overlay: Any, problems: list[Problem] | None = None, path: 
                 o_item, o_loc = by_name.pop(item["name"])
                 if o_item.get(REMOVE_KEY) is True:
                     continue
-                out_l.append(merge(item, o_item, problems, f"{path}[{len(out_l)}]"))
+                merged = merge(item, o_item, problems, f"{path}[{len(out_l)}]")
+                if REMOVE_KEY in o_item and problems is not None:  # a marker that is not true: say so here
+                    problems.append(Problem(o_item.val_locs[REMOVE_KEY], f"{path}[{len(out_l)}].{REMOVE_KEY}",
+                                            f"expected true (to drop the base policy's item {item['name']!r}; "
+                                            f"it takes no other value), got {_got(o_item[REMOVE_KEY])}"))
+                    _drop_marker(merged)
+                out_l.append(merged)
                 out_l.item_locs.append(o_loc)
             else:
                 out_l.append(item)
                 out_l.item_locs.append(loc)
-        for item, loc in by_name.values():  # new names; a stray $remove is reported later
+        names = ", ".join(repr(item["name"]) for item in base)
+        for item, loc in by_name.values():  # new names
+            if REMOVE_KEY in item and problems is not None:  # nothing of that name to drop
+                problems.append(Problem(item.key_locs[REMOVE_KEY], path,
+                                        f"'{REMOVE_KEY}' drops the base policy's item of the same name, and the base "
+                                        f"has no item {item['name']!r} here (it has {names})"))
+                _drop_marker(item)
             out_l.append(item)
             out_l.item_locs.append(loc)
         return out_l
     return overlay
+
+
+def _drop_marker(item: Any) -> None:
+    """Take a reported ``$remove`` out of an item so it is not reported again as stray."""
+    if isinstance(item, LMap) and REMOVE_KEY in item:
+        del item[REMOVE_KEY]
+        item.key_locs.pop(REMOVE_KEY, None)
+        item.val_locs.pop(REMOVE_KEY, None)
 
 
 def strip_remove_markers(tree: Any, problems: list[Problem], path: str = "") -> None:

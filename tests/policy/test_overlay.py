@@ -66,7 +66,25 @@ def test_remove_marker_without_base_item_is_an_error(tmp_path: Path) -> None:
     p = _write(tmp_path, "dev.yaml", _overlay("base.yaml", body))
     with pytest.raises(PolicyError) as exc:
         load_policy(p)
-    assert str(exc.value) == f"{p}:6:5: fleets[1]: '$remove' only applies to an item of the base policy's list with the same name"
+    assert str(exc.value) == (f"{p}:6:5: fleets: '$remove' drops the base policy's item of the same name, and the base "
+                              "has no item 'nope' here (it has 'web')")
+
+
+@pytest.mark.parametrize(("value", "shown"), [("false", "false"), ("1", "1"), ("'yes'", "'yes'"), ("null", "null")])
+def test_remove_marker_that_is_not_true_is_named_as_such(tmp_path: Path, value: str, shown: str) -> None:
+    # the base has the item: the marker's value is what is wrong, not its place
+    _write(tmp_path, "base.yaml", BASE_FLEETS)
+    p = _write(tmp_path, "dev.yaml", _overlay("base.yaml", f"fleets:\n  - name: batch\n    $remove: {value}\n"))
+    with pytest.raises(PolicyError) as exc:
+        load_policy(p)
+    assert str(exc.value) == (f"{p}:6:14: fleets[1].$remove: expected true (to drop the base policy's item 'batch'; "
+                              f"it takes no other value), got {shown}")
+
+
+def test_remove_marker_outside_an_overlay_list_is_still_an_error(tmp_path: Path) -> None:
+    p = _write(tmp_path, "p.yaml", MINIMAL.replace("  - name: web\n", "  - name: web\n    $remove: true\n", 1))
+    with pytest.raises(PolicyError, match=r"'\$remove' only applies to an item of the base policy's list with the same name"):
+        load_policy(p)
 
 
 def test_plain_lists_are_replaced(tmp_path: Path) -> None:
