@@ -106,8 +106,11 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
         return BudgetResponse(policy.metadata.name, alert, 0.0, [], [], [], [why], policy, {}, ignored=why)
 
     notes: list[str] = []
+    if alert.period == "day":
+        return ignored("a per-day budget alert: thresholds apply to the monthly budget, so nothing fires")
     if alert.period != "month":
-        return ignored(f"a per-{alert.period} budget alert: thresholds apply to the monthly budget, so nothing fires")
+        return ignored("a budget alert that names no period (its message says neither 'for the current month' nor "
+                       "'per day'): thresholds apply to the monthly budget, so nothing fires")
     if stack is not None and alert.budget_name != f"seedance-{stack}-monthly":
         return ignored(f"alert for budget {alert.budget_name!r}, not this stack's seedance-{stack}-monthly: ignored")
     if stack is None and not SEEDANCE_BUDGET.match(alert.budget_name):

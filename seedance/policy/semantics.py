@@ -272,7 +272,9 @@ def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issu
                     )
         if f.demand_history is not None and base_dir is not None:
             path = (base_dir / f.demand_history).resolve()
-            if not path.is_file():
+            if path.is_dir():
+                out.append((at + ("demandHistory",), f"{f.demand_history} is a directory; expected a CSV file of hourly demand"))
+            elif not path.is_file():
                 out.append((at + ("demandHistory",), f"file not found: {f.demand_history}"))
     return out
 

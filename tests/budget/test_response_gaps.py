@@ -99,3 +99,16 @@ def test_a_note_says_when_the_aws_budget_differs_from_the_policy(budgeted: str, 
     assert r.fraction == pytest.approx(0.87)  # of the policy's 160,000, whatever AWS says
     assert [a.value for a in r.actions] == ["notify", "degrade"]
     assert [n for n in r.notes if n.startswith("AWS budget is")] == ([note] if note else [])
+
+
+def test_an_alert_naming_no_period_is_ignored_and_says_why() -> None:
+    # the monthly notification with its period phrase gone: neither monthly nor daily
+    doc = json.loads(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "170,000.00"))
+    assert "for the current month" in doc["Message"]
+    doc["Message"] = doc["Message"].replace("for the current month", "")
+    alert = parse_budget_event(json.dumps(doc).encode())
+    assert alert is not None and alert.period == "other"
+    r = respond(load_policy(POLICIES / "eu-prod.yaml").policy, alert, policy_ref="eu-prod.yaml")
+    assert r.ignored == ("a budget alert that names no period (its message says neither 'for the current month' nor "
+                         "'per day'): thresholds apply to the monthly budget, so nothing fires")
+    assert r.fired == [] and r.changes == []

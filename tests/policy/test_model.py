@@ -66,6 +66,12 @@ def test_demand_history_must_exist(tmp_path: Path) -> None:
     with pytest.raises(PolicyError) as exc:
         load_policy(p)
     assert str(exc.value) == f"{p}:20:20: fleets[0].demandHistory (fleet 'web'): file not found: nope.csv"
+    (tmp_path / "nope.csv").mkdir()
+    with pytest.raises(PolicyError) as exc:
+        load_policy(p)
+    assert str(exc.value) == (f"{p}:20:20: fleets[0].demandHistory (fleet 'web'): nope.csv is a directory; "
+                              "expected a CSV file of hourly demand")
+    (tmp_path / "nope.csv").rmdir()
     (tmp_path / "nope.csv").write_text("hour,demand\n0,1\n")
     assert load_policy(p).policy.fleets[0].demand_history == "nope.csv"
 
