@@ -36,6 +36,15 @@ class ScaffoldError(ValueError):
     """The options cannot make a project (unknown region, bad name, files already there)."""
 
 
+class ScaffoldOptionError(ScaffoldError):
+    """One of the options is malformed or does not fit the others; ``option`` names its field of
+    :class:`ScaffoldOptions` (``project``, ``stack``, ``region``, ``frameworks``, ``budget``, ...)."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(message)
+        self.option = option
+
+
 @dataclass(frozen=True)
 class ScaffoldOptions:
     project: str
@@ -71,24 +80,29 @@ def project_name(directory: Path) -> str:
 def project_files(opts: ScaffoldOptions, catalog: Catalog) -> dict[str, str]:
     """Every file of the new project, rendered (pure)."""
     if not _NAME.match(opts.project):
-        raise ScaffoldError(f"project name {opts.project!r}: expected letters, digits, '-', '_' or '.' (at most 100)")
+        raise ScaffoldOptionError("project", f"project name {opts.project!r}: expected letters, digits, '-', '_' "
+                                  "or '.', starting with a letter or digit (at most 100)")
     if not _STACK.match(opts.stack):
-        raise ScaffoldError(f"stack name {opts.stack!r}: expected letters, digits, '-', '_' or '.', at most 63, "
-                            "starting and ending with a letter or digit (it is also a Kubernetes label value)")
+        raise ScaffoldOptionError("stack", f"stack name {opts.stack!r}: expected letters, digits, '-', '_' or '.', "
+                                  "at most 63, starting and ending with a letter or digit (it is also a Kubernetes "
+                                  "label value)")
     if opts.budget is not None and not (math.isfinite(opts.budget) and round(opts.budget, 2) > 0):
-        raise ScaffoldError(f"budget must be a positive amount (at least 0.01), got {opts.budget}")
+        raise ScaffoldOptionError("budget", f"budget must be a positive amount (at least 0.01), got {opts.budget}")
     if opts.cluster_name is not None and not _CLUSTER.match(opts.cluster_name):
-        raise ScaffoldError(f"cluster name {opts.cluster_name!r}: expected an EKS cluster name (letters, digits, '-', '_')")
+        raise ScaffoldOptionError("cluster_name", f"cluster name {opts.cluster_name!r}: expected an EKS cluster name "
+                                  "(letters, digits, '-', '_')")
     if opts.account_id is not None and not re.fullmatch(r"[0-9]{12}", opts.account_id):
-        raise ScaffoldError(f"account id {opts.account_id!r}: expected 12 digits")
+        raise ScaffoldOptionError("account_id", f"account id {opts.account_id!r}: expected 12 digits")
     currency = catalog.currency(opts.region)  # UnknownRegionError names the closest known regions
     offers = {(o.gpu_model.value, o.gpus) for o in catalog.instances(opts.region) if o.gpu_model is not None}
     for gpu in (INFERENCE_GPU, TRAINING_GPU):
         if gpu not in offers:
-            raise ScaffoldError(f"the price catalog has no {gpu[1]} x {gpu[0]} instance in {opts.region}")
+            raise ScaffoldOptionError("region",
+                                      f"the price catalog has no {gpu[1]} x {gpu[0]} instance in {opts.region}")
     frameworks = opts.resolved_frameworks()
     if Framework.MLPS_L3 in frameworks and not opts.region.startswith("cn-"):
-        raise ScaffoldError(f"mlps-l3 keeps data in mainland China; {opts.region} is not a China region")
+        raise ScaffoldOptionError("frameworks",
+                                  f"mlps-l3 keeps data in mainland China; {opts.region} is not a China region")
     jurisdiction = (Jurisdiction.EU if opts.region.startswith("eu-") else
                     Jurisdiction.CN if opts.region.startswith("cn-") else Jurisdiction.OTHER)
     mlps = Framework.MLPS_L3 in frameworks

@@ -91,30 +91,61 @@ def test_nothing_is_overwritten(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert (tmp_path / "Pulumi.yaml").read_text() == "name: mine\n"
 
 
-def test_bad_options_are_clean_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["init", str(tmp_path / "a"), "--region", "eu-centrall-1"]) == 1
-    assert "closest known: eu-central-1" in capsys.readouterr().err
-    assert main(["init", str(tmp_path / "b"), "--region", "us-east-1", "--stack", "bad name"]) == 1
-    assert "stack name 'bad name'" in capsys.readouterr().err
-    assert main(["init", str(tmp_path / "c"), "--region", "us-east-1", "--account-id", "12"]) == 1
-    assert "expected 12 digits" in capsys.readouterr().err
-    assert main(["init", str(tmp_path / "d"), "--region", "eu-west-1", "--framework", "mlps-l3"]) == 1
-    assert "eu-west-1 is not a China region" in capsys.readouterr().err
-    assert main(["init", str(tmp_path / "e"), "--region", "us-east-1", "--budget", "inf"]) == 1
-    assert "budget must be a positive amount" in capsys.readouterr().err
-    assert main(["init", str(tmp_path / "f"), "--region", "us-east-1", "--cluster-name", "my cluster: x"]) == 1
-    assert "cluster name 'my cluster: x'" in capsys.readouterr().err
-    assert main(["init", str(tmp_path / "g"), "--region", "us-east-1", "--owner", "not an email"]) == 1
+def _usage_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """Run ``seedance init ARGS``: a malformed command line exits 2 (as for every command), with a usage
+    message and no traceback or internal error; the message is returned."""
+    assert main(["init", *args]) == 2
     err = capsys.readouterr().err
-    assert "the starter policy would not validate: metadata.owner" in err and "starter.yaml" not in err
+    assert "Usage: seedance init" in err and "Traceback" not in err and "internal error" not in err
+    return err
+
+
+def test_bad_options_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = lambda name: str(tmp_path / name)  # noqa: E731
+    err = _usage_error(capsys, d("a"), "--region", "eu-centrall-1")
+    assert "Invalid value for --region" in err and "closest known: eu-central-1" in err
+    err = _usage_error(capsys, d("b"), "--region", "us-east-1", "--stack", "bad name")
+    assert "Invalid value for --stack: stack name 'bad name'" in err
+    err = _usage_error(capsys, d("c"), "--region", "us-east-1", "--account-id", "12")
+    assert "Invalid value for --account-id: account id '12': expected 12 digits" in err
+    err = _usage_error(capsys, d("d"), "--region", "eu-west-1", "--framework", "mlps-l3")
+    assert "Invalid value for --framework" in err and "eu-west-1 is not a China region" in err
+    for budget in ("inf", "-inf", "nan", "-5", "0", "0.004"):
+        err = _usage_error(capsys, d("e"), "--region", "us-east-1", "--budget", budget)
+        assert "Invalid value for --budget: budget must be a positive amount (at least 0.01)" in err
+    err = _usage_error(capsys, d("f"), "--region", "us-east-1", "--cluster-name", "my cluster: x")
+    assert "Invalid value for --cluster-name: cluster name 'my cluster: x'" in err
+    err = _usage_error(capsys, d("g"), "--region", "us-east-1", "--owner", "not an email")
+    assert "Invalid value for '--owner': the starter policy would not validate: metadata.owner" in err
+    assert "starter.yaml" not in err
+    err = _usage_error(capsys, d("g"), "--region", "us-east-1", "--team", "x" * 300, "--cost-center", "a\x01b")
+    assert "Invalid value for '--team' / '--cost-center'" in err
+    assert "metadata.tags.team: expected at most 256 characters" in err and "metadata.tags.cost-center" in err
     for stack in ("a-", "a_", "a.", "x" * 64):  # the stack name is also a Kubernetes label value
-        assert main(["init", str(tmp_path / "h"), "--region", "us-east-1", "--stack", stack]) == 1
-        assert "also a Kubernetes label value" in capsys.readouterr().err
-    assert main(["init", str(tmp_path / "i"), "--region", "us-east-1", "--account-id", "１２３４５６７８９０１２"]) == 1
-    assert "expected 12 digits" in capsys.readouterr().err
-    assert main(["init", str(tmp_path / "j"), "--region", "us-east-1", "--budget", "0.004"]) == 1
-    assert "at least 0.01" in capsys.readouterr().err
-    assert not any((tmp_path / d).exists() for d in "abcdefghij")  # nothing written, not even a directory
+        assert "also a Kubernetes label value" in _usage_error(capsys, d("h"), "--region", "us-east-1", "--stack", stack)
+    err = _usage_error(capsys, d("i"), "--region", "us-east-1", "--account-id", "１２３４５６７８９０１２")
+    assert "expected 12 digits" in err
+    err = _usage_error(capsys, d("j"), "--region", "eu-central-1", "--framework", "gdpr", "--no-framework")
+    assert "--no-framework and --framework exclude each other" in err
+    err = _usage_error(capsys, d("k"), "--region", "us-east-1", "--project", "_k")
+    assert "Invalid value for --project: project name '_k'" in err and "starting with a letter or digit" in err
+    err = _usage_error(capsys, d("_l"), "--region", "us-east-1")  # the project's name comes from the directory's
+    assert "Invalid value for DIRECTORY: project name '_l'" in err and "give the project a name with --project" in err
+    assert not any((tmp_path / d).exists() for d in (*"abcdefghijk", "_l"))  # nothing written, not even a directory
+
+
+def test_a_starter_problem_no_option_explains_still_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only problems in fields an option writes are usage errors; any other is the starter's own (exit 1)."""
+    from seedance.policy.errors import Location, PolicyError, Problem
+
+    def broken(text: str) -> None:
+        raise PolicyError([Problem(Location("starter.yaml", 1, 1), "fleets[0].capacity", "broken template")])
+
+    monkeypatch.setattr("seedance.scaffold.load_starter", broken)
+    assert main(["init", str(tmp_path / "p"), "--region", "us-east-1"]) == 1
+    assert "the starter policy would not validate: fleets[0].capacity: broken template" in capsys.readouterr().err
+    assert not (tmp_path / "p").exists()
 
 
 def test_a_dangling_symlink_is_not_overwritten(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

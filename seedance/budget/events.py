@@ -11,10 +11,12 @@ verifies the envelope's SNS signature before the alert is acted on.
 
 from __future__ import annotations
 
-import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from seedance.textfile import parse_json
 
 MAX_EVENT_BYTES = 256 * 1024  # SNS messages are at most 256 KiB
 ALERT_TYPES = ("ACTUAL", "FORECASTED")  # the "Alert Type" values AWS Budgets writes
@@ -59,7 +61,11 @@ def _money(text: str, label: str) -> tuple[float, str] | None:
     sym = (m.group("sym") or "$").strip()
     if sym not in _SYMBOLS:
         raise BudgetEventError(f"unknown currency symbol {sym!r} in '{label}'")
-    return float(m.group("num").replace(",", "")), _SYMBOLS[sym]
+    value = float(m.group("num").replace(",", ""))
+    if not math.isfinite(value):  # hundreds of digits read as infinity: no budget is that large
+        shown = m.group("num") if len(m.group("num")) <= 40 else m.group("num")[:40] + "…"
+        raise BudgetEventError(f"cannot read the amount {shown!r} in '{label}': too large")
+    return value, _SYMBOLS[sym]
 
 
 def _field(text: str, label: str) -> str | None:
@@ -67,21 +73,50 @@ def _field(text: str, label: str) -> str | None:
     return m.group(1) if m else None
 
 
+def _not_json(detail: str, lines_before: int) -> str:
+    """``not JSON: line L column C: …`` from :func:`parse_json`'s ``L:C: …`` (``L: …`` without a column)."""
+    m = re.match(r"(\d+):(?:(\d+):)? (?:not valid JSON: )?(.*)", detail, re.S)
+    if not m:
+        return f"not JSON: {detail}"
+    line, col, why = int(m.group(1)) + lines_before, m.group(2), m.group(3)
+    return f"not JSON: line {line}" + (f" column {col}" if col else "") + f": {why}"
+
+
+def _check_unicode(doc: object) -> None:
+    """Refuse a string with a lone surrogate (JSON allows ``"\\ud800"``; it is not text and cannot be printed)."""
+    todo = [doc]  # a loop, not recursion: the document may nest as deep as the JSON reader allowed
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            todo.extend(item.keys())
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise BudgetEventError(f"event holds a string with a lone surrogate (\\u{ord(item[exc.start]):04x}): "
+                                       "not Unicode text") from None
+
+
 def _envelope(raw: str) -> dict[str, Any]:
     text = raw.lstrip("\ufeff")
     if not text.strip():
         raise BudgetEventError("event is empty")
+    lines_before = 0  # lines of the event before the JSON, so a JSON error names the event's own line
     if text.startswith(("POST ", "PUT ")):  # a whole HTTP request: the body follows the blank line
         head, sep, body = text.replace("\r\n", "\n").partition("\n\n")
         if not sep:
             raise BudgetEventError("HTTP request without a body")
-        text = body
+        text, lines_before = body, head.count("\n") + 2
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BudgetEventError(f"not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        doc = parse_json(text)  # a ValueError, never a RecursionError, for JSON nested too deeply
+    except ValueError as exc:
+        raise BudgetEventError(_not_json(str(exc), lines_before)) from None
     if not isinstance(doc, dict):
         raise BudgetEventError("expected a JSON object (an SNS notification or a Lambda SNS event)")
+    _check_unicode(doc)
     if isinstance(doc.get("Records"), list):  # Lambda event: SNS invokes a function with one record
         records = [r for r in doc["Records"] if isinstance(r, dict) and isinstance(r.get("Sns"), dict)]
         if not records:
@@ -98,11 +133,13 @@ def read_envelope(raw: str | bytes) -> dict[str, Any]:
     """The SNS message inside any of the accepted envelopes (not yet trusted)."""
     if isinstance(raw, bytes):
         if len(raw) > MAX_EVENT_BYTES:
-            raise BudgetEventError(f"event is {len(raw):,} bytes; SNS messages are at most {MAX_EVENT_BYTES:,}")
+            raise BudgetEventError(f"event is larger than SNS allows: SNS messages are at most {MAX_EVENT_BYTES:,} bytes")
         try:
             raw = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise BudgetEventError("event is not UTF-8 text") from None
+        except UnicodeDecodeError as exc:
+            line = raw.count(b"\n", 0, exc.start) + 1
+            raise BudgetEventError(f"event is not UTF-8 text: line {line}: byte 0x{raw[exc.start]:02x} "
+                                   f"at offset {exc.start}") from None
     return _envelope(raw)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import os
 import sys
 from datetime import timedelta
@@ -15,7 +16,13 @@ import click
 import yaml
 
 from seedance.atomic import write_text_atomically
-from seedance.budget.events import BudgetAlert, BudgetEventError, alert_from_message, read_envelope
+from seedance.budget.events import (
+    MAX_EVENT_BYTES,
+    BudgetAlert,
+    BudgetEventError,
+    alert_from_message,
+    read_envelope,
+)
 from seedance.budget.report import render_markdown, render_not_a_budget_alert, render_text, to_json
 from seedance.budget.response import BudgetResponseError, Change, OverlayStamp, alert_month, percent, respond, weaker_than
 from seedance.budget import signature
@@ -42,6 +49,28 @@ def _load(policy: Path) -> LoadedPolicy | None:
 
 
 OVERLAY_HEADER = "# Budget response to "
+
+#: The largest ``--max-age``: a year (366 days, leap years included) in hours.  Amazon SNS gives up
+#: redelivering a message within days, so a signed alert older than a year is a replay whatever the
+#: pipeline; a bound also keeps the age a ``timedelta`` can hold (``inf`` or ``1e12`` hours cannot).
+MAX_AGE_HOURS = 366 * 24
+
+
+def _max_age(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """``--max-age`` in hours: the range is checked by its type, NaN (in no range) here."""
+    if math.isnan(value):
+        raise click.BadParameter(f"expected a number of hours above 0 and at most {MAX_AGE_HOURS:,}, got nan")
+    return value
+
+
+def _check_out(out: Path | None, policy: Path, loaded: LoadedPolicy) -> None:
+    """``--out`` must not be the policy or a file it extends (usage error, before anything is read)."""
+    if out is None:
+        return
+    resolved = out.resolve()  # symlinks followed
+    if resolved in {p.resolve() for p in (policy, *loaded.chain)}:
+        raise click.BadParameter(f"{out}: that is the policy or a file it extends; the overlay must be a new file",
+                                 param_hint="--out")
 
 
 def _is_overlay(path: Path) -> bool:
@@ -125,11 +154,7 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
                   + (", ".join(f"{k} {v}" for k, v in sorted(live_sizes.items())) or "no group found"), markup=False)
     if out is not None:
         out = out.resolve()  # one path for the overlay's `extends` and for the write, symlinks followed
-        if out in {p.resolve() for p in (policy, *loaded.chain)}:
-            err.print(f"error --out {out}: that is the policy or a file it extends; the overlay must be a new file",
-                      markup=False)
-            return 1
-        if out.is_dir():
+        if out.is_dir():  # --out is dir_okay=False: one made since the command line was read
             err.print(f"error --out {out}: is a directory; expected a file path", markup=False)
             return 1
         if out.exists() and not _is_overlay(out):
@@ -195,11 +220,20 @@ def _verify(message: dict[str, Any], signing_cert: Path | None, topic_arns: tupl
     return signature.verify(message, pem, now=signature.now_utc(), max_age=max_age, topic_arns=topic_arns)
 
 
+def _read_event(event: Path) -> bytes:
+    """EVENT's bytes (``-``: stdin), at most one byte more than an SNS message can hold (OSError)."""
+    if str(event) == "-":
+        return sys.stdin.buffer.read(MAX_EVENT_BYTES + 1)
+    with event.open("rb") as fh:  # not read_bytes(): /dev/zero or a huge file must not fill the memory
+        return fh.read(MAX_EVENT_BYTES + 1)
+
+
 @budget.command("respond")
 @click.argument("policy", type=click.Path(path_type=Path))
 @click.argument("event", type=click.Path(path_type=Path, allow_dash=True))
 @click.option("--stack", default=None, help="Stack name, to check the alert is for this stack's budget.")
-@click.option("--out", "out", type=click.Path(path_type=Path), default=None, help="Write the overlay policy here when something changes.")
+@click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the overlay policy here when something changes.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("--verify-signature", "verify", is_flag=True,
               help="Act only on a message signed by Amazon SNS: its signature (certificate from its SigningCertURL), age and topic.")
@@ -207,8 +241,10 @@ def _verify(message: dict[str, Any], signing_cert: Path | None, topic_arns: tupl
               help="PEM certificate to verify with instead of fetching SigningCertURL (implies --verify-signature).")
 @click.option("--topic-arn", "topic_arns", multiple=True,
               help="Accept only this topic (repeatable; implies --verify-signature; default: the policy's budget.notify.snsTopicArn).")
-@click.option("--max-age", type=click.FloatRange(min=0, min_open=True), default=24.0, show_default=True,
-              help="Hours after which a signed message is refused as a replay.")
+@click.option("--max-age", type=click.FloatRange(min=0, min_open=True, max=MAX_AGE_HOURS), default=24.0,
+              show_default=True, callback=_max_age,
+              help=f"Hours after which a signed message is refused as a replay (above 0, at most "
+                   f"{MAX_AGE_HOURS:,}: a year).")
 @click.option("--live-sizes", "live", is_flag=True,
               help="Read each fleet's live group size from AWS (needs --stack), so a freeze caps fleets where they run.")
 def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, fmt: str, verify: bool,
@@ -216,17 +252,20 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
     """Read EVENT (an SNS notification, its HTTP POST or a Lambda SNS event; - for stdin) and respond for POLICY.
 
     Exit 0 when the response was computed (whether or not anything changed), 1 on bad input or a
-    message that fails verification (nothing is written).
+    message that fails verification (nothing is written), 2 for a malformed option.
     """
     from seedance.cli import console
 
+    if live and not stack:
+        raise click.UsageError("--live-sizes needs --stack: the groups are found by their seedance:stack tag")
     err = console(stderr=True)
     loaded = _load(policy)
     if loaded is None:
         return 1
+    _check_out(out, policy, loaded)
     verify = verify or signing_cert is not None or bool(topic_arns)
     try:
-        raw = sys.stdin.buffer.read() if str(event) == "-" else event.read_bytes()
+        raw = _read_event(event)
         message = read_envelope(raw)
         if verify:
             if not topic_arns and loaded.policy.budget.notify.sns_topic_arn:
@@ -240,6 +279,10 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
                       f"{checked.cert_subject}), topic {checked.topic_arn}, sent {checked.timestamp:%Y-%m-%dT%H:%M:%SZ}",
                       markup=False)
         alert = alert_from_message(message)
+    except IsADirectoryError:
+        err.print(f"error {event}: is a directory; expected an event file (JSON, or an HTTP POST with a JSON body)",
+                  markup=False)
+        return 1
     except OSError as exc:
         err.print(f"error {exc.filename or event}: cannot read: {exc.strerror or exc}", markup=False)
         return 1
@@ -262,7 +305,8 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
 @click.option("--stack", required=True, help="Stack name: its budget is seedance-STACK-monthly.")
 @click.option("--account-id", default=None, help="AWS account of the budget (default: the policy's cloud.accountId, else the caller's).")
 @click.option("--forecasted", is_flag=True, help="Respond to the forecasted spend instead of the actual spend.")
-@click.option("--out", "out", type=click.Path(path_type=Path), default=None, help="Write the overlay policy here when something changes.")
+@click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the overlay policy here when something changes.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("--live-sizes", "live", is_flag=True,
               help="Read each fleet's live group size from AWS (needs --stack), so a freeze caps fleets where they run.")
@@ -271,7 +315,8 @@ def poll_cmd(policy: Path, stack: str, account_id: str | None, forecasted: bool,
     """Read the stack's AWS Budget now (DescribeBudget) and respond for POLICY as an alert would.
 
     For pipelines that run on a schedule instead of receiving SNS. Uses the usual boto3 credentials
-    and endpoint settings. Exit 0 when the response was computed, 1 when the budget cannot be read.
+    and endpoint settings. Exit 0 when the response was computed, 1 when the budget cannot be read,
+    2 for a malformed option.
     """
     from seedance import awsclient
     from botocore.exceptions import BotoCoreError, ClientError
@@ -279,19 +324,18 @@ def poll_cmd(policy: Path, stack: str, account_id: str | None, forecasted: bool,
     from seedance.budget.status import BudgetStatusError, alert_from_budget, budget_name, budgets_region, fetch_budget
     from seedance.cli import console
 
+    if account_id is not None and not (len(account_id) == 12 and account_id.isascii() and account_id.isdigit()):
+        raise click.BadParameter(f"{account_id!r}: expected a 12-digit AWS account id", param_hint="--account-id")
     err = console(stderr=True)
     loaded = _load(policy)
     if loaded is None:
         return 1
+    _check_out(out, policy, loaded)
     region = budgets_region(loaded.policy.cloud.region)
     declared = loaded.policy.cloud.account_id
-    if account_id is not None and (len(account_id) != 12 or not account_id.isdigit()):
-        err.print(f"error --account-id {account_id!r}: expected a 12-digit AWS account id", markup=False)
-        return 1
     if account_id is not None and declared and account_id != declared:
-        err.print(f"error --account-id {account_id}: the policy's cloud.accountId is {declared}; "
-                  "its budget lives in that account", markup=False)
-        return 1
+        raise click.BadParameter(f"{account_id}: the policy's cloud.accountId is {declared}; its budget lives in "
+                                 "that account", param_hint="--account-id")
     try:
         account = account_id or declared
         if not account:

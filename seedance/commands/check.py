@@ -110,13 +110,22 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
     stack = Path(target).stem if target.endswith(".json") else target
     is_document = target.endswith(".json") or Path(target).is_file()
     where = target if is_document else str(project_dir / f"Pulumi.{target}.yaml")
-    overrides = {}
-    for item in severities:
+    overrides: dict[str, str] = {}
+    given: dict[str, str] = {}
+    for item in severities:  # malformed: undecided (exit 2), in the requested format, like every usage problem here
         control, sep, level = item.partition("=")
+        control, level = control.strip(), level.strip()
         if not sep:
             return _undecided(fmt, stack, [f"--severity {item!r}: expected CONTROL=mandatory or CONTROL=advisory"],
                               artifact=where)
-        overrides[control.strip()] = level.strip()
+        if not control:
+            return _undecided(fmt, stack, [f"--severity {item!r}: expected CONTROL=mandatory or CONTROL=advisory: "
+                                           "no control id before '='"], artifact=where)
+        if control in overrides:  # one run, one severity per control: never silently the last one given
+            return _undecided(fmt, stack, [f"--severity: control {control!r} is given twice ({given[control]!r} and "
+                                           f"{item!r}); give each control once"], artifact=where)
+        overrides[control] = level
+        given[control] = item
     if facts_path is not None and lookup:
         return _undecided(fmt, stack, ["--facts and --lookup: give one (--lookup reads EC2 now, --facts reads a file "
                                        "an earlier --lookup --save-facts wrote)"], artifact=where)

@@ -10,6 +10,21 @@ import click
 
 from seedance.policy.model import Environment, Framework
 
+#: The command-line option each field of ScaffoldOptions comes from (a malformed one is a usage error, exit 2).
+_OPTIONS = {"stack": "--stack", "region": "--region", "frameworks": "--framework", "budget": "--budget",
+            "cluster_name": "--cluster-name", "account_id": "--account-id"}
+#: The starter policy's fields an option is written to: a problem there is the option's.
+_POLICY_FIELDS = (("metadata.owner", "--owner"), ("budget.notify.emails", "--owner"),
+                  ("metadata.tags.team", "--team"), ("metadata.tags.cost-center", "--cost-center"))
+
+
+def _option_of(path: str | None) -> str | None:
+    """The option whose value the starter policy's field ``path`` holds, if any."""
+    for field, option in _POLICY_FIELDS:
+        if path == field or (path or "").startswith((f"{field}.", f"{field}[")):
+            return option
+    return None
+
 
 @click.command("init")
 @click.argument("directory", type=click.Path(path_type=Path, file_okay=False))
@@ -34,14 +49,17 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
     """Write a Pulumi project into DIRECTORY: Pulumi.yaml, Pulumi.STACK.yaml, __main__.py,
     requirements.txt and a starter policy in policies/STACK.yaml that validates and passes the gate.
 
-    Nothing is overwritten: if any of the files exists, nothing is written (exit 1).
+    Nothing is overwritten: if any of the files exists, nothing is written (exit 1). A malformed
+    option (a bad name, account id or budget, an unknown region, a framework the region cannot have)
+    exits 2 and writes nothing.
     """
     from seedance.cli import console
     from seedance.planner.planner import PlanningError
     from seedance.policy import PolicyError
-    from seedance.pricing.catalog import PricingError, load_catalog
+    from seedance.pricing.catalog import PricingError, UnknownRegionError, load_catalog
     from seedance.scaffold import (
         ScaffoldError,
+        ScaffoldOptionError,
         ScaffoldOptions,
         check_free,
         load_starter,
@@ -54,8 +72,7 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
 
     err = console(stderr=True)
     if no_framework and frameworks:
-        err.print("error: --no-framework and --framework exclude each other", markup=False)
-        return 1
+        raise click.UsageError("--no-framework and --framework exclude each other: give one of them")
     chosen = () if no_framework else (tuple(Framework(f) for f in dict.fromkeys(frameworks)) if frameworks else None)
     opts = ScaffoldOptions(project=project or project_name(directory), stack=stack, region=region,
                            environment=Environment(environment), frameworks=chosen, account_id=account_id,
@@ -72,10 +89,23 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
             files = project_files(opts, catalog)
             load_starter(files[policy_file])
         written = write_project(directory, files)
+    except ScaffoldOptionError as exc:
+        if exc.option == "project" and not project:  # the name came from DIRECTORY
+            raise click.BadParameter(f"{exc} (the directory's name); give the project a name with --project",
+                                     param_hint="DIRECTORY") from None
+        raise click.BadParameter(str(exc), param_hint=_OPTIONS.get(exc.option, "--project")) from None
+    except UnknownRegionError as exc:  # the only region asked about is --region's
+        raise click.BadParameter(str(exc), param_hint="--region") from None
     except (ScaffoldError, PricingError, PlanningError, UnicodeError) as exc:
         err.print(f"error: {exc}", markup=False)
         return 1
     except PolicyError as exc:  # the options made a starter that does not validate
+        options = [_option_of(problem.path) for problem in exc.problems]
+        if exc.problems and all(options):  # every problem is an option's value (--owner, --team, --cost-center)
+            raise click.BadParameter(
+                "the starter policy would not validate: "
+                + "; ".join(f"{problem.path}: {problem.message}" for problem in exc.problems),
+                param_hint=list(dict.fromkeys(o for o in options if o))) from None
         for problem in exc.problems:
             where = problem.path or "(document)"
             err.print(f"error: the starter policy would not validate: {where}: {problem.message}", markup=False)

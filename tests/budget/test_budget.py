@@ -240,11 +240,13 @@ def test_out_never_overwrites_the_policy_and_bad_paths_are_clean_errors(tmp_path
     event.write_bytes(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "139,200.00"))
     policy = policies / "eu-prod.yaml"
     before = {p.name: p.read_bytes() for p in policies.iterdir()}
-    for target in (policy, policies / "base.yaml"):  # the policy itself, or a file it extends
-        assert main(["budget", "respond", str(policy), str(event), "--out", str(target)]) == 1
-        assert "the overlay must be a new file" in capsys.readouterr().err
-    assert main(["budget", "respond", str(policy), str(event), "--out", str(tmp_path)]) == 1
-    assert "is a directory" in capsys.readouterr().err
+    for target in (policy, policies / "base.yaml"):  # the policy itself, or a file it extends: a malformed option
+        assert main(["budget", "respond", str(policy), str(event), "--out", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert "--out" in err and "the overlay must be a new file" in err
+    assert main(["budget", "respond", str(policy), str(event), "--out", str(tmp_path)]) == 2  # as plan's and synth's
+    err = capsys.readouterr().err
+    assert "'--out'" in err and "is a directory" in err
     assert main(["budget", "respond", str(policy), str(event), "--out", str(tmp_path / "no" / "such" / "x.yaml")]) == 1
     err = capsys.readouterr().err
     assert "cannot write" in err and "Traceback" not in err

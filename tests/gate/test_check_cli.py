@@ -159,6 +159,40 @@ def test_unknown_severity_override_is_undecided(capsys, sample_doc: Path) -> Non
     assert "severity override: unknown control 'GDPR-99-9'" in err
 
 
+@pytest.mark.parametrize("second", ["GDPR-44-2=mandatory", " GDPR-44-2 = advisory", "GDPR-44-2=advisory"])
+def test_a_control_given_twice_to_severity_is_refused(capsys, sample_doc: Path, second: str) -> None:
+    """Never silently the last one: like `plan --held` with a fleet given twice (exit 2, undecided here)."""
+    args = [str(sample_doc), "--policy", str(POLICY), "--severity", "GDPR-44-2=advisory", "--severity", second]
+    code, out, err = _run(capsys, *args)
+    _assert_undecided(code, out, err)
+    assert (f"--severity: control 'GDPR-44-2' is given twice ('GDPR-44-2=advisory' and {second!r}); "
+            "give each control once") in err
+    code, out, err = _run(capsys, *args, "--format", "json")  # in the requested format, as every undecided run
+    _assert_undecided(code, out, err)
+    doc = json.loads(out)
+    assert doc["decision"] == "undecided" and "is given twice" in doc["errors"][0]
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("GDPR-44-2", "--severity 'GDPR-44-2': expected CONTROL=mandatory or CONTROL=advisory"),
+    ("=advisory", "--severity '=advisory': expected CONTROL=mandatory or CONTROL=advisory: no control id before '='"),
+    ("GDPR-44-2=high", "severity override GDPR-44-2: expected one of mandatory, advisory, got 'high'"),
+    ("GDPR-44-2=", "severity override GDPR-44-2: expected one of mandatory, advisory, got ''"),
+    ("GDPR-99-9=mandatory", "severity override: unknown control 'GDPR-99-9'"),
+])
+def test_malformed_severity_overrides_are_refused(capsys, sample_doc: Path, value: str, message: str) -> None:
+    code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--severity", value)
+    _assert_undecided(code, out, err)
+    assert message in err and "internal error" not in err
+
+
+def test_different_controls_each_once_are_accepted(capsys, sample_doc: Path) -> None:
+    code, out, _ = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", "json", "--as-of", "2026-06-01",
+                        "--severity", "GDPR-44-2=mandatory", "--severity", "GDPR-33-1=advisory")
+    assert code in (0, 1)
+    assert json.loads(out)["severityOverrides"] == {"GDPR-33-1": "advisory", "GDPR-44-2": "mandatory"}
+
+
 def test_forced_frameworks_add_to_the_policys_own(capsys, sample_doc: Path) -> None:
     # the help says "force these frameworks on": eu-prod's own GDPR must stay on
     code, out, _ = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", "json",
