@@ -194,12 +194,18 @@ def from_stack(stack: str, project_dir: Path) -> GateInput:
 
     policy_path = policy_path_for_stack(project_dir, stack)
     _, policy, plan, estimate = derived_parts(policy_path)
+    planner_log = logging.getLogger("seedance.planner")
+    level = planner_log.level
+    # the program plans the same policy again: its planner warnings were just logged once
+    planner_log.setLevel(logging.ERROR)
     try:
         document = synthesize_stack(stack, project_dir).document.to_json()
     except SynthError as exc:
         raise InvalidInputError(f"synth {stack}: {exc}") from None
     except Exception as exc:
         raise InvalidInputError(f"synth {stack}: {type(exc).__name__}: {exc}") from None
+    finally:
+        planner_log.setLevel(level)
     return GateInput(validate_document(document), policy, plan, estimate, None)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 import socket
 from pathlib import Path
@@ -387,3 +388,15 @@ def test_the_policy_adds_trusted_amis(capsys, sample_doc: Path, tmp_path: Path) 
     trusting.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\n"
                         "compliance:\n  trusted:\n    amis: [ami-0123456789abcdef0]\n")
     assert ami_findings(trusting) == []
+
+
+def test_check_of_a_stack_logs_each_planner_warning_once(capsys, caplog) -> None:
+    # the gate plans the policy, then the stack's program plans it again under the mock runtime
+    caplog.set_level("WARNING", logger="seedance.planner")
+    before = logging.getLogger("seedance.planner").level
+    code = main(["check", "eu-prod", "--project-dir", str(REPO / "stacks"), "--as-of", "2026-06-01"])
+    capsys.readouterr()
+    assert code == 0
+    stale = [r for r in caplog.records if r.name.startswith("seedance.planner") and "demand history ends" in r.getMessage()]
+    assert len(stale) == 1
+    assert logging.getLogger("seedance.planner").level == before  # restored
