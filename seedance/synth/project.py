@@ -14,6 +14,7 @@ import yaml
 from pulumi.config import ConfigMissingError, ConfigTypeError
 
 from seedance.synth.runtime import SynthError, SynthResult, run_program
+from seedance.textfile import not_utf8
 
 log = logging.getLogger(__name__)
 
@@ -33,13 +34,45 @@ class StackConfig:
         return self.project_dir / f"Pulumi.{self.stack}.yaml"
 
 
+class _StrictLoader(yaml.SafeLoader):
+    """Refuses a key given twice in one mapping, as Pulumi's own reader does (PyYAML keeps the last)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # keys merged in (<<) may be overridden
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                first = seen.get(key)
+            except TypeError:  # an unhashable key: the base constructor reports it
+                continue
+            if first is not None:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} is given twice (first on line {first}); give each key once",
+                    key_node.start_mark)
+            seen[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep)
+
+
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = path.read_bytes()
+        text = data.decode("utf-8")
     except OSError as exc:
         raise SynthError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise SynthError(f"{path}:{not_utf8(data, exc)}") from None
+    try:
+        return yaml.load(text, Loader=_StrictLoader) or {}  # noqa: S506 - a SafeLoader
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+        raise SynthError(f"{where}: {exc.problem or 'not valid YAML'}") from None
     except yaml.YAMLError as exc:
         raise SynthError(f"{path}: not valid YAML: {exc}") from None
+    except RecursionError:
+        raise SynthError(f"{path}: nested too deeply to read") from None
 
 
 def _config_value(value: Any) -> str:

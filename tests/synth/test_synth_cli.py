@@ -86,6 +86,34 @@ def test_region_mismatch_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "aws:region is us-west-2 but policies/dev.yaml sets cloud.region us-east-1" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("content", "expected"), [
+    # Pulumi's own reader refuses a key given twice; PyYAML alone would keep the last region
+    (b"config:\n  aws:region: us-east-1\n  seedance:policy: policies/dev.yaml\n  aws:region: us-west-2\n",
+     "Pulumi.x.yaml:4:3: key 'aws:region' is given twice (first on line 2); give each key once"),
+    (b"config:\n  seedance:policy: policies/\xffdev.yaml\n", "Pulumi.x.yaml:2: not UTF-8 text (byte 0xff at offset 36)"),
+    (b"config: " + b"[" * 5000 + b"]" * 5000 + b"\n", "Pulumi.x.yaml: nested too deeply to read"),
+    (b"config:\n  a: [\n", "Pulumi.x.yaml:3:1: expected the node content, but found '<stream end>'"),
+])
+def test_unreadable_stack_config_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes,
+                                             expected: str) -> None:
+    project = tmp_path / "stacks"
+    project.mkdir()
+    (project / "Pulumi.yaml").write_text((STACKS / "Pulumi.yaml").read_text())
+    (project / "Pulumi.x.yaml").write_bytes(content)
+    assert main(["synth", "x", "--project-dir", str(project)]) == 1
+    err = capsys.readouterr().err
+    assert f"{project / expected}" in err.replace("\n", "")
+    assert "internal error" not in err
+
+
+def test_yaml_merge_keys_may_override_in_stack_config(tmp_path: Path) -> None:
+    from seedance.synth.project import _read_yaml
+
+    path = tmp_path / "c.yaml"
+    path.write_text("base: &b {a: 1, b: 2}\nconfig:\n  <<: *b\n  a: 3\n")
+    assert _read_yaml(path)["config"] == {"a": 3, "b": 2}
+
+
 def test_preview_and_export_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     import os
 
