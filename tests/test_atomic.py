@@ -1,0 +1,40 @@
+"""Output files are written whole or not at all, through symbolic links."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from seedance.atomic import write_text_atomically
+
+
+def test_writes_the_text_and_leaves_no_temporary_file(tmp_path: Path) -> None:
+    out = tmp_path / "plan.json"
+    write_text_atomically(out, "{}\n")
+    write_text_atomically(out, "[1]\n")
+    assert out.read_text() == "[1]\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["plan.json"]
+
+
+def test_a_failed_write_keeps_the_old_file(tmp_path: Path) -> None:
+    out = tmp_path / "plan.json"
+    out.write_text("old\n")
+    with pytest.raises(TypeError):
+        write_text_atomically(out, 42)  # type: ignore[arg-type]
+    assert out.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["plan.json"]
+
+
+def test_a_symbolic_link_is_followed_and_kept(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "plan.json"
+    target.write_text("old\n")
+    link = tmp_path / "plan.json"
+    link.symlink_to(target)
+    write_text_atomically(link, "new\n")
+    assert link.is_symlink() and target.read_text() == "new\n"
+    dangling = tmp_path / "next.json"
+    dangling.symlink_to(tmp_path / "real" / "next.json")
+    write_text_atomically(dangling, "x\n")
+    assert dangling.is_symlink() and (tmp_path / "real" / "next.json").read_text() == "x\n"
