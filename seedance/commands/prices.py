@@ -30,12 +30,16 @@ def build_cmd(shared: Path | None, out: Path | None) -> int:
     from seedance.cli import console
     from seedance.pricing.build import build_catalog, write_catalog
 
+    err = console(stderr=True)
     try:
         doc = build_catalog(shared)
+        path = write_catalog(doc, out)  # whole or not at all
     except PricingError as exc:
-        console(stderr=True).print(f"error: {exc}", markup=False)
+        err.print(f"error: {exc}", markup=False)
         return 1
-    path = write_catalog(doc, out)
+    except OSError as exc:
+        err.print(f"error: cannot write {out or 'the bundled catalog'}: {exc.strerror or exc}", markup=False)
+        return 1
     console().print(
         f"wrote {path} ({len(doc['instances'])} instance offers, {len(doc['services'])} service prices, "
         f"{len(doc['region_currency'])} regions)",
@@ -65,7 +69,15 @@ def refresh_cmd(region: str, cache_dir: Path | None, instance_types: tuple[str, 
     except (BotoCoreError, ClientError) as exc:
         err.print(f"error: AWS call failed: {exc} (credentials and network access are needed for a refresh)", markup=False)
         return 1
-    path = write_cache(doc, cache_dir or default_cache_dir())
+    try:
+        path = write_cache(doc, cache_dir or default_cache_dir())
+    except PricingError as exc:  # the answer is not a cache the catalog would read: nothing is written
+        err.print(f"error: {exc}", markup=False)
+        return 1
+    except OSError as exc:
+        err.print(f"error: cannot write the price cache in {cache_dir or default_cache_dir()}: {exc.strerror or exc}",
+                  markup=False)
+        return 1
     console().print(
         f"wrote {path}: {len(doc['instances'])} instance type(s) in {region}; "
         f"estimate with --cache-dir {path.parent} (or SEEDANCE_PRICE_CACHE)",

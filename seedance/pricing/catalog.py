@@ -16,7 +16,9 @@ import difflib
 import functools
 import json
 import logging
+import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,9 @@ CATALOG_SCHEMA = "seedance.io/price-catalog"
 CATALOG_VERSION = 1
 BUNDLED_CATALOG = Path(__file__).resolve().parents[1] / "data" / "price_catalog.json"
 CACHE_GLOB = "prices-*.json"
+#: The refresh cache's document type (written by :mod:`seedance.pricing.refresh`).
+CACHE_SCHEMA = "seedance.io/price-cache"
+CACHE_VERSION = 1
 
 #: Spot Advisor band label -> the band's upper bound (percent of instances interrupted per month).
 BAND_MAX_PCT: dict[str, float] = {"<5%": 5.0, "5-10%": 11.0, "10-15%": 16.0, "15-20%": 22.0, ">20%": 100.0}
@@ -37,6 +42,11 @@ BAND_MAX_PCT: dict[str, float] = {"<5%": 5.0, "5-10%": 11.0, "10-15%": 16.0, "15
 
 class PricingError(Exception):
     """A price question the catalog cannot answer."""
+
+
+class PriceDataError(PricingError, ValueError):
+    """Price data that is not what it should be (a malformed refresh cache, a corrupt shared-data CSV); the
+    message starts with the file (``PATH:`` plus the JSON path, or ``PATH:LINE:``)."""
 
 
 class UnknownRegionError(PricingError):
@@ -241,13 +251,19 @@ def offer_from_record(rec: dict[str, Any]) -> InstanceOffer:
     )
 
 
-def _merge_record(base: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+def _merge_record(base: dict[str, Any] | None, new: dict[str, Any], where: str = "price cache") -> dict[str, Any]:
     """Overlay a cached (refreshed) record on the bundled one: new prices win, facts fill gaps."""
     if base is None:
+        missing = [k for k in ("vcpu", "memory_gib", "gpus") if new.get(k) is None]
+        if missing:
+            raise PriceDataError(
+                f"{where}: {new['region']}/{new['instance_type']} is not in the bundled catalog, so its record needs "
+                f"{', '.join(missing)} (missing)"
+            )
         return new
     if base["currency"] != new["currency"]:
-        raise PricingError(
-            f"cache for {new['region']}/{new['instance_type']} is in {new['currency']}, "
+        raise PriceDataError(
+            f"{where}: cache for {new['region']}/{new['instance_type']} is in {new['currency']}, "
             f"the bundled catalog in {base['currency']}; refusing to mix currencies"
         )
     out = dict(base)
@@ -266,7 +282,208 @@ def _merge_record(base: dict[str, Any] | None, new: dict[str, Any]) -> dict[str,
     return out
 
 
-def catalog_from_document(doc: dict[str, Any], caches: list[dict[str, Any]] | None = None) -> Catalog:
+# ---------------------------------------------------------------------- refresh cache validation
+
+_PRICE_GROUPS: dict[str, tuple[str, ...]] = {
+    "reserved": tuple(sorted(_TERM_PAY)),
+    "convertible": tuple(t.value for t in Term),
+    "savings_plan": tuple(t.value for t in Term),
+}
+_SINGLE_PRICES = ("ondemand", "spot_avg", "spot_min", "spot_max")
+_CURRENCY = re.compile(r"^[A-Z]{3}$")
+_MAX_PROBLEMS = 20
+
+
+def _got(value: Any) -> str:
+    """How a JSON value that is not what was expected is shown in an error."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(value if len(value) <= 60 else value[:57] + "...")
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+class _CacheCheck:
+    """Collects every way one cache document differs from what ``seedance prices refresh`` writes."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def bad(self, path: str, expected: str, value: Any) -> None:
+        self.problems.append(f"{path}: expected {expected}, got {_got(value)}")
+
+    def text(self, obj: dict[str, Any], key: str, path: str, *, required: bool, nonempty: bool = True) -> None:
+        where = f"{path}.{key}" if path else key
+        if key not in obj:
+            if required:
+                self.problems.append(f"{where}: missing (expected a string)")
+            return
+        value = obj[key]
+        if not isinstance(value, str) or (nonempty and not value.strip()):
+            self.bad(where, "a non-empty string" if nonempty else "a string", value)
+
+    def number(self, obj: dict[str, Any], key: str, path: str, *, integer: bool = False, maximum: float | None = None,
+               nullable: bool = False) -> None:
+        if key not in obj or (nullable and obj[key] is None):
+            return
+        value = obj[key]
+        what = "a whole number >= 0" if integer else "a finite number >= 0"
+        if maximum is not None:
+            what = f"a finite number from 0 to {maximum:g}"
+        ok = _is_number(value) and math.isfinite(value) and value >= 0 and (maximum is None or value <= maximum)
+        if ok and integer and not isinstance(value, int):
+            ok = False
+        if not ok:
+            self.bad(f"{path}.{key}", what, value)
+
+    def price(self, value: Any, path: str) -> None:
+        if not isinstance(value, dict):
+            self.bad(path, "a price object with value, unit, source and date", value)
+            return
+        if "value" not in value:
+            self.problems.append(f"{path}.value: missing (expected a positive finite price)")
+        else:
+            v = value["value"]
+            if not (_is_number(v) and math.isfinite(v) and v > 0):
+                self.bad(f"{path}.value", "a positive finite price", v)
+        if "unit" in value and value["unit"] != "hour":
+            self.bad(f"{path}.unit", "'hour' (instance prices are per instance-hour)", value["unit"])
+        self.text(value, "source", path, required=True)
+        self.text(value, "date", path, required=True)
+        self.text(value, "ref", path, required=False, nonempty=False)
+        self.text(value, "note", path, required=False, nonempty=False)
+
+    def prices(self, value: Any, path: str) -> None:
+        if not isinstance(value, dict):
+            self.bad(path, "an object of prices (ondemand, reserved, spot_avg, ...)", value)
+            return
+        if "ondemand" not in value:
+            self.problems.append(f"{path}.ondemand: missing (every offer needs an on-demand price)")
+        known = (*_SINGLE_PRICES, *_PRICE_GROUPS)
+        for key in sorted(value):
+            sub = f"{path}.{key}"
+            if key in _SINGLE_PRICES:
+                self.price(value[key], sub)
+            elif key in _PRICE_GROUPS:
+                group = value[key]
+                if not isinstance(group, dict):
+                    self.bad(sub, f"an object keyed by {', '.join(_PRICE_GROUPS[key])}", group)
+                    continue
+                for term in sorted(group):
+                    if term not in _PRICE_GROUPS[key]:
+                        self.problems.append(f"{sub}: unknown key {term!r} (expected {', '.join(_PRICE_GROUPS[key])})")
+                    else:
+                        self.price(group[term], f"{sub}.{term}")
+            else:
+                self.problems.append(f"{sub}: unknown price {key!r} (expected {', '.join(known)})")
+
+    def interruption(self, value: Any, path: str) -> None:
+        if value is None:
+            return
+        if not isinstance(value, dict):
+            self.bad(path, "an object with the Spot Advisor band", value)
+            return
+        if value.get("band") not in BAND_MAX_PCT:
+            self.bad(f"{path}.band", f"one of {', '.join(BAND_MAX_PCT)}", value.get("band"))
+        if "max_pct" not in value:
+            self.problems.append(f"{path}.max_pct: missing (expected the band's upper bound in percent)")
+        self.number(value, "max_pct", path, maximum=100)
+        self.number(value, "savings_pct", path, maximum=100, nullable=True)
+        for key in ("source", "date", "ref", "savings_ref"):
+            self.text(value, key, path, required=False, nonempty=False)
+
+    def record(self, rec: Any, path: str, region: str | None) -> None:
+        if not isinstance(rec, dict):
+            self.bad(path, "an object (one instance type's prices)", rec)
+            return
+        for key in ("instance_type", "region"):
+            self.text(rec, key, path, required=True)
+        if region is not None and isinstance(rec.get("region"), str) and rec["region"] != region:
+            self.bad(f"{path}.region", f"{region!r} (the cache's region)", rec["region"])
+        if "currency" not in rec:
+            self.problems.append(f"{path}.currency: missing (expected a currency code such as USD or CNY)")
+        elif not (isinstance(rec["currency"], str) and _CURRENCY.match(rec["currency"])):
+            self.bad(f"{path}.currency", "a currency code such as USD or CNY", rec["currency"])
+        self.number(rec, "vcpu", path, integer=True)
+        self.number(rec, "gpus", path, integer=True)
+        self.number(rec, "memory_gib", path)
+        self.number(rec, "gpu_memory_gib_total", path, nullable=True)
+        model = rec.get("gpu_model")
+        if model is not None and model not in {m.value for m in GpuModel}:
+            self.bad(f"{path}.gpu_model", f"null or one of {', '.join(m.value for m in GpuModel)}", model)
+        self.text(rec, "facts_ref", path, required=False, nonempty=False)
+        if "prices" not in rec:
+            self.problems.append(f"{path}.prices: missing (expected an object with at least the ondemand price)")
+        else:
+            self.prices(rec["prices"], f"{path}.prices")
+        self.interruption(rec.get("interruption"), f"{path}.interruption")
+
+    def document(self, doc: Any) -> None:
+        if not isinstance(doc, dict):
+            self.problems.append(f"expected a JSON object (a price cache written by `seedance prices refresh`), got {_got(doc)}")
+            return
+        if "schema" in doc and doc["schema"] != CACHE_SCHEMA:
+            self.bad("schema", repr(CACHE_SCHEMA), doc["schema"])
+        if "version" in doc and (doc["version"] != CACHE_VERSION or not _is_number(doc["version"])):
+            self.bad("version", str(CACHE_VERSION), doc["version"])
+        self.text(doc, "refreshed_at", "", required=False)
+        region = doc.get("region")
+        if "region" in doc and not (isinstance(region, str) and region.strip()):
+            self.bad("region", "a non-empty string (the region the cache holds)", region)
+            region = None
+        if "instances" not in doc:
+            self.problems.append("instances: missing (expected an array of instance records)")
+            return
+        instances = doc["instances"]
+        if not isinstance(instances, list):
+            self.bad("instances", "an array of instance records", instances)
+            return
+        seen: dict[tuple[Any, Any], int] = {}
+        for i, rec in enumerate(instances):
+            self.record(rec, f"instances[{i}]", region)
+            if isinstance(rec, dict) and isinstance(rec.get("region"), str) and isinstance(rec.get("instance_type"), str):
+                key = (rec["region"], rec["instance_type"])
+                if key in seen:
+                    self.problems.append(f"instances[{i}]: {key[0]}/{key[1]} again (first at instances[{seen[key]}])")
+                else:
+                    seen[key] = i
+
+
+def check_cache_document(doc: Any, origin: str) -> dict[str, Any]:
+    """``doc`` when it is a refresh cache as :mod:`seedance.pricing.refresh` writes it; otherwise
+    :class:`PriceDataError` naming ``origin`` (the file) and the JSON path of every problem.
+
+    Prices must be finite and positive, currencies codes like ``USD``; the header (``schema``,
+    ``version``, ``region``, ``refreshed_at``) may be absent, but when present it must match."""
+    check = _CacheCheck()
+    check.document(doc)
+    problems = check.problems
+    if not problems:
+        return doc  # type: ignore[no-any-return]
+    if len(problems) == 1:
+        raise PriceDataError(f"{origin}: {problems[0]}")
+    shown = problems[:_MAX_PROBLEMS]
+    more = f"\n  ... and {len(problems) - len(shown)} more" if len(problems) > len(shown) else ""
+    raise PriceDataError(f"{origin}: {len(problems)} problems in the price cache:\n" + "\n".join(f"  - {p}" for p in shown)
+                         + more)
+
+
+def catalog_from_document(doc: dict[str, Any], caches: list[dict[str, Any]] | None = None, *,
+                          origins: list[str] | None = None) -> Catalog:
+    """The catalog of the bundled document ``doc`` overlaid by the refresh ``caches`` (each checked with
+    :func:`check_cache_document`; ``origins`` names their files in errors)."""
     if doc.get("schema") != CATALOG_SCHEMA or doc.get("version") != CATALOG_VERSION:
         raise PricingError(
             f"not a seedance price catalog v{CATALOG_VERSION} (schema={doc.get('schema')!r}, version={doc.get('version')!r})"
@@ -276,13 +493,17 @@ def catalog_from_document(doc: dict[str, Any], caches: list[dict[str, Any]] | No
     services: dict[tuple[str, str, str], Price] = {}
     for s in doc["services"]:
         services[(s["region"], s["service"], s["item"])] = _price(s, s["currency"])  # type: ignore[assignment]
-    for cache in caches or []:
-        for rec in cache.get("instances", []):
+    for n, cache in enumerate(caches or []):
+        origin = origins[n] if origins is not None and n < len(origins) else f"price cache #{n + 1}"
+        check_cache_document(cache, origin)
+        for i, rec in enumerate(cache["instances"]):
+            where = f"{origin}: instances[{i}]"
             key = (rec["region"], rec["instance_type"])
-            records[key] = _merge_record(records.get(key), rec)
+            records[key] = _merge_record(records.get(key), rec, where)
             cur = region_currency.setdefault(rec["region"], rec["currency"])
             if cur != rec["currency"]:
-                raise PricingError(f"cache has {rec['currency']} prices for {rec['region']}, whose prices are in {cur}")
+                raise PriceDataError(f"{where}: {rec['currency']} prices for {rec['region']}, whose prices are in {cur}; "
+                                     f"refusing to mix currencies")
     offers = {key: offer_from_record(rec) for key, rec in records.items()}
     return Catalog(offers, services, region_currency, header={k: doc[k] for k in ("schema", "version", "built_from")})
 
@@ -290,25 +511,47 @@ def catalog_from_document(doc: dict[str, Any], caches: list[dict[str, Any]] | No
 @functools.lru_cache(maxsize=1)
 def _bundled_document() -> dict[str, Any]:
     try:
-        return json.loads(BUNDLED_CATALOG.read_text(encoding="utf-8"))
+        return json.loads(BUNDLED_CATALOG.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
     except FileNotFoundError as exc:
         raise PricingError(f"the bundled price catalog is missing ({BUNDLED_CATALOG.name}); run `seedance prices build`") from exc
 
 
+def _cache_paths(cache_dir: Path) -> list[Path]:
+    return sorted(Path(cache_dir).glob(CACHE_GLOB))
+
+
+def read_cache(path: Path) -> dict[str, Any]:
+    """One refresh cache file, checked (:func:`check_cache_document`); :class:`PriceDataError` naming the
+    file (and line, or JSON path) when it cannot be read or is not a cache ``seedance prices refresh`` writes."""
+    from seedance.textfile import TextFileError, read_json_file
+
+    hint = "delete it or run `seedance prices refresh`"
+    try:
+        doc = read_json_file(path)
+    except TextFileError as exc:
+        raise PriceDataError(f"{exc}; unreadable price cache: {hint}") from None
+    try:
+        return check_cache_document(doc, str(path))
+    except PriceDataError as exc:
+        raise PriceDataError(f"{exc}\n{hint}" if "\n" in str(exc) else f"{exc}; {hint}") from None
+
+
 def read_caches(cache_dir: Path) -> list[dict[str, Any]]:
-    caches = []
-    for path in sorted(Path(cache_dir).glob(CACHE_GLOB)):
-        try:
-            caches.append(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise PricingError(f"{path}: unreadable price cache ({exc}); delete it or run `seedance prices refresh`") from exc
-    return caches
+    """Every ``prices-*.json`` in ``cache_dir``, checked (see :func:`read_cache`), in name order."""
+    return [read_cache(path) for path in _cache_paths(cache_dir)]
+
+
+def _catalog_with_caches(cache_dir: Path) -> Catalog:
+    paths = _cache_paths(cache_dir)
+    caches = [read_cache(path) for path in paths]
+    return catalog_from_document(_bundled_document(), caches, origins=[str(p) for p in paths])
 
 
 @functools.lru_cache(maxsize=8)
 def _load_cached(cache_key: str | None) -> Catalog:
-    caches = read_caches(Path(cache_key)) if cache_key else []
-    return catalog_from_document(_bundled_document(), caches)
+    if not cache_key:
+        return catalog_from_document(_bundled_document())
+    return _catalog_with_caches(Path(cache_key))
 
 
 PRICE_CACHE_ENV = "SEEDANCE_PRICE_CACHE"
@@ -348,4 +591,4 @@ def load_catalog(*, cache_dir: Path | None = None, offline: bool = True) -> Cata
 
 @functools.lru_cache(maxsize=8)
 def _load_with_state(cache_dir: str, state: str) -> Catalog:
-    return catalog_from_document(_bundled_document(), read_caches(Path(cache_dir)))
+    return _catalog_with_caches(Path(cache_dir))

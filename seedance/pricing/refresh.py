@@ -14,16 +14,23 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import math
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from seedance.pricing.catalog import UnknownRegionError, _bundled_document, _closest, _hint
+from seedance.pricing.catalog import (
+    CACHE_SCHEMA,
+    CACHE_VERSION,
+    UnknownRegionError,
+    _bundled_document,
+    _closest,
+    _hint,
+    check_cache_document,
+)
 
 log = logging.getLogger(__name__)
 
-CACHE_SCHEMA = "seedance.io/price-cache"
-CACHE_VERSION = 1
 HOURS_PER_YEAR = 8760
 
 #: Region code -> the Price List API's ``location`` attribute.
@@ -102,7 +109,13 @@ def _dimension_prices(term: dict[str, Any]) -> tuple[float | None, float, str | 
         if not ppu:
             continue
         currency, text = next(iter(sorted(ppu.items())))
-        value = float(text)
+        try:
+            value = float(text)
+        except (TypeError, ValueError):
+            value = math.nan
+        if not math.isfinite(value) or value < 0:
+            log.warning("Price List dimension %s: price %r is not a finite number >= 0; ignored", dim.get("rateCode", "?"), text)
+            continue
         if dim.get("unit") in ("Hrs", "Hours", "hours"):
             hourly = value
         elif dim.get("unit") == "Quantity":
@@ -151,7 +164,7 @@ def parse_product(item: str | dict[str, Any], region: str) -> dict[str, Any] | N
         if cur != currency:
             continue
         effective = (hourly or 0.0) + upfront / (years * HOURS_PER_YEAR)
-        if effective <= 0:
+        if round(effective, 6) <= 0:
             continue
         price = {"value": round(effective, 6), "unit": "hour", "source": PRICING_SOURCE, "date": date,
                  "ref": f"pricing.get_products[sku={sku},term={code}]"}
@@ -193,10 +206,17 @@ def parse_spot_history(entries: Iterable[dict[str, Any]]) -> dict[str, dict[str,
         ts = e["Timestamp"]
         if isinstance(ts, str):
             ts = dt.datetime.fromisoformat(ts.replace("Z", "+00:00"))
+        try:
+            price = float(e["SpotPrice"])
+        except (TypeError, ValueError):
+            price = math.nan
         if key not in latest or ts > latest[key][0]:
-            latest[key] = (ts, float(e["SpotPrice"]))
+            latest[key] = (ts, price)
     by_type: dict[str, list[tuple[str, dt.datetime, float]]] = {}
     for (itype, az), (ts, price) in latest.items():
+        if not math.isfinite(price) or round(price, 6) <= 0:  # never fall back on an older price: leave the AZ out
+            log.warning("spot price %r for %s in %s is not a positive finite number; AZ left out", price, itype, az)
+            continue
         by_type.setdefault(itype, []).append((az, ts, price))
     out = {}
     for itype, rows in sorted(by_type.items()):
@@ -289,8 +309,16 @@ def refresh_region(
 
 
 def write_cache(doc: dict[str, Any], cache_dir: Path) -> Path:
+    """Write ``doc`` to ``cache_dir/prices-<region>.json`` whole or not at all (a reader sees the old cache or
+    the new one, never half of it).  ``doc`` is checked first with the reader's own checks
+    (:func:`seedance.pricing.catalog.check_cache_document`), so a cache the catalog would refuse is never
+    written: :class:`~seedance.pricing.catalog.PriceDataError` then, and the old cache is kept."""
+    from seedance.atomic import write_text_atomically
+
     cache_dir = Path(cache_dir)
-    cache_dir.mkdir(parents=True, exist_ok=True)
     path = cache_dir / f"prices-{doc['region']}.json"
-    path.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    check_cache_document(doc, f"{path} (not written)")
+    text = json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n"
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(path, text)
     return path
