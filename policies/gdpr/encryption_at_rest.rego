@@ -11,8 +11,10 @@ import data.lib.resources
 # description: >-
 #   Buckets default to SSE-KMS, launch-template EBS mappings and standalone volumes are
 #   encrypted (personal-data launch templates with a customer KMS key), EBS CSI StorageClasses
-#   set parameters.encrypted "true" (the driver's default is unencrypted), and log groups use a
-#   KMS key.
+#   set parameters.encrypted "true" (the driver's default is unencrypted), log groups use a
+#   KMS key, and RDS, DocumentDB and Neptune storage and EFS file systems are encrypted. Personal
+#   data in a resource of a type no rule checks (another service's data store, any aws-native
+#   resource) cannot be shown encrypted and is reported.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-32-gdpr/
 # custom:
@@ -22,7 +24,9 @@ import data.lib.resources
 #   severity: mandatory
 #   remediation: >-
 #     Encrypt the resource: SSE-KMS bucket encryption, ebs.encrypted "true" with kmsKeyId,
-#     StorageClass parameters.encrypted "true", log group kmsKeyId.
+#     StorageClass parameters.encrypted "true", log group kmsKeyId, storageEncrypted (RDS,
+#     DocumentDB, Neptune), encrypted (EFS); for a type no rule checks, encrypt it and waive the
+#     finding with the evidence.
 violation contains findings.finding("GDPR-32.1a-1", p.resource, p.message) if {
 	frameworks.applies(input.policy, "gdpr")
 	some p in _problems
@@ -30,6 +34,10 @@ violation contains findings.finding("GDPR-32.1a-1", p.resource, p.message) if {
 
 _problems contains p if {
 	some p in checks.at_rest(input.document)
+}
+
+_problems contains p if {
+	some p in checks.unchecked_personal_stores
 }
 
 _problems contains findings.problem(lt, msg) if {

@@ -89,3 +89,73 @@ test_pass_v2_and_inline_bucket_encryption if {
 	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == set()
 }
+
+# data stores of other services: their own encryption input (audit of the types the rules read)
+_store(type, name, inputs) := fixtures.resource(type, name, object.union({"tags": fixtures.tags("personal")}, inputs))
+
+test_fail_unencrypted_data_stores if {
+	resources := [
+		_store("aws:rds/instance:Instance", "db", {"engine": "postgres"}),
+		_store("aws:rds/instance:Instance", "db2", {"storageEncrypted": "[unknown]"}),
+		_store("aws:rds/cluster:Cluster", "aurora", {"storageEncrypted": false, "engineMode": "provisioned"}),
+		_store("aws:docdb/cluster:Cluster", "docs", {}),
+		_store("aws:neptune/cluster:Cluster", "graph", {"storageEncrypted": "false"}),
+		_store("aws:efs/fileSystem:FileSystem", "shared", {"kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k"}),
+		_store("aws:sns/topic:Topic", "alerts", {"kmsMasterKeyId": ""}),
+	]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:rds/instance:Instance", "db", "aws:rds/instance:Instance is not encrypted at rest (storageEncrypted is not true)"),
+		_f("aws:rds/instance:Instance", "db2", "aws:rds/instance:Instance is not encrypted at rest (storageEncrypted is not true)"),
+		_f("aws:rds/cluster:Cluster", "aurora", "aws:rds/cluster:Cluster is not encrypted at rest (storageEncrypted is not true)"),
+		_f("aws:docdb/cluster:Cluster", "docs", "aws:docdb/cluster:Cluster is not encrypted at rest (storageEncrypted is not true)"),
+		_f("aws:neptune/cluster:Cluster", "graph", "aws:neptune/cluster:Cluster is not encrypted at rest (storageEncrypted is not true)"),
+		_f("aws:efs/fileSystem:FileSystem", "shared", "aws:efs/fileSystem:FileSystem is not encrypted at rest (encrypted is not true)"),
+		_f("aws:sns/topic:Topic", "alerts", "aws:sns/topic:Topic is not encrypted at rest (no kmsMasterKeyId: SNS encrypts a topic's messages only with a KMS key)"),
+	}
+}
+
+test_pass_encrypted_data_stores if {
+	resources := [
+		_store("aws:rds/instance:Instance", "db", {"storageEncrypted": true}),
+		_store("aws:rds/instance:Instance", "replica", {"replicateSourceDb": "arn:aws:rds:eu-west-1:111122223333:db:src", "kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k"}),
+		_store("aws:rds/cluster:Cluster", "aurora", {"storageEncrypted": "true"}),
+		_store("aws:rds/cluster:Cluster", "serverless", {"engineMode": "serverless"}),
+		_store("aws:docdb/cluster:Cluster", "docs", {"storageEncrypted": true}),
+		_store("aws:efs/fileSystem:FileSystem", "shared", {"encrypted": true}),
+		_store("aws:sns/topic:Topic", "alerts", {"kmsMasterKeyId": "alias/aws/sns"}),
+	]
+	count(encryption_at_rest.violation) == 0 with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+}
+
+_unchecked(class, type) := sprintf(
+	"%s-data %s: no rule here checks this type's encryption at rest, so it cannot be established; encrypt it, then waive this finding with the evidence",
+	[class, type],
+)
+
+test_personal_data_in_a_type_no_rule_checks_cannot_pass if {
+	resources := [
+		_store("aws:dynamodb/table:Table", "events", {}),
+		fixtures.resource("aws:dynamodb/table:Table", "internal-only", {"tags": fixtures.tags("internal")}),
+		fixtures.resource("aws:dynamodb/table:Table", "untagged", {}),
+		fixtures.resource("aws:sqs/queue:Queue", "unknown-tags", {"tags": "[unknown]"}),
+		fixtures.resource("aws-native:s3:Bucket", "native", {"tags": [{"key": "data-class", "value": "Personal"}]}),
+		fixtures.resource("aws-native:s3:Bucket", "native-public", {"tags": [{"key": "data-class", "value": "public"}]}),
+		_store("aws:iam/role:Role", "role", {}),
+		_store("aws:ec2/securityGroup:SecurityGroup", "sg", {}),
+		_store("aws:backup/vault:Vault", "vault", {}),
+	]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:dynamodb/table:Table", "events", _unchecked("personal", "aws:dynamodb/table:Table")),
+		_f("aws:sqs/queue:Queue", "unknown-tags", _unchecked("personal", "aws:sqs/queue:Queue")),
+		_f("aws-native:s3:Bucket", "native", _unchecked("personal", "aws-native:s3:Bucket")),
+	}
+}
+
+test_personal_data_class_from_provider_default_tags_counts_for_unchecked_types if {
+	provider := fixtures.resource("pulumi:providers:aws", "default", {"defaultTags": "{\"tags\": {\"data-class\": \"personal\"}}"})
+	table := fixtures.resource("aws:dynamodb/table:Table", "events", {"tags": {"team": "ml"}})
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [provider, table])
+	v == {_f("aws:dynamodb/table:Table", "events", _unchecked("personal", "aws:dynamodb/table:Table"))}
+}

@@ -19,6 +19,9 @@ _by_type[r.type] contains i if {
 	some i, r in input.document.resources
 }
 
+# the resource types of the document
+types := object.keys(_by_type)
+
 # positions of the resources of a type, in document order
 indices(type) := object.get(_by_type, type, set())
 

@@ -10,8 +10,9 @@ import data.lib.resources
 # title: "Encrypt stored sensitive data"
 # description: >-
 #   As GDPR-32.1a-1 (SSE-KMS buckets, encrypted EBS, encrypted EBS StorageClasses, KMS-encrypted
-#   log groups), plus no plaintext credentials in ConfigMaps, container env or launch-template
-#   user data, and EKS clusters encrypt Secrets with KMS.
+#   log groups, encrypted RDS, DocumentDB, Neptune and EFS storage; personal or internal data in
+#   a type no rule checks is reported), plus no plaintext credentials in ConfigMaps, container env
+#   or launch-template user data, and EKS clusters encrypt Secrets with KMS.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -20,7 +21,8 @@ import data.lib.resources
 #   framework: mlps-l3
 #   severity: mandatory
 #   remediation: >-
-#     Encrypt the storage; move credentials to Secrets / Secrets Manager; add encryptionConfig for
+#     Encrypt the storage (for a type no rule checks, then waive the finding with the evidence);
+#     move credentials to Secrets / Secrets Manager; add encryptionConfig for
 #     secrets to the EKS cluster.
 violation contains findings.finding("MLPS-L3-8.1.4.8b", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
@@ -29,6 +31,10 @@ violation contains findings.finding("MLPS-L3-8.1.4.8b", p.resource, p.message) i
 
 _problems contains p if {
 	some p in checks.at_rest(input.document)
+}
+
+_problems contains p if {
+	some p in checks.unchecked_sensitive_stores
 }
 
 _problems contains findings.problem(cm, msg) if {

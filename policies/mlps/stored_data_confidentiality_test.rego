@@ -75,3 +75,16 @@ test_pass_config_map_without_credential_keys if {
 	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_config_map({"LOG_LEVEL": "info", "MODEL_PATH": "/models"})])
 	v == set()
 }
+
+test_internal_data_in_a_type_no_rule_checks_cannot_pass if {
+	resources := [
+		fixtures.resource("aws:dynamodb/table:Table", "events", {"tags": fixtures.tags("internal")}),
+		fixtures.resource("aws:rds/instance:Instance", "db", {"tags": fixtures.tags("public")}),
+		fixtures.resource("aws:dynamodb/table:Table", "open", {"tags": fixtures.tags("public")}),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:dynamodb/table:Table", "events", "internal-data aws:dynamodb/table:Table: no rule here checks this type's encryption at rest, so it cannot be established; encrypt it, then waive this finding with the evidence"),
+		_f("aws:rds/instance:Instance", "db", "aws:rds/instance:Instance is not encrypted at rest (storageEncrypted is not true)"),
+	}
+}
