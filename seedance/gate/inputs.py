@@ -174,6 +174,8 @@ def derived_parts(policy_path: Path) -> tuple[Any, dict[str, Any], dict[str, Any
         loaded = load_policy(policy_path)
     except PolicyError as exc:
         raise InvalidInputError("; ".join(str(p) for p in exc.problems)) from None
+    from seedance.pricing.catalog import PricingError
+
     try:
         from seedance.estimate.estimate import estimate_policy
         from seedance.planner.planner import plan_policy
@@ -183,7 +185,9 @@ def derived_parts(policy_path: Path) -> tuple[Any, dict[str, Any], dict[str, Any
         catalog = load_catalog(cache_dir=env_cache_dir())  # the prices `seedance plan` and synth use
         plan = plan_policy(loaded, catalog)
         estimate = estimate_policy(loaded, catalog, plan)
-    except Exception as exc:  # pricing/planning errors: the gate cannot decide on a budget without them
+    except PricingError as exc:  # prices that are missing or malformed: the message names the file
+        raise InvalidInputError(f"{policy_path}: cannot plan and estimate: {exc}") from None
+    except Exception as exc:  # planning errors: the gate cannot decide on a budget without them
         raise InvalidInputError(f"{policy_path}: cannot plan and estimate: {type(exc).__name__}: {exc}") from None
     return loaded, loaded.policy.model_dump(mode="json", by_alias=True), plan.to_json(), estimate.to_json()
 
