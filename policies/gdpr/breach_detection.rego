@@ -51,7 +51,7 @@ _problems contains findings.problem(b, "no trail records S3 data events for this
 _problems contains findings.problem(_stack, msg) if {
 	some vpc in audit.vpcs(input.document, input.policy)
 	not audit.flow_logged(input.document, vpc)
-	msg := sprintf("VPC %s has no flow log", [vpc])
+	msg := sprintf("VPC %s has no flow log of ALL traffic (trafficType \"ALL\")", [vpc])
 }
 
 _problems contains p if {

@@ -28,7 +28,7 @@ test_fail_detection_gaps if {
 		_f("aws:cloudtrail/trail:Trail", "audit", "trail is not multi-region"),
 		_f("aws:cloudtrail/trail:Trail", "audit", "trail has log-file validation off"),
 		_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket"),
-		fixtures.stack_finding("GDPR-33-1", "mandatory", "VPC vpc-0123456789abcdef0 has no flow log"),
+		fixtures.stack_finding("GDPR-33-1", "mandatory", "VPC vpc-0123456789abcdef0 has no flow log of ALL traffic (trafficType \"ALL\")"),
 		_f("aws:eks/cluster:Cluster", "eks", "EKS cluster does not send audit logs"),
 	}
 }
@@ -67,7 +67,7 @@ test_fail_created_vpc_without_flow_log if {
 		fixtures.flow_log("other-flow", "other-vpc-9ec37ca1"),
 	]
 	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
-	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("VPC %s has no flow log", [fixtures.urn("aws:ec2/vpc:Vpc", "data-vpc")]))}
+	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("VPC %s has no flow log of ALL traffic (trafficType \"ALL\")", [fixtures.urn("aws:ec2/vpc:Vpc", "data-vpc")]))}
 }
 
 # An unknown vpcId comes from the VPC its property dependencies name, and only from it; a deployed
@@ -81,7 +81,7 @@ test_fail_unknown_vpc_id_linked_to_another_vpc if {
 		object.union(fixtures.flow_log("app-flow", "[unknown]"), {"property_dependencies": {"vpcId": [fixtures.urn("aws:ec2/vpc:Vpc", "app-vpc")]}}),
 	]
 	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
-	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("VPC %s has no flow log", [fixtures.urn("aws:ec2/vpc:Vpc", "data-vpc")]))}
+	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("VPC %s has no flow log of ALL traffic (trafficType \"ALL\")", [fixtures.urn("aws:ec2/vpc:Vpc", "data-vpc")]))}
 }
 
 test_pass_flow_log_names_deployed_vpc_by_id if {
@@ -103,7 +103,7 @@ test_fail_flow_log_names_other_id if {
 		fixtures.flow_log("data-flow", "vpc-0aaaaaaaaaaaaaaaa"),
 	]
 	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
-	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("VPC %s has no flow log", [fixtures.urn("aws:ec2/vpc:Vpc", "data-vpc")]))}
+	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("VPC %s has no flow log of ALL traffic (trafficType \"ALL\")", [fixtures.urn("aws:ec2/vpc:Vpc", "data-vpc")]))}
 }
 
 # test audit: S3 data events selected through advanced event selectors cover the buckets they name
@@ -134,4 +134,14 @@ test_pass_advanced_selectors_every_bucket if {
 test_fail_advanced_selectors_other_bucket if {
 	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, _advanced_resources([{"field": "resources.ARN", "startsWith": ["arn:aws:s3:::other/"]}]))
 	v == {_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket")}
+}
+
+# a flow log of REJECT (or ACCEPT) traffic alone records half of what reaches the VPC
+test_fail_flow_log_of_rejected_traffic_only if {
+	reject := json.patch(fixtures.flow_log("flow", "vpc-0123456789abcdef0"), [{"op": "replace", "path": "/inputs/trafficType", "value": "REJECT"}])
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, array.concat(pass_resources, [reject]))
+	v == set()
+	only := [r | some r in pass_resources; r.type != "aws:ec2/flowLog:FlowLog"]
+	w := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, array.concat(only, [reject]))
+	w == {fixtures.stack_finding("GDPR-33-1", "mandatory", "VPC vpc-0123456789abcdef0 has no flow log of ALL traffic (trafficType \"ALL\")")}
 }

@@ -159,3 +159,13 @@ test_personal_data_class_from_provider_default_tags_counts_for_unchecked_types i
 	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [provider, table])
 	v == {_f("aws:dynamodb/table:Table", "events", _unchecked("personal", "aws:dynamodb/table:Table"))}
 }
+
+test_launch_configuration_volumes if {
+	lc := fixtures.resource("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", {
+		"tags": fixtures.tags("internal"),
+		"rootBlockDevice": {"encrypted": true},
+		"ebsBlockDevices": [{"deviceName": "/dev/xvdb", "encrypted": false}],
+	})
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [lc])
+	v == {_f("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", "EBS mapping /dev/xvdb is not encrypted")}
+}

@@ -45,9 +45,23 @@ _problems contains findings.problem(k, "KMS key rotation is off") if {
 _problems contains findings.problem(k, msg) if {
 	some k in _policy_holders
 	k.type != "aws:kms/keyPolicy:KeyPolicy"
-	days := object.get(k.inputs, "deletionWindowInDays", 30)
-	days < 7
-	msg := sprintf("KMS key deletion window is %v days (at least 7 required)", [days])
+	msg := _deletion_window_problem(object.get(k.inputs, "deletionWindowInDays", 30))
+}
+
+_deletion_window_problem(days) := sprintf("KMS key deletion window is %v days (at least 7 required)", [days]) if {
+	_days(days) < 7
+}
+
+# a window in a form that is no whole number of days (the preview's "[unknown]"): cannot be established
+_deletion_window_problem(days) := sprintf("KMS key deletion window %v is not a number of days, so at least 7 cannot be established", [days]) if {
+	not _days(days)
+}
+
+_days(days) := days if is_number(days)
+
+_days(days) := to_number(days) if {
+	is_string(days)
+	regex.match(`^[0-9]+$`, days)
 }
 
 _problems contains findings.problem(k, "KMS key policy grants Principal \"*\" without a condition") if {

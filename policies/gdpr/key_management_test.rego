@@ -77,3 +77,16 @@ test_fail_key_policy_resource_and_replica_key if {
 		fixtures.finding("GDPR-32.1a-3", "mandatory", "aws:kms/replicaKey:ReplicaKey", "k-replica", "KMS key deletion window is 5 days (at least 7 required)"),
 	}
 }
+
+test_deletion_window_as_text_or_unknown if {
+	keys := [
+		_key("text-short", {"enableKeyRotation": true, "deletionWindowInDays": "5"}),
+		_key("text-ok", {"enableKeyRotation": true, "deletionWindowInDays": "10"}),
+		_key("unknown", {"enableKeyRotation": true, "deletionWindowInDays": "[unknown]"}),
+	]
+	v := key_management.violation with input as fixtures.gate_input(fixtures.gdpr_policy, keys)
+	v == {
+		_finding("text-short", "KMS key deletion window is 5 days (at least 7 required)"),
+		_finding("unknown", "KMS key deletion window [unknown] is not a number of days, so at least 7 cannot be established"),
+	}
+}

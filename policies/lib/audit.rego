@@ -98,8 +98,10 @@ vpcs(document, policy) := {v | some v in [object.get(policy, ["cloud", "vpcId"],
 # is not among the VPC's inputs: lib.routing ties the reference to the VPC (property dependencies,
 # recorded id, URN, mock id); an id unknown until apply without a dependency record (a
 # hand-written document) may name any VPC the stack creates.
+# Only a flow log of ALL traffic counts: one of ACCEPT or REJECT traffic alone misses the other half.
 flow_logged(document, vpc) if {
 	some fl in resources.of_type(document, "aws:ec2/flowLog:FlowLog")
+	object.get(fl.inputs, "trafficType", "") == "ALL"
 	object.get(fl.inputs, "vpcId", "") == vpc
 }
 
@@ -107,6 +109,7 @@ flow_logged(document, vpc) if {
 	some v in resources.of_type(document, "aws:ec2/vpc:Vpc")
 	v.urn == vpc
 	some fl in resources.of_type(document, "aws:ec2/flowLog:FlowLog")
+	object.get(fl.inputs, "trafficType", "") == "ALL"
 	_names_created_vpc(fl, v)
 }
 

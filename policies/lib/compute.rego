@@ -1,7 +1,7 @@
 # METADATA
 # title: Compute launch helpers
 # description: >-
-#   EC2 launch templates, instances and spot instance requests normalised to the same facts (EBS
+#   EC2 launch templates, instances, spot instance requests and launch configurations normalised to the same facts (EBS
 #   volumes, instance metadata options, public IP, key pair, user data, spot interruption), so every
 #   control that checks a launch template checks an instance the same way.
 # scope: package
@@ -15,9 +15,13 @@ instance := "aws:ec2/instance:Instance"
 
 spot_request := "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
 
-launch_types := [launch_template, instance, spot_request]
+# an Auto Scaling launch configuration: an instance's settings (root and EBS devices, public IP,
+# key pair, metadata options, user data) for the groups that use it
+launch_configuration := "aws:ec2/launchConfiguration:LaunchConfiguration"
 
-_instance_types := {instance, spot_request}
+launch_types := [launch_template, instance, spot_request, launch_configuration]
+
+_instance_types := {instance, spot_request, launch_configuration}
 
 # positions of the launch templates, instances and spot instance requests
 indices := {i | some t in launch_types; some i in resources.indices(t)}
@@ -28,6 +32,8 @@ noun(r) := "launch template" if r.type == launch_template
 noun(r) := "instance" if r.type == instance
 
 noun(r) := "spot instance request" if r.type == spot_request
+
+noun(r) := "launch configuration" if r.type == launch_configuration
 
 # EBS volumes as launch-template block device mappings ({deviceName, ebs}). An instance's root
 # volume is always there (rootBlockDevice, or the AMI's defaults when absent: unencrypted unless

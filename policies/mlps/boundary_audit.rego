@@ -28,7 +28,7 @@ violation contains findings.finding("MLPS-L3-8.1.3.5", p.resource, p.message) if
 _problems contains findings.problem(findings.stack(input.document), msg) if {
 	some vpc in audit.vpcs(input.document, input.policy)
 	not audit.flow_logged(input.document, vpc)
-	msg := sprintf("VPC %s has no flow log", [vpc])
+	msg := sprintf("VPC %s has no flow log of ALL traffic (trafficType \"ALL\")", [vpc])
 }
 
 _problems contains findings.problem(lb, "load balancer writes no access logs") if {

@@ -12,7 +12,7 @@ test_fail_no_flow_log_no_access_logs if {
 	lb := fixtures.resource("aws:lb/loadBalancer:LoadBalancer", "alb", {"internal": true})
 	v := boundary_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [lb, fixtures.flow_log("other", "vpc-other")])
 	v == {
-		fixtures.stack_finding("MLPS-L3-8.1.3.5", "mandatory", "VPC vpc-0123456789abcdef0 has no flow log"),
+		fixtures.stack_finding("MLPS-L3-8.1.3.5", "mandatory", "VPC vpc-0123456789abcdef0 has no flow log of ALL traffic (trafficType \"ALL\")"),
 		fixtures.finding("MLPS-L3-8.1.3.5", "mandatory", "aws:lb/loadBalancer:LoadBalancer", "alb", "load balancer writes no access logs"),
 	}
 }

@@ -9,9 +9,10 @@ import data.lib.resources
 # METADATA
 # title: "Protected remote administration"
 # description: >-
-#   No security group opens SSH (22) or RDP (3389) to the internet, launch templates carry no
-#   SSH key pair (administer through Session Manager), and EKS API endpoints are private or
-#   CIDR-restricted.
+#   No security group opens SSH (22) or RDP (3389) to the internet, launch templates, launch
+#   configurations, instances and EKS node groups carry no SSH key pair (administer through
+#   Session Manager; a node group's key without source security groups opens 22 to the
+#   internet), and EKS API endpoints are private or CIDR-restricted.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -48,9 +49,34 @@ _problems contains findings.problem(svc, msg) if {
 	msg := sprintf("internet-facing LoadBalancer Service exposes administration port %d", [port])
 }
 
-_problems contains findings.problem(c, "EKS API endpoint is public to the whole internet") if {
+# the endpoint is public unless endpointPublicAccess is false; a value unknown until apply counts as public
+_problems contains findings.problem(c, msg) if {
 	some c in resources.of_type(input.document, "aws:eks/cluster:Cluster")
-	object.get(c.inputs, ["vpcConfig", "endpointPublicAccess"], true) == true
-	cidrs := object.get(c.inputs, ["vpcConfig", "publicAccessCidrs"], ["0.0.0.0/0"])
+	not object.get(c.inputs, ["vpcConfig", "endpointPublicAccess"], true) in {false, "false"}
+	msg := _eks_public(object.get(c.inputs, ["vpcConfig", "publicAccessCidrs"], ["0.0.0.0/0"]))
+}
+
+_eks_public(cidrs) := "EKS API endpoint is public to the whole internet" if {
+	is_array(cidrs)
 	"0.0.0.0/0" in cidrs
+}
+
+_eks_public(cidrs) := "EKS API endpoint is public and its publicAccessCidrs are not known until apply, so a restriction cannot be established" if {
+	not is_array(cidrs)
+}
+
+# a managed node group with an SSH key: a key pair on the nodes and, without source security
+# groups, port 22 open to 0.0.0.0/0 (EKS RemoteAccessConfig)
+_problems contains findings.problem(ng, msg) if {
+	some ng in resources.of_type(input.document, "aws:eks/nodeGroup:NodeGroup")
+	object.get(ng.inputs, ["remoteAccess", "ec2SshKey"], "") != ""
+	some msg in _node_group_ssh(object.get(ng.inputs, ["remoteAccess", "sourceSecurityGroupIds"], []))
+}
+
+_node_group_ssh(sources) := {"EKS node group installs an SSH key pair (remoteAccess.ec2SshKey); use Session Manager"} if {
+	is_array(sources)
+	count(sources) > 0
+} else := {
+	"EKS node group installs an SSH key pair (remoteAccess.ec2SshKey); use Session Manager",
+	"EKS node group opens administration port 22 to the internet (remoteAccess without sourceSecurityGroupIds)",
 }

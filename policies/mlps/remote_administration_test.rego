@@ -78,3 +78,39 @@ test_fail_given_group_opens_ssh if {
 	v := remote_administration.violation with input as fixtures.gate_input_with_given_groups(fixtures.mlps_policy, resources)
 	v == {_f("aws:ec2/instance:Instance", "box", sprintf("its security group %s (bastion, read from EC2) opens administration port 22 to the internet", [fixtures.ssh_sg]))}
 }
+
+test_eks_endpoint_public_as_text_or_unknown if {
+	clusters := [
+		fixtures.resource("aws:eks/cluster:Cluster", "text", {"vpcConfig": {"endpointPublicAccess": "true"}}),
+		fixtures.resource("aws:eks/cluster:Cluster", "unknown", {"vpcConfig": {"endpointPublicAccess": "[unknown]", "publicAccessCidrs": ["0.0.0.0/0"]}}),
+		fixtures.resource("aws:eks/cluster:Cluster", "cidrs-unknown", {"vpcConfig": {"endpointPublicAccess": true, "publicAccessCidrs": "[unknown]"}}),
+		fixtures.resource("aws:eks/cluster:Cluster", "private", {"vpcConfig": {"endpointPublicAccess": "false"}}),
+		fixtures.resource("aws:eks/cluster:Cluster", "restricted", {"vpcConfig": {"publicAccessCidrs": ["203.0.113.0/24"]}}),
+	]
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, clusters)
+	v == {
+		_f("aws:eks/cluster:Cluster", "text", "EKS API endpoint is public to the whole internet"),
+		_f("aws:eks/cluster:Cluster", "unknown", "EKS API endpoint is public to the whole internet"),
+		_f("aws:eks/cluster:Cluster", "cidrs-unknown", "EKS API endpoint is public and its publicAccessCidrs are not known until apply, so a restriction cannot be established"),
+	}
+}
+
+test_node_group_ssh_key if {
+	groups := [
+		fixtures.resource("aws:eks/nodeGroup:NodeGroup", "open", {"remoteAccess": {"ec2SshKey": "ops-key"}}),
+		fixtures.resource("aws:eks/nodeGroup:NodeGroup", "scoped", {"remoteAccess": {"ec2SshKey": "ops-key", "sourceSecurityGroupIds": ["sg-0123456789abcdef0"]}}),
+		fixtures.resource("aws:eks/nodeGroup:NodeGroup", "keyless", {"scalingConfig": {"minSize": 1, "maxSize": 2, "desiredSize": 1}}),
+	]
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, groups)
+	v == {
+		_f("aws:eks/nodeGroup:NodeGroup", "open", "EKS node group installs an SSH key pair (remoteAccess.ec2SshKey); use Session Manager"),
+		_f("aws:eks/nodeGroup:NodeGroup", "open", "EKS node group opens administration port 22 to the internet (remoteAccess without sourceSecurityGroupIds)"),
+		_f("aws:eks/nodeGroup:NodeGroup", "scoped", "EKS node group installs an SSH key pair (remoteAccess.ec2SshKey); use Session Manager"),
+	}
+}
+
+test_launch_configuration_key_pair if {
+	lc := fixtures.resource("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", {"imageId": "ami-0123456789abcdef0", "instanceType": "g5.xlarge", "keyName": "ops"})
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, [lc])
+	v == {_f("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", "launch configuration installs an SSH key pair (keyName); use Session Manager")}
+}
