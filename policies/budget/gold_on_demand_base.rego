@@ -35,6 +35,10 @@ _problems contains findings.problem(asg, msg) if {
 	some i in fleets.asg_indices(input.document)
 	fleets.sla(i) == "gold"
 	asg := input.document.resources[i]
-	fleets.on_demand_base(asg) < 1
-	msg := sprintf("gold fleet %s has onDemandBaseCapacity 0", [fleets.fleet(i)])
+	not fleets.on_demand_base(asg) >= 1
+	msg := _no_base(fleets.fleet(i), asg)
 }
+
+_no_base(fleet, asg) := sprintf("gold fleet %s has onDemandBaseCapacity 0", [fleet]) if {
+	fleets.on_demand_base(asg) < 1
+} else := sprintf("gold fleet %s: onDemandBaseCapacity is not a number (unknown until apply?), so an on-demand base cannot be established", [fleet])

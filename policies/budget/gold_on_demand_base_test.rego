@@ -24,3 +24,10 @@ test_fail_gold_without_base if {
 		fixtures.finding("BUDGET-GOLD-1", "mandatory", "aws:autoscaling/group:Group", "inference-asg", "gold fleet inference has onDemandBaseCapacity 0"),
 	}
 }
+
+test_base_as_text_or_unknown if {
+	v := gold_on_demand_base.violation with input as _gate([_asg("inference", "gold", "2")], {"inference": 2})
+	v == set()
+	w := gold_on_demand_base.violation with input as _gate([_asg("inference", "gold", "[unknown]")], {"inference": 2})
+	w == {fixtures.finding("BUDGET-GOLD-1", "mandatory", "aws:autoscaling/group:Group", "inference-asg", "gold fleet inference: onDemandBaseCapacity is not a number (unknown until apply?), so an on-demand base cannot be established")}
+}

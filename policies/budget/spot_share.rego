@@ -50,3 +50,12 @@ _problems contains findings.problem(asg, msg) if {
 	share > cap + 0.0001
 	msg := sprintf("fleet %s runs %d%% on spot above its base; the cap is %d%%", [name, round(100 * share), round(100 * cap)])
 }
+
+_problems contains findings.problem(asg, msg) if {
+	some i in fleets.asg_indices(input.document)
+	name := fleets.fleet(i)
+	cap := _fleet_caps[name]
+	asg := input.document.resources[i]
+	not fleets.spot_share(asg)
+	msg := sprintf("fleet %s: onDemandPercentageAboveBaseCapacity is not a number (unknown until apply?), so its spot share cannot be shown within the cap of %d%%", [name, round(100 * cap)])
+}

@@ -39,3 +39,12 @@ test_fail_sla_cap_below_max_share if {
 	v := spot_share.violation with input as gate
 	v == {fixtures.stack_finding("BUDGET-SPOT-1", "mandatory", "plan runs fleet inference 60% on spot above its base; the cap is 50%")}
 }
+
+# Pulumi string inputs and the preview's unknown values: a number as text counts, an unknown share
+# cannot be shown within the cap (it used to stop the whole evaluation with a type error)
+test_share_as_text_or_unknown if {
+	v := spot_share.violation with input as _gate([_asg("inference", "70"), _asg("train", "0"), _asg("eval", "[unknown]")], {"inference": 0.3, "train": 1, "eval": 0})
+	v == {fixtures.finding("BUDGET-SPOT-1", "mandatory", "aws:autoscaling/group:Group", "eval-asg", "fleet eval: onDemandPercentageAboveBaseCapacity is not a number (unknown until apply?), so its spot share cannot be shown within the cap of 0%")}
+	w := spot_share.violation with input as _gate([_asg("inference", "40")], {"inference": 0.3})
+	w == {fixtures.finding("BUDGET-SPOT-1", "mandatory", "aws:autoscaling/group:Group", "inference-asg", "fleet inference runs 60% on spot above its base; the cap is 30%")}
+}

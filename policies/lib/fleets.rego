@@ -20,12 +20,24 @@ _tags(i) := object.get(resources.tags_at, i, {})
 
 _distribution(asg) := object.get(asg.inputs, ["mixedInstancesPolicy", "instancesDistribution"], {})
 
-on_demand_base(asg) := object.get(_distribution(asg), "onDemandBaseCapacity", 0)
+# The on-demand base and the spot share are undefined where the group gives them in no numeric
+# form (a value unknown until apply): the rules then report that they cannot be established.
+on_demand_base(asg) := number(object.get(_distribution(asg), "onDemandBaseCapacity", 0))
 
 # share of capacity above the base that runs on spot (0 without a mixed-instances policy)
-spot_share(asg) := (100 - object.get(_distribution(asg), "onDemandPercentageAboveBaseCapacity", 100)) / 100 if {
+spot_share(asg) := (100 - number(object.get(_distribution(asg), "onDemandPercentageAboveBaseCapacity", 100))) / 100 if {
 	object.get(asg.inputs, "mixedInstancesPolicy", null) != null
-} else := 0
+} else := 0 if {
+	object.get(asg.inputs, "mixedInstancesPolicy", null) == null
+}
+
+# a number, or a whole number written as text ("0", as Pulumi's string inputs may carry it)
+number(v) := v if is_number(v)
+
+number(v) := to_number(v) if {
+	is_string(v)
+	regex.match(`^[0-9]+(\.[0-9]+)?$`, v)
+}
 
 instance_types(asg) := {t |
 	some o in object.get(asg.inputs, ["mixedInstancesPolicy", "launchTemplate", "overrides"], [])

@@ -76,3 +76,15 @@ test_fail_hpa_with_one_minimum_replica if {
 	v := redundancy.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_hpa_target("api"), _hpa("api", 1), _pdb("api")])
 	v == {_f("kubernetes:apps/v1:Deployment", "api", "Deployment runs 1 replica(s); at least 2 required")}
 }
+
+test_base_and_share_as_text_or_unknown if {
+	asgs := [
+		_asg("text", "gold", ["subnet-1", "subnet-2"], ["g5.xlarge"], "1", "100"),
+		_asg("unknown", "gold", ["subnet-1", "subnet-2"], ["g5.xlarge"], "[unknown]", "[unknown]"),
+	]
+	v := redundancy.violation with input as fixtures.gate_input(fixtures.mlps_policy, asgs)
+	v == {
+		_f("aws:autoscaling/group:Group", "unknown", "spot autoscaling group has 1 instance type(s); at least 2 needed to survive a spot pool running dry"),
+		_f("aws:autoscaling/group:Group", "unknown", "gold-tier autoscaling group has no on-demand base capacity"),
+	}
+}
