@@ -22,10 +22,25 @@ _inline(r, i, direction, rule) := {
 	"position": i,
 	"direction": direction,
 	"protocol": lower(sprintf("%v", [object.get(rule, "protocol", "-1")])),
-	"from": object.get(rule, "fromPort", 0),
-	"to": object.get(rule, "toPort", 65535),
+	"from": _port(object.get(rule, "fromPort", 0), 0),
+	"to": _port(object.get(rule, "toPort", 65535), 65535),
 	"cidrs": array.concat(object.get(rule, "cidrBlocks", []), object.get(rule, "ipv6CidrBlocks", [])),
 	"group": "security group",
+}
+
+# A port as a number: given as a number or as text ("22"); one unknown until apply counts as the end
+# of the widest range (`widest`: 0 for a range's start, 65535 for its end), so the rule is read as
+# covering every port it might (fail closed).
+_port(v, _) := v if is_number(v)
+
+_port(v, _) := to_number(v) if {
+	is_string(v)
+	regex.match(`^-?[0-9]+$`, v)
+}
+
+_port(v, widest) := widest if {
+	not is_number(v)
+	not regex.match(`^-?[0-9]+$`, sprintf("%v", [v]))
 }
 
 _cidr(rule) := [c | some k in ["cidrIpv4", "cidrIpv6"]; c := object.get(rule, k, null); is_string(c)]
@@ -62,8 +77,8 @@ _document_rules := array.concat(
 			"position": i,
 			"direction": _direction(r.type),
 			"protocol": lower(sprintf("%v", [object.get(r.inputs, "ipProtocol", "-1")])),
-			"from": object.get(r.inputs, "fromPort", 0),
-			"to": object.get(r.inputs, "toPort", 65535),
+			"from": _port(object.get(r.inputs, "fromPort", 0), 0),
+			"to": _port(object.get(r.inputs, "toPort", 65535), 65535),
 			"cidrs": _cidr(r.inputs),
 			"group": "security group",
 		}

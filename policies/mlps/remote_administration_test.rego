@@ -114,3 +114,18 @@ test_launch_configuration_key_pair if {
 	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, [lc])
 	v == {_f("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", "launch configuration installs an SSH key pair (keyName); use Session Manager")}
 }
+
+# ports as text ("22"), or unknown until apply (read as every port they might be)
+test_ports_as_text_or_unknown if {
+	groups := [
+		fixtures.security_group("text", [{"protocol": "tcp", "fromPort": "22", "toPort": "22", "cidrBlocks": ["0.0.0.0/0"]}], []),
+		fixtures.security_group("unknown", [{"protocol": "tcp", "fromPort": "[unknown]", "toPort": "[unknown]", "cidrBlocks": ["0.0.0.0/0"]}], []),
+		fixtures.security_group("web", [{"protocol": "tcp", "fromPort": "443", "toPort": "443", "cidrBlocks": ["0.0.0.0/0"]}], []),
+	]
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, groups)
+	v == {
+		_f("aws:ec2/securityGroup:SecurityGroup", "text", "security group opens administration port 22 to the internet"),
+		_f("aws:ec2/securityGroup:SecurityGroup", "unknown", "security group opens administration port 22 to the internet"),
+		_f("aws:ec2/securityGroup:SecurityGroup", "unknown", "security group opens administration port 3389 to the internet"),
+	}
+}
