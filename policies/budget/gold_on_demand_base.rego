@@ -35,7 +35,7 @@ _problems contains findings.problem(asg, msg) if {
 	some i in fleets.asg_indices(input.document)
 	fleets.sla(i) == "gold"
 	asg := input.document.resources[i]
-	not fleets.on_demand_base(asg) >= 1
+	not fleets.has_on_demand_base(asg)
 	msg := _no_base(fleets.fleet(i), asg)
 }
 

@@ -31,6 +31,15 @@ spot_share(asg) := (100 - number(object.get(_distribution(asg), "onDemandPercent
 	object.get(asg.inputs, "mixedInstancesPolicy", null) == null
 }
 
+# an on-demand base of at least one instance (a helper rule: OPA evaluates a call inside `not f(x) >= 1`
+# before the `not`, so an undefined base would make the whole rule undefined there)
+has_on_demand_base(asg) if on_demand_base(asg) >= 1
+
+# spot above the base, or a share not known until apply
+may_use_spot(asg) if spot_share(asg) > 0
+
+may_use_spot(asg) if not spot_share(asg)
+
 # a number, or a whole number written as text ("0", as Pulumi's string inputs may carry it)
 number(v) := v if is_number(v)
 

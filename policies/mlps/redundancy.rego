@@ -49,7 +49,7 @@ _zones(asg) := object.get(asg.inputs, "vpcZoneIdentifiers", object.get(asg.input
 
 _problems contains findings.problem(asg, msg) if {
 	some asg in _asgs
-	not fleets.spot_share(asg) == 0 # spot above the base, or a share unknown until apply
+	fleets.may_use_spot(asg)
 	n := count(fleets.instance_types(asg))
 	n < 2
 	msg := sprintf("spot autoscaling group has %d instance type(s); at least 2 needed to survive a spot pool running dry", [n])
@@ -59,7 +59,7 @@ _problems contains findings.problem(asg, "gold-tier autoscaling group has no on-
 	some i in fleets.asg_indices(input.document)
 	fleets.sla(i) == "gold"
 	asg := input.document.resources[i]
-	not fleets.on_demand_base(asg) >= 1 # none, or one unknown until apply
+	not fleets.has_on_demand_base(asg) # none, or one unknown until apply
 }
 
 _deployments := resources.of_type(input.document, "kubernetes:apps/v1:Deployment")
