@@ -113,3 +113,20 @@ test_pass_passrole_on_named_roles if {
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == set()
 }
+
+# admin in other spellings: an ARN of wildcards, NotAction on every resource, Action "*" with NotResource
+test_fail_admin_in_other_spellings if {
+	resources := [
+		_policy("arn-admin", [{"Effect": "Allow", "Action": "*", "Resource": "arn:aws:*:*:*:*"}]),
+		_policy("not-action", [{"Effect": "Allow", "NotAction": ["iam:CreateUser"], "Resource": "*"}]),
+		_policy("not-resource", [{"Effect": "Allow", "Action": "*", "NotResource": ["arn:aws:s3:::audit/*"]}]),
+		_policy("scoped-not-action", [{"Effect": "Allow", "NotAction": "iam:*", "Resource": "arn:aws:s3:::data/*"}]),
+		_policy("deny-not-action", [{"Effect": "Deny", "NotAction": "s3:GetObject", "Resource": "*"}]),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:iam/policy:Policy", "arn-admin", "IAM policy allows Action \"*\" on every resource (Resource \"arn:aws:*:*:*:*\")"),
+		_f("aws:iam/policy:Policy", "not-action", "IAM policy allows every action except iam:CreateUser on Resource \"*\" (NotAction)"),
+		_f("aws:iam/policy:Policy", "not-resource", "IAM policy allows Action \"*\" on every resource but those in NotResource"),
+	}
+}

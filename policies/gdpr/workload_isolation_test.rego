@@ -57,3 +57,11 @@ test_fail_privileged_replica_set if {
 		_f("kubernetes:core/v1:ReplicationController", "rc", "container app: may run as root (runAsNonRoot not true)"),
 	}
 }
+
+test_fail_added_capabilities if {
+	caps := object.union(_safe, {"capabilities": {"drop": ["ALL"], "add": ["SYS_ADMIN", "net_bind_service", "NET_ADMIN"]}})
+	bind_only := object.union(_safe, {"capabilities": {"drop": ["ALL"], "add": ["NET_BIND_SERVICE"]}})
+	resources := array.concat(pass_resources, [_deployment("caps", "inference", caps), _deployment("web", "inference", bind_only)])
+	v := workload_isolation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("kubernetes:apps/v1:Deployment", "caps", "container app: adds capabilities NET_ADMIN, SYS_ADMIN (only NET_BIND_SERVICE may be added)")}
+}

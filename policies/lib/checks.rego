@@ -272,14 +272,33 @@ _inline_role_policies(document) := [[r, p.policy] |
 	some p in object.get(r.inputs, "inlinePolicies", [])
 ]
 
-wildcard_admin(document) := {problem(r, "IAM policy allows Action \"*\" on Resource \"*\"") |
+wildcard_admin(document) := {problem(r, _admin_message(res)) |
 	some pair in iam_statements(document)
 	r := pair[0]
 	st := pair[1]
 	some a in resources.as_list(object.get(st, "Action", []))
 	a in {"*", "*:*"}
 	some res in resources.as_list(object.get(st, "Resource", []))
-	res == "*"
+	every_resource(res)
+} | {problem(r, msg) |
+	# every action but a few: NotAction on every resource
+	some pair in iam_statements(document)
+	r := pair[0]
+	st := pair[1]
+	not_actions := resources.as_list(object.get(st, "NotAction", []))
+	count(not_actions) > 0
+	some res in resources.as_list(object.get(st, "Resource", []))
+	every_resource(res)
+	msg := sprintf("IAM policy allows every action except %v on Resource %q (NotAction)", [concat(", ", [sprintf("%v", [x]) | some x in not_actions]), res])
+} | {problem(r, msg) |
+	# every action on every resource but a few: Action "*" with NotResource
+	some pair in iam_statements(document)
+	r := pair[0]
+	st := pair[1]
+	some a in resources.as_list(object.get(st, "Action", []))
+	a in {"*", "*:*"}
+	count(resources.as_list(object.get(st, "NotResource", []))) > 0
+	msg := "IAM policy allows Action \"*\" on every resource but those in NotResource"
 } | {problem(r, msg) |
 	some pair in managed_policy_grants
 	r := pair[0]
@@ -356,11 +375,23 @@ _any_role(res) if {
 	regex.match(`^arn:[^:]*:(iam|\*)?:[^:]*:[^:]*:(\*|role/\*)$`, res)
 }
 
-# Action "*" on Resource "*": wildcard_admin reports it
+# Action "*" on every resource: wildcard_admin reports it
 _admin(action, resource) if {
 	action in {"*", "*:*"}
-	resource == "*"
+	every_resource(resource)
 }
+
+# a Resource that names every resource: "*", or an ARN of wildcards in every part (arn:aws:*:*:*:*)
+every_resource(res) if res == "*"
+
+every_resource(res) if {
+	is_string(res)
+	regex.match(`^arn:(\*|aws[a-z-]*):\*:\*:\*:\*$`, res)
+}
+
+_admin_message(res) := "IAM policy allows Action \"*\" on Resource \"*\"" if {
+	res == "*"
+} else := sprintf("IAM policy allows Action \"*\" on every resource (Resource %q)", [res])
 
 # launch templates, instances and spot instance requests alike
 imdsv1(_) := {problem(lt, msg) |
