@@ -65,3 +65,21 @@ test_fail_added_capabilities if {
 	v := workload_isolation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == {_f("kubernetes:apps/v1:Deployment", "caps", "container app: adds capabilities NET_ADMIN, SYS_ADMIN (only NET_BIND_SERVICE may be added)")}
 }
+
+# pods of other API versions and of server-side patches are workloads too
+test_fail_privileged_pods_in_older_versions_and_patches if {
+	container := {"name": "app", "image": "nvcr.io/x@sha256:0", "securityContext": object.union(_safe, {"privileged": true})}
+	cron := fixtures.resource("kubernetes:batch/v1beta1:CronJob", "nightly", {
+		"metadata": {"name": "nightly", "namespace": "inference"},
+		"spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": [container]}}}}},
+	})
+	patch := fixtures.resource("kubernetes:apps/v1:DeploymentPatch", "api-patch", {
+		"metadata": {"name": "api", "namespace": "inference"},
+		"spec": {"template": {"spec": {"containers": [container]}}},
+	})
+	v := workload_isolation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, array.concat(pass_resources, [cron, patch]))
+	v == {
+		_f("kubernetes:batch/v1beta1:CronJob", "nightly", "container app: runs privileged"),
+		_f("kubernetes:apps/v1:DeploymentPatch", "api-patch", "container app: runs privileged"),
+	}
+}

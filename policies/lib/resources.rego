@@ -242,24 +242,23 @@ region(r, policy) := r.region if {
 aws_managed_key(k) if contains(k, "alias/aws/")
 
 # workloads: Kubernetes objects carrying a pod template (or pods themselves) with their pod spec
-workload_types := {
-	"kubernetes:apps/v1:Deployment",
-	"kubernetes:apps/v1:StatefulSet",
-	"kubernetes:apps/v1:DaemonSet",
-	"kubernetes:apps/v1:ReplicaSet",
-	"kubernetes:core/v1:ReplicationController",
-	"kubernetes:batch/v1:Job",
-	"kubernetes:batch/v1:CronJob",
-	"kubernetes:core/v1:Pod",
-}
+# The Kubernetes kinds that run pods, in any API version the provider has (apps/v1beta2,
+# batch/v1beta1, extensions/v1beta1, ...) and as server-side patches (DeploymentPatch, ...): the
+# types of the document that are one of them.
+workload_kinds := {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job", "CronJob", "Pod"}
 
-pod_spec(r) := inputs(r).spec if r.type == "kubernetes:core/v1:Pod"
+workload_types := {t | some t in k8s_types(input.document); _kind(t) in workload_kinds}
 
-pod_spec(r) := inputs(r).spec.jobTemplate.spec.template.spec if r.type == "kubernetes:batch/v1:CronJob"
+# kubernetes:apps/v1:DeploymentPatch -> Deployment
+_kind(type) := trim_suffix(parts[count(parts) - 1], "Patch") if parts := split(type, ":")
+
+pod_spec(r) := inputs(r).spec if _kind(r.type) == "Pod"
+
+pod_spec(r) := inputs(r).spec.jobTemplate.spec.template.spec if _kind(r.type) == "CronJob"
 
 pod_spec(r) := inputs(r).spec.template.spec if {
 	r.type in workload_types
-	not r.type in {"kubernetes:core/v1:Pod", "kubernetes:batch/v1:CronJob"}
+	not _kind(r.type) in {"Pod", "CronJob"}
 }
 
 containers(spec) := array.concat(object.get(spec, "containers", []), object.get(spec, "initContainers", []))

@@ -31,7 +31,20 @@ _problems contains findings.problem(findings.stack(input.document), msg) if {
 	msg := sprintf("VPC %s has no flow log of ALL traffic (trafficType \"ALL\")", [vpc])
 }
 
+# ALB/NLB (aws:lb and its alias aws:alb): accessLogs.enabled defaults to false
 _problems contains findings.problem(lb, "load balancer writes no access logs") if {
-	some lb in resources.of_type(input.document, "aws:lb/loadBalancer:LoadBalancer")
+	some lb in resources.of_types(input.document, {"aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer"})
 	not resources.truthy(object.get(lb.inputs, ["accessLogs", "enabled"], false))
+}
+
+# a classic ELB logs once it has an accessLogs block (whose enabled defaults to true)
+_problems contains findings.problem(lb, "load balancer writes no access logs") if {
+	some lb in resources.of_type(input.document, "aws:elb/loadBalancer:LoadBalancer")
+	not _classic_logs(object.get(lb.inputs, "accessLogs", null))
+}
+
+_classic_logs(logs) if {
+	is_object(logs)
+	object.get(logs, "bucket", "") != ""
+	not object.get(logs, "enabled", true) in {false, "false"}
 }

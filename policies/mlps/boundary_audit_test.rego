@@ -16,3 +16,21 @@ test_fail_no_flow_log_no_access_logs if {
 		fixtures.finding("MLPS-L3-8.1.3.5", "mandatory", "aws:lb/loadBalancer:LoadBalancer", "alb", "load balancer writes no access logs"),
 	}
 }
+
+# the aws:alb alias and classic ELBs log too
+test_access_logs_of_alb_alias_and_classic_elb if {
+	flow := fixtures.flow_log("flow", "vpc-0123456789abcdef0")
+	lbs := [
+		fixtures.resource("aws:alb/loadBalancer:LoadBalancer", "alias", {"internal": true}),
+		fixtures.resource("aws:alb/loadBalancer:LoadBalancer", "alias-logged", {"accessLogs": {"bucket": "logs", "enabled": true}}),
+		fixtures.resource("aws:elb/loadBalancer:LoadBalancer", "classic", {"listeners": []}),
+		fixtures.resource("aws:elb/loadBalancer:LoadBalancer", "classic-off", {"accessLogs": {"bucket": "logs", "enabled": false}}),
+		fixtures.resource("aws:elb/loadBalancer:LoadBalancer", "classic-logged", {"accessLogs": {"bucket": "logs"}}),
+	]
+	v := boundary_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, array.concat([flow], lbs))
+	v == {
+		fixtures.finding("MLPS-L3-8.1.3.5", "mandatory", "aws:alb/loadBalancer:LoadBalancer", "alias", "load balancer writes no access logs"),
+		fixtures.finding("MLPS-L3-8.1.3.5", "mandatory", "aws:elb/loadBalancer:LoadBalancer", "classic", "load balancer writes no access logs"),
+		fixtures.finding("MLPS-L3-8.1.3.5", "mandatory", "aws:elb/loadBalancer:LoadBalancer", "classic-off", "load balancer writes no access logs"),
+	}
+}
