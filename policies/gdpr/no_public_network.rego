@@ -34,6 +34,12 @@ _problems contains findings.problem(lt, msg) if {
 	msg := sprintf("personal-data %s", [compute.public_ip_phrase(lt)])
 }
 
+_problems contains findings.problem(r, "personal-data instance gets a public IP (an Elastic IP is attached to it)") if {
+	some i in compute.indices & resources.personal_indices
+	r := input.document.resources[i]
+	network.elastic_ip(r)
+}
+
 _problems contains findings.problem(rule.resource, msg) if {
 	some rule in network.world_ingress_rules(input.document)
 	not network.only_ports(rule, {443})

@@ -78,3 +78,18 @@ test_fail_given_group_admits_the_internet if {
 	v := no_public_network.violation with input as fixtures.gate_input_with_given_groups(fixtures.gdpr_policy, resources)
 	v == {_f("aws:ec2/launchTemplate:LaunchTemplate", "nodes", sprintf("its security group %s (bastion, read from EC2) admits the internet on tcp ports 22-22", [fixtures.ssh_sg]))}
 }
+
+# an Elastic IP makes an instance public whatever associatePublicIpAddress says
+test_fail_elastic_ip_on_personal_instance if {
+	box := fixtures.resource("aws:ec2/instance:Instance", "box", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": false})
+	other := fixtures.resource("aws:ec2/instance:Instance", "other", {"tags": fixtures.tags("personal")})
+	eip := fixtures.resource("aws:ec2/eip:Eip", "ip", {"domain": "vpc", "instance": "box-1a2b3c4d"})
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [box, other, eip])
+	v == {fixtures.finding("GDPR-25.2-2", "mandatory", "aws:ec2/instance:Instance", "box", "personal-data instance gets a public IP (an Elastic IP is attached to it)")}
+	assoc := fixtures.resource("aws:ec2/eipAssociation:EipAssociation", "assoc", {"instanceId": "[unknown]", "allocationId": "[unknown]"})
+	w := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [box, other, assoc])
+	w == {
+		fixtures.finding("GDPR-25.2-2", "mandatory", "aws:ec2/instance:Instance", "box", "personal-data instance gets a public IP (an Elastic IP is attached to it)"),
+		fixtures.finding("GDPR-25.2-2", "mandatory", "aws:ec2/instance:Instance", "other", "personal-data instance gets a public IP (an Elastic IP is attached to it)"),
+	}
+}

@@ -10,6 +10,7 @@ package lib.network
 
 import data.lib.compute
 import data.lib.resources
+import data.lib.routing
 
 world := {"0.0.0.0/0", "::/0"}
 
@@ -176,6 +177,21 @@ only_ports(rule, allowed) if {
 
 # launch templates, instances and spot instance requests that give instances a public IP
 public_ip(lt) if compute.public_ip(lt)
+
+# an instance an Elastic IP of the document is attached to (an Eip's instance, an EipAssociation's
+# instanceId; one unknown until apply without a dependency record may be attached to any instance)
+elastic_ip(r) if {
+	r.type == compute.instance
+	some kind, field in _eip_fields
+	some e in resources.of_type(input.document, kind)
+	_eip_names(e, field, r)
+}
+
+_eip_fields := {"aws:ec2/eip:Eip": "instance", "aws:ec2/eipAssociation:EipAssociation": "instanceId"}
+
+_eip_names(e, field, r) if routing.refers(e, field, r)
+
+_eip_names(e, field, _) if routing.unlinked_unknown(e, field)
 
 # ---------------------------------------------------------------- Kubernetes LoadBalancer Services
 

@@ -45,6 +45,12 @@ _problems contains findings.problem(lt, msg) if {
 	msg := compute.public_ip_phrase(lt)
 }
 
+_problems contains findings.problem(r, "instance gets a public IP (an Elastic IP is attached to it)") if {
+	some i in compute.indices
+	r := input.document.resources[i]
+	network.elastic_ip(r)
+}
+
 _problems contains findings.problem(findings.stack(input.document), msg) if {
 	some service in _required
 	not endpoints.exists(input.document, service)
