@@ -28,26 +28,33 @@ def parse_json(text: str) -> object:
         raise ValueError("1: JSON nested too deeply to read (arrays and objects inside each other)") from None
 
 
-def read_json_file(path: os.PathLike[str] | str) -> object:
-    """The JSON in the UTF-8 file ``path``; ``TextFileError`` naming the file (and line) when it cannot be
-    read, is not UTF-8, is not JSON or nests too deeply."""
+def read_text_file(path: os.PathLike[str] | str, *, what: str = "a text file", encoding: str = "utf-8") -> str:
+    """The text of ``path`` (UTF-8; ``utf-8-sig`` drops a byte-order mark); ``TextFileError`` naming the
+    file (and line) when it cannot be read, is a directory or is not UTF-8 (``what`` names the file
+    expected in place of a directory)."""
     from pathlib import Path
 
     p = Path(path)
     try:
         data = p.read_bytes()
     except IsADirectoryError:
-        raise TextFileError(f"{p}: is a directory, expected a JSON file") from None
+        raise TextFileError(f"{p}: is a directory, expected {what}") from None
     except OSError as exc:
         raise TextFileError(f"{p}: cannot read: {exc.strerror or exc}") from None
     try:
-        text = data.decode("utf-8")
+        return data.decode(encoding)
     except UnicodeDecodeError as exc:
         raise TextFileError(f"{p}:{not_utf8(data, exc)}") from None
+
+
+def read_json_file(path: os.PathLike[str] | str) -> object:
+    """The JSON in the UTF-8 file ``path``; ``TextFileError`` naming the file (and line) when it cannot be
+    read, is not UTF-8, is not JSON or nests too deeply."""
+    text = read_text_file(path, what="a JSON file")
     try:
         return parse_json(text)
     except ValueError as exc:
-        raise TextFileError(f"{p}:{exc}") from None
+        raise TextFileError(f"{path}:{exc}") from None
 
 
 #: How deeply a JSON document a user hands in may nest (the documents Seedance writes nest a few

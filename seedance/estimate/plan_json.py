@@ -19,7 +19,7 @@ from typing import Any
 
 from seedance.planner.plan import FleetPlan, InstanceChoice, Plan
 from seedance.pricing.catalog import Catalog, PricingError
-from seedance.textfile import not_utf8
+from seedance.textfile import TextFileError, read_text_file
 
 #: the largest unit count a plan may hold in any field: far above any fleet (a policy bounds node
 #: counts and held reservations at 100,000 each, so reserved units stay below 200,000)
@@ -352,13 +352,9 @@ def check_plan(plan: Plan, policy: Any, catalog: Catalog, region: str) -> None:
 
 def read_plan(path: Path) -> Plan:
     try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise PricingError(f"{path}: cannot read the plan ({exc.strerror or exc})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise PricingError(f"{path}:{not_utf8(raw, exc)}; expected the JSON of `seedance plan`") from None
+        text = read_text_file(path, what="the JSON of `seedance plan`")
+    except TextFileError as exc:
+        raise PricingError(f"{exc}; expected the JSON of `seedance plan`") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from seedance.textfile import not_utf8
+from seedance.textfile import TextFileError, read_text_file
 
 HOUR = dt.timedelta(hours=1)
 #: the largest demand (units in one hour) a history may hold: far above any real fleet, and small
@@ -53,15 +53,10 @@ class DemandHistory:
 
 def read_demand_csv(path: str | Path) -> DemandHistory:
     """Read and check a demand CSV; raise :class:`DemandError` naming the file and line on bad input."""
-    path = Path(path)
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DemandError(f"{path}: cannot read demand history: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DemandError(f"{path}:{not_utf8(data, exc)}; expected a CSV file 'hour,demand'") from None
+        text = read_text_file(path, what="a CSV file 'hour,demand'", encoding="utf-8-sig")
+    except TextFileError as exc:
+        raise DemandError(f"{exc}; expected a CSV file 'hour,demand' of demand history") from None
     return parse_demand_csv(text, str(path))
 
 

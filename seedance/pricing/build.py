@@ -192,19 +192,15 @@ class _Row:
 def _rows(shared: Path, rel: str) -> list[_Row]:
     """The data rows of ``shared/rel``, checked for shape: UTF-8 CSV, a header with every column the build
     reads, each row as long as the header, at least one data row."""
-    path = shared / rel
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise PricingError(f"shared data file missing: {path} (set SEEDANCE_SHARED_DATA or pass --shared)") from exc
-    except OSError as exc:
-        raise PriceDataError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        from seedance.textfile import not_utf8
+    from seedance.textfile import TextFileError, read_text_file
 
-        raise PriceDataError(f"{path}:{not_utf8(data, exc)}") from None
+    path = shared / rel
+    if not path.exists():
+        raise PricingError(f"shared data file missing: {path} (set SEEDANCE_SHARED_DATA or pass --shared)")
+    try:
+        text = read_text_file(path, what="a CSV file")
+    except TextFileError as exc:
+        raise PriceDataError(str(exc)) from None
     reader = csv.reader(io.StringIO(text, newline=""))
     rows: list[_Row] = []
     try:
