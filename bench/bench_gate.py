@@ -33,7 +33,6 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from seedance.gate import RegorusEngine, load_bundle  # noqa: E402
-from seedance.gate.engine import control_query  # noqa: E402
 from seedance.gate.inputs import GateInput  # noqa: E402
 from seedance.gate.run import evaluate  # noqa: E402
 from seedance.policy import load_policy  # noqa: E402
