@@ -282,7 +282,7 @@ wildcard_admin(document) := {problem(r, _admin_message(res)) |
 	every_resource(res)
 } | {problem(r, msg) |
 	# every action but a few: NotAction on every resource
-	some pair in iam_statements(document)
+	some pair in _negated_statements
 	r := pair[0]
 	st := pair[1]
 	not_actions := resources.as_list(object.get(st, "NotAction", []))
@@ -292,7 +292,7 @@ wildcard_admin(document) := {problem(r, _admin_message(res)) |
 	msg := sprintf("IAM policy allows every action except %v on Resource %q (NotAction)", [concat(", ", [sprintf("%v", [x]) | some x in not_actions]), res])
 } | {problem(r, msg) |
 	# every action on every resource but a few: Action "*" with NotResource
-	some pair in iam_statements(document)
+	some pair in _negated_statements
 	r := pair[0]
 	st := pair[1]
 	some a in resources.as_list(object.get(st, "Action", []))
@@ -306,6 +306,16 @@ wildcard_admin(document) := {problem(r, _admin_message(res)) |
 	name in admin_managed_policies
 	msg := sprintf("attaches the AWS-managed policy %s, which allows Action \"*\" on Resource \"*\"", [name])
 }
+
+# the Allow statements with a NotAction or NotResource (few: one pass over the statements finds them)
+_negated_statements := [pair |
+	some pair in _iam_statements
+	_negated(pair[1])
+]
+
+_negated(st) if st.NotAction
+
+_negated(st) if st.NotResource
 
 # AWS-managed policies that amount to Action "*" on Resource "*"
 admin_managed_policies := {"AdministratorAccess"}
