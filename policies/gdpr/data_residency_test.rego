@@ -83,3 +83,22 @@ test_fail_inline_replication_abroad if {
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [bucket, object.union(fixtures.bucket("ds-replica", "internal"), {"region": "us-east-1"})])
 	v == {_f("aws:s3/bucket:Bucket", "ds", "replication of personal data goes to us-east-1, outside the GDPR transfer regions (eu-*)")}
 }
+
+# copies other services keep: a DynamoDB global-table replica, an EFS replication (reported on the
+# file system it copies), an ECR replication of images (no data class: MLPS residency only)
+test_fail_other_services_replicas_outside_eu if {
+	resources := [
+		fixtures.resource("aws:dynamodb/table:Table", "events", {"tags": fixtures.tags("personal"), "serverSideEncryption": {"enabled": true},
+			"replicas": [{"regionName": "eu-west-1"}, {"regionName": "us-east-1"}]}),
+		fixtures.resource("aws:efs/fileSystem:FileSystem", "shared", {"tags": fixtures.tags("personal"), "encrypted": true}),
+		fixtures.resource("aws:efs/replicationConfiguration:ReplicationConfiguration", "shared-dr", {
+			"sourceFileSystemId": "shared-0a1b2c3d", "destination": {"region": "us-west-2"}}),
+		fixtures.resource("aws:ecr/replicationConfiguration:ReplicationConfiguration", "images", {
+			"replicationConfiguration": {"rules": [{"destinations": [{"region": "us-east-1", "registryId": "111122223333"}]}]}}),
+	]
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:dynamodb/table:Table", "events", "global-table replica of personal data goes to us-east-1, outside the GDPR transfer regions (eu-*)"),
+		_f("aws:efs/fileSystem:FileSystem", "shared", "EFS replication of personal data goes to us-west-2, outside the GDPR transfer regions (eu-*)"),
+	}
+}

@@ -7,6 +7,7 @@
 package lib.residency
 
 import data.lib.resources
+import data.lib.routing
 import data.lib.s3
 
 # the region field of an ARN (arn:partition:service:region:account:resource), when it has one
@@ -56,6 +57,35 @@ destinations contains _destination(fl, "flow log delivery", region) if {
 destinations contains _destination(t, "trail log delivery", region) if {
 	some t in resources.of_type(input.document, "aws:cloudtrail/trail:Trail")
 	region := arn_region(object.get(t.inputs, "cloudWatchLogsGroupArn", null))
+}
+
+# copies other services keep in other regions: DynamoDB global-table replicas (a table's replicas),
+# EFS replication (a destination region; none means the source's) and ECR replication rules
+destinations contains _destination(t, "global-table replica", region) if {
+	some t in resources.of_type(input.document, "aws:dynamodb/table:Table")
+	some replica in resources.as_list(object.get(t.inputs, "replicas", []))
+	region := object.get(replica, "regionName", null)
+	is_string(region)
+}
+
+destinations contains _destination(_efs_source(rc), "EFS replication", region) if {
+	some rc in resources.of_type(input.document, "aws:efs/replicationConfiguration:ReplicationConfiguration")
+	region := object.get(rc.inputs, ["destination", "region"], null)
+	is_string(region)
+}
+
+# the file system an EFS replication copies (so its data class counts), else the configuration itself
+_efs_source(rc) := fs if {
+	some fs in resources.of_type(input.document, "aws:efs/fileSystem:FileSystem")
+	routing.refers(rc, "sourceFileSystemId", fs)
+} else := rc
+
+destinations contains _destination(rc, "image replication", region) if {
+	some rc in resources.of_type(input.document, "aws:ecr/replicationConfiguration:ReplicationConfiguration")
+	some rule in resources.as_list(object.get(rc.inputs, ["replicationConfiguration", "rules"], []))
+	some dest in resources.as_list(object.get(rule, "destinations", []))
+	region := object.get(dest, "region", null)
+	is_string(region)
 }
 
 _destination(source, kind, region) := {"at": source.urn, "kind": kind, "region": region, "source": source}

@@ -62,3 +62,13 @@ test_pass_trail_log_delivery_in_china if {
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_trail_to("arn:aws-cn:logs:cn-northwest-1:1:log-group:trail:*")])
 	v == set()
 }
+
+test_fail_image_and_table_replicas_abroad if {
+	resources := [
+		fixtures.resource("aws:ecr/replicationConfiguration:ReplicationConfiguration", "images", {
+			"replicationConfiguration": {"rules": [{"destinations": [{"region": "ap-east-1", "registryId": "111122223333"}]}]}}),
+		fixtures.resource("aws:dynamodb/table:Table", "events", {"replicas": [{"regionName": "cn-northwest-1"}]}),
+	]
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", "aws:ecr/replicationConfiguration:ReplicationConfiguration", "images", "image replication goes to ap-east-1, outside mainland China")}
+}
