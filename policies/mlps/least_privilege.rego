@@ -36,21 +36,36 @@ _bindings := resources.of_types(input.document, {
 
 _problems contains findings.problem(b, msg) if {
 	some b in _bindings
-	object.get(b.inputs, ["roleRef", "name"], "") == "cluster-admin"
+	role := _admin_role(b)
 	some s in object.get(b.inputs, "subjects", [])
 	s.kind == "ServiceAccount"
-	msg := sprintf("binding gives service account %s cluster-admin", [s.name])
+	msg := sprintf("binding gives service account %s %s", [s.name, role])
 }
 
 # a group that holds service accounts: all of them (system:serviceaccounts), a namespace's
 # (system:serviceaccounts:NS), or every authenticated identity, service accounts included
 _problems contains findings.problem(b, msg) if {
 	some b in _bindings
-	object.get(b.inputs, ["roleRef", "name"], "") == "cluster-admin"
+	role := _admin_role(b)
 	some s in object.get(b.inputs, "subjects", [])
 	s.kind == "Group"
 	_service_account_group(s.name)
-	msg := sprintf("binding gives the group %s, which holds service accounts, cluster-admin", [s.name])
+	msg := sprintf("binding gives the group %s, which holds service accounts, %s", [s.name, role])
+}
+
+# what a binding grants when it amounts to cluster-admin: cluster-admin itself, or a (Cluster)Role of
+# the document with a rule of every verb on every resource of every API group
+_admin_role(b) := "cluster-admin" if {
+	object.get(b.inputs, ["roleRef", "name"], "") == "cluster-admin"
+} else := sprintf("the %s %s, which allows every verb on every resource", [kind, name]) if {
+	kind := object.get(b.inputs, ["roleRef", "kind"], "")
+	name := object.get(b.inputs, ["roleRef", "name"], "")
+	some role in resources.of_type(input.document, sprintf("kubernetes:rbac.authorization.k8s.io/v1:%s", [kind]))
+	object.get(role.inputs, ["metadata", "name"], role.name) == name
+	some rule in object.get(role.inputs, "rules", [])
+	"*" in object.get(rule, "verbs", [])
+	"*" in object.get(rule, "resources", [])
+	"*" in object.get(rule, "apiGroups", [""])
 }
 
 _service_account_group(name) if name in {"system:serviceaccounts", "system:authenticated"}

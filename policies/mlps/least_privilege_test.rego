@@ -66,3 +66,20 @@ test_pass_cluster_admin_to_human_group_and_view_to_service_accounts if {
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# a role of the document that allows every verb on every resource is cluster-admin by another name
+_role(name, rules) := fixtures.resource("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", name, {"metadata": {"name": name}, "rules": rules})
+
+test_fail_custom_admin_role if {
+	resources := [
+		_role("deployer", [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]),
+		_role("reader", [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["get", "list"]}]),
+		_crb("deploy", "deployer"),
+		_crb("read", "reader"),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f(
+		"kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", "deploy",
+		"binding gives service account trainer the ClusterRole deployer, which allows every verb on every resource",
+	)}
+}
