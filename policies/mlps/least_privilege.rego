@@ -8,8 +8,9 @@ import data.lib.resources
 # METADATA
 # title: "Least privilege and separation of duties"
 # description: >-
-#   No IAM policy allows *:* on every resource, no binding gives a service account
-#   cluster-admin, and service accounts do not mount API tokens by default.
+#   No IAM policy allows *:* on every resource (nor every action but a few), no binding gives a
+#   service account cluster-admin (or a role of every verb on every resource), and neither
+#   service accounts nor pods mount API tokens by default.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -75,4 +76,28 @@ _service_account_group(name) if startswith(name, "system:serviceaccounts:")
 _problems contains findings.problem(sa, "service account mounts its API token by default (automountServiceAccountToken not false)") if {
 	some sa in resources.of_type(input.document, "kubernetes:core/v1:ServiceAccount")
 	object.get(sa.inputs, "automountServiceAccountToken", true) != false
+}
+
+# a pod mounts its service account's token unless its spec says false, or (unset there) its service
+# account of the document does; a value unknown until apply counts as mounting
+_problems contains findings.problem(w, msg) if {
+	some w in resources.workloads(input.document)
+	spec := resources.pod_spec(w)
+	account := object.get(spec, "serviceAccountName", "default")
+	_mounts_token(object.get(spec, "automountServiceAccountToken", null), resources.namespace(w), account)
+	msg := sprintf("pods mount the API token of service account %s (automountServiceAccountToken not false on the pod or the account)", [account])
+}
+
+_mounts_token(pod, _, _) if {
+	pod != null
+	not pod in {false, "false"}
+}
+
+_mounts_token(null, namespace, account) if not _account_without_token(namespace, account)
+
+_account_without_token(namespace, account) if {
+	some sa in resources.of_type(input.document, "kubernetes:core/v1:ServiceAccount")
+	object.get(sa.inputs, ["metadata", "name"], sa.name) == account
+	resources.namespace(sa) == namespace
+	object.get(sa.inputs, "automountServiceAccountToken", true) in {false, "false"}
 }

@@ -83,3 +83,25 @@ test_fail_custom_admin_role if {
 		"binding gives service account trainer the ClusterRole deployer, which allows every verb on every resource",
 	)}
 }
+
+_pod_deploy(name, spec) := fixtures.resource("kubernetes:apps/v1:Deployment", name, {
+	"metadata": {"name": name, "namespace": "train"},
+	"spec": {"template": {"spec": object.union({"containers": [{"name": "app", "image": "nvcr.io/x@sha256:0"}]}, spec)}},
+})
+
+test_pods_that_mount_a_service_account_token if {
+	resources := [
+		fixtures.resource("kubernetes:core/v1:ServiceAccount", "trainer", {"metadata": {"name": "trainer", "namespace": "train"}, "automountServiceAccountToken": false}),
+		_pod_deploy("quiet", {"serviceAccountName": "trainer"}),
+		_pod_deploy("off", {"automountServiceAccountToken": false}),
+		_pod_deploy("default-account", {}),
+		_pod_deploy("forced", {"serviceAccountName": "trainer", "automountServiceAccountToken": true}),
+		_pod_deploy("unknown", {"serviceAccountName": "trainer", "automountServiceAccountToken": "[unknown]"}),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("kubernetes:apps/v1:Deployment", "default-account", "pods mount the API token of service account default (automountServiceAccountToken not false on the pod or the account)"),
+		_f("kubernetes:apps/v1:Deployment", "forced", "pods mount the API token of service account trainer (automountServiceAccountToken not false on the pod or the account)"),
+		_f("kubernetes:apps/v1:Deployment", "unknown", "pods mount the API token of service account trainer (automountServiceAccountToken not false on the pod or the account)"),
+	}
+}
