@@ -4,6 +4,7 @@ import data.lib.findings
 import data.lib.fleets
 import data.lib.frameworks
 import data.lib.resources
+import data.lib.routing
 
 # METADATA
 # title: "Redundancy"
@@ -46,6 +47,27 @@ _problems contains findings.problem(asg, msg) if {
 }
 
 _zones(asg) := object.get(asg.inputs, "vpcZoneIdentifiers", object.get(asg.inputs, "availabilityZones", []))
+
+# subnets of the document that all sit in one availability zone: two subnets are not two zones
+_problems contains findings.problem(asg, msg) if {
+	some asg in _asgs
+	subnets := object.get(asg.inputs, "vpcZoneIdentifiers", null)
+	is_array(subnets)
+	count(subnets) >= 2
+	zones := {_zone_of(s) | some s in subnets}
+	count(zones) < 2
+	msg := sprintf("autoscaling group's %d subnets are all in availability zone %s; at least 2 availability zones required", [count(subnets), concat(", ", zones)])
+}
+
+# a subnet's zone when it is a subnet of the document with a known zone, else the reference itself
+# (a subnet the stack is given: its zone is not in the document, so it counts as its own)
+_zone_of(ref) := zone if {
+	some sn in resources.of_type(input.document, "aws:ec2/subnet:Subnet")
+	routing.names(ref, sn)
+	zone := object.get(sn.inputs, "availabilityZone", object.get(sn.inputs, "availabilityZoneId", null))
+	is_string(zone)
+	zone != "[unknown]"
+} else := sprintf("%v", [ref])
 
 _problems contains findings.problem(asg, msg) if {
 	some asg in _asgs

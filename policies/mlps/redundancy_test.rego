@@ -88,3 +88,16 @@ test_base_and_share_as_text_or_unknown if {
 		_f("aws:autoscaling/group:Group", "unknown", "gold-tier autoscaling group has no on-demand base capacity"),
 	}
 }
+
+_subnet(name, zone) := fixtures.resource("aws:ec2/subnet:Subnet", name, {"vpcId": "vpc-0123456789abcdef0", "availabilityZone": zone})
+
+test_fail_two_subnets_in_one_zone if {
+	resources := [
+		_subnet("a1", "eu-central-1a"), _subnet("a2", "eu-central-1a"), _subnet("b1", "eu-central-1b"),
+		_asg("one-zone", "silver", ["a1-1a2b3c4d", "a2-5e6f7a8b"], ["g5.xlarge", "g6.xlarge"], 1, 100),
+		_asg("two-zones", "silver", ["a1-1a2b3c4d", "b1-9c0d1e2f"], ["g5.xlarge", "g6.xlarge"], 1, 100),
+		_asg("given", "silver", ["subnet-0aaaaaaaaaaaaaaaa", "a1-1a2b3c4d"], ["g5.xlarge", "g6.xlarge"], 1, 100),
+	]
+	v := redundancy.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f("aws:autoscaling/group:Group", "one-zone", "autoscaling group's 2 subnets are all in availability zone eu-central-1a; at least 2 availability zones required")}
+}
