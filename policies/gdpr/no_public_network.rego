@@ -10,7 +10,7 @@ import data.lib.resources
 # title: "No public network exposure"
 # description: >-
 #   Personal-data instances get no public IP, no security group admits 0.0.0.0/0 or ::/0 except
-#   on 443, and Kubernetes LoadBalancer Services are internal.
+#   on 443, and Kubernetes LoadBalancer Services and ALB Ingresses are internal.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-25-gdpr/
 # custom:
@@ -60,4 +60,13 @@ _problems contains findings.problem(svc, "LoadBalancer Service is internet-facin
 	some svc in resources.of_type(input.document, "kubernetes:core/v1:Service")
 	object.get(svc.inputs, ["spec", "type"], "ClusterIP") == "LoadBalancer"
 	not _internal(svc)
+}
+
+# an Ingress the AWS Load Balancer Controller serves with an internet-facing ALB (its default
+# scheme is internal)
+_problems contains findings.problem(ing, "Ingress is internet-facing (alb.ingress.kubernetes.io/scheme)") if {
+	some t in resources.k8s_types(input.document)
+	endswith(t, ":Ingress")
+	some ing in resources.of_type(input.document, t)
+	object.get(ing.inputs, ["metadata", "annotations", "alb.ingress.kubernetes.io/scheme"], "internal") == "internet-facing"
 }

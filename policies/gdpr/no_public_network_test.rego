@@ -93,3 +93,13 @@ test_fail_elastic_ip_on_personal_instance if {
 		fixtures.finding("GDPR-25.2-2", "mandatory", "aws:ec2/instance:Instance", "other", "personal-data instance gets a public IP (an Elastic IP is attached to it)"),
 	}
 }
+
+_ingress(name, scheme) := fixtures.resource("kubernetes:networking.k8s.io/v1:Ingress", name, {
+	"metadata": {"name": name, "namespace": "inference", "annotations": {"alb.ingress.kubernetes.io/scheme": scheme}},
+	"spec": {"ingressClassName": "alb"},
+})
+
+test_fail_internet_facing_ingress if {
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [_ingress("public", "internet-facing"), _ingress("private", "internal")])
+	v == {fixtures.finding("GDPR-25.2-2", "mandatory", "kubernetes:networking.k8s.io/v1:Ingress", "public", "Ingress is internet-facing (alb.ingress.kubernetes.io/scheme)")}
+}
