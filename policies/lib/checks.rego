@@ -61,7 +61,8 @@ _at_rest contains problem(lg, "log group is not encrypted with a KMS key (kmsKey
 }
 
 # Data stores of other services and the input that encrypts them at rest (pulumi-aws; each is
-# unencrypted when it is unset; an SNS topic's messages are stored until delivered). Values unknown until apply are not true, so they are reported.
+# unencrypted when it is unset; an SNS topic's messages are stored until delivered). Values
+# unknown until apply are not true, so they are reported.
 encrypted_stores := {
 	"aws:rds/instance:Instance": "storageEncrypted",
 	"aws:rds/cluster:Cluster": "storageEncrypted",
@@ -111,8 +112,8 @@ configuration_services := {
 # Resources that hold personal (or internal) data, by their data-class tag, but are of a type no
 # rule here checks for encryption at rest: a data store of another service, or any aws-native
 # resource (the rules read pulumi-aws types only). Whether it is encrypted cannot be established:
-# reported. (Rules, not a function of the classes: regorus gave a second call of such a function
-# the first one's result.)
+# reported. (Rules rather than one function taking the classes: called with two different sets in
+# one query, such a function gave the second control no findings under regorus where OPA gave them.)
 unchecked_personal_stores := {p | some p in _unchecked_stores; p.class == "personal"}
 
 unchecked_sensitive_stores := {p | some p in _unchecked_stores; p.class in {"personal", "internal"}}
