@@ -48,3 +48,18 @@ test_share_as_text_or_unknown if {
 	w := spot_share.violation with input as _gate([_asg("inference", "40")], {"inference": 0.3})
 	w == {fixtures.finding("BUDGET-SPOT-1", "mandatory", "aws:autoscaling/group:Group", "inference-asg", "fleet inference runs 60% on spot above its base; the cap is 30%")}
 }
+
+# a plain group whose launch template asks for spot runs all of it on spot
+test_spot_through_the_launch_template if {
+	lt := fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", "lt", {"instanceMarketOptions": {"marketType": "spot"}, "instanceType": "g5.xlarge"})
+	asg := fixtures.resource("aws:autoscaling/group:Group", "inference-asg", {
+		"vpcZoneIdentifiers": ["subnet-1", "subnet-2"],
+		"launchTemplate": {"id": "lt-1a2b3c4d", "version": "$Latest"},
+		"tags": [{"key": "seedance:fleet", "value": "inference", "propagateAtLaunch": true}],
+	})
+	on_demand := json.patch(asg, [{"op": "replace", "path": "/inputs/launchTemplate/id", "value": "other-1a2b3c4d"}])
+	v := spot_share.violation with input as _gate([lt, asg], {"inference": 0.3})
+	v == {fixtures.finding("BUDGET-SPOT-1", "mandatory", "aws:autoscaling/group:Group", "inference-asg", "fleet inference runs 100% on spot above its base; the cap is 30%")}
+	w := spot_share.violation with input as _gate([lt, on_demand], {"inference": 0.3})
+	w == set()
+}

@@ -7,6 +7,7 @@
 package lib.fleets
 
 import data.lib.resources
+import data.lib.routing
 
 # positions of the autoscaling groups
 asg_indices(_) := resources.indices("aws:autoscaling/group:Group")
@@ -24,12 +25,28 @@ _distribution(asg) := object.get(asg.inputs, ["mixedInstancesPolicy", "instances
 # form (a value unknown until apply): the rules then report that they cannot be established.
 on_demand_base(asg) := number(object.get(_distribution(asg), "onDemandBaseCapacity", 0))
 
-# share of capacity above the base that runs on spot (0 without a mixed-instances policy)
+# share of capacity above the base that runs on spot (without a mixed-instances policy: all of it
+# when the launch template asks for spot, else none)
 spot_share(asg) := (100 - number(object.get(_distribution(asg), "onDemandPercentageAboveBaseCapacity", 100))) / 100 if {
 	object.get(asg.inputs, "mixedInstancesPolicy", null) != null
+} else := 1 if {
+	object.get(asg.inputs, "mixedInstancesPolicy", null) == null
+	_template_spot(asg)
 } else := 0 if {
 	object.get(asg.inputs, "mixedInstancesPolicy", null) == null
 }
+
+# a group without a mixed-instances policy whose launch template of the document asks for spot
+# (instanceMarketOptions.marketType "spot"): every instance is spot
+_template_spot(asg) if {
+	some lt in resources.of_type(input.document, "aws:ec2/launchTemplate:LaunchTemplate")
+	_uses_template(asg, lt)
+	lower(object.get(lt.inputs, ["instanceMarketOptions", "marketType"], "")) == "spot"
+}
+
+_uses_template(asg, lt) if lt.urn in object.get(asg, ["property_dependencies", "launchTemplate"], [])
+
+_uses_template(asg, lt) if routing.names(object.get(asg.inputs, ["launchTemplate", "id"], null), lt)
 
 # an on-demand base of at least one instance (a helper rule: OPA evaluates a call inside `not f(x) >= 1`
 # before the `not`, so an undefined base would make the whole rule undefined there)
