@@ -4,6 +4,7 @@ import data.lib.budget
 import data.lib.findings
 import data.lib.fleets
 import data.lib.resources
+import data.lib.routing
 
 # METADATA
 # title: "Deployed fleets are the planned fleets"
@@ -12,7 +13,8 @@ import data.lib.resources
 #   ones that were planned: each runs a fleet the policy declares (and the plan, when given, plans),
 #   the maxSize of a fleet's groups together, and of every scheduled action on them, stays within
 #   that fleet's capacity.max, and their instance types are among those the plan priced for the
-#   fleet. Anything else, or a size or type that cannot be read, is capacity no estimate covers.
+#   fleet. Anything else — a size or type that cannot be read, a warm pool, EKS managed node
+#   groups, EC2 Fleets and Spot Fleet requests — is capacity no estimate covers.
 # related_resources:
 #   - ref: https://docs.aws.amazon.com/autoscaling/ec2/userguide/ec2-auto-scaling-mixed-instances-groups.html
 # custom:
@@ -92,7 +94,7 @@ _problems contains findings.problem(input.document.resources[i], msg) if {
 _problems contains findings.problem(sched, msg) if {
 	some j in resources.indices("aws:autoscaling/schedule:Schedule")
 	sched := input.document.resources[j]
-	some name in object.get(_fleets_of_parent, object.get(sched, "parent", ""), set())
+	some name in _schedule_fleets(sched)
 	limit := object.get(_policy_fleets, [name, "capacity", "max"], null)
 	is_number(limit)
 	size := object.get(sched.inputs, "maxSize", null)
@@ -104,7 +106,7 @@ _problems contains findings.problem(sched, msg) if {
 _problems contains findings.problem(sched, msg) if {
 	some j in resources.indices("aws:autoscaling/schedule:Schedule")
 	sched := input.document.resources[j]
-	some name in object.get(_fleets_of_parent, object.get(sched, "parent", ""), set())
+	some name in _schedule_fleets(sched)
 	size := object.get(sched.inputs, "maxSize", null)
 	size != null
 	not is_number(size)
@@ -139,4 +141,40 @@ _unlisted_types(overrides) if count(overrides) == 0
 _unlisted_types(overrides) if {
 	some o in overrides
 	not is_string(object.get(o, "instanceType", null))
+}
+
+# the fleets a scheduled action sizes: those of its parent component, and the fleet of the group its
+# autoscalingGroupName names (a schedule created elsewhere in the program)
+_schedule_fleets(sched) := object.get(_fleets_of_parent, object.get(sched, "parent", ""), set()) | {name |
+	group := object.get(sched.inputs, "autoscalingGroupName", null)
+	some i, name in _asg_fleet
+	_names_group(group, input.document.resources[i])
+}
+
+_names_group(group, asg) if routing.names(group, asg)
+
+_names_group(group, asg) if {
+	is_string(group)
+	group == object.get(asg.inputs, "name", null)
+}
+
+# a warm pool keeps instances (running, or stopped with their volumes) beyond the group's size
+_problems contains findings.problem(asg, msg) if {
+	some i, name in _asg_fleet
+	asg := input.document.resources[i]
+	object.get(asg.inputs, "warmPool", null) != null
+	msg := sprintf("fleet %s: the group's warm pool keeps instances beyond the capacity the plan priced", [name])
+}
+
+# compute that launches instances outside the fleets' autoscaling groups: no plan or estimate covers it
+_unplanned_capacity := {
+	"aws:eks/nodeGroup:NodeGroup": "EKS managed node group",
+	"aws:ec2/fleet:Fleet": "EC2 Fleet",
+	"aws:ec2/spotFleetRequest:SpotFleetRequest": "Spot Fleet request",
+}
+
+_problems contains findings.problem(r, msg) if {
+	some type, noun in _unplanned_capacity
+	some r in resources.of_type(input.document, type)
+	msg := sprintf("%s launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them", [noun])
 }

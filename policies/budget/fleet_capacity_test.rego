@@ -123,3 +123,21 @@ test_pass_without_a_plan_types_are_not_judged if {
 	v := fleet_capacity.violation with input as gate
 	v == set()
 }
+
+# capacity outside what the plan priced: a schedule created outside the fleet's component (found by
+# the group it names), a warm pool, compute that is no autoscaling group of a fleet
+test_fail_capacity_outside_the_plan if {
+	loose := fixtures.resource("aws:autoscaling/schedule:Schedule", "burst", {"autoscalingGroupName": "inference-asg-1a2b3c4d", "maxSize": 400})
+	pooled := json.patch(_asg("inference", 8, ["g5.xlarge"]), [{"op": "add", "path": "/inputs/warmPool", "value": {"poolState": "Running", "minSize": 20}}])
+	v := fleet_capacity.violation with input as _gate([
+		pooled, loose,
+		fixtures.resource("aws:eks/nodeGroup:NodeGroup", "gpus", {"scalingConfig": {"minSize": 1, "maxSize": 50, "desiredSize": 1}}),
+		fixtures.resource("aws:ec2/fleet:Fleet", "burst-fleet", {"targetCapacitySpecification": {"totalTargetCapacity": 40}}),
+	])
+	v == {
+		fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:autoscaling/schedule:Schedule", "burst", "fleet inference: scheduled action raises maxSize to 400, above the policy's capacity.max 8"),
+		_f("inference-asg", "fleet inference: the group's warm pool keeps instances beyond the capacity the plan priced"),
+		fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:eks/nodeGroup:NodeGroup", "gpus", "EKS managed node group launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"),
+		fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:ec2/fleet:Fleet", "burst-fleet", "EC2 Fleet launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"),
+	}
+}
