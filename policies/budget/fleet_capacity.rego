@@ -4,7 +4,6 @@ import data.lib.budget
 import data.lib.findings
 import data.lib.fleets
 import data.lib.resources
-import data.lib.routing
 
 # METADATA
 # title: "Deployed fleets are the planned fleets"
@@ -147,15 +146,19 @@ _unlisted_types(overrides) if {
 # autoscalingGroupName names (a schedule created elsewhere in the program)
 _schedule_fleets(sched) := object.get(_fleets_of_parent, object.get(sched, "parent", ""), set()) | {name |
 	group := object.get(sched.inputs, "autoscalingGroupName", null)
-	some i, name in _asg_fleet
-	_names_group(group, input.document.resources[i])
+	is_string(group)
+	some key in {group, resources.mock_name(group)}
+	some name in object.get(_fleets_by_group_key, key, set())
 }
 
-_names_group(group, asg) if routing.names(group, asg)
-
-_names_group(group, asg) if {
-	is_string(group)
-	group == object.get(asg.inputs, "name", null)
+# the fleets of the groups by every way a schedule may name a group: its recorded id, its URN, its
+# name input, its logical name (which a mock id, NAME-xxxxxxxx, carries); an index, built once, so
+# that schedules are not matched against every group
+_fleets_by_group_key[key] contains name if {
+	some i, name in _asg_fleet
+	asg := input.document.resources[i]
+	some key in {object.get(asg, "id", null), asg.urn, object.get(asg.inputs, "name", null), asg.name}
+	is_string(key)
 }
 
 # a warm pool keeps instances (running, or stopped with their volumes) beyond the group's size

@@ -22,6 +22,13 @@ _by_type[r.type] contains i if {
 # the resource types of the document
 types := object.keys(_by_type)
 
+# NAME for an id the mock runtime gives a resource, NAME-xxxxxxxx (8 hex digits), else the value
+# itself: for indexes keyed by logical name (lib.routing.names matches such ids one pair at a time)
+mock_name(value) := substring(value, 0, count(value) - 9) if {
+	is_string(value)
+	regex.match(`-[0-9a-f]{8}$`, value)
+} else := value
+
 # positions of the resources of a type, in document order
 indices(type) := object.get(_by_type, type, set())
 

@@ -4,7 +4,6 @@ import data.lib.findings
 import data.lib.fleets
 import data.lib.frameworks
 import data.lib.resources
-import data.lib.routing
 
 # METADATA
 # title: "Redundancy"
@@ -62,12 +61,20 @@ _problems contains findings.problem(asg, msg) if {
 # a subnet's zone when it is a subnet of the document with a known zone, else the reference itself
 # (a subnet the stack is given: its zone is not in the document, so it counts as its own)
 _zone_of(ref) := zone if {
+	some zone in object.get(_zone_by_key, [resources.mock_name(ref)], set()) | object.get(_zone_by_key, [ref], set())
+} else := sprintf("%v", [ref])
+
+# the zones of the document's subnets by every way a group may name a subnet: its recorded id, its
+# URN, its logical name (which a mock id, NAME-xxxxxxxx, carries); an index built once, so that
+# groups are not matched against every subnet
+_zone_by_key[key] contains zone if {
 	some sn in resources.of_type(input.document, "aws:ec2/subnet:Subnet")
-	routing.names(ref, sn)
 	zone := object.get(sn.inputs, "availabilityZone", object.get(sn.inputs, "availabilityZoneId", null))
 	is_string(zone)
 	zone != "[unknown]"
-} else := sprintf("%v", [ref])
+	some key in {object.get(sn, "id", null), sn.urn, sn.name}
+	is_string(key)
+}
 
 _problems contains findings.problem(asg, msg) if {
 	some asg in _asgs
