@@ -83,3 +83,18 @@ test_fail_privileged_pods_in_older_versions_and_patches if {
 		_f("kubernetes:apps/v1:DeploymentPatch", "api-patch", "container app: runs privileged"),
 	}
 }
+
+# a workload without metadata.namespace lands in its Kubernetes provider's namespace
+test_fail_privileged_pod_placed_by_the_provider_namespace if {
+	provider := fixtures.resource("pulumi:providers:kubernetes", "k8s", {"namespace": "inference"})
+	deploy := object.union(fixtures.resource("kubernetes:apps/v1:Deployment", "api2", {
+		"metadata": {"name": "api2"},
+		"spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "app", "image": "nvcr.io/x@sha256:0", "securityContext": {"privileged": true}}]}}},
+	}), {"provider": sprintf("%s::0b1c2d3e", [provider.urn])})
+	v := workload_isolation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, array.concat(pass_resources, [provider, deploy]))
+	v == {
+		_f("kubernetes:apps/v1:Deployment", "api2", "container app: runs privileged"),
+		_f("kubernetes:apps/v1:Deployment", "api2", "container app: allows privilege escalation"),
+		_f("kubernetes:apps/v1:Deployment", "api2", "container app: may run as root (runAsNonRoot not true)"),
+	}
+}

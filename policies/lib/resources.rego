@@ -239,7 +239,21 @@ truthy(v) if v == true
 
 truthy(v) if v == "true"
 
-namespace(r) := object.get(r, ["inputs", "metadata", "namespace"], "default")
+# an object's namespace: its own metadata.namespace, else the namespace its Kubernetes provider puts
+# objects without one in (pulumi:providers:kubernetes `namespace`), else "default"
+namespace(r) := ns if {
+	ns := r.inputs.metadata.namespace
+} else := ns if {
+	ns := _k8s_provider_namespace[_provider_urn(r.provider)]
+} else := "default"
+
+_k8s_provider_namespace[p.urn] := ns if {
+	some i in indices("pulumi:providers:kubernetes")
+	p := input.document.resources[i]
+	ns := p.inputs.namespace
+	is_string(ns)
+	ns != ""
+}
 
 name_of(r) := object.get(inputs(r), ["metadata", "name"], r.name)
 
