@@ -147,7 +147,7 @@ _unlisted_types(overrides) if {
 _schedule_fleets(sched) := object.get(_fleets_of_parent, object.get(sched, "parent", ""), set()) | {name |
 	group := object.get(sched.inputs, "autoscalingGroupName", null)
 	is_string(group)
-	some key in {group, resources.mock_name(group)}
+	some key in resources.lookup_forms(group)
 	some name in object.get(_fleets_by_group_key, key, set())
 }
 
@@ -157,8 +157,7 @@ _schedule_fleets(sched) := object.get(_fleets_of_parent, object.get(sched, "pare
 _fleets_by_group_key[key] contains name if {
 	some i, name in _asg_fleet
 	asg := input.document.resources[i]
-	some key in {object.get(asg, "id", null), asg.urn, object.get(asg.inputs, "name", null), asg.name}
-	is_string(key)
+	some key in resources.reference_keys(asg) | {n | n := asg.inputs.name; is_string(n)}
 }
 
 # a warm pool keeps instances (running, or stopped with their volumes) beyond the group's size

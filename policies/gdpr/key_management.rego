@@ -49,19 +49,12 @@ _problems contains findings.problem(k, msg) if {
 }
 
 _deletion_window_problem(days) := sprintf("KMS key deletion window is %v days (at least 7 required)", [days]) if {
-	_days(days) < 7
+	resources.number(days) < 7
 }
 
-# a window in a form that is no whole number of days (the preview's "[unknown]"): cannot be established
+# a window in a form that is no number of days (the preview's "[unknown]"): cannot be established
 _deletion_window_problem(days) := sprintf("KMS key deletion window %v is not a number of days, so at least 7 cannot be established", [days]) if {
-	not _days(days)
-}
-
-_days(days) := days if is_number(days)
-
-_days(days) := to_number(days) if {
-	is_string(days)
-	regex.match(`^[0-9]+$`, days)
+	not resources.number(days)
 }
 
 _problems contains findings.problem(k, "KMS key policy grants Principal \"*\" without a condition") if {

@@ -23,11 +23,11 @@ _distribution(asg) := object.get(asg.inputs, ["mixedInstancesPolicy", "instances
 
 # The on-demand base and the spot share are undefined where the group gives them in no numeric
 # form (a value unknown until apply): the rules then report that they cannot be established.
-on_demand_base(asg) := number(object.get(_distribution(asg), "onDemandBaseCapacity", 0))
+on_demand_base(asg) := resources.number(object.get(_distribution(asg), "onDemandBaseCapacity", 0))
 
 # share of capacity above the base that runs on spot (without a mixed-instances policy: all of it
 # when the launch template asks for spot, else none)
-spot_share(asg) := (100 - number(object.get(_distribution(asg), "onDemandPercentageAboveBaseCapacity", 100))) / 100 if {
+spot_share(asg) := (100 - resources.number(object.get(_distribution(asg), "onDemandPercentageAboveBaseCapacity", 100))) / 100 if {
 	object.get(asg.inputs, "mixedInstancesPolicy", null) != null
 } else := 1 if {
 	object.get(asg.inputs, "mixedInstancesPolicy", null) == null
@@ -56,14 +56,6 @@ has_on_demand_base(asg) if on_demand_base(asg) >= 1
 may_use_spot(asg) if spot_share(asg) > 0
 
 may_use_spot(asg) if not spot_share(asg)
-
-# a number, or a whole number written as text ("0", as Pulumi's string inputs may carry it)
-number(v) := v if is_number(v)
-
-number(v) := to_number(v) if {
-	is_string(v)
-	regex.match(`^[0-9]+(\.[0-9]+)?$`, v)
-}
 
 instance_types(asg) := {t |
 	some o in object.get(asg.inputs, ["mixedInstancesPolicy", "launchTemplate", "overrides"], [])

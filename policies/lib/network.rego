@@ -32,12 +32,10 @@ _inline(r, i, direction, rule) := {
 # A port as a number: given as a number or as text ("22"); one unknown until apply counts as the end
 # of the widest range (`widest`: 0 for a range's start, 65535 for its end), so the rule is read as
 # covering every port it might (fail closed).
-# (one body with else branches: a number, the usual case, is settled by the first test alone)
 _port(v, widest) := v if {
-	is_number(v)
-} else := to_number(v) if {
-	is_string(v)
-	regex.match(`^-?[0-9]+$`, v)
+	is_number(v) # the usual case, settled without a call
+} else := p if {
+	p := resources.number(v)
 } else := widest
 
 _cidr(rule) := [c | some k in ["cidrIpv4", "cidrIpv6"]; c := object.get(rule, k, null); is_string(c)]

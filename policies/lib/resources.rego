@@ -22,8 +22,24 @@ _by_type[r.type] contains i if {
 # the resource types of the document
 types := object.keys(_by_type)
 
+# a number, or one written as text ("22", "0.5": Pulumi string inputs may carry numbers so); undefined
+# for anything else (the preview's "[unknown]"). One body with else branches: a number settles it at once.
+number(v) := v if {
+	is_number(v)
+} else := to_number(v) if {
+	is_string(v)
+	regex.match(`^-?[0-9]+(\.[0-9]+)?$`, v)
+}
+
+# the forms a reference to a resource may take: its recorded id, its URN, its logical name (which
+# a mock runtime id, NAME-xxxxxxxx, carries); for indexes keyed by them (see lookup_forms)
+reference_keys(r) := {k | some k in [object.get(r, "id", null), r.urn, r.name]; is_string(k)}
+
+# the keys to look a reference up under in such an index
+lookup_forms(ref) := {ref, mock_name(ref)}
+
 # NAME for an id the mock runtime gives a resource, NAME-xxxxxxxx (8 hex digits), else the value
-# itself: for indexes keyed by logical name (lib.routing.names matches such ids one pair at a time)
+# itself (lib.routing.names and the indexes keyed by logical name read such ids through it)
 # (string functions, not a regular expression: regorus pays for compiling one on every call)
 mock_name(value) := substring(value, 0, count(value) - 9) if {
 	is_string(value)

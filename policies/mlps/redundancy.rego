@@ -61,7 +61,8 @@ _problems contains findings.problem(asg, msg) if {
 # a subnet's zone when it is a subnet of the document with a known zone, else the reference itself
 # (a subnet the stack is given: its zone is not in the document, so it counts as its own)
 _zone_of(ref) := zone if {
-	some zone in object.get(_zone_by_key, [resources.mock_name(ref)], set()) | object.get(_zone_by_key, [ref], set())
+	some key in resources.lookup_forms(ref)
+	some zone in object.get(_zone_by_key, [key], set())
 } else := sprintf("%v", [ref])
 
 # the zones of the document's subnets by every way a group may name a subnet: its recorded id, its
@@ -72,8 +73,7 @@ _zone_by_key[key] contains zone if {
 	zone := object.get(sn.inputs, "availabilityZone", object.get(sn.inputs, "availabilityZoneId", null))
 	is_string(zone)
 	zone != "[unknown]"
-	some key in {object.get(sn, "id", null), sn.urn, sn.name}
-	is_string(key)
+	some key in resources.reference_keys(sn)
 }
 
 _problems contains findings.problem(asg, msg) if {

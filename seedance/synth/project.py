@@ -14,7 +14,7 @@ import yaml
 from pulumi.config import ConfigMissingError, ConfigTypeError
 
 from seedance.synth.runtime import SynthError, SynthResult, run_program
-from seedance.textfile import not_utf8
+from seedance.textfile import TextFileError, read_text_file
 
 log = logging.getLogger(__name__)
 
@@ -57,12 +57,9 @@ class _StrictLoader(yaml.SafeLoader):
 
 def _read_yaml(path: Path) -> Any:
     try:
-        data = path.read_bytes()
-        text = data.decode("utf-8")
-    except OSError as exc:
-        raise SynthError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise SynthError(f"{path}:{not_utf8(data, exc)}") from None
+        text = read_text_file(path, what="a Pulumi YAML file")
+    except TextFileError as exc:
+        raise SynthError(str(exc)) from None
     try:
         return yaml.load(text, Loader=_StrictLoader) or {}  # noqa: S506 - a SafeLoader
     except yaml.MarkedYAMLError as exc:
