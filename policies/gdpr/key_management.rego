@@ -57,7 +57,7 @@ _deletion_window_problem(days) := sprintf("KMS key deletion window %v is not a n
 	not resources.number(days)
 }
 
-_problems contains findings.problem(k, "KMS key policy grants Principal \"*\" without a condition") if {
+_problems contains findings.problem(k, "KMS key policy grants Principal \"*\" without a condition that narrows it to an account, organisation or VPC") if {
 	some k in _policy_holders
 	some statement in resources.policy_statements(object.get(k.inputs, "policy", "{}"))
 	resources.unconditioned_public_allow(statement)

@@ -38,7 +38,7 @@ test_fail_reports_each_problem if {
 	v == {
 		_finding("bad", "KMS key rotation is off"),
 		_finding("bad", "KMS key deletion window is 5 days (at least 7 required)"),
-		_finding("bad", "KMS key policy grants Principal \"*\" without a condition"),
+		_finding("bad", "KMS key policy grants Principal \"*\" without a condition that narrows it to an account, organisation or VPC"),
 	}
 }
 
@@ -72,8 +72,8 @@ test_fail_key_policy_resource_and_replica_key if {
 	]
 	v := key_management.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == {
-		fixtures.finding("GDPR-32.1a-3", "mandatory", "aws:kms/keyPolicy:KeyPolicy", "k-policy", "KMS key policy grants Principal \"*\" without a condition"),
-		fixtures.finding("GDPR-32.1a-3", "mandatory", "aws:kms/replicaKey:ReplicaKey", "k-replica", "KMS key policy grants Principal \"*\" without a condition"),
+		fixtures.finding("GDPR-32.1a-3", "mandatory", "aws:kms/keyPolicy:KeyPolicy", "k-policy", "KMS key policy grants Principal \"*\" without a condition that narrows it to an account, organisation or VPC"),
+		fixtures.finding("GDPR-32.1a-3", "mandatory", "aws:kms/replicaKey:ReplicaKey", "k-replica", "KMS key policy grants Principal \"*\" without a condition that narrows it to an account, organisation or VPC"),
 		fixtures.finding("GDPR-32.1a-3", "mandatory", "aws:kms/replicaKey:ReplicaKey", "k-replica", "KMS key deletion window is 5 days (at least 7 required)"),
 	}
 }
@@ -89,4 +89,35 @@ test_deletion_window_as_text_or_unknown if {
 		_finding("text-short", "KMS key deletion window is 5 days (at least 7 required)"),
 		_finding("unknown", "KMS key deletion window [unknown] is not a number of days, so at least 7 cannot be established"),
 	}
+}
+
+_via_service_statement(condition) := {
+	"Effect": "Allow",
+	"Principal": {"AWS": "*"},
+	"Action": ["kms:Encrypt", "kms:Decrypt", "kms:GenerateDataKey*"],
+	"Resource": "*",
+	"Condition": condition,
+}
+
+# red team: kms:ViaService names the service a request comes through, not whose request it is, so a
+# statement for Principal "*" narrowed by it alone lets every account use the key through EBS
+test_fail_via_service_alone_is_not_narrowing if {
+	policy := json.marshal({"Statement": [_via_service_statement({"StringEquals": {"kms:ViaService": "ec2.eu-central-1.amazonaws.com"}})]})
+	v := key_management.violation with input as fixtures.gate_input(
+		fixtures.gdpr_policy,
+		[_key("via", {"enableKeyRotation": true, "policy": policy})],
+	)
+	v == {_finding("via", "KMS key policy grants Principal \"*\" without a condition that narrows it to an account, organisation or VPC")}
+}
+
+# the form of AWS-managed keys' policies: the service and the calling account
+test_pass_via_service_with_caller_account if {
+	policy := json.marshal({"Statement": [_via_service_statement({"StringEquals": {
+		"kms:ViaService": "ec2.eu-central-1.amazonaws.com",
+		"kms:CallerAccount": "111122223333",
+	}})]})
+	count(key_management.violation) == 0 with input as fixtures.gate_input(
+		fixtures.gdpr_policy,
+		[_key("via-account", {"enableKeyRotation": true, "policy": policy})],
+	)
 }

@@ -394,14 +394,17 @@ principal_star(statement) if {
 # NotPrincipal: everyone except the principals it names
 principal_star(statement) if "NotPrincipal" in object.keys(statement)
 
-# Allow to everyone unless a condition narrows it to the organisation or a VPC endpoint
+# Allow to everyone unless a condition narrows it to an account, the organisation or a VPC
+# (endpoint). kms:ViaService is not one: it limits the AWS service a request comes through, not
+# whose request it is, and principals of every account call through that service (the policies of
+# AWS-managed keys pair it with kms:CallerAccount).
 unconditioned_public_allow(statement) if {
 	object.get(statement, "Effect", "Allow") == "Allow"
 	principal_star(statement)
 	not _narrowing_condition(statement)
 }
 
-_narrowing_keys := {"aws:sourcevpce", "aws:sourcevpc", "aws:principalorgid", "aws:principalaccount", "aws:sourceaccount", "kms:calleraccount", "kms:viaservice"}
+_narrowing_keys := {"aws:sourcevpce", "aws:sourcevpc", "aws:principalorgid", "aws:principalaccount", "aws:sourceaccount", "kms:calleraccount"}
 
 _narrowing_condition(statement) if narrows(statement, _narrowing_keys)
 
