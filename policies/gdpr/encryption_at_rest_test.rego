@@ -169,3 +169,18 @@ test_launch_configuration_volumes if {
 	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [lc])
 	v == {_f("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", "EBS mapping /dev/xvdb is not encrypted")}
 }
+
+# red team: the root and EBS devices of a spot fleet request's launch specifications
+test_spot_fleet_launch_specification_volumes if {
+	fleet := fixtures.spot_fleet("sfr", "personal", [
+		{"rootBlockDevices": [{"encrypted": false, "volumeSize": 100}]},
+		{"ebsBlockDevices": [{"deviceName": "/dev/xvdb", "encrypted": true, "volumeSize": 500}]},
+		{"rootBlockDevices": []},
+	])
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fleet])
+	v == {
+		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "sfr", "EBS mapping root of launchSpecifications[0] is not encrypted"),
+		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "sfr", "personal-data EBS mapping /dev/xvdb of launchSpecifications[1] is encrypted with the AWS-managed default key, not a customer KMS key"),
+		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "sfr", "EBS mapping root of launchSpecifications[2] is not encrypted"),
+	}
+}

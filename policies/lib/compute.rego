@@ -1,8 +1,9 @@
 # METADATA
 # title: Compute launch helpers
 # description: >-
-#   EC2 launch templates, instances, spot instance requests and launch configurations normalised to the same facts (EBS
-#   volumes, instance metadata options, public IP, key pair, user data, spot interruption), so every
+#   EC2 launch templates, instances, spot instance requests, launch configurations and the inline
+#   launch specifications of spot fleet requests normalised to the same facts (EBS volumes,
+#   instance metadata options, public IP, key pair, image, user data, spot interruption), so every
 #   control that checks a launch template checks an instance the same way.
 # scope: package
 package lib.compute
@@ -19,12 +20,27 @@ spot_request := "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
 # key pair, metadata options, user data) for the groups that use it
 launch_configuration := "aws:ec2/launchConfiguration:LaunchConfiguration"
 
+# A spot fleet request launches from launch templates (launchTemplateConfigs: the templates are
+# checked as themselves) or from inline launchSpecifications, each an instance's settings: a list
+# of root devices, EBS devices, public IP, key pair, AMI and user data, with no metadata options.
+spot_fleet := "aws:ec2/spotFleetRequest:SpotFleetRequest"
+
 launch_types := [launch_template, instance, spot_request, launch_configuration]
 
 _instance_types := {instance, spot_request, launch_configuration}
 
-# positions of the launch templates, instances and spot instance requests
-indices := {i | some t in launch_types; some i in resources.indices(t)}
+# positions of the launch templates, instances, spot instance requests, launch configurations and
+# spot fleet requests with launch specifications of their own
+indices := {i | some t in launch_types; some i in resources.indices(t)} | _spot_fleets_with_specs
+
+_spot_fleets_with_specs := {i |
+	some i in resources.indices(spot_fleet)
+	count(launch_specifications(input.document.resources[i])) > 0
+}
+
+# a spot fleet request's inline launch specifications (none for any other resource, or where the
+# list is unknown until apply)
+launch_specifications(r) := [s | some s in resources.elements(object.get(r.inputs, "launchSpecifications", [])); is_object(s)]
 
 # what to call the resource in a message
 noun(r) := "launch template" if r.type == launch_template
@@ -34,6 +50,8 @@ noun(r) := "instance" if r.type == instance
 noun(r) := "spot instance request" if r.type == spot_request
 
 noun(r) := "launch configuration" if r.type == launch_configuration
+
+noun(r) := "spot fleet launch specification" if r.type == spot_fleet
 
 # EBS volumes as launch-template block device mappings ({deviceName, ebs}). An instance's root
 # volume is always there (rootBlockDevice, or the AMI's defaults when absent: unencrypted unless
@@ -49,6 +67,22 @@ ebs_mappings(r) := array.concat([_root(r)], [_ebs(d) | some d in object.get(r.in
 	r.type in _instance_types
 }
 
+# a spot fleet request: each launch specification's root device (the first of rootBlockDevices,
+# the AMI's defaults when absent) and EBS devices, named by the specification's position
+ebs_mappings(r) := [_in_spec(k, m) |
+	some k, spec in launch_specifications(r)
+	some m in array.concat([_spec_root(spec)], [_ebs(d) | some d in resources.elements(object.get(spec, "ebsBlockDevices", [])); is_object(d)])
+] if {
+	r.type == spot_fleet
+}
+
+_spec_root(spec) := {"deviceName": "root", "ebs": object.union({"encrypted": false, "deleteOnTermination": true}, root)} if {
+	some root in array.slice(resources.elements(object.get(spec, "rootBlockDevices", [])), 0, 1)
+	is_object(root)
+} else := {"deviceName": "root", "ebs": {"encrypted": false, "deleteOnTermination": true}}
+
+_in_spec(k, m) := object.union(m, {"deviceName": sprintf("%v of launchSpecifications[%d]", [m.deviceName, k])})
+
 _root(r) := {"deviceName": "root", "ebs": object.union({"encrypted": false, "deleteOnTermination": true}, root)} if {
 	root := object.get(r.inputs, "rootBlockDevice", {})
 	is_object(root)
@@ -61,7 +95,14 @@ _ebs(d) := {
 
 http_tokens(r) := object.get(r.inputs, ["metadataOptions", "httpTokens"], "optional")
 
-# a public IP for the instances: a launch template's network interfaces, an instance's own flag
+# a public IP for the instances: a launch template's network interfaces, an instance's own flag,
+# any launch specification's flag
+public_ip(r) if {
+	r.type == spot_fleet
+	some spec in launch_specifications(r)
+	resources.truthy(object.get(spec, "associatePublicIpAddress", false))
+}
+
 public_ip(r) if {
 	r.type == launch_template
 	some ni in object.get(r.inputs, "networkInterfaces", [])
@@ -78,13 +119,43 @@ public_ip_phrase(r) := "launch template gives instances a public IP" if {
 	r.type == launch_template
 } else := sprintf("%s gets a public IP (associatePublicIpAddress)", [noun(r)])
 
-key_name(r) := object.get(r.inputs, "keyName", "")
+key_name(r) := object.get(r.inputs, "keyName", "") if {
+	r.type != spot_fleet
+} else := concat(", ", sort({k |
+	some spec in launch_specifications(r)
+	k := object.get(spec, "keyName", "")
+	k != ""
+}))
+
+# the images an instance boots: a launch template's imageId, an instance's or spot request's ami,
+# each launch specification's ami (launch templates may leave it to whoever uses them, e.g. an EKS
+# node group's amiType: no image, nothing to check; a launch configuration names its imageId)
+images(r) := {x |
+	some k in object.get(_image_key, r.type, [])
+	x := object.get(r.inputs, k, null)
+	x != null
+} if r.type != spot_fleet
+
+images(r) := {x |
+	some spec in launch_specifications(r)
+	x := object.get(spec, "ami", null)
+	x != null
+} if r.type == spot_fleet
+
+_image_key := {launch_template: ["imageId"], instance: ["ami"], spot_request: ["ami"], launch_configuration: ["imageId"]}
 
 # user data as text: base64 in a launch template (and an instance's userDataBase64), plain text or
 # base64 in an instance's userData
 user_data(r) := {_decode(raw) |
 	some key in ["userData", "userDataBase64"]
 	raw := object.get(r.inputs, key, "")
+	is_string(raw)
+	raw != ""
+} if {
+	r.type != spot_fleet
+} else := {_decode(raw) |
+	some spec in launch_specifications(r)
+	raw := object.get(spec, "userData", "")
 	is_string(raw)
 	raw != ""
 }
@@ -96,4 +167,6 @@ _decode(raw) := raw if not base64.is_valid(raw)
 # what spot instances do on interruption (terminate unless stop or hibernate is asked for)
 interruption_behaviour(r) := object.get(r.inputs, "instanceInterruptionBehavior", "terminate") if {
 	r.type == spot_request
+} else := object.get(r.inputs, "instanceInterruptionBehaviour", "terminate") if {
+	r.type == spot_fleet
 } else := object.get(r.inputs, ["instanceMarketOptions", "spotOptions", "instanceInterruptionBehavior"], "terminate")

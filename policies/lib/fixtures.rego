@@ -149,6 +149,23 @@ launch_template(name, data_class, inputs) := resource("aws:ec2/launchTemplate:La
 	inputs,
 ))
 
+# a spot fleet request that launches from inline launch specifications; each spec is merged over a
+# compliant one (encrypted root with a customer key, no key pair, no public IP)
+spot_fleet(name, data_class, specs) := resource("aws:ec2/spotFleetRequest:SpotFleetRequest", name, {
+	"iamFleetRole": "arn:aws:iam::111122223333:role/aws-ec2-spot-fleet-tagging-role",
+	"targetCapacity": 2,
+	"allocationStrategy": "priceCapacityOptimized",
+	"launchSpecifications": [object.union(
+		{
+			"ami": "ami-0123456789abcdef0",
+			"instanceType": "g5.xlarge",
+			"rootBlockDevices": [{"encrypted": true, "deleteOnTermination": true, "kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k", "volumeSize": 200, "volumeType": "gp3"}],
+		},
+		spec,
+	) | some spec in specs],
+	"tags": tags(data_class),
+})
+
 log_group(name, data_class, retention) := resource("aws:cloudwatch/logGroup:LogGroup", name, {
 	"retentionInDays": retention,
 	"kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k",

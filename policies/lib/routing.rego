@@ -9,6 +9,7 @@
 # scope: package
 package lib.routing
 
+import data.lib.compute
 import data.lib.resources
 
 subnet_type := "aws:ec2/subnet:Subnet"
@@ -328,7 +329,24 @@ placed_in(r) := {s |
 	_placement_names(r, field, value, subnet)
 }
 
-_placement_refs(r) := {"subnetId": [object.get(r.inputs, "subnetId", null)], "vpcZoneIdentifiers": resources.elements(object.get(r.inputs, "vpcZoneIdentifiers", [])), "networkInterfaces": [object.get(ni, "subnetId", null) | some ni in resources.elements(object.get(r.inputs, "networkInterfaces", [])); is_object(ni)]}
+_placement_refs(r) := {
+	"subnetId": [object.get(r.inputs, "subnetId", null)],
+	"vpcZoneIdentifiers": resources.elements(object.get(r.inputs, "vpcZoneIdentifiers", [])),
+	"networkInterfaces": [object.get(ni, "subnetId", null) | some ni in resources.elements(object.get(r.inputs, "networkInterfaces", [])); is_object(ni)],
+	"launchSpecifications": _spec_subnets(r),
+}
+
+# a spot fleet launch specification's subnetId names one subnet or several, separated by commas
+# (EC2 API reference, SpotFleetLaunchSpecification)
+_spec_subnets(r) := [trim_space(id) |
+	some spec in compute.launch_specifications(r)
+	value := object.get(spec, "subnetId", null)
+	some id in _comma_list(value)
+]
+
+_comma_list(value) := split(value, ",") if is_string(value)
+
+_comma_list(value) := [value] if not is_string(value)
 
 _placement_names(r, field, _, subnet) if subnet.urn in object.get(r, ["property_dependencies", field], [])
 

@@ -198,3 +198,16 @@ test_pass_data_subnet_on_private_main_route_table if {
 	v := controlled_interfaces.violation with input as _routing_input(resources)
 	v == set()
 }
+
+# red team: a spot fleet launch specification that asks for a public IP
+test_spot_fleet_launch_specification_public_ip if {
+	fleets := [
+		fixtures.spot_fleet("public", "internal", [{}, {"associatePublicIpAddress": true}]),
+		fixtures.spot_fleet("private", "internal", [{"associatePublicIpAddress": false}]),
+	]
+	v := controlled_interfaces.violation with input as fixtures.gate_input(fixtures.mlps_policy, fleets)
+	_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "public", "spot fleet launch specification gets a public IP (associatePublicIpAddress)") in v
+	every f in v {
+		f.resource_name != "private"
+	}
+}

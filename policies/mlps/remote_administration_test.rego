@@ -129,3 +129,19 @@ test_ports_as_text_or_unknown if {
 		_f("aws:ec2/securityGroup:SecurityGroup", "unknown", "security group opens administration port 3389 to the internet"),
 	}
 }
+
+# red team: a spot fleet request's inline launch specifications are read like instances; one that
+# launches from launch templates only is judged by those templates
+test_spot_fleet_launch_specification_key_pair if {
+	fleets := [
+		fixtures.spot_fleet("keyed", "internal", [{"instanceType": "g5.xlarge"}, {"instanceType": "g5.2xlarge", "keyName": "ops"}]),
+		fixtures.spot_fleet("keyless", "internal", [{}]),
+		fixtures.resource("aws:ec2/spotFleetRequest:SpotFleetRequest", "templated", {
+			"iamFleetRole": "arn:aws:iam::111122223333:role/aws-ec2-spot-fleet-tagging-role",
+			"targetCapacity": 2,
+			"launchTemplateConfigs": [{"launchTemplateSpecification": {"id": "lt-0123456789abcdef0", "version": "$Latest"}}],
+		}),
+	]
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, fleets)
+	v == {_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "keyed", "spot fleet launch specification installs an SSH key pair (keyName); use Session Manager")}
+}

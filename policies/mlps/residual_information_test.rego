@@ -84,3 +84,17 @@ test_fail_instance_store_not_encrypted if {
 	w := residual_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	w == set()
 }
+
+# red team: a sensitive spot fleet that stops its instances on interruption, and a launch
+# specification volume that outlives its instance
+test_spot_fleet_interruption_and_volumes if {
+	fleet := object.union(
+		fixtures.spot_fleet("sfr", "personal", [{"ebsBlockDevices": [{"deviceName": "/dev/xvdb", "encrypted": true, "kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k", "deleteOnTermination": false}]}]),
+		{"inputs": {"instanceInterruptionBehaviour": "stop"}},
+	)
+	v := residual_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fleet, fixtures.spot_fleet("ok", "personal", [{}])])
+	v == {
+		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "sfr", "sensitive spot instances stop on interruption and keep their volumes"),
+		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "sfr", "EBS mapping /dev/xvdb of launchSpecifications[0] survives instance termination (deleteOnTermination not true)"),
+	}
+}

@@ -88,3 +88,13 @@ test_internal_data_in_a_type_no_rule_checks_cannot_pass if {
 		_f("aws:rds/instance:Instance", "db", "aws:rds/instance:Instance is not encrypted at rest (storageEncrypted is not true)"),
 	}
 }
+
+# red team: credentials in a spot fleet launch specification's user data (base64, as EC2 takes it)
+test_spot_fleet_launch_specification_user_data if {
+	fleets := [
+		fixtures.spot_fleet("leaky", "internal", [{"userData": base64.encode("#!/bin/bash\nexport DB_PASSWORD=hunter2\n")}]),
+		fixtures.spot_fleet("clean", "internal", [{"userData": base64.encode("#!/bin/bash\n/etc/eks/bootstrap.sh gpu\n")}]),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, fleets)
+	v == {_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "leaky", "spot fleet launch specification user data contains a credential-like assignment")}
+}

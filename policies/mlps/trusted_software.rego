@@ -63,15 +63,10 @@ _problems contains findings.problem(w, msg) if {
 	msg := sprintf("container %s image %s is not pinned by digest", [c.name, c.image])
 }
 
-# the image a launch template, instance or spot request boots (launch templates may leave it to
-# whoever uses them, e.g. an EKS node group's amiType: no image, nothing to check)
-_image_key := {compute.launch_template: "imageId", compute.instance: "ami", compute.spot_request: "ami"}
-
 _problems contains findings.problem(r, msg) if {
 	some i in compute.indices
 	r := input.document.resources[i]
-	image := r.inputs[_image_key[r.type]]
-	image != null
+	some image in compute.images(r)
 	not _trusted_ami(image)
 	msg := sprintf("%s boots %v, which is not shown to come from an allow-listed owner (an AMI resolved from %s, or listed in compliance.trusted.amis)", [
 		compute.noun(r), image, concat(", ", [sprintf("resolve:ssm:%s", [p]) | some p in _ami_parameters]),

@@ -125,3 +125,17 @@ test_pass_gdpr_only_stack_not_checked if {
 	v := trusted_software.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [_lt("ami-0123456789abcdef0")])
 	v == set()
 }
+
+# red team: the images of a spot fleet's launch specifications and of a launch configuration
+test_fail_spot_fleet_and_launch_configuration_images if {
+	resources := [
+		fixtures.spot_fleet("sfr", "internal", [{}, {"ami": "resolve:ssm:/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id"}, {"ami": "ami-0fedcba9876543210"}]),
+		fixtures.resource("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", {"imageId": "ami-0aaaabbbbccccdddd", "instanceType": "g5.xlarge"}),
+	]
+	v := trusted_software.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_advisory("aws:ec2/spotFleetRequest:SpotFleetRequest", "sfr", _untrusted("spot fleet launch specification", "ami-0123456789abcdef0")),
+		_advisory("aws:ec2/spotFleetRequest:SpotFleetRequest", "sfr", _untrusted("spot fleet launch specification", "ami-0fedcba9876543210")),
+		_advisory("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", _untrusted("launch configuration", "ami-0aaaabbbbccccdddd")),
+	}
+}
