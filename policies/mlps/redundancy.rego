@@ -4,6 +4,7 @@ import data.lib.findings
 import data.lib.fleets
 import data.lib.frameworks
 import data.lib.resources
+import data.lib.routing
 
 # METADATA
 # title: "Redundancy"
@@ -58,11 +59,15 @@ _problems contains findings.problem(asg, msg) if {
 	msg := sprintf("autoscaling group's %d subnets are all in availability zone %s; at least 2 availability zones required", [count(subnets), concat(", ", zones)])
 }
 
-# a subnet's zone when it is a subnet of the document with a known zone, else the reference itself
-# (a subnet the stack is given: its zone is not in the document, so it counts as its own)
+# a subnet's zone when it is a subnet of the document with a known zone, or a subnet the stack is
+# given and EC2 was read (seedance check --lookup); else the reference itself (a given subnet without
+# the lookup: its zone is in no input, so it counts as its own)
 _zone_of(ref) := zone if {
 	some key in resources.lookup_forms(ref)
 	some zone in object.get(_zone_by_key, [key], set())
+} else := zone if {
+	zone := routing.given_subnets[ref].availability_zone
+	is_string(zone)
 } else := sprintf("%v", [ref])
 
 # the zones of the document's subnets by every way a group may name a subnet: its recorded id, its

@@ -101,3 +101,25 @@ test_fail_two_subnets_in_one_zone if {
 	v := redundancy.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {_f("aws:autoscaling/group:Group", "one-zone", "autoscaling group's 2 subnets are all in availability zone eu-central-1a; at least 2 availability zones required")}
 }
+
+_given_subnet(zone) := {"vpc_id": "vpc-0123456789abcdef0", "map_public_ip_on_launch": false, "route_table_id": "rtb-0123456789abcdef0", "main_route_table": true, "routes": [], "availability_zone": zone}
+
+# red team: subnets the stack is given count by the zones EC2 describes when it was read
+# (seedance check --lookup); without it each counts as a zone of its own
+test_fail_given_subnets_in_one_zone_with_facts if {
+	resources := [
+		_subnet("b1", "eu-central-1b"),
+		_asg("given-one-zone", "silver", ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"], ["g5.xlarge", "g6.xlarge"], 1, 100),
+		_asg("given-two-zones", "silver", ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0cccccccccccccccc"], ["g5.xlarge", "g6.xlarge"], 1, 100),
+		_asg("mixed", "silver", ["subnet-0aaaaaaaaaaaaaaaa", "b1-9c0d1e2f"], ["g5.xlarge", "g6.xlarge"], 1, 100),
+	]
+	facts := {"region": "eu-central-1", "subnets": {
+		"subnet-0aaaaaaaaaaaaaaaa": _given_subnet("eu-central-1a"),
+		"subnet-0bbbbbbbbbbbbbbbb": _given_subnet("eu-central-1a"),
+		"subnet-0cccccccccccccccc": _given_subnet("eu-central-1c"),
+	}}
+	with_facts := redundancy.violation with input as object.union(fixtures.gate_input(fixtures.mlps_policy, resources), {"facts": facts})
+	with_facts == {_f("aws:autoscaling/group:Group", "given-one-zone", "autoscaling group's 2 subnets are all in availability zone eu-central-1a; at least 2 availability zones required")}
+	without := redundancy.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	without == set()
+}

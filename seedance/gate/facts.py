@@ -7,8 +7,8 @@ launch templates or instances name by id (the EKS cluster security group that no
 cluster carry). ``seedance check --lookup`` reads them from EC2 (``DescribeSubnets``,
 ``DescribeRouteTables`` of their VPCs, ``DescribeSecurityGroups``, ``DescribeInstanceTypes``) and
 passes them to the rules as ``input.facts``: for each subnet, whether it maps public IPs on launch
-and the routes of the route table that routes it (its own association, else its VPC's main route
-table); for each security group, its ingress and egress rules; for each instance type the stack
+its zone and the routes of the route table that routes it (its own association, else its VPC's main
+route table); for each security group, its ingress and egress rules; for each instance type the stack
 launches, whether it has an instance store and whether that is encrypted.
 """
 
@@ -54,6 +54,7 @@ class SubnetFact(_Fact):
     route_table_id: str
     main_route_table: bool = Field(description="The subnet has no association of its own: its VPC's main route table routes it.")
     routes: list[RouteFact]
+    availability_zone: str | None = Field(default=None, description="The zone it sits in (eu-central-1a ...).")
 
 
 class RuleFact(_Fact):
@@ -105,7 +106,7 @@ class References:
 
 #: The inputs :func:`references` reads (a resource with none of them names nothing EC2 describes).
 _REFERRING = frozenset({"subnetId", "vpcZoneIdentifiers", "networkInterfaces", "vpcSecurityGroupIds", "securityGroups",
-                        "mixedInstancesPolicy", "instanceType", "instanceTypes"})
+                        "mixedInstancesPolicy", "instanceType", "instanceTypes", "launchSpecifications"})
 
 
 def references(document: dict[str, Any]) -> References:
@@ -118,23 +119,38 @@ def references(document: dict[str, Any]) -> References:
         if isinstance(rid := r.get("id"), str):
             own.add(rid)
         inputs = r.get("inputs") or {}
-        if isinstance(inputs, dict) and not _REFERRING.intersection(inputs):
+        if not isinstance(inputs, dict) or not _REFERRING.intersection(inputs):
             continue
-        interfaces = [n for n in _list(inputs.get("networkInterfaces")) if isinstance(n, dict)]
-        for v in (inputs.get("subnetId"), *_list(inputs.get("vpcZoneIdentifiers")), *(n.get("subnetId") for n in interfaces)):
-            if isinstance(v, str) and SUBNET_ID.match(v):
-                subnets.add(v)
-        for v in (*_list(inputs.get("vpcSecurityGroupIds")), *_list(inputs.get("securityGroups")),
-                  *(g for n in interfaces for g in _list(n.get("securityGroups")))):
-            if isinstance(v, str) and SECURITY_GROUP_ID.match(v):
-                groups.add(v)
-        mixed = inputs.get("mixedInstancesPolicy")
-        overrides = ((mixed.get("launchTemplate") or {}).get("overrides")) if isinstance(mixed, dict) else None
-        for v in (inputs.get("instanceType"), *_list(inputs.get("instanceTypes")),
-                  *(o.get("instanceType") for o in _list(overrides) if isinstance(o, dict))):
-            if isinstance(v, str) and INSTANCE_TYPE.match(v):
-                types.add(v)
+        # a spot fleet request's launch specifications are each an instance's settings
+        for spec in (s for s in _list(inputs.get("launchSpecifications")) if isinstance(s, dict)):
+            _collect(spec, subnets, groups, types)
+        _collect(inputs, subnets, groups, types)
     return References(frozenset(subnets), frozenset(groups), frozenset(types), frozenset(own))
+
+
+def _collect(inputs: dict[str, Any], subnets: set[str], groups: set[str], types: set[str]) -> None:
+    """Add the subnet ids, security-group ids and instance types that one resource's (or one launch
+    specification's) ``inputs`` name."""
+    interfaces = [n for n in _list(inputs.get("networkInterfaces")) if isinstance(n, dict)]
+    for v in (*_subnet_ids(inputs.get("subnetId")), *_list(inputs.get("vpcZoneIdentifiers")),
+              *(n.get("subnetId") for n in interfaces)):
+        if isinstance(v, str) and SUBNET_ID.match(v):
+            subnets.add(v)
+    for v in (*_list(inputs.get("vpcSecurityGroupIds")), *_list(inputs.get("securityGroups")),
+              *(g for n in interfaces for g in _list(n.get("securityGroups")))):
+        if isinstance(v, str) and SECURITY_GROUP_ID.match(v):
+            groups.add(v)
+    mixed = inputs.get("mixedInstancesPolicy")
+    overrides = ((mixed.get("launchTemplate") or {}).get("overrides")) if isinstance(mixed, dict) else None
+    for v in (inputs.get("instanceType"), *_list(inputs.get("instanceTypes")),
+              *(o.get("instanceType") for o in _list(overrides) if isinstance(o, dict))):
+        if isinstance(v, str) and INSTANCE_TYPE.match(v):
+            types.add(v)
+
+
+def _subnet_ids(value: Any) -> list[Any]:
+    """A ``subnetId``: one id, or (a spot fleet launch specification's) several separated by commas."""
+    return [part.strip() for part in value.split(",")] if isinstance(value, str) else [value]
 
 
 def given_subnet_ids(policy: dict[str, Any], document: dict[str, Any], refs: References | None = None) -> list[str]:
@@ -211,6 +227,7 @@ def read_subnet_facts(ec2: Any, subnet_ids: Iterable[str], *, region: str) -> di
             route_table_id=table["RouteTableId"],
             main_route_table=sid not in own,
             routes=[_route(r) for r in table.get("Routes") or []],
+            availability_zone=s.get("AvailabilityZone"),
         )
     log.info("read %d subnet(s) from EC2 in %s", len(facts), region)
     return facts

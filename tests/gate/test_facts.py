@@ -19,6 +19,7 @@ from seedance.gate.facts import (
     read_instance_type_facts,
     read_security_group_facts,
     read_subnet_facts,
+    references,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -75,7 +76,7 @@ def test_read_subnet_facts(ec2) -> None:
     assert [(r.destination, r.target) for r in private.routes] == [("10.20.0.0/16", "local")]
     assert private.route_table_id == maps.route_table_id == n["private-rt"]
     assert (private.map_public_ip_on_launch, maps.map_public_ip_on_launch) == (False, True)
-    assert all(f.vpc_id == n["vpc"] for f in facts.values())
+    assert all((f.vpc_id, f.availability_zone) == (n["vpc"], f"{REGION}a") for f in facts.values())
     pair = read_subnet_facts(client("ec2", REGION), [n["on-main"], n["private"]], region=REGION)
     assert (pair[n["on-main"]].main_route_table, pair[n["private"]].route_table_id) == (True, n["private-rt"])
     assert read_subnet_facts(client("ec2", REGION), [], region=REGION) == {}
@@ -167,6 +168,19 @@ def test_given_subnet_ids_come_from_the_policy_and_the_document() -> None:
                                             "subnet-0dddddddddddddddd"]
 
 
+def test_a_spot_fleets_launch_specifications_name_what_ec2_describes() -> None:
+    """A launch specification's subnetId may list several subnets, separated by commas (EC2 API)."""
+    doc = {"resources": [{"inputs": {"launchSpecifications": [
+        {"subnetId": "subnet-0aaaaaaaaaaaaaaaa, subnet-0bbbbbbbbbbbbbbbb", "vpcSecurityGroupIds": ["sg-0aaaaaaaaaaaaaaaa"],
+         "instanceType": "g5.xlarge"},
+        {"subnetId": "subnet-0cccccccccccccccc", "instanceType": "g6.xlarge"},
+        "[unknown]",
+    ], "targetCapacity": 2}}]}
+    refs = references(doc)
+    assert refs.subnets == {"subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb", "subnet-0cccccccccccccccc"}
+    assert (refs.security_groups, refs.instance_types) == ({"sg-0aaaaaaaaaaaaaaaa"}, {"g5.xlarge", "g6.xlarge"})
+
+
 def _check(capsys, tmp_path: Path, subnets: list[str], cluster_sg: str, *extra: str) -> tuple[int, dict | str, str]:
     """eu-prod's sample document and policy with its subnets and cluster security group replaced, gated under MLPS."""
     text = SAMPLE.read_text()
@@ -240,6 +254,34 @@ def test_check_lookup_passes_private_given_subnets(ec2, capsys, tmp_path: Path) 
     ec2.associate_route_table(RouteTableId=n["private-rt"], SubnetId=third)
     _, report, _ = _check(capsys, tmp_path, [private, other, third], n["cluster-sg"], "--lookup")
     assert not [f for f in report["findings"] if f["controlId"] == "MLPS-L3-8.1.2.1c"]
+
+
+def _single_zone_findings(report: dict) -> set[str]:
+    return {f["resourceName"] for f in report["findings"]
+            if f["controlId"] == "MLPS-L3-8.1.2.1e" and "availability zone" in f["message"] and "are all in" in f["message"]}
+
+
+def test_check_lookup_counts_the_zones_of_given_subnets(ec2, capsys, tmp_path: Path) -> None:
+    """Three private subnets in one zone are one zone once EC2 says where they sit; without the
+    lookup each given subnet counts as a zone of its own."""
+    n = _network(ec2)
+
+    def private_subnet(cidr: str, zone: str) -> str:
+        sid = ec2.create_subnet(VpcId=n["vpc"], CidrBlock=cidr, AvailabilityZone=f"{REGION}{zone}")["Subnet"]["SubnetId"]
+        ec2.associate_route_table(RouteTableId=n["private-rt"], SubnetId=sid)
+        return sid
+
+    one_zone = [n["private"], private_subnet("10.20.20.0/24", "a"), private_subnet("10.20.21.0/24", "a")]
+    spread = [private_subnet(f"10.20.{30 + i}.0/24", zone) for i, zone in enumerate("abc")]
+    asgs = {"batch-embed-asg", "eval-asg", "finetune-asg", "inference-asg", "llm-train-asg"}
+    _, report, _ = _check(capsys, tmp_path, one_zone, n["cluster-sg"])
+    assert _single_zone_findings(report) == set()
+    _, report, _ = _check(capsys, tmp_path, one_zone, n["cluster-sg"], "--lookup")
+    assert _single_zone_findings(report) == asgs
+    assert {f["message"] for f in report["findings"] if f["resourceName"] == "eval-asg" and "are all in" in f["message"]} == {
+        f"autoscaling group's 3 subnets are all in availability zone {REGION}a; at least 2 availability zones required"}
+    _, report, _ = _check(capsys, tmp_path, spread, n["cluster-sg"], "--lookup")
+    assert _single_zone_findings(report) == set()
 
 
 def test_check_lookup_of_an_unknown_subnet_is_undecided(ec2, capsys, tmp_path: Path) -> None:
