@@ -43,15 +43,15 @@ _spot_fleets_with_specs := {i |
 launch_specifications(r) := [s | some s in resources.elements(object.get(r.inputs, "launchSpecifications", [])); is_object(s)]
 
 # what to call the resource in a message
-noun(r) := "launch template" if r.type == launch_template
+noun(r) := _nouns[r.type]
 
-noun(r) := "instance" if r.type == instance
-
-noun(r) := "spot instance request" if r.type == spot_request
-
-noun(r) := "launch configuration" if r.type == launch_configuration
-
-noun(r) := "spot fleet launch specification" if r.type == spot_fleet
+_nouns := {
+	launch_template: "launch template",
+	instance: "instance",
+	spot_request: "spot instance request",
+	launch_configuration: "launch configuration",
+	spot_fleet: "spot fleet launch specification",
+}
 
 # EBS volumes as launch-template block device mappings ({deviceName, ebs}). An instance's root
 # volume is always there (rootBlockDevice, or the AMI's defaults when absent: unencrypted unless
@@ -61,15 +61,11 @@ ebs_mappings(r) := [m |
 	is_object(object.get(m, "ebs", null))
 ] if {
 	r.type == launch_template
-}
-
-ebs_mappings(r) := array.concat([_root(r)], [_ebs(d) | some d in object.get(r.inputs, "ebsBlockDevices", [])]) if {
+} else := array.concat([_root(r)], [_ebs(d) | some d in object.get(r.inputs, "ebsBlockDevices", [])]) if {
 	r.type in _instance_types
-}
-
-# a spot fleet request: each launch specification's root device (the first of rootBlockDevices,
-# the AMI's defaults when absent) and EBS devices, named by the specification's position
-ebs_mappings(r) := [_in_spec(k, m) |
+} else := [_in_spec(k, m) |
+	# a spot fleet request: each launch specification's root device (the first of
+	# rootBlockDevices, the AMI's defaults when absent) and EBS devices, named by its position
 	some k, spec in launch_specifications(r)
 	some m in array.concat([_spec_root(spec)], [_ebs(d) | some d in resources.elements(object.get(spec, "ebsBlockDevices", [])); is_object(d)])
 ] if {
@@ -98,20 +94,16 @@ http_tokens(r) := object.get(r.inputs, ["metadataOptions", "httpTokens"], "optio
 # a public IP for the instances: a launch template's network interfaces, an instance's own flag,
 # any launch specification's flag
 public_ip(r) if {
-	r.type == spot_fleet
-	some spec in launch_specifications(r)
-	resources.truthy(object.get(spec, "associatePublicIpAddress", false))
-}
-
-public_ip(r) if {
 	r.type == launch_template
 	some ni in object.get(r.inputs, "networkInterfaces", [])
 	resources.truthy(object.get(ni, "associatePublicIpAddress", false))
-}
-
-public_ip(r) if {
+} else := true if {
 	r.type in _instance_types
 	resources.truthy(object.get(r.inputs, "associatePublicIpAddress", false))
+} else := true if {
+	r.type == spot_fleet
+	some spec in launch_specifications(r)
+	resources.truthy(object.get(spec, "associatePublicIpAddress", false))
 }
 
 # "launch template gives instances a public IP", "instance gets a public IP", ...
@@ -134,13 +126,11 @@ images(r) := {x |
 	some k in object.get(_image_key, r.type, [])
 	x := object.get(r.inputs, k, null)
 	x != null
-} if r.type != spot_fleet
-
-images(r) := {x |
+} if r.type != spot_fleet else := {x |
 	some spec in launch_specifications(r)
 	x := object.get(spec, "ami", null)
 	x != null
-} if r.type == spot_fleet
+}
 
 _image_key := {launch_template: ["imageId"], instance: ["ami"], spot_request: ["ami"], launch_configuration: ["imageId"]}
 
