@@ -7,9 +7,13 @@ import data.lib.frameworks
 # METADATA
 # title: "Encryption in transit"
 # description: >-
-#   Bucket policies deny requests without TLS (aws:SecureTransport false), load-balancer
-#   listeners speak HTTPS/TLS with a policy that refuses TLS below 1.2, and Ingresses terminate
-#   TLS.
+#   Bucket policies deny requests without TLS (aws:SecureTransport false); load-balancer
+#   listeners, classic ones included, speak HTTPS/TLS (SSL) with a policy that refuses TLS below
+#   1.2 (a classic listener by the SSL negotiation policy the stack sets on it); Kubernetes
+#   LoadBalancer Services terminate TLS on every port (aws-load-balancer-ssl-cert, -ssl-ports)
+#   with such a policy (-ssl-negotiation-policy); Ingresses terminate TLS: by spec.tls, or, those
+#   of the AWS Load Balancer Controller, on HTTPS listeners only (listen-ports; HTTP ones
+#   redirected by ssl-redirect) with such an ssl-policy.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-32-gdpr/
 # custom:
@@ -19,7 +23,11 @@ import data.lib.frameworks
 #   severity: mandatory
 #   remediation: >-
 #     Add a Deny statement on aws:SecureTransport "false" to the bucket policy; use HTTPS/TLS
-#     listeners with ELBSecurityPolicy-TLS13-1-2-2021-06 or newer; add spec.tls to the Ingress.
+#     listeners with ELBSecurityPolicy-TLS13-1-2-2021-06 or newer, and on every HTTPS/SSL listener
+#     of a classic load balancer a negotiation policy referencing ELBSecurityPolicy-TLS-1-2-2017-01;
+#     give LoadBalancer Services an aws-load-balancer-ssl-cert for every port and a TLS 1.2+
+#     aws-load-balancer-ssl-negotiation-policy; add spec.tls to the Ingress, or to an ALB Ingress
+#     HTTPS listen-ports, ssl-redirect for its HTTP ports and a TLS 1.2+ ssl-policy.
 violation contains findings.finding("GDPR-32.1a-2", p.resource, p.message) if {
 	frameworks.applies(input.policy, "gdpr")
 	some p in _problems

@@ -61,14 +61,18 @@ test_pass_inline_tls_only_policy if {
 	v == set()
 }
 
-# audit A5: classic load balancer listeners speak HTTPS or SSL
+# audit A5: classic load balancer listeners speak HTTPS or SSL (and an HTTPS one without an SSL
+# negotiation policy gets ELBSecurityPolicy-2016-08: red-team case below)
 test_fail_classic_load_balancer_plain_listener if {
 	elb := fixtures.resource("aws:elb/loadBalancer:LoadBalancer", "legacy", {"listeners": [
 		{"lbProtocol": "http", "lbPort": 80, "instanceProtocol": "http", "instancePort": 8080},
 		{"lbProtocol": "https", "lbPort": 443, "instanceProtocol": "http", "instancePort": 8080, "sslCertificateId": "arn:aws:acm:eu-central-1:111122223333:certificate/x"},
 	]})
 	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [elb])
-	v == {_f("aws:elb/loadBalancer:LoadBalancer", "legacy", "classic load balancer listener on port 80 uses HTTP, not HTTPS/SSL")}
+	v == {
+		_f("aws:elb/loadBalancer:LoadBalancer", "legacy", "classic load balancer listener on port 80 uses HTTP, not HTTPS/SSL"),
+		_f("aws:elb/loadBalancer:LoadBalancer", "legacy", "classic load balancer HTTPS listener on port 443 has no SSL negotiation policy in the stack, so it gets ELBSecurityPolicy-2016-08, which allows TLS 1.0"),
+	}
 }
 
 # audit D: a SecureTransport deny narrowed to some actions leaves the others open over HTTP
@@ -99,6 +103,252 @@ test_pass_tls_deny_on_every_action if {
 	resources := [
 		fixtures.bucket("star", "personal"), _tls_policy("star", "*"),
 		fixtures.bucket("list", "personal"), _tls_policy("list", ["s3:GetObject", "S3:*"]),
+	]
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}
+
+# ---------------------------------------------------------------- red-team: classic ELB SSL negotiation
+
+_elb(name, inputs) := fixtures.resource("aws:elb/loadBalancer:LoadBalancer", name, inputs)
+
+_classic_listener(protocol, port) := {
+	"lbProtocol": protocol, "lbPort": port, "instanceProtocol": "http", "instancePort": 8080,
+	"sslCertificateId": "arn:aws:acm:eu-central-1:111122223333:certificate/x",
+}
+
+_lb_policy(name, lb_name, attributes) := fixtures.resource("aws:elb/loadBalancerPolicy:LoadBalancerPolicy", name, {
+	"loadBalancerName": lb_name, "policyName": name, "policyTypeName": "SSLNegotiationPolicyType",
+	"policyAttributes": attributes,
+})
+
+_listener_policy(name, lb_name, port, names) := fixtures.resource("aws:elb/listenerPolicy:ListenerPolicy", name, {
+	"loadBalancerName": lb_name, "loadBalancerPort": port, "policyNames": names,
+})
+
+_tls12_only := [
+	{"name": "Protocol-SSLv3", "value": "false"},
+	{"name": "Protocol-TLSv1", "value": "false"},
+	{"name": "Protocol-TLSv1.1", "value": "false"},
+	{"name": "Protocol-TLSv1.2", "value": "true"},
+	{"name": "ECDHE-RSA-AES128-GCM-SHA256", "value": "true"},
+]
+
+# A classic HTTPS/SSL listener without a negotiation policy gets ELBSecurityPolicy-2016-08 (TLS 1.0);
+# one whose policy references an older predefined policy, leaves a protocol below TLS 1.2 unset,
+# or is not declared in the stack, is reported too; so is the deprecated aws:elasticloadbalancing type.
+test_fail_transit_classic_listeners_without_tls12_policy if {
+	resources := [
+		_elb("legacy", {"name": "legacy", "listeners": [
+			_classic_listener("https", 443), _classic_listener("ssl", 8443),
+			_classic_listener("https", 9443), _classic_listener("https", 10443),
+		]}),
+		_lb_policy("tls11", "legacy", [{"name": "Reference-Security-Policy", "value": "ELBSecurityPolicy-TLS-1-1-2017-01"}]),
+		_listener_policy("legacy-8443", "legacy", 8443, ["tls11"]),
+		fixtures.resource("aws:elb/sslNegotiationPolicy:SslNegotiationPolicy", "custom", {
+			"name": "custom", "loadBalancer": "legacy", "lbPort": 9443,
+			"attributes": [{"name": "Protocol-TLSv1", "value": "false"}, {"name": "Protocol-TLSv1.1", "value": "false"}, {"name": "Protocol-TLSv1.2", "value": "true"}],
+		}),
+		_listener_policy("legacy-10443", "legacy", 10443, ["made-by-hand"]),
+		fixtures.resource("aws:elasticloadbalancing/loadBalancer:LoadBalancer", "old-sdk", {"listeners": [_classic_listener("HTTPS", 443)]}),
+	]
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:elb/loadBalancer:LoadBalancer", "legacy", "classic load balancer HTTPS listener on port 443 has no SSL negotiation policy in the stack, so it gets ELBSecurityPolicy-2016-08, which allows TLS 1.0"),
+		_f("aws:elb/loadBalancer:LoadBalancer", "legacy", "classic load balancer SSL listener on port 8443: SSL negotiation policy tls11 references ELBSecurityPolicy-TLS-1-1-2017-01, which allows TLS below 1.2"),
+		_f("aws:elb/loadBalancer:LoadBalancer", "legacy", "classic load balancer HTTPS listener on port 9443: SSL negotiation policy custom does not set Protocol-SSLv3, Protocol-TLSv1 and Protocol-TLSv1.1 to \"false\" (what a custom policy enables for a protocol it leaves out is not documented)"),
+		_f("aws:elb/loadBalancer:LoadBalancer", "legacy", "classic load balancer HTTPS listener on port 10443: SSL negotiation policy made-by-hand is not declared in the stack as an SSL negotiation policy of this load balancer, so what it allows cannot be established"),
+		_f("aws:elasticloadbalancing/loadBalancer:LoadBalancer", "old-sdk", "classic load balancer HTTPS listener on port 443 has no SSL negotiation policy in the stack, so it gets ELBSecurityPolicy-2016-08, which allows TLS 1.0"),
+	}
+}
+
+# The compliant forms: an SslNegotiationPolicy turning off every protocol below TLS 1.2, tied to its
+# load balancer by property dependencies (the id is unknown in a preview); a Reference-Security-Policy
+# to ELBSecurityPolicy-TLS-1-2-2017-01 set by a ListenerPolicy on a load balancer named by its
+# Pulumi auto-name; the same through the load balancer's id recorded by a mock runtime.
+test_pass_transit_classic_listeners_with_tls12_policy if {
+	resources := [
+		_elb("front", {"listeners": [_classic_listener("https", 443)]}),
+		object.union(
+			fixtures.resource("aws:elb/sslNegotiationPolicy:SslNegotiationPolicy", "front-tls", {
+				"name": "front-tls", "loadBalancer": "[unknown]", "lbPort": 443, "attributes": _tls12_only,
+			}),
+			{"property_dependencies": {"loadBalancer": [fixtures.urn("aws:elb/loadBalancer:LoadBalancer", "front")]}},
+		),
+		_elb("web", {"name": "web-1a2b3c4", "listeners": [_classic_listener("ssl", "8443")]}),
+		_lb_policy("web-tls12", "web-1a2b3c4", [{"name": "Reference-Security-Policy", "value": "ELBSecurityPolicy-TLS-1-2-2017-01"}]),
+		fixtures.resource("aws:elb/loadBalancerPolicy:LoadBalancerPolicy", "web-sticky", {
+			"loadBalancerName": "web-1a2b3c4", "policyName": "web-sticky", "policyTypeName": "LBCookieStickinessPolicyType",
+			"policyAttributes": [{"name": "CookieExpirationPeriod", "value": "60"}],
+		}),
+		_listener_policy("web-8443", "web-1a2b3c4", 8443, ["web-tls12", "web-sticky"]),
+		_elb("api", {"listeners": [_classic_listener("https", 443)]}),
+		_lb_policy("api-tls12", "api-0123abcd", [{"name": "Reference-Security-Policy", "value": "ELBSecurityPolicy-TLS-1-2-Ext-2018-06"}]),
+		_listener_policy("api-443", "api-0123abcd", 443, ["api-tls12"]),
+	]
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}
+
+# ---------------------------------------------------------------- red-team: LoadBalancer Services
+
+_svc_type := "kubernetes:core/v1:Service"
+
+_cert := "arn:aws:acm:eu-central-1:111122223333:certificate/web"
+
+_svc(type, name, annotations, ports) := fixtures.resource(type, name, {
+	"metadata": {"name": name, "namespace": "inference", "annotations": annotations},
+	"spec": {"type": "LoadBalancer", "selector": {"app": name}, "ports": ports},
+})
+
+# Without a certificate the load balancer forwards plain TCP; with one, the ports ssl-ports leaves
+# out (or "*", which the AWS Load Balancer Controller matches with no port) and UDP ports get no
+# TLS, and the TLS listeners get ELBSecurityPolicy-2016-08 unless a negotiation policy is named.
+test_fail_transit_load_balancer_services_without_tls if {
+	resources := [
+		_svc(_svc_type, "plain", {"service.beta.kubernetes.io/aws-load-balancer-scheme": "internal"}, [
+			{"name": "http", "port": 80, "targetPort": 8080, "protocol": "TCP"},
+			{"name": "grpc", "port": 9000, "targetPort": 9000},
+		]),
+		_svc(_svc_type, "partial", {
+			"service.beta.kubernetes.io/aws-load-balancer-type": "external",
+			"service.beta.kubernetes.io/aws-load-balancer-ssl-cert": _cert,
+			"service.beta.kubernetes.io/aws-load-balancer-ssl-ports": "443",
+			"service.beta.kubernetes.io/aws-load-balancer-ssl-negotiation-policy": "ELBSecurityPolicy-TLS13-1-2-2021-06",
+		}, [{"name": "https", "port": 443, "targetPort": 8080}, {"name": "http", "port": 80, "targetPort": 8080}]),
+		_svc(_svc_type, "star", {
+			"service.beta.kubernetes.io/aws-load-balancer-ssl-cert": _cert,
+			"service.beta.kubernetes.io/aws-load-balancer-ssl-ports": "*",
+			"service.beta.kubernetes.io/aws-load-balancer-ssl-negotiation-policy": "ELBSecurityPolicy-TLS-1-2-2017-01",
+		}, [{"name": "https", "port": 443, "targetPort": 8080}]),
+		_svc(_svc_type, "default-policy", {"service.beta.kubernetes.io/aws-load-balancer-ssl-cert": _cert}, [
+			{"name": "https", "port": 443, "targetPort": 8080},
+			{"name": "syslog", "port": 514, "targetPort": 514, "protocol": "UDP"},
+		]),
+		_svc(_svc_type, "old-policy", {
+			"service.beta.kubernetes.io/aws-load-balancer-ssl-cert": _cert,
+			"service.beta.kubernetes.io/aws-load-balancer-ssl-negotiation-policy": "ELBSecurityPolicy-TLS-1-1-2017-01",
+		}, [{"name": "https", "port": 443, "targetPort": 8080}]),
+		_svc("kubernetes:core/v1:ServicePatch", "patched", {}, [{"port": 8000}]),
+	]
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f(_svc_type, "plain", "LoadBalancer Service has no service.beta.kubernetes.io/aws-load-balancer-ssl-cert annotation, so its load balancer terminates no TLS and carries ports 80/TCP, 9000/TCP as plain TCP (unless the pods terminate TLS themselves)"),
+		_f(_svc_type, "partial", "LoadBalancer Service: service.beta.kubernetes.io/aws-load-balancer-ssl-ports \"443\" leaves out port 80/TCP, which the load balancer therefore serves without TLS"),
+		_f(_svc_type, "star", "LoadBalancer Service lists \"*\" in service.beta.kubernetes.io/aws-load-balancer-ssl-ports, which the AWS Load Balancer Controller matches with no port (the legacy cloud provider with every port), so port 443/TCP may be served without TLS: list the ports by number or name"),
+		_f(_svc_type, "default-policy", "LoadBalancer Service sets no service.beta.kubernetes.io/aws-load-balancer-ssl-negotiation-policy, so its TLS listeners get ELBSecurityPolicy-2016-08 (the AWS Load Balancer Controller's default unless its --default-ssl-policy changes it, and the ELB API's), which allows TLS 1.0"),
+		_f(_svc_type, "default-policy", "LoadBalancer Service port 514 is UDP, which the load balancer forwards without TLS"),
+		_f(_svc_type, "old-policy", "LoadBalancer Service TLS policy ELBSecurityPolicy-TLS-1-1-2017-01 (service.beta.kubernetes.io/aws-load-balancer-ssl-negotiation-policy) allows TLS below 1.2"),
+		_f("kubernetes:core/v1:ServicePatch", "patched", "LoadBalancer Service has no service.beta.kubernetes.io/aws-load-balancer-ssl-cert annotation, so its load balancer terminates no TLS and carries port 8000/TCP as plain TCP (unless the pods terminate TLS themselves)"),
+	}
+}
+
+# A certificate on every port (no ssl-ports), or on the ports ssl-ports names by number or by name,
+# with a TLS 1.2+ policy; a ClusterIP Service has no load balancer.
+test_pass_transit_load_balancer_services_with_tls if {
+	resources := [
+		_svc(_svc_type, "all-ports", {
+			"service.beta.kubernetes.io/aws-load-balancer-type": "external",
+			"service.beta.kubernetes.io/aws-load-balancer-scheme": "internet-facing",
+			"service.beta.kubernetes.io/aws-load-balancer-ssl-cert": _cert,
+			"service.beta.kubernetes.io/aws-load-balancer-ssl-negotiation-policy": "ELBSecurityPolicy-TLS13-1-2-2021-06",
+		}, [{"name": "https", "port": 443, "targetPort": 8080}, {"name": "grpc", "port": 9443, "targetPort": 9000}]),
+		_svc(_svc_type, "listed", {
+			"service.beta.kubernetes.io/aws-load-balancer-ssl-cert": _cert,
+			"service.beta.kubernetes.io/aws-load-balancer-ssl-ports": "443, metrics",
+			"service.beta.kubernetes.io/aws-load-balancer-ssl-negotiation-policy": "ELBSecurityPolicy-TLS-1-2-2017-01",
+		}, [{"name": "https", "port": 443, "targetPort": 8080}, {"name": "metrics", "port": "9100", "targetPort": 9100}]),
+		fixtures.resource(_svc_type, "internal-only", {"metadata": {"name": "internal-only"}, "spec": {"type": "ClusterIP", "ports": [{"port": 80}]}}),
+	]
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}
+
+# ---------------------------------------------------------------- red-team: Ingress listen ports
+
+_ing(type, name, annotations, spec) := fixtures.resource(type, name, {
+	"metadata": {"name": name, "namespace": "inference", "annotations": annotations},
+	"spec": spec,
+})
+
+_ing_type := "kubernetes:networking.k8s.io/v1:Ingress"
+
+_rules := [{"host": "api.example.com", "http": {"paths": [{"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "api", "port": {"number": 80}}}}]}}]
+
+_tls := [{"hosts": ["api.example.com"]}]
+
+# The AWS Load Balancer Controller serves HTTP on the HTTP ports of listen-ports unless ssl-redirect
+# is set in the IngressGroup, listens on HTTP 80 alone without certificate-arn and listen-ports
+# whatever spec.tls says, and gives HTTPS listeners ELBSecurityPolicy-2016-08 unless ssl-policy
+# names a policy. Ingresses of the other API versions, and patches, are read too.
+test_fail_transit_ingress_listeners if {
+	resources := [
+		_ing(_ing_type, "both", {
+			"alb.ingress.kubernetes.io/scheme": "internal",
+			"alb.ingress.kubernetes.io/certificate-arn": _cert,
+			"alb.ingress.kubernetes.io/listen-ports": "[{\"HTTP\": 80}, {\"HTTPS\": 443}]",
+			"alb.ingress.kubernetes.io/ssl-policy": "ELBSecurityPolicy-TLS13-1-2-2021-06",
+		}, {"ingressClassName": "alb", "rules": _rules, "tls": _tls}),
+		_ing(_ing_type, "tls-only-in-spec", {}, {"ingressClassName": "alb", "rules": _rules, "tls": _tls}),
+		_ing(_ing_type, "old-policy", {
+			"kubernetes.io/ingress.class": "alb",
+			"alb.ingress.kubernetes.io/certificate-arn": _cert,
+			"alb.ingress.kubernetes.io/ssl-policy": "ELBSecurityPolicy-2016-08",
+		}, {"rules": _rules}),
+		_ing(_ing_type, "no-policy", {
+			"alb.ingress.kubernetes.io/listen-ports": "[{\"HTTPS\": 8443}]",
+			"alb.ingress.kubernetes.io/certificate-arn": _cert,
+		}, {"rules": _rules, "tls": _tls}),
+		_ing(_ing_type, "garbled", {"alb.ingress.kubernetes.io/listen-ports": "HTTPS:443"}, {"ingressClassName": "alb", "rules": _rules}),
+		_ing("kubernetes:networking.k8s.io/v1beta1:Ingress", "beta", {}, {"ingressClassName": "nginx", "rules": _rules}),
+		_ing("kubernetes:extensions/v1beta1:Ingress", "legacy", {}, {"rules": _rules}),
+		_ing("kubernetes:networking.k8s.io/v1:IngressPatch", "patched", {"alb.ingress.kubernetes.io/listen-ports": "[{\"HTTP\": 8080}]"}, {"rules": _rules}),
+	]
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f(_ing_type, "both", "Ingress listens for plain HTTP on port 80 (alb.ingress.kubernetes.io/listen-ports) and its IngressGroup sets no alb.ingress.kubernetes.io/ssl-redirect"),
+		_f(_ing_type, "tls-only-in-spec", "Ingress sets neither alb.ingress.kubernetes.io/certificate-arn nor alb.ingress.kubernetes.io/listen-ports, so the AWS Load Balancer Controller gives it one listener, plain HTTP on port 80 (spec.tls adds no HTTPS listener), and its IngressGroup sets no alb.ingress.kubernetes.io/ssl-redirect"),
+		_f(_ing_type, "old-policy", "Ingress TLS policy ELBSecurityPolicy-2016-08 (alb.ingress.kubernetes.io/ssl-policy) allows TLS below 1.2"),
+		_f(_ing_type, "no-policy", "Ingress has HTTPS listeners but its IngressGroup sets no alb.ingress.kubernetes.io/ssl-policy, so they get ELBSecurityPolicy-2016-08 (the AWS Load Balancer Controller's default unless its --default-ssl-policy changes it), which allows TLS 1.0"),
+		_f(_ing_type, "garbled", "Ingress alb.ingress.kubernetes.io/listen-ports HTTPS:443 is not a JSON list of {\"HTTP\"|\"HTTPS\": port}, so its listeners cannot be established"),
+		_f("kubernetes:networking.k8s.io/v1beta1:Ingress", "beta", "Ingress has no tls section"),
+		_f("kubernetes:extensions/v1beta1:Ingress", "legacy", "Ingress has no tls section"),
+		_f("kubernetes:networking.k8s.io/v1:IngressPatch", "patched", "Ingress listens for plain HTTP on port 8080 (alb.ingress.kubernetes.io/listen-ports) and its IngressGroup sets no alb.ingress.kubernetes.io/ssl-redirect"),
+	}
+}
+
+# HTTP listeners that redirect to HTTPS (ssl-redirect on the Ingress, or on another Ingress of its
+# IngressGroup), HTTPS listeners with a TLS 1.2+ policy, an IngressClass of the document whose
+# controller is the AWS Load Balancer Controller (its Ingresses need no spec.tls), and an Ingress of
+# another controller that terminates TLS by spec.tls.
+test_pass_transit_ingress_listeners_with_tls if {
+	resources := [
+		_ing(_ing_type, "redirect", {
+			"alb.ingress.kubernetes.io/scheme": "internet-facing",
+			"alb.ingress.kubernetes.io/certificate-arn": _cert,
+			"alb.ingress.kubernetes.io/listen-ports": "[{\"HTTP\": 80}, {\"HTTPS\": 443}]",
+			"alb.ingress.kubernetes.io/ssl-redirect": "443",
+			"alb.ingress.kubernetes.io/ssl-policy": "ELBSecurityPolicy-TLS13-1-2-2021-06",
+		}, {"ingressClassName": "alb", "rules": _rules}),
+		_ing(_ing_type, "group-front", {
+			"alb.ingress.kubernetes.io/group.name": "shared",
+			"alb.ingress.kubernetes.io/certificate-arn": _cert,
+			"alb.ingress.kubernetes.io/listen-ports": "[{\"HTTPS\": 443}]",
+			"alb.ingress.kubernetes.io/ssl-redirect": "443",
+			"alb.ingress.kubernetes.io/ssl-policy": "ELBSecurityPolicy-TLS13-1-2-Res-2021-06",
+		}, {"ingressClassName": "alb", "rules": _rules}),
+		_ing(_ing_type, "group-member", {
+			"alb.ingress.kubernetes.io/group.name": "shared",
+			"alb.ingress.kubernetes.io/listen-ports": "[{\"HTTP\": 80}, {\"HTTPS\": 443}]",
+		}, {"ingressClassName": "alb", "rules": _rules}),
+		fixtures.resource("kubernetes:networking.k8s.io/v1:IngressClass", "public", {
+			"metadata": {"name": "public"}, "spec": {"controller": "ingress.k8s.aws/alb"},
+		}),
+		_ing(_ing_type, "own-class", {
+			"alb.ingress.kubernetes.io/certificate-arn": _cert,
+			"alb.ingress.kubernetes.io/ssl-policy": "ELBSecurityPolicy-FS-1-2-Res-2020-10",
+		}, {"ingressClassName": "public", "rules": _rules}),
+		_ing("kubernetes:networking.k8s.io/v1beta1:Ingress", "nginx", {"nginx.ingress.kubernetes.io/ssl-redirect": "true"}, {"ingressClassName": "nginx", "rules": _rules, "tls": _tls}),
 	]
 	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == set()

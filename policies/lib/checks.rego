@@ -11,6 +11,7 @@ import data.lib.compute
 import data.lib.findings
 import data.lib.resources
 import data.lib.s3
+import data.lib.transit
 
 ebs_csi := {"ebs.csi.aws.com", "kubernetes.io/aws-ebs"}
 
@@ -210,16 +211,252 @@ _in_transit contains problem(l, msg) if {
 
 # classic load balancers: every listener's front end speaks HTTPS or SSL
 _in_transit contains problem(lb, msg) if {
-	some lb in resources.of_type(input.document, "aws:elb/loadBalancer:LoadBalancer")
-	some l in object.get(lb.inputs, "listeners", [])
+	some i in transit.classic_lb_indices
+	lb := input.document.resources[i]
+	some l in resources.elements(object.get(lb.inputs, "listeners", []))
 	protocol := upper(sprintf("%v", [object.get(l, "lbProtocol", "HTTP")]))
 	not protocol in {"HTTPS", "SSL"}
 	msg := sprintf("classic load balancer listener on port %v uses %s, not HTTPS/SSL", [object.get(l, "lbPort", "?"), protocol])
 }
 
-_in_transit contains problem(i, "Ingress has no tls section") if {
-	some i in resources.of_type(input.document, "kubernetes:networking.k8s.io/v1:Ingress")
-	count(object.get(i.inputs, ["spec", "tls"], [])) == 0
+# An HTTPS/SSL listener of a classic load balancer that the document gives no SSL negotiation
+# policy gets ELBSecurityPolicy-2016-08 (AWS, Classic Load Balancers guide, "Update the SSL
+# negotiation configuration of your Classic Load Balancer"), which allows TLS 1.0 and 1.1 (same
+# guide, "SSL negotiation configurations for Classic Load Balancers": the default policy supports
+# TLS 1.2 and earlier versions; "Predefined SSL security policies ...": its protocol table).
+_in_transit contains problem(lb, msg) if {
+	some [i, l, protocol] in _classic_tls_listeners
+	count(object.get(transit.listener_policies, transit.listener_key(i, object.get(l, "lbPort", "?")), set())) == 0
+	lb := input.document.resources[i]
+	msg := sprintf(
+		"classic load balancer %s listener on port %v has no SSL negotiation policy in the stack, so it gets %s, which allows TLS 1.0",
+		[protocol, object.get(l, "lbPort", "?"), default_ssl_policy],
+	)
+}
+
+# Every SSL negotiation policy the document sets on such a listener must refuse TLS below 1.2:
+# each resource sets the listener's policies anew, so which one is applied last, and holds, is not
+# in the document.
+_in_transit contains problem(lb, msg) if {
+	some [i, l, protocol] in _classic_tls_listeners
+	some p in object.get(transit.listener_policies, transit.listener_key(i, object.get(l, "lbPort", "?")), set())
+	not _classic_refuses_old_tls(p)
+	lb := input.document.resources[i]
+	msg := sprintf(
+		"classic load balancer %s listener on port %v: SSL negotiation policy %v %s",
+		[protocol, object.get(l, "lbPort", "?"), p.name, _classic_policy_problem(p)],
+	)
+}
+
+# [position, listener, protocol] of the HTTPS and SSL listeners of the classic load balancers
+_classic_tls_listeners contains [i, l, protocol] if {
+	some i in transit.classic_lb_indices
+	some l in resources.elements(object.get(input.document.resources[i].inputs, "listeners", []))
+	protocol := upper(sprintf("%v", [object.get(l, "lbProtocol", "HTTP")]))
+	protocol in {"HTTPS", "SSL"}
+}
+
+# The protocols older than TLS 1.2 that a classic SSL negotiation policy has an attribute for.
+# A policy refuses them when it references a predefined policy that does (Reference-Security-Policy)
+# and enables none of them itself, or when it is a custom policy that sets each to "false": the
+# Classic Load Balancers guide does not say what a custom policy enables for a protocol it leaves
+# out, so one left out is not taken to be off.
+_old_protocols := ["Protocol-SSLv3", "Protocol-TLSv1", "Protocol-TLSv1.1"]
+
+_classic_refuses_old_tls(p) if {
+	not p.undeclared
+	refs := _attribute_values(p, "Reference-Security-Policy")
+	count(refs) > 0
+	every ref in refs {
+		tls12_policy(ref)
+	}
+	not _enables_old_protocol(p)
+}
+
+_classic_refuses_old_tls(p) if {
+	not p.undeclared
+	count(_attribute_values(p, "Reference-Security-Policy")) == 0
+	every protocol in _old_protocols {
+		_attribute_values(p, protocol) == {"false"}
+	}
+}
+
+# the values a policy gives an attribute (a set: a list may name one twice)
+_attribute_values(p, name) := {v |
+	some a in p.attributes
+	a.name == name
+	v := _attribute_value(name, a.value)
+}
+
+_attribute_value("Reference-Security-Policy", v) := v
+
+_attribute_value(name, v) := lower(sprintf("%v", [v])) if name != "Reference-Security-Policy"
+
+_enables_old_protocol(p) if {
+	some protocol in _old_protocols
+	"true" in _attribute_values(p, protocol)
+}
+
+_classic_policy_problem(p) := "is not declared in the stack as an SSL negotiation policy of this load balancer, so what it allows cannot be established" if {
+	p.undeclared
+} else := sprintf("references %s, which allows TLS below 1.2", [concat(", ", sort(refs))]) if {
+	refs := _attribute_values(p, "Reference-Security-Policy")
+	count(refs) > 0
+	some ref in refs
+	not tls12_policy(ref)
+} else := sprintf("enables %s", [concat(", ", [protocol | some protocol in _old_protocols; "true" in _attribute_values(p, protocol)])]) if {
+	_enables_old_protocol(p)
+} else := "does not set Protocol-SSLv3, Protocol-TLSv1 and Protocol-TLSv1.1 to \"false\" (what a custom policy enables for a protocol it leaves out is not documented)"
+
+# Kubernetes Services of type LoadBalancer on AWS (the AWS Load Balancer Controller's NLBs and the
+# legacy cloud provider's classic load balancers and NLBs): the load balancer terminates TLS only
+# with a certificate (service.beta.kubernetes.io/aws-load-balancer-ssl-cert), and then on the ports
+# aws-load-balancer-ssl-ports lists, by number or name, or on every port when it lists none (the
+# controller's annotation guide, and the legacy provider). Without one it forwards plain TCP.
+_in_transit contains problem(svc, msg) if {
+	some i in transit.lb_service_indices
+	svc := input.document.resources[i]
+	not transit.annotated(svc, transit.ssl_cert_annotation)
+	msg := sprintf(
+		"LoadBalancer Service has no %s annotation, so its load balancer terminates no TLS and carries %s as plain TCP (unless the pods terminate TLS themselves)",
+		[transit.ssl_cert_annotation, _service_ports_text(transit.service_ports(svc))],
+	)
+}
+
+# ports the ssl-ports annotation leaves out get a plain TCP listener
+_in_transit contains problem(svc, msg) if {
+	some i in transit.lb_service_indices
+	svc := input.document.resources[i]
+	transit.annotated(svc, transit.ssl_cert_annotation)
+	count(transit.ssl_ports(svc)) > 0
+	not "*" in transit.ssl_ports(svc)
+	plain := [port | some port in transit.service_ports(svc); not transit.udp(port); not transit.named_in_ssl_ports(svc, port)]
+	count(plain) > 0
+	msg := sprintf(
+		"LoadBalancer Service: %s %q leaves out %s, which the load balancer therefore serves without TLS",
+		[transit.ssl_ports_annotation, transit.annotations(svc)[transit.ssl_ports_annotation], _service_ports_text(plain)],
+	)
+}
+
+# "*": the AWS Load Balancer Controller matches no port with it (its annotation guide; the legacy
+# provider reads it as every port), and which of the two serves the Service is not in the document
+_in_transit contains problem(svc, msg) if {
+	some i in transit.lb_service_indices
+	svc := input.document.resources[i]
+	transit.annotated(svc, transit.ssl_cert_annotation)
+	"*" in transit.ssl_ports(svc)
+	plain := [port | some port in transit.service_ports(svc); not transit.udp(port); not transit.named_in_ssl_ports(svc, port)]
+	count(plain) > 0
+	msg := sprintf(
+		"LoadBalancer Service lists \"*\" in %s, which the AWS Load Balancer Controller matches with no port (the legacy cloud provider with every port), so %s may be served without TLS: list the ports by number or name",
+		[transit.ssl_ports_annotation, _service_ports_text(plain)],
+	)
+}
+
+# TLS listeners are TCP: a UDP port is forwarded as it is
+_in_transit contains problem(svc, msg) if {
+	some i in transit.lb_service_indices
+	svc := input.document.resources[i]
+	transit.annotated(svc, transit.ssl_cert_annotation)
+	some port in transit.service_ports(svc)
+	transit.udp(port)
+	msg := sprintf("LoadBalancer Service port %v is UDP, which the load balancer forwards without TLS", [object.get(port, "port", "?")])
+}
+
+# Without aws-load-balancer-ssl-negotiation-policy the TLS listeners get ELBSecurityPolicy-2016-08:
+# the AWS Load Balancer Controller's default (its annotation guide, and its --default-ssl-policy
+# flag's default), a classic load balancer's (see above) and that of an NLB TLS listener created
+# through the ELB API without one.
+_in_transit contains problem(svc, msg) if {
+	some i in transit.lb_service_indices
+	svc := input.document.resources[i]
+	transit.annotated(svc, transit.ssl_cert_annotation)
+	not transit.annotated(svc, transit.ssl_negotiation_policy_annotation)
+	msg := sprintf(
+		"LoadBalancer Service sets no %s, so its TLS listeners get %s (the AWS Load Balancer Controller's default unless its --default-ssl-policy changes it, and the ELB API's), which allows TLS 1.0",
+		[transit.ssl_negotiation_policy_annotation, default_ssl_policy],
+	)
+}
+
+_in_transit contains problem(svc, msg) if {
+	some i in transit.lb_service_indices
+	svc := input.document.resources[i]
+	transit.annotated(svc, transit.ssl_cert_annotation)
+	policy := transit.annotations(svc)[transit.ssl_negotiation_policy_annotation]
+	transit.annotated(svc, transit.ssl_negotiation_policy_annotation)
+	not tls12_policy(policy)
+	msg := sprintf("LoadBalancer Service TLS policy %v (%s) allows TLS below 1.2", [policy, transit.ssl_negotiation_policy_annotation])
+}
+
+_service_ports_text(ports) := "its ports" if {
+	count(ports) == 0
+} else := sprintf("port %s", [_port_text(ports[0])]) if {
+	count(ports) == 1
+} else := sprintf("ports %s", [concat(", ", [_port_text(p) | some p in ports])])
+
+_port_text(p) := sprintf("%v/%s", [object.get(p, "port", "?"), upper(sprintf("%v", [object.get(p, "protocol", "TCP")]))])
+
+# Ingresses the AWS Load Balancer Controller does not serve terminate TLS by spec.tls
+_in_transit contains problem(ing, "Ingress has no tls section") if {
+	some i in transit.ingress_indices - transit.alb_ingress_indices
+	ing := input.document.resources[i]
+	count(resources.elements(object.get(ing.inputs, ["spec", "tls"], []))) == 0
+}
+
+# Those it serves get the listeners of alb.ingress.kubernetes.io/listen-ports (else HTTPS 443
+# with a certificate-arn, HTTP 80 without: spec.tls does not add an HTTPS listener), and an HTTP
+# listener serves plain HTTP unless its IngressGroup sets ssl-redirect (the controller's Ingress
+# annotation guide).
+_in_transit contains problem(ing, msg) if {
+	some i in transit.alb_ingress_indices
+	not transit.redirected(i)
+	ing := input.document.resources[i]
+	ports := sort([port | some [protocol, port] in transit.alb_listeners(ing); protocol == "HTTP"])
+	count(ports) > 0
+	msg := _plain_http_message(ing, ports)
+}
+
+_plain_http_message(ing, ports) := sprintf(
+	"Ingress listens for plain HTTP on port %s (%s) and its IngressGroup sets no %s",
+	[concat(", ", [sprintf("%v", [p]) | some p in ports]), transit.listen_ports_annotation, transit.ssl_redirect_annotation],
+) if {
+	transit.listen_ports_set(ing)
+} else := sprintf(
+	"Ingress sets neither %s nor %s, so the AWS Load Balancer Controller gives it one listener, plain HTTP on port 80 (spec.tls adds no HTTPS listener), and its IngressGroup sets no %s",
+	[transit.certificate_arn_annotation, transit.listen_ports_annotation, transit.ssl_redirect_annotation],
+)
+
+_in_transit contains problem(ing, msg) if {
+	some i in transit.alb_ingress_indices
+	ing := input.document.resources[i]
+	transit.unreadable_listen_ports(ing)
+	msg := sprintf(
+		"Ingress %s %v is not a JSON list of {\"HTTP\"|\"HTTPS\": port}, so its listeners cannot be established",
+		[transit.listen_ports_annotation, transit.annotations(ing)[transit.listen_ports_annotation]],
+	)
+}
+
+_in_transit contains problem(ing, msg) if {
+	some i in transit.alb_ingress_indices
+	ing := input.document.resources[i]
+	policy := transit.annotations(ing)[transit.ssl_policy_annotation]
+	transit.annotated(ing, transit.ssl_policy_annotation)
+	not tls12_policy(policy)
+	msg := sprintf("Ingress TLS policy %v (%s) allows TLS below 1.2", [policy, transit.ssl_policy_annotation])
+}
+
+# HTTPS listeners of an IngressGroup that sets no ssl-policy get the controller's default,
+# ELBSecurityPolicy-2016-08 (its Ingress annotation guide, and its --default-ssl-policy flag)
+_in_transit contains problem(ing, msg) if {
+	some i in transit.alb_ingress_indices
+	not transit.group_has_ssl_policy(i)
+	ing := input.document.resources[i]
+	some [protocol, _] in transit.alb_listeners(ing)
+	protocol == "HTTPS"
+	msg := sprintf(
+		"Ingress has HTTPS listeners but its IngressGroup sets no %s, so they get %s (the AWS Load Balancer Controller's default unless its --default-ssl-policy changes it), which allows TLS 1.0",
+		[transit.ssl_policy_annotation, default_ssl_policy],
+	)
 }
 
 # ---------------------------------------------------------------- backups (versioning)

@@ -9,9 +9,10 @@ import data.lib.resources
 # METADATA
 # title: "Cryptographic protection in transit"
 # description: >-
-#   As GDPR-32.1a-2 (TLS-only bucket policies, HTTPS/TLS listeners with TLS >= 1.2, Ingress
-#   TLS), and interface VPC endpoints use private DNS so clients reach them rather than the
-#   public endpoint.
+#   As GDPR-32.1a-2 (TLS-only bucket policies; HTTPS/TLS listeners, classic ones included, with
+#   TLS >= 1.2; LoadBalancer Services and Ingresses that terminate TLS, with TLS >= 1.2, on every
+#   port they serve), and interface VPC endpoints use private DNS so clients reach them rather
+#   than the public endpoint.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -20,8 +21,10 @@ import data.lib.resources
 #   framework: mlps-l3
 #   severity: mandatory
 #   remediation: >-
-#     Deny aws:SecureTransport false in bucket policies, use TLS 1.2+ listener policies, add
-#     Ingress tls, and set privateDnsEnabled true on interface endpoints.
+#     Deny aws:SecureTransport false in bucket policies, use TLS 1.2+ listener policies (classic
+#     load balancers: a negotiation policy on every HTTPS/SSL listener), terminate TLS on every
+#     port of LoadBalancer Services and Ingresses (certificate annotations, ALB ssl-redirect, TLS
+#     1.2+ policy annotations, Ingress tls), and set privateDnsEnabled true on interface endpoints.
 violation contains findings.finding("MLPS-L3-8.1.2.2", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems

@@ -21,3 +21,61 @@ test_fail_plaintext_and_public_dns if {
 		_f("aws:ec2/vpcEndpoint:VpcEndpoint", "kms", "interface VPC endpoint has private DNS off: clients still resolve the public endpoint"),
 	}
 }
+
+# the red-team cases reach MLPS-L3-8.1.2.2 through lib.checks.in_transit: a classic HTTPS listener
+# without a TLS 1.2+ negotiation policy, a LoadBalancer Service without a certificate, an ALB
+# Ingress that listens for plain HTTP without a redirect
+_mlps_red_team(secure) := [
+	fixtures.resource("aws:elb/loadBalancer:LoadBalancer", "legacy", {"name": "legacy", "listeners": [{
+		"lbProtocol": "https", "lbPort": 443, "instanceProtocol": "http", "instancePort": 8080,
+		"sslCertificateId": "arn:aws-cn:iam::111122223333:server-certificate/web",
+	}]}),
+	fixtures.resource("kubernetes:core/v1:Service", "api", {
+		"metadata": {"name": "api", "namespace": "inference", "annotations": _mlps_service_annotations(secure)},
+		"spec": {"type": "LoadBalancer", "ports": [{"name": "https", "port": 443, "targetPort": 8080}]},
+	}),
+	fixtures.resource("kubernetes:networking.k8s.io/v1:Ingress", "web", {
+		"metadata": {"name": "web", "namespace": "inference", "annotations": _mlps_ingress_annotations(secure)},
+		"spec": {"ingressClassName": "alb", "rules": []},
+	}),
+]
+
+_mlps_service_annotations(false) := {}
+
+_mlps_service_annotations(true) := {
+	"service.beta.kubernetes.io/aws-load-balancer-ssl-cert": "arn:aws-cn:acm:cn-north-1:111122223333:certificate/api",
+	"service.beta.kubernetes.io/aws-load-balancer-ssl-negotiation-policy": "ELBSecurityPolicy-TLS13-1-2-2021-06",
+}
+
+_mlps_ingress_annotations(false) := {"alb.ingress.kubernetes.io/listen-ports": "[{\"HTTP\": 80}]"}
+
+_mlps_ingress_annotations(true) := {
+	"alb.ingress.kubernetes.io/certificate-arn": "arn:aws-cn:acm:cn-north-1:111122223333:certificate/web",
+	"alb.ingress.kubernetes.io/listen-ports": "[{\"HTTP\": 80}, {\"HTTPS\": 443}]",
+	"alb.ingress.kubernetes.io/ssl-redirect": "443",
+	"alb.ingress.kubernetes.io/ssl-policy": "ELBSecurityPolicy-TLS13-1-2-2021-06",
+}
+
+_mlps_tls12_policy := [
+	fixtures.resource("aws:elb/loadBalancerPolicy:LoadBalancerPolicy", "legacy-tls12", {
+		"loadBalancerName": "legacy", "policyName": "legacy-tls12", "policyTypeName": "SSLNegotiationPolicyType",
+		"policyAttributes": [{"name": "Reference-Security-Policy", "value": "ELBSecurityPolicy-TLS-1-2-2017-01"}],
+	}),
+	fixtures.resource("aws:elb/listenerPolicy:ListenerPolicy", "legacy-443", {
+		"loadBalancerName": "legacy", "loadBalancerPort": 443, "policyNames": ["legacy-tls12"],
+	}),
+]
+
+test_fail_mlps_transit_classic_service_and_ingress_listeners if {
+	v := transit_encryption.violation with input as fixtures.gate_input(fixtures.mlps_policy, _mlps_red_team(false))
+	v == {
+		_f("aws:elb/loadBalancer:LoadBalancer", "legacy", "classic load balancer HTTPS listener on port 443 has no SSL negotiation policy in the stack, so it gets ELBSecurityPolicy-2016-08, which allows TLS 1.0"),
+		_f("kubernetes:core/v1:Service", "api", "LoadBalancer Service has no service.beta.kubernetes.io/aws-load-balancer-ssl-cert annotation, so its load balancer terminates no TLS and carries port 443/TCP as plain TCP (unless the pods terminate TLS themselves)"),
+		_f("kubernetes:networking.k8s.io/v1:Ingress", "web", "Ingress listens for plain HTTP on port 80 (alb.ingress.kubernetes.io/listen-ports) and its IngressGroup sets no alb.ingress.kubernetes.io/ssl-redirect"),
+	}
+}
+
+test_pass_mlps_transit_classic_service_and_ingress_listeners if {
+	v := transit_encryption.violation with input as fixtures.gate_input(fixtures.mlps_policy, array.concat(_mlps_red_team(true), _mlps_tls12_policy))
+	v == set()
+}
