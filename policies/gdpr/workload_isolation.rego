@@ -9,9 +9,10 @@ import data.lib.resources
 # METADATA
 # title: "Workload isolation"
 # description: >-
-#   Namespaces holding personal data have a default-deny NetworkPolicy; their pods are not
-#   privileged, cannot escalate privileges and run as non-root; no ConfigMap carries
-#   credential-like keys.
+#   Namespaces holding personal data have a default-deny NetworkPolicy that no NetworkPolicy
+#   voids (an ingress rule admitting every source, a namespaceSelector {} or a 0.0.0.0/0 or ::/0
+#   ipBlock on every port: NetworkPolicies add up); their pods are not privileged, cannot
+#   escalate privileges and run as non-root; no ConfigMap carries credential-like keys.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-32-gdpr/
 #   - ref: https://kubernetes.io/docs/concepts/security/pod-security-standards/
@@ -21,7 +22,8 @@ import data.lib.resources
 #   framework: gdpr
 #   severity: mandatory
 #   remediation: >-
-#     Add a NetworkPolicy with an empty podSelector and no ingress rules to the namespace; set
+#     Add a NetworkPolicy with an empty podSelector and no ingress rules to the namespace, and give
+#     every other ingress rule there the sources it needs (from) or the ports it opens; set
 #     securityContext privileged false, allowPrivilegeEscalation false, runAsNonRoot true; move
 #     credentials to Secrets.
 violation contains findings.finding("GDPR-32.1b-2", p.resource, p.message) if {
@@ -39,6 +41,18 @@ _problems contains findings.problem(ns, "personal-data namespace has no default-
 	ns := input.document.resources[i]
 	not network.has_default_deny(input.document, resources.name_of(ns), "Ingress")
 }
+
+# an ingress rule open to every source on every port voids the default deny for the pods its
+# policy selects (lib.network open_rules): in a personal-data namespace, or a policy labelled so
+_problems contains findings.problem(input.document.resources[rule.position], rule.message) if {
+	some rule in network.open_rules
+	rule.direction == "Ingress"
+	_personal_policy(rule)
+}
+
+_personal_policy(rule) if rule.namespace in _personal_namespaces
+
+_personal_policy(rule) if rule.position in resources.personal_indices
 
 _personal_workload(w) if resources.namespace(w) in _personal_namespaces
 

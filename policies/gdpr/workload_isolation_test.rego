@@ -98,3 +98,44 @@ test_fail_privileged_pod_placed_by_the_provider_namespace if {
 		_f("kubernetes:apps/v1:Deployment", "api2", "container app: may run as root (runAsNonRoot not true)"),
 	}
 }
+
+# NetworkPolicies add up: a personal-data namespace's default deny is void for the pods a policy
+# opens to every source on every port (an empty rule; every namespace's pods). Not reported by this
+# control: the same in an internal-data namespace (MLPS-L3-8.1.3.2a reports it), and narrow rules.
+_isolation_np(name, ns, labels, spec) := fixtures.resource("kubernetes:networking.k8s.io/v1:NetworkPolicy", name, {
+	"metadata": {"name": name, "namespace": ns, "labels": labels},
+	"spec": spec,
+})
+
+test_fail_personal_namespace_opened_beside_its_default_deny if {
+	resources := array.concat(pass_resources, [
+		fixtures.namespace("scratch", "internal"),
+		fixtures.deny_all("scratch"),
+		_isolation_np("open", "inference", {}, {"podSelector": {}, "policyTypes": ["Ingress"], "ingress": [{}]}),
+		_isolation_np("from-cluster", "inference", {}, {"podSelector": {"matchLabels": {"app": "api"}}, "ingress": [{"from": [{"namespaceSelector": {}, "podSelector": {}}]}]}),
+		_isolation_np("scratch-open", "scratch", {}, {"podSelector": {}, "ingress": [{}]}),
+		# a policy labelled personal counts wherever it lives
+		_isolation_np("labelled-open", "scratch", fixtures.labels("personal"), {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "0.0.0.0/0"}}]}]}),
+	])
+	v := workload_isolation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "open", "NetworkPolicy admits every source (an ingress rule without from) to every pod of namespace inference on every port, which voids a default-deny ingress there"),
+		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "from-cluster", "NetworkPolicy admits every pod of every namespace (namespaceSelector {}) to the pods it selects in namespace inference on every port, which voids a default-deny ingress there"),
+		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "labelled-open", "NetworkPolicy admits the internet (ipBlock 0.0.0.0/0) to every pod of namespace scratch on every port, which voids a default-deny ingress there"),
+	}
+}
+
+test_pass_personal_namespace_with_narrow_allow_rules if {
+	resources := array.concat(pass_resources, [
+		_isolation_np("from-gateway", "inference", {}, {
+			"podSelector": {"matchLabels": {"app": "api"}},
+			"ingress": [{
+				"from": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "gateway"}}}],
+				"ports": [{"protocol": "TCP", "port": 8080}],
+			}],
+		}),
+		_isolation_np("internet-https", "inference", {}, {"podSelector": {"matchLabels": {"app": "api"}}, "ingress": [{"ports": [{"port": 443}]}]}),
+	])
+	v := workload_isolation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}

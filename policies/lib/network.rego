@@ -229,20 +229,227 @@ service_ports(svc) := {p |
 	is_number(p)
 }
 
-network_policies(document) := resources.of_type(document, "kubernetes:networking.k8s.io/v1:NetworkPolicy")
+# ---------------------------------------------------------------- Kubernetes NetworkPolicies
+# (semantics from the Kubernetes API reference, networking.k8s.io/v1 NetworkPolicySpec,
+# NetworkPolicyIngressRule / NetworkPolicyEgressRule, NetworkPolicyPeer and NetworkPolicyPort)
+
+# The NetworkPolicy types of the document, in every API form the Pulumi provider has
+# (networking.k8s.io/v1 and the deprecated extensions/v1beta1; whole objects and server-side
+# patches, NetworkPolicyPatch): type -> kind. Calico's and other CRDs named NetworkPolicy live in
+# other groups and read differently.
+_np_types := {t: kind |
+	some t in resources.k8s_types(input.document)
+	parts := split(t, ":")
+	count(parts) == 3
+	split(parts[1], "/")[0] in {"networking.k8s.io", "extensions"}
+	kind := parts[2]
+	kind in {"NetworkPolicy", "NetworkPolicyPatch"}
+}
+
+# whole NetworkPolicy objects (what the document creates)
+network_policies(_) := [input.document.resources[i] | some t, kind in _np_types; kind == "NetworkPolicy"; some i in resources.indices(t)]
+
+# server-side patches of NetworkPolicies that live outside the document: the fields they set
+# replace the live policy's, the others stay as they are, which the document does not show
+network_policy_patches(_) := [input.document.resources[i] | some t, kind in _np_types; kind == "NetworkPolicyPatch"; some i in resources.indices(t)]
 
 namespaces(document) := resources.of_type(document, "kubernetes:core/v1:Namespace")
 
+# The directions a NetworkPolicy governs. policyTypes when given; else the API server's default:
+# Ingress always, Egress when the policy has egress rules. A patch that sets no policyTypes (or
+# types unknown until apply) leaves the live policy's, which may be both.
+_types(np) := {t | some t in types} if {
+	types := _policy_types(np)
+	is_array(types)
+	count(types) > 0
+} else := {"Ingress", "Egress"} if {
+	_np_types[np.type] == "NetworkPolicyPatch"
+} else := {"Ingress", "Egress"} if {
+	not _settled_types(np)
+} else := {"Ingress", "Egress"} if {
+	_some_rules(object.get(np.inputs, ["spec", "egress"], []))
+} else := {"Ingress"}
+
+_policy_types(np) := object.get(np.inputs, ["spec", "policyTypes"], null)
+
+# policyTypes given as a list, or left to the API server (missing or null)
+_settled_types(np) if is_array(_policy_types(np))
+
+_settled_types(np) if _policy_types(np) == null
+
+_some_rules(rules) if {
+	is_array(rules)
+	count(rules) > 0
+}
+
+# rules unknown until apply (the preview's "[unknown]") may be any
+_some_rules(rules) if {
+	rules != null
+	not is_array(rules)
+}
+
+# a label selector that selects everything in its scope: present and empty (no matchLabels, no
+# matchExpressions)
+_selects_all(selector) if {
+	is_object(selector)
+	count(object.get(selector, "matchLabels", {})) == 0
+	count(object.get(selector, "matchExpressions", [])) == 0
+}
+
 # namespace -> directions (Ingress, Egress) closed by a default-deny NetworkPolicy: one selecting
-# every pod (empty podSelector) with no allow rules for the direction
+# every pod (empty podSelector) that governs the direction and has no allow rules for it (policy
+# types unknown until apply may not govern it)
 _denied[ns] contains direction if {
 	some np in network_policies(input.document)
-	object.get(np.inputs, ["spec", "podSelector"], {}) == {}
-	types := object.get(np.inputs, ["spec", "policyTypes"], ["Ingress"])
-	some direction in ["Ingress", "Egress"]
-	direction in types
-	count(object.get(np.inputs, ["spec", lower(direction)], [])) == 0
+	_selects_all(object.get(np.inputs, ["spec", "podSelector"], {}))
+	_settled_types(np)
+	some direction in _types(np)
+	not _some_rules(object.get(np.inputs, ["spec", lower(direction)], []))
 	ns := resources.namespace(np)
 }
 
 has_default_deny(_, ns_name, direction) if direction in object.get(_denied, ns_name, set())
+
+# NetworkPolicies add up: a pod that some policy selects admits, in a direction that policy
+# governs, the union of every selecting policy's rules for it. So a rule that admits every peer
+# on every port voids a namespace's default deny for the pods its policy selects, whatever other
+# policy denies. open_rules holds each such rule, once per policy, direction and reason:
+# {position, direction (Ingress or Egress), namespace, message}.
+#
+# Every peer: a rule whose from (ingress) or to (egress) is missing or empty matches all
+# sources or destinations; a peer namespaceSelector {} with no podSelector, or an empty one,
+# selects every pod of every namespace; an ipBlock whose CIDR is /0 (0.0.0.0/0, ::/0) is every
+# address of its family, whatever its except list carves out (the rest of the internet stays
+# admitted). A podSelector alone selects pods of the policy's own namespace only: not counted.
+# Every port: a rule whose ports are missing or empty matches all ports, and so does a port
+# entry without a port (every port of its protocol) or one from port 1 with endPort 65535. A
+# rule that names its ports is a specific allow rule, the kind a default deny is there to be
+# opened by (as 443 on an internet load balancer is for security groups): the other ports stay
+# denied. A peer or ports unknown until apply (the preview's "[unknown]") may be everyone or
+# every port: such a rule is reported as one whose effect cannot be established (fail closed).
+open_rules contains {
+	"position": i,
+	"direction": direction,
+	"namespace": ns,
+	"message": _open_message(direction, who[0], _pods(np, ns), ports[0], {who[1], ports[1]} == {true}),
+} if {
+	some t, _ in _np_types
+	some i in resources.indices(t)
+	np := input.document.resources[i]
+	some direction in _types(np)
+	rules := object.get(np.inputs, ["spec", lower(direction)], [])
+	some rule in _rule_list(rules)
+	ports := _every_port(rule)
+	some who in _every_peer(rule, _peer_field[direction])
+	ns := resources.namespace(np)
+}
+
+# a rule list unknown until apply stands for one rule that may admit anything
+_rule_list(rules) := rules if is_array(rules)
+
+_rule_list(rules) := [rules] if {
+	rules != null
+	not is_array(rules)
+}
+
+_peer_field := {"Ingress": "from", "Egress": "to"}
+
+_direction_of := {"from": "Ingress", "to": "Egress"}
+
+_everyone := {"from": "every source", "to": "every destination"}
+
+_unknown_peers := {"from": "sources", "to": "destinations"}
+
+# certain: every peer and every port are admitted; else some value is unknown until apply
+_open_message(direction, who, pods, ports, certain) := sprintf("NetworkPolicy admits %s to %s %s, which voids a default-deny ingress there", [who, pods, ports]) if {
+	direction == "Ingress"
+	certain
+} else := sprintf("NetworkPolicy lets %s reach %s %s, which voids a default-deny egress there", [pods, who, ports]) if {
+	certain
+} else := sprintf("NetworkPolicy admits %s to %s %s: whether it voids a default-deny ingress there cannot be established", [who, pods, ports]) if {
+	direction == "Ingress"
+} else := sprintf("NetworkPolicy lets %s reach %s %s: whether it voids a default-deny egress there cannot be established", [pods, who, ports])
+
+# the pods a policy selects, for a message
+_pods(np, ns) := sprintf("every pod of namespace %s", [ns]) if {
+	_selects_all(object.get(np.inputs, ["spec", "podSelector"], _unset_selector[np.type]))
+} else := sprintf("the pods it selects in namespace %s", [ns])
+
+# a podSelector a policy leaves out: empty (every pod) for a whole policy; the live policy's,
+# unknown, for a patch
+_unset_selector[t] := {} if {
+	some t, kind in _np_types
+	kind == "NetworkPolicy"
+}
+
+_unset_selector[t] := null if {
+	some t, kind in _np_types
+	kind == "NetworkPolicyPatch"
+}
+
+# [description, known] of each peer of a rule that stands for everyone (known false: a value unknown
+# until apply, which may)
+_every_peer(rule, field) := {[sprintf("%s (an %s rule without %s)", [_everyone[field], lower(_direction_of[field]), field]), true]} if {
+	is_object(rule)
+	object.get(rule, field, null) in {null, []}
+} else := {[sprintf("%s unknown until apply (%s rule %v)", [_unknown_peers[field], lower(_direction_of[field]), rule]), false]} if {
+	not is_object(rule)
+} else := {[sprintf("%s unknown until apply (%s %v)", [_unknown_peers[field], field, peers]), false]} if {
+	peers := rule[field]
+	not is_array(peers)
+} else := {who | some peer in rule[field]; who := _open_peer(peer)}
+
+_open_peer(peer) := [sprintf("a peer unknown until apply (%v)", [peer]), false] if {
+	not is_object(peer)
+} else := [sprintf("the internet (ipBlock %s)", [cidr]), true] if {
+	cidr := object.get(peer, ["ipBlock", "cidr"], null)
+	is_string(cidr)
+	endswith(cidr, "/0")
+} else := [sprintf("addresses unknown until apply (ipBlock cidr %v)", [cidr]), false] if {
+	"ipBlock" in object.keys(peer)
+	cidr := object.get(peer, ["ipBlock", "cidr"], null)
+	not _cidr_text(cidr)
+} else := ["every pod of every namespace (namespaceSelector {})", true] if {
+	_selects_all(object.get(peer, "namespaceSelector", null))
+	_selects_all(object.get(peer, "podSelector", {}))
+}
+
+_cidr_text(cidr) if {
+	is_string(cidr)
+	contains(cidr, "/")
+}
+
+# [phrase, known] when a rule admits every port (known false: ports unknown until apply, which may
+# be all); undefined when it names ports
+_every_port(rule) := ["on every port", true] if {
+	is_object(rule)
+	object.get(rule, "ports", null) in {null, []}
+} else := ["on every port", true] if {
+	is_object(rule)
+	ports := object.get(rule, "ports", null)
+	is_array(ports)
+	some p in ports
+	_all_port_entry(p)
+} else := [sprintf("on ports unknown until apply (%v)", [rule]), false] if {
+	not is_object(rule)
+} else := [sprintf("on ports unknown until apply (ports %v)", [ports]), false] if {
+	ports := object.get(rule, "ports", null)
+	ports != null
+	not is_array(ports)
+} else := [sprintf("on ports unknown until apply (ports %v)", [rule.ports]), false] if {
+	some p in rule.ports
+	not is_object(p)
+}
+
+# a port entry without a port matches every port of its protocol; one from port 1 (or 0) to
+# endPort 65535 spans them all
+_all_port_entry(p) if {
+	is_object(p)
+	object.get(p, "port", null) == null
+}
+
+_all_port_entry(p) if {
+	is_object(p)
+	resources.number(p.port) <= 1
+	resources.number(object.get(p, "endPort", null)) >= 65535
+}

@@ -38,3 +38,107 @@ test_fail_given_group_open_to_the_internet if {
 	v := default_deny.violation with input as fixtures.gate_input_with_given_groups(fixtures.mlps_policy, resources)
 	v == {_f("aws:ec2/launchTemplate:LaunchTemplate", "nodes", sprintf("its security group %s (bastion, read from EC2) admits the internet on tcp ports 22-22", [fixtures.ssh_sg]))}
 }
+
+# NetworkPolicies add up: beside the namespace's default deny, a policy whose ingress rule admits
+# every source on every port opens the pods it selects. Whole policies of networking.k8s.io/v1 and
+# extensions/v1beta1 and patches count; the policy's namespace is its provider's when it names none.
+_np_type := "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+
+_np(type, name, ns, spec) := fixtures.resource(type, name, {"metadata": {"name": name, "namespace": ns}, "spec": spec})
+
+_k8s_provider := fixtures.resource("pulumi:providers:kubernetes", "train-k8s", {"namespace": "train"})
+
+_open_policies := [
+	# ingress: [{}], policyTypes left to the API server's default (Ingress)
+	_np(_np_type, "allow-all", "train", {"podSelector": {}, "ingress": [{}]}),
+	# every pod of every namespace, to the web pods
+	_np(_np_type, "web-from-cluster", "train", {
+		"podSelector": {"matchLabels": {"app": "web"}},
+		"policyTypes": ["Ingress"],
+		"ingress": [{"from": [{"namespaceSelector": {}}]}],
+	}),
+	# the deprecated API group; except carves a range out of the internet, which stays admitted
+	_np("kubernetes:extensions/v1beta1:NetworkPolicy", "world", "train", {
+		"podSelector": {},
+		"ingress": [{"from": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8"]}}], "ports": [{"protocol": "TCP"}]}],
+	}),
+	# a patch of a policy outside the document: which pods it selects stays the live policy's
+	fixtures.resource("kubernetes:networking.k8s.io/v1:NetworkPolicyPatch", "legacy-open", {
+		"metadata": {"name": "legacy", "namespace": "train"},
+		"spec": {"ingress": [{"from": [{"ipBlock": {"cidr": "::/0"}}], "ports": [{"port": 1, "endPort": 65535}]}]},
+	}),
+	# no metadata.namespace: its provider's namespace (train)
+	object.union(
+		fixtures.resource(_np_type, "metrics-open", {"metadata": {"name": "metrics-open"}, "spec": {"podSelector": {}, "ingress": [{"from": []}]}}),
+		{"provider": sprintf("%s::train-k8s-0123", [_k8s_provider.urn])},
+	),
+]
+
+test_fail_allow_all_ingress_beside_default_deny if {
+	resources := array.concat([fixtures.namespace("train", "internal"), fixtures.deny_all("train"), _k8s_provider], _open_policies)
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(_np_type, "allow-all", "NetworkPolicy admits every source (an ingress rule without from) to every pod of namespace train on every port, which voids a default-deny ingress there"),
+		_f(_np_type, "web-from-cluster", "NetworkPolicy admits every pod of every namespace (namespaceSelector {}) to the pods it selects in namespace train on every port, which voids a default-deny ingress there"),
+		_f("kubernetes:extensions/v1beta1:NetworkPolicy", "world", "NetworkPolicy admits the internet (ipBlock 0.0.0.0/0) to every pod of namespace train on every port, which voids a default-deny ingress there"),
+		_f("kubernetes:networking.k8s.io/v1:NetworkPolicyPatch", "legacy-open", "NetworkPolicy admits the internet (ipBlock ::/0) to the pods it selects in namespace train on every port, which voids a default-deny ingress there"),
+		_f(_np_type, "metrics-open", "NetworkPolicy admits every source (an ingress rule without from) to every pod of namespace train on every port, which voids a default-deny ingress there"),
+	}
+}
+
+# the compliant forms: the default deny with specific allow rules (another namespace's gateway pods
+# on one port; the internet on 443 only; the namespace's own pods), an open ingress rule in a policy
+# that governs egress only (the API ignores it), and the stacks' DNS egress rule
+test_pass_default_deny_with_narrow_allow_rules if {
+	resources := [
+		fixtures.namespace("train", "internal"),
+		fixtures.deny_all("train"),
+		_np(_np_type, "from-gateway", "train", {
+			"podSelector": {"matchLabels": {"app": "api"}},
+			"policyTypes": ["Ingress"],
+			"ingress": [{
+				"from": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "gateway"}}, "podSelector": {"matchLabels": {"app": "envoy"}}}],
+				"ports": [{"protocol": "TCP", "port": 8080}],
+			}],
+		}),
+		_np(_np_type, "https", "train", {"podSelector": {"matchLabels": {"app": "web"}}, "ingress": [{"from": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": [{"port": 443}]}]}),
+		_np(_np_type, "same-namespace", "train", {"podSelector": {}, "ingress": [{"from": [{"podSelector": {}}]}]}),
+		_np(_np_type, "egress-only", "train", {"podSelector": {}, "policyTypes": ["Egress"], "ingress": [{}], "egress": [{"ports": [{"port": 443}]}]}),
+		_np(_np_type, "allow-dns-egress", "train", {
+			"podSelector": {},
+			"policyTypes": ["Egress"],
+			"egress": [{
+				"to": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}}, "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}],
+				"ports": [{"port": 53, "protocol": "UDP"}, {"port": 53, "protocol": "TCP"}],
+			}],
+		}),
+	]
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
+
+# sources or ports unknown until apply (the preview's "[unknown]") may be everyone: reported as
+# undecidable rather than passed
+test_fail_ingress_rules_unknown_until_apply if {
+	resources := [
+		fixtures.namespace("train", "internal"),
+		fixtures.deny_all("train"),
+		_np(_np_type, "later", "train", {"podSelector": {}, "ingress": [{"from": "[unknown]"}]}),
+		_np(_np_type, "later-ports", "train", {"podSelector": {}, "ingress": [{"ports": "[unknown]"}]}),
+	]
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(_np_type, "later", "NetworkPolicy admits sources unknown until apply (from [unknown]) to every pod of namespace train on every port: whether it voids a default-deny ingress there cannot be established"),
+		_f(_np_type, "later-ports", "NetworkPolicy admits every source (an ingress rule without from) to every pod of namespace train on ports unknown until apply (ports [unknown]): whether it voids a default-deny ingress there cannot be established"),
+	}
+}
+
+# a default deny whose policyTypes are unknown until apply may govern egress only: not counted
+test_fail_default_deny_of_unknown_policy_types if {
+	resources := [
+		fixtures.namespace("train", "internal"),
+		_np(_np_type, "default-deny", "train", {"podSelector": {}, "policyTypes": "[unknown]"}),
+	]
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f("kubernetes:core/v1:Namespace", "train", "namespace has no default-deny NetworkPolicy")}
+}

@@ -3,14 +3,18 @@ package mlps.least_privilege
 import data.lib.checks
 import data.lib.findings
 import data.lib.frameworks
+import data.lib.k8s_rbac
 import data.lib.resources
 
 # METADATA
 # title: "Least privilege and separation of duties"
 # description: >-
 #   No IAM policy allows *:* on every resource (nor every action but a few), no binding gives a
-#   service account cluster-admin (or a role of every verb on every resource), and neither
-#   service accounts nor pods mount API tokens by default.
+#   service account (or a group holding service accounts) cluster-admin, a role of every verb on
+#   every resource, the built-in admin or edit in every namespace or in kube-system (they run pods
+#   as any service account there), or a role whose grants cannot be established (one the
+#   document does not define, other than Kubernetes' own, or an aggregated ClusterRole); and
+#   neither service accounts nor pods mount API tokens by default.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -19,8 +23,9 @@ import data.lib.resources
 #   framework: mlps-l3
 #   severity: mandatory
 #   remediation: >-
-#     Scope IAM policies; bind service accounts to narrow Roles; set automountServiceAccountToken
-#     false on ServiceAccounts and opt in per pod.
+#     Scope IAM policies; bind service accounts to narrow Roles defined in the stack (or waive a
+#     binding to a role managed elsewhere, with its rules as evidence); set
+#     automountServiceAccountToken false on ServiceAccounts and opt in per pod.
 violation contains findings.finding("MLPS-L3-8.1.4.2d", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
@@ -30,15 +35,11 @@ _problems contains p if {
 	some p in checks.wildcard_admin(input.document)
 }
 
-_bindings := resources.of_types(input.document, {
-	"kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
-	"kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
-})
-
 _problems contains findings.problem(b, msg) if {
-	some b in _bindings
-	role := _admin_role(b)
-	some s in object.get(b.inputs, "subjects", [])
+	some i in k8s_rbac.binding_indices
+	b := input.document.resources[i]
+	role := k8s_rbac.grant(b)
+	some s in _subjects(b)
 	s.kind == "ServiceAccount"
 	msg := sprintf("binding gives service account %s %s", [s.name, role])
 }
@@ -46,28 +47,16 @@ _problems contains findings.problem(b, msg) if {
 # a group that holds service accounts: all of them (system:serviceaccounts), a namespace's
 # (system:serviceaccounts:NS), or every authenticated identity, service accounts included
 _problems contains findings.problem(b, msg) if {
-	some b in _bindings
-	role := _admin_role(b)
-	some s in object.get(b.inputs, "subjects", [])
+	some i in k8s_rbac.binding_indices
+	b := input.document.resources[i]
+	role := k8s_rbac.grant(b)
+	some s in _subjects(b)
 	s.kind == "Group"
 	_service_account_group(s.name)
 	msg := sprintf("binding gives the group %s, which holds service accounts, %s", [s.name, role])
 }
 
-# what a binding grants when it amounts to cluster-admin: cluster-admin itself, or a (Cluster)Role of
-# the document with a rule of every verb on every resource of every API group
-_admin_role(b) := "cluster-admin" if {
-	object.get(b.inputs, ["roleRef", "name"], "") == "cluster-admin"
-} else := sprintf("the %s %s, which allows every verb on every resource", [kind, name]) if {
-	kind := object.get(b.inputs, ["roleRef", "kind"], "")
-	name := object.get(b.inputs, ["roleRef", "name"], "")
-	some role in resources.of_type(input.document, sprintf("kubernetes:rbac.authorization.k8s.io/v1:%s", [kind]))
-	object.get(role.inputs, ["metadata", "name"], role.name) == name
-	some rule in object.get(role.inputs, "rules", [])
-	"*" in object.get(rule, "verbs", [])
-	"*" in object.get(rule, "resources", [])
-	"*" in object.get(rule, "apiGroups", [""])
-}
+_subjects(b) := [s | some s in resources.elements(object.get(b.inputs, "subjects", [])); is_object(s)]
 
 _service_account_group(name) if name in {"system:serviceaccounts", "system:authenticated"}
 

@@ -105,3 +105,95 @@ test_pods_that_mount_a_service_account_token if {
 		_f("kubernetes:apps/v1:Deployment", "unknown", "pods mount the API token of service account trainer (automountServiceAccountToken not false on the pod or the account)"),
 	}
 }
+
+# A binding to a role the document does not define: what it grants cannot be established, so it is
+# reported (fail closed) unless the role is one of Kubernetes' own (view, system:...). The same for a
+# RoleBinding's Role (looked up in the binding's namespace), a binding of another API version, a
+# patch that sets no roleRef, and an aggregated ClusterRole (its rules come from other roles).
+_rb(name, ns, kind, role) := fixtures.resource("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", name, {
+	"metadata": {"name": name, "namespace": ns},
+	"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role},
+	"subjects": [{"kind": "ServiceAccount", "name": "trainer", "namespace": ns}],
+})
+
+_ns_role(name, ns, rules) := fixtures.resource("kubernetes:rbac.authorization.k8s.io/v1:Role", name, {"metadata": {"name": name, "namespace": ns}, "rules": rules})
+
+_narrow_rules := [{"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["get", "list", "create"]}]
+
+_crb_type := "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"
+
+_rb_type := "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding"
+
+test_fail_binding_to_a_role_outside_the_document if {
+	resources := [
+		_crb("ci", "ci-deployer"),
+		# a Role of the same name in another namespace is not the one bound
+		_ns_role("job-runner", "other", _narrow_rules),
+		_rb("jobs", "train", "Role", "job-runner"),
+		_group_binding("sa-ops", "ops-role", ["system:serviceaccounts:train"]),
+		fixtures.resource("kubernetes:rbac.authorization.k8s.io/v1beta1:ClusterRoleBinding", "legacy", {
+			"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "legacy-operator"},
+			"subjects": [{"kind": "ServiceAccount", "name": "operator", "namespace": "ops"}],
+		}),
+		fixtures.resource("kubernetes:rbac.authorization.k8s.io/v1:RoleBindingPatch", "add-trainer", {
+			"metadata": {"name": "existing", "namespace": "train"},
+			"subjects": [{"kind": "ServiceAccount", "name": "trainer", "namespace": "train"}],
+		}),
+		fixtures.resource("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "monitoring", {
+			"metadata": {"name": "monitoring"},
+			"aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"rbac.example.com/aggregate-to-monitoring": "true"}}]},
+		}),
+		_crb("monitor", "monitoring"),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(_crb_type, "ci", "binding gives service account trainer the ClusterRole ci-deployer, which is not defined in the document, so what it grants cannot be established"),
+		_f(_rb_type, "jobs", "binding gives service account trainer the Role job-runner, which is not defined in the document, so what it grants cannot be established"),
+		_f(_crb_type, "sa-ops", "binding gives the group system:serviceaccounts:train, which holds service accounts, the ClusterRole ops-role, which is not defined in the document, so what it grants cannot be established"),
+		_f("kubernetes:rbac.authorization.k8s.io/v1beta1:ClusterRoleBinding", "legacy", "binding gives service account operator the ClusterRole legacy-operator, which is not defined in the document, so what it grants cannot be established"),
+		_f("kubernetes:rbac.authorization.k8s.io/v1:RoleBindingPatch", "add-trainer", "binding gives service account trainer a role that cannot be established (roleRef null)"),
+		_f(_crb_type, "monitor", "binding gives service account trainer the ClusterRole monitoring, which aggregates the rules of the ClusterRoles its labels select, in the document or not, so what it grants cannot be established"),
+	}
+}
+
+# the compliant forms: a binding to a role of the document is judged by that role (narrow: passes;
+# every verb on every resource through a RoleBinding: reported), Kubernetes' own roles by what they
+# grant (view anywhere, edit in one namespace, system:... roles), and bindings of people, not
+# service accounts, are not this rule's
+test_pass_bindings_to_roles_of_the_document_and_builtin_ones if {
+	resources := [
+		_ns_role("job-runner", "train", _narrow_rules),
+		_rb("jobs", "train", "Role", "job-runner"),
+		_role("reader", [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]),
+		_rb("read", "train", "ClusterRole", "reader"),
+		_crb("view-all", "view"),
+		_rb("edit-train", "train", "ClusterRole", "edit"),
+		_crb("discovery", "system:discovery"),
+		_group_binding("humans", "ci-deployer", ["platform-admins"]),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
+
+test_fail_role_of_the_document_allowing_everything_through_a_role_binding if {
+	resources := [
+		_ns_role("anything", "train", [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]),
+		_rb("anything", "train", "Role", "anything"),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f(_rb_type, "anything", "binding gives service account trainer the Role anything, which allows every verb on every resource")}
+}
+
+# Kubernetes' edit (and admin, which holds it) runs pods as any service account of the namespaces it
+# applies to: bound in every namespace, or in kube-system, that reaches the controllers' accounts
+test_fail_builtin_edit_and_admin_across_namespaces if {
+	resources := [
+		_crb("edit-all", "edit"),
+		_rb("admin-system", "kube-system", "ClusterRole", "admin"),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(_crb_type, "edit-all", "binding gives service account trainer the built-in ClusterRole edit in every namespace, so it can run pods as any service account there (a path to cluster-admin)"),
+		_f(_rb_type, "admin-system", "binding gives service account trainer the built-in ClusterRole admin in namespace kube-system, so it can run pods as any service account there (a path to cluster-admin)"),
+	}
+}

@@ -8,9 +8,9 @@ import data.lib.resources
 # METADATA
 # title: "Restrict outbound traffic"
 # description: >-
-#   Security groups of sensitive (personal or internal) resources do not allow all-port egress
-#   to 0.0.0.0/0, and namespaces holding sensitive data have a default-deny egress
-#   NetworkPolicy.
+#   Security groups of sensitive (personal or internal) resources allow no all-port egress to
+#   0.0.0.0/0; sensitive namespaces have a default-deny egress NetworkPolicy that no policy voids
+#   (policies add up: an egress rule open to every destination on every port opens its pods).
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -49,3 +49,19 @@ _problems contains findings.problem(ns, "sensitive namespace has no default-deny
 	ns := input.document.resources[i]
 	not network.has_default_deny(input.document, resources.name_of(ns), "Egress")
 }
+
+# an egress rule open to every destination on every port voids the default deny for the pods its
+# policy selects (lib.network open_rules): in a sensitive namespace, or a policy labelled so
+_problems contains findings.problem(input.document.resources[rule.position], rule.message) if {
+	some rule in network.open_rules
+	rule.direction == "Egress"
+	_sensitive_policy(rule)
+}
+
+_sensitive_namespaces := {resources.name_of(input.document.resources[i]) |
+	some i in resources.indices("kubernetes:core/v1:Namespace") & resources.sensitive_indices
+}
+
+_sensitive_policy(rule) if rule.namespace in _sensitive_namespaces
+
+_sensitive_policy(rule) if rule.position in resources.sensitive_indices

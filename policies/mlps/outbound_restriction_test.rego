@@ -71,3 +71,47 @@ test_fail_given_group_open_egress if {
 	w := outbound_restriction.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	w == set()
 }
+
+# NetworkPolicies add up: an egress rule open to every destination on every port voids a sensitive
+# namespace's default-deny egress for the pods its policy selects. Narrow rules (DNS to kube-dns,
+# the internet on 443) and public-data namespaces are not reported.
+_egress_np(name, ns, spec) := fixtures.resource("kubernetes:networking.k8s.io/v1:NetworkPolicy", name, {"metadata": {"name": name, "namespace": ns}, "spec": spec})
+
+_egress_namespaces := [
+	fixtures.namespace("train", "internal"),
+	fixtures.deny_all("train"),
+	fixtures.namespace("web", "public"),
+	fixtures.deny_all("web"),
+]
+
+test_fail_egress_opened_beside_the_default_deny if {
+	resources := array.concat(_egress_namespaces, [
+		# egress rules imply Egress when policyTypes is left out
+		_egress_np("anywhere", "train", {"podSelector": {}, "egress": [{}]}),
+		_egress_np("internet", "train", {"podSelector": {"matchLabels": {"app": "fetch"}}, "policyTypes": ["Egress"], "egress": [{"to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["169.254.169.254/32"]}}]}]}),
+		_egress_np("web-anywhere", "web", {"podSelector": {}, "egress": [{}]}),
+	])
+	v := outbound_restriction.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "anywhere", "NetworkPolicy lets every pod of namespace train reach every destination (an egress rule without to) on every port, which voids a default-deny egress there"),
+		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "internet", "NetworkPolicy lets the pods it selects in namespace train reach the internet (ipBlock 0.0.0.0/0) on every port, which voids a default-deny egress there"),
+	}
+}
+
+test_pass_narrow_egress_beside_the_default_deny if {
+	resources := array.concat(_egress_namespaces, [
+		_egress_np("dns", "train", {
+			"podSelector": {},
+			"policyTypes": ["Egress"],
+			"egress": [{
+				"to": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}}, "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}],
+				"ports": [{"port": 53, "protocol": "UDP"}, {"port": 53, "protocol": "TCP"}],
+			}],
+		}),
+		_egress_np("https", "train", {"podSelector": {}, "policyTypes": ["Egress"], "egress": [{"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": [{"port": 443, "protocol": "TCP"}]}]}),
+		# egress rules of a policy that governs ingress only are ignored
+		_egress_np("ingress-only", "train", {"podSelector": {}, "policyTypes": ["Ingress"], "ingress": [{"from": [{"podSelector": {}}]}], "egress": [{}]}),
+	])
+	v := outbound_restriction.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}

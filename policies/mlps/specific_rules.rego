@@ -36,8 +36,9 @@ _of(rule) := sprintf(" of %s", [rule.group]) if rule.given
 
 _of(rule) := "" if not rule.given
 
+# NetworkPolicies of every API form (networking.k8s.io/v1, extensions/v1beta1) and their patches
 _problems contains findings.problem(np, msg) if {
-	some np in network.network_policies(input.document)
+	some np in array.concat(network.network_policies(input.document), network.network_policy_patches(input.document))
 	some direction in ["ingress", "egress"]
 	some rule in object.get(np.inputs, ["spec", direction], [])
 	count(object.get(rule, "ports", [])) == 0

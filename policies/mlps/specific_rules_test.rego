@@ -54,3 +54,22 @@ test_fail_given_group_rules_of_every_port if {
 		_f("aws:ec2/launchTemplate:LaunchTemplate", "nodes", sprintf("egress rule of %s allows every protocol or port", [group])),
 	}
 }
+
+# NetworkPolicies of the deprecated extensions/v1beta1 group and patches are NetworkPolicies too
+test_fail_portless_rules_of_older_policies_and_patches if {
+	resources := [
+		fixtures.resource("kubernetes:extensions/v1beta1:NetworkPolicy", "old", {
+			"metadata": {"name": "old", "namespace": "train"},
+			"spec": {"podSelector": {}, "ingress": [{"from": [{"podSelector": {"matchLabels": {"app": "web"}}}]}]},
+		}),
+		fixtures.resource("kubernetes:networking.k8s.io/v1:NetworkPolicyPatch", "patched", {
+			"metadata": {"name": "default-deny", "namespace": "train"},
+			"spec": {"egress": [{"to": [{"ipBlock": {"cidr": "10.0.0.0/8"}}]}]},
+		}),
+	]
+	v := specific_rules.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("kubernetes:extensions/v1beta1:NetworkPolicy", "old", "NetworkPolicy ingress rule lists no ports"),
+		_f("kubernetes:networking.k8s.io/v1:NetworkPolicyPatch", "patched", "NetworkPolicy egress rule lists no ports"),
+	}
+}

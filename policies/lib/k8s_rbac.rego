@@ -1,0 +1,153 @@
+# METADATA
+# title: Kubernetes RBAC helpers
+# description: >-
+#   What a RoleBinding or ClusterRoleBinding of the document grants, as far as the document shows
+#   it: cluster-admin, a role of every verb on every resource, the built-in admin or edit across
+#   namespaces, or a role whose grants cannot be established (not defined in the document, or
+#   aggregated from other ClusterRoles).
+# scope: package
+package lib.k8s_rbac
+
+import data.lib.resources
+
+# The rbac.authorization.k8s.io types of the document, in every API version the Pulumi provider
+# has (v1, v1beta1, v1alpha1), whole objects and server-side patches: type -> kind without "Patch"
+# and whether it is a patch.
+_types := {t: [trim_suffix(kind, "Patch"), endswith(kind, "Patch")] |
+	some t in resources.k8s_types(input.document)
+	parts := split(t, ":")
+	count(parts) == 3
+	startswith(parts[1], "rbac.authorization.k8s.io/")
+	kind := parts[2]
+}
+
+# positions of the bindings, patches included (a patch that sets subjects binds them to the live
+# binding's role, which it names only if it sets roleRef too)
+binding_indices := {i |
+	some t, k in _types
+	k[0] in {"ClusterRoleBinding", "RoleBinding"}
+	some i in resources.indices(t)
+}
+
+# A role is found by kind, namespace (a Role lives in its binding's namespace; a ClusterRole in
+# none) and name: "ClusterRole//NAME", "Role/NAMESPACE/NAME".
+_key(kind, ns, name) := concat("/", [kind, ns, name])
+
+# key -> [position, patch] of each role object of the document
+_roles[key] contains [i, k[1]] if {
+	some t, k in _types
+	k[0] in {"ClusterRole", "Role"}
+	some i in resources.indices(t)
+	r := input.document.resources[i]
+	key := _key(k[0], _role_namespace(k[0], r), resources.name_of(r))
+}
+
+_role_namespace("ClusterRole", _) := ""
+
+_role_namespace("Role", r) := resources.namespace(r)
+
+# roles the document defines (a patch changes a role that lives outside it)
+_defined contains key if {
+	some key, entries in _roles
+	some e in entries
+	e[1] == false
+}
+
+# roles of the document (or a patch of one) with a rule of every verb on every resource of every
+# API group
+_every_verb contains key if {
+	some key, entries in _roles
+	some e in entries
+	rules := object.get(input.document.resources[e[0]].inputs, "rules", [])
+	is_array(rules)
+	some rule in rules
+	is_object(rule)
+	"*" in object.get(rule, "verbs", [])
+	"*" in object.get(rule, "resources", [])
+	"*" in object.get(rule, "apiGroups", [""])
+}
+
+# roles of the document whose rules the document does not settle: an aggregated ClusterRole (the
+# controller fills its rules from every ClusterRole its selectors match, in the document or not),
+# or rules unknown until apply
+_unsettled[key] := "which aggregates the rules of the ClusterRoles its labels select, in the document or not" if {
+	some key, _ in _roles
+	_aggregated(key)
+}
+
+_unsettled[key] := "whose rules are unknown until apply" if {
+	some key, entries in _roles
+	not _aggregated(key)
+	some e in entries
+	rules := object.get(input.document.resources[e[0]].inputs, "rules", [])
+	rules != null
+	not is_array(rules)
+}
+
+_aggregated(key) if {
+	some e in _roles[key]
+	selectors := object.get(input.document.resources[e[0]].inputs, ["aggregationRule", "clusterRoleSelectors"], [])
+	not selectors in {null, []}
+}
+
+# the ClusterRoles Kubernetes itself defines (user-facing and system:): what they grant is known
+builtin_cluster_role(name) if name in {"cluster-admin", "admin", "edit", "view"}
+
+builtin_cluster_role(name) if startswith(name, "system:")
+
+# [kind, name] of the role a binding names; undefined when roleRef is missing or not settled
+_ref(b) := [kind, name] if {
+	ref := b.inputs.roleRef
+	is_object(ref)
+	kind := ref.kind
+	name := ref.name
+	kind in {"ClusterRole", "Role"}
+	is_string(name)
+}
+
+_binding_key(_, "ClusterRole", name) := _key("ClusterRole", "", name)
+
+_binding_key(b, "Role", name) := _key("Role", resources.namespace(b), name)
+
+# a binding whose grants reach every namespace, or kube-system (whose service accounts run the
+# cluster's controllers)
+_scope(b) := "in every namespace" if {
+	_types[b.type][0] == "ClusterRoleBinding"
+} else := "in namespace kube-system" if {
+	resources.namespace(b) == "kube-system"
+}
+
+# What a binding grants when it amounts to cluster-admin, or cannot be established; undefined
+# otherwise (a role of the document without a rule of every verb on every resource, view, admin or
+# edit in one ordinary namespace, the system: roles). Kubernetes' RBAC guide (user-facing roles)
+# notes that edit, and so admin, can read Secrets and run pods as any service account of the
+# namespaces it applies to: across every namespace, or in kube-system, that includes the
+# controllers' accounts.
+grant(b) := "cluster-admin" if {
+	_ref(b) == ["ClusterRole", "cluster-admin"]
+} else := sprintf("the %s %s, which allows every verb on every resource", [ref[0], ref[1]]) if {
+	ref := _ref(b)
+	key := _binding_key(b, ref[0], ref[1])
+	key in _every_verb
+} else := sprintf("the built-in ClusterRole %s %s, so it can run pods as any service account there (a path to cluster-admin)", [ref[1], _scope(b)]) if {
+	ref := _ref(b)
+	ref[0] == "ClusterRole"
+	ref[1] in {"admin", "edit"}
+	key := _binding_key(b, ref[0], ref[1])
+	not key in _defined
+} else := sprintf("the %s %s, which is not defined in the document, so what it grants cannot be established", [ref[0], ref[1]]) if {
+	ref := _ref(b)
+	not _builtin_ref(ref)
+	key := _binding_key(b, ref[0], ref[1])
+	not key in _defined
+} else := sprintf("the %s %s, %s, so what it grants cannot be established", [ref[0], ref[1], reason]) if {
+	ref := _ref(b)
+	reason := _unsettled[_binding_key(b, ref[0], ref[1])]
+} else := sprintf("a role that cannot be established (roleRef %v)", [object.get(b.inputs, "roleRef", null)]) if {
+	not _ref(b)
+}
+
+_builtin_ref(ref) if {
+	ref[0] == "ClusterRole"
+	builtin_cluster_role(ref[1])
+}
