@@ -130,3 +130,10 @@ test_fail_admin_in_other_spellings if {
 		_f("aws:iam/policy:Policy", "not-resource", "IAM policy allows Action \"*\" on every resource but those in NotResource"),
 	}
 }
+
+# red team: a spot fleet launch specification has no metadata options, so its instances take
+# IMDSv1 unless the account's defaults say otherwise: use launch templates
+test_fail_spot_fleet_launch_specification_allows_imdsv1 if {
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fixtures.spot_fleet("sfr", "internal", [{}])])
+	v == {_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "sfr", "spot fleet launch specification allows IMDSv1 (metadataOptions.httpTokens is \"optional\", not \"required\")")}
+}

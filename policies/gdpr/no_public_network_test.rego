@@ -103,3 +103,10 @@ test_fail_internet_facing_ingress if {
 	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [_ingress("public", "internet-facing"), _ingress("private", "internal")])
 	v == {fixtures.finding("GDPR-25.2-2", "mandatory", "kubernetes:networking.k8s.io/v1:Ingress", "public", "Ingress is internet-facing (alb.ingress.kubernetes.io/scheme)")}
 }
+
+# red team: a given security group that a spot fleet launch specification names
+test_fail_given_group_on_a_spot_fleet_launch_specification if {
+	resources := [fixtures.spot_fleet("sfr", "personal", [{"vpcSecurityGroupIds": [fixtures.ssh_sg]}])]
+	v := no_public_network.violation with input as fixtures.gate_input_with_given_groups(fixtures.gdpr_policy, resources)
+	v == {_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "sfr", sprintf("its security group %s (bastion, read from EC2) admits the internet on tcp ports 22-22", [fixtures.ssh_sg]))}
+}

@@ -117,6 +117,11 @@ _security_group_refs(r) := {id |
 	is_object(ni)
 	some id in resources.elements(object.get(ni, "securityGroups", []))
 	is_string(id)
+} | {id |
+	# a spot fleet request's launch specifications
+	some spec in compute.launch_specifications(r)
+	some id in resources.elements(object.get(spec, "vpcSecurityGroupIds", []))
+	is_string(id)
 }
 
 

@@ -221,3 +221,23 @@ test_pass_given_subnets_without_facts_or_private if {
 	w := network_zones.violation with input as _given_input(private)
 	w == set()
 }
+
+# red team: the subnets of a spot fleet's launch specifications, of the document (by mock id, in a
+# comma-separated list, or by property dependency) and given ones EC2 describes
+test_fail_spot_fleet_launch_specifications_in_public_subnets if {
+	resources := array.concat(_tiers, [
+		fixtures.spot_fleet("listed", "personal", [{"subnetId": "private-a-0f0f0f0f, public-a-1a2b3c4d"}]),
+		object.union(
+			fixtures.spot_fleet("depends", "internal", [{"subnetId": "[unknown]"}]),
+			{"property_dependencies": {"launchSpecifications": [fixtures.urn("aws:ec2/subnet:Subnet", "routed-a")]}},
+		),
+		fixtures.spot_fleet("given", "internal", [{"subnetId": "subnet-0bbbbbbbbbbbbbbbb"}]),
+		fixtures.spot_fleet("private", "personal", [{"subnetId": "private-a-0f0f0f0f"}, {"subnetId": "subnet-0cccccccccccccccc"}]),
+	])
+	v := network_zones.violation with input as _given_input(resources)
+	v == {
+		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "listed", "personal-data spot fleet launch specification runs in subnet public-a, which is or may be public (it maps public IPs on launch): sensitive data needs private subnets"),
+		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "depends", "internal-data spot fleet launch specification runs in subnet routed-a, which is or may be public (route table public-rt routes 0.0.0.0/0 to an internet gateway): sensitive data needs private subnets"),
+		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "given", "internal-data spot fleet launch specification runs in subnet subnet-0bbbbbbbbbbbbbbbb, which EC2 describes as public (it maps public IPs on launch): sensitive data needs private subnets"),
+	}
+}
