@@ -310,8 +310,8 @@ _given_table(subnet) := "its VPC's main route table" if subnet.main_route_table 
 
 _given_table(subnet) := "route table" if subnet.main_route_table != true
 
-# the given subnets (ids that input.facts describes) a launch template, instance, spot request or
-# autoscaling group places its network interfaces in
+# the given subnets (ids that input.facts describes) a launch template, instance, spot request,
+# spot fleet, EC2 Fleet or autoscaling group places its network interfaces in
 placed_in_given(r) := {id |
 	some values in _placement_refs(r)
 	some id in values
@@ -334,7 +334,18 @@ _placement_refs(r) := {
 	"vpcZoneIdentifiers": resources.elements(object.get(r.inputs, "vpcZoneIdentifiers", [])),
 	"networkInterfaces": [object.get(ni, "subnetId", null) | some ni in resources.elements(object.get(r.inputs, "networkInterfaces", [])); is_object(ni)],
 	"launchSpecifications": _spec_subnets(r),
+	"launchTemplateConfigs": _override_subnets(r),
 }
+
+# a spot fleet request's or EC2 Fleet's launch template overrides (each subnetId one subnet or
+# several, separated by commas, as in a launch specification)
+_override_subnets(r) := [trim_space(id) |
+	some config in resources.elements(object.get(r.inputs, "launchTemplateConfigs", []))
+	is_object(config)
+	some override in resources.elements(object.get(config, "overrides", []))
+	is_object(override)
+	some id in _comma_list(object.get(override, "subnetId", null))
+]
 
 # a spot fleet launch specification's subnetId names one subnet or several, separated by commas
 # (EC2 API reference, SpotFleetLaunchSpecification)

@@ -72,13 +72,20 @@ _problems contains findings.problem(r, msg) if {
 	])
 }
 
-_placeable := compute.indices | resources.indices(_asg_type)
+# what runs instances in subnets: launch templates, instances, spot requests, launch
+# configurations, spot fleets (by their launch specifications or launch template overrides), EC2
+# Fleets (by their overrides) and autoscaling groups
+_placeable := ((compute.indices | resources.indices(_asg_type)) | resources.indices(compute.spot_fleet)) | resources.indices(_ec2_fleet_type)
 
 _asg_type := "aws:autoscaling/group:Group"
 
-_noun(r) := "autoscaling group" if r.type == _asg_type
+_ec2_fleet_type := "aws:ec2/fleet:Fleet"
 
-_noun(r) := compute.noun(r) if r.type != _asg_type
+_noun(r) := n if {
+	n := _nouns[r.type]
+} else := compute.noun(r)
+
+_nouns := {_asg_type: "autoscaling group", _ec2_fleet_type: "EC2 Fleet", compute.spot_fleet: "spot fleet request"}
 
 _problems contains findings.problem(r, "Kubernetes object in the default namespace") if {
 	some type in resources.k8s_types(input.document)

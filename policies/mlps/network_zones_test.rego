@@ -236,8 +236,37 @@ test_fail_spot_fleet_launch_specifications_in_public_subnets if {
 	])
 	v := network_zones.violation with input as _given_input(resources)
 	v == {
-		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "listed", "personal-data spot fleet launch specification runs in subnet public-a, which is or may be public (it maps public IPs on launch): sensitive data needs private subnets"),
-		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "depends", "internal-data spot fleet launch specification runs in subnet routed-a, which is or may be public (route table public-rt routes 0.0.0.0/0 to an internet gateway): sensitive data needs private subnets"),
-		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "given", "internal-data spot fleet launch specification runs in subnet subnet-0bbbbbbbbbbbbbbbb, which EC2 describes as public (it maps public IPs on launch): sensitive data needs private subnets"),
+		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "listed", "personal-data spot fleet request runs in subnet public-a, which is or may be public (it maps public IPs on launch): sensitive data needs private subnets"),
+		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "depends", "internal-data spot fleet request runs in subnet routed-a, which is or may be public (route table public-rt routes 0.0.0.0/0 to an internet gateway): sensitive data needs private subnets"),
+		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "given", "internal-data spot fleet request runs in subnet subnet-0bbbbbbbbbbbbbbbb, which EC2 describes as public (it maps public IPs on launch): sensitive data needs private subnets"),
+	}
+}
+
+# spot fleets and EC2 Fleets that launch from launch templates place instances by their overrides
+# how each names its launch template (pulumi-aws: a spot fleet's id, an EC2 Fleet's launchTemplateId)
+_template_spec := {
+	"aws:ec2/spotFleetRequest:SpotFleetRequest": {"id": "lt-0123456789abcdef0", "version": "$Latest"},
+	"aws:ec2/fleet:Fleet": {"launchTemplateId": "lt-0123456789abcdef0", "version": "$Latest"},
+}
+
+_templated(type, name, class, subnet) := fixtures.resource(type, name, {
+	"launchTemplateConfigs": [{
+		"launchTemplateSpecification": _template_spec[type],
+		"overrides": [{"instanceType": "g5.xlarge", "subnetId": subnet}, {"instanceType": "g6.xlarge", "subnetId": "private-a-0f0f0f0f"}],
+	}],
+	"tags": fixtures.tags(class),
+})
+
+test_fail_fleet_overrides_in_public_subnets if {
+	resources := array.concat(_tiers, [
+		_templated("aws:ec2/spotFleetRequest:SpotFleetRequest", "spot", "personal", "public-a-1a2b3c4d"),
+		_templated("aws:ec2/fleet:Fleet", "fleet", "internal", "private-a-0f0f0f0f, subnet-0bbbbbbbbbbbbbbbb"),
+		_templated("aws:ec2/fleet:Fleet", "private", "personal", "private-a-0f0f0f0f"),
+		_templated("aws:ec2/fleet:Fleet", "web", "public", "public-a-1a2b3c4d"),
+	])
+	v := network_zones.violation with input as _given_input(resources)
+	v == {
+		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "spot", "personal-data spot fleet request runs in subnet public-a, which is or may be public (it maps public IPs on launch): sensitive data needs private subnets"),
+		_f("aws:ec2/fleet:Fleet", "fleet", "internal-data EC2 Fleet runs in subnet subnet-0bbbbbbbbbbbbbbbb, which EC2 describes as public (it maps public IPs on launch): sensitive data needs private subnets"),
 	}
 }

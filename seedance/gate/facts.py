@@ -106,7 +106,8 @@ class References:
 
 #: The inputs :func:`references` reads (a resource with none of them names nothing EC2 describes).
 _REFERRING = frozenset({"subnetId", "vpcZoneIdentifiers", "networkInterfaces", "vpcSecurityGroupIds", "securityGroups",
-                        "mixedInstancesPolicy", "instanceType", "instanceTypes", "launchSpecifications"})
+                        "mixedInstancesPolicy", "instanceType", "instanceTypes", "launchSpecifications",
+                        "launchTemplateConfigs"})
 
 
 def references(document: dict[str, Any]) -> References:
@@ -121,8 +122,11 @@ def references(document: dict[str, Any]) -> References:
         inputs = r.get("inputs") or {}
         if not isinstance(inputs, dict) or not _REFERRING.intersection(inputs):
             continue
-        # a spot fleet request's launch specifications are each an instance's settings
-        for spec in (s for s in _list(inputs.get("launchSpecifications")) if isinstance(s, dict)):
+        # a spot fleet request's launch specifications are each an instance's settings, and a
+        # spot fleet's or EC2 Fleet's launch template overrides name subnets and types
+        overrides = [o for c in _list(inputs.get("launchTemplateConfigs")) if isinstance(c, dict)
+                     for o in _list(c.get("overrides"))]
+        for spec in (s for s in (*_list(inputs.get("launchSpecifications")), *overrides) if isinstance(s, dict)):
             _collect(spec, subnets, groups, types)
         _collect(inputs, subnets, groups, types)
     return References(frozenset(subnets), frozenset(groups), frozenset(types), frozenset(own))
@@ -149,7 +153,8 @@ def _collect(inputs: dict[str, Any], subnets: set[str], groups: set[str], types:
 
 
 def _subnet_ids(value: Any) -> list[Any]:
-    """A ``subnetId``: one id, or (a spot fleet launch specification's) several separated by commas."""
+    """A ``subnetId``: one id, or (a spot fleet launch specification's, a fleet override's) several
+    separated by commas."""
     return [part.strip() for part in value.split(",")] if isinstance(value, str) else [value]
 
 

@@ -168,17 +168,22 @@ def test_given_subnet_ids_come_from_the_policy_and_the_document() -> None:
                                             "subnet-0dddddddddddddddd"]
 
 
-def test_a_spot_fleets_launch_specifications_name_what_ec2_describes() -> None:
-    """A launch specification's subnetId may list several subnets, separated by commas (EC2 API)."""
+def test_fleets_name_what_ec2_describes() -> None:
+    """A spot fleet's launch specifications and a fleet's template overrides name subnets, security
+    groups and types; a subnetId may list several subnets, separated by commas (EC2 API)."""
     doc = {"resources": [{"inputs": {"launchSpecifications": [
         {"subnetId": "subnet-0aaaaaaaaaaaaaaaa, subnet-0bbbbbbbbbbbbbbbb", "vpcSecurityGroupIds": ["sg-0aaaaaaaaaaaaaaaa"],
          "instanceType": "g5.xlarge"},
         {"subnetId": "subnet-0cccccccccccccccc", "instanceType": "g6.xlarge"},
         "[unknown]",
-    ], "targetCapacity": 2}}]}
+    ], "targetCapacity": 2}}, {"inputs": {"launchTemplateConfigs": [  # an EC2 Fleet's template overrides
+        {"launchTemplateSpecification": {"launchTemplateId": "lt-0123456789abcdef0", "version": "$Latest"},
+         "overrides": [{"subnetId": "subnet-0dddddddddddddddd, subnet-0eeeeeeeeeeeeeeee", "instanceType": "p4d.24xlarge"}, "[unknown]"]},
+    ]}}]}
     refs = references(doc)
-    assert refs.subnets == {"subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb", "subnet-0cccccccccccccccc"}
-    assert (refs.security_groups, refs.instance_types) == ({"sg-0aaaaaaaaaaaaaaaa"}, {"g5.xlarge", "g6.xlarge"})
+    assert refs.subnets == {"subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb", "subnet-0cccccccccccccccc",
+                            "subnet-0dddddddddddddddd", "subnet-0eeeeeeeeeeeeeeee"}
+    assert (refs.security_groups, refs.instance_types) == ({"sg-0aaaaaaaaaaaaaaaa"}, {"g5.xlarge", "g6.xlarge", "p4d.24xlarge"})
 
 
 def _check(capsys, tmp_path: Path, subnets: list[str], cluster_sg: str, *extra: str) -> tuple[int, dict | str, str]:
