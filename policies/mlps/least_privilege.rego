@@ -58,6 +58,29 @@ _problems contains findings.problem(b, msg) if {
 
 _subjects(b) := [s | some s in resources.elements(object.get(b.inputs, "subjects", [])); is_object(s)]
 
+# subjects unknown until apply (the list, an entry, or an entry's kind) may be service accounts
+_problems contains findings.problem(b, msg) if {
+	some i in k8s_rbac.binding_indices
+	b := input.document.resources[i]
+	role := k8s_rbac.grant(b)
+	some unknown in _unknown_subjects(b)
+	msg := sprintf("binding gives subjects unknown until apply (%v) %s: whether they include service accounts cannot be established", [unknown, role])
+}
+
+_unknown_subjects(b) := {subjects} if {
+	subjects := object.get(b.inputs, "subjects", [])
+	subjects != null
+	not is_array(subjects)
+} else := {s |
+	some s in object.get(b.inputs, "subjects", [])
+	not _known_kind(s)
+}
+
+_known_kind(s) if {
+	is_object(s)
+	s.kind in {"ServiceAccount", "Group", "User"}
+}
+
 _service_account_group(name) if name in {"system:serviceaccounts", "system:authenticated"}
 
 _service_account_group(name) if startswith(name, "system:serviceaccounts:")

@@ -197,3 +197,17 @@ test_fail_builtin_edit_and_admin_across_namespaces if {
 		_f(_rb_type, "admin-system", "binding gives service account trainer the built-in ClusterRole admin in namespace kube-system, so it can run pods as any service account there (a path to cluster-admin)"),
 	}
 }
+
+# subjects unknown until apply may be service accounts: reported when the role is one that matters
+test_fail_binding_subjects_unknown_until_apply if {
+	resources := [
+		fixtures.resource(_crb_type, "later", {"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"}, "subjects": "[unknown]"}),
+		fixtures.resource(_crb_type, "entry", {"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"}, "subjects": [{"kind": "[unknown]", "name": "x"}, {"kind": "User", "name": "alice"}]}),
+		fixtures.resource(_crb_type, "viewers", {"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"}, "subjects": "[unknown]"}),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(_crb_type, "later", "binding gives subjects unknown until apply ([unknown]) cluster-admin: whether they include service accounts cannot be established"),
+		_f(_crb_type, "entry", "binding gives subjects unknown until apply ({\"kind\": \"[unknown]\", \"name\": \"x\"}) cluster-admin: whether they include service accounts cannot be established"),
+	}
+}
