@@ -225,8 +225,8 @@ _in_transit contains problem(lb, msg) if {
 # guide, "SSL negotiation configurations for Classic Load Balancers": the default policy supports
 # TLS 1.2 and earlier versions; "Predefined SSL security policies ...": its protocol table).
 _in_transit contains problem(lb, msg) if {
-	some [i, l, protocol] in _classic_tls_listeners
-	count(object.get(transit.listener_policies, transit.listener_key(i, object.get(l, "lbPort", "?")), set())) == 0
+	some [i, l, protocol, policies] in _classic_tls_listeners
+	count(policies) == 0
 	lb := input.document.resources[i]
 	msg := sprintf(
 		"classic load balancer %s listener on port %v has no SSL negotiation policy in the stack, so it gets %s, which allows TLS 1.0",
@@ -238,8 +238,8 @@ _in_transit contains problem(lb, msg) if {
 # each resource sets the listener's policies anew, so which one is applied last, and holds, is not
 # in the document.
 _in_transit contains problem(lb, msg) if {
-	some [i, l, protocol] in _classic_tls_listeners
-	some p in object.get(transit.listener_policies, transit.listener_key(i, object.get(l, "lbPort", "?")), set())
+	some [i, l, protocol, policies] in _classic_tls_listeners
+	some p in policies
 	not _classic_refuses_old_tls(p)
 	lb := input.document.resources[i]
 	msg := sprintf(
@@ -248,12 +248,14 @@ _in_transit contains problem(lb, msg) if {
 	)
 }
 
-# [position, listener, protocol] of the HTTPS and SSL listeners of the classic load balancers
-_classic_tls_listeners contains [i, l, protocol] if {
+# [position, listener, protocol, the SSL negotiation policies the document sets on it] of the
+# HTTPS and SSL listeners of the classic load balancers
+_classic_tls_listeners contains [i, l, protocol, policies] if {
 	some i in transit.classic_lb_indices
 	some l in resources.elements(object.get(input.document.resources[i].inputs, "listeners", []))
 	protocol := upper(sprintf("%v", [object.get(l, "lbProtocol", "HTTP")]))
 	protocol in {"HTTPS", "SSL"}
+	policies := object.get(transit.listener_policies, transit.listener_key(i, object.get(l, "lbPort", "?")), set())
 }
 
 # The protocols older than TLS 1.2 that a classic SSL negotiation policy has an attribute for.
@@ -314,9 +316,8 @@ _classic_policy_problem(p) := "is not declared in the stack as an SSL negotiatio
 # aws-load-balancer-ssl-ports lists, by number or name, or on every port when it lists none (the
 # controller's annotation guide, and the legacy provider). Without one it forwards plain TCP.
 _in_transit contains problem(svc, msg) if {
-	some i in transit.lb_service_indices
+	some i in transit.lb_service_indices - _tls_services
 	svc := input.document.resources[i]
-	not transit.annotated(svc, transit.ssl_cert_annotation)
 	msg := sprintf(
 		"LoadBalancer Service has no %s annotation, so its load balancer terminates no TLS and carries %s as plain TCP (unless the pods terminate TLS themselves)",
 		[transit.ssl_cert_annotation, _service_ports_text(transit.service_ports(svc))],
@@ -325,12 +326,11 @@ _in_transit contains problem(svc, msg) if {
 
 # ports the ssl-ports annotation leaves out get a plain TCP listener
 _in_transit contains problem(svc, msg) if {
-	some i in transit.lb_service_indices
+	some i in _tls_services
 	svc := input.document.resources[i]
-	transit.annotated(svc, transit.ssl_cert_annotation)
 	count(transit.ssl_ports(svc)) > 0
 	not "*" in transit.ssl_ports(svc)
-	plain := [port | some port in transit.service_ports(svc); not transit.udp(port); not transit.named_in_ssl_ports(svc, port)]
+	plain := _plain_ports(svc)
 	count(plain) > 0
 	msg := sprintf(
 		"LoadBalancer Service: %s %q leaves out %s, which the load balancer therefore serves without TLS",
@@ -341,11 +341,10 @@ _in_transit contains problem(svc, msg) if {
 # "*": the AWS Load Balancer Controller matches no port with it (its annotation guide; the legacy
 # provider reads it as every port), and which of the two serves the Service is not in the document
 _in_transit contains problem(svc, msg) if {
-	some i in transit.lb_service_indices
+	some i in _tls_services
 	svc := input.document.resources[i]
-	transit.annotated(svc, transit.ssl_cert_annotation)
 	"*" in transit.ssl_ports(svc)
-	plain := [port | some port in transit.service_ports(svc); not transit.udp(port); not transit.named_in_ssl_ports(svc, port)]
+	plain := _plain_ports(svc)
 	count(plain) > 0
 	msg := sprintf(
 		"LoadBalancer Service lists \"*\" in %s, which the AWS Load Balancer Controller matches with no port (the legacy cloud provider with every port), so %s may be served without TLS: list the ports by number or name",
@@ -355,9 +354,8 @@ _in_transit contains problem(svc, msg) if {
 
 # TLS listeners are TCP: a UDP port is forwarded as it is
 _in_transit contains problem(svc, msg) if {
-	some i in transit.lb_service_indices
+	some i in _tls_services
 	svc := input.document.resources[i]
-	transit.annotated(svc, transit.ssl_cert_annotation)
 	some port in transit.service_ports(svc)
 	transit.udp(port)
 	msg := sprintf("LoadBalancer Service port %v is UDP, which the load balancer forwards without TLS", [object.get(port, "port", "?")])
@@ -368,9 +366,8 @@ _in_transit contains problem(svc, msg) if {
 # flag's default), a classic load balancer's (see above) and that of an NLB TLS listener created
 # through the ELB API without one.
 _in_transit contains problem(svc, msg) if {
-	some i in transit.lb_service_indices
+	some i in _tls_services
 	svc := input.document.resources[i]
-	transit.annotated(svc, transit.ssl_cert_annotation)
 	not transit.annotated(svc, transit.ssl_negotiation_policy_annotation)
 	msg := sprintf(
 		"LoadBalancer Service sets no %s, so its TLS listeners get %s (the AWS Load Balancer Controller's default unless its --default-ssl-policy changes it, and the ELB API's), which allows TLS 1.0",
@@ -379,14 +376,26 @@ _in_transit contains problem(svc, msg) if {
 }
 
 _in_transit contains problem(svc, msg) if {
-	some i in transit.lb_service_indices
+	some i in _tls_services
 	svc := input.document.resources[i]
-	transit.annotated(svc, transit.ssl_cert_annotation)
 	policy := transit.annotations(svc)[transit.ssl_negotiation_policy_annotation]
 	transit.annotated(svc, transit.ssl_negotiation_policy_annotation)
 	not tls12_policy(policy)
 	msg := sprintf("LoadBalancer Service TLS policy %v (%s) allows TLS below 1.2", [policy, transit.ssl_negotiation_policy_annotation])
 }
+
+# positions of the LoadBalancer Services that name a certificate (aws-load-balancer-ssl-cert)
+_tls_services := {i |
+	some i in transit.lb_service_indices
+	transit.annotated(input.document.resources[i], transit.ssl_cert_annotation)
+}
+
+# the TCP ports of a Service that its ssl-ports entries do not name
+_plain_ports(svc) := [port |
+	some port in transit.service_ports(svc)
+	not transit.udp(port)
+	not transit.named_in_ssl_ports(svc, port)
+]
 
 _service_ports_text(ports) := "its ports" if {
 	count(ports) == 0

@@ -13,12 +13,11 @@ import data.lib.resources
 # The rbac.authorization.k8s.io types of the document, in every API version the Pulumi provider
 # has (v1, v1beta1, v1alpha1), whole objects and server-side patches: type -> kind without "Patch"
 # and whether it is a patch.
-_types := {t: [trim_suffix(kind, "Patch"), endswith(kind, "Patch")] |
+_types := {t: [resources.kind(t), endswith(t, "Patch")] |
 	some t in resources.k8s_types(input.document)
 	parts := split(t, ":")
 	count(parts) == 3
 	startswith(parts[1], "rbac.authorization.k8s.io/")
-	kind := parts[2]
 }
 
 # positions of the bindings, patches included (a patch that sets subjects binds them to the live

@@ -287,18 +287,26 @@ aws_managed_key(k) if contains(k, "alias/aws/")
 # types of the document that are one of them.
 workload_kinds := {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job", "CronJob", "Pod"}
 
-workload_types := {t | some t in k8s_types(input.document); _kind(t) in workload_kinds}
+workload_types := {t | some t in k8s_types(input.document); kind(t) in workload_kinds}
 
+# a Kubernetes type's kind, whatever its API version, patches included:
 # kubernetes:apps/v1:DeploymentPatch -> Deployment
-_kind(type) := trim_suffix(parts[count(parts) - 1], "Patch") if parts := split(type, ":")
+kind(type) := trim_suffix(parts[count(parts) - 1], "Patch") if parts := split(type, ":")
 
-pod_spec(r) := inputs(r).spec if _kind(r.type) == "Pod"
+# positions of the Kubernetes objects of a kind, of every API version, patches included
+kind_indices(k) := {i |
+	some t in k8s_types(input.document)
+	kind(t) == k
+	some i in indices(t)
+}
 
-pod_spec(r) := inputs(r).spec.jobTemplate.spec.template.spec if _kind(r.type) == "CronJob"
+pod_spec(r) := inputs(r).spec if kind(r.type) == "Pod"
+
+pod_spec(r) := inputs(r).spec.jobTemplate.spec.template.spec if kind(r.type) == "CronJob"
 
 pod_spec(r) := inputs(r).spec.template.spec if {
 	r.type in workload_types
-	not _kind(r.type) in {"Pod", "CronJob"}
+	not kind(r.type) in {"Pod", "CronJob"}
 }
 
 containers(spec) := array.concat(object.get(spec, "containers", []), object.get(spec, "initContainers", []))

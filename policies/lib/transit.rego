@@ -179,28 +179,13 @@ _policies_of_urn[q.urn] contains q if {
 
 # ---------------------------------------------------------------- Kubernetes
 
-# kubernetes:networking.k8s.io/v1beta1:IngressPatch -> Ingress (as lib.resources reads workload kinds)
-_kind(type) := trim_suffix(parts[count(parts) - 1], "Patch") if parts := split(type, ":")
-
 # positions of the Ingresses, Services and IngressClasses, of every API version the document's
 # types have (networking.k8s.io/v1 and v1beta1, extensions/v1beta1 Ingresses), and of their patches
-ingress_indices := {i |
-	some t in resources.k8s_types(input.document)
-	_kind(t) == "Ingress"
-	some i in resources.indices(t)
-}
+ingress_indices := resources.kind_indices("Ingress")
 
-service_indices := {i |
-	some t in resources.k8s_types(input.document)
-	_kind(t) == "Service"
-	some i in resources.indices(t)
-}
+service_indices := resources.kind_indices("Service")
 
-_ingress_class_indices := {i |
-	some t in resources.k8s_types(input.document)
-	_kind(t) == "IngressClass"
-	some i in resources.indices(t)
-}
+_ingress_class_indices := resources.kind_indices("IngressClass")
 
 annotations(r) := a if {
 	a := r.inputs.metadata.annotations

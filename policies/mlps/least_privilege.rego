@@ -36,9 +36,8 @@ _problems contains p if {
 }
 
 _problems contains findings.problem(b, msg) if {
-	some i in k8s_rbac.binding_indices
+	some i, role in _grants
 	b := input.document.resources[i]
-	role := k8s_rbac.grant(b)
 	some s in _subjects(b)
 	s.kind == "ServiceAccount"
 	msg := sprintf("binding gives service account %s %s", [s.name, role])
@@ -47,22 +46,26 @@ _problems contains findings.problem(b, msg) if {
 # a group that holds service accounts: all of them (system:serviceaccounts), a namespace's
 # (system:serviceaccounts:NS), or every authenticated identity, service accounts included
 _problems contains findings.problem(b, msg) if {
-	some i in k8s_rbac.binding_indices
+	some i, role in _grants
 	b := input.document.resources[i]
-	role := k8s_rbac.grant(b)
 	some s in _subjects(b)
 	s.kind == "Group"
 	_service_account_group(s.name)
 	msg := sprintf("binding gives the group %s, which holds service accounts, %s", [s.name, role])
 }
 
+# position -> what each binding grants, where it matters (lib.k8s_rbac), worked out once
+_grants := {i: role |
+	some i in k8s_rbac.binding_indices
+	role := k8s_rbac.grant(input.document.resources[i])
+}
+
 _subjects(b) := [s | some s in resources.elements(object.get(b.inputs, "subjects", [])); is_object(s)]
 
 # subjects unknown until apply (the list, an entry, or an entry's kind) may be service accounts
 _problems contains findings.problem(b, msg) if {
-	some i in k8s_rbac.binding_indices
+	some i, role in _grants
 	b := input.document.resources[i]
-	role := k8s_rbac.grant(b)
 	some unknown in _unknown_subjects(b)
 	msg := sprintf("binding gives subjects unknown until apply (%v) %s: whether they include service accounts cannot be established", [unknown, role])
 }
