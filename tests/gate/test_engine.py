@@ -1,11 +1,14 @@
-"""The embedded engine's own bookkeeping: the order of raw findings and the input hand-over."""
+"""The embedded engine's own bookkeeping: the order of raw findings, the input hand-over and the
+Rust backtrace setting."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
 from seedance.gate import RegorusEngine, load_bundle
-from seedance.gate.engine import _sort_findings
+from seedance.gate.engine import _sort_findings, compile_modules
 from seedance.gate.errors import EngineError
 
 
@@ -41,3 +44,14 @@ def test_input_that_is_not_json_is_an_engine_error() -> None:
     bundle = load_bundle()
     with pytest.raises(EngineError, match="input is not JSON-serialisable"):
         RegorusEngine().evaluate(bundle.only({"GDPR-44-1"}), {"document": {"resources": [object()]}})
+
+
+def test_loading_the_rules_turns_off_rust_library_backtraces_unless_the_user_chose(monkeypatch) -> None:
+    bundle = load_bundle()
+    monkeypatch.setenv("RUST_BACKTRACE", "1")
+    monkeypatch.delenv("RUST_LIB_BACKTRACE", raising=False)
+    compile_modules(bundle)
+    assert os.environ["RUST_LIB_BACKTRACE"] == "0"
+    monkeypatch.setenv("RUST_LIB_BACKTRACE", "1")
+    compile_modules(bundle)
+    assert os.environ["RUST_LIB_BACKTRACE"] == "1"
