@@ -8,6 +8,7 @@
 # scope: package
 package lib.network
 
+import data.lib.cidr
 import data.lib.compute
 import data.lib.resources
 import data.lib.routing
@@ -146,9 +147,54 @@ _direction(type) := "ingress" if endswith(type, "IngressRule")
 
 _direction(type) := "egress" if endswith(type, "EgressRule")
 
+# A rule admits the internet when its CIDRs do (0.0.0.0/0, ::/0, or ranges that only together
+# cover every public address: lib.cidr), or when it and the other rules of its security group
+# for the same direction, protocol and ports do together (0.0.0.0/1 in one rule, 128.0.0.0/1 in
+# another). Rules are grouped by the group resource that carries them inline, or the group a rule
+# resource names (_group_ref).
 open_to_world(rule) if {
 	some c in rule.cidrs
-	c in world
+	c in world # the usual case, settled without parsing
+} else if {
+	count(_covering_keys) > 0 # almost every document: none
+	_group_key(rule) in _covering_keys
+	some c in rule.cidrs
+	cidr.public(c) # not a rule of private ranges only
+}
+
+_group_key(rule) := [object.get(rule, "given", ""), _group_ref(rule.resource), rule.direction, rule.protocol, rule.from, rule.to]
+
+# The group a rule resource names: the URN of a group of the stack when its property dependencies
+# or its value tie it to one (lib.routing), which is also the key of that group's inline rules;
+# else the id it gives. Otherwise the resource itself: an inline rule's group, a given rule's
+# carrier, or a rule whose group is unknown until apply (the preview's "[unknown]").
+_group_ref(r) := t.urn if {
+	is_string(r.inputs.securityGroupId)
+	some type in inline_rule_types
+	some i in resources.indices(type)
+	t := input.document.resources[i]
+	routing.refers(r, "securityGroupId", t)
+} else := id if {
+	id := r.inputs.securityGroupId
+	is_string(id)
+	id != "[unknown]"
+} else := r.urn
+
+# The keys of the rules with a range of at least /10 (IPv4) or /12 (IPv6): ranges that cover the
+# internet together include one so broad, since a security group holds at most 1,000 rules and
+# 1,000 ranges of /11 are fewer than the ~3.7 billion public IPv4 addresses (and of /13, than
+# the 2^125 of 2000::/3).
+# (a rule open to the world is reported as it is: its range takes no part here)
+_broad_keys := {_group_key(rule) |
+	some rule in _rules
+	some c in rule.cidrs
+	not c in world
+	cidr.broad(c)
+}
+
+_covering_keys := {key |
+	some key in _broad_keys
+	cidr.internet([c | some rule in _rules; _group_key(rule) == key; some c in rule.cidrs; not c in world])
 }
 
 all_protocols(rule) if rule.protocol in {"-1", "all"}
@@ -217,9 +263,7 @@ _source_restricted(svc) if {
 	ranges := object.get(svc.inputs, ["spec", "loadBalancerSourceRanges"], [])
 	is_array(ranges)
 	count(ranges) > 0
-	every c in ranges {
-		not c in world
-	}
+	not cidr.internet(ranges)
 }
 
 internet_services(document) := [svc |
@@ -338,7 +382,7 @@ has_default_deny(_, ns_name, direction) if direction in object.get(_denied, ns_n
 # sources or destinations; a peer namespaceSelector {} with no podSelector, or an empty one,
 # selects every pod of every namespace; an ipBlock whose CIDR is /0 (0.0.0.0/0, ::/0) is every
 # address of its family, whatever its except list carves out (the rest of the internet stays
-# admitted). A podSelector alone selects pods of the policy's own namespace only: not counted.
+# admitted), and so are the ipBlocks of one rule that together cover the internet (lib.cidr). A podSelector alone selects pods of the policy's own namespace only: not counted.
 # Every port: a rule whose ports are missing or empty matches all ports, and so does a port
 # entry without a port (every port of its protocol) or one from port 1 with endPort 65535. A
 # rule that names its ports is a specific allow rule, the kind a default deny is there to be
@@ -430,7 +474,14 @@ _every_peer(rule, field) := {[sprintf("%s (an %s rule without %s)", [_everyone[f
 } else := {[sprintf("%s unknown until apply (%s %v)", [_unknown_peers[field], field, peers]), false]} if {
 	peers := rule[field]
 	not is_array(peers)
-} else := {who | some peer in rule[field]; who := _open_peer(peer)}
+} else := {who | some peer in rule[field]; who := _open_peer(peer)} | _covering_blocks(rule[field])
+
+# the ipBlocks of a rule's peers that only together cover the internet (lib.cidr), as one peer
+_covering_blocks(peers) := {[sprintf("the internet (ipBlocks %s)", [concat(", ", cidrs)]), true]} if {
+	cidrs := [c | some peer in peers; c := object.get(peer, ["ipBlock", "cidr"], null); is_string(c); not endswith(c, "/0")]
+	count(cidrs) > 1
+	cidr.internet(cidrs)
+} else := set()
 
 _open_peer(peer) := [sprintf("a peer unknown until apply (%v)", [peer]), false] if {
 	not is_object(peer)

@@ -142,3 +142,51 @@ test_fail_default_deny_of_unknown_policy_types if {
 	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {_f("kubernetes:core/v1:Namespace", "train", "namespace has no default-deny NetworkPolicy")}
 }
+
+# ranges that admit the internet only together: in one rule, across the rules of one group for
+# the same ports, and across the ipBlocks of one NetworkPolicy rule
+_halves_resources := [
+	fixtures.security_group("halves", [{"protocol": "tcp", "fromPort": 5432, "toPort": 5432, "cidrBlocks": ["0.0.0.0/1", "128.0.0.0/1"]}], []),
+	fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "low", {"securityGroupId": "sg-9", "ipProtocol": "tcp", "fromPort": 6379, "toPort": 6379, "cidrIpv4": "0.0.0.0/1"}),
+	fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "high", {"securityGroupId": "sg-9", "ipProtocol": "tcp", "fromPort": 6379, "toPort": 6379, "cidrIpv4": "128.0.0.0/1"}),
+	# same group and ports, private range only: not itself open
+	fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "office", {"securityGroupId": "sg-9", "ipProtocol": "tcp", "fromPort": 6379, "toPort": 6379, "cidrIpv4": "10.0.0.0/8"}),
+	# the other half on another port, another group, and a group unknown until apply: no cover
+	fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "other-port", {"securityGroupId": "sg-8", "ipProtocol": "tcp", "fromPort": 6380, "toPort": 6380, "cidrIpv4": "0.0.0.0/1"}),
+	fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "other-group", {"securityGroupId": "sg-7", "ipProtocol": "tcp", "fromPort": 6380, "toPort": 6380, "cidrIpv4": "128.0.0.0/1"}),
+	fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "unknown-a", {"securityGroupId": "[unknown]", "ipProtocol": "tcp", "fromPort": 9200, "toPort": 9200, "cidrIpv4": "0.0.0.0/1"}),
+	fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "unknown-b", {"securityGroupId": "[unknown]", "ipProtocol": "tcp", "fromPort": 9200, "toPort": 9200, "cidrIpv4": "128.0.0.0/1"}),
+	fixtures.namespace("train", "internal"),
+	fixtures.deny_all("train"),
+	_np(_np_type, "split-world", "train", {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "0.0.0.0/1"}}, {"ipBlock": {"cidr": "128.0.0.0/1"}}]}]}),
+	_np(_np_type, "half-world", "train", {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "0.0.0.0/1"}}]}]}),
+]
+
+test_fail_ranges_that_admit_the_internet_together if {
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, _halves_resources)
+	v == {
+		_f("aws:ec2/securityGroup:SecurityGroup", "halves", "security group admits the internet on tcp ports 5432-5432"),
+		_f("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "low", "security group admits the internet on tcp ports 6379-6379"),
+		_f("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "high", "security group admits the internet on tcp ports 6379-6379"),
+		_f(_np_type, "split-world", "NetworkPolicy admits the internet (ipBlocks 0.0.0.0/1, 128.0.0.0/1) to every pod of namespace train on every port, which voids a default-deny ingress there"),
+	}
+}
+
+# a group's inline rule and a rule resource that names the group (by its id, or as a property
+# dependency whose value is unknown until apply) cover the internet together
+test_fail_inline_and_resource_rules_of_one_group_admit_the_internet_together if {
+	sg := object.union(fixtures.security_group("db", [{"protocol": "tcp", "fromPort": 5432, "toPort": 5432, "cidrBlocks": ["0.0.0.0/1"]}], []), {"id": "sg-0db"})
+	by_id := fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "by-id", {"securityGroupId": "sg-0db", "ipProtocol": "tcp", "fromPort": 5432, "toPort": 5432, "cidrIpv4": "128.0.0.0/1"})
+	cache := fixtures.security_group("cache", [{"protocol": "tcp", "fromPort": 6379, "toPort": 6379, "cidrBlocks": ["0.0.0.0/1"]}], [])
+	by_dependency := object.union(
+		fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "by-dependency", {"securityGroupId": "[unknown]", "ipProtocol": "tcp", "fromPort": 6379, "toPort": 6379, "cidrIpv4": "128.0.0.0/1"}),
+		{"property_dependencies": {"securityGroupId": [cache.urn]}},
+	)
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, [sg, by_id, cache, by_dependency])
+	v == {
+		_f("aws:ec2/securityGroup:SecurityGroup", "db", "security group admits the internet on tcp ports 5432-5432"),
+		_f("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "by-id", "security group admits the internet on tcp ports 5432-5432"),
+		_f("aws:ec2/securityGroup:SecurityGroup", "cache", "security group admits the internet on tcp ports 6379-6379"),
+		_f("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "by-dependency", "security group admits the internet on tcp ports 6379-6379"),
+	}
+}

@@ -40,10 +40,16 @@ test_fail_default_security_group_and_load_balancer_service if {
 		"metadata": {"name": "office", "namespace": "inference"},
 		"spec": {"type": "LoadBalancer", "ports": [{"port": 22}], "loadBalancerSourceRanges": ["203.0.113.0/24"]},
 	})
-	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [sg, svc, restricted])
+	# source ranges that together cover the internet restrict nothing
+	halves := fixtures.resource("kubernetes:core/v1:Service", "halves", {
+		"metadata": {"name": "halves", "namespace": "inference"},
+		"spec": {"type": "LoadBalancer", "ports": [{"port": 9200}], "loadBalancerSourceRanges": ["0.0.0.0/1", "128.0.0.0/1"]},
+	})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [sg, svc, restricted, halves])
 	v == {
 		_f("aws:ec2/defaultSecurityGroup:DefaultSecurityGroup", "default", "security group exposes high-risk port 5432 to the internet"),
 		_f("kubernetes:core/v1:Service", "cache", "internet-facing LoadBalancer Service exposes high-risk port 6379"),
+		_f("kubernetes:core/v1:Service", "halves", "internet-facing LoadBalancer Service exposes high-risk port 9200"),
 	}
 }
 

@@ -1,5 +1,6 @@
 package mlps.remote_administration
 
+import data.lib.cidr
 import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
@@ -58,7 +59,7 @@ _problems contains findings.problem(c, msg) if {
 
 _eks_public(cidrs) := "EKS API endpoint is public to the whole internet" if {
 	is_array(cidrs)
-	"0.0.0.0/0" in cidrs
+	cidr.internet(cidrs) # 0.0.0.0/0, or ranges that together cover it
 }
 
 _eks_public(cidrs) := "EKS API endpoint is public and its publicAccessCidrs are not known until apply, so a restriction cannot be established" if {

@@ -86,10 +86,13 @@ test_eks_endpoint_public_as_text_or_unknown if {
 		fixtures.resource("aws:eks/cluster:Cluster", "cidrs-unknown", {"vpcConfig": {"endpointPublicAccess": true, "publicAccessCidrs": "[unknown]"}}),
 		fixtures.resource("aws:eks/cluster:Cluster", "private", {"vpcConfig": {"endpointPublicAccess": "false"}}),
 		fixtures.resource("aws:eks/cluster:Cluster", "restricted", {"vpcConfig": {"publicAccessCidrs": ["203.0.113.0/24"]}}),
+		fixtures.resource("aws:eks/cluster:Cluster", "halves", {"vpcConfig": {"publicAccessCidrs": ["0.0.0.0/1", "128.0.0.0/1"]}}),
+		fixtures.resource("aws:eks/cluster:Cluster", "half", {"vpcConfig": {"publicAccessCidrs": ["0.0.0.0/1"]}}),
 	]
 	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, clusters)
 	v == {
 		_f("aws:eks/cluster:Cluster", "text", "EKS API endpoint is public to the whole internet"),
+		_f("aws:eks/cluster:Cluster", "halves", "EKS API endpoint is public to the whole internet"),
 		_f("aws:eks/cluster:Cluster", "unknown", "EKS API endpoint is public to the whole internet"),
 		_f("aws:eks/cluster:Cluster", "cidrs-unknown", "EKS API endpoint is public and its publicAccessCidrs are not known until apply, so a restriction cannot be established"),
 	}
