@@ -25,8 +25,10 @@ from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 from seedance.planner.forecast import commitment_forecast
+from seedance.planner.planner import JOB_WORKLOADS
 from seedance.planner.reserved import Uncovered, commit_now, optimal_reserved
 from seedance.planner.spot import decide_spot
+from seedance.policy.model import Workload
 
 WEEK = 168
 DAY = 24
@@ -48,6 +50,7 @@ class Case:
     spot: NDArray[np.float64]  # per unit-hour, hourly, whole trace
     lost_fraction: float  # share of paid spot time lost to interruptions
     interruption_rate: float  # per instance-hour
+    workload: Workload = Workload.INFERENCE  # as the planner reads a fleet's (jobs or a service)
     description: str = ""
     sources: dict[str, str] = field(default_factory=dict)
 
@@ -139,7 +142,8 @@ def plain_replan(case: Case, t0: int) -> Result:
 def seedance(case: Case, t0: int) -> Result:
     """The planner's decisions, re-made weekly from data strictly before each decision hour:
     spot share from the last week's spot price (effective, with interruption losses) vs on-demand;
-    commitment from ``commit_now`` on the commitment forecast (``min(forecast, last day repeated)``)
+    commitment from ``commit_now`` on the commitment forecast (``min(forecast, last day repeated)``,
+    and the last 4 weeks repeated for fleets of jobs)
     of the rest of the billed window (``horizon_hours``: a commitment is charged to the window's end),
     valuing uncovered demand by the billing rule (:class:`Uncovered`, gold on-demand floor included)."""
     T = case.demand.size
@@ -153,7 +157,7 @@ def seedance(case: Case, t0: int) -> Result:
         sd = decide_spot(max_share=case.max_share, ondemand_hourly=case.ondemand, spot_hourly=recent,
                          interruption_rate=case.interruption_rate, lost_fraction=case.lost_fraction)
         if hist.size >= DAY:
-            f = commitment_forecast(hist, T - s)
+            f = commitment_forecast(hist, T - s, jobs=case.workload in JOB_WORKLOADS)
             billing = Uncovered(case.ondemand, sd.effective_hourly if sd.share > 0 else None, sd.share,
                                 1.0 if case.gold else 0.0)
             held = commit_now(f, case.reserved, billing, held=held, step_hours=WEEK).units

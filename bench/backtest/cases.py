@@ -9,20 +9,23 @@ from bench.backtest.data import V2023, V2025, spot_hourly, v2023_gpu_demand, v20
 from seedance.planner.checkpoint import decide_checkpoint
 from seedance.planner.spot import band_hourly_rate, stateless_lost_fraction
 from seedance.pricing.catalog import load_catalog
-from seedance.policy.model import PaymentOption, Term
+from seedance.policy.model import PaymentOption, Term, Workload
 
 REGION = "eu-west-1"  # the only region with multi-week spot price history
 SPOT_START = dt.datetime(2021, 12, 14, tzinfo=dt.UTC)  # trace hour 0 <-> first full day of spot history
 
-# name, series, instance type, gold, maxShare, checkpoint (write s, restart s) or None, description
+# name, series, instance type, gold, maxShare, checkpoint (write s, restart s) or None, workload, description
 FLEETS = [
-    ("v2023-LS", ("v2023", "LS"), "g5.xlarge", True, 0.3, None, "LS (latency-sensitive) as gold inference"),
-    ("v2023-Burstable", ("v2023", "Burstable"), "g5.xlarge", False, 0.5, (60, 240), "Burstable as silver finetune"),
-    ("v2023-BE", ("v2023", "BE"), "g5.xlarge", False, 0.7, (180, 600), "BE (best-effort) as bronze training"),
-    ("v2023-Guaranteed", ("v2023", "Guaranteed"), "g5.xlarge", True, 0.3, None, "Guaranteed as gold inference"),
-    ("v2025-DLRM", ("v2025", "HN"), "g4dn.xlarge", True, 0.3, None, "DLRM GPU nodes (HN) as gold inference"),
+    ("v2023-LS", ("v2023", "LS"), "g5.xlarge", True, 0.3, None, Workload.INFERENCE, "LS (latency-sensitive) as gold inference"),
+    ("v2023-Burstable", ("v2023", "Burstable"), "g5.xlarge", False, 0.5, (60, 240), Workload.FINETUNE,
+     "Burstable as silver finetune"),
+    ("v2023-BE", ("v2023", "BE"), "g5.xlarge", False, 0.7, (180, 600), Workload.TRAINING, "BE (best-effort) as bronze training"),
+    ("v2023-Guaranteed", ("v2023", "Guaranteed"), "g5.xlarge", True, 0.3, None, Workload.INFERENCE,
+     "Guaranteed as gold inference"),
+    ("v2025-DLRM", ("v2025", "HN"), "g4dn.xlarge", True, 0.3, None, Workload.INFERENCE, "DLRM GPU nodes (HN) as gold inference"),
     # held out: added after the planner was frozen, to test it on a trace it was never run on
-    ("v2025-DLRM-CN", ("v2025", "CN"), "c5.2xlarge", True, 0.3, None, "DLRM CPU nodes (CN) as gold inference, held out"),
+    ("v2025-DLRM-CN", ("v2025", "CN"), "c5.2xlarge", True, 0.3, None, Workload.INFERENCE,
+     "DLRM CPU nodes (CN) as gold inference, held out"),
 ]
 #: Traces counted in nodes of a CPU type (instances present), not in 1-GPU nodes (GPUs requested).
 CPU_TRACES = {"v2025-DLRM-CN"}
@@ -45,7 +48,7 @@ def build_cases(instance_type: str | None = None, term: Term = Term.ONE_YEAR) ->
     catalog = load_catalog()
     v2023 = v2023_gpu_demand()
     out = []
-    for name, (trace, cls), own_type, gold, share, ckpt, desc in FLEETS:
+    for name, (trace, cls), own_type, gold, share, ckpt, workload, desc in FLEETS:
         cpu = name in CPU_TRACES
         if cpu and instance_type is not None:
             continue
@@ -65,7 +68,7 @@ def build_cases(instance_type: str | None = None, term: Term = Term.ONE_YEAR) ->
         out.append(Case(
             name=name, demand=demand, instance_type=itype, gold=gold, max_share=share,
             ondemand=offer.ondemand.value, reserved=ri.value, spot=spot, lost_fraction=lost,
-            interruption_rate=rate,
+            interruption_rate=rate, workload=workload,
             description=f"{desc}, 1 {offer.gpu_model.value}/node" if offer.gpu_model else f"{desc}, {offer.vcpu} vCPU/node",
             sources={"demand": V2023 if trace == "v2023" else V2025, "ondemand": offer.ondemand.source,
                      "reserved": ri.source, "spot": spot_src,

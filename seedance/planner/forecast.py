@@ -25,7 +25,10 @@ of day aligned): a forecast decline is honoured, forecast growth is not bought a
 and nothing above the latest observed day is bought.  The cap is the last *day*, not the last
 week, because a week that contains a level shift would replay its pre-shift hours as a drop every
 week - the model's level (a median of daily means) already decides how much of a shift to believe,
-and the weekly pattern is already in the forecast.
+and the weekly pattern is already in the forecast.  Fleets whose demand is made of jobs
+(training, fine-tuning, batch) also cap it by the last ``window_days`` days repeated: a job that
+starts is seen as a new level, yet it ends, so only the share of the recent weeks a unit was busy
+is bought.
 """
 
 from __future__ import annotations
@@ -123,15 +126,27 @@ def forecast(
 
 
 def commitment_forecast(
-    history: ArrayLike, horizon: int, *, start_hour_of_week: int = 0, window_days: int = 28
+    history: ArrayLike, horizon: int, *, start_hour_of_week: int = 0, window_days: int = 28, jobs: bool = False
 ) -> NDArray[np.float64]:
-    """The forecast to decide commitments on: ``min(forecast, last day repeated)`` hour by hour."""
+    """The forecast to decide commitments on: ``min(forecast, last day repeated)`` hour by hour.
+
+    ``jobs``: the demand is made of jobs (training, fine-tuning, batch), which end. A new level is
+    then the jobs running now, not a service that stays, so the view is also capped by the last
+    ``window_days`` days repeated (the window the forecast is fitted on; whole weeks, so weekdays
+    stay aligned): a unit is valued at the share of that window it was in use.
+    """
     y = np.asarray(history, dtype=float).ravel()
     f = forecast(y, horizon, start_hour_of_week=start_hour_of_week, window_days=window_days)
     if y.size < HOURS_PER_DAY:  # under a day of history: its mean, flat
         return np.minimum(f, float(y.mean()))
-    repeated = np.tile(y[y.size - HOURS_PER_DAY :], horizon // HOURS_PER_DAY + 1)[:horizon]
-    return np.minimum(f, repeated)
+    out = np.minimum(f, _repeated(y[y.size - HOURS_PER_DAY :], horizon))
+    if jobs:
+        out = np.minimum(out, _repeated(y[max(0, y.size - window_days * HOURS_PER_DAY) :], horizon))
+    return out
+
+
+def _repeated(block: NDArray[np.float64], horizon: int) -> NDArray[np.float64]:
+    return np.tile(block, horizon // block.size + 1)[:horizon]
 
 
 def _theil_sen(y: NDArray[np.float64]) -> float:

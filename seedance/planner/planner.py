@@ -57,6 +57,8 @@ TERM_HOURS = {Term.ONE_YEAR: 8760, Term.THREE_YEARS: 3 * 8760}
 REPLAN_STEP_HOURS = 168  # the planner is meant to run weekly
 MIN_HISTORY_HOURS = 24  # less than a day of history is treated as none
 CHECKPOINTED = (Workload.TRAINING, Workload.FINETUNE)
+#: workloads made of jobs that end: their commitments are capped by the recent weeks' use (forecast.commitment_forecast)
+JOB_WORKLOADS = (Workload.TRAINING, Workload.FINETUNE, Workload.BATCH)
 MONTH_HOURS = 730
 #: a history ending more than this many hours (one weekly re-plan step) before the decision point is stale
 STALE_HISTORY_HOURS = REPLAN_STEP_HOURS
@@ -246,11 +248,15 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         no_history = f"only {n_hist} h of demand history (under {MIN_HISTORY_HOURS} h: treated as none)"
     if history is not None:
         fc = forecast(history, term_hours, start_hour_of_week=inp.start_hour_of_week)
-        raw_commit = commitment_forecast(history, term_hours, start_hour_of_week=inp.start_hour_of_week)
+        jobs = fleet.workload in JOB_WORKLOADS
+        raw_commit = commitment_forecast(history, term_hours, start_hour_of_week=inp.start_hour_of_week, jobs=jobs)
         # the group never runs fewer than capacity.min units nor more than capacity.max
         commit_fc = np.clip(raw_commit, lo, cap_units)
         if float(fc.max(initial=0.0)) > cap_units:
             notes.append(f"forecast peaks at {fc.max():.1f} units, clipped to the fleet maximum {cap_units}")
+        if jobs:
+            notes.append(f"{fleet.workload.value} runs jobs, which end: commitments count only the share of the "
+                         f"last 4 weeks each unit was in use")
         if lo > 0 and float(raw_commit.min(initial=lo)) < lo:
             notes.append(f"raised to the fleet minimum {lo} where the forecast is below it")
         fc = np.clip(fc, 0.0, cap_units)

@@ -88,3 +88,20 @@ def test_commitment_forecast_level_shift_is_not_replayed_as_weekly_drop():
 def test_commitment_forecast_short_history():
     assert commitment_forecast([3.0] * 30, 5) == pytest.approx([3.0] * 5)
     assert commitment_forecast([1.0, 2.0], 3) == pytest.approx([1.5, 1.5, 1.5])
+
+
+def test_commitment_forecast_for_jobs_counts_the_share_of_recent_weeks_in_use():
+    # 20 idle days, then a job holding 8 units for 8 days: a service's view buys the new level, a
+    # fleet of jobs values each unit at the 8 of the last 28 days it was busy
+    y = np.r_[np.zeros(20 * 24), np.full(8 * 24, 8.0)]
+    service = commitment_forecast(y, 28 * 24)
+    jobs = commitment_forecast(y, 28 * 24, jobs=True)
+    assert service == pytest.approx(np.full(28 * 24, 8.0))
+    assert np.all(jobs <= service)
+    assert np.mean(jobs == 8.0) == pytest.approx(8 / 28)
+    assert jobs[: 20 * 24] == pytest.approx(np.zeros(20 * 24))  # the window replayed in order, weekdays aligned
+
+
+def test_commitment_forecast_for_jobs_on_steady_demand_is_the_service_view():
+    y = np.full(40 * 24, 3.0)
+    assert commitment_forecast(y, 100, jobs=True) == pytest.approx(commitment_forecast(y, 100))

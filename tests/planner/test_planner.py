@@ -276,3 +276,15 @@ def test_unused_held_reservations_are_called_a_cost_not_a_negative_saving(catalo
     plan = plan_policy(loaded, catalog, held={"inference": 100}, as_of=dt.date(2026, 6, 1))
     why = plan.fleet("inference").rationale["cost"]
     assert "more: 100 reserved unit(s) are billed whether or not they run" in why and "-" not in why.split("(")[1]
+
+
+def test_a_fleet_of_jobs_reserves_only_what_the_recent_weeks_kept_busy():
+    # 20 idle days, then 8 units for 8 days: an inference service buys the new level; a fine-tuning
+    # fleet's job may end, and 8 busy days in 28 do not pay for a reservation
+    history = np.r_[np.zeros(20 * 24), np.full(8 * 24, 8.0)]
+    service = plan_fleet(inputs(fleet(), history)).plan
+    jobs = plan_fleet(inputs(fleet(name="tune", workload="finetune", checkpoint={"writeSeconds": 60, "restartSeconds": 120}),
+                             history)).plan
+    assert service.reserved_units == 8
+    assert jobs.reserved_units < service.reserved_units
+    assert "runs jobs" in jobs.rationale["demand"] and "runs jobs" not in service.rationale["demand"]
