@@ -382,7 +382,8 @@ has_default_deny(_, ns_name, direction) if direction in object.get(_denied, ns_n
 # sources or destinations; a peer namespaceSelector {} with no podSelector, or an empty one,
 # selects every pod of every namespace; an ipBlock whose CIDR is /0 (0.0.0.0/0, ::/0) is every
 # address of its family, whatever its except list carves out (the rest of the internet stays
-# admitted), and so are the ipBlocks of one rule that together cover the internet (lib.cidr). A podSelector alone selects pods of the policy's own namespace only: not counted.
+# admitted), and so are the ipBlocks of one rule that together cover the internet (lib.cidr). A
+# podSelector alone selects pods of the policy's own namespace only: not counted.
 # Every port: a rule whose ports are missing or empty matches all ports, and so does a port
 # entry without a port (every port of its protocol) or one from port 1 with endPort 65535. A
 # rule that names its ports is a specific allow rule, the kind a default deny is there to be
@@ -478,7 +479,13 @@ _every_peer(rule, field) := {[sprintf("%s (an %s rule without %s)", [_everyone[f
 
 # the ipBlocks of a rule's peers that only together cover the internet (lib.cidr), as one peer
 _covering_blocks(peers) := {[sprintf("the internet (ipBlocks %s)", [concat(", ", cidrs)]), true]} if {
-	cidrs := [c | some peer in peers; c := object.get(peer, ["ipBlock", "cidr"], null); is_string(c); not endswith(c, "/0")]
+	cidrs := [c |
+		some peer in peers
+		is_object(peer) # a peer unknown until apply is reported as one
+		c := object.get(peer, ["ipBlock", "cidr"], null)
+		is_string(c)
+		not endswith(c, "/0") # reported as it is
+	]
 	count(cidrs) > 1
 	cidr.internet(cidrs)
 } else := set()

@@ -160,6 +160,7 @@ _halves_resources := [
 	fixtures.deny_all("train"),
 	_np(_np_type, "split-world", "train", {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "0.0.0.0/1"}}, {"ipBlock": {"cidr": "128.0.0.0/1"}}]}]}),
 	_np(_np_type, "half-world", "train", {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "0.0.0.0/1"}}]}]}),
+	_np(_np_type, "half-unknown", "train", {"podSelector": {}, "ingress": [{"from": ["[unknown]", {"ipBlock": {"cidr": "128.0.0.0/1"}}]}]}),
 ]
 
 test_fail_ranges_that_admit_the_internet_together if {
@@ -169,6 +170,7 @@ test_fail_ranges_that_admit_the_internet_together if {
 		_f("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "low", "security group admits the internet on tcp ports 6379-6379"),
 		_f("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "high", "security group admits the internet on tcp ports 6379-6379"),
 		_f(_np_type, "split-world", "NetworkPolicy admits the internet (ipBlocks 0.0.0.0/1, 128.0.0.0/1) to every pod of namespace train on every port, which voids a default-deny ingress there"),
+		_f(_np_type, "half-unknown", "NetworkPolicy admits a peer unknown until apply ([unknown]) to every pod of namespace train on every port: whether it voids a default-deny ingress there cannot be established"),
 	}
 }
 
