@@ -76,10 +76,10 @@ def quiet_library_backtraces() -> None:
     regorus makes error values in the normal course of evaluating rules, and with ``RUST_BACKTRACE=1``
     in the environment (common on developers' machines and in CI) each one walks the stack: measured
     with callgrind on the 10,000-resource benchmark document, 3% of the query's instructions and 10%
-    of those of loading the policies and the input. The traces are never shown: regorus returns the
-    error's message only. ``RUST_LIB_BACKTRACE`` governs these
-    captures alone (panics still follow ``RUST_BACKTRACE``), is read once per process at the first
-    capture, and is left as it is when the user has set it.
+    of those of loading the policies and the input. The traces are never shown (regorus returns the
+    error's message; with the traces off it no longer appends one to it). ``RUST_LIB_BACKTRACE``
+    governs these captures alone (panics still follow ``RUST_BACKTRACE``), is read once per process
+    at the first capture, and is left as it is when the user has set it.
     """
     os.environ.setdefault("RUST_LIB_BACKTRACE", "0")
 
