@@ -370,3 +370,64 @@ def test_opa_and_regorus_agree_on_random_networks(go_engine, bundle, stack_input
     gi = GateInput(validate_document(doc), gi.policy, gi.plan, gi.estimate, None, facts if with_facts else None)
     embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF).to_json()
     assert evaluate(gi, bundle, go_engine, as_of=AS_OF).to_json() == embedded
+
+
+_CIDRS = ["0.0.0.0/1", "128.0.0.0/1", "0.0.0.0/2", "64.0.0.0/2", "10.0.0.0/8", "0.0.0.0/0", "::/1", "8000::/1",
+          "2000::/4", "3000::/4", "2001:db8::/33", "[unknown]", "bad", "1.2.3.4", 5, None]
+_PEERS = ["[unknown]", None, 7, {}, {"namespaceSelector": {}}, {"ipBlock": "[unknown]"},
+          *({"ipBlock": {"cidr": c}} for c in _CIDRS), {"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8"]}}]
+
+
+def _cover_document(data) -> list[dict]:
+    """Security groups, rule resources, NetworkPolicies beside a default deny, a LoadBalancer Service
+    and an EKS cluster whose ranges may cover the internet only together, or hold values unknown
+    until apply."""
+    resources: list[dict] = []
+    cidrs = st.lists(st.sampled_from(_CIDRS), max_size=4)
+
+    def add(type_: str, name: str, inputs: dict, deps: dict | None = None) -> dict:
+        r = {"urn": f"urn:pulumi:cn-prod::seedance-gpu::{type_}::{name}", "type": type_, "name": name, "custom": True,
+             "inputs": inputs, "id": f"sg-{len(resources):017x}"}
+        if deps:
+            r["property_dependencies"] = deps
+        resources.append(r)
+        return r
+
+    add("kubernetes:core/v1:Namespace", "train", {"metadata": {"name": "train", "labels": {"seedance.io/data-class": "internal"}}})
+    add("kubernetes:networking.k8s.io/v1:NetworkPolicy", "deny", {"metadata": {"name": "deny", "namespace": "train"},
+        "spec": {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}})
+    groups = []
+    for k in range(data.draw(st.integers(1, 3), label="groups")):
+        port = data.draw(st.sampled_from([22, 443, "[unknown]"]), label="port")
+        rules = [{"protocol": "tcp", "fromPort": port, "toPort": port, "cidrBlocks": data.draw(cidrs, label="sg-cidrs")}
+                 for _ in range(data.draw(st.integers(0, 2), label="inline"))]
+        groups.append(add("aws:ec2/securityGroup:SecurityGroup", f"sg{k}", {"ingress": rules, "egress": []}))
+    for k in range(data.draw(st.integers(0, 3), label="rule-resources")):
+        g = data.draw(st.sampled_from(groups), label="rule-group")
+        ref = data.draw(st.sampled_from([g["id"], g["urn"], "[unknown]", "sg-0ffffffffffffffff"]), label="rule-ref")
+        deps = {"securityGroupId": [g["urn"]]} if ref == "[unknown]" and data.draw(st.booleans(), label="deps") else None
+        port = data.draw(st.sampled_from([22, 443]), label="rule-port")
+        add("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", f"rule{k}", {
+            "securityGroupId": ref, "ipProtocol": "tcp", "fromPort": port, "toPort": port,
+            "cidrIpv4": data.draw(st.sampled_from(_CIDRS), label="rule-cidr")}, deps)
+    for k in range(data.draw(st.integers(0, 2), label="policies")):
+        peers = st.lists(st.sampled_from(_PEERS), max_size=3)
+        add("kubernetes:networking.k8s.io/v1:NetworkPolicy", f"np{k}", {
+            "metadata": {"name": f"np{k}", "namespace": "train"},
+            "spec": {"podSelector": {}, "policyTypes": ["Ingress", "Egress"],
+                     "ingress": [{"from": data.draw(peers, label="from")}], "egress": [{"to": data.draw(peers, label="to")}]}})
+    add("kubernetes:core/v1:Service", "svc", {"metadata": {"name": "svc", "namespace": "train"}, "spec": {
+        "type": "LoadBalancer", "ports": [{"port": 22}], "loadBalancerSourceRanges": data.draw(cidrs, label="svc")}})
+    add("aws:eks/cluster:Cluster", "eks", {"vpcConfig": {"publicAccessCidrs": data.draw(cidrs, label="eks")}})
+    return resources
+
+
+@settings(max_examples=max(1, round(40 * SCALE)), deadline=None, derandomize=SCALE == 1, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_opa_and_regorus_agree_on_ranges_that_cover_the_internet(go_engine, bundle, stack_input, data) -> None:
+    gi = stack_input("cn-prod")
+    doc = {**gi.document, "resources": _cover_document(data), "placeholders": {}}
+    gi = GateInput(validate_document(doc), gi.policy, gi.plan, gi.estimate, None, None)
+    embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF).to_json()  # raises if regorus cannot decide
+    assert evaluate(gi, bundle, go_engine, as_of=AS_OF).to_json() == embedded
