@@ -54,10 +54,21 @@ _problems contains findings.problem(asg, msg) if {
 	subnets := object.get(asg.inputs, "vpcZoneIdentifiers", null)
 	is_array(subnets)
 	count(subnets) >= 2
-	zones := {_zone_of(s) | some s in subnets}
+	zones := _zones_of(subnets)
 	count(zones) < 2
 	msg := sprintf("autoscaling group's %d subnets are all in availability zone %s; at least 2 availability zones required", [count(subnets), concat(", ", zones)])
 }
+
+# the zones of a group's subnets; when neither the document's subnets nor EC2 (--lookup) give a
+# zone, each subnet is its own (most synthesised stacks: their subnets are the policy's, given, and
+# this skips a lookup per subnet that could find nothing)
+_zones_of(subnets) := {_zone_of(s) | some s in subnets} if {
+	_zones_known
+} else := {sprintf("%v", [s]) | some s in subnets}
+
+_zones_known if count(_zone_by_key) > 0
+
+_zones_known if count(routing.given_subnets) > 0
 
 # a subnet's zone when it is a subnet of the document with a known zone, or a subnet the stack is
 # given and EC2 was read (seedance check --lookup); else the reference itself (a given subnet without
