@@ -8,11 +8,14 @@
 # scope: package
 package lib.cidr
 
+# every address of each family, as it is usually written
+world := {"0.0.0.0/0", "::/0"}
+
 # internet holds when the CIDRs in cidrs (an array or set; other values are ignored) together
 # cover every public IPv4 address or every global unicast IPv6 address
 internet(cidrs) if {
 	some c in cidrs
-	c in {"0.0.0.0/0", "::/0"} # the usual case, settled without parsing
+	c in world # the usual case, settled without parsing
 } else if {
 	_covers(_v4(cidrs), _v4_not_internet)
 } else if {

@@ -13,7 +13,7 @@ import data.lib.compute
 import data.lib.resources
 import data.lib.routing
 
-world := {"0.0.0.0/0", "::/0"}
+world := cidr.world
 
 high_risk_ports := {22, 3389, 3306, 5432, 6379, 9200}
 
@@ -194,8 +194,18 @@ _broad_keys := {_group_key(rule) |
 
 _covering_keys := {key |
 	some key in _broad_keys
-	cidr.internet([c | some rule in _rules; _group_key(rule) == key; some c in rule.cidrs; not c in world])
+	cidr.internet([c | some [k, c] in _keyed_ranges; k == key])
 }
+
+# [group key, range] of every rule's ranges but the whole-world ones, each rule's key worked out
+# once; built only when some range is broad enough to take part in a cover
+_keyed_ranges := [[key, c] |
+	count(_broad_keys) > 0
+	some rule in _rules
+	key := _group_key(rule)
+	some c in rule.cidrs
+	not c in world
+]
 
 all_protocols(rule) if rule.protocol in {"-1", "all"}
 
