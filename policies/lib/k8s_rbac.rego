@@ -2,9 +2,10 @@
 # title: Kubernetes RBAC helpers
 # description: >-
 #   What a RoleBinding or ClusterRoleBinding of the document grants, as far as the document shows
-#   it: cluster-admin, a role of every verb on every resource, the built-in admin or edit across
-#   namespaces, or a role whose grants cannot be established (not defined in the document, or
-#   aggregated from other ClusterRoles).
+#   it: cluster-admin, a role of every verb on every resource, the built-in admin or edit or one of
+#   Kubernetes' system: roles that read Secrets, create pods or tokens or reach the kubelets, across
+#   namespaces or in kube-system, or a role whose grants cannot be established (not defined in the
+#   document and not Kubernetes' own, or aggregated from other ClusterRoles).
 # scope: package
 package lib.k8s_rbac
 
@@ -89,10 +90,94 @@ _aggregated(key) if {
 	not selectors in {null, []}
 }
 
-# the ClusterRoles Kubernetes itself defines (user-facing and system:): what they grant is known
+# The ClusterRoles Kubernetes itself defines (its RBAC bootstrap policy: the user-facing roles, the
+# core components' and the controller-manager's controllers' roles), whose grants are known. A
+# "system:" name that is not one of them (an add-on's, another distribution's, one made by hand) is
+# not trusted for its prefix: what it grants is not known.
 builtin_cluster_role(name) if name in {"cluster-admin", "admin", "edit", "view"}
 
-builtin_cluster_role(name) if startswith(name, "system:")
+builtin_cluster_role(name) if name in _system_roles_without_escalation
+
+builtin_cluster_role(name) if _system_role_escalation[name]
+
+# Kubernetes' own system: ClusterRoles that, bound in every namespace or in kube-system, give a
+# path to cluster-admin: they read Secrets (a get, list or watch of them, or of every resource),
+# create pods or the objects that make them (a pod runs as any service account of its namespace),
+# create service-account tokens, reach the kubelets' API (which runs commands in any pod), or
+# rewrite roles. Name -> what it allows, for the finding.
+_system_role_escalation := {
+	"system:aggregate-to-edit": "reads Secrets, impersonates service accounts and creates pods, which run as any service account of their namespace",
+	"system:kube-controller-manager": "reads every Secret and creates service-account tokens",
+	"system:kubelet-api-admin": "reaches the kubelets' API (nodes/proxy), which runs commands in any pod",
+	"system:node": "reads Secrets, creates service-account tokens and creates pods, which run as any service account of their namespace",
+	"system:controller:certificate-controller": "approves kubelet client certificates and signs certificates for the cluster's signers",
+	"system:controller:clusterrole-aggregation-controller": "can escalate and rewrite every ClusterRole",
+	"system:controller:cronjob-controller": "creates Jobs, whose pods run as any service account of their namespace",
+	"system:controller:daemon-set-controller": "creates pods, which run as any service account of their namespace",
+	"system:controller:deployment-controller": "creates ReplicaSets, whose pods run as any service account of their namespace",
+	"system:controller:generic-garbage-collector": "reads every Secret and updates every object",
+	"system:controller:job-controller": "creates pods, which run as any service account of their namespace",
+	"system:controller:namespace-controller": "reads every Secret",
+	"system:controller:persistent-volume-binder": "creates pods, which run as any service account of their namespace",
+	"system:controller:replicaset-controller": "creates pods, which run as any service account of their namespace",
+	"system:controller:replication-controller": "creates pods, which run as any service account of their namespace",
+	"system:controller:resourcequota-controller": "lists every object, Secrets included",
+	"system:controller:statefulset-controller": "creates pods, which run as any service account of their namespace",
+}
+
+# Kubernetes' own system: ClusterRoles without such a path (reviews, discovery, health and metrics
+# endpoints, reads of no Secret, node and volume bookkeeping, certificate requests, and signer
+# approval, which needs the approval subresource none of them grants)
+_system_roles_without_escalation := {
+	"system:aggregate-to-admin",
+	"system:aggregate-to-view",
+	"system:auth-delegator",
+	"system:basic-user",
+	"system:certificates.k8s.io:certificatesigningrequests:nodeclient",
+	"system:certificates.k8s.io:certificatesigningrequests:selfnodeclient",
+	"system:certificates.k8s.io:kube-apiserver-client-approver",
+	"system:certificates.k8s.io:kube-apiserver-client-kubelet-approver",
+	"system:certificates.k8s.io:kubelet-serving-approver",
+	"system:certificates.k8s.io:legacy-unknown-approver",
+	"system:discovery",
+	"system:heapster",
+	"system:kube-aggregator",
+	"system:kube-dns",
+	"system:kube-scheduler",
+	"system:monitoring",
+	"system:node-bootstrapper",
+	"system:node-problem-detector",
+	"system:node-proxier",
+	"system:persistent-volume-provisioner",
+	"system:public-info-viewer",
+	"system:service-account-issuer-discovery",
+	"system:volume-scheduler",
+	"system:controller:attachdetach-controller",
+	"system:controller:device-taint-eviction-controller",
+	"system:controller:disruption-controller",
+	"system:controller:endpoint-controller",
+	"system:controller:endpointslice-controller",
+	"system:controller:endpointslicemirroring-controller",
+	"system:controller:ephemeral-volume-controller",
+	"system:controller:expand-controller",
+	"system:controller:horizontal-pod-autoscaler",
+	"system:controller:legacy-service-account-token-cleaner",
+	"system:controller:node-controller",
+	"system:controller:pod-garbage-collector",
+	"system:controller:pv-protection-controller",
+	"system:controller:pvc-protection-controller",
+	"system:controller:resource-claim-controller",
+	"system:controller:root-ca-cert-publisher",
+	"system:controller:route-controller",
+	"system:controller:selinux-warning-controller",
+	"system:controller:service-account-controller",
+	"system:controller:service-cidrs-controller",
+	"system:controller:service-controller",
+	"system:controller:ttl-after-finished-controller",
+	"system:controller:ttl-controller",
+	"system:controller:validatingadmissionpolicy-status-controller",
+	"system:controller:volumeattributesclass-protection-controller",
+}
 
 # [kind, name] of the role a binding names; undefined when roleRef is missing or not settled
 _ref(b) := [kind, name] if {
@@ -118,7 +203,8 @@ _scope(b) := "in every namespace" if {
 
 # What a binding grants when it amounts to cluster-admin, or cannot be established; undefined
 # otherwise (a role of the document without a rule of every verb on every resource, view, admin or
-# edit in one ordinary namespace, the system: roles). Kubernetes' RBAC guide (user-facing roles)
+# edit or a system: role with a path in one ordinary namespace, the other system: roles of
+# Kubernetes' own). Kubernetes' RBAC guide (user-facing roles)
 # notes that edit, and so admin, can read Secrets and run pods as any service account of the
 # namespaces it applies to: across every namespace, or in kube-system, that includes the
 # controllers' accounts.
@@ -132,6 +218,12 @@ grant(b) := "cluster-admin" if {
 	ref := _ref(b)
 	ref[0] == "ClusterRole"
 	ref[1] in {"admin", "edit"}
+	key := _binding_key(b, ref[0], ref[1])
+	not key in _defined
+} else := sprintf("the built-in ClusterRole %s %s, which %s (a path to cluster-admin)", [ref[1], _scope(b), what]) if {
+	ref := _ref(b)
+	ref[0] == "ClusterRole"
+	what := _system_role_escalation[ref[1]]
 	key := _binding_key(b, ref[0], ref[1])
 	not key in _defined
 } else := sprintf("the %s %s, which is not defined in the document, so what it grants cannot be established", [ref[0], ref[1]]) if {

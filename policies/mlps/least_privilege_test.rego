@@ -211,3 +211,42 @@ test_fail_binding_subjects_unknown_until_apply if {
 		_f(_crb_type, "entry", "binding gives subjects unknown until apply ({\"kind\": \"[unknown]\", \"name\": \"x\"}) cluster-admin: whether they include service accounts cannot be established"),
 	}
 }
+
+# Kubernetes' own system: roles are judged by what its bootstrap policy grants them: those that read
+# Secrets, create pods or tokens, or reach the kubelets are a path to cluster-admin in every
+# namespace or in kube-system; a system: name Kubernetes does not define is not trusted for its prefix
+test_fail_builtin_system_roles_with_a_path_and_unknown_system_names if {
+	resources := [
+		_crb("node-everywhere", "system:node"),
+		_rb("jobs-system", "kube-system", "ClusterRole", "system:controller:job-controller"),
+		_crb("kubelets", "system:kubelet-api-admin"),
+		_group_binding("sa-kcm", "system:kube-controller-manager", ["system:serviceaccounts:train"]),
+		_crb("coredns", "system:coredns"),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(_crb_type, "node-everywhere", "binding gives service account trainer the built-in ClusterRole system:node in every namespace, which reads Secrets, creates service-account tokens and creates pods, which run as any service account of their namespace (a path to cluster-admin)"),
+		_f(_rb_type, "jobs-system", "binding gives service account trainer the built-in ClusterRole system:controller:job-controller in namespace kube-system, which creates pods, which run as any service account of their namespace (a path to cluster-admin)"),
+		_f(_crb_type, "kubelets", "binding gives service account trainer the built-in ClusterRole system:kubelet-api-admin in every namespace, which reaches the kubelets' API (nodes/proxy), which runs commands in any pod (a path to cluster-admin)"),
+		_f(_crb_type, "sa-kcm", "binding gives the group system:serviceaccounts:train, which holds service accounts, the built-in ClusterRole system:kube-controller-manager in every namespace, which reads every Secret and creates service-account tokens (a path to cluster-admin)"),
+		_f(_crb_type, "coredns", "binding gives service account trainer the ClusterRole system:coredns, which is not defined in the document, so what it grants cannot be established"),
+	}
+}
+
+# the same roles in one ordinary namespace, Kubernetes' system: roles without such a path anywhere,
+# and a ClusterRole of the document that takes a system: name (judged by its own rules) pass
+test_pass_builtin_system_roles_without_a_path_or_in_one_namespace if {
+	resources := [
+		_rb("node-train", "train", "ClusterRole", "system:node"),
+		_rb("kcm-train", "train", "ClusterRole", "system:controller:generic-garbage-collector"),
+		_crb("delegator", "system:auth-delegator"),
+		_crb("scheduler", "system:kube-scheduler"),
+		_rb("hpa-system", "kube-system", "ClusterRole", "system:controller:horizontal-pod-autoscaler"),
+		_role("system:node-proxier-lite", [{"apiGroups": [""], "resources": ["endpoints"], "verbs": ["list"]}]),
+		_crb("lite", "system:node-proxier-lite"),
+		_role("system:node", [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}]),
+		_crb("own-node-role", "system:node"),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
