@@ -11,7 +11,8 @@ import data.lib.resources
 # description: >-
 #   Namespaces holding personal data have a default-deny NetworkPolicy that no NetworkPolicy
 #   voids (an ingress rule admitting every source, a namespaceSelector {} or a 0.0.0.0/0 or ::/0
-#   ipBlock on every port: NetworkPolicies add up); their pods are not privileged, cannot
+#   ipBlock on every port: NetworkPolicies add up) nor a network policy of another engine with
+#   ingress rules, which the gate does not read; their pods are not privileged, cannot
 #   escalate privileges and run as non-root; no ConfigMap carries credential-like keys.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-32-gdpr/

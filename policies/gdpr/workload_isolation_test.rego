@@ -139,3 +139,30 @@ test_pass_personal_namespace_with_narrow_allow_rules if {
 	v := workload_isolation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == set()
 }
+
+# a network policy of another engine that the gate does not read (lib.network): reported in a
+# personal-data namespace, and a cluster-wide one, which reaches it from anywhere; not one in an
+# internal-data namespace (MLPS-L3-8.1.3.2a reports it)
+test_fail_network_policies_of_other_engines_reaching_personal_namespaces if {
+	resources := array.concat(pass_resources, [
+		fixtures.namespace("scratch", "internal"),
+		fixtures.deny_all("scratch"),
+		fixtures.resource("kubernetes:cilium.io/v2:CiliumNetworkPolicy", "in-personal", {
+			"metadata": {"name": "in-personal", "namespace": "inference"},
+			"spec": {"endpointSelector": {}, "ingress": [{"fromEntities": ["all"]}]},
+		}),
+		fixtures.resource("kubernetes:cilium.io/v2:CiliumClusterwideNetworkPolicy", "everywhere", {
+			"metadata": {"name": "everywhere"},
+			"spec": {"endpointSelector": {}, "ingress": [{"fromCIDR": ["0.0.0.0/0"]}]},
+		}),
+		fixtures.resource("kubernetes:cilium.io/v2:CiliumNetworkPolicy", "in-scratch", {
+			"metadata": {"name": "in-scratch", "namespace": "scratch"},
+			"spec": {"endpointSelector": {}, "ingress": [{"fromEntities": ["all"]}]},
+		}),
+	])
+	v := workload_isolation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("kubernetes:cilium.io/v2:CiliumNetworkPolicy", "in-personal", "CiliumNetworkPolicy (cilium.io/v2) is a network policy of another engine, which the gate does not read: whether it admits traffic that voids a default-deny ingress cannot be established"),
+		_f("kubernetes:cilium.io/v2:CiliumClusterwideNetworkPolicy", "everywhere", "CiliumClusterwideNetworkPolicy (cilium.io/v2) is a network policy of another engine, which the gate does not read: whether it admits traffic that voids a default-deny ingress cannot be established"),
+	}
+}

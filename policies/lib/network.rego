@@ -440,6 +440,80 @@ _rule_list(rules) := [rules] if {
 	not is_array(rules)
 }
 
+# Network policies of other engines: Cilium (CiliumNetworkPolicy, CiliumClusterwideNetworkPolicy),
+# Calico (its NetworkPolicy and GlobalNetworkPolicy, staged forms included), the
+# AdminNetworkPolicy API, Antrea and the like add allow rules, with semantics of their own, to what
+# Kubernetes NetworkPolicies admit. The gate does not read them, so an object of one with rules for
+# a direction (in its spec, or Cilium's list of specs; or a spec unknown until apply) may void a
+# default deny there: reported as one whose effect cannot be established (fail closed). Deny-only
+# objects (Cilium's ingressDeny / egressDeny) hold no rules for a direction and are not reported.
+# Type -> [kind, API group and version]: a Kubernetes kind ending in NetworkPolicy outside
+# networking.k8s.io and extensions.
+_other_np_types := {t: [kind, parts[1]] |
+	some t in resources.k8s_types(input.document)
+	parts := split(t, ":")
+	count(parts) == 3
+	not split(parts[1], "/")[0] in {"networking.k8s.io", "extensions"}
+	kind := resources.kind(t)
+	endswith(kind, "NetworkPolicy")
+}
+
+open_rules contains {
+	"position": i,
+	"direction": direction,
+	"namespace": ns,
+	"message": sprintf("%s (%s) is a network policy of another engine, which the gate does not read: whether it %s cannot be established", [k[0], k[1], _voids[direction]]),
+} if {
+	some t, k in _other_np_types
+	some i in resources.indices(t)
+	obj := input.document.resources[i]
+	some direction, field in _rule_fields
+	_may_allow(object.get(obj, "inputs", {}), field)
+	some ns in _other_np_namespaces(obj, k[0])
+}
+
+_voids := {
+	"Ingress": "admits traffic that voids a default-deny ingress",
+	"Egress": "lets pods reach destinations that void a default-deny egress",
+}
+
+_may_allow(inputs, field) if {
+	some spec in _other_np_specs(inputs)
+	is_object(spec)
+	not object.get(spec, field, []) in {null, []}
+}
+
+_may_allow(inputs, _) if {
+	some spec in _other_np_specs(inputs)
+	not is_object(spec)
+}
+
+# spec, and Cilium's specs (a list), without the ones left out; inputs unknown until apply: one
+# unknown spec
+_other_np_specs(inputs) := [s |
+	some s in array.concat([object.get(inputs, "spec", null)], _as_list(object.get(inputs, "specs", null)))
+	s != null
+] if {
+	is_object(inputs)
+} else := [inputs]
+
+_as_list(x) := x if is_array(x) else := [x]
+
+# a namespaced object counts for its own namespace; a cluster-wide one (Cilium's Clusterwide,
+# Calico's Global, AdminNetworkPolicy, Antrea's ClusterNetworkPolicy) for every namespace of the
+# document as well
+_other_np_namespaces(obj, kind) := {resources.name_of(ns) | some ns in namespaces(input.document)} | {resources.namespace(obj)} if {
+	_cluster_wide(kind)
+} else := {resources.namespace(obj)}
+
+_cluster_wide(kind) if contains(kind, "Clusterwide")
+
+_cluster_wide(kind) if contains(kind, "Global")
+
+_cluster_wide(kind) if endswith(kind, "AdminNetworkPolicy")
+
+_cluster_wide(kind) if startswith(kind, "Cluster")
+
 _peer_field := {"Ingress": "from", "Egress": "to"}
 
 _direction_of := {"from": "Ingress", "to": "Egress"}

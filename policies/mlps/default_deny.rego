@@ -12,7 +12,9 @@ import data.lib.resources
 #   80/443, every namespace has a default-deny ingress NetworkPolicy, and no NetworkPolicy voids
 #   one: NetworkPolicies add up, so an ingress rule that admits every source (no from, a peer
 #   namespaceSelector {} or an ipBlock of 0.0.0.0/0 or ::/0) on every port opens the pods its
-#   policy selects whatever denies them.
+#   policy selects whatever denies them. A network policy of another engine (Cilium, Calico,
+#   AdminNetworkPolicy and the like), which the gate does not read, with ingress rules may do the
+#   same: reported as one whose effect cannot be established.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:

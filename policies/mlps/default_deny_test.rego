@@ -192,3 +192,48 @@ test_fail_inline_and_resource_rules_of_one_group_admit_the_internet_together if 
 		_f("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "by-dependency", "security group admits the internet on tcp ports 6379-6379"),
 	}
 }
+
+# Network policies of other engines (Cilium, Calico, AdminNetworkPolicy, ...) add allow rules the
+# gate does not read: one with rules for ingress (or a spec unknown until apply) may void the
+# default deny, so it is reported as such; a cluster-wide one counts in every namespace; deny-only
+# objects, egress-only ones (for this ingress control) and Kubernetes' own policies are not
+_other_engine_policies := [
+	_np("kubernetes:cilium.io/v2:CiliumNetworkPolicy", "cilium-world", "train", {
+		"endpointSelector": {},
+		"ingress": [{"fromEntities": ["world"]}],
+	}),
+	fixtures.resource("kubernetes:cilium.io/v2:CiliumClusterwideNetworkPolicy", "cilium-specs", {
+		"metadata": {"name": "cilium-specs"},
+		"specs": [
+			{"endpointSelector": {}, "egress": [{"toEntities": ["kube-apiserver"]}]},
+			{"endpointSelector": {}, "ingress": [{"fromEntities": ["cluster"]}]},
+		],
+	}),
+	_np("kubernetes:crd.projectcalico.org/v1:GlobalNetworkPolicy", "calico-unknown", "train", "[unknown]"),
+	_np("kubernetes:policy.networking.k8s.io/v1alpha1:AdminNetworkPolicy", "anp", "train", {
+		"priority": 10,
+		"subject": {"namespaces": {}},
+		"ingress": [{"action": "Allow", "from": [{"namespaces": {}}]}],
+	}),
+	# deny-only and egress-only: nothing that can open ingress
+	_np("kubernetes:cilium.io/v2:CiliumNetworkPolicy", "cilium-deny", "train", {
+		"endpointSelector": {},
+		"ingressDeny": [{"fromEntities": ["world"]}],
+	}),
+	_np("kubernetes:projectcalico.org/v3:NetworkPolicy", "calico-egress", "train", {
+		"selector": "all()",
+		"types": ["Egress"],
+		"egress": [{"action": "Allow"}],
+	}),
+]
+
+test_fail_network_policies_of_other_engines if {
+	resources := array.concat([fixtures.namespace("train", "internal"), fixtures.deny_all("train")], _other_engine_policies)
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("kubernetes:cilium.io/v2:CiliumNetworkPolicy", "cilium-world", "CiliumNetworkPolicy (cilium.io/v2) is a network policy of another engine, which the gate does not read: whether it admits traffic that voids a default-deny ingress cannot be established"),
+		_f("kubernetes:cilium.io/v2:CiliumClusterwideNetworkPolicy", "cilium-specs", "CiliumClusterwideNetworkPolicy (cilium.io/v2) is a network policy of another engine, which the gate does not read: whether it admits traffic that voids a default-deny ingress cannot be established"),
+		_f("kubernetes:crd.projectcalico.org/v1:GlobalNetworkPolicy", "calico-unknown", "GlobalNetworkPolicy (crd.projectcalico.org/v1) is a network policy of another engine, which the gate does not read: whether it admits traffic that voids a default-deny ingress cannot be established"),
+		_f("kubernetes:policy.networking.k8s.io/v1alpha1:AdminNetworkPolicy", "anp", "AdminNetworkPolicy (policy.networking.k8s.io/v1alpha1) is a network policy of another engine, which the gate does not read: whether it admits traffic that voids a default-deny ingress cannot be established"),
+	}
+}

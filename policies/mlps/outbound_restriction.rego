@@ -10,7 +10,8 @@ import data.lib.resources
 # description: >-
 #   Security groups of sensitive (personal or internal) resources allow no all-port egress to
 #   0.0.0.0/0; sensitive namespaces have a default-deny egress NetworkPolicy that no policy voids
-#   (policies add up: an egress rule open to every destination on every port opens its pods).
+#   (policies add up: an egress rule open to every destination on every port opens its pods; a
+#   network policy of another engine with egress rules, which the gate does not read, may).
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:

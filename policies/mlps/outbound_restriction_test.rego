@@ -115,3 +115,17 @@ test_pass_narrow_egress_beside_the_default_deny if {
 	v := outbound_restriction.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# a network policy of another engine with egress rules, which the gate does not read, in a
+# sensitive namespace (not in a public-data one, nor an ingress-only one)
+_calico(name, ns, spec) := fixtures.resource("kubernetes:projectcalico.org/v3:NetworkPolicy", name, {"metadata": {"name": name, "namespace": ns}, "spec": spec})
+
+test_fail_network_policy_of_another_engine_with_egress_rules if {
+	resources := array.concat(_egress_namespaces, [
+		_calico("calico-egress", "train", {"selector": "all()", "types": ["Egress"], "egress": [{"action": "Allow"}]}),
+		_calico("calico-ingress", "train", {"selector": "all()", "types": ["Ingress"], "ingress": [{"action": "Allow"}]}),
+		_calico("calico-web", "web", {"selector": "all()", "types": ["Egress"], "egress": [{"action": "Allow"}]}),
+	])
+	v := outbound_restriction.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f("kubernetes:projectcalico.org/v3:NetworkPolicy", "calico-egress", "NetworkPolicy (projectcalico.org/v3) is a network policy of another engine, which the gate does not read: whether it lets pods reach destinations that void a default-deny egress cannot be established")}
+}
