@@ -491,13 +491,11 @@ _may_allow(inputs, _) if {
 # spec, and Cilium's specs (a list), without the ones left out; inputs unknown until apply: one
 # unknown spec
 _other_np_specs(inputs) := [s |
-	some s in array.concat([object.get(inputs, "spec", null)], _as_list(object.get(inputs, "specs", null)))
+	some s in array.concat([object.get(inputs, "spec", null)], resources.as_list(object.get(inputs, "specs", null)))
 	s != null
 ] if {
 	is_object(inputs)
 } else := [inputs]
-
-_as_list(x) := x if is_array(x) else := [x]
 
 # a namespaced object counts for its own namespace; a cluster-wide one (Cilium's Clusterwide,
 # Calico's Global, AdminNetworkPolicy, Antrea's ClusterNetworkPolicy) for every namespace of the
