@@ -13,7 +13,8 @@ import data.lib.frameworks
 #   LoadBalancer Services terminate TLS on every port (aws-load-balancer-ssl-cert, -ssl-ports)
 #   with such a policy (-ssl-negotiation-policy); Ingresses terminate TLS: by spec.tls, or, those
 #   of the AWS Load Balancer Controller, on HTTPS listeners only (listen-ports; HTTP ones
-#   redirected by ssl-redirect) with such an ssl-policy.
+#   redirected by ssl-redirect) with such an ssl-policy; Gateway API listeners speak HTTPS or TLS,
+#   an HTTP one only redirecting to https (every HTTPRoute of the stack attached to it).
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-32-gdpr/
 # custom:
@@ -27,7 +28,8 @@ import data.lib.frameworks
 #     of a classic load balancer a negotiation policy referencing ELBSecurityPolicy-TLS-1-2-2017-01;
 #     give LoadBalancer Services an aws-load-balancer-ssl-cert for every port and a TLS 1.2+
 #     aws-load-balancer-ssl-negotiation-policy; add spec.tls to the Ingress, or to an ALB Ingress
-#     HTTPS listen-ports, ssl-redirect for its HTTP ports and a TLS 1.2+ ssl-policy.
+#     HTTPS listen-ports, ssl-redirect for its HTTP ports and a TLS 1.2+ ssl-policy; give Gateway
+#     listeners HTTPS or TLS, and an HTTP one only an HTTPRoute with a RequestRedirect to https.
 violation contains findings.finding("GDPR-32.1a-2", p.resource, p.message) if {
 	frameworks.applies(input.policy, "gdpr")
 	some p in _problems

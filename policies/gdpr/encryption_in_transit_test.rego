@@ -353,3 +353,70 @@ test_pass_transit_ingress_listeners_with_tls if {
 	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == set()
 }
+
+# Gateway API: an HTTP listener serves plain HTTP unless every HTTPRoute of the stack attached to it
+# only redirects to https; TCP and UDP listeners carry plain traffic; a protocol of an
+# implementation's, or listeners unknown until apply, cannot be established. HTTPS and TLS
+# listeners (terminated or passed through), another group's Gateway (Istio's) and routes that
+# attach elsewhere are not this listener's.
+_gw_type := "kubernetes:gateway.networking.k8s.io/v1:Gateway"
+
+_gw(name, listeners) := fixtures.resource(_gw_type, name, {
+	"metadata": {"name": name, "namespace": "edge"},
+	"spec": {"gatewayClassName": "amazon-vpc-lattice", "listeners": listeners},
+})
+
+_route(name, parent_refs, rules) := fixtures.resource("kubernetes:gateway.networking.k8s.io/v1:HTTPRoute", name, {
+	"metadata": {"name": name, "namespace": "edge"},
+	"spec": {"parentRefs": parent_refs, "rules": rules},
+})
+
+_redirect_rule := {"filters": [{"type": "RequestRedirect", "requestRedirect": {"scheme": "https", "statusCode": 301}}]}
+
+_serve_rule := {"backendRefs": [{"name": "api", "port": 8080}]}
+
+_https_listener := {"name": "https", "port": 443, "protocol": "HTTPS", "tls": {"certificateRefs": [{"name": "api-cert"}]}}
+
+test_fail_transit_gateway_listeners if {
+	resources := [
+		# HTTP served by a route that sends requests to the pods
+		_gw("served", [{"name": "http", "port": 80, "protocol": "HTTP"}, _https_listener]),
+		_route("served-api", [{"name": "served"}], [_serve_rule]),
+		# one route redirects, another of the same listener serves
+		_gw("mixed", [{"name": "web", "port": 8080, "protocol": "HTTP"}]),
+		_route("mixed-redirect", [{"name": "mixed", "sectionName": "web"}], [_redirect_rule]),
+		_route("mixed-serve", [{"name": "mixed"}], [_redirect_rule, _serve_rule]),
+		# no route of the stack attached (the redirect names another listener)
+		_gw("bare", [{"name": "http", "port": 80, "protocol": "HTTP"}, _https_listener]),
+		_route("bare-elsewhere", [{"name": "bare", "sectionName": "https"}], [_redirect_rule]),
+		_gw("plain-tcp", [{"name": "db", "port": 5432, "protocol": "TCP"}, {"name": "dns", "port": 53, "protocol": "UDP"}]),
+		_gw("custom", [{"name": "x", "port": 9000, "protocol": "example.com/quic"}]),
+		fixtures.resource(_gw_type, "unknown", {"metadata": {"name": "unknown", "namespace": "edge"}, "spec": {"listeners": "[unknown]"}}),
+	]
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f(_gw_type, "served", "Gateway listener http serves plain HTTP on port 80, and no HTTPRoute of the stack attached to it only redirects to https"),
+		_f(_gw_type, "mixed", "Gateway listener web serves plain HTTP on port 8080, and no HTTPRoute of the stack attached to it only redirects to https"),
+		_f(_gw_type, "bare", "Gateway listener http serves plain HTTP on port 80, and no HTTPRoute of the stack attached to it only redirects to https"),
+		_f(_gw_type, "plain-tcp", "Gateway listener db carries plain TCP on port 5432 (unless the pods terminate TLS themselves)"),
+		_f(_gw_type, "plain-tcp", "Gateway listener dns carries plain UDP on port 53 (unless the pods terminate TLS themselves)"),
+		_f(_gw_type, "custom", "Gateway listener x has protocol example.com/quic, so whether it carries plain traffic cannot be established"),
+		_f(_gw_type, "unknown", "Gateway listener [unknown] is unknown until apply, so whether it carries plain traffic cannot be established"),
+	}
+}
+
+test_pass_transit_gateway_listeners_with_tls if {
+	resources := [
+		# HTTP only redirects to https (the route names the Gateway's namespace, group and kind)
+		_gw("edge", [{"name": "http", "port": 80, "protocol": "HTTP"}, _https_listener]),
+		_route("to-https", [{"group": "gateway.networking.k8s.io", "kind": "Gateway", "namespace": "edge", "name": "edge", "sectionName": "http"}], [_redirect_rule]),
+		_route("api", [{"name": "edge", "sectionName": "https"}], [_serve_rule]),
+		_gw("passthrough", [{"name": "tls", "port": 443, "protocol": "TLS", "tls": {"mode": "Passthrough"}}]),
+		# a Gateway the document patches without listeners keeps the live ones
+		fixtures.resource("kubernetes:gateway.networking.k8s.io/v1:GatewayPatch", "labels", {"metadata": {"name": "shared", "namespace": "edge", "labels": {"team": "ml"}}}),
+		# Istio's Gateway is another API
+		fixtures.resource("kubernetes:networking.istio.io/v1beta1:Gateway", "istio", {"metadata": {"name": "istio"}, "spec": {"servers": [{"port": {"number": 80, "protocol": "HTTP"}}]}}),
+	]
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}

@@ -468,6 +468,17 @@ _in_transit contains problem(ing, msg) if {
 	)
 }
 
+# Gateway API Gateways: an HTTP listener serves plain HTTP unless the stack's HTTPRoutes attached to
+# it only redirect to https; TCP and UDP listeners carry plain traffic; HTTPS and TLS ones terminate
+# TLS or pass it through to the pods (lib.transit). What TLS versions a Gateway accepts is its
+# implementation's (tls.options), which the gate does not read.
+_in_transit contains problem(gw, msg) if {
+	some i in transit.gateway_indices
+	gw := input.document.resources[i]
+	some l in transit.gateway_listeners(gw)
+	msg := transit.plain_listener(gw, l)
+}
+
 # ---------------------------------------------------------------- backups (versioning)
 
 unversioned_buckets(_, classes) := {p | some class in classes; some p in object.get(_unversioned, class, set())}

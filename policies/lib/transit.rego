@@ -343,3 +343,98 @@ _policy_groups := {group_key(i) |
 redirected(i) if group_key(i) in _redirect_groups
 
 group_has_ssl_policy(i) if group_key(i) in _policy_groups
+
+# ---------------------------------------------------------------- Gateway API
+# Gateways and HTTPRoutes of gateway.networking.k8s.io (every version, and their patches; not
+# other groups' kinds of the same name, such as Istio's Gateway). A Gateway's listeners (the API's
+# Listener): protocol HTTP, HTTPS, TLS, TCP, UDP or an implementation's domain-prefixed one; an
+# HTTPS listener, and a TLS one, terminates TLS (tls.mode Terminate, the default) or passes it
+# through to the pods (Passthrough).
+
+_gateway_api_indices(kind) := {i |
+	some t in resources.k8s_types(input.document)
+	startswith(split(t, ":")[1], "gateway.networking.k8s.io/")
+	resources.kind(t) == kind
+	some i in resources.indices(t)
+}
+
+gateway_indices := _gateway_api_indices("Gateway")
+
+_http_route_indices := _gateway_api_indices("HTTPRoute")
+
+# a Gateway's listeners; none when its spec leaves them out (a patch); one listener unknown until
+# apply when the spec or the list is
+gateway_listeners(gw) := [l | some l in listeners] if {
+	spec := object.get(gw.inputs, "spec", {})
+	is_object(spec)
+	listeners := object.get(spec, "listeners", [])
+	is_array(listeners)
+} else := [] if {
+	spec := object.get(gw.inputs, "spec", {})
+	is_object(spec)
+	object.get(spec, "listeners", null) == null
+} else := [_unknown]
+
+# what a listener carries in the clear, for a finding; undefined for one that terminates or passes
+# TLS, and for an HTTP listener every HTTPRoute of the document attached to which only redirects
+# to https
+plain_listener(gw, l) := sprintf("Gateway listener %v is unknown until apply, so whether it carries plain traffic cannot be established", [l]) if {
+	not is_object(l)
+} else := sprintf("Gateway listener %v serves plain HTTP on port %v, and no HTTPRoute of the stack attached to it only redirects to https", [_listener_name(l), _listener_port(l)]) if {
+	object.get(l, "protocol", null) == "HTTP"
+	not _redirected(gw, l)
+} else := sprintf("Gateway listener %v carries plain %s on port %v (unless the pods terminate TLS themselves)", [_listener_name(l), l.protocol, _listener_port(l)]) if {
+	object.get(l, "protocol", null) in {"TCP", "UDP"}
+} else := sprintf("Gateway listener %v has protocol %v, so whether it carries plain traffic cannot be established", [_listener_name(l), object.get(l, "protocol", null)]) if {
+	not object.get(l, "protocol", null) in {"HTTP", "HTTPS", "TLS"}
+}
+
+_listener_name(l) := object.get(l, "name", "(unnamed)")
+
+_listener_port(l) := object.get(l, "port", "?")
+
+# the HTTPRoutes of the document attached to the listener all redirect every request to https
+# (and there is one): the listener then answers plain HTTP only with the redirect
+_redirected(gw, l) if {
+	routes := [r | some j in _http_route_indices; r := input.document.resources[j]; _attached(r, gw, l)]
+	count(routes) > 0
+	every r in routes {
+		_redirects_to_https(r)
+	}
+}
+
+# a route's parentRef names the Gateway (group and kind default to the Gateway API's, namespace to
+# the route's own) and, when it names them, the listener's sectionName and port
+_attached(route, gw, l) if {
+	spec := object.get(route.inputs, "spec", {})
+	is_object(spec)
+	some ref in resources.elements(object.get(spec, "parentRefs", []))
+	is_object(ref)
+	object.get(ref, "group", "gateway.networking.k8s.io") == "gateway.networking.k8s.io"
+	object.get(ref, "kind", "Gateway") == "Gateway"
+	object.get(ref, "name", null) == resources.name_of(gw)
+	object.get(ref, "namespace", resources.namespace(route)) == resources.namespace(gw)
+	name := object.get(l, "name", null)
+	object.get(ref, "sectionName", name) == name
+	port := object.get(l, "port", null)
+	object.get(ref, "port", port) == port
+}
+
+# every rule of the route sends no request to a backend and redirects it with scheme https
+_redirects_to_https(route) if {
+	spec := object.get(route.inputs, "spec", {})
+	is_object(spec)
+	rules := object.get(spec, "rules", [])
+	is_array(rules)
+	count(rules) > 0
+	every rule in rules {
+		is_object(rule)
+		count(resources.elements(object.get(rule, "backendRefs", []))) == 0
+		some f in resources.elements(object.get(rule, "filters", []))
+		is_object(f)
+		object.get(f, "type", null) == "RequestRedirect"
+		redirect := object.get(f, "requestRedirect", {})
+		is_object(redirect)
+		object.get(redirect, "scheme", null) == "https"
+	}
+}

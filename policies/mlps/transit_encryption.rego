@@ -11,8 +11,9 @@ import data.lib.resources
 # description: >-
 #   As GDPR-32.1a-2 (TLS-only bucket policies; HTTPS/TLS listeners, classic ones included, with
 #   TLS >= 1.2; LoadBalancer Services and Ingresses that terminate TLS, with TLS >= 1.2, on every
-#   port they serve), and interface VPC endpoints use private DNS so clients reach them rather
-#   than the public endpoint.
+#   port they serve; Gateway API listeners on HTTPS or TLS, HTTP ones only redirecting to https),
+#   and interface VPC endpoints use private DNS so clients reach them rather than the public
+#   endpoint.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -24,7 +25,8 @@ import data.lib.resources
 #     Deny aws:SecureTransport false in bucket policies, use TLS 1.2+ listener policies (classic
 #     load balancers: a negotiation policy on every HTTPS/SSL listener), terminate TLS on every
 #     port of LoadBalancer Services and Ingresses (certificate annotations, ALB ssl-redirect, TLS
-#     1.2+ policy annotations, Ingress tls), and set privateDnsEnabled true on interface endpoints.
+#     1.2+ policy annotations, Ingress tls), give Gateway listeners HTTPS or TLS (an HTTP one only
+#     an HTTPRoute that redirects to https), and set privateDnsEnabled true on interface endpoints.
 violation contains findings.finding("MLPS-L3-8.1.2.2", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
