@@ -431,3 +431,78 @@ def test_opa_and_regorus_agree_on_ranges_that_cover_the_internet(go_engine, bund
     gi = GateInput(validate_document(doc), gi.policy, gi.plan, gi.estimate, None, None)
     embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF).to_json()  # raises if regorus cannot decide
     assert evaluate(gi, bundle, go_engine, as_of=AS_OF).to_json() == embedded
+
+
+_PROTOCOLS = ["HTTP", "HTTP", "HTTP", "HTTPS", "TLS", "TCP", "UDP", "example.com/quic", "[unknown]", None, 7]
+_REDIRECT = {"filters": [{"type": "RequestRedirect", "requestRedirect": {"scheme": "https"}}]}
+_RULES = [_REDIRECT, _REDIRECT, _REDIRECT, {"backendRefs": [{"name": "api", "port": 80}]}, "[unknown]", {"filters": "[unknown]"},
+          {"filters": [{"type": "RequestRedirect", "requestRedirect": "[unknown]"}]}, {}]
+_ROLES = ["system:node", "system:auth-delegator", "system:controller:job-controller", "system:coredns",
+          "system:kube-scheduler", "edit", "view", "cluster-admin", "ops-role", "[unknown]"]
+
+
+def _kubernetes_extras_document(data) -> list[dict]:
+    """Gateway API Gateways and HTTPRoutes, network policies of other engines and bindings to
+    Kubernetes' own roles, in well-formed, odd and unknown-until-apply shapes."""
+    resources: list[dict] = []
+
+    def add(type_: str, name: str, inputs: object) -> None:
+        resources.append({"urn": f"urn:pulumi:cn-prod::seedance-gpu::{type_}::{name}", "type": type_, "name": name,
+                          "custom": True, "inputs": inputs})
+
+    for ns, cls in (("edge", "internal"), ("data", "personal")):
+        add("kubernetes:core/v1:Namespace", ns, {"metadata": {"name": ns, "labels": {"seedance.io/data-class": cls}}})
+        add("kubernetes:networking.k8s.io/v1:NetworkPolicy", f"deny-{ns}", {"metadata": {"name": "deny", "namespace": ns},
+            "spec": {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]}})
+    listener = st.one_of(st.just("[unknown]"), st.fixed_dictionaries(
+        {"name": st.sampled_from(["http", "https", "web"]), "port": st.sampled_from([80, 443, 8080]),
+         "protocol": st.sampled_from(_PROTOCOLS)},
+        optional={"tls": st.sampled_from([{"mode": "Passthrough"}, "[unknown]"])}))
+    for k in range(data.draw(st.integers(0, 2), label="gateways")):
+        listeners = data.draw(st.one_of(st.just("[unknown]"), st.lists(listener, max_size=3)), label="listeners")
+        group = data.draw(st.sampled_from(["gateway.networking.k8s.io/v1", "gateway.networking.k8s.io/v1beta1",
+                                           "networking.istio.io/v1beta1"]), label="gw-group")
+        add(f"kubernetes:{group}:Gateway", f"gw{k}", {"metadata": {"name": f"gw{k}", "namespace": "edge"},
+                                                      "spec": {"listeners": listeners}})
+    parent = st.one_of(st.just("[unknown]"), st.fixed_dictionaries(
+        {"name": st.sampled_from(["gw0", "gw0", "gw1", "[unknown]"])},
+        optional={"sectionName": st.sampled_from(["http", "web"]), "port": st.sampled_from([80, 8080]),
+                  "namespace": st.sampled_from(["edge", "data"]), "kind": st.sampled_from(["Gateway", "Service"])}))
+    for k in range(data.draw(st.integers(0, 3), label="routes")):
+        spec = data.draw(st.one_of(st.just("[unknown]"), st.fixed_dictionaries({
+            "parentRefs": st.one_of(st.just("[unknown]"), st.lists(parent, max_size=2)),
+            "rules": st.one_of(st.just("[unknown]"), st.lists(st.sampled_from(_RULES), max_size=2))})), label="route")
+        add("kubernetes:gateway.networking.k8s.io/v1:HTTPRoute", f"route{k}", {"metadata": {"name": f"route{k}", "namespace": "edge"},
+                                                                              "spec": spec})
+    rules = st.sampled_from([[{"fromEntities": ["world"]}], [], None, "[unknown]", [{}]])
+    engine_spec = st.one_of(st.just("[unknown]"), st.none(), st.fixed_dictionaries(
+        {}, optional={"ingress": rules, "egress": rules, "ingressDeny": rules}))
+    for k in range(data.draw(st.integers(0, 2), label="other-engines")):
+        type_ = data.draw(st.sampled_from(["kubernetes:cilium.io/v2:CiliumNetworkPolicy",
+                                           "kubernetes:cilium.io/v2:CiliumClusterwideNetworkPolicy",
+                                           "kubernetes:projectcalico.org/v3:GlobalNetworkPolicy"]), label="engine")
+        inputs = {"metadata": {"name": f"pol{k}", "namespace": data.draw(st.sampled_from(["edge", "data"]), label="pol-ns")}}
+        if data.draw(st.booleans(), label="specs"):
+            inputs["specs"] = data.draw(st.one_of(st.just("[unknown]"), st.lists(engine_spec, max_size=2)), label="spec-list")
+        else:
+            inputs["spec"] = data.draw(engine_spec, label="spec")
+        add(type_, f"pol{k}", inputs)
+    for k in range(data.draw(st.integers(0, 3), label="bindings")):
+        kind = data.draw(st.sampled_from(["ClusterRoleBinding", "RoleBinding"]), label="binding-kind")
+        add(f"kubernetes:rbac.authorization.k8s.io/v1:{kind}", f"b{k}", {
+            "metadata": {"name": f"b{k}", "namespace": data.draw(st.sampled_from(["edge", "kube-system"]), label="b-ns")},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                        "name": data.draw(st.sampled_from(_ROLES), label="role")},
+            "subjects": [{"kind": "ServiceAccount", "name": "app", "namespace": "edge"}]})
+    return resources
+
+
+@settings(max_examples=max(1, round(40 * SCALE)), deadline=None, derandomize=SCALE == 1, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_opa_and_regorus_agree_on_gateways_other_engines_and_system_roles(go_engine, bundle, stack_input, data) -> None:
+    gi = stack_input("cn-prod").with_frameworks(["gdpr", "mlps-l3"])
+    doc = {**gi.document, "resources": _kubernetes_extras_document(data), "placeholders": {}}
+    gi = GateInput(validate_document(doc), gi.policy, gi.plan, gi.estimate, None, None)
+    embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF).to_json()  # raises if regorus cannot decide
+    assert evaluate(gi, bundle, go_engine, as_of=AS_OF).to_json() == embedded
