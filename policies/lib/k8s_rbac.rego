@@ -5,7 +5,8 @@
 #   it: cluster-admin, a role of every verb on every resource, the built-in admin or edit or one of
 #   Kubernetes' system: roles that read Secrets, create pods or tokens or reach the kubelets, across
 #   namespaces or in kube-system, or a role whose grants cannot be established (not defined in the
-#   document and not Kubernetes' own, or aggregated from other ClusterRoles).
+#   document and not Kubernetes' own, or aggregated from other ClusterRoles); Kubernetes' Roles that
+#   read kube-system's Secrets, bound there.
 # scope: package
 package lib.k8s_rbac
 
@@ -226,10 +227,15 @@ grant(b) := "cluster-admin" if {
 	what := _system_role_escalation[ref[1]]
 	key := _binding_key(b, ref[0], ref[1])
 	not key in _defined
+} else := sprintf("the built-in Role %s of namespace kube-system, which reads the Secrets there (a path to cluster-admin)", [ref[1]]) if {
+	ref := _ref(b)
+	key := _binding_key(b, ref[0], ref[1])
+	key in _secret_reading_roles
+	not key in _defined
 } else := sprintf("the %s %s, which is not defined in the document, so what it grants cannot be established", [ref[0], ref[1]]) if {
 	ref := _ref(b)
-	not _builtin_ref(ref)
 	key := _binding_key(b, ref[0], ref[1])
+	not _builtin_ref(ref, key)
 	not key in _defined
 } else := sprintf("the %s %s, %s, so what it grants cannot be established", [ref[0], ref[1], reason]) if {
 	ref := _ref(b)
@@ -238,7 +244,26 @@ grant(b) := "cluster-admin" if {
 	not _ref(b)
 }
 
-_builtin_ref(ref) if {
+_builtin_ref(ref, _) if {
 	ref[0] == "ClusterRole"
 	builtin_cluster_role(ref[1])
+}
+
+_builtin_ref(_, key) if key in _builtin_roles
+
+# The Roles Kubernetes itself defines in kube-system and kube-public (its RBAC bootstrap policy), by
+# key: the two that read kube-system's Secrets (bootstrap tokens, and service-account token
+# Secrets), and those that read one ConfigMap or manage leases. Extension API servers (the metrics
+# server, custom-metrics adapters) bind extension-apiserver-authentication-reader.
+_secret_reading_roles := {
+	"Role/kube-system/system:controller:bootstrap-signer",
+	"Role/kube-system/system:controller:token-cleaner",
+}
+
+_builtin_roles := _secret_reading_roles | {
+	"Role/kube-system/extension-apiserver-authentication-reader",
+	"Role/kube-system/system::leader-locking-kube-controller-manager",
+	"Role/kube-system/system::leader-locking-kube-scheduler",
+	"Role/kube-system/system:controller:cloud-provider",
+	"Role/kube-public/system:controller:bootstrap-signer",
 }

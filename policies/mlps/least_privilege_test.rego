@@ -250,3 +250,23 @@ test_pass_builtin_system_roles_without_a_path_or_in_one_namespace if {
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# Kubernetes' own Roles in kube-system: the two that read its Secrets are a path to cluster-admin;
+# the others (an extension API server's authentication reader, leader locks) pass, and so does a
+# Role of the same name in another namespace, which is not Kubernetes' (reported as not defined)
+test_builtin_roles_of_kube_system if {
+	resources := [
+		_rb("tokens", "kube-system", "Role", "system:controller:token-cleaner"),
+		_rb("bootstrap", "kube-system", "Role", "system:controller:bootstrap-signer"),
+		_rb("public-info", "kube-public", "Role", "system:controller:bootstrap-signer"),
+		_rb("auth-reader", "kube-system", "Role", "extension-apiserver-authentication-reader"),
+		_rb("locks", "kube-system", "Role", "system::leader-locking-kube-scheduler"),
+		_rb("elsewhere", "train", "Role", "extension-apiserver-authentication-reader"),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(_rb_type, "tokens", "binding gives service account trainer the built-in Role system:controller:token-cleaner of namespace kube-system, which reads the Secrets there (a path to cluster-admin)"),
+		_f(_rb_type, "bootstrap", "binding gives service account trainer the built-in Role system:controller:bootstrap-signer of namespace kube-system, which reads the Secrets there (a path to cluster-admin)"),
+		_f(_rb_type, "elsewhere", "binding gives service account trainer the Role extension-apiserver-authentication-reader, which is not defined in the document, so what it grants cannot be established"),
+	}
+}

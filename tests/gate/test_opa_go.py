@@ -438,7 +438,8 @@ _REDIRECT = {"filters": [{"type": "RequestRedirect", "requestRedirect": {"scheme
 _RULES = [_REDIRECT, _REDIRECT, _REDIRECT, {"backendRefs": [{"name": "api", "port": 80}]}, "[unknown]", {"filters": "[unknown]"},
           {"filters": [{"type": "RequestRedirect", "requestRedirect": "[unknown]"}]}, {}]
 _ROLES = ["system:node", "system:auth-delegator", "system:controller:job-controller", "system:coredns",
-          "system:kube-scheduler", "edit", "view", "cluster-admin", "ops-role", "[unknown]"]
+          "system:kube-scheduler", "edit", "view", "cluster-admin", "ops-role", "[unknown]",
+          "system:controller:token-cleaner", "extension-apiserver-authentication-reader"]
 
 
 def _kubernetes_extras_document(data) -> list[dict]:
@@ -491,7 +492,8 @@ def _kubernetes_extras_document(data) -> list[dict]:
         kind = data.draw(st.sampled_from(["ClusterRoleBinding", "RoleBinding"]), label="binding-kind")
         add(f"kubernetes:rbac.authorization.k8s.io/v1:{kind}", f"b{k}", {
             "metadata": {"name": f"b{k}", "namespace": data.draw(st.sampled_from(["edge", "kube-system"]), label="b-ns")},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io",
+                        "kind": data.draw(st.sampled_from(["ClusterRole", "Role"]), label="role-kind"),
                         "name": data.draw(st.sampled_from(_ROLES), label="role")},
             "subjects": [{"kind": "ServiceAccount", "name": "app", "namespace": "edge"}]})
     return resources
