@@ -260,7 +260,9 @@ truthy(v) if v == "true"
 namespace(r) := ns if {
 	ns := r.inputs.metadata.namespace
 } else := ns if {
-	ns := _k8s_provider_namespace[_provider_urn(r.provider)]
+	provider := object.get(r, "provider", null)
+	is_string(provider) # a document may record no provider (null): the default one
+	ns := _k8s_provider_namespace[_provider_urn(provider)]
 } else := "default"
 
 _k8s_provider_namespace[p.urn] := ns if {
