@@ -102,10 +102,11 @@ builtin_cluster_role(name) if name in _system_roles_without_escalation
 builtin_cluster_role(name) if _system_role_escalation[name]
 
 # Kubernetes' own system: ClusterRoles that, bound in every namespace or in kube-system, give a
-# path to cluster-admin: they read Secrets (a get, list or watch of them, or of every resource),
-# create pods or the objects that make them (a pod runs as any service account of its namespace),
-# create service-account tokens, reach the kubelets' API (which runs commands in any pod), or
-# rewrite roles. Name -> what it allows, for the finding.
+# path to cluster-admin: they read Secrets (a get, list, watch or patch of them, or of every
+# resource), create pods or the objects that make them (a pod runs as any service account of its
+# namespace), create service-account tokens, reach the kubelets' API (which runs commands in any
+# pod), rewrite roles, or write ConfigMaps (on EKS, kube-system's aws-auth maps IAM identities to
+# groups, system:masters included). Name -> what it allows, for the finding.
 _system_role_escalation := {
 	"system:aggregate-to-edit": "reads Secrets, impersonates service accounts and creates pods, which run as any service account of their namespace",
 	"system:kube-controller-manager": "reads every Secret and creates service-account tokens",
@@ -124,6 +125,8 @@ _system_role_escalation := {
 	"system:controller:replication-controller": "creates pods, which run as any service account of their namespace",
 	"system:controller:resourcequota-controller": "lists every object, Secrets included",
 	"system:controller:statefulset-controller": "creates pods, which run as any service account of their namespace",
+	"system:controller:legacy-service-account-token-cleaner": "patches every Secret, and a patch returns the whole Secret",
+	"system:controller:root-ca-cert-publisher": "creates and updates every ConfigMap, kube-system's aws-auth included, which maps IAM identities to Kubernetes groups on EKS",
 }
 
 # Kubernetes' own system: ClusterRoles without such a path (reviews, discovery, health and metrics
@@ -162,13 +165,11 @@ _system_roles_without_escalation := {
 	"system:controller:ephemeral-volume-controller",
 	"system:controller:expand-controller",
 	"system:controller:horizontal-pod-autoscaler",
-	"system:controller:legacy-service-account-token-cleaner",
 	"system:controller:node-controller",
 	"system:controller:pod-garbage-collector",
 	"system:controller:pv-protection-controller",
 	"system:controller:pvc-protection-controller",
 	"system:controller:resource-claim-controller",
-	"system:controller:root-ca-cert-publisher",
 	"system:controller:route-controller",
 	"system:controller:selinux-warning-controller",
 	"system:controller:service-account-controller",
@@ -200,6 +201,14 @@ _scope(b) := "in every namespace" if {
 	_types[b.type][0] == "ClusterRoleBinding"
 } else := "in namespace kube-system" if {
 	resources.namespace(b) == "kube-system"
+} else := sprintf("in a namespace unknown until apply (%v), which may be kube-system", [ns]) if {
+	ns := resources.namespace(b)
+	not _settled_name(ns)
+}
+
+_settled_name(ns) if {
+	is_string(ns)
+	ns != "[unknown]"
 }
 
 # What a binding grants when it amounts to cluster-admin, or cannot be established; undefined
@@ -215,6 +224,13 @@ grant(b) := "cluster-admin" if {
 	ref := _ref(b)
 	key := _binding_key(b, ref[0], ref[1])
 	key in _every_verb
+} else := sprintf("the built-in ClusterRole %s, which aggregates the document's ClusterRole %s, which allows every verb on every resource", [ref[1], aggs[0]]) if {
+	ref := _ref(b)
+	ref[0] == "ClusterRole"
+	aggs := sort([name | some [into, name] in _widened; into == ref[1]])
+	count(aggs) > 0
+	key := _binding_key(b, ref[0], ref[1])
+	not key in _defined
 } else := sprintf("the built-in ClusterRole %s %s, so it can run pods as any service account there (a path to cluster-admin)", [ref[1], _scope(b)]) if {
 	ref := _ref(b)
 	ref[0] == "ClusterRole"
@@ -242,6 +258,30 @@ grant(b) := "cluster-admin" if {
 	reason := _unsettled[_binding_key(b, ref[0], ref[1])]
 } else := sprintf("a role that cannot be established (roleRef %v)", [object.get(b.inputs, "roleRef", null)]) if {
 	not _ref(b)
+}
+
+# Kubernetes' view, edit and admin aggregate the ClusterRoles labelled to join them
+# (rbac.authorization.k8s.io/aggregate-to-view, -to-edit, -to-admin "true"; view itself joins edit,
+# and edit admin): a ClusterRole of the document labelled so, with a rule of every verb on every
+# resource, widens them to every verb. [built-in role, the document's role] of each.
+_aggregated_into := {
+	"view": {"aggregate-to-view"},
+	"edit": {"aggregate-to-view", "aggregate-to-edit"},
+	"admin": {"aggregate-to-view", "aggregate-to-edit", "aggregate-to-admin"},
+}
+
+_widened contains [into, resources.name_of(r)] if {
+	some key in _every_verb
+	startswith(key, "ClusterRole//")
+	some e in _roles[key]
+	r := input.document.resources[e[0]]
+	metadata := object.get(r.inputs, "metadata", {})
+	is_object(metadata)
+	labels := object.get(metadata, "labels", {})
+	is_object(labels)
+	some into, joins in _aggregated_into
+	some label in joins
+	object.get(labels, concat("/", ["rbac.authorization.k8s.io", label]), null) == "true"
 }
 
 _builtin_ref(ref, _) if {

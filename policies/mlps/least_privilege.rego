@@ -45,6 +45,18 @@ _problems contains findings.problem(b, msg) if {
 	msg := sprintf("binding gives service account %s %s", [s.name, role])
 }
 
+# a service account named as a user: the API server authenticates one as
+# system:serviceaccount:NAMESPACE:NAME, and RBAC matches a User subject by that name
+_problems contains findings.problem(b, msg) if {
+	some i, role in _grants
+	b := input.document.resources[i]
+	some s in _subjects(b)
+	s.kind == "User"
+	is_string(s.name)
+	startswith(s.name, "system:serviceaccount:")
+	msg := sprintf("binding gives the user %s, a service account's name, %s", [s.name, role])
+}
+
 # a group that holds service accounts: all of them (system:serviceaccounts), a namespace's
 # (system:serviceaccounts:NS), or every authenticated identity, service accounts included
 _problems contains findings.problem(b, msg) if {
@@ -78,12 +90,21 @@ _unknown_subjects(b) := {subjects} if {
 	not is_array(subjects)
 } else := {s |
 	some s in object.get(b.inputs, "subjects", [])
-	not _known_kind(s)
+	not _known_subject(s)
 }
 
-_known_kind(s) if {
+# a subject whose kind is known, and for a group or a user whose name is (a group or a user name
+# unknown until apply may be one that holds or names service accounts)
+_known_subject(s) if {
 	is_object(s)
-	s.kind in {"ServiceAccount", "Group", "User"}
+	s.kind == "ServiceAccount"
+}
+
+_known_subject(s) if {
+	is_object(s)
+	s.kind in {"Group", "User"}
+	is_string(s.name)
+	s.name != "[unknown]"
 }
 
 _service_account_group(name) if name in {"system:serviceaccounts", "system:authenticated"}

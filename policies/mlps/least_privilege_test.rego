@@ -270,3 +270,51 @@ test_builtin_roles_of_kube_system if {
 		_f(_rb_type, "elsewhere", "binding gives service account trainer the Role extension-apiserver-authentication-reader, which is not defined in the document, so what it grants cannot be established"),
 	}
 }
+
+# bindings whose subjects or scope hide a service account or kube-system: a service account named
+# as a User (system:serviceaccount:NS:NAME), a group whose name is unknown until apply, a
+# RoleBinding in a namespace unknown until apply
+test_fail_hidden_service_accounts_and_namespaces if {
+	resources := [
+		fixtures.resource(_crb_type, "sa-as-user", {
+			"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+			"subjects": [{"kind": "User", "name": "system:serviceaccount:ci:deployer"}, {"kind": "User", "name": "alice"}],
+		}),
+		fixtures.resource(_crb_type, "unknown-group", {
+			"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+			"subjects": [{"kind": "Group", "name": "[unknown]"}],
+		}),
+		_rb("edit-somewhere", "[unknown]", "ClusterRole", "edit"),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(_crb_type, "sa-as-user", "binding gives the user system:serviceaccount:ci:deployer, a service account's name, cluster-admin"),
+		_f(_crb_type, "unknown-group", `binding gives subjects unknown until apply ({"kind": "Group", "name": "[unknown]"}) cluster-admin: whether they include service accounts cannot be established`),
+		_f(_rb_type, "edit-somewhere", "binding gives service account trainer the built-in ClusterRole edit in a namespace unknown until apply ([unknown]), which may be kube-system, so it can run pods as any service account there (a path to cluster-admin)"),
+	}
+}
+
+# Kubernetes' edit aggregates the ClusterRoles labelled aggregate-to-edit, and admin holds edit: a
+# role of the document so labelled that allows every verb widens both to every verb, in one
+# namespace too; view, which does not hold edit, is not widened, nor by a narrow role labelled
+# aggregate-to-view (this rule counts only every verb on every resource)
+test_fail_builtin_roles_widened_by_aggregation if {
+	resources := [
+		fixtures.resource("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "crd-editor", {
+			"metadata": {"name": "crd-editor", "labels": {"rbac.authorization.k8s.io/aggregate-to-edit": "true"}},
+			"rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}],
+		}),
+		fixtures.resource("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "crd-reader", {
+			"metadata": {"name": "crd-reader", "labels": {"rbac.authorization.k8s.io/aggregate-to-view": "true"}},
+			"rules": [{"apiGroups": ["example.com"], "resources": ["widgets"], "verbs": ["get", "list"]}],
+		}),
+		_crb("view-all", "view"),
+		_rb("edit-train", "train", "ClusterRole", "edit"),
+		_rb("admin-train", "train", "ClusterRole", "admin"),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(_rb_type, "edit-train", "binding gives service account trainer the built-in ClusterRole edit, which aggregates the document's ClusterRole crd-editor, which allows every verb on every resource"),
+		_f(_rb_type, "admin-train", "binding gives service account trainer the built-in ClusterRole admin, which aggregates the document's ClusterRole crd-editor, which allows every verb on every resource"),
+	}
+}
