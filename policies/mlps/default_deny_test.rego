@@ -237,3 +237,14 @@ test_fail_network_policies_of_other_engines if {
 		_f("kubernetes:policy.networking.k8s.io/v1alpha1:AdminNetworkPolicy", "anp", "AdminNetworkPolicy (policy.networking.k8s.io/v1alpha1) is a network policy of another engine, which the gate does not read: whether it admits traffic that voids a default-deny ingress cannot be established"),
 	}
 }
+
+# a policy with no namespace whose document records no provider (null) is in the default namespace
+# (a hand-written document may say so; the lookup of the provider's namespace must not stop the query)
+test_fail_open_policy_without_namespace_or_provider if {
+	resources := [object.union(
+		fixtures.resource(_np_type, "loose", {"metadata": {"name": "loose"}, "spec": {"podSelector": {}, "ingress": [{}]}}),
+		{"provider": null},
+	)]
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f(_np_type, "loose", "NetworkPolicy admits every source (an ingress rule without from) to every pod of namespace default on every port, which voids a default-deny ingress there")}
+}
