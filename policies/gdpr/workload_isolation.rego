@@ -53,6 +53,12 @@ _problems contains findings.problem(input.document.resources[rule.position], rul
 
 _personal_policy(rule) if rule.namespace in _personal_namespaces
 
+# a policy whose namespace is unknown until apply may be in one of them
+_personal_policy(rule) if {
+	rule.namespace == "[unknown]"
+	count(_personal_namespaces) > 0
+}
+
 _personal_policy(rule) if rule.position in resources.personal_indices
 
 _personal_workload(w) if resources.namespace(w) in _personal_namespaces

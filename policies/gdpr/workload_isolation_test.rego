@@ -166,3 +166,19 @@ test_fail_network_policies_of_other_engines_reaching_personal_namespaces if {
 		_f("kubernetes:cilium.io/v2:CiliumClusterwideNetworkPolicy", "everywhere", "CiliumClusterwideNetworkPolicy (cilium.io/v2) is a network policy of another engine, which the gate does not read: whether it admits traffic that voids a default-deny ingress cannot be established"),
 	}
 }
+
+# a policy whose namespace is unknown until apply may be in a personal-data namespace
+test_fail_open_policy_in_a_namespace_unknown_until_apply if {
+	resources := array.concat(pass_resources, [
+		fixtures.resource("kubernetes:cilium.io/v2:CiliumNetworkPolicy", "somewhere", {
+			"metadata": {"name": "somewhere", "namespace": "[unknown]"},
+			"spec": {"endpointSelector": {}, "ingress": [{"fromEntities": ["world"]}]},
+		}),
+		_isolation_np("np-somewhere", "[unknown]", {}, {"podSelector": {}, "ingress": [{}]}),
+	])
+	v := workload_isolation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("kubernetes:cilium.io/v2:CiliumNetworkPolicy", "somewhere", "CiliumNetworkPolicy (cilium.io/v2) is a network policy of another engine, which the gate does not read: whether it admits traffic that voids a default-deny ingress cannot be established"),
+		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "np-somewhere", "NetworkPolicy admits every source (an ingress rule without from) to every pod of namespace [unknown] on every port, which voids a default-deny ingress there"),
+	}
+}

@@ -446,7 +446,8 @@ _rule_list(rules) := [rules] if {
 # Kubernetes NetworkPolicies admit. The gate does not read them, so an object of one with rules for
 # a direction (in its spec, or Cilium's list of specs; or a spec unknown until apply) may void a
 # default deny there: reported as one whose effect cannot be established (fail closed). Deny-only
-# objects (Cilium's ingressDeny / egressDeny) hold no rules for a direction and are not reported.
+# objects (Cilium's ingressDeny / egressDeny, rules whose action denies, drops, rejects, logs or
+# passes) and Calico's staged policies (which enforce nothing) are not reported.
 # Type -> [kind, API group and version]: a Kubernetes kind ending in NetworkPolicy outside
 # networking.k8s.io and extensions.
 _other_np_types := {t: [kind, parts[1]] |
@@ -456,6 +457,7 @@ _other_np_types := {t: [kind, parts[1]] |
 	not split(parts[1], "/")[0] in {"networking.k8s.io", "extensions"}
 	kind := resources.kind(t)
 	endswith(kind, "NetworkPolicy")
+	not startswith(kind, "Staged") # Calico's staged policies report what they would do, enforce nothing
 }
 
 open_rules contains {
@@ -480,7 +482,17 @@ _voids := {
 _may_allow(inputs, field) if {
 	some spec in _other_np_specs(inputs)
 	is_object(spec)
-	not object.get(spec, field, []) in {null, []}
+	some rule in _rule_list(object.get(spec, field, []))
+	not _denying(rule)
+}
+
+# a rule that denies, drops, rejects, logs or passes the decision on (Calico's, Antrea's and
+# AdminNetworkPolicy's action field; Cilium's rules have none, and allow)
+_denying(rule) if {
+	is_object(rule)
+	action := object.get(rule, "action", "Allow")
+	is_string(action)
+	lower(action) in {"deny", "drop", "reject", "log", "pass"}
 }
 
 _may_allow(inputs, _) if {

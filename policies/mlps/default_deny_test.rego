@@ -248,3 +248,20 @@ test_fail_open_policy_without_namespace_or_provider if {
 	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {_f(_np_type, "loose", "NetworkPolicy admits every source (an ingress rule without from) to every pod of namespace default on every port, which voids a default-deny ingress there")}
 }
+
+# rules whose action denies (Calico, AdminNetworkPolicy), passes the decision on (AdminNetworkPolicy)
+# or drops (Antrea) open nothing, and Calico's staged policies enforce nothing; an Allow among them
+# may open (in any case)
+test_other_engines_deny_and_staged_policies if {
+	resources := [
+		fixtures.namespace("train", "internal"),
+		fixtures.deny_all("train"),
+		_np("kubernetes:crd.projectcalico.org/v1:GlobalNetworkPolicy", "calico-deny", "train", {"selector": "all()", "ingress": [{"action": "Deny", "source": {"nets": ["0.0.0.0/0"]}}]}),
+		_np("kubernetes:policy.networking.k8s.io/v1alpha1:AdminNetworkPolicy", "anp-pass", "train", {"priority": 5, "subject": {"namespaces": {}}, "ingress": [{"action": "Pass", "from": [{"namespaces": {}}]}, {"action": "Deny", "from": [{"namespaces": {}}]}]}),
+		_np("kubernetes:crd.antrea.io/v1beta1:ClusterNetworkPolicy", "antrea-drop", "train", {"priority": 5, "ingress": [{"action": "Drop"}]}),
+		_np("kubernetes:projectcalico.org/v3:StagedNetworkPolicy", "staged-open", "train", {"selector": "all()", "ingress": [{"action": "Allow"}]}),
+		_np("kubernetes:projectcalico.org/v3:NetworkPolicy", "calico-mixed", "train", {"selector": "all()", "ingress": [{"action": "Deny", "source": {"nets": ["10.0.0.0/8"]}}, {"action": "allow"}]}),
+	]
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f("kubernetes:projectcalico.org/v3:NetworkPolicy", "calico-mixed", "NetworkPolicy (projectcalico.org/v3) is a network policy of another engine, which the gate does not read: whether it admits traffic that voids a default-deny ingress cannot be established")}
+}

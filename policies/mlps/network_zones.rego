@@ -103,7 +103,7 @@ _cluster_scoped(type) if {
 	parts := split(type, ":")
 	count(parts) == 3
 	group := regex.replace(parts[1], `/[^/]*$`, "")
-	concat("/", [group, parts[2]]) in _cluster_scoped_kinds
+	concat("/", [group, trim_suffix(parts[2], "Patch")]) in _cluster_scoped_kinds
 }
 
 _cluster_scoped_kinds := {
@@ -146,4 +146,18 @@ _cluster_scoped_kinds := {
 	"authorization.k8s.io/SubjectAccessReview",
 	"authorization.k8s.io/SelfSubjectAccessReview",
 	"authorization.k8s.io/SelfSubjectRulesReview",
+	# custom resources of add-ons that are cluster-scoped: network policies of other engines
+	# (lib.network), the Gateway API's classes, and the node provisioners and GPU operator a GPU
+	# platform runs
+	"gateway.networking.k8s.io/GatewayClass",
+	"policy.networking.k8s.io/AdminNetworkPolicy",
+	"policy.networking.k8s.io/BaselineAdminNetworkPolicy",
+	"cilium.io/CiliumClusterwideNetworkPolicy",
+	"crd.projectcalico.org/GlobalNetworkPolicy",
+	"projectcalico.org/GlobalNetworkPolicy",
+	"projectcalico.org/StagedGlobalNetworkPolicy",
+	"crd.antrea.io/ClusterNetworkPolicy",
+	"karpenter.sh/NodePool",
+	"karpenter.k8s.aws/EC2NodeClass",
+	"nvidia.com/ClusterPolicy",
 }

@@ -270,3 +270,19 @@ test_fail_fleet_overrides_in_public_subnets if {
 		_f("aws:ec2/fleet:Fleet", "fleet", "internal-data EC2 Fleet runs in subnet subnet-0bbbbbbbbbbbbbbbb, which EC2 describes as public (it maps public IPs on launch): sensitive data needs private subnets"),
 	}
 }
+
+# cluster-scoped custom resources (other engines' cluster-wide network policies, GatewayClasses, node
+# provisioners, the GPU operator's policy) and patches of cluster-scoped kinds live outside
+# namespaces; a namespaced custom resource left in the default namespace is reported
+test_cluster_scoped_custom_resources_and_patches_are_not_in_a_namespace if {
+	resources := [
+		fixtures.resource("kubernetes:cilium.io/v2:CiliumClusterwideNetworkPolicy", "ccnp", {"metadata": {"name": "ccnp"}, "spec": {"endpointSelector": {}, "ingressDeny": [{"fromEntities": ["world"]}]}}),
+		fixtures.resource("kubernetes:gateway.networking.k8s.io/v1:GatewayClass", "lattice", {"metadata": {"name": "lattice"}, "spec": {"controllerName": "application-networking.k8s.aws/gateway-api-controller"}}),
+		fixtures.resource("kubernetes:karpenter.sh/v1:NodePool", "gpu", {"metadata": {"name": "gpu"}}),
+		fixtures.resource("kubernetes:nvidia.com/v1:ClusterPolicy", "gpu-operator", {"metadata": {"name": "cluster-policy"}}),
+		fixtures.resource("kubernetes:rbac.authorization.k8s.io/v1:ClusterRolePatch", "label-view", {"metadata": {"name": "view", "labels": {"team": "ml"}}}),
+		fixtures.resource("kubernetes:cilium.io/v2:CiliumNetworkPolicy", "cnp", {"metadata": {"name": "cnp"}, "spec": {"endpointSelector": {}, "ingressDeny": [{"fromEntities": ["world"]}]}}),
+	]
+	v := {f | some f in network_zones.violation; f.message == "Kubernetes object in the default namespace"} with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f("kubernetes:cilium.io/v2:CiliumNetworkPolicy", "cnp", "Kubernetes object in the default namespace")}
+}

@@ -65,4 +65,10 @@ _sensitive_namespaces := {resources.name_of(input.document.resources[i]) |
 
 _sensitive_policy(rule) if rule.namespace in _sensitive_namespaces
 
+# a policy whose namespace is unknown until apply may be in one of them
+_sensitive_policy(rule) if {
+	rule.namespace == "[unknown]"
+	count(_sensitive_namespaces) > 0
+}
+
 _sensitive_policy(rule) if rule.position in resources.sensitive_indices
