@@ -14,7 +14,7 @@ import data.lib.frameworks
 #   with such a policy (-ssl-negotiation-policy); Ingresses terminate TLS: by spec.tls, or, those
 #   of the AWS Load Balancer Controller, on HTTPS listeners only (listen-ports; HTTP ones
 #   redirected by ssl-redirect) with such an ssl-policy; Gateway API listeners speak HTTPS or TLS,
-#   an HTTP one only redirecting to https (every HTTPRoute of the stack attached to it).
+#   an HTTP one only redirecting to https (every route of the stack attached to it).
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-32-gdpr/
 # custom:

@@ -354,11 +354,14 @@ test_pass_transit_ingress_listeners_with_tls if {
 	v == set()
 }
 
-# Gateway API: an HTTP listener serves plain HTTP unless every HTTPRoute of the stack attached to it
-# only redirects to https; TCP and UDP listeners carry plain traffic; a protocol of an
-# implementation's, or listeners unknown until apply, cannot be established. HTTPS and TLS
-# listeners (terminated or passed through), another group's Gateway (Istio's) and routes that
-# attach elsewhere are not this listener's.
+# Gateway API: an HTTP listener serves plain HTTP unless every route of the stack attached to it
+# (or that may be: parentRefs unknown until apply, a route asking for the default Gateway beside
+# one) is an HTTPRoute that only redirects to https, and one is attached; a GRPCRoute on it is
+# served in the clear (h2c). TCP and UDP listeners carry plain traffic; a protocol of an
+# implementation's, or listeners unknown until apply, cannot be established; a ListenerSet's
+# listeners count as a Gateway's; a patch leaves the live object's other listeners unseen. HTTPS
+# and TLS listeners (terminated or passed through), another group's Gateway (Istio's) and routes
+# that attach elsewhere are not this listener's.
 _gw_type := "kubernetes:gateway.networking.k8s.io/v1:Gateway"
 
 _gw(name, listeners) := fixtures.resource(_gw_type, name, {
@@ -366,16 +369,20 @@ _gw(name, listeners) := fixtures.resource(_gw_type, name, {
 	"spec": {"gatewayClassName": "amazon-vpc-lattice", "listeners": listeners},
 })
 
-_route(name, parent_refs, rules) := fixtures.resource("kubernetes:gateway.networking.k8s.io/v1:HTTPRoute", name, {
+_route_of(kind, name, parent_refs, rules) := fixtures.resource(sprintf("kubernetes:gateway.networking.k8s.io/v1:%s", [kind]), name, {
 	"metadata": {"name": name, "namespace": "edge"},
 	"spec": {"parentRefs": parent_refs, "rules": rules},
 })
+
+_route(name, parent_refs, rules) := _route_of("HTTPRoute", name, parent_refs, rules)
 
 _redirect_rule := {"filters": [{"type": "RequestRedirect", "requestRedirect": {"scheme": "https", "statusCode": 301}}]}
 
 _serve_rule := {"backendRefs": [{"name": "api", "port": 8080}]}
 
 _https_listener := {"name": "https", "port": 443, "protocol": "HTTPS", "tls": {"certificateRefs": [{"name": "api-cert"}]}}
+
+_plain_http(kind, listener, port) := sprintf("%s listener %s serves plain HTTP on port %d (the stack's routes do not show that every request to it is redirected to https)", [kind, listener, port])
 
 test_fail_transit_gateway_listeners if {
 	resources := [
@@ -395,13 +402,47 @@ test_fail_transit_gateway_listeners if {
 	]
 	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == {
-		_f(_gw_type, "served", "Gateway listener http serves plain HTTP on port 80, and no HTTPRoute of the stack attached to it only redirects to https"),
-		_f(_gw_type, "mixed", "Gateway listener web serves plain HTTP on port 8080, and no HTTPRoute of the stack attached to it only redirects to https"),
-		_f(_gw_type, "bare", "Gateway listener http serves plain HTTP on port 80, and no HTTPRoute of the stack attached to it only redirects to https"),
+		_f(_gw_type, "served", _plain_http("Gateway", "http", 80)),
+		_f(_gw_type, "mixed", _plain_http("Gateway", "web", 8080)),
+		_f(_gw_type, "bare", _plain_http("Gateway", "http", 80)),
 		_f(_gw_type, "plain-tcp", "Gateway listener db carries plain TCP on port 5432 (unless the pods terminate TLS themselves)"),
 		_f(_gw_type, "plain-tcp", "Gateway listener dns carries plain UDP on port 53 (unless the pods terminate TLS themselves)"),
 		_f(_gw_type, "custom", "Gateway listener x has protocol example.com/quic, so whether it carries plain traffic cannot be established"),
 		_f(_gw_type, "unknown", "Gateway listener [unknown] is unknown until apply, so whether it carries plain traffic cannot be established"),
+	}
+}
+
+test_fail_transit_gateway_listeners_behind_redirects if {
+	resources := [
+		# a GRPCRoute beside the redirect: gRPC over cleartext HTTP/2
+		_gw("grpc", [{"name": "http", "port": 80, "protocol": "HTTP"}]),
+		_route("grpc-redirect", [{"name": "grpc"}], [_redirect_rule]),
+		_route_of("GRPCRoute", "grpc-api", [{"name": "grpc"}], [_serve_rule]),
+		# a route whose parentRefs are unknown until apply beside the redirect
+		_gw("late", [{"name": "http", "port": 80, "protocol": "HTTP"}]),
+		_route("late-redirect", [{"name": "late"}], [_redirect_rule]),
+		_route("late-api", [{"name": "[unknown]", "sectionName": "http"}], [_serve_rule]),
+		# a default Gateway, and a route that asks for it
+		fixtures.resource(_gw_type, "default", {"metadata": {"name": "default", "namespace": "edge"}, "spec": {"defaultScope": "All", "listeners": [{"name": "http", "port": 80, "protocol": "HTTP"}]}}),
+		_route("default-redirect", [{"name": "default"}], [_redirect_rule]),
+		fixtures.resource("kubernetes:gateway.networking.k8s.io/v1:HTTPRoute", "default-api", {"metadata": {"name": "default-api", "namespace": "edge"}, "spec": {"useDefaultGateway": "All", "rules": [_serve_rule]}}),
+		# a ListenerSet adds a plain listener to an HTTPS Gateway
+		_gw("tls-only", [_https_listener]),
+		fixtures.resource("kubernetes:gateway.networking.k8s.io/v1:ListenerSet", "extra", {
+			"metadata": {"name": "extra", "namespace": "edge"},
+			"spec": {"parentRef": {"name": "tls-only"}, "listeners": [{"name": "plain", "port": 8080, "protocol": "HTTP"}]},
+		}),
+		_route("extra-api", [{"kind": "ListenerSet", "name": "extra"}], [_serve_rule]),
+		# a patch of a Gateway outside the document
+		fixtures.resource("kubernetes:gateway.networking.k8s.io/v1:GatewayPatch", "shared", {"metadata": {"name": "shared", "namespace": "edge"}, "spec": {"listeners": [_https_listener]}}),
+	]
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f(_gw_type, "grpc", _plain_http("Gateway", "http", 80)),
+		_f(_gw_type, "late", _plain_http("Gateway", "http", 80)),
+		_f(_gw_type, "default", _plain_http("Gateway", "http", 80)),
+		_f("kubernetes:gateway.networking.k8s.io/v1:ListenerSet", "extra", _plain_http("ListenerSet", "plain", 8080)),
+		_f("kubernetes:gateway.networking.k8s.io/v1:GatewayPatch", "shared", "Gateway patch: the live Gateway's listeners that the patch does not name are not in the document, so whether they carry plain traffic cannot be established"),
 	}
 }
 
@@ -411,9 +452,8 @@ test_pass_transit_gateway_listeners_with_tls if {
 		_gw("edge", [{"name": "http", "port": 80, "protocol": "HTTP"}, _https_listener]),
 		_route("to-https", [{"group": "gateway.networking.k8s.io", "kind": "Gateway", "namespace": "edge", "name": "edge", "sectionName": "http"}], [_redirect_rule]),
 		_route("api", [{"name": "edge", "sectionName": "https"}], [_serve_rule]),
+		_route_of("GRPCRoute", "grpc-api", [{"name": "edge", "port": 443}], [_serve_rule]),
 		_gw("passthrough", [{"name": "tls", "port": 443, "protocol": "TLS", "tls": {"mode": "Passthrough"}}]),
-		# a Gateway the document patches without listeners keeps the live ones
-		fixtures.resource("kubernetes:gateway.networking.k8s.io/v1:GatewayPatch", "labels", {"metadata": {"name": "shared", "namespace": "edge", "labels": {"team": "ml"}}}),
 		# Istio's Gateway is another API
 		fixtures.resource("kubernetes:networking.istio.io/v1beta1:Gateway", "istio", {"metadata": {"name": "istio"}, "spec": {"servers": [{"port": {"number": 80, "protocol": "HTTP"}}]}}),
 	]

@@ -468,15 +468,22 @@ _in_transit contains problem(ing, msg) if {
 	)
 }
 
-# Gateway API Gateways: an HTTP listener serves plain HTTP unless the stack's HTTPRoutes attached to
-# it only redirect to https; TCP and UDP listeners carry plain traffic; HTTPS and TLS ones terminate
-# TLS or pass it through to the pods (lib.transit). What TLS versions a Gateway accepts is its
-# implementation's (tls.options), which the gate does not read.
+# Gateway API Gateways and ListenerSets: an HTTP listener serves plain HTTP unless the stack's
+# routes attached to it only redirect to https; TCP and UDP listeners carry plain traffic; HTTPS
+# and TLS ones terminate TLS or pass it through to the pods; a patch leaves the live object's other
+# listeners unseen (lib.transit). What TLS versions a Gateway accepts is its implementation's
+# (tls.options), which the gate does not read.
 _in_transit contains problem(gw, msg) if {
 	some i in transit.gateway_indices
 	gw := input.document.resources[i]
 	some l in transit.gateway_listeners(gw)
 	msg := transit.plain_listener(gw, l)
+}
+
+_in_transit contains problem(gw, msg) if {
+	some i in transit.gateway_indices
+	gw := input.document.resources[i]
+	msg := transit.patched_listeners(gw)
 }
 
 # ---------------------------------------------------------------- backups (versioning)

@@ -345,24 +345,41 @@ redirected(i) if group_key(i) in _redirect_groups
 group_has_ssl_policy(i) if group_key(i) in _policy_groups
 
 # ---------------------------------------------------------------- Gateway API
-# Gateways and HTTPRoutes of gateway.networking.k8s.io (every version, and their patches; not
-# other groups' kinds of the same name, such as Istio's Gateway). A Gateway's listeners (the API's
-# Listener): protocol HTTP, HTTPS, TLS, TCP, UDP or an implementation's domain-prefixed one; an
-# HTTPS listener, and a TLS one, terminates TLS (tls.mode Terminate, the default) or passes it
-# through to the pods (Passthrough).
+# Gateways, ListenerSets (which add listeners to a Gateway; XListenerSet in the experimental
+# gateway.networking.x-k8s.io group) and routes of the Gateway API groups (every version, and
+# their patches; not other groups' kinds of the same name, such as Istio's Gateway). A listener
+# (the API's Listener / ListenerEntry): protocol HTTP, HTTPS, TLS, TCP, UDP or an implementation's
+# domain-prefixed one; an HTTPS listener, and a TLS one, terminates TLS (tls.mode Terminate, the
+# default) or passes it through to the pods (Passthrough).
 
-_gateway_api_indices(kind) := {i |
+_gateway_api_groups := {"gateway.networking.k8s.io", "gateway.networking.x-k8s.io"}
+
+# type -> [kind, group] of the document's Gateway API types
+_gateway_api_types := {t: [resources.kind(t), group] |
 	some t in resources.k8s_types(input.document)
-	startswith(split(t, ":")[1], "gateway.networking.k8s.io/")
-	resources.kind(t) == kind
+	group := split(split(t, ":")[1], "/")[0]
+	group in _gateway_api_groups
+}
+
+# positions of the objects that hold listeners (Gateways and ListenerSets)
+gateway_indices := {i |
+	some t, k in _gateway_api_types
+	k[0] in {"Gateway", "ListenerSet", "XListenerSet"}
 	some i in resources.indices(t)
 }
 
-gateway_indices := _gateway_api_indices("Gateway")
+# positions of the routes (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute, ...)
+_route_indices := {i |
+	some t, k in _gateway_api_types
+	endswith(k[0], "Route")
+	some i in resources.indices(t)
+}
 
-_http_route_indices := _gateway_api_indices("HTTPRoute")
+holder_kind(gw) := _gateway_api_types[gw.type][0]
 
-# a Gateway's listeners; none when its spec leaves them out (a patch); one listener unknown until
+_is_patch(r) if endswith(r.type, "Patch")
+
+# a holder's listeners; none when its spec leaves them out (a patch); one listener unknown until
 # apply when the spec or the list is
 gateway_listeners(gw) := [l | some l in listeners] if {
 	spec := object.get(gw.inputs, "spec", {})
@@ -376,48 +393,119 @@ gateway_listeners(gw) := [l | some l in listeners] if {
 } else := [_unknown]
 
 # what a listener carries in the clear, for a finding; undefined for one that terminates or passes
-# TLS, and for an HTTP listener every HTTPRoute of the document attached to which only redirects
-# to https
-plain_listener(gw, l) := sprintf("Gateway listener %v is unknown until apply, so whether it carries plain traffic cannot be established", [l]) if {
+# TLS, and for an HTTP listener whose every route redirects to https (see _redirected)
+plain_listener(gw, l) := sprintf("%s listener %v is unknown until apply, so whether it carries plain traffic cannot be established", [holder_kind(gw), l]) if {
 	not is_object(l)
-} else := sprintf("Gateway listener %v serves plain HTTP on port %v, and no HTTPRoute of the stack attached to it only redirects to https", [_listener_name(l), _listener_port(l)]) if {
+} else := sprintf("%s listener %v serves plain HTTP on port %v (the stack's routes do not show that every request to it is redirected to https)", [holder_kind(gw), _listener_name(l), _listener_port(l)]) if {
 	object.get(l, "protocol", null) == "HTTP"
 	not _redirected(gw, l)
-} else := sprintf("Gateway listener %v carries plain %s on port %v (unless the pods terminate TLS themselves)", [_listener_name(l), l.protocol, _listener_port(l)]) if {
+} else := sprintf("%s listener %v carries plain %s on port %v (unless the pods terminate TLS themselves)", [holder_kind(gw), _listener_name(l), l.protocol, _listener_port(l)]) if {
 	object.get(l, "protocol", null) in {"TCP", "UDP"}
-} else := sprintf("Gateway listener %v has protocol %v, so whether it carries plain traffic cannot be established", [_listener_name(l), object.get(l, "protocol", null)]) if {
+} else := sprintf("%s listener %v has protocol %v, so whether it carries plain traffic cannot be established", [holder_kind(gw), _listener_name(l), object.get(l, "protocol", null)]) if {
 	not object.get(l, "protocol", null) in {"HTTP", "HTTPS", "TLS"}
+}
+
+# a patch of a Gateway or ListenerSet outside the document: listeners merge by name under
+# server-side apply, so the live object's other listeners stay as they are, unseen
+patched_listeners(gw) := sprintf("%s patch: the live %s's listeners that the patch does not name are not in the document, so whether they carry plain traffic cannot be established", [holder_kind(gw), holder_kind(gw)]) if {
+	_is_patch(gw)
 }
 
 _listener_name(l) := object.get(l, "name", "(unnamed)")
 
 _listener_port(l) := object.get(l, "port", "?")
 
-# the HTTPRoutes of the document attached to the listener all redirect every request to https
-# (and there is one): the listener then answers plain HTTP only with the redirect
+# An HTTP listener answers plain HTTP only with a redirect when some route of the document is
+# attached to it and every route that is, or may be (parentRefs unknown until apply, or attached
+# as a default Gateway's), is an HTTPRoute that redirects every request to https. A GRPCRoute on an
+# HTTP listener is served in the clear (h2c).
 _redirected(gw, l) if {
-	routes := [r | some j in _http_route_indices; r := input.document.resources[j]; _attached(r, gw, l)]
-	count(routes) > 0
-	every r in routes {
-		_redirects_to_https(r)
+	attached := [r | some j in _route_indices; r := input.document.resources[j]; _attached(r, gw, l)]
+	count(attached) > 0
+	every j in _route_indices {
+		_redirect_or_elsewhere(input.document.resources[j], gw, l)
 	}
 }
 
-# a route's parentRef names the Gateway (group and kind default to the Gateway API's, namespace to
-# the route's own) and, when it names them, the listener's sectionName and port
+_redirect_or_elsewhere(route, gw, l) if {
+	_gateway_api_types[route.type][0] == "HTTPRoute"
+	_redirects_to_https(route)
+} else if {
+	not _attached(route, gw, l)
+	not _may_attach(route, gw, l)
+}
+
+# a route's parentRef names the holder (group and kind default to the Gateway API's Gateway,
+# namespace to the route's own) and, when it names them, the listener's sectionName and port
 _attached(route, gw, l) if {
-	spec := object.get(route.inputs, "spec", {})
-	is_object(spec)
-	some ref in resources.elements(object.get(spec, "parentRefs", []))
+	some ref in _parent_refs(route)
 	is_object(ref)
-	object.get(ref, "group", "gateway.networking.k8s.io") == "gateway.networking.k8s.io"
-	object.get(ref, "kind", "Gateway") == "Gateway"
+	_names_holder(ref, gw)
 	object.get(ref, "name", null) == resources.name_of(gw)
 	object.get(ref, "namespace", resources.namespace(route)) == resources.namespace(gw)
+	_names_listener(ref, l)
+}
+
+# a route that may be attached: its spec or parentRefs unknown until apply, a parentRef unknown
+# or naming the holder's kind by a name or namespace unknown until apply, or a route that asks for
+# the default Gateway beside a Gateway that is one
+_may_attach(route, _, _) if {
+	spec := object.get(route.inputs, "spec", {})
+	not is_object(spec)
+}
+
+_may_attach(route, _, _) if {
+	refs := object.get(object.get(route.inputs, "spec", {}), "parentRefs", [])
+	refs != null
+	not is_array(refs)
+}
+
+_may_attach(route, _, _) if {
+	some ref in _parent_refs(route)
+	not is_object(ref)
+}
+
+_may_attach(route, gw, l) if {
+	some ref in _parent_refs(route)
+	is_object(ref)
+	_names_holder(ref, gw)
+	_names_listener(ref, l)
+	some field in ["name", "namespace"]
+	v := object.get(ref, field, "")
+	not _settled_text(v)
+}
+
+_may_attach(route, gw, _) if {
+	spec := object.get(route.inputs, "spec", {})
+	is_object(spec)
+	object.get(spec, "useDefaultGateway", null) != null
+	gw_spec := object.get(gw.inputs, "spec", {})
+	is_object(gw_spec)
+	object.get(gw_spec, "defaultScope", null) != null
+}
+
+_parent_refs(route) := refs if {
+	spec := object.get(route.inputs, "spec", {})
+	is_object(spec)
+	refs := object.get(spec, "parentRefs", [])
+	is_array(refs)
+} else := []
+
+_names_holder(ref, gw) if {
+	object.get(ref, "group", "gateway.networking.k8s.io") == _gateway_api_types[gw.type][1]
+	object.get(ref, "kind", "Gateway") == holder_kind(gw)
+}
+
+_names_listener(ref, l) if {
 	name := object.get(l, "name", null)
 	object.get(ref, "sectionName", name) == name
 	port := object.get(l, "port", null)
 	object.get(ref, "port", port) == port
+}
+
+_settled_text(v) if {
+	is_string(v)
+	v != _unknown
 }
 
 # every rule of the route sends no request to a backend and redirects it with scheme https

@@ -463,18 +463,24 @@ def _kubernetes_extras_document(data) -> list[dict]:
         listeners = data.draw(st.one_of(st.just("[unknown]"), st.lists(listener, max_size=3)), label="listeners")
         group = data.draw(st.sampled_from(["gateway.networking.k8s.io/v1", "gateway.networking.k8s.io/v1beta1",
                                            "networking.istio.io/v1beta1"]), label="gw-group")
-        add(f"kubernetes:{group}:Gateway", f"gw{k}", {"metadata": {"name": f"gw{k}", "namespace": "edge"},
-                                                      "spec": {"listeners": listeners}})
+        kind = data.draw(st.sampled_from(["Gateway", "Gateway", "ListenerSet", "GatewayPatch"]), label="gw-kind")
+        gw_spec = {"listeners": listeners}
+        if data.draw(st.booleans(), label="default-gateway"):
+            gw_spec["defaultScope"] = "All"
+        add(f"kubernetes:{group}:{kind}", f"gw{k}", {"metadata": {"name": f"gw{k}", "namespace": "edge"}, "spec": gw_spec})
     parent = st.one_of(st.just("[unknown]"), st.fixed_dictionaries(
         {"name": st.sampled_from(["gw0", "gw0", "gw1", "[unknown]"])},
         optional={"sectionName": st.sampled_from(["http", "web"]), "port": st.sampled_from([80, 8080]),
-                  "namespace": st.sampled_from(["edge", "data"]), "kind": st.sampled_from(["Gateway", "Service"])}))
+                  "namespace": st.sampled_from(["edge", "data", "[unknown]"]),
+                  "kind": st.sampled_from(["Gateway", "ListenerSet", "Service"])}))
     for k in range(data.draw(st.integers(0, 3), label="routes")):
         spec = data.draw(st.one_of(st.just("[unknown]"), st.fixed_dictionaries({
             "parentRefs": st.one_of(st.just("[unknown]"), st.lists(parent, max_size=2)),
-            "rules": st.one_of(st.just("[unknown]"), st.lists(st.sampled_from(_RULES), max_size=2))})), label="route")
-        add("kubernetes:gateway.networking.k8s.io/v1:HTTPRoute", f"route{k}", {"metadata": {"name": f"route{k}", "namespace": "edge"},
-                                                                              "spec": spec})
+            "rules": st.one_of(st.just("[unknown]"), st.lists(st.sampled_from(_RULES), max_size=2))},
+            optional={"useDefaultGateway": st.just("All")})), label="route")
+        kind = data.draw(st.sampled_from(["HTTPRoute", "HTTPRoute", "GRPCRoute"]), label="route-kind")
+        add(f"kubernetes:gateway.networking.k8s.io/v1:{kind}", f"route{k}", {"metadata": {"name": f"route{k}", "namespace": "edge"},
+                                                                           "spec": spec})
     rules = st.sampled_from([[{"fromEntities": ["world"]}], [], None, "[unknown]", [{}]])
     engine_spec = st.one_of(st.just("[unknown]"), st.none(), st.fixed_dictionaries(
         {}, optional={"ingress": rules, "egress": rules, "ingressDeny": rules}))
