@@ -137,3 +137,15 @@ test_fail_spot_fleet_launch_specification_allows_imdsv1 if {
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fixtures.spot_fleet("sfr", "internal", [{}])])
 	v == {_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "sfr", "spot fleet launch specification allows IMDSv1 (metadataOptions.httpTokens is \"optional\", not \"required\")")}
 }
+
+# Karpenter's EC2NodeClass: metadataOptions default to httpTokens "required"; one that sets
+# "optional" allows IMDSv1
+test_karpenter_node_class_metadata_options if {
+	resources := [
+		fixtures.node_class("defaults", fixtures.node_class_defaults),
+		fixtures.node_class("hop", object.union(fixtures.node_class_defaults, {"metadataOptions": {"httpPutResponseHopLimit": 2}})),
+		fixtures.node_class("v1", object.union(fixtures.node_class_defaults, {"metadataOptions": {"httpTokens": "optional"}})),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f(fixtures.node_class_type, "v1", "EC2NodeClass allows IMDSv1 (metadataOptions.httpTokens is optional, not \"required\")")}
+}

@@ -242,3 +242,17 @@ given_groups_facts := {"region": "eu-central-1", "subnets": {}, "security_groups
 
 # gate_input with those facts
 gate_input_with_given_groups(policy, resources) := object.union(gate_input(policy, resources), {"facts": given_groups_facts})
+
+# a Karpenter EC2NodeClass (karpenter.k8s.aws/v1) with the given spec
+node_class(name, spec) := resource("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", name, {"metadata": {"name": name}, "spec": spec})
+
+node_class_type := "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+
+# Karpenter's documented defaults: an alias picks AWS's EKS-optimised AMI and its family's
+# encrypted volumes; metadataOptions default to IMDSv2 only
+node_class_defaults := {
+	"role": "KarpenterNodeRole",
+	"amiSelectorTerms": [{"alias": "al2023@latest"}],
+	"subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "gpu"}}],
+	"securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "gpu"}}],
+}

@@ -4,6 +4,7 @@ import data.lib.compute
 import data.lib.endpoints
 import data.lib.findings
 import data.lib.frameworks
+import data.lib.karpenter
 import data.lib.network
 import data.lib.resources
 import data.lib.routing
@@ -43,6 +44,12 @@ _problems contains findings.problem(lt, msg) if {
 	lt := input.document.resources[i]
 	network.public_ip(lt)
 	msg := compute.public_ip_phrase(lt)
+}
+
+_problems contains findings.problem(nc, "EC2NodeClass gives nodes a public IP (associatePublicIPAddress)") if {
+	some i in karpenter.node_class_indices
+	nc := input.document.resources[i]
+	karpenter.public_ip(nc)
 }
 
 _problems contains findings.problem(r, "instance gets a public IP (an Elastic IP is attached to it)") if {

@@ -211,3 +211,15 @@ test_spot_fleet_launch_specification_public_ip if {
 		f.resource_name != "private"
 	}
 }
+
+# Karpenter's EC2NodeClass: associatePublicIPAddress true gives the nodes public IPs; unset leaves
+# it to the subnet
+test_karpenter_node_class_public_ip if {
+	resources := [
+		fixtures.node_class("private", fixtures.node_class_defaults),
+		fixtures.node_class("public", object.union(fixtures.node_class_defaults, {"associatePublicIPAddress": true})),
+	]
+	all := controlled_interfaces.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v := {f | some f in all; f.resource_type == fixtures.node_class_type}
+	v == {_f(fixtures.node_class_type, "public", "EC2NodeClass gives nodes a public IP (associatePublicIPAddress)")}
+}

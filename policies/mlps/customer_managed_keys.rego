@@ -3,6 +3,7 @@ package mlps.customer_managed_keys
 import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
+import data.lib.karpenter
 import data.lib.resources
 import data.lib.s3
 
@@ -113,4 +114,15 @@ _problems contains findings.problem(lt, msg) if {
 	resources.truthy(object.get(m, ["ebs", "encrypted"], false))
 	object.get(m.ebs, "kmsKeyId", "") == ""
 	msg := sprintf("EBS mapping %v uses the account's default (AWS-managed) EBS key", [object.get(m, "deviceName", "?")])
+}
+
+# Karpenter's EC2NodeClasses: an encrypted mapping without kmsKeyID, and the AMI family's default
+# volumes (encrypted, with no key named), use the account's default EBS key
+_problems contains findings.problem(nc, msg) if {
+	some i in karpenter.node_class_indices
+	nc := input.document.resources[i]
+	some m in karpenter.ebs_mappings(nc)
+	resources.truthy(m.ebs.encrypted)
+	object.get(m.ebs, "kmsKeyId", "") == ""
+	msg := sprintf("EBS mapping %v uses the account's default (AWS-managed) EBS key (no kmsKeyID)", [m.deviceName])
 }

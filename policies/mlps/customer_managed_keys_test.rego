@@ -89,3 +89,17 @@ test_pass_sse_kms_and_storage_class_with_customer_key if {
 	v := customer_managed_keys.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# Karpenter's EC2NodeClass: encrypted volumes without kmsKeyID (the family's defaults too) use the
+# account's default EBS key
+test_karpenter_node_class_keys if {
+	resources := [
+		fixtures.node_class("defaults", fixtures.node_class_defaults),
+		fixtures.node_class("own-key", object.union(fixtures.node_class_defaults, {"blockDeviceMappings": [
+			{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "200Gi", "encrypted": true, "kmsKeyID": "arn:aws-cn:kms:cn-north-1:111122223333:key/abc"}},
+		]})),
+	]
+	all := customer_managed_keys.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v := {f | some f in all; f.resource_type == fixtures.node_class_type}
+	v == {_f(fixtures.node_class_type, "defaults", "EBS mapping the AMI family's default volumes uses the account's default (AWS-managed) EBS key (no kmsKeyID)")}
+}

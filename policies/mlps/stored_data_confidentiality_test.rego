@@ -98,3 +98,23 @@ test_spot_fleet_launch_specification_user_data if {
 	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, fleets)
 	v == {_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "leaky", "spot fleet launch specification user data contains a credential-like assignment")}
 }
+
+# Karpenter's EC2NodeClass: the family's default volumes are encrypted (an alias's family, or
+# amiFamily, in v1beta1 too); a mapping that leaves encrypted out, and the Custom family's AMI
+# volumes, are not shown encrypted
+test_karpenter_node_class_volumes if {
+	resources := [
+		fixtures.node_class("defaults", fixtures.node_class_defaults),
+		fixtures.resource("kubernetes:karpenter.k8s.aws/v1beta1:EC2NodeClass", "beta", {"metadata": {"name": "beta"}, "spec": {"amiFamily": "Bottlerocket"}}),
+		fixtures.node_class("own-volume", object.union(fixtures.node_class_defaults, {"blockDeviceMappings": [
+			{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "200Gi", "volumeType": "gp3", "encrypted": true}},
+			{"deviceName": "/dev/xvdb", "ebs": {"volumeSize": "500Gi", "volumeType": "gp3"}},
+		]})),
+		fixtures.node_class("custom", {"amiFamily": "Custom", "amiSelectorTerms": [{"id": "ami-0123456789abcdef0"}]}),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(fixtures.node_class_type, "own-volume", "EBS mapping /dev/xvdb is not encrypted"),
+		_f(fixtures.node_class_type, "custom", "EBS mapping the AMI's own volumes (no blockDeviceMappings) is not encrypted"),
+	}
+}

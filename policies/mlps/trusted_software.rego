@@ -3,6 +3,7 @@ package mlps.trusted_software
 import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
+import data.lib.karpenter
 import data.lib.resources
 
 # METADATA
@@ -70,6 +71,17 @@ _problems contains findings.problem(r, msg) if {
 	not _trusted_ami(image)
 	msg := sprintf("%s boots %v, which is not shown to come from an allow-listed owner (an AMI resolved from %s, or listed in compliance.trusted.amis)", [
 		compute.noun(r), image, concat(", ", [sprintf("resolve:ssm:%s", [p]) | some p in _ami_parameters]),
+	])
+}
+
+# the images a Karpenter EC2NodeClass selects (lib.karpenter: an alias is AWS's EKS-optimised AMI)
+_problems contains findings.problem(r, msg) if {
+	some i in karpenter.node_class_indices
+	r := input.document.resources[i]
+	some image in karpenter.images(r)
+	not _trusted_ami(image)
+	msg := sprintf("EC2NodeClass boots %v, which is not shown to come from an allow-listed owner (an AMI resolved from %s, an alias, or listed in compliance.trusted.amis)", [
+		image, concat(", ", [sprintf("resolve:ssm:%s", [p]) | some p in _ami_parameters]),
 	])
 }
 

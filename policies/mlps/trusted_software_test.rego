@@ -139,3 +139,19 @@ test_fail_spot_fleet_and_launch_configuration_images if {
 		_advisory("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", _untrusted("launch configuration", "ami-0aaaabbbbccccdddd")),
 	}
 }
+
+# Karpenter's EC2NodeClass: an alias (AWS's EKS-optimised AMI) and an SSM parameter under
+# /aws/service/ pass; an AMI id, or AMIs selected by name or tags, are not shown to be trusted
+test_karpenter_node_class_images if {
+	resources := [
+		fixtures.node_class("alias", fixtures.node_class_defaults),
+		fixtures.node_class("ssm", {"amiFamily": "AL2023", "amiSelectorTerms": [{"ssmParameter": "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id"}]}),
+		fixtures.node_class("pinned", {"amiFamily": "AL2023", "amiSelectorTerms": [{"id": "ami-0123456789abcdef0"}]}),
+		fixtures.node_class("by-name", {"amiFamily": "AL2023", "amiSelectorTerms": [{"name": "gpu-node-*"}]}),
+	]
+	v := trusted_software.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.5-6", "advisory", fixtures.node_class_type, "pinned", "EC2NodeClass boots ami-0123456789abcdef0, which is not shown to come from an allow-listed owner (an AMI resolved from resolve:ssm:/aws/service/, an alias, or listed in compliance.trusted.amis)"),
+		fixtures.finding("MLPS-L3-8.1.4.5-6", "advisory", fixtures.node_class_type, "by-name", `EC2NodeClass boots the AMIs an amiSelectorTerm selects by name or tags ({"name": "gpu-node-*"}) among owners self,amazon, which is not shown to come from an allow-listed owner (an AMI resolved from resolve:ssm:/aws/service/, an alias, or listed in compliance.trusted.amis)`),
+	}
+}

@@ -443,8 +443,9 @@ _ROLES = ["system:node", "system:auth-delegator", "system:controller:job-control
 
 
 def _kubernetes_extras_document(data) -> list[dict]:
-    """Gateway API Gateways and HTTPRoutes, network policies of other engines and bindings to
-    Kubernetes' own roles, in well-formed, odd and unknown-until-apply shapes."""
+    """Gateway API Gateways, ListenerSets and routes, network policies of other engines, Karpenter
+    EC2NodeClasses and bindings to Kubernetes' own roles, in well-formed, odd and unknown-until-apply
+    shapes."""
     resources: list[dict] = []
 
     def add(type_: str, name: str, inputs: object) -> None:
@@ -494,6 +495,22 @@ def _kubernetes_extras_document(data) -> list[dict]:
         else:
             inputs["spec"] = data.draw(engine_spec, label="spec")
         add(type_, f"pol{k}", inputs)
+    mapping = st.one_of(st.just("[unknown]"), st.fixed_dictionaries({"deviceName": st.just("/dev/xvda")}, optional={
+        "ebs": st.one_of(st.just("[unknown]"), st.fixed_dictionaries({}, optional={
+            "encrypted": st.sampled_from([True, False, "[unknown]"]), "kmsKeyID": st.sampled_from(["arn:key", "[unknown]"])}))}))
+    term = st.sampled_from([{"alias": "al2023@latest"}, {"alias": "bottlerocket@v1.20.0"}, {"id": "ami-0123456789abcdef0"},
+                            {"name": "gpu-*", "owner": "amazon"}, {"ssmParameter": "/aws/service/eks/x"}, "[unknown]", {}])
+    node_spec = st.one_of(st.just("[unknown]"), st.fixed_dictionaries({}, optional={
+        "amiFamily": st.sampled_from(["AL2023", "Custom", "Bottlerocket", "[unknown]"]),
+        "amiSelectorTerms": st.one_of(st.just("[unknown]"), st.lists(term, max_size=2)),
+        "blockDeviceMappings": st.one_of(st.just("[unknown]"), st.lists(mapping, max_size=2)),
+        "metadataOptions": st.one_of(st.just("[unknown]"), st.fixed_dictionaries({}, optional={
+            "httpTokens": st.sampled_from(["required", "optional", "[unknown]"])})),
+        "associatePublicIPAddress": st.sampled_from([True, False, "[unknown]"])}))
+    for k in range(data.draw(st.integers(0, 2), label="node-classes")):
+        version = data.draw(st.sampled_from(["v1", "v1beta1"]), label="nc-version")
+        add(f"kubernetes:karpenter.k8s.aws/{version}:EC2NodeClass", f"nc{k}", {"metadata": {"name": f"nc{k}"},
+                                                                             "spec": data.draw(node_spec, label="nc-spec")})
     for k in range(data.draw(st.integers(0, 3), label="bindings")):
         kind = data.draw(st.sampled_from(["ClusterRoleBinding", "RoleBinding"]), label="binding-kind")
         add(f"kubernetes:rbac.authorization.k8s.io/v1:{kind}", f"b{k}", {
@@ -508,9 +525,40 @@ def _kubernetes_extras_document(data) -> list[dict]:
 @settings(max_examples=max(1, round(40 * SCALE)), deadline=None, derandomize=SCALE == 1, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_opa_and_regorus_agree_on_gateways_other_engines_and_system_roles(go_engine, bundle, stack_input, data) -> None:
+def test_opa_and_regorus_agree_on_gateways_other_engines_system_roles_and_node_classes(go_engine, bundle, stack_input, data) -> None:
     gi = stack_input("cn-prod").with_frameworks(["gdpr", "mlps-l3"])
     doc = {**gi.document, "resources": _kubernetes_extras_document(data), "placeholders": {}}
     gi = GateInput(validate_document(doc), gi.policy, gi.plan, gi.estimate, None, None)
     embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF).to_json()  # raises if regorus cannot decide
+    assert evaluate(gi, bundle, go_engine, as_of=AS_OF).to_json() == embedded
+
+
+_FLIPS = {"required": "optional", "aws:kms": "AES256", "Deny": "Allow", "private": "public-read", "TLSv1.2_2021": "TLSv1"}
+
+
+def _flipped(value):  # noqa: ANN001, ANN202
+    """The value with every boolean negated and the usual secure settings swapped for weak ones."""
+    if isinstance(value, dict):
+        return {k: _flipped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_flipped(v) for v in value]
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, str):
+        return _FLIPS.get(value, value)
+    return value
+
+
+@pytest.mark.parametrize("stack", ["eu-prod", "cn-prod", "dev"])
+def test_opa_and_regorus_agree_when_every_setting_is_flipped(go_engine, bundle, stack_input, stack: str) -> None:
+    """Every boolean negated and secure values made weak, in every resource: most rules then report
+    something, so an engine that drops findings when controls share one query (regorus 0.13 once
+    returned lib.checks.imdsv1 empty after other controls had run) parts from OPA here."""
+    gi = stack_input(stack).with_frameworks(["gdpr", "mlps-l3"])
+    doc = copy.deepcopy(gi.document)
+    for r in doc["resources"]:
+        r["inputs"] = _flipped(r.get("inputs") or {})
+    gi = dataclasses.replace(gi, document=validate_document(doc))
+    embedded = evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF).to_json()
+    assert embedded["findings"], "flipping every setting should give findings"
     assert evaluate(gi, bundle, go_engine, as_of=AS_OF).to_json() == embedded
