@@ -149,3 +149,18 @@ test_karpenter_node_class_metadata_options if {
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == {_f(fixtures.node_class_type, "v1", "EC2NodeClass allows IMDSv1 (metadataOptions.httpTokens is optional, not \"required\")")}
 }
+
+# a spec unknown until apply may allow IMDSv1; a patch that sets httpTokens is judged, one that
+# sets no metadataOptions leaves the live class's
+test_karpenter_node_class_metadata_unknown_and_patched if {
+	resources := [
+		fixtures.resource(fixtures.node_class_type, "late-spec", {"metadata": {"name": "late-spec"}, "spec": "[unknown]"}),
+		fixtures.resource("kubernetes:karpenter.k8s.aws/v1:EC2NodeClassPatch", "imdsv1", {"metadata": {"name": "shared"}, "spec": {"metadataOptions": {"httpTokens": "optional"}}}),
+		fixtures.resource("kubernetes:karpenter.k8s.aws/v1:EC2NodeClassPatch", "labels-only", {"metadata": {"name": "shared", "labels": {"team": "ml"}}}),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f(fixtures.node_class_type, "late-spec", "EC2NodeClass allows IMDSv1 (metadataOptions.httpTokens is [unknown], not \"required\")"),
+		_f("kubernetes:karpenter.k8s.aws/v1:EC2NodeClassPatch", "imdsv1", "EC2NodeClass allows IMDSv1 (metadataOptions.httpTokens is optional, not \"required\")"),
+	}
+}

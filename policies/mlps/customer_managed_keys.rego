@@ -126,3 +126,14 @@ _problems contains findings.problem(nc, msg) if {
 	object.get(m.ebs, "kmsKeyId", "") == ""
 	msg := sprintf("EBS mapping %v uses the account's default (AWS-managed) EBS key (no kmsKeyID)", [m.deviceName])
 }
+
+_problems contains findings.problem(nc, msg) if {
+	some i in karpenter.node_class_indices
+	nc := input.document.resources[i]
+	some m in karpenter.ebs_mappings(nc)
+	resources.truthy(m.ebs.encrypted)
+	key := object.get(m.ebs, "kmsKeyId", "")
+	is_string(key)
+	resources.aws_managed_key(key)
+	msg := sprintf("EBS mapping %v uses the AWS-managed key %s", [m.deviceName, key])
+}

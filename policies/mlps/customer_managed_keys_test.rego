@@ -103,3 +103,17 @@ test_karpenter_node_class_keys if {
 	v := {f | some f in all; f.resource_type == fixtures.node_class_type}
 	v == {_f(fixtures.node_class_type, "defaults", "EBS mapping the AMI family's default volumes uses the account's default (AWS-managed) EBS key (no kmsKeyID)")}
 }
+
+# the AWS-managed EBS key named outright, by alias or alias ARN
+test_karpenter_node_class_aws_managed_key_by_name if {
+	resources := [fixtures.node_class("aws-key", object.union(fixtures.node_class_defaults, {"blockDeviceMappings": [
+		{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "100Gi", "encrypted": true, "kmsKeyID": "alias/aws/ebs"}},
+		{"deviceName": "/dev/xvdb", "ebs": {"volumeSize": "100Gi", "encrypted": true, "kmsKeyID": "arn:aws-cn:kms:cn-north-1:444455556666:alias/aws/ebs"}},
+	]}))]
+	all := customer_managed_keys.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v := {f | some f in all; f.resource_type == fixtures.node_class_type}
+	v == {
+		_f(fixtures.node_class_type, "aws-key", "EBS mapping /dev/xvda uses the AWS-managed key alias/aws/ebs"),
+		_f(fixtures.node_class_type, "aws-key", "EBS mapping /dev/xvdb uses the AWS-managed key arn:aws-cn:kms:cn-north-1:444455556666:alias/aws/ebs"),
+	}
+}

@@ -118,3 +118,31 @@ test_karpenter_node_class_volumes if {
 		_f(fixtures.node_class_type, "custom", "EBS mapping the AMI's own volumes (no blockDeviceMappings) is not encrypted"),
 	}
 }
+
+# given mappings replace the family's defaults: a root device none of them covers is the AMI's own
+# volume (Bottlerocket's OS volume /dev/xvda here), not shown encrypted; mappings or a spec unknown
+# until apply may be anything; a patch is judged by the mappings it sets
+test_karpenter_node_class_root_and_unknown_volumes if {
+	cmk := "arn:aws-cn:kms:cn-north-1:111122223333:key/abc"
+	resources := [
+		fixtures.node_class("data-only", {"amiSelectorTerms": [{"alias": "bottlerocket@v1.20.0"}], "blockDeviceMappings": [
+			{"deviceName": "/dev/xvdb", "ebs": {"volumeSize": "200Gi", "encrypted": true, "kmsKeyID": cmk}},
+		]}),
+		fixtures.node_class("root-flag", {"amiFamily": "Custom", "amiSelectorTerms": [{"id": "ami-0123456789abcdef0"}], "blockDeviceMappings": [
+			{"deviceName": "/dev/nvme0n1", "rootVolume": true, "ebs": {"volumeSize": "100Gi", "encrypted": true}},
+		]}),
+		fixtures.node_class("late", {"amiSelectorTerms": [{"alias": "al2023@latest"}], "blockDeviceMappings": "[unknown]"}),
+		fixtures.resource(fixtures.node_class_type, "late-spec", {"metadata": {"name": "late-spec"}, "spec": "[unknown]"}),
+		fixtures.resource("kubernetes:karpenter.k8s.aws/v1:EC2NodeClassPatch", "patch", {"metadata": {"name": "shared"}, "spec": {"blockDeviceMappings": [
+			{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "100Gi", "encrypted": false}},
+		]}}),
+		fixtures.resource("kubernetes:karpenter.k8s.aws/v1:EC2NodeClassPatch", "labels-only", {"metadata": {"name": "shared", "labels": {"team": "ml"}}}),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(fixtures.node_class_type, "data-only", "EBS mapping the root volume (/dev/xvda: no mapping gives it, so it is the AMI's own) is not encrypted"),
+		_f(fixtures.node_class_type, "late", "EBS mapping blockDeviceMappings unknown until apply ([unknown]) is not encrypted"),
+		_f(fixtures.node_class_type, "late-spec", "EBS mapping blockDeviceMappings unknown until apply ([unknown]) is not encrypted"),
+		_f("kubernetes:karpenter.k8s.aws/v1:EC2NodeClassPatch", "patch", "EBS mapping /dev/xvda is not encrypted"),
+	}
+}

@@ -155,3 +155,18 @@ test_karpenter_node_class_images if {
 		fixtures.finding("MLPS-L3-8.1.4.5-6", "advisory", fixtures.node_class_type, "by-name", `EC2NodeClass boots the AMIs an amiSelectorTerm selects by name or tags ({"name": "gpu-node-*"}) among owners self,amazon, which is not shown to come from an allow-listed owner (an AMI resolved from resolve:ssm:/aws/service/, an alias, or listed in compliance.trusted.amis)`),
 	}
 }
+
+# AWS's public parameter given by ARN passes like its path; terms unknown until apply, and a
+# patch's own terms, are judged
+test_karpenter_node_class_images_by_arn_unknown_and_patched if {
+	resources := [
+		fixtures.node_class("ssm-arn", {"amiFamily": "AL2023", "amiSelectorTerms": [{"ssmParameter": "arn:aws-cn:ssm:cn-north-1::parameter/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id"}]}),
+		fixtures.node_class("late", {"amiFamily": "AL2023", "amiSelectorTerms": "[unknown]"}),
+		fixtures.resource("kubernetes:karpenter.k8s.aws/v1:EC2NodeClassPatch", "patch", {"metadata": {"name": "shared"}, "spec": {"amiSelectorTerms": [{"id": "ami-0123456789abcdef0"}]}}),
+	]
+	v := trusted_software.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.5-6", "advisory", fixtures.node_class_type, "late", "EC2NodeClass boots amiSelectorTerms unknown until apply ([unknown]), which is not shown to come from an allow-listed owner (an AMI resolved from resolve:ssm:/aws/service/, an alias, or listed in compliance.trusted.amis)"),
+		fixtures.finding("MLPS-L3-8.1.4.5-6", "advisory", "kubernetes:karpenter.k8s.aws/v1:EC2NodeClassPatch", "patch", "EC2NodeClass boots ami-0123456789abcdef0, which is not shown to come from an allow-listed owner (an AMI resolved from resolve:ssm:/aws/service/, an alias, or listed in compliance.trusted.amis)"),
+	}
+}

@@ -495,11 +495,14 @@ def _kubernetes_extras_document(data) -> list[dict]:
         else:
             inputs["spec"] = data.draw(engine_spec, label="spec")
         add(type_, f"pol{k}", inputs)
-    mapping = st.one_of(st.just("[unknown]"), st.fixed_dictionaries({"deviceName": st.just("/dev/xvda")}, optional={
+    mapping = st.one_of(st.just("[unknown]"), st.fixed_dictionaries({"deviceName": st.sampled_from(["/dev/xvda", "/dev/xvdb"])}, optional={
         "ebs": st.one_of(st.just("[unknown]"), st.fixed_dictionaries({}, optional={
-            "encrypted": st.sampled_from([True, False, "[unknown]"]), "kmsKeyID": st.sampled_from(["arn:key", "[unknown]"])}))}))
+            "encrypted": st.sampled_from([True, False, "[unknown]"]),
+            "kmsKeyID": st.sampled_from(["arn:key", "alias/aws/ebs", "[unknown]"])})),
+        "rootVolume": st.booleans()}))
     term = st.sampled_from([{"alias": "al2023@latest"}, {"alias": "bottlerocket@v1.20.0"}, {"id": "ami-0123456789abcdef0"},
-                            {"name": "gpu-*", "owner": "amazon"}, {"ssmParameter": "/aws/service/eks/x"}, "[unknown]", {}])
+                            {"name": "gpu-*", "owner": "amazon"}, {"ssmParameter": "/aws/service/eks/x"},
+                            {"ssmParameter": "arn:aws:ssm:us-east-1::parameter/aws/service/eks/x"}, "[unknown]", {}])
     node_spec = st.one_of(st.just("[unknown]"), st.fixed_dictionaries({}, optional={
         "amiFamily": st.sampled_from(["AL2023", "Custom", "Bottlerocket", "[unknown]"]),
         "amiSelectorTerms": st.one_of(st.just("[unknown]"), st.lists(term, max_size=2)),
@@ -509,7 +512,8 @@ def _kubernetes_extras_document(data) -> list[dict]:
         "associatePublicIPAddress": st.sampled_from([True, False, "[unknown]"])}))
     for k in range(data.draw(st.integers(0, 2), label="node-classes")):
         version = data.draw(st.sampled_from(["v1", "v1beta1"]), label="nc-version")
-        add(f"kubernetes:karpenter.k8s.aws/{version}:EC2NodeClass", f"nc{k}", {"metadata": {"name": f"nc{k}"},
+        kind = data.draw(st.sampled_from(["EC2NodeClass", "EC2NodeClass", "EC2NodeClassPatch"]), label="nc-kind")
+        add(f"kubernetes:karpenter.k8s.aws/{version}:{kind}", f"nc{k}", {"metadata": {"name": f"nc{k}"},
                                                                              "spec": data.draw(node_spec, label="nc-spec")})
     for k in range(data.draw(st.integers(0, 3), label="bindings")):
         kind = data.draw(st.sampled_from(["ClusterRoleBinding", "RoleBinding"]), label="binding-kind")
