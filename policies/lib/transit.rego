@@ -455,7 +455,9 @@ _may_attach(route, _, _) if {
 }
 
 _may_attach(route, _, _) if {
-	refs := object.get(object.get(route.inputs, "spec", {}), "parentRefs", [])
+	spec := object.get(route.inputs, "spec", {})
+	is_object(spec)
+	refs := object.get(spec, "parentRefs", [])
 	refs != null
 	not is_array(refs)
 }
