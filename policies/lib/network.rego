@@ -486,6 +486,11 @@ _may_allow(inputs, field) if {
 	not _denying(rule)
 }
 
+_may_allow(inputs, _) if {
+	some spec in _other_np_specs(inputs)
+	not is_object(spec)
+}
+
 # a rule that denies, drops, rejects, logs or passes the decision on (Calico's, Antrea's and
 # AdminNetworkPolicy's action field; Cilium's rules have none, and allow)
 _denying(rule) if {
@@ -493,11 +498,6 @@ _denying(rule) if {
 	action := object.get(rule, "action", "Allow")
 	is_string(action)
 	lower(action) in {"deny", "drop", "reject", "log", "pass"}
-}
-
-_may_allow(inputs, _) if {
-	some spec in _other_np_specs(inputs)
-	not is_object(spec)
 }
 
 # spec, and Cilium's specs (a list), without the ones left out; inputs unknown until apply: one

@@ -12,11 +12,12 @@ import data.lib.resources
 #   No IAM policy allows *:* on every resource (nor every action but a few), no binding gives a
 #   service account (or a group holding service accounts) cluster-admin, a role of every verb on
 #   every resource, the built-in admin or edit in every namespace or in kube-system (they run pods
-#   as any service account there), one of Kubernetes' system: roles that read Secrets, create pods
-#   or tokens, reach the kubelets or rewrite roles, there, or a role whose grants cannot be
-#   established (one the document does not define, other than Kubernetes' own, or an aggregated
-#   ClusterRole); and
-#   neither service accounts nor pods mount API tokens by default.
+#   as any service account there), one of Kubernetes' own roles that read Secrets, create pods or
+#   tokens, reach the kubelets or rewrite roles there, view, edit or admin widened by an aggregated
+#   role of every verb, or a role whose grants cannot be established (one the document does not
+#   define, other than Kubernetes' own, or an aggregated ClusterRole); service accounts named as
+#   users, and subjects or namespaces unknown until apply, count; and neither service accounts nor
+#   pods mount API tokens by default.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
