@@ -173,10 +173,34 @@ _unplanned_capacity := {
 	"aws:eks/nodeGroup:NodeGroup": "EKS managed node group",
 	"aws:ec2/fleet:Fleet": "EC2 Fleet",
 	"aws:ec2/spotFleetRequest:SpotFleetRequest": "Spot Fleet request",
+	"aws:ec2/instance:Instance": "EC2 instance (an instance of its own)",
+	"aws:ec2/spotInstanceRequest:SpotInstanceRequest": "spot instance request (an instance of its own)",
+	"aws:batch/computeEnvironment:ComputeEnvironment": "AWS Batch compute environment",
+	"aws-native:autoscaling:AutoScalingGroup": "Auto Scaling group (aws-native)",
+	"aws-native:ec2:Instance": "EC2 instance (aws-native, an instance of its own)",
+	"aws-native:ec2:SpotFleet": "Spot Fleet (aws-native)",
+	"aws-native:ec2:Ec2Fleet": "EC2 Fleet (aws-native)",
+	"aws-native:eks:Nodegroup": "EKS managed node group (aws-native)",
 }
 
 _problems contains findings.problem(r, msg) if {
 	some type, noun in _unplanned_capacity
 	some r in resources.of_type(input.document, type)
 	msg := sprintf("%s launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them", [noun])
+}
+
+# Karpenter's NodePools (karpenter.sh, every version) start nodes of their own, and an EKS cluster
+# with Auto Mode's compute (computeConfig.enabled) creates and deletes instances itself
+_problems contains findings.problem(r, "Karpenter NodePool launches nodes that no fleet of the policy plans, so the estimate the budget rules check does not cover them") if {
+	some t in resources.k8s_types(input.document)
+	startswith(split(t, ":")[1], "karpenter.sh/")
+	resources.kind(t) == "NodePool"
+	some r in resources.of_type(input.document, t)
+}
+
+_problems contains findings.problem(r, "EKS Auto Mode (computeConfig.enabled) launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them") if {
+	some r in resources.of_type(input.document, "aws:eks/cluster:Cluster")
+	config := object.get(r.inputs, "computeConfig", {})
+	is_object(config)
+	object.get(config, "enabled", false) != false
 }

@@ -141,3 +141,27 @@ test_fail_capacity_outside_the_plan if {
 		fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:ec2/fleet:Fleet", "burst-fleet", "EC2 Fleet launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"),
 	}
 }
+
+# capacity outside the policy's fleets through other kinds: an instance of its own, a spot instance
+# request, an AWS Batch compute environment, an aws-native group, a Karpenter NodePool, EKS Auto Mode
+test_fail_capacity_outside_the_fleets_through_other_kinds if {
+	resources := [
+		fixtures.resource("aws:ec2/instance:Instance", "box", {"instanceType": "p4d.24xlarge", "ami": "ami-1"}),
+		fixtures.resource("aws:ec2/spotInstanceRequest:SpotInstanceRequest", "cheap", {"instanceType": "p4d.24xlarge", "ami": "ami-1"}),
+		fixtures.resource("aws:batch/computeEnvironment:ComputeEnvironment", "batch", {"type": "MANAGED", "computeResources": {"type": "SPOT", "maxVcpus": 9600}}),
+		fixtures.resource("aws-native:autoscaling:AutoScalingGroup", "native", {"maxSize": "200", "minSize": "0"}),
+		fixtures.resource("kubernetes:karpenter.sh/v1:NodePool", "gpu", {"metadata": {"name": "gpu"}, "spec": {"limits": {"nvidia.com/gpu": 800}}}),
+		fixtures.resource("aws:eks/cluster:Cluster", "auto", {"computeConfig": {"enabled": true, "nodePools": ["general-purpose"]}}),
+		fixtures.resource("aws:eks/cluster:Cluster", "classic", {"version": "1.31"}),
+	]
+	all := fleet_capacity.violation with input as fixtures.gate_input(_policy, resources)
+	v := {[f.resource_name, f.message] | some f in all}
+	v == {
+		["box", "EC2 instance (an instance of its own) launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["cheap", "spot instance request (an instance of its own) launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["batch", "AWS Batch compute environment launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["native", "Auto Scaling group (aws-native) launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["gpu", "Karpenter NodePool launches nodes that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["auto", "EKS Auto Mode (computeConfig.enabled) launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+	}
+}

@@ -63,3 +63,21 @@ test_spot_through_the_launch_template if {
 	w := spot_share.violation with input as _gate([lt, on_demand], {"inference": 0.3})
 	w == set()
 }
+
+# a distribution, or a whole mixed-instances policy, unknown until apply: the share cannot be shown
+# within the cap (a mixed-instances policy decides the share, so it cannot be read as none)
+test_distribution_unknown_until_apply if {
+	unknown_distribution := fixtures.resource("aws:autoscaling/group:Group", "eval-asg", {
+		"mixedInstancesPolicy": {"instancesDistribution": "[unknown]"},
+		"tags": [{"key": "seedance:fleet", "value": "eval", "propagateAtLaunch": true}],
+	})
+	unknown_policy := fixtures.resource("aws:autoscaling/group:Group", "train-asg", {
+		"mixedInstancesPolicy": "[unknown]",
+		"tags": [{"key": "seedance:fleet", "value": "train", "propagateAtLaunch": true}],
+	})
+	v := spot_share.violation with input as _gate([unknown_distribution, unknown_policy], {"eval": 0, "train": 1})
+	v == {
+		fixtures.finding("BUDGET-SPOT-1", "mandatory", "aws:autoscaling/group:Group", "eval-asg", "fleet eval: onDemandPercentageAboveBaseCapacity is not a number (unknown until apply?), so its spot share cannot be shown within the cap of 0%"),
+		fixtures.finding("BUDGET-SPOT-1", "mandatory", "aws:autoscaling/group:Group", "train-asg", "fleet train: onDemandPercentageAboveBaseCapacity is not a number (unknown until apply?), so its spot share cannot be shown within the cap of 100%"),
+	}
+}

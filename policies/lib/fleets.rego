@@ -19,7 +19,14 @@ fleet(i) := object.get(_tags(i), "seedance:fleet", input.document.resources[i].n
 
 _tags(i) := object.get(resources.tags_at, i, {})
 
-_distribution(asg) := object.get(asg.inputs, ["mixedInstancesPolicy", "instancesDistribution"], {})
+# the instances distribution; one unknown until apply (the policy or the distribution) has no
+# base or share that can be read
+_distribution(asg) := d if {
+	mip := object.get(asg.inputs, "mixedInstancesPolicy", {})
+	is_object(mip)
+	d := object.get(mip, "instancesDistribution", {})
+	is_object(d)
+} else := {"onDemandBaseCapacity": "[unknown]", "onDemandPercentageAboveBaseCapacity": "[unknown]"}
 
 # The on-demand base and the spot share are undefined where the group gives them in no numeric
 # form (a value unknown until apply): the rules then report that they cannot be established.
