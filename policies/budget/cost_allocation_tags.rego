@@ -46,10 +46,12 @@ _json(raw) := raw if is_object(raw)
 # resources), so completeness is decided once per distinct tag set, not once per resource.
 _incomplete := {tags |
 	some tags in {t | some t in resources.tags_at}
-	not _complete(object.union(_default_tags, tags))
+	not _complete(tags)
 }
 
-_problems contains findings.problem(input.document.resources[i], _message(object.union(_default_tags, tags))) if {
+# (resources.tags_at already holds each resource's own provider's default tags under its own: the
+# defaults of every provider merged would count another provider's tags for it)
+_problems contains findings.problem(input.document.resources[i], _message(tags)) if {
 	count(_incomplete) > 0
 	some i, tags in resources.tags_at
 	tags in _incomplete

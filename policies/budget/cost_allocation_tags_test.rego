@@ -51,3 +51,16 @@ test_fail_provider_default_tags_unknown_or_not_an_object if {
 		v == {_f("aws:sns/topic:Topic", "alerts", "missing cost-allocation tag(s): team, cost-center, environment, owner")}
 	}
 }
+
+# a resource of a second provider without default tags is judged by its own tags and that
+# provider's, not by the first provider's defaults
+test_fail_resource_of_a_provider_without_default_tags if {
+	tagged := object.union(fixtures.resource("pulumi:providers:aws", "aws", {"defaultTags": json.marshal({"tags": {
+		"team": "ml", "cost-center": "CC-1", "environment": "prod", "owner": "a@example.com",
+	}})}), {"custom": true})
+	bare := object.union(fixtures.resource("pulumi:providers:aws", "other", {"region": "eu-west-1"}), {"custom": true})
+	on_tagged := object.union(fixtures.resource("aws:sns/topic:Topic", "alerts", {}), {"provider": sprintf("%s::0123", [tagged.urn])})
+	on_bare := object.union(fixtures.resource("aws:sns/topic:Topic", "elsewhere", {"tags": {"data-class": "internal"}}), {"provider": sprintf("%s::4567", [bare.urn])})
+	v := cost_allocation_tags.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [tagged, bare, on_tagged, on_bare])
+	v == {_f("aws:sns/topic:Topic", "elsewhere", "missing cost-allocation tag(s): team, cost-center, environment, owner")}
+}

@@ -8,7 +8,9 @@ import data.lib.fleets
 # title: "Gold fleets keep an on-demand base"
 # description: >-
 #   Gold-tier fleets keep at least one unit of on-demand (or reserved) base capacity, in the
-#   plan and on the autoscaling group, so a spot reclaim cannot take the whole fleet down.
+#   plan and on the autoscaling group (a group of a gold fleet by its seedance:sla tag or by the
+#   policy's fleet it belongs to; one that runs no spot at all needs none), so a spot reclaim
+#   cannot take the whole fleet down.
 # related_resources:
 #   - ref: https://www.finops.org/framework/capabilities/budgeting/
 # custom:
@@ -31,13 +33,24 @@ _problems contains findings.problem(findings.stack(input.document), msg) if {
 	msg := sprintf("plan gives gold fleet %s no on-demand base", [fp.name])
 }
 
+# a group of a gold fleet (its seedance:sla tag, in any case, or the policy's fleet its
+# seedance:fleet tag names) with no on-demand base, unless it runs no spot at all
 _problems contains findings.problem(asg, msg) if {
 	some i in fleets.asg_indices(input.document)
-	fleets.sla(i) == "gold"
+	_gold_group(i)
 	asg := input.document.resources[i]
 	not fleets.has_on_demand_base(asg)
+	fleets.may_use_spot(asg)
 	msg := _no_base(fleets.fleet(i), asg)
 }
+
+_gold_group(i) if {
+	sla := fleets.sla(i)
+	is_string(sla)
+	lower(sla) == "gold"
+}
+
+_gold_group(i) if _gold(fleets.fleet(i))
 
 _no_base(fleet, asg) := sprintf("gold fleet %s has onDemandBaseCapacity 0", [fleet]) if {
 	fleets.on_demand_base(asg) < 1

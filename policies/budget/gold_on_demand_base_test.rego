@@ -31,3 +31,31 @@ test_base_as_text_or_unknown if {
 	w := gold_on_demand_base.violation with input as _gate([_asg("inference", "gold", "[unknown]")], {"inference": 2})
 	w == {fixtures.finding("BUDGET-GOLD-1", "mandatory", "aws:autoscaling/group:Group", "inference-asg", "gold fleet inference: onDemandBaseCapacity is not a number (unknown until apply?), so an on-demand base cannot be established")}
 }
+
+# a group is gold by its seedance:sla tag in any case, or by the policy's fleet it belongs to; one
+# that runs no spot at all (100% on-demand above a base of 0) keeps its nodes on-demand
+test_gold_by_policy_or_tag_case_and_all_on_demand if {
+	untagged := fixtures.resource("aws:autoscaling/group:Group", "untagged-asg", {
+		"mixedInstancesPolicy": {"instancesDistribution": {"onDemandBaseCapacity": 0, "onDemandPercentageAboveBaseCapacity": 70}},
+		"tags": [{"key": "seedance:fleet", "value": "inference", "propagateAtLaunch": true}],
+	})
+	upper := fixtures.resource("aws:autoscaling/group:Group", "upper-asg", {
+		"mixedInstancesPolicy": {"instancesDistribution": {"onDemandBaseCapacity": 0, "onDemandPercentageAboveBaseCapacity": 70}},
+		"tags": [
+			{"key": "seedance:fleet", "value": "other", "propagateAtLaunch": true},
+			{"key": "seedance:sla", "value": "Gold", "propagateAtLaunch": true},
+		],
+	})
+	on_demand := fixtures.resource("aws:autoscaling/group:Group", "on-demand-asg", {
+		"mixedInstancesPolicy": {"instancesDistribution": {"onDemandBaseCapacity": 0, "onDemandPercentageAboveBaseCapacity": 100}},
+		"tags": [
+			{"key": "seedance:fleet", "value": "inference", "propagateAtLaunch": true},
+			{"key": "seedance:sla", "value": "gold", "propagateAtLaunch": true},
+		],
+	})
+	v := gold_on_demand_base.violation with input as fixtures.gate_input(_policy, [untagged, upper, on_demand])
+	v == {
+		fixtures.finding("BUDGET-GOLD-1", "mandatory", "aws:autoscaling/group:Group", "untagged-asg", "gold fleet inference has onDemandBaseCapacity 0"),
+		fixtures.finding("BUDGET-GOLD-1", "mandatory", "aws:autoscaling/group:Group", "upper-asg", "gold fleet other has onDemandBaseCapacity 0"),
+	}
+}
