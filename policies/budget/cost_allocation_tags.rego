@@ -55,13 +55,30 @@ _problems contains findings.problem(input.document.resources[i], _message(tags))
 	count(_incomplete) > 0
 	some i, tags in resources.tags_at
 	tags in _incomplete
-	i in resources.taggable_indices
+	i in resources.taggable_indices - _groups
 }
 
 # taggable resources without tags of their own
 _problems contains findings.problem(input.document.resources[i], _message(_default_tags)) if {
 	not _complete(_default_tags)
-	some i in resources.taggable_indices - object.keys(resources.tags_at)
+	some i in (resources.taggable_indices - object.keys(resources.tags_at)) - _groups
+}
+
+# Auto Scaling groups: the AWS provider's default tags do not apply to them, and their instances
+# carry the group's tags only where the group propagates them at launch, so a group is judged by
+# the tags it propagates
+_groups := resources.indices("aws:autoscaling/group:Group")
+
+_problems contains findings.problem(asg, msg) if {
+	some i in _groups
+	asg := input.document.resources[i]
+	tags := {t.key: t.value |
+		some t in resources.elements(object.get(asg.inputs, "tags", []))
+		is_object(t)
+		resources.truthy(object.get(t, "propagateAtLaunch", false))
+	}
+	not _complete(tags)
+	msg := sprintf("%s on the instances it launches (the group's tags with propagateAtLaunch; provider default tags do not apply to Auto Scaling groups)", [_message(tags)])
 }
 
 _complete(tags) if {

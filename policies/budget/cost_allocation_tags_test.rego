@@ -64,3 +64,23 @@ test_fail_resource_of_a_provider_without_default_tags if {
 	v := cost_allocation_tags.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [tagged, bare, on_tagged, on_bare])
 	v == {_f("aws:sns/topic:Topic", "elsewhere", "missing cost-allocation tag(s): team, cost-center, environment, owner")}
 }
+
+# an Auto Scaling group gets no provider default tags, and its instances only the tags it
+# propagates at launch
+test_fail_group_tags_from_defaults_or_not_propagated if {
+	provider := object.union(fixtures.resource("pulumi:providers:aws", "aws", {"defaultTags": json.marshal({"tags": {
+		"team": "ml", "cost-center": "CC-1", "environment": "prod", "owner": "a@example.com",
+	}})}), {"custom": true})
+	bare := fixtures.resource("aws:autoscaling/group:Group", "bare-asg", {"tags": [{"key": "seedance:fleet", "value": "train", "propagateAtLaunch": true}]})
+	kept := fixtures.resource("aws:autoscaling/group:Group", "kept-asg", {"tags": [
+		{"key": "team", "value": "ml", "propagateAtLaunch": true},
+		{"key": "cost-center", "value": "CC-1", "propagateAtLaunch": false},
+		{"key": "environment", "value": "prod", "propagateAtLaunch": true},
+		{"key": "owner", "value": "a@example.com", "propagateAtLaunch": true},
+	]})
+	v := cost_allocation_tags.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [provider, bare, kept, pass_resources[1]])
+	v == {
+		_f("aws:autoscaling/group:Group", "bare-asg", "missing cost-allocation tag(s): team, cost-center, environment, owner on the instances it launches (the group's tags with propagateAtLaunch; provider default tags do not apply to Auto Scaling groups)"),
+		_f("aws:autoscaling/group:Group", "kept-asg", "missing cost-allocation tag(s): cost-center on the instances it launches (the group's tags with propagateAtLaunch; provider default tags do not apply to Auto Scaling groups)"),
+	}
+}

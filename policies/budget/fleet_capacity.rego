@@ -122,6 +122,34 @@ _problems contains findings.problem(asg, msg) if {
 	msg := sprintf("fleet %s runs instance types the plan did not price: %s", [name, concat(", ", sort(extra))])
 }
 
+# a type a preview does not know yet may be any type, priced by the plan or not
+_problems contains findings.problem(asg, msg) if {
+	some i, name in _asg_fleet
+	_planned_types[name]
+	asg := input.document.resources[i]
+	some t in fleets.instance_types(asg)
+	not _known_type(t)
+	msg := sprintf("fleet %s: an instance type of the group is unknown until apply (%v), so whether the plan priced it cannot be established", [name, t])
+}
+
+_known_type(t) if {
+	is_string(t)
+	not t in budget.missing_values
+}
+
+# a scheduled action that names no group of the document by a value known now, and has no parent
+# fleet: the group it resizes, and so the capacity.max its maxSize must respect, cannot be told
+_problems contains findings.problem(sched, msg) if {
+	some j in resources.indices("aws:autoscaling/schedule:Schedule")
+	sched := input.document.resources[j]
+	count(_schedule_fleets(sched)) == 0
+	group := object.get(sched.inputs, "autoscalingGroupName", null)
+	not _known_type(group)
+	size := object.get(sched.inputs, "maxSize", null)
+	size != null
+	msg := sprintf("scheduled action sets maxSize %v on a group named by a value unknown until apply (%v), so which fleet's capacity.max it must respect cannot be established", [size, group])
+}
+
 # a group whose types are not listed (no mixed-instances overrides, or overrides that choose by
 # attributes) runs whatever it is given: the plan's prices do not cover it
 _problems contains findings.problem(asg, msg) if {

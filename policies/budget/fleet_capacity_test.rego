@@ -113,9 +113,19 @@ test_fail_a_size_that_cannot_be_read if {
 	v == {_f("inference-asg", "fleet inference: group maxSize [unknown] cannot be read, so its capacity cannot be checked against the estimate")}
 }
 
-test_pass_types_a_preview_does_not_know_yet if {
+# a type a preview does not know yet may be any type: whether the plan priced it cannot be
+# established (fail closed); it is not reported as a type the plan missed
+test_fail_types_a_preview_does_not_know_yet if {
 	v := fleet_capacity.violation with input as _gate([_asg("inference", 8, ["[unknown]", "g5.xlarge"])])
-	v == set()
+	v == {_f("inference-asg", "fleet inference: an instance type of the group is unknown until apply ([unknown]), so whether the plan priced it cannot be established")}
+}
+
+# a scheduled action outside the fleets' components whose group is named by a value unknown until
+# apply may resize any fleet
+test_fail_schedule_of_a_group_unknown_until_apply if {
+	sched := fixtures.resource("aws:autoscaling/schedule:Schedule", "late", {"autoscalingGroupName": "[unknown]", "maxSize": 60})
+	v := fleet_capacity.violation with input as _gate([_asg("inference", 8, ["g5.xlarge"]), sched])
+	v == {fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:autoscaling/schedule:Schedule", "late", "scheduled action sets maxSize 60 on a group named by a value unknown until apply ([unknown]), so which fleet's capacity.max it must respect cannot be established")}
 }
 
 test_pass_without_a_plan_types_are_not_judged if {
