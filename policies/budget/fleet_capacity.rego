@@ -232,3 +232,47 @@ _problems contains findings.problem(r, "EKS Auto Mode (computeConfig.enabled) la
 	is_object(config)
 	object.get(config, "enabled", false) != false
 }
+
+# On-demand capacity reservations bill at the on-demand rate whether or not instances use them. A
+# fleet's reservations (its seedance:fleet tag) may hold at most the units the plan reserves for it
+# (instances times the plan's weight for their type); a reservation of no planned fleet, of a type
+# the plan did not price, or of a count unknown until apply, is capacity the estimate does not cover.
+_odcr_type := "aws:ec2/capacityReservation:CapacityReservation"
+
+_odcr_fleet(i) := object.get(object.get(resources.tags_at, i, {}), "seedance:fleet", null)
+
+_odcr_units[name] contains [i, units] if {
+	some i in resources.indices(_odcr_type)
+	name := _odcr_fleet(i)
+	fp := _planned[name]
+	r := input.document.resources[i]
+	count_ := r.inputs.instanceCount
+	is_number(count_)
+	some t in object.get(fp, "instance_types", [])
+	t.instance_type == r.inputs.instanceType
+	units := count_ * object.get(t, "weight", 1)
+}
+
+_problems contains findings.problem(findings.stack(input.document), msg) if {
+	some name, held in _odcr_units
+	total := sum([u | some [_, u] in held])
+	reserved := object.get(_planned[name], "reserved_units", 0)
+	total > reserved
+	msg := sprintf("fleet %s: its capacity reservations hold %v units, more than the %v the plan reserves; the rest bill at the on-demand rate, used or not, outside the estimate", [name, total, reserved])
+}
+
+_problems contains findings.problem(r, msg) if {
+	_has_plan
+	some i in resources.indices(_odcr_type)
+	r := input.document.resources[i]
+	not _odcr_counted(i)
+	msg := sprintf("capacity reservation of %v x %v is not one the plan reserves (its seedance:fleet tag %v names no planned fleet, its type is not one the plan priced for it, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate", [
+		object.get(r.inputs, "instanceCount", "?"), object.get(r.inputs, "instanceType", "?"), _odcr_fleet(i),
+	])
+}
+
+_odcr_counted(i) if {
+	some _, held in _odcr_units
+	some [j, _] in held
+	j == i
+}

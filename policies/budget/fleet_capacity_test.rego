@@ -175,3 +175,27 @@ test_fail_capacity_outside_the_fleets_through_other_kinds if {
 		["auto", "EKS Auto Mode (computeConfig.enabled) launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
 	}
 }
+
+# capacity reservations bill at the on-demand rate, used or not: a fleet's may hold the units the
+# plan reserves (instances times the type's weight), no more; one of no planned fleet is capacity
+# the estimate does not cover
+_odcr(name, fleet, type, n) := fixtures.resource("aws:ec2/capacityReservation:CapacityReservation", name, {
+	"instanceType": type, "instanceCount": n, "availabilityZone": "eu-west-1a", "instancePlatform": "Linux/UNIX",
+	"tags": {"seedance:fleet": fleet},
+})
+
+test_capacity_reservations_against_the_plan if {
+	plan := {"monthly_cost": 1, "currency": "USD", "fleets": [
+		{"name": "inference", "reserved_units": 24, "instance_types": [{"instance_type": "g5.xlarge", "weight": 1}, {"instance_type": "g5.12xlarge", "weight": 4}]},
+		{"name": "train", "reserved_units": 0, "instance_types": [{"instance_type": "p4d.24xlarge", "weight": 1}]},
+	]}
+	within := [_odcr("inf-a", "inference", "g5.xlarge", 8), _odcr("inf-b", "inference", "g5.12xlarge", 4)]
+	v := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, within), {"plan": plan})
+	v == set()
+	over := array.concat(within, [_odcr("inf-c", "inference", "g5.xlarge", 1), _odcr("stray", "nobody", "p4d.24xlarge", 2)])
+	w := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, over), {"plan": plan})
+	{[f.resource_name, f.message] | some f in w} == {
+		["seedance-gpu-test", "fleet inference: its capacity reservations hold 25 units, more than the 24 the plan reserves; the rest bill at the on-demand rate, used or not, outside the estimate"],
+		["stray", "capacity reservation of 2 x p4d.24xlarge is not one the plan reserves (its seedance:fleet tag nobody names no planned fleet, its type is not one the plan priced for it, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate"],
+	}
+}
