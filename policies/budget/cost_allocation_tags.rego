@@ -8,8 +8,8 @@ import data.lib.resources
 # title: "Cost-allocation tags"
 # description: >-
 #   Every taggable AWS resource carries the cost-allocation tags team, cost-center, environment
-#   and owner (its own tags or the provider's defaultTags) with a real value, so its cost can be
-#   charged back.
+#   and owner (its own tags or its provider's defaultTags; for an Auto Scaling group, the tags it
+#   propagates to its instances at launch) with a real value, so its cost can be charged back.
 # related_resources:
 #   - ref: https://docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/cost-alloc-tags.html
 # custom:

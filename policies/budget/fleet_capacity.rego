@@ -12,8 +12,11 @@ import data.lib.resources
 #   ones that were planned: each runs a fleet the policy declares (and the plan, when given, plans),
 #   the maxSize of a fleet's groups together, and of every scheduled action on them, stays within
 #   that fleet's capacity.max, and their instance types are among those the plan priced for the
-#   fleet. Anything else — a size or type that cannot be read, a warm pool, EKS managed node
-#   groups, EC2 Fleets and Spot Fleet requests — is capacity no estimate covers.
+#   fleet, and a fleet's capacity reservations hold no more units than the plan reserves. Anything
+#   else — a size or type that cannot be read, a warm pool, a schedule on a group it cannot name,
+#   reservations of no planned fleet, EKS managed node groups, EC2 Fleets, Spot Fleet requests,
+#   instances and spot requests of their own, AWS Batch compute environments, aws-native groups,
+#   Karpenter NodePools, EKS Auto Mode — is capacity no estimate covers.
 # related_resources:
 #   - ref: https://docs.aws.amazon.com/autoscaling/ec2/userguide/ec2-auto-scaling-mixed-instances-groups.html
 # custom:
