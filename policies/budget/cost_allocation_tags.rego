@@ -55,7 +55,7 @@ _problems contains findings.problem(input.document.resources[i], _message(tags))
 	count(_incomplete) > 0
 	some i, tags in resources.tags_at
 	tags in _incomplete
-	i in resources.taggable_indices - _groups
+	i in _taggable_besides_groups
 }
 
 # taggable resources without tags of their own
@@ -69,13 +69,22 @@ _problems contains findings.problem(input.document.resources[i], _message(_defau
 # the tags it propagates
 _groups := resources.indices("aws:autoscaling/group:Group")
 
-_problems contains findings.problem(asg, msg) if {
+_taggable_besides_groups := resources.taggable_indices - _groups
+
+_problems contains findings.problem(input.document.resources[i], msg) if {
+	count(_incomplete_group_tags) > 0
 	some i in _groups
-	asg := input.document.resources[i]
+	msg := _incomplete_group_tags[object.get(input.document.resources[i].inputs, "tags", [])]
+}
+
+# Groups of one fleet repeat the same tag list, so each distinct list is judged once (builtins
+# only, cost tags first: regorus pays for every function call and loop step): list -> message
+_incomplete_group_tags := {raw: msg |
+	some raw in {object.get(input.document.resources[i].inputs, "tags", []) | some i in _groups}
 	tags := {t.key: t.value |
-		some t in resources.elements(object.get(asg.inputs, "tags", []))
-		is_object(t)
-		resources.truthy(object.get(t, "propagateAtLaunch", false))
+		some t in resources.elements(raw)
+		t.key in budget.cost_tags
+		object.get(t, "propagateAtLaunch", false) in {true, "true"}
 	}
 	not _complete(tags)
 	msg := sprintf("%s on the instances it launches (the group's tags with propagateAtLaunch; provider default tags do not apply to Auto Scaling groups)", [_message(tags)])

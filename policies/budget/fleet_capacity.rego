@@ -145,11 +145,11 @@ _known_type(t) if {
 _problems contains findings.problem(sched, msg) if {
 	some j in resources.indices("aws:autoscaling/schedule:Schedule")
 	sched := input.document.resources[j]
-	count(_schedule_fleets(sched)) == 0
 	group := object.get(sched.inputs, "autoscalingGroupName", null)
-	not _known_type(group)
+	not _known_type(group) # first: most schedules name their group, and the fleets cost more to find
 	size := object.get(sched.inputs, "maxSize", null)
 	size != null
+	count(_schedule_fleets(sched)) == 0
 	msg := sprintf("scheduled action sets maxSize %v on a group named by a value unknown until apply (%v), so which fleet's capacity.max it must respect cannot be established", [size, group])
 }
 
@@ -268,14 +268,10 @@ _problems contains findings.problem(r, msg) if {
 	_has_plan
 	some i in resources.indices(_odcr_type)
 	r := input.document.resources[i]
-	not _odcr_counted(i)
+	not i in _counted_odcrs
 	msg := sprintf("capacity reservation of %v x %v is not one the plan reserves (its seedance:fleet tag %v names no planned fleet, its type is not one the plan priced for it, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate", [
 		object.get(r.inputs, "instanceCount", "?"), object.get(r.inputs, "instanceType", "?"), _odcr_fleet(i),
 	])
 }
 
-_odcr_counted(i) if {
-	some _, held in _odcr_units
-	some [j, _] in held
-	j == i
-}
+_counted_odcrs := {j | some _, held in _odcr_units; some [j, _] in held}
