@@ -131,11 +131,11 @@ _problems contains findings.problem(asg, msg) if {
 	_planned_types[name]
 	asg := input.document.resources[i]
 	some t in fleets.instance_types(asg)
-	not _known_type(t)
+	not _known_value(t)
 	msg := sprintf("fleet %s: an instance type of the group is unknown until apply (%v), so whether the plan priced it cannot be established", [name, t])
 }
 
-_known_type(t) if {
+_known_value(t) if {
 	is_string(t)
 	not t in budget.missing_values
 }
@@ -146,7 +146,7 @@ _problems contains findings.problem(sched, msg) if {
 	some j in resources.indices("aws:autoscaling/schedule:Schedule")
 	sched := input.document.resources[j]
 	group := object.get(sched.inputs, "autoscalingGroupName", null)
-	not _known_type(group) # first: most schedules name their group, and the fleets cost more to find
+	not _known_value(group) # first: most schedules name their group, and the fleets cost more to find
 	size := object.get(sched.inputs, "maxSize", null)
 	size != null
 	count(_schedule_fleets(sched)) == 0

@@ -203,12 +203,7 @@ _scope(b) := "in every namespace" if {
 	resources.namespace(b) == "kube-system"
 } else := sprintf("in a namespace unknown until apply (%v), which may be kube-system", [ns]) if {
 	ns := resources.namespace(b)
-	not _settled_name(ns)
-}
-
-_settled_name(ns) if {
-	is_string(ns)
-	ns != "[unknown]"
+	not resources.settled(ns)
 }
 
 # What a binding grants when it amounts to cluster-admin, or cannot be established; undefined

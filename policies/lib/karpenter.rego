@@ -21,8 +21,6 @@ node_class_indices := {i |
 	some i in resources.indices(t)
 }
 
-_patch(r) if endswith(r.type, "Patch")
-
 # the spec; one unknown until apply stands for a spec whose every setting is unknown
 _spec(r) := spec if {
 	spec := object.get(r.inputs, "spec", {})
@@ -73,7 +71,7 @@ ebs_mappings(r) := array.concat([_mapping(d) | some d in mappings], _uncovered_r
 	is_array(mappings)
 	count(mappings) > 0
 } else := [] if {
-	_patch(r)
+	resources.is_patch(r)
 	object.get(_spec(r), "blockDeviceMappings", null) == null
 } else := [{"deviceName": sprintf("blockDeviceMappings unknown until apply (%v)", [mappings]), "ebs": {"encrypted": false}}] if {
 	mappings := object.get(_spec(r), "blockDeviceMappings", [])

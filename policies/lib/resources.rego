@@ -295,6 +295,15 @@ workload_types := {t | some t in k8s_types(input.document); kind(t) in workload_
 # kubernetes:apps/v1:DeploymentPatch -> Deployment
 kind(type) := trim_suffix(parts[count(parts) - 1], "Patch") if parts := split(type, ":")
 
+# a server-side patch (kubernetes:...:KindPatch): it changes a live object the document does not hold
+is_patch(r) if endswith(r.type, "Patch")
+
+# a string known now, not a preview's "[unknown]" placeholder
+settled(v) if {
+	is_string(v)
+	v != "[unknown]"
+}
+
 # positions of the Kubernetes objects of a kind, of every API version, patches included
 kind_indices(k) := {i |
 	some t in k8s_types(input.document)

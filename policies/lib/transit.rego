@@ -377,8 +377,6 @@ _route_indices := {i |
 
 holder_kind(gw) := _gateway_api_types[gw.type][0]
 
-_is_patch(r) if endswith(r.type, "Patch")
-
 # a holder's listeners; none when its spec leaves them out (a patch); one listener unknown until
 # apply when the spec or the list is
 gateway_listeners(gw) := [l | some l in listeners] if {
@@ -408,7 +406,7 @@ plain_listener(gw, l) := sprintf("%s listener %v is unknown until apply, so whet
 # a patch of a Gateway or ListenerSet outside the document: listeners merge by name under
 # server-side apply, so the live object's other listeners stay as they are, unseen
 patched_listeners(gw) := sprintf("%s patch: the live %s's listeners that the patch does not name are not in the document, so whether they carry plain traffic cannot be established", [holder_kind(gw), holder_kind(gw)]) if {
-	_is_patch(gw)
+	resources.is_patch(gw)
 }
 
 _listener_name(l) := object.get(l, "name", "(unnamed)")
@@ -474,7 +472,7 @@ _may_attach(route, gw, l) if {
 	_names_listener(ref, l)
 	some field in ["name", "namespace"]
 	v := object.get(ref, field, "")
-	not _settled_text(v)
+	not resources.settled(v)
 }
 
 _may_attach(route, gw, _) if {
@@ -503,11 +501,6 @@ _names_listener(ref, l) if {
 	object.get(ref, "sectionName", name) == name
 	port := object.get(l, "port", null)
 	object.get(ref, "port", port) == port
-}
-
-_settled_text(v) if {
-	is_string(v)
-	v != _unknown
 }
 
 # every rule of the route sends no request to a backend and redirects it with scheme https
