@@ -39,3 +39,67 @@ test_pass_unparsable_quantities_are_skipped if {
 	v := overcommit.violation with input as fixtures.gate_input(fixtures.no_framework_policy, resources)
 	v == set()
 }
+
+_pod(type, name, namespace, spec) := fixtures.resource(type, name, {"metadata": {"name": name, "namespace": namespace}, "spec": spec})
+
+_limit_range(name, namespace, items) := fixtures.resource("kubernetes:core/v1:LimitRange", name, {"metadata": {"name": name, "namespace": namespace}, "spec": {"limits": items}})
+
+_container(name, resources) := {"name": name, "image": "x", "resources": resources}
+
+# Kubernetes fills in what a container leaves out from its namespace's LimitRange: the default limit
+# (else the max) and the default request (else that default limit, else the min); a request left
+# out with a limit given is the limit
+test_fail_limit_range_defaults_above_cap if {
+	defaults := _limit_range("defaults", "inference", [{"type": "Container", "default": {"cpu": "2"}, "defaultRequest": {"cpu": "500m"}, "max": {"memory": "8Gi"}}])
+	pod := _pod("kubernetes:core/v1:Pod", "serve", "inference", {"containers": [
+		_container("nothing", {}), # cpu 500m -> 2; memory: limit 8Gi (the max), request 8Gi (that limit)
+		_container("request-only", {"requests": {"memory": "1Gi"}}), # memory limit 8Gi (the max)
+		_container("limit-only", {"limits": {"cpu": "4", "memory": "1Gi"}}), # requests are the limits
+	]})
+	v := overcommit.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [defaults, pod])
+	v == {
+		_f("kubernetes:core/v1:Pod", "serve", "container nothing overcommits cpu 4.00x (limit/request with the LimitRange's default limit); the cap is 1.50x"),
+		_f("kubernetes:core/v1:Pod", "serve", "container request-only overcommits cpu 4.00x (limit/request with the LimitRange's default limit); the cap is 1.50x"),
+		_f("kubernetes:core/v1:Pod", "serve", "container request-only overcommits memory 8.00x (limit/request with the LimitRange's default limit); the cap is 1.50x"),
+	}
+}
+
+# a container with no limit, where nothing gives or demands one, is bounded by nothing; a
+# maxLimitRequestRatio makes Kubernetes refuse it, and a pod-level limit bounds it
+test_fail_containers_without_limits if {
+	bounded := _limit_range("ratio", "bounded", [{"type": "Container", "maxLimitRequestRatio": {"cpu": "1"}}])
+	open := _pod("kubernetes:apps/v1:Deployment", "open", "batch", {"template": {"spec": {"containers": [_container("app", {"requests": {"cpu": "1"}})]}}})
+	half := _pod("kubernetes:apps/v1:Deployment", "half", "bounded", {"template": {"spec": {"containers": [_container("app", {"requests": {"cpu": "1", "memory": "1Gi"}})]}}})
+	pod_level := _pod("kubernetes:core/v1:Pod", "pod-level", "batch", {
+		"resources": {"limits": {"cpu": "2", "memory": "2Gi"}},
+		"containers": [_container("app", {"requests": {"cpu": "1"}})],
+	})
+	v := overcommit.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [bounded, open, half, pod_level])
+	v == {
+		_f("kubernetes:apps/v1:Deployment", "open", "container app sets no cpu limit and no LimitRange of namespace batch gives one: it may use all the spare cpu of its node, which no overcommit cap (1.50x) bounds"),
+		_f("kubernetes:apps/v1:Deployment", "open", "container app sets no memory limit and no LimitRange of namespace batch gives one: it may use all the spare memory of its node, which no overcommit cap (1.50x) bounds"),
+		_f("kubernetes:apps/v1:Deployment", "half", "container app sets no memory limit and no LimitRange of namespace bounded gives one: it may use all the spare memory of its node, which no overcommit cap (1.50x) bounds"),
+	}
+}
+
+# the pods of AI workload custom resources, and the defaults of a patched LimitRange, count too
+test_fail_training_job_with_patched_limit_range_defaults if {
+	patch := fixtures.resource("kubernetes:core/v1:LimitRangePatch", "defaults", {"metadata": {"name": "defaults", "namespace": "train"}, "spec": {"limits": [
+		{"type": "Container", "default": {"cpu": "8", "memory": "64Gi"}, "defaultRequest": {"cpu": "8", "memory": "16Gi"}},
+	]}})
+	job := _pod("kubernetes:kubeflow.org/v1:PyTorchJob", "ft", "train", {"pytorchReplicaSpecs": {
+		"Master": {"template": {"spec": {"containers": [_container("pytorch", {"limits": {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": 8}})]}}},
+		"Worker": {"template": {"spec": {"containers": [_container("pytorch", {"limits": {"nvidia.com/gpu": 8}})]}}},
+	}})
+	v := overcommit.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [patch, job])
+	v == {_f("kubernetes:kubeflow.org/v1:PyTorchJob", "ft", "container pytorch overcommits memory 4.00x (limit/request with the LimitRange's default limit); the cap is 1.50x")}
+}
+
+# Seedance's fleet namespaces: a maxLimitRequestRatio at the cap for both resources admits no
+# container without limits, and the limits it admits are within the cap
+test_pass_fleet_namespace_limit_range if {
+	lr := _limit_range("overcommit-cap", "batch-embed", [{"type": "Container", "maxLimitRequestRatio": {"cpu": "1500m", "memory": "1500m"}}])
+	job := _pod("kubernetes:batch/v1:Job", "embed", "batch-embed", {"template": {"spec": {"containers": [_container("embed", {"requests": {"cpu": "2"}})]}}})
+	v := overcommit.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [lr, job])
+	v == set()
+}

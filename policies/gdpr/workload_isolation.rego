@@ -68,8 +68,9 @@ _personal_workload(w) if resources.personal(w)
 _problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
 	_personal_workload(w)
-	some c in resources.containers(resources.pod_spec(w))
-	some issue in pods.weaknesses(resources.pod_spec(w), c)
+	some spec in resources.pod_specs(w)
+	some c in resources.containers(spec)
+	some issue in pods.weaknesses(spec, c)
 	msg := sprintf("container %s: %s", [c.name, issue])
 }
 
@@ -77,4 +78,11 @@ _problems contains findings.problem(cm, msg) if {
 	some ref in resources.credential_config_keys(input.document)
 	cm := input.document.resources[ref[0]]
 	msg := sprintf("ConfigMap key %q looks like a credential (use a Secret)", [ref[1]])
+}
+
+# a workload whose pod spec, or part of the way to its containers, is unknown until apply
+_problems contains findings.problem(w, "pod spec unknown until apply: its containers' isolation (privilege, escalation, root, capabilities) cannot be checked") if {
+	some w in resources.workloads(input.document)
+	_personal_workload(w)
+	resources.unknown_pod_spec(w)
 }

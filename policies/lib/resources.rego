@@ -289,7 +289,41 @@ aws_managed_key(k) if contains(k, "alias/aws/")
 # types of the document that are one of them.
 workload_kinds := {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job", "CronJob", "Pod"}
 
-workload_types := {t | some t in k8s_types(input.document); kind(t) in workload_kinds}
+# the API groups of those kinds ("core" is the provider's name for the legacy group)
+_workload_groups := {"core", "apps", "batch", "extensions"}
+
+# Custom resources that run pods from pod specs they embed, at paths that differ by kind, by API
+# group: Kubeflow's training jobs (PyTorchJob and the other *ReplicaSpecs kinds, MPIJob), notebooks
+# and Trainer runtimes, JobSet, LeaderWorkerSet, KubeRay, Volcano jobs, KServe inference services
+# and serving runtimes, Knative services, Argo Rollouts, OpenKruise workloads and AppWrapper.
+# Every object under such a resource's spec that holds a list of containers counts as a pod spec.
+pod_template_kinds := {
+	"kubeflow.org": {"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob", "MXJob", "Notebook"},
+	"trainer.kubeflow.org": {"TrainingRuntime", "ClusterTrainingRuntime"},
+	"jobset.x-k8s.io": {"JobSet"},
+	"leaderworkerset.x-k8s.io": {"LeaderWorkerSet"},
+	"ray.io": {"RayCluster", "RayJob", "RayService"},
+	"batch.volcano.sh": {"Job"},
+	"serving.kserve.io": {"InferenceService", "ServingRuntime", "ClusterServingRuntime"},
+	"serving.knative.dev": {"Service", "Configuration"},
+	"argoproj.io": {"Rollout"},
+	"apps.kruise.io": {"CloneSet", "StatefulSet", "DaemonSet", "BroadcastJob", "AdvancedCronJob", "UnitedDeployment"},
+	"workload.codeflare.dev": {"AppWrapper"},
+}
+
+_embeds_pods(type) if kind(type) in object.get(pod_template_kinds, api_group(type), set())
+
+# the API group of a Kubernetes type: kubernetes:kubeflow.org/v1:PyTorchJob -> kubeflow.org
+api_group(type) := split(split(type, ":")[1], "/")[0]
+
+workload_types := {t |
+	some t in k8s_types(input.document)
+	kind(t) in workload_kinds
+	api_group(t) in _workload_groups
+} | {t |
+	some t in k8s_types(input.document)
+	_embeds_pods(t)
+}
 
 # a Kubernetes type's kind, whatever its API version, patches included:
 # kubernetes:apps/v1:DeploymentPatch -> Deployment
@@ -311,6 +345,17 @@ kind_indices(k) := {i |
 	some i in indices(t)
 }
 
+# the pod specs a workload runs: one for Kubernetes' own kinds, every embedded one for the custom
+# resources of pod_template_kinds (a spec unknown until apply holds none)
+pod_specs(r) := {s | s := pod_spec(r); is_object(s)} if api_group(r.type) in _workload_groups
+
+pod_specs(r) := {v |
+	some path, v
+	walk(object.get(inputs(r), "spec", {}), [path, v])
+	is_object(v)
+	is_array(object.get(v, "containers", null))
+} if _embeds_pods(r.type)
+
 pod_spec(r) := inputs(r).spec if kind(r.type) == "Pod"
 
 pod_spec(r) := inputs(r).spec.jobTemplate.spec.template.spec if kind(r.type) == "CronJob"
@@ -320,7 +365,55 @@ pod_spec(r) := inputs(r).spec.template.spec if {
 	not kind(r.type) in {"Pod", "CronJob"}
 }
 
-containers(spec) := array.concat(object.get(spec, "containers", []), object.get(spec, "initContainers", []))
+# a pod spec's containers, init containers included (a list unknown until apply holds none, and a
+# container unknown until apply is left out: see unknown_pod_spec)
+containers(spec) := [c | some c in array.concat(_list_at(spec, "containers"), _list_at(spec, "initContainers")); is_object(c)]
+
+_list_at(o, key) := l if {
+	l := object.get(o, key, [])
+	is_array(l)
+} else := []
+
+# a workload whose pods cannot all be read before apply: its spec, a template or pod spec on the
+# way to the containers, a list of containers or one container is a preview's "[unknown]", so
+# the rules that read pods must report it rather than pass it
+unknown_pod_spec(r) if not is_object(object.get(inputs(r), "spec", {}))
+
+unknown_pod_spec(r) if {
+	some path, v
+	walk(object.get(inputs(r), "spec", {}), [path, v])
+	v == "[unknown]"
+	_structural(path)
+}
+
+_structural_keys := {"template", "jobTemplate", "containers", "initContainers", "tasks", "components", "predictor", "transformer", "explainer"}
+
+_structural(path) if path[count(path) - 1] in _structural_keys
+
+# a spec: the resource's own, or a template's (not a volume claim template's)
+_structural(path) if {
+	path[count(path) - 1] == "spec"
+	_template_key(path, count(path) - 2)
+}
+
+_template_key(path, i) if path[i] in {"template", "jobTemplate"}
+
+_template_key(path, i) if {
+	is_string(path[i])
+	endswith(path[i], "Template")
+	not contains(path[i], "volumeClaim")
+}
+
+_structural(path) if {
+	key := path[count(path) - 1]
+	is_string(key)
+	not contains(key, "volumeClaim")
+	some suffix in ["Spec", "Specs", "Template", "Jobs"]
+	endswith(key, suffix)
+}
+
+# an element of a list of containers
+_structural(path) if path[count(path) - 2] in {"containers", "initContainers"}
 
 workloads(_) := [input.document.resources[i] | some t in workload_types; some i in indices(t)]
 

@@ -43,8 +43,14 @@ _problems contains findings.problem(svc, msg) if {
 
 _problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
-	spec := resources.pod_spec(w)
+	some spec in resources.pod_specs(w)
 	some c in resources.containers(spec)
 	some gap in pods.hardening_gaps(spec, c)
 	msg := sprintf("container %s: %s", [c.name, gap])
+}
+
+# a workload whose pod spec, or part of the way to its containers, is unknown until apply
+_problems contains findings.problem(w, "pod spec unknown until apply: its containers' hardening cannot be checked") if {
+	some w in resources.workloads(input.document)
+	resources.unknown_pod_spec(w)
 }

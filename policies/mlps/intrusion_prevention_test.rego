@@ -69,3 +69,61 @@ test_fail_given_group_exposes_high_risk_port if {
 	v := intrusion_prevention.violation with input as fixtures.gate_input_with_given_groups(fixtures.mlps_policy, resources)
 	v == {_f("aws:ec2/launchTemplate:LaunchTemplate", "nodes", sprintf("its security group %s (bastion, read from EC2) exposes high-risk port 22 to the internet", [fixtures.ssh_sg]))}
 }
+
+# the pods of AI workload custom resources are workloads too: each embedded pod spec is checked
+# (a PyTorchJob's master and workers, a RayCluster's head and worker groups, a JobSet's replicated
+# jobs, a LeaderWorkerSet's leader and workers, a Volcano job's tasks), and a custom resource of
+# another group (the GPU operator's ClusterPolicy) is not read as one
+test_fail_ai_workload_custom_resources if {
+	soft := {"containers": [{"name": "trainer", "image": "x"}]}
+	privileged := {"containers": [{"name": "trainer", "image": "x", "securityContext": {"privileged": true, "capabilities": {"drop": ["ALL"]}, "readOnlyRootFilesystem": true}}]}
+	pytorch := fixtures.resource("kubernetes:kubeflow.org/v1:PyTorchJob", "ft", {"metadata": {"namespace": "batch"}, "spec": {"pytorchReplicaSpecs": {
+		"Master": {"replicas": 1, "template": {"spec": _hardened}},
+		"Worker": {"replicas": 3, "template": {"spec": privileged}},
+	}}})
+	ray := fixtures.resource("kubernetes:ray.io/v1:RayCluster", "serve", {"metadata": {"namespace": "batch"}, "spec": {
+		"headGroupSpec": {"template": {"spec": _hardened}},
+		"workerGroupSpecs": [{"groupName": "gpu", "template": {"spec": {"hostNetwork": true, "containers": _hardened.containers}}}],
+	}})
+	jobset := fixtures.resource("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet", "pretrain", {"metadata": {"namespace": "batch"}, "spec": {"replicatedJobs": [
+		{"name": "workers", "template": {"spec": {"template": {"spec": soft}}}},
+	]}})
+	lws := fixtures.resource("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "llm", {"metadata": {"namespace": "batch"}, "spec": {"leaderWorkerTemplate": {
+		"leaderTemplate": {"spec": _hardened},
+		"workerTemplate": {"spec": {"hostPID": true, "containers": _hardened.containers}},
+	}}})
+	volcano := fixtures.resource("kubernetes:batch.volcano.sh/v1alpha1:Job", "mpi", {"metadata": {"namespace": "batch"}, "spec": {"tasks": [
+		{"name": "worker", "replicas": 2, "template": {"spec": privileged}},
+	]}})
+	operator := fixtures.resource("kubernetes:nvidia.com/v1:ClusterPolicy", "gpu", {"spec": {"dcgm": {"containers": [{"name": "dcgm", "image": "x"}]}}})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [pytorch, ray, jobset, lws, volcano, operator])
+	v == {
+		_f("kubernetes:kubeflow.org/v1:PyTorchJob", "ft", "container trainer: runs privileged"),
+		_f("kubernetes:ray.io/v1:RayCluster", "serve", "container embed: uses the host network"),
+		_f("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet", "pretrain", "container trainer: does not drop ALL capabilities"),
+		_f("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet", "pretrain", "container trainer: root filesystem is writable"),
+		_f("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "llm", "container embed: shares the host PID namespace"),
+		_f("kubernetes:batch.volcano.sh/v1alpha1:Job", "mpi", "container trainer: runs privileged"),
+	}
+}
+
+# a pod spec, template or container list unknown until apply cannot be checked and is reported; a
+# volume claim template unknown until apply is not a pod spec
+test_fail_pod_specs_unknown_until_apply if {
+	deploy := fixtures.resource("kubernetes:apps/v1:Deployment", "web", {"metadata": {"namespace": "batch"}, "spec": {"template": {"spec": "[unknown]"}}})
+	job := fixtures.resource("kubernetes:kubeflow.org/v1:PyTorchJob", "ft", {"metadata": {"namespace": "batch"}, "spec": {"pytorchReplicaSpecs": {
+		"Master": {"template": {"spec": _hardened}},
+		"Worker": {"template": {"spec": {"containers": "[unknown]"}}},
+	}}})
+	ray := fixtures.resource("kubernetes:ray.io/v1:RayCluster", "serve", {"metadata": {"namespace": "batch"}, "spec": {"headGroupSpec": {"template": {"spec": _hardened}}, "workerGroupSpecs": "[unknown]"}})
+	sts := fixtures.resource("kubernetes:apps/v1:StatefulSet", "db", {"metadata": {"namespace": "batch"}, "spec": {
+		"template": {"spec": _hardened},
+		"volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": "[unknown]"}],
+	}})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [deploy, job, ray, sts])
+	v == {
+		_f("kubernetes:apps/v1:Deployment", "web", "pod spec unknown until apply: its containers' hardening cannot be checked"),
+		_f("kubernetes:kubeflow.org/v1:PyTorchJob", "ft", "pod spec unknown until apply: its containers' hardening cannot be checked"),
+		_f("kubernetes:ray.io/v1:RayCluster", "serve", "pod spec unknown until apply: its containers' hardening cannot be checked"),
+	}
+}

@@ -121,7 +121,7 @@ _problems contains findings.problem(sa, "service account mounts its API token by
 # account of the document does; a value unknown until apply counts as mounting
 _problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
-	spec := resources.pod_spec(w)
+	some spec in resources.pod_specs(w)
 	account := object.get(spec, "serviceAccountName", "default")
 	_mounts_token(object.get(spec, "automountServiceAccountToken", null), resources.namespace(w), account)
 	msg := sprintf("pods mount the API token of service account %s (automountServiceAccountToken not false on the pod or the account)", [account])
@@ -139,4 +139,10 @@ _account_without_token(namespace, account) if {
 	object.get(sa.inputs, ["metadata", "name"], sa.name) == account
 	resources.namespace(sa) == namespace
 	object.get(sa.inputs, "automountServiceAccountToken", true) in {false, "false"}
+}
+
+# a workload whose pod spec, or part of the way to its containers, is unknown until apply
+_problems contains findings.problem(w, "pod spec unknown until apply: whether its pods mount the API token cannot be checked") if {
+	some w in resources.workloads(input.document)
+	resources.unknown_pod_spec(w)
 }

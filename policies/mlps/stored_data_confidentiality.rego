@@ -45,7 +45,8 @@ _problems contains findings.problem(cm, msg) if {
 
 _problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
-	some c in resources.containers(resources.pod_spec(w))
+	some spec in resources.pod_specs(w)
+	some c in resources.containers(spec)
 	some e in object.get(c, "env", [])
 	resources.credential_key(e.name)
 	is_string(object.get(e, "value", null))
@@ -66,3 +67,9 @@ _problems contains findings.problem(c, "EKS cluster does not encrypt Secrets wit
 }
 
 _secrets_encrypted(c) if "secrets" in object.get(c.inputs, ["encryptionConfig", "resources"], [])
+
+# a workload whose pod spec, or part of the way to its containers, is unknown until apply
+_problems contains findings.problem(w, "pod spec unknown until apply: whether its containers set credentials as plaintext env values cannot be checked") if {
+	some w in resources.workloads(input.document)
+	resources.unknown_pod_spec(w)
+}

@@ -52,14 +52,16 @@ _amis := frameworks.allow_list("trusted_amis")
 
 _problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
-	some c in resources.containers(resources.pod_spec(w))
+	some spec in resources.pod_specs(w)
+	some c in resources.containers(spec)
 	not _trusted(c.image)
 	msg := sprintf("container %s pulls %s from a registry that is not allow-listed", [c.name, c.image])
 }
 
 _problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
-	some c in resources.containers(resources.pod_spec(w))
+	some spec in resources.pod_specs(w)
+	some c in resources.containers(spec)
 	not contains(c.image, "@sha256:")
 	msg := sprintf("container %s image %s is not pinned by digest", [c.name, c.image])
 }
@@ -92,3 +94,9 @@ _trusted_ami(image) if {
 }
 
 _trusted_ami(image) if image in _amis
+
+# a workload whose pod spec, or part of the way to its containers, is unknown until apply
+_problems contains findings.problem(w, "pod spec unknown until apply: its images cannot be shown to come from allow-listed registries, pinned by digest") if {
+	some w in resources.workloads(input.document)
+	resources.unknown_pod_spec(w)
+}

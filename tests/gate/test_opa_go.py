@@ -444,8 +444,8 @@ _ROLES = ["system:node", "system:auth-delegator", "system:controller:job-control
 
 def _kubernetes_extras_document(data) -> list[dict]:
     """Gateway API Gateways, ListenerSets and routes, network policies of other engines, Karpenter
-    EC2NodeClasses and bindings to Kubernetes' own roles, in well-formed, odd and unknown-until-apply
-    shapes."""
+    EC2NodeClasses, workloads (AI custom resources among them) and LimitRanges, and bindings to
+    Kubernetes' own roles, in well-formed, odd and unknown-until-apply shapes."""
     resources: list[dict] = []
 
     def add(type_: str, name: str, inputs: object) -> None:
@@ -515,6 +515,40 @@ def _kubernetes_extras_document(data) -> list[dict]:
         kind = data.draw(st.sampled_from(["EC2NodeClass", "EC2NodeClass", "EC2NodeClassPatch"]), label="nc-kind")
         add(f"kubernetes:karpenter.k8s.aws/{version}:{kind}", f"nc{k}", {"metadata": {"name": f"nc{k}"},
                                                                              "spec": data.draw(node_spec, label="nc-spec")})
+    quantity = st.sampled_from(["500m", "1", "2", "4Gi", "16Gi", 3, "[unknown]", "0"])
+    resource_list = st.one_of(st.just("[unknown]"), st.dictionaries(st.sampled_from(["cpu", "memory", "nvidia.com/gpu"]),
+                                                                      quantity, max_size=2))
+    container = st.fixed_dictionaries({"name": st.sampled_from(["app", "worker"]),
+                                       "image": st.sampled_from(["x", "registry.example/x@sha256:" + "0" * 64])}, optional={
+        "resources": st.one_of(st.just("[unknown]"), st.fixed_dictionaries({}, optional={"requests": resource_list,
+                                                                                         "limits": resource_list})),
+        "securityContext": st.fixed_dictionaries({}, optional={"privileged": st.booleans(),
+                                                               "readOnlyRootFilesystem": st.booleans()})})
+    pod_spec = st.one_of(st.just("[unknown]"), st.fixed_dictionaries({"containers": st.lists(container, max_size=2)}, optional={
+        "hostNetwork": st.booleans(), "automountServiceAccountToken": st.booleans(),
+        "resources": st.fixed_dictionaries({}, optional={"limits": resource_list})}))
+    template = st.fixed_dictionaries({"spec": pod_spec})
+    workload_specs = {
+        "kubernetes:core/v1:Pod": pod_spec,
+        "kubernetes:apps/v1:Deployment": st.fixed_dictionaries({"template": template}),
+        "kubernetes:kubeflow.org/v1:PyTorchJob": st.fixed_dictionaries({"pytorchReplicaSpecs": st.dictionaries(
+            st.sampled_from(["Master", "Worker"]), st.fixed_dictionaries({"template": template}), max_size=2)}),
+        "kubernetes:ray.io/v1:RayCluster": st.fixed_dictionaries({"headGroupSpec": st.fixed_dictionaries({"template": template}),
+                                                                  "workerGroupSpecs": st.lists(st.fixed_dictionaries({"template": template}), max_size=2)}),
+        "kubernetes:batch.volcano.sh/v1alpha1:Job": st.fixed_dictionaries({"tasks": st.lists(st.fixed_dictionaries({"template": template}), max_size=2)}),
+        "kubernetes:nvidia.com/v1:ClusterPolicy": st.fixed_dictionaries({"dcgm": pod_spec}),
+    }
+    for k in range(data.draw(st.integers(0, 3), label="workloads")):
+        type_ = data.draw(st.sampled_from(sorted(workload_specs)), label="workload-type")
+        spec = data.draw(st.one_of(st.just("[unknown]"), workload_specs[type_]), label="workload-spec")
+        add(type_, f"w{k}", {"metadata": {"name": f"w{k}", "namespace": data.draw(st.sampled_from(["edge", "data", "[unknown]"]), label="w-ns")},
+                             "spec": spec})
+    item = st.one_of(st.just("[unknown]"), st.fixed_dictionaries({"type": st.sampled_from(["Container", "Pod", "[unknown]"])}, optional={
+        field: resource_list for field in ("default", "defaultRequest", "max", "min", "maxLimitRequestRatio")}))
+    for k in range(data.draw(st.integers(0, 2), label="limit-ranges")):
+        kind = data.draw(st.sampled_from(["LimitRange", "LimitRangePatch"]), label="lr-kind")
+        add(f"kubernetes:core/v1:{kind}", f"lr{k}", {"metadata": {"name": f"lr{k}", "namespace": data.draw(st.sampled_from(["edge", "data"]), label="lr-ns")},
+                                                    "spec": {"limits": data.draw(st.one_of(st.just("[unknown]"), st.lists(item, max_size=2)), label="lr-items")}})
     for k in range(data.draw(st.integers(0, 3), label="bindings")):
         kind = data.draw(st.sampled_from(["ClusterRoleBinding", "RoleBinding"]), label="binding-kind")
         add(f"kubernetes:rbac.authorization.k8s.io/v1:{kind}", f"b{k}", {
@@ -529,7 +563,7 @@ def _kubernetes_extras_document(data) -> list[dict]:
 @settings(max_examples=max(1, round(40 * SCALE)), deadline=None, derandomize=SCALE == 1, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_opa_and_regorus_agree_on_gateways_other_engines_system_roles_and_node_classes(go_engine, bundle, stack_input, data) -> None:
+def test_opa_and_regorus_agree_on_kubernetes_extras(go_engine, bundle, stack_input, data) -> None:
     gi = stack_input("cn-prod").with_frameworks(["gdpr", "mlps-l3"])
     doc = {**gi.document, "resources": _kubernetes_extras_document(data), "placeholders": {}}
     gi = GateInput(validate_document(doc), gi.policy, gi.plan, gi.estimate, None, None)
