@@ -38,3 +38,36 @@ def test_a_symbolic_link_is_followed_and_kept(tmp_path: Path) -> None:
     dangling.symlink_to(tmp_path / "real" / "next.json")
     write_text_atomically(dangling, "x\n")
     assert dangling.is_symlink() and (tmp_path / "real" / "next.json").read_text() == "x\n"
+
+
+def test_a_fifo_is_written_to_not_replaced(tmp_path: Path) -> None:
+    """A rename over a FIFO (or a device such as /dev/null) would replace it with a regular file."""
+    import os
+    import threading
+
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    write_text_atomically(fifo, "plan\n")
+    reader.join(timeout=10)
+    assert got == ["plan\n"]
+    assert fifo.is_fifo()
+    assert [p.name for p in tmp_path.iterdir()] == ["out.fifo"]
+
+
+def test_a_failed_check_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "overlay.yaml"
+    out.write_text("old\n")
+    seen: list[str] = []
+
+    def refuse(tmp: Path) -> None:
+        seen.append(tmp.read_text())
+        raise ValueError("would not load")
+
+    with pytest.raises(ValueError, match="would not load"):
+        write_text_atomically(out, "new\n", check=refuse)
+    assert seen == ["new\n"]  # the check saw the whole text
+    assert out.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["overlay.yaml"]

@@ -619,3 +619,27 @@ def test_markdown_for_a_message_that_is_not_a_budget_alert() -> None:
     assert result.return_value == 0
     assert result.stdout.startswith("## ⚪ Not a budget alert") and "nothing to do" in result.stdout
     assert FIXTURES.is_dir()
+
+
+def test_cli_writes_no_overlay_that_would_not_load(tmp_path: Path) -> None:
+    """A policy at the end of an extends chain of the longest length: the overlay extending it would
+    make the chain one file too long, so the pipeline could not load it. Nothing is written."""
+    from seedance.policy.overlay import MAX_CHAIN
+
+    base = load_policy(POLICIES / "eu-prod.yaml")
+    wrappers = MAX_CHAIN - len(base.chain)
+    (tmp_path / "c1.yaml").write_text(f"extends: {POLICIES / 'eu-prod.yaml'}\n")
+    for i in range(2, wrappers + 1):
+        (tmp_path / f"c{i}.yaml").write_text(f"extends: c{i - 1}.yaml\n")
+    top = tmp_path / f"c{wrappers}.yaml"
+    assert len(load_policy(top).chain) == MAX_CHAIN  # the chain itself loads
+    event = tmp_path / "alert.json"
+    event.write_bytes(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "139,200.00"))
+    out = tmp_path / "eu-prod.budget.yaml"
+    result = CliRunner().invoke(app, ["budget", "respond", str(top), str(event), "--stack", "eu-prod", "--out", str(out)],
+                                standalone_mode=False, catch_exceptions=False)
+    assert result.return_value == 1
+    assert "the overlay would not load, so nothing was written" in result.output
+    assert "more than" in result.output and "extends chain" in result.output
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*(f"c{i}.yaml" for i in range(1, wrappers + 1)), "alert.json"])
