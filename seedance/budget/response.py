@@ -19,6 +19,10 @@ together (the result does not depend on the order alerts arrive in):
   the policy's ``desired`` is not the live size once a Cluster Autoscaler manages the group, and a
   maximum below the live size makes AWS shrink the group.
 
+"No new reserved purchases" turns ``reserved.mode: auto`` into ``none``; a ``fixed`` count is left
+as it is, since it names reservations already bought, which stay billed and would otherwise be
+priced on-demand.
+
 An alert acts only on the stack's own budget: with ``stack`` it must be ``seedance-<stack>-monthly``,
 without it a Seedance budget (``seedance-*-monthly``), and from the policy's ``cloud.accountId``
 when both name an account. Anything else is ignored, with the reason.
@@ -31,7 +35,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +45,7 @@ from seedance.policy.model import (
     CostPolicy,
     Environment,
     Fleet,
+    Reserved,
     ReservedMode,
     SLA_SPOT_CAP,
     Spot,
@@ -151,6 +156,16 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
     return BudgetResponse(policy.metadata.name, alert, fraction, fired, actions, changes, notes, effective, overlay)
 
 
+def stop_purchases(reserved: Reserved, note: Callable[[str, Any, Any, str], None], why: str) -> Reserved:
+    """No new reservations: ``auto`` becomes ``none``. A ``fixed`` count is left as it is: it is the
+    reservation the policy already runs on (bought when it was deployed), so dropping it would
+    price those units on-demand and raise the estimate while they stay billed."""
+    if reserved.mode is not ReservedMode.AUTO:
+        return reserved
+    note("reserved.mode", reserved.mode.value, ReservedMode.NONE.value, why)
+    return reserved.model_copy(update={"mode": ReservedMode.NONE, "units": None})
+
+
 def _apply(
     f: Fleet, actions: list[ThresholdAction], env: Environment, fraction: float, live: int | None
 ) -> tuple[Fleet, list[Change], dict[str, Any]]:
@@ -183,16 +198,15 @@ def _apply(
         autoscaling = None
         note("demandHistory", demand, None, why)
         demand = None
-        note("reserved.mode", reserved.mode.value, ReservedMode.NONE.value, why + "; held reservations stay billed")
-        reserved = reserved.model_copy(update={"mode": ReservedMode.NONE, "units": None})
+        reserved = stop_purchases(reserved, note, why + "; held reservations stay billed")
     if ThresholdAction.NONPROD_SPOT_ONLY in actions and env != Environment.PROD:
         cap = SLA_SPOT_CAP[f.sla]
         why = f"nonprod-spot-only: non-prod runs on spot up to its SLA tier's cap ({f.sla.value} {cap:g})"
         share = max(spot.max_share if spot else 0.0, cap)
         note("spot.maxShare", spot.max_share if spot else 0.0, share, why)
-        spot = (spot or Spot(max_share=share, interruption_tolerance=Tolerance.HIGH)).model_copy(update={"max_share": share})
-        note("reserved.mode", reserved.mode.value, ReservedMode.NONE.value, why)
-        reserved = reserved.model_copy(update={"mode": ReservedMode.NONE, "units": None})
+        spot = (spot or Spot.model_validate({"maxShare": share, "interruptionTolerance": Tolerance.HIGH.value})
+                ).model_copy(update={"max_share": share})
+        reserved = stop_purchases(reserved, note, why)
     if ThresholdAction.FREEZE in actions:
         why = "freeze: no growth"
         if live is not None:
@@ -203,8 +217,7 @@ def _apply(
             capacity = Capacity(min=capacity.min, desired=desired, max=cap)
         note("offPeak", [w.cron for w in off_peak], [], why)
         off_peak = []
-        note("reserved.mode", reserved.mode.value, ReservedMode.NONE.value, why)
-        reserved = reserved.model_copy(update={"mode": ReservedMode.NONE, "units": None})
+        reserved = stop_purchases(reserved, note, why)
 
     if capacity != f.capacity:
         update["capacity"] = capacity

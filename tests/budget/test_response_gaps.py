@@ -112,3 +112,45 @@ def test_an_alert_naming_no_period_is_ignored_and_says_why() -> None:
     assert r.ignored == ("a budget alert that names no period (its message says neither 'for the current month' nor "
                          "'per day'): thresholds apply to the monthly budget, so nothing fires")
     assert r.fired == [] and r.changes == []
+
+
+def _dev_alert(amount: str):  # type: ignore[no-untyped-def]
+    alert = parse_budget_event(_monthly_alert("seedance-dev-monthly", "6,000.00", amount))
+    assert alert is not None
+    return alert
+
+
+def test_nonprod_spot_only_gives_a_fleet_without_spot_its_tier_cap() -> None:
+    """The kill-switch must work on a fleet with no spot block (it once raised building one)."""
+    from seedance.policy.model import SLA_SPOT_CAP, ReservedMode, Tolerance
+
+    dev = load_policy(POLICIES / "dev.yaml").policy
+    no_spot = [f.model_copy(update={"spot": None}) for f in dev.fleets]
+    policy = dev.model_copy(update={"fleets": no_spot})
+    r = respond(policy, _dev_alert("5,760.00"), policy_ref="dev.yaml", stack="dev")  # 96%
+    assert "nonprod-spot-only" in [a.value for a in r.actions]
+    for f in r.effective.fleets:
+        assert f.spot is not None and f.spot.max_share == SLA_SPOT_CAP[f.sla]
+        assert f.spot.interruption_tolerance is Tolerance.HIGH
+        assert f.reserved.mode is not ReservedMode.AUTO
+    patches = {p["name"]: p for p in r.overlay["fleets"]}
+    assert all(patches[f.name]["spot"]["maxShare"] == SLA_SPOT_CAP[f.sla] for f in policy.fleets)
+
+
+def test_stopping_purchases_keeps_a_fixed_reservation_count() -> None:
+    """A fixed count names reservations already bought: freeze, degrade and nonprod-spot-only stop
+    new purchases (auto -> none) but leave it, or the estimate would price those units on-demand."""
+    from seedance.policy.model import Reserved, ReservedMode
+
+    dev = load_policy(POLICIES / "dev.yaml").policy
+    fixed = Reserved.model_validate({"mode": "fixed", "units": 2})
+    first, *rest = dev.fleets
+    policy = dev.model_copy(update={"fleets": [first.model_copy(update={"reserved": fixed, "core": False}), *rest]})
+    r = respond(policy, _dev_alert("6,600.00"), policy_ref="dev.yaml", stack="dev")  # 110%: every action
+    assert {"degrade", "nonprod-spot-only", "freeze"} <= {a.value for a in r.actions}
+    assert r.effective.fleet(first.name).reserved == fixed
+    assert not [c for c in r.changes if c.path == f"fleets[{first.name}].reserved.mode"]
+    assert "reserved" not in next(p for p in r.overlay["fleets"] if p["name"] == first.name)
+    for f in rest:
+        if f.reserved.mode is ReservedMode.AUTO:
+            assert r.effective.fleet(f.name).reserved.mode is ReservedMode.NONE
