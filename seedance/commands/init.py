@@ -15,7 +15,8 @@ _OPTIONS = {"stack": "--stack", "region": "--region", "frameworks": "--framework
             "cluster_name": "--cluster-name", "account_id": "--account-id"}
 #: The starter policy's fields an option is written to: a problem there is the option's.
 _POLICY_FIELDS = (("metadata.owner", "--owner"), ("budget.notify.emails", "--owner"),
-                  ("metadata.tags.team", "--team"), ("metadata.tags.cost-center", "--cost-center"))
+                  ("metadata.tags.team", "--team"), ("metadata.tags.cost-center", "--cost-center"),
+                  ("budget.monthlyAmount", "--budget"))
 
 
 def _option_of(path: str | None) -> str | None:
