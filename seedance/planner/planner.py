@@ -210,6 +210,15 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
             allocation_strategy=strategy, what=what,
         )
     why["spot"] = spot.rationale
+    if spot.share > 0:
+        # a group's spot share applies to every type it lists: one the fleet must not run on spot (no
+        # spot price or band, or a band above the tolerance) is left out rather than listed on-demand only
+        off_spot = [c.offer.instance_type for c in ranking.ranked[1:] if c.effective_spot_per_unit is None]
+        if off_spot:
+            choices = [ch for ch in choices if ch.instance_type not in off_spot]
+            why["instance_types"] += (f"; left out of the group, which runs spot above its base: "
+                                      f"{', '.join(off_spot)} (on-demand only, and a group cannot keep a type "
+                                      f"off spot)")
     if fleet.spot is not None:
         asked = ("the policy's spot.allocationStrategy" if "allocation_strategy" in fleet.spot.model_fields_set
                  else "default (pools with spare capacity at low price)")
@@ -260,7 +269,8 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         if lo > 0 and float(raw_commit.min(initial=lo)) < lo:
             notes.append(f"raised to the fleet minimum {lo} where the forecast is below it")
         fc = np.clip(fc, 0.0, cap_units)
-        expected = float(np.clip(fc[:MONTH_HOURS].mean(), lo, cap_units))
+        # the group runs at least capacity.min every hour: the floor applies hour by hour, not to the mean
+        expected = float(np.clip(fc[:MONTH_HOURS], lo, cap_units).mean())
         gap = inp.history_gap_hours
         when = "up to the decision point" if gap <= 0 else (
             f"ending {_duration(gap)} before the decision point (its forecast continues from its last hour "

@@ -90,6 +90,14 @@ def test_reserves_the_minimum_the_group_always_runs_with_a_history():
     assert "raised to the fleet minimum 6" in d.rationale["demand"]
 
 
+def test_the_minimum_floors_every_hour_of_the_expected_size_not_the_mean():
+    # 12 h at 0 and 12 h at 8 every day, min 4: the group runs 4 in the quiet hours and 8 in the busy
+    # ones, 6 on average; flooring the mean (4) instead would bill a third less than runs
+    d = plan(fleet(spot=None, capacity={"min": 4, "desired": 4, "max": 10}, reserved={"mode": "none"}),
+             ([0.0] * 12 + [8.0] * 12) * 14)
+    assert d.expected_nodes == pytest.approx(6.0, abs=0.05)
+
+
 # 2 -------------------------------------------------------------- default decision point
 
 
@@ -328,3 +336,16 @@ def test_spot_pools_count_only_types_spot_can_launch():
 
 def test_the_open_band_rate_these_comments_use():
     assert band_hourly_rate(100.0) == pytest.approx(0.195695, rel=1e-5)  # 600 / 3066
+
+
+def test_a_group_that_runs_spot_lists_no_type_the_fleet_may_not_run_on_spot():
+    # g5.xlarge is in the >20% band, above the default tolerance (medium): on-demand only. The group's
+    # spot share would apply to it too (AWS picks spot pools among every listed type), so it is left out
+    offers = [OfferView("g5.xlarge", 4, 16, 1, A10G, 24, 1.0, 0.3, 25.0), *OFFERS[1:]]
+    d = plan(fleet(reserved={"mode": "none"}), [4.0] * 336, offers=offers)
+    assert d.spot_share_above_base == 0.5
+    assert [t.instance_type for t in d.instance_types] == ["g5.2xlarge", "g5.12xlarge"]
+    assert "left out of the group, which runs spot above its base: g5.xlarge" in d.rationale["instance_types"]
+    # without spot in the plan, the on-demand-only type stays a choice (here the cheapest)
+    d = plan(fleet(reserved={"mode": "none"}, spot=None), [4.0] * 336, offers=offers)
+    assert [t.instance_type for t in d.instance_types][0] == "g5.xlarge"
