@@ -14,8 +14,10 @@ Billing rule for a fleet month (``HOURS_PER_MONTH`` = 730 h):
 Without a plan the mix comes from the policy's explicit values: reserved units = ``fixed`` units
 (or the units already held: commitments purchased on or before the estimate's date whose term has
 not ended, as the planner counts them), on-demand base = reserved units (at least 1 for gold fleets), spot
-share = ``spot.maxShare`` (0 without spot), instance type = first preferred, else first allowed,
-else the cheapest catalog type matching the GPU/CPU requirement; average nodes = ``desired``
+share = ``spot.maxShare`` (0 without spot, and 0 for training or fine-tuning without a checkpoint
+block, as the planner decides), instance type = the first preferred, else the first allowed, type
+that holds the fleet's units as the planner judges it (none of the allowed: unpriced), else the
+cheapest catalog type matching the GPU/CPU requirement; average nodes = ``desired``
 adjusted for off-peak windows (costed as their scheduled actions run, see :func:`average_nodes`).  With a plan, the plan's first (cheapest) instance choice,
 reserved units, base and spot share are used, and its ``expected_nodes`` (the planner's cost
 basis) when given, else its desired size adjusted for off-peak windows.  The reserved term and
@@ -279,10 +281,18 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         ).per_instance(w)
         notes.insert(0, f"mix from the plan: {itype}" + (f" (weight {w}: {w} units per instance)" if w > 1 else ""))
     else:
-        given = fleet.instance_types.preferred or fleet.instance_types.allowed
-        if given:
-            itype = given[0]
-            notes.append(f"instance type: first {'preferred' if fleet.instance_types.preferred else 'allowed'} ({itype})")
+        preferred = [t for t in fleet.instance_types.preferred if _disqualified(ctx, fleet, t) is None]
+        allowed = [t for t in fleet.instance_types.allowed if _disqualified(ctx, fleet, t) is None]
+        skipped = [f"{t} ({_disqualified(ctx, fleet, t)})" for t in
+                   dict.fromkeys([*fleet.instance_types.preferred, *fleet.instance_types.allowed])
+                   if _disqualified(ctx, fleet, t) is not None]
+        if skipped:
+            notes.append(f"skipped, not meeting {requirement_text(fleet)}: {'; '.join(skipped)}")
+        if fleet.instance_types.allowed and not allowed:
+            return _no_type(ctx, fleet, tags, f"no allowed instance type has {requirement_text(fleet)}: {'; '.join(skipped)}")
+        if preferred or allowed:
+            itype = (preferred or allowed)[0]
+            notes.append(f"instance type: first {'preferred' if preferred else 'allowed'} ({itype})")
         else:
             matches = matching_offers(ctx.catalog, ctx.region, fleet)
             if not matches:
@@ -303,6 +313,11 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             notes.append(f"{active} of {all_held} held reserved unit(s) active on {on.isoformat()} "
                          "(the others have expired or not started)")
     offer = ctx.catalog.instance(ctx.region, usage.instance_type)  # unknown type given by the user: an error
+    if ctx.plan is None and usage.spot_share_above_base > 0:
+        off_spot = _no_spot_reason(fleet)
+        if off_spot is not None:  # the planner's rules: no spot where it would plan none
+            usage = replace(usage, spot_share_above_base=0.0)
+            notes.append(f"no spot: {off_spot}")
     if ctx.plan is None and usage.spot_share_above_base > 0 and offer.interruption_band_max_pct is not None:
         from seedance.planner.spot import band_hourly_rate
 
@@ -340,6 +355,32 @@ def _unit_weight(ctx: EstimateContext, fleet: Fleet, instance_type: str) -> int:
         return 1  # reported where the type is priced
     weight, _ = unit_weight(offer_view(offer), requirement(fleet))
     return weight if weight and weight > 1 else 1
+
+
+def _disqualified(ctx: EstimateContext, fleet: Fleet, instance_type: str) -> str | None:
+    """Why a type the policy names cannot serve the fleet's units, as the planner judges it (None: it
+    can, or it is not in the catalog, which is reported where the type is priced)."""
+    from seedance.planner.instances import unit_weight  # the planner imports this module
+    from seedance.planner.planner import offer_view, requirement
+
+    try:
+        offer = ctx.catalog.instance(ctx.region, instance_type)
+    except PricingError:
+        return None
+    weight, why = unit_weight(offer_view(offer), requirement(fleet))
+    return None if weight else why
+
+
+def _no_spot_reason(fleet: Fleet) -> str | None:
+    """Why the planner would put none of this fleet on spot whatever its type (None: it may).
+    The type's own band is not judged here: the plan-less estimate does not rank types for spot as
+    the planner does (README, Known limits)."""
+    from seedance.planner.planner import unbounded_spot_loss  # the planner imports this module
+
+    if unbounded_spot_loss(fleet):
+        return (f"{fleet.workload.value} without a checkpoint block loses all the work since its job started at an "
+                f"interruption, so the planner plans no spot for it")
+    return None
 
 
 def _no_type(ctx: EstimateContext, fleet: Fleet, tags: dict[str, str], reason: str) -> ResourceCost:

@@ -222,3 +222,46 @@ def test_held_reservations_of_another_term_are_priced_at_their_own_rate(tmp_path
     from_plan = estimate_policy(loaded, catalog, plan)
     assert from_plan.by_fleet["batch-embed"] == pytest.approx(fp.monthly_cost, rel=1e-9)
     assert any("3y" in c["name"] for c in fp.cost_components if c["name"].startswith("Reserved"))
+
+
+def _dev_finetune(stacks: dict[str, LoadedPolicy], **update: object):  # noqa: ANN202 - CostPolicy
+    dev = stacks["dev"].policy
+    return dev.model_copy(update={"fleets": [f.model_copy(update=update) if f.name == "finetune" else f for f in dev.fleets]})
+
+
+def _line(est, fleet: str) -> tuple[list[str], list[str]]:  # noqa: ANN001
+    r = next(r for r in est.resources if r.name == fleet and r.kind == "fleet")
+    return [c.name for c in r.components], r.notes
+
+
+def test_a_policy_type_that_does_not_serve_the_fleet_is_not_priced(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    """Without a plan the estimate takes the policy's types, as the planner does only where they
+    hold the fleet's units: m5.xlarge (no GPU) for a 1 x A10G fleet would price a CPU node."""
+    est = estimate_policy(_dev_finetune(stacks, instance_types=InstanceTypes(preferred=["m5.xlarge", "g5.2xlarge"])), catalog)
+    names, notes = _line(est, "finetune")
+    assert all("g5.2xlarge" in n for n in names) and not any("m5.xlarge" in n for n in names)
+    assert any(n.startswith("skipped, not meeting 1 x A10G") and "m5.xlarge" in n for n in notes)
+    # a preferred type that serves none: the cheapest match, as without a preference
+    est = estimate_policy(_dev_finetune(stacks, instance_types=InstanceTypes(preferred=["m5.xlarge"])), catalog)
+    assert all("g5.xlarge" in n for n in _line(est, "finetune")[0])
+    # allowed types of which none serves: nothing the fleet may run is priced
+    est = estimate_policy(_dev_finetune(stacks, instance_types=InstanceTypes(allowed=["p4d.24xlarge"])), catalog)
+    assert est.partial
+    assert est.unpriced[0]["resource"] == "finetune"
+    assert est.unpriced[0]["reason"].startswith("no allowed instance type has 1 x A10G with >= 24 GiB each: p4d.24xlarge")
+
+
+def test_a_plan_less_estimate_plans_no_spot_for_training_without_checkpoints(stacks: dict[str, LoadedPolicy],
+                                                                              catalog: Catalog) -> None:
+    """A training fleet without a checkpoint block loses all its work at an interruption: the planner
+    plans no spot for it, and neither does the estimate without a plan."""
+    from seedance.policy.model import Spot, Workload
+
+    high = Spot.model_validate({"maxShare": 1.0, "interruptionTolerance": "high"})
+    est = estimate_policy(_dev_finetune(stacks, spot=high, workload=Workload.TRAINING, checkpoint=None), catalog)
+    names, notes = _line(est, "finetune")
+    assert not any("spot" in n for n in names)
+    assert any(n.startswith("no spot: training without a checkpoint block") for n in notes)
+    # a fine-tuning fleet of the same shape is billed spot
+    est = estimate_policy(_dev_finetune(stacks, spot=high), catalog)
+    assert any("spot" in n for n in _line(est, "finetune")[0])
