@@ -262,10 +262,15 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             nodes, notes = float(expected), [f"{expected:g} units expected on average (plan)"]
         else:
             nodes, notes = average_nodes(fleet, fp.desired)
-        # held units of another term, when the policy's held list is what the plan counted as held
+        # held units of another term: as the plan priced them; a plan written before it recorded them
+        # counts the policy's held list when that is what the plan counted as held
         on = dt.date.fromisoformat(ctx.plan.as_of) if ctx.plan.as_of else estimate_date(ctx)
-        held = fp.reserved_units - sum(n for _, n in fp.new_purchases)
-        others = _other_terms(fleet, on) if held == held_units_on(fleet, on) else ()
+        recorded = getattr(fp, "held_other_terms", None)
+        if recorded is not None:
+            others = tuple(sorted((Term(t), n) for t, n in recorded))
+        else:
+            held = fp.reserved_units - sum(n for _, n in fp.new_purchases)
+            others = _other_terms(fleet, on) if held == held_units_on(fleet, on) else ()
         usage = FleetUsage(
             fleet=fleet.name,
             instance_type=itype,

@@ -169,6 +169,19 @@ def _fleet(f: Any, i: int, p: _Problems) -> FleetPlan | None:
                 r._bad(f"new_purchases[{j}]", f"expected [\"1y\" or \"3y\", units from 1 to {MAX_UNITS:,}], got {_got(item)}")
             else:
                 purchases.append((item[0], int(item[1])))
+    other_terms: list[tuple[str, int]] | None = None
+    others_raw = r.raw("held_other_terms", required=False, default=None)
+    if others_raw is not None and not isinstance(others_raw, list):
+        r._bad("held_other_terms", f"expected a list of [term, units] or null, got {_got(others_raw)}")
+    elif others_raw is not None:
+        other_terms = []
+        for j, item in enumerate(others_raw):
+            if (not isinstance(item, list) or len(item) != 2 or item[0] not in _TERMS or not _is_int(item[1])
+                    or not 1 <= item[1] <= MAX_UNITS):
+                r._bad(f"held_other_terms[{j}]",
+                       f"expected [\"1y\" or \"3y\", units from 1 to {MAX_UNITS:,}], got {_got(item)}")
+            else:
+                other_terms.append((item[0], int(item[1])))
     rationale = r.raw("rationale", required=False, default={})
     if not isinstance(rationale, dict) or not all(isinstance(v, str) for v in rationale.values()):
         r._bad("rationale", f"expected an object of strings, got {_got(rationale)}")
@@ -197,6 +210,7 @@ def _fleet(f: Any, i: int, p: _Problems) -> FleetPlan | None:
         cost_components=list(components),
         interruption_rate_per_hour=r.number("interruption_rate_per_hour", required=False, default=None,
                                             nullable=True, low=0),
+        held_other_terms=other_terms,
     )
     known = {fl.name for fl in dataclasses.fields(FleetPlan)}
     for k in sorted(set(f) - known):

@@ -47,6 +47,10 @@ class FleetPlan:
     monthly_cost_all_ondemand: float | None = None
     cost_components: list[dict[str, Any]] = field(default_factory=list)  # estimator components (to_json form)
     interruption_rate_per_hour: float | None = None  # of the first instance type (spot fleets)
+    # held units whose term is not the fleet's reserved.term, priced at their own term's rate:
+    # (term, units); [] when the held units came from `plan --held` (no term: the fleet's is used);
+    # None in plans written before this field (a reader then works it out from the policy)
+    held_other_terms: list[tuple[str, int]] | None = None
 
     @property
     def on_demand_percentage_above_base(self) -> int:

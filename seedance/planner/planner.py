@@ -521,7 +521,8 @@ def plan_policy(
                                  f"{fp.reserved_units} reserved unit(s) are billed whether or not they run)")
         fp = FleetPlan(**{**fp.__dict__, "rationale": rationale, "monthly_cost": cost,
                           "monthly_cost_all_ondemand": cost_od,
-                          "cost_components": [c.to_json() for c in comps]})
+                          "cost_components": [c.to_json() for c in comps],
+                          "held_other_terms": [(t.value, n) for t, n in others]})
         fleets.append(fp)
         total += cost
         total_od += cost_od

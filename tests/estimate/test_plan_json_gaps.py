@@ -59,3 +59,35 @@ def test_plan_date_not_a_date_is_refused(tmp_path: Path, capsys: pytest.CaptureF
     err = _refused(tmp_path, capsys, doc)
     assert f'as_of: expected the plan\'s date as YYYY-MM-DD (the planner writes it so), got "{as_of}"' in err
     assert "internal error" not in err
+
+
+def test_held_units_are_priced_at_the_term_the_plan_priced_them(stacks, catalog) -> None:  # type: ignore[no-untyped-def]
+    """The policy holds 5 units on a 3-year term while the fleet reserves on 1 year. Counted from the
+    policy's list, they are priced at the 3-year rate; given with `plan --held` (no term) at the
+    fleet's 1-year rate. `estimate --plan` must price each plan as the plan did, also after a JSON
+    round trip (it once guessed from the counts, and priced --held units at the 3-year rate)."""
+    import dataclasses
+    import datetime as dt
+
+    from seedance.estimate import estimate_policy
+    from seedance.estimate.plan_json import plan_from_json
+    from seedance.policy.model import Commitment
+
+    dev = stacks["dev"].policy
+    on = dt.date(2024, 5, 30)
+    held = Commitment.model_validate({"units": 1, "term": "3y", "purchased": "2024-01-02"})
+    fleets = [f.model_copy(update={"reserved": f.reserved.model_copy(update={"held": [held]})}) if f.name == "inference"
+              else f for f in dev.fleets]
+    policy = dev.model_copy(update={"fleets": fleets})
+    loaded = dataclasses.replace(stacks["dev"], policy=policy)
+    by_list = plan_policy(loaded, catalog, as_of=on)
+    by_flag = plan_policy(loaded, catalog, as_of=on, held={"inference": 1})
+    assert by_list.fleet("inference").held_other_terms == [("3y", 1)]
+    assert by_flag.fleet("inference").held_other_terms == []
+    costs = []
+    for plan in (by_list, by_flag):
+        again = plan_from_json(json.loads(json.dumps(plan.to_json())))
+        est = estimate_policy(policy, catalog, again)
+        assert est.by_fleet["inference"] == pytest.approx(plan.fleet("inference").monthly_cost, rel=1e-9)
+        costs.append(est.by_fleet["inference"])
+    assert costs[0] < costs[1]  # the 3-year rate is the lower one
