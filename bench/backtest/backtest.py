@@ -83,7 +83,7 @@ def bill(case: Case, t0: int, commitment: NDArray[np.float64], share: NDArray[np
         raise AssertionError(f"{strategy}: commitments must only grow")
     above = np.maximum(d - k, 0.0)
     floor = np.maximum(np.minimum(1.0, d) - k, 0.0) if (case.gold and gold_floor) else np.zeros_like(d)
-    spot = np.clip(np.minimum(share * above, above - floor), 0.0, None)
+    spot = share * np.maximum(above - floor, 0.0)  # as a group deploys it: base max(k, floor), share above it
     od = above - spot
     cost = case.reserved * k + case.ondemand * od + case.spot_effective[t0:] * spot
     over_cap = spot > case.max_share * above + EPS
@@ -170,7 +170,8 @@ def offline_optimum(case: Case, t0: int, *, relax: bool = False, time_limit: flo
                     seen_cap: bool = False, strategy: str = "offline optimum (MILP)") -> tuple[Result | None, float]:
     """Perfect foresight on the billed window: commitment steps every ``step`` hours from ``t0``
     (integer, non-decreasing), spot <= maxShare of the capacity above them, gold >= 1 on-demand
-    node; HiGHS MILP (or its LP relaxation).  ``step=WEEK`` gives the best any strategy deciding at
+    node and, as a gold group deploys it, spot only above its on-demand base max(k, 1); HiGHS MILP
+    (or its LP relaxation).  ``step=WEEK`` gives the best any strategy deciding at
     the weekly decision points could do with a perfect forecast.  Returns the billed result (None
     for the LP) and the solver's objective.  With ``seen_cap`` the units held after each step may not
     exceed the peak demand observed before it, rounded to the nearest unit: the best any strategy that
@@ -182,9 +183,12 @@ def offline_optimum(case: Case, t0: int, *, relax: bool = False, time_limit: flo
     day = np.arange(H) // step
     hours_in_day = np.bincount(day, minlength=D).astype(float)
     peff = case.spot_effective[t0:]
-    nvar = D + 2 * H
-    ko, oo, so = 0, D, D + H
-    c = np.concatenate([case.reserved * hours_in_day, np.full(H, case.ondemand), peff])
+    # a gold fleet's groups keep an on-demand base of max(k, 1) and run spot only above it, so while no
+    # unit is committed the first node's demand takes no spot: y_day = [k_day >= 1] (binary)
+    nvar = D + 2 * H + (D if case.gold else 0)
+    ko, oo, so, yo = 0, D, D + H, D + 2 * H
+    c = np.concatenate([case.reserved * hours_in_day, np.full(H, case.ondemand), peff,
+                        np.zeros(D if case.gold else 0)])
     rows = np.arange(H)
     blocks = []
     lbs, ubs = [], []
@@ -194,13 +198,28 @@ def offline_optimum(case: Case, t0: int, *, relax: bool = False, time_limit: flo
     blocks.append(a)
     lbs.append(d)
     ubs.append(np.full(H, np.inf))
-    # spot cap: -m o + (1 - m) s <= 0
+    # spot cap: -m o + (1 - m) s <= 0; gold, as deployed (spot only above the base max(k, 1)):
+    # s <= m (o + s - f (1 - y)) with f = min(1, d), i.e. -m o + (1 - m) s - m f y <= -m f
     m = case.max_share
-    a = sparse.coo_matrix((np.concatenate([np.full(H, -m), np.full(H, 1 - m)]),
-                           (np.tile(rows, 2), np.concatenate([oo + rows, so + rows]))), shape=(H, nvar))
+    f = np.minimum(1.0, d)
+    if case.gold:
+        a = sparse.coo_matrix((np.concatenate([np.full(H, -m), np.full(H, 1 - m), -m * f]),
+                               (np.tile(rows, 3), np.concatenate([oo + rows, so + rows, yo + day]))), shape=(H, nvar))
+        ubs.append(-m * f)
+    else:
+        a = sparse.coo_matrix((np.concatenate([np.full(H, -m), np.full(H, 1 - m)]),
+                               (np.tile(rows, 2), np.concatenate([oo + rows, so + rows]))), shape=(H, nvar))
+        ubs.append(np.zeros(H))
     blocks.append(a)
     lbs.append(np.full(H, -np.inf))
-    ubs.append(np.zeros(H))
+    if case.gold:
+        # y <= k (y = 1 only with a unit committed); k <= big * y is not needed: y = 0 only tightens the cap
+        r = np.arange(D)
+        a = sparse.coo_matrix((np.concatenate([np.ones(D), -np.ones(D)]),
+                               (np.tile(r, 2), np.concatenate([yo + r, ko + r]))), shape=(D, nvar))
+        blocks.append(a)
+        lbs.append(np.full(D, -np.inf))
+        ubs.append(np.zeros(D))
     if case.gold:
         a = sparse.coo_matrix((np.ones(2 * H), (np.tile(rows, 2), np.concatenate([ko + day, oo + rows]))),
                               shape=(H, nvar))
@@ -218,7 +237,9 @@ def offline_optimum(case: Case, t0: int, *, relax: bool = False, time_limit: flo
     integrality = np.zeros(nvar)
     if not relax:
         integrality[:D] = 1
+        integrality[yo:] = 1
     upper = np.full(nvar, np.inf)
+    upper[yo:] = 1.0
     if seen_cap:
         upper[:D] = [np.floor(case.demand[: t0 + j * step].max(initial=0.0) + 0.5) for j in range(D)]
     res = milp(c, constraints=LinearConstraint(A, np.concatenate(lbs), np.concatenate(ubs)),

@@ -71,13 +71,16 @@ class Uncovered:
         return self.spot_share * self.spot_hourly + (1 - self.spot_share) * self.ondemand_hourly
 
     def cost(self, demand: ArrayLike, k: float) -> NDArray[np.float64]:
-        """Hourly cost of the demand above ``k`` committed units, as billed."""
+        """Hourly cost of the demand above ``k`` committed units, as the group deploys it: its
+        on-demand base is ``max(k, ondemand_floor)`` and ``spot_share`` of the capacity above the
+        base runs on spot (the floor's units above ``k`` run on-demand, and no spot share applies
+        to them)."""
         d = np.asarray(demand, dtype=float)
         x = np.maximum(d - k, 0.0)
         if self.spot_share == 0 or self.spot_hourly is None:
             return self.ondemand_hourly * x
         g = np.maximum(np.minimum(self.ondemand_floor, d) - k, 0.0)
-        spot = np.clip(np.minimum(self.spot_share * x, x - g), 0.0, None)
+        spot = self.spot_share * np.maximum(x - g, 0.0)
         return self.ondemand_hourly * (x - spot) + self.spot_hourly * spot
 
 

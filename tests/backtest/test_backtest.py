@@ -54,8 +54,9 @@ def test_bill_counts_cap_and_gold_violations() -> None:
     c = case([2, 2, 2], gold=True, max_share=0.3)
     capped = bill(c, 0, np.zeros(3), np.full(3, 0.3))
     assert capped.violations == 0
-    # the gold floor keeps one on-demand node: with 2 units above and share 0.3, 0.6 spot, 1.4 on-demand
-    assert capped.spot[0] == pytest.approx(0.6) and capped.ondemand[0] == pytest.approx(1.4)
+    # as a group deploys it: the gold floor is its on-demand base (1 node), and 0.3 of the 1 node above
+    # the base is spot: 0.3 spot, 1.7 on-demand
+    assert capped.spot[0] == pytest.approx(0.3) and capped.ondemand[0] == pytest.approx(1.7)
     all_spot = bill(c, 0, np.zeros(3), np.ones(3), gold_floor=False)
     assert all_spot.violations == 3
 

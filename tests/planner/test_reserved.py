@@ -128,9 +128,10 @@ def test_uncovered_cost_follows_the_billing_rule():
     # on-demand 1.0, effective spot 0.5, share 0.5, gold floor 1: blend 0.75
     u = Uncovered(1.0, 0.5, 0.5, 1.0)
     assert u.blended_hourly == 0.75
-    # d=3, k=0: 3 uncovered, 1.5 may be spot (the floor leaves 2 for spot): 1.5*1.0 + 1.5*0.5 = 2.25 = 0.75*3
-    # d=1, k=0: the floor keeps the only node on-demand: 1.0; d=1.5: spot min(0.75, 0.5) = 0.5 -> 1.0 + 0.25
-    assert list(u.cost([3, 1, 1.5, 0], 0)) == [2.25, 1.0, 1.25, 0.0]
+    # as the group deploys it: on-demand base max(k, 1), half the capacity above the base on spot
+    # d=3, k=0: base 1 on-demand, 2 above it, 1 of them spot: 2*1.0 + 1*0.5 = 2.5
+    # d=1, k=0: the base is the only node, on-demand: 1.0; d=1.5: 0.5 above the base, 0.25 spot -> 1.25 + 0.125
+    assert list(u.cost([3, 1, 1.5, 0], 0)) == [2.5, 1.0, 1.375, 0.0]
     # with one unit committed the floor is met: 0.75 per uncovered unit
     assert list(u.cost([3, 1, 1.5], 1)) == [1.5, 0.0, 0.375]
 
@@ -143,8 +144,9 @@ def test_commit_now_values_the_gold_floor_at_the_billed_rate():
     dec = commit_now(f, 0.8, Uncovered(1.0, 0.5, 0.5, 1.0), step_hours=4)
     assert (dec.units, dec.cost) == (1, 3.2)
     assert "valued at the billed rate" in dec.rationale
-    # at 3 nodes spot fills its share without touching the floor: every layer saves the blend 0.75 < 0.8
-    assert commit_now([3.0] * 4, 0.8, Uncovered(1.0, 0.5, 0.5, 1.0), step_hours=4).units == 0
+    # at 3 nodes the first node is still the group's on-demand base: reserving it saves 1.0 > 0.8 an
+    # hour, while the layers above it save the blend 0.75 < 0.8
+    assert commit_now([3.0] * 4, 0.8, Uncovered(1.0, 0.5, 0.5, 1.0), step_hours=4).units == 1
     # no floor: identical to the plain blended rate
     assert commit_now([1.0] * 4, 0.8, Uncovered(1.0, 0.5, 0.5), step_hours=4).units == 0
 
