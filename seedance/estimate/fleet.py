@@ -169,8 +169,12 @@ def requirement_text(fleet: Fleet) -> str:
     return "any type"
 
 
-def average_nodes(fleet: Fleet, desired: float) -> tuple[float, list[str]]:
+def average_nodes(fleet: Fleet, desired: float, weight: int = 1) -> tuple[float, list[str]]:
     """Average running nodes over a week: ``desired``, and each off-peak window's size while it runs.
+
+    With ``weight`` > 1 (a type holding that many units per instance) every size is rounded up to
+    whole instances, as the group runs them: the units those instances hold, which may exceed
+    ``capacity.max`` by less than one instance (a weighted group overshoots its sizes so).
 
     The windows are costed as they are deployed for a group nobody else sizes (two scheduled actions
     each, see ``components/fleet.py``): at a window's start the group goes to the window's size, at
@@ -187,11 +191,16 @@ def average_nodes(fleet: Fleet, desired: float) -> tuple[float, list[str]]:
         except CronError as exc:
             notes.append(f"off-peak window {w.cron!r} is not a weekly schedule ({exc}); not included in the average")
             continue
-        windows.append(Window(schedule, w.hours, w.desired))
+        windows.append(Window(schedule, w.hours, _whole(w.desired, weight)))
         notes.append(f"off-peak {w.cron!r}: {w.desired} nodes for {w.hours} h, {schedule.describe_days()} "
                      f"({len(schedule.days)} day(s)/week)")
-    nodes = average_size(float(desired), windows)
-    return min(max(nodes, 0.0), float(max(fleet.capacity.max, 0))), notes
+    nodes = average_size(_whole(desired, weight), windows)
+    return min(max(nodes, 0.0), _whole(max(fleet.capacity.max, 0), weight)), notes
+
+
+def _whole(units: float, weight: int) -> float:
+    """``units`` rounded up to whole instances of ``weight`` units (1: unchanged)."""
+    return float(units) if weight <= 1 else float(math.ceil(units / weight - 1e-9) * weight)
 
 
 def held_units_on(fleet: Fleet, on: dt.date) -> int:
@@ -209,11 +218,12 @@ def _other_terms(fleet: Fleet, on: dt.date) -> tuple[tuple[Term, int], ...]:
     return tuple(sorted((t, n) for t, n in active_held_by_term(fleet, on).items() if t != fleet.reserved.term))
 
 
-def usage_from_policy(fleet: Fleet, instance_type: str, on: dt.date) -> FleetUsage:
-    """The fleet month from the policy's explicit values, with the commitments held on ``on``."""
+def usage_from_policy(fleet: Fleet, instance_type: str, on: dt.date, weight: int = 1) -> FleetUsage:
+    """The fleet month from the policy's explicit values, with the commitments held on ``on``
+    (``weight``: units one instance of ``instance_type`` holds, run in whole instances)."""
     held = held_units_on(fleet, on)
     reserved = max(fleet.reserved.units or 0, held) if fleet.reserved.mode == ReservedMode.FIXED else held
-    nodes, _ = average_nodes(fleet, fleet.capacity.desired)
+    nodes, _ = average_nodes(fleet, fleet.capacity.desired, weight)
     base = reserved
     if fleet.sla == SlaTier.GOLD and fleet.capacity.desired >= 1:
         base = max(base, 1)
@@ -261,7 +271,7 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         if expected is not None:
             nodes, notes = float(expected), [f"{expected:g} units expected on average (plan)"]
         else:
-            nodes, notes = average_nodes(fleet, fp.desired)
+            nodes, notes = average_nodes(fleet, fp.desired, w)
         # held units of another term: as the plan priced them; a plan written before it recorded them
         # counts the policy's held list when that is what the plan counted as held
         on = dt.date.fromisoformat(ctx.plan.as_of) if ctx.plan.as_of else estimate_date(ctx)
@@ -307,11 +317,11 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             itype = matches[0].instance_type
             notes.append(f"instance type: cheapest on-demand match for {requirement_text(fleet)} ({itype})")
         on = estimate_date(ctx)
-        usage = usage_from_policy(fleet, itype, on)
         w = _unit_weight(ctx, fleet, itype)
+        usage = usage_from_policy(fleet, itype, on, w)
         usage = usage.per_instance(w)
         if w > 1:
-            notes.append(f"{itype} serves {w} units per instance")
+            notes.append(f"{itype} serves {w} units per instance, run in whole instances")
         notes.extend(average_nodes(fleet, fleet.capacity.desired)[1])
         all_held, active = sum(c.units for c in fleet.reserved.held), held_units_on(fleet, on)
         if all_held != active:

@@ -307,14 +307,17 @@ def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str) -> lis
         if (fp.min_size, fp.desired, fp.max_size) != (cap.min, cap.desired, cap.max):
             out.append(f"{at}planned for capacity min/desired/max {fp.min_size}/{fp.desired}/{fp.max_size}, "
                        f"the policy's is {cap.min}/{cap.desired}/{cap.max} (the plan is stale: run `seedance plan` again)")
-        if fp.expected_nodes is not None and not 0 <= fp.expected_nodes <= cap.max * (1 + _TOLERANCE):
-            out.append(f"{at}expected_nodes {fp.expected_nodes:g} is outside [0, {cap.max}] (capacity.max)")
+        w = max(1, int(fp.instance_types[0].weight)) if fp.instance_types else 1
+        top = -(-cap.max // w) * w  # whole instances of the first type may overshoot capacity.max
+        if fp.expected_nodes is not None and not 0 <= fp.expected_nodes <= top * (1 + _TOLERANCE):
+            out.append(f"{at}expected_nodes {fp.expected_nodes:g} is outside [0, {top}] (capacity.max"
+                       + (f" in whole instances of {w} units)" if top != cap.max else ")"))
         if fp.instance_types and fp.on_demand_base > cap.max:
             out.append(f"{at}on_demand_base {fp.on_demand_base} is above capacity.max {cap.max}")
         if fleet.demand_history is None and fp.expected_nodes is not None:
             from seedance.estimate.fleet import average_nodes  # the planner's own basis without history
 
-            average, _ = average_nodes(fleet, cap.desired)
+            average, _ = average_nodes(fleet, cap.desired, w)
             if not math.isclose(fp.expected_nodes, average, rel_tol=1e-6, abs_tol=1e-6):
                 out.append(f"{at}expected_nodes {fp.expected_nodes:g}, but the policy's desired size and off-peak "
                            f"windows give {average:g} on average (the plan is stale: run `seedance plan` again)")

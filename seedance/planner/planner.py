@@ -104,6 +104,14 @@ class FleetDecision:
     spot_lost_fraction: float = 0.0  # share of paid spot hours lost to interruptions (billed, not useful)
 
 
+def whole_units(units: NDArray[np.float64], w: int) -> NDArray[np.float64]:
+    """Units the whole instances of a type holding ``w`` units each hold, hour by hour: the group
+    runs enough of them for the demand (ceil(units / w) instances), and bills each whole."""
+    if w <= 1:
+        return units
+    return np.ceil(units / w - 1e-9) * w
+
+
 def unbounded_spot_loss(fleet: Fleet) -> bool:
     """A training or finetune fleet without a ``checkpoint`` block: an interruption loses all the
     work since its job started, a loss no known quantity bounds, so the planner puts none of it
@@ -270,7 +278,11 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
             notes.append(f"raised to the fleet minimum {lo} where the forecast is below it")
         fc = np.clip(fc, 0.0, cap_units)
         # the group runs at least capacity.min every hour: the floor applies hour by hour, not to the mean
-        expected = float(np.clip(fc[:MONTH_HOURS], lo, cap_units).mean())
+        month = np.clip(fc[:MONTH_HOURS], lo, cap_units)
+        if w > 1:  # the group runs whole instances of w units: their units are what is billed
+            month = whole_units(month, w)
+            notes.append(f"in whole {po.instance_type} instances of {w} units")
+        expected = float(month.mean())
         gap = inp.history_gap_hours
         when = "up to the decision point" if gap <= 0 else (
             f"ending {_duration(gap)} before the decision point (its forecast continues from its last hour "
@@ -281,10 +293,11 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
     else:
         from seedance.estimate.fleet import average_nodes
 
-        expected, off_peak = average_nodes(fleet, fleet.capacity.desired)
+        expected, off_peak = average_nodes(fleet, fleet.capacity.desired, w)
         why["demand"] = ("disabled (capacity.max 0): no node runs" if disabled else
                          f"{no_history}: the policy's desired size" + (" with off-peak windows" if off_peak else "")
-                         + f", {expected:.1f} units on average")
+                         + f", {expected:.1f} units on average"
+                         + (f" (in whole {po.instance_type} instances of {w} units)" if w > 1 else ""))
 
     # reserved units, bought in whole instances of the first-ranked type (w units each)
     held = inp.held_units
@@ -339,7 +352,8 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
     else:
         billing = Uncovered(po.ondemand_hourly, spot.effective_hourly if spot.share > 0 else None, spot.share,
                             1.0 if gold else 0.0)
-        dec: ReservedDecision = commit_now(commit_fc / w, r_price, billing, held=held_inst,
+        # in instances: an hour that needs part of an instance runs a whole one
+        dec: ReservedDecision = commit_now(whole_units(commit_fc, w) / w, r_price, billing, held=held_inst,
                                            step_hours=REPLAN_STEP_HOURS, max_units=cap_units // w,
                                            unit="unit(s)" if w == 1 else inst)
         target = dec.units

@@ -349,3 +349,26 @@ def test_a_group_that_runs_spot_lists_no_type_the_fleet_may_not_run_on_spot():
     # without spot in the plan, the on-demand-only type stays a choice (here the cheapest)
     d = plan(fleet(reserved={"mode": "none"}, spot=None), [4.0] * 336, offers=offers)
     assert [t.instance_type for t in d.instance_types][0] == "g5.xlarge"
+
+
+def test_a_gold_fleet_reserves_the_node_its_group_runs_on_demand():
+    # gold, 80% spot allowed, 10 units all the time. The group's on-demand base is max(reserved, 1), so
+    # its first node runs on-demand (1.0/h) whatever the spot share; reserving it (0.6/h) pays. Each
+    # layer above it runs 80% on spot, at a blend well under 0.6, and is not reserved.
+    offers = [OFFERS[0]]
+    d = plan(fleet(sla="gold", spot={"maxShare": 0.8}), [10.0] * 336, offers=offers)
+    assert d.spot_share_above_base == 0.8
+    assert d.reserved_units == 1 and d.on_demand_base == 1
+
+
+def test_a_type_of_several_units_runs_and_reserves_whole_instances():
+    # 10 units of 1 A10G on g5.12xlarge (4 units each): the group runs 3 instances every hour (12
+    # units), not 2.5; all three are busy every hour, so all three are worth reserving (3.4 < the
+    # instance's blend of spot and on-demand, 0.5 x 1.6/(1 - lost) + 0.5 x 5.6 >= 3.6)
+    d = plan(fleet(instanceTypes={"allowed": ["g5.12xlarge"]}), [10.0] * 336)
+    assert [t.instance_type for t in d.instance_types] == ["g5.12xlarge"]
+    assert d.expected_nodes == pytest.approx(12.0)
+    assert d.reserved_units == 12 and d.new_purchases == [("1y", 12)]
+    assert "in whole g5.12xlarge instances of 4 units" in d.rationale["demand"]
+    # without a history: desired 4 units is one instance, 6 would be two
+    assert plan(fleet(instanceTypes={"allowed": ["g5.12xlarge"]}, capacity={"min": 1, "desired": 6, "max": 12})).expected_nodes == 8.0
