@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -102,6 +102,8 @@ class FleetDecision:
     expected_nodes: float
     notes: list[str] = field(default_factory=list)
     spot_lost_fraction: float = 0.0  # share of paid spot hours lost to interruptions (billed, not useful)
+    # the qualifying type cheapest to run on-demand per unit, and its weight: what "all on-demand" runs
+    ondemand_type: tuple[str, int] | None = None
 
 
 def whole_units(units: NDArray[np.float64], w: int) -> NDArray[np.float64]:
@@ -194,218 +196,277 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         fp = FleetPlan(fleet.name, [], inp.held_units, [], base, 0.0, PRICE_CAPACITY_OPTIMIZED, None, None,
                        fleet.capacity.min, fleet.capacity.max, fleet.capacity.desired, why)
         return FleetDecision(fp, None, float(fleet.capacity.desired))
-    primary = ranking.ranked[0]
-    po = primary.offer
-    w = primary.weight
-
-    # spot share and its effective cost, on the first-ranked type
-    band = po.interruption_band_max_pct
-    rate = band_hourly_rate(band) if band is not None else None
-    strategy = fleet.spot.allocation_strategy.value if fleet.spot is not None else PRICE_CAPACITY_OPTIMIZED
-    what = f"{po.instance_type} in {inp.region}" if inp.region else po.instance_type
-    spot: SpotDecision
-    if no_spot is not None:
-        spot = SpotDecision(0.0, None, rate, None, strategy, no_spot)
-    elif (spot_cap and po.spot_hourly is not None and band is not None and tolerance is not None
-          and not within_tolerance(band, tolerance)):
-        spot = SpotDecision(0.0, None, rate, None, strategy,
-                            f"{what} is in the Spot Advisor band {band_label(band)}, above the fleet's "
-                            f"interruptionTolerance {tolerance_text(tolerance)}: on-demand only")
-    else:
-        spot = decide_spot(
-            max_share=fleet.spot.max_share if fleet.spot is not None else None, ondemand_hourly=po.ondemand_hourly,
-            spot_hourly=po.spot_hourly, interruption_rate=rate, lost_fraction=None if rate is None else lost(rate),
-            allocation_strategy=strategy, what=what,
-        )
-    why["spot"] = spot.rationale
-    if spot.share > 0:
-        # a group's spot share applies to every type it lists: one the fleet must not run on spot (no
-        # spot price or band, or a band above the tolerance) is left out rather than listed on-demand only
-        off_spot = [c.offer.instance_type for c in ranking.ranked[1:] if c.effective_spot_per_unit is None]
-        if off_spot:
-            choices = [ch for ch in choices if ch.instance_type not in off_spot]
-            why["instance_types"] += (f"; left out of the group, which runs spot above its base: "
-                                      f"{', '.join(off_spot)} (on-demand only, and a group cannot keep a type "
-                                      f"off spot)")
-    if fleet.spot is not None:
-        asked = ("the policy's spot.allocationStrategy" if "allocation_strategy" in fleet.spot.model_fields_set
-                 else "default (pools with spare capacity at low price)")
-        why["allocation_strategy"] = f"{strategy}: {asked}" + (
-            "" if spot.share > 0 else "; no capacity is planned on spot, so it has no effect")
-    else:
-        why["allocation_strategy"] = f"{strategy}: no spot in this fleet"
-
-    # checkpoint interval (spot training / finetune only)
-    interval: float | None = None
-    overhead: float | None = None
-    cp = fleet.checkpoint
-    if cp is not None and fleet.workload in CHECKPOINTED and spot.share > 0 and rate is not None:
-        d = ckpt.decide_checkpoint(cp.write_seconds, cp.restart_seconds, rate,
-                                   None if cp.interval == "auto" else float(cp.interval))
-        interval, overhead = d.interval_s, d.overhead
-        why["checkpoint"] = d.rationale
-    elif cp is not None:
-        interval = None if cp.interval == "auto" else float(cp.interval)
-        why["checkpoint"] = ("no spot capacity planned: no interruption-driven interval"
-                             + (f"; the policy's fixed {interval:.0f} s kept" if interval else ""))
-
-    # demand: history cut at the decision point, forecast over the commitment horizon (default: the term)
     term_hours = TERM_HOURS[fleet.reserved.term] if inp.horizon_hours is None else inp.horizon_hours
     if term_hours < 1:
         raise PlanningError(f"fleet {fleet.name}: commitment horizon must be >= 1 hour, got {term_hours}")
-    lo = min(fleet.capacity.min, cap_units)
-    notes: list[str] = []
-    fc: NDArray[np.float64] | None = None
-    commit_fc: NDArray[np.float64] | None = None
-    if inp.history is None:
-        no_history = "no demand history"
-    elif n_hist == 0:
-        no_history = "no demand history before the decision point"
-    else:
-        no_history = f"only {n_hist} h of demand history (under {MIN_HISTORY_HOURS} h: treated as none)"
-    if history is not None:
-        fc = forecast(history, term_hours, start_hour_of_week=inp.start_hour_of_week)
-        jobs = fleet.workload in JOB_WORKLOADS
-        raw_commit = commitment_forecast(history, term_hours, start_hour_of_week=inp.start_hour_of_week, jobs=jobs)
-        # the group never runs fewer than capacity.min units nor more than capacity.max
-        commit_fc = np.clip(raw_commit, lo, cap_units)
-        if float(fc.max(initial=0.0)) > cap_units:
-            notes.append(f"forecast peaks at {fc.max():.1f} units, clipped to the fleet maximum {cap_units}")
-        if jobs:
-            notes.append(f"{fleet.workload.value} runs jobs, which end: commitments count only the share of the "
-                         f"last 4 weeks each unit was in use")
-        if lo > 0 and float(raw_commit.min(initial=lo)) < lo:
-            notes.append(f"raised to the fleet minimum {lo} where the forecast is below it")
-        fc = np.clip(fc, 0.0, cap_units)
-        # the group runs at least capacity.min every hour: the floor applies hour by hour, not to the mean
-        month = np.clip(fc[:MONTH_HOURS], lo, cap_units)
-        if w > 1:  # the group runs whole instances of w units: their units are what is billed
-            month = whole_units(month, w)
-            notes.append(f"in whole {po.instance_type} instances of {w} units")
-        expected = float(month.mean())
-        gap = inp.history_gap_hours
-        when = "up to the decision point" if gap <= 0 else (
-            f"ending {_duration(gap)} before the decision point (its forecast continues from its last hour "
-            f"as if that were now)")
-        why["demand"] = (f"{history.size} h of history{' from ' + inp.history_source if inp.history_source else ''}"
-                         f" {when}; next month ~{expected:.1f} units on average"
-                         + (f" ({'; '.join(notes)})" if notes else ""))
-    else:
-        from seedance.estimate.fleet import average_nodes
+    jobs = fleet.workload in JOB_WORKLOADS
+    # the demand forecasts do not depend on the type: made once for every candidate below
+    fc_all = None if history is None else forecast(history, term_hours, start_hour_of_week=inp.start_hour_of_week)
+    commit_all = None if history is None else commitment_forecast(
+        history, term_hours, start_hour_of_week=inp.start_hour_of_week, jobs=jobs)
+    base_why = why
+    ranked_choices = choices
 
-        expected, off_peak = average_nodes(fleet, fleet.capacity.desired, w)
-        why["demand"] = ("disabled (capacity.max 0): no node runs" if disabled else
-                         f"{no_history}: the policy's desired size" + (" with off-peak windows" if off_peak else "")
-                         + f", {expected:.1f} units on average"
-                         + (f" (in whole {po.instance_type} instances of {w} units)" if w > 1 else ""))
+    def decide(index: int) -> FleetDecision:
+        """Every decision with the ranking's type ``index`` first: the type reservations, the
+        on-demand base and the spot decision are made on."""
+        primary = ranking.ranked[index]
+        # the primary first: the group launches its on-demand capacity in the order of its types
+        choices = [ranked_choices[index], *(c for i, c in enumerate(ranked_choices) if i != index)]
+        why = dict(base_why)
+        po = primary.offer
+        w = primary.weight
 
-    # reserved units, bought in whole instances of the first-ranked type (w units each)
-    held = inp.held_units
-    held_inst = held // w
-    r_price = inp.reserved_hourly.get(po.instance_type)
-    blended = spot.blended_hourly(po.ondemand_hourly)
-    # the highest rate any uncovered unit is billed at: a gold fleet's first node runs on-demand
-    top_rate = po.ondemand_hourly if gold else blended
-    mode = fleet.reserved.mode
-    term = fleet.reserved.term.value
-    inst = f"{po.instance_type} instance(s) ({w} units each)"
-    target: int | None = None  # whole instances to hold after this decision; None: keep what is held
-    if mode == ReservedMode.NONE:
-        why["reserved"] = "reserved.mode none" + (f"; {held} unit(s) already held are kept" if held else "")
-    elif mode == ReservedMode.FIXED:
-        fixed = fleet.reserved.units or 0
-        target = fixed // w
-        why["reserved"] = f"reserved.mode fixed at {fixed} unit(s)"
-        if fixed % w:
-            why["reserved"] += (f", {fixed / w:g} {inst}: reservations are bought per instance, so "
-                                f"{target} whole instance(s) = {target * w} units (rounded down, never more "
-                                f"than the policy fixes)")
-        if held > target * w:
-            why["reserved"] += f"; {held} already held, never fewer"
-    elif r_price is None:
-        why["reserved"] = (f"no sourced {term} {fleet.reserved.payment.value} reserved price for {po.instance_type}"
-                           f"{' in ' + inp.region if inp.region else ''}: nothing new reserved")
-    elif r_price >= top_rate:
-        why["reserved"] = (f"reserving never pays here: {term} reserved {r_price:.4g}/h >= "
-                           + ("on-demand (a gold fleet's first node) " if gold else "blended spot/on-demand ")
-                           + f"{top_rate:.4g}/h" + (f"; {held} already held are kept" if held else ""))
-    elif commit_fc is None:
-        # above the blend every always-running unit pays; between it and on-demand only a gold fleet's first
-        if lo == 0:
-            want = 0
-            why["reserved"] = f"{no_history}: capacity.min is 0, no unit always runs: nothing reserved"
-        elif r_price < blended:
-            want = lo
-            why["reserved"] = f"{no_history}: reserve the fleet's minimum ({lo} unit(s), always running)"
+        # spot share and its effective cost, on the first-ranked type
+        band = po.interruption_band_max_pct
+        rate = band_hourly_rate(band) if band is not None else None
+        strategy = fleet.spot.allocation_strategy.value if fleet.spot is not None else PRICE_CAPACITY_OPTIMIZED
+        what = f"{po.instance_type} in {inp.region}" if inp.region else po.instance_type
+        spot: SpotDecision
+        if no_spot is not None:
+            spot = SpotDecision(0.0, None, rate, None, strategy, no_spot)
+        elif (spot_cap and po.spot_hourly is not None and band is not None and tolerance is not None
+              and not within_tolerance(band, tolerance)):
+            spot = SpotDecision(0.0, None, rate, None, strategy,
+                                f"{what} is in the Spot Advisor band {band_label(band)}, above the fleet's "
+                                f"interruptionTolerance {tolerance_text(tolerance)}: on-demand only")
         else:
-            want = 1
-            why["reserved"] = (f"{no_history}: reserve the gold fleet's first node (1 of the minimum {lo}), which "
-                               f"must run on-demand: reserved {r_price:.4g}/h beats on-demand "
-                               f"{po.ondemand_hourly:.4g}/h but not the blended {blended:.4g}/h the other "
-                               f"always-running units are billed at")
-        target = want // w
-        if want % w:
-            why["reserved"] += (f"; in whole {inst}: {target} instance(s) = {target * w} units "
-                                f"(only whole instances are always busy)")
-        if held > target * w:
-            why["reserved"] += f"; {held} already held"
-    else:
-        billing = Uncovered(po.ondemand_hourly, spot.effective_hourly if spot.share > 0 else None, spot.share,
-                            1.0 if gold else 0.0)
-        # in instances: an hour that needs part of an instance runs a whole one
-        dec: ReservedDecision = commit_now(whole_units(commit_fc, w) / w, r_price, billing, held=held_inst,
-                                           step_hours=REPLAN_STEP_HOURS, max_units=cap_units // w,
-                                           unit="unit(s)" if w == 1 else inst)
-        target = dec.units
-        why["reserved"] = (f"{term} term, on the forecast without unseen growth: {dec.rationale}"
-                           f" (reserved {r_price:.4g} vs blended {blended:.4g} per {'hour' if w == 1 else 'instance-hour'})")
-    new_inst = max(0, target - held_inst) if target is not None else 0
-    units = held + new_inst * w
-    if w > 1 and held % w:
-        why["reserved"] += (f"; the {held} unit(s) held are rounded down to {held_inst} whole {po.instance_type} "
-                            f"instance(s): the other {held % w} cover no whole instance, so they are neither counted "
-                            f"against demand nor priced in this fleet's cost (it prices whole instances)")
-    if w > 1 and new_inst:
-        why["reserved"] += (f"; buy {new_inst} whole {inst} = {new_inst * w} units, "
-                            f"{units} reserved in all")
-    new = units - held
-    purchases = [(term, new)] if new > 0 else []
+            spot = decide_spot(
+                max_share=fleet.spot.max_share if fleet.spot is not None else None, ondemand_hourly=po.ondemand_hourly,
+                spot_hourly=po.spot_hourly, interruption_rate=rate, lost_fraction=None if rate is None else lost(rate),
+                allocation_strategy=strategy, what=what,
+            )
+        why["spot"] = spot.rationale
+        if spot.share > 0:
+            # a group's spot share applies to every type it lists: one the fleet must not run on spot (no
+            # spot price or band, or a band above the tolerance) is left out rather than listed on-demand only
+            off_spot = [c.offer.instance_type for c in ranking.ranked
+                        if c is not primary and c.effective_spot_per_unit is None]
+            if off_spot:
+                choices = [ch for ch in choices if ch.instance_type not in off_spot]
+                why["instance_types"] += (f"; left out of the group, which runs spot above its base: "
+                                          f"{', '.join(off_spot)} (on-demand only, and a group cannot keep a type "
+                                          f"off spot)")
+        if fleet.spot is not None:
+            asked = ("the policy's spot.allocationStrategy" if "allocation_strategy" in fleet.spot.model_fields_set
+                     else "default (pools with spare capacity at low price)")
+            why["allocation_strategy"] = f"{strategy}: {asked}" + (
+                "" if spot.share > 0 else "; no capacity is planned on spot, so it has no effect")
+        else:
+            why["allocation_strategy"] = f"{strategy}: no spot in this fleet"
 
-    # on-demand base (units): the reserved units, as far as the fleet's maximum lets them run
-    base = min(units, cap_units)
-    if gold and cap_units >= 1 and base < 1:
-        base = 1
-        why["on_demand_base"] = "gold SLA: at least one on-demand node"
-    elif base < units:
-        why["on_demand_base"] = (f"{base}: the fleet's maximum" + (" (disabled)" if disabled else "")
-                                 + f"; {units} reserved unit(s) are billed whether or not they run: the "
-                                 f"{units - base} above the maximum never run and bill idle until their term ends")
-    elif disabled:
-        why["on_demand_base"] = "0: the fleet is disabled (capacity.max 0)"
-    else:
-        why["on_demand_base"] = f"{base}: the reserved units" + (" (gold keeps >= 1 on-demand)" if gold and base else "")
-    if spot.share > 0:
-        pct = on_demand_percentage(spot.share)
-        why["on_demand_base"] += f"; above it {100 - pct}% spot (OnDemandPercentageAboveBaseCapacity {pct})"
+        # checkpoint interval (spot training / finetune only)
+        interval: float | None = None
+        overhead: float | None = None
+        cp = fleet.checkpoint
+        if cp is not None and fleet.workload in CHECKPOINTED and spot.share > 0 and rate is not None:
+            d = ckpt.decide_checkpoint(cp.write_seconds, cp.restart_seconds, rate,
+                                       None if cp.interval == "auto" else float(cp.interval))
+            interval, overhead = d.interval_s, d.overhead
+            why["checkpoint"] = d.rationale
+        elif cp is not None:
+            interval = None if cp.interval == "auto" else float(cp.interval)
+            why["checkpoint"] = ("no spot capacity planned: no interruption-driven interval"
+                                 + (f"; the policy's fixed {interval:.0f} s kept" if interval else ""))
 
-    fp = FleetPlan(
-        name=fleet.name,
-        instance_types=choices,
-        reserved_units=units,
-        new_purchases=purchases,
-        on_demand_base=base,
-        spot_share_above_base=spot.share,
-        allocation_strategy=strategy,
-        checkpoint_interval_s=interval,
-        checkpoint_overhead=overhead,
-        min_size=fleet.capacity.min,
-        max_size=fleet.capacity.max,
-        desired=fleet.capacity.desired,
-        rationale=why,
-        expected_nodes=expected,
-        interruption_rate_per_hour=rate,
-    )
-    return FleetDecision(fp, primary, expected, notes, spot.lost_fraction if spot.share > 0 else 0.0)
+        # demand: history cut at the decision point, forecast over the commitment horizon (default: the term)
+        lo = min(fleet.capacity.min, cap_units)
+        notes: list[str] = []
+        fc: NDArray[np.float64] | None = None
+        commit_fc: NDArray[np.float64] | None = None
+        if inp.history is None:
+            no_history = "no demand history"
+        elif n_hist == 0:
+            no_history = "no demand history before the decision point"
+        else:
+            no_history = f"only {n_hist} h of demand history (under {MIN_HISTORY_HOURS} h: treated as none)"
+        if history is not None:
+            assert fc_all is not None and commit_all is not None
+            fc = fc_all
+            raw_commit = commit_all
+            # the group never runs fewer than capacity.min units nor more than capacity.max
+            commit_fc = np.clip(raw_commit, lo, cap_units)
+            if float(fc.max(initial=0.0)) > cap_units:
+                notes.append(f"forecast peaks at {fc.max():.1f} units, clipped to the fleet maximum {cap_units}")
+            if jobs:
+                notes.append(f"{fleet.workload.value} runs jobs, which end: commitments count only the share of the "
+                             f"last 4 weeks each unit was in use")
+            if lo > 0 and float(raw_commit.min(initial=lo)) < lo:
+                notes.append(f"raised to the fleet minimum {lo} where the forecast is below it")
+            fc = np.clip(fc, 0.0, cap_units)
+            # the group runs at least capacity.min every hour: the floor applies hour by hour, not to the mean
+            month = np.clip(fc[:MONTH_HOURS], lo, cap_units)
+            if w > 1:  # the group runs whole instances of w units: their units are what is billed
+                month = whole_units(month, w)
+                notes.append(f"in whole {po.instance_type} instances of {w} units")
+            expected = float(month.mean())
+            gap = inp.history_gap_hours
+            when = "up to the decision point" if gap <= 0 else (
+                f"ending {_duration(gap)} before the decision point (its forecast continues from its last hour "
+                f"as if that were now)")
+            why["demand"] = (f"{history.size} h of history{' from ' + inp.history_source if inp.history_source else ''}"
+                             f" {when}; next month ~{expected:.1f} units on average"
+                             + (f" ({'; '.join(notes)})" if notes else ""))
+        else:
+            from seedance.estimate.fleet import average_nodes
+
+            expected, off_peak = average_nodes(fleet, fleet.capacity.desired, w)
+            why["demand"] = ("disabled (capacity.max 0): no node runs" if disabled else
+                             f"{no_history}: the policy's desired size" + (" with off-peak windows" if off_peak else "")
+                             + f", {expected:.1f} units on average"
+                             + (f" (in whole {po.instance_type} instances of {w} units)" if w > 1 else ""))
+
+        # reserved units, bought in whole instances of the first-ranked type (w units each)
+        held = inp.held_units
+        held_inst = held // w
+        r_price = inp.reserved_hourly.get(po.instance_type)
+        blended = spot.blended_hourly(po.ondemand_hourly)
+        # the highest rate any uncovered unit is billed at: a gold fleet's first node runs on-demand
+        top_rate = po.ondemand_hourly if gold else blended
+        mode = fleet.reserved.mode
+        term = fleet.reserved.term.value
+        inst = f"{po.instance_type} instance(s) ({w} units each)"
+        target: int | None = None  # whole instances to hold after this decision; None: keep what is held
+        if mode == ReservedMode.NONE:
+            why["reserved"] = "reserved.mode none" + (f"; {held} unit(s) already held are kept" if held else "")
+        elif mode == ReservedMode.FIXED:
+            fixed = fleet.reserved.units or 0
+            target = fixed // w
+            why["reserved"] = f"reserved.mode fixed at {fixed} unit(s)"
+            if fixed % w:
+                why["reserved"] += (f", {fixed / w:g} {inst}: reservations are bought per instance, so "
+                                    f"{target} whole instance(s) = {target * w} units (rounded down, never more "
+                                    f"than the policy fixes)")
+            if held > target * w:
+                why["reserved"] += f"; {held} already held, never fewer"
+        elif r_price is None:
+            why["reserved"] = (f"no sourced {term} {fleet.reserved.payment.value} reserved price for {po.instance_type}"
+                               f"{' in ' + inp.region if inp.region else ''}: nothing new reserved")
+        elif r_price >= top_rate:
+            why["reserved"] = (f"reserving never pays here: {term} reserved {r_price:.4g}/h >= "
+                               + ("on-demand (a gold fleet's first node) " if gold else "blended spot/on-demand ")
+                               + f"{top_rate:.4g}/h" + (f"; {held} already held are kept" if held else ""))
+        elif commit_fc is None:
+            # above the blend every always-running unit pays; between it and on-demand only a gold fleet's first
+            if lo == 0:
+                want = 0
+                why["reserved"] = f"{no_history}: capacity.min is 0, no unit always runs: nothing reserved"
+            elif r_price < blended:
+                want = lo
+                why["reserved"] = f"{no_history}: reserve the fleet's minimum ({lo} unit(s), always running)"
+            else:
+                want = 1
+                why["reserved"] = (f"{no_history}: reserve the gold fleet's first node (1 of the minimum {lo}), which "
+                                   f"must run on-demand: reserved {r_price:.4g}/h beats on-demand "
+                                   f"{po.ondemand_hourly:.4g}/h but not the blended {blended:.4g}/h the other "
+                                   f"always-running units are billed at")
+            target = want // w
+            if want % w:
+                why["reserved"] += (f"; in whole {inst}: {target} instance(s) = {target * w} units "
+                                    f"(only whole instances are always busy)")
+            if held > target * w:
+                why["reserved"] += f"; {held} already held"
+        else:
+            billing = Uncovered(po.ondemand_hourly, spot.effective_hourly if spot.share > 0 else None, spot.share,
+                                1.0 if gold else 0.0)
+            # in instances: an hour that needs part of an instance runs a whole one
+            dec: ReservedDecision = commit_now(whole_units(commit_fc, w) / w, r_price, billing, held=held_inst,
+                                               step_hours=REPLAN_STEP_HOURS, max_units=cap_units // w,
+                                               unit="unit(s)" if w == 1 else inst)
+            target = dec.units
+            why["reserved"] = (f"{term} term, on the forecast without unseen growth: {dec.rationale}"
+                               f" (reserved {r_price:.4g} vs blended {blended:.4g} per {'hour' if w == 1 else 'instance-hour'})")
+        new_inst = max(0, target - held_inst) if target is not None else 0
+        units = held + new_inst * w
+        if w > 1 and held % w:
+            why["reserved"] += (f"; the {held} unit(s) held are rounded down to {held_inst} whole {po.instance_type} "
+                                f"instance(s): the other {held % w} cover no whole instance, so they are neither counted "
+                                f"against demand nor priced in this fleet's cost (it prices whole instances)")
+        if w > 1 and new_inst:
+            why["reserved"] += (f"; buy {new_inst} whole {inst} = {new_inst * w} units, "
+                                f"{units} reserved in all")
+        new = units - held
+        purchases = [(term, new)] if new > 0 else []
+
+        # on-demand base (units): the reserved units, as far as the fleet's maximum lets them run
+        base = min(units, cap_units)
+        if gold and cap_units >= 1 and base < 1:
+            base = 1
+            why["on_demand_base"] = "gold SLA: at least one on-demand node"
+        elif base < units:
+            why["on_demand_base"] = (f"{base}: the fleet's maximum" + (" (disabled)" if disabled else "")
+                                     + f"; {units} reserved unit(s) are billed whether or not they run: the "
+                                     f"{units - base} above the maximum never run and bill idle until their term ends")
+        elif disabled:
+            why["on_demand_base"] = "0: the fleet is disabled (capacity.max 0)"
+        else:
+            why["on_demand_base"] = f"{base}: the reserved units" + (" (gold keeps >= 1 on-demand)" if gold and base else "")
+        if spot.share > 0:
+            pct = on_demand_percentage(spot.share)
+            why["on_demand_base"] += f"; above it {100 - pct}% spot (OnDemandPercentageAboveBaseCapacity {pct})"
+
+        fp = FleetPlan(
+            name=fleet.name,
+            instance_types=choices,
+            reserved_units=units,
+            new_purchases=purchases,
+            on_demand_base=base,
+            spot_share_above_base=spot.share,
+            allocation_strategy=strategy,
+            checkpoint_interval_s=interval,
+            checkpoint_overhead=overhead,
+            min_size=fleet.capacity.min,
+            max_size=fleet.capacity.max,
+            desired=fleet.capacity.desired,
+            rationale=why,
+            expected_nodes=expected,
+            interruption_rate_per_hour=rate,
+        )
+        return FleetDecision(fp, primary, expected, notes, spot.lost_fraction if spot.share > 0 else 0.0)
+
+    cheapest_od = min(range(len(ranking.ranked)), key=lambda i: ranking.ranked[i].ondemand_per_unit)
+    od_type = (ranking.ranked[cheapest_od].offer.instance_type, ranking.ranked[cheapest_od].weight)
+    best = replace(decide(0), ondemand_type=od_type)
+    if inp.held_units or fleet.instance_types.preferred or len(ranking.ranked) < 2:
+        # held reservations are for the type they were planned on; preferred types come first as given
+        return best
+    # the spot ranking does not see reserved prices or the on-demand base: the types cheapest to run
+    # on-demand and to reserve are tried first too, and the cheapest month wins
+    others = {cheapest_od}
+    reservable = [i for i, c in enumerate(ranking.ranked) if c.offer.instance_type in inp.reserved_hourly]
+    if reservable:
+        others.add(min(reservable, key=lambda i: inp.reserved_hourly[ranking.ranked[i].offer.instance_type]
+                       / ranking.ranked[i].weight))
+    best_cost = monthly_cost(best, inp)
+    first = ranking.ranked[0].offer.instance_type
+    for i in sorted(others - {0}):
+        alt = decide(i)
+        cost = monthly_cost(alt, inp)
+        if cost < best_cost * (1 - 1e-9):
+            why = alt.plan.rationale
+            why["instance_types"] += (f"; {ranking.ranked[i].offer.instance_type} first, not {first} (the cheapest "
+                                      f"expected cost per unit on spot): with its reservations and on-demand base "
+                                      f"the fleet's month costs {cost:,.2f} on it against {best_cost:,.2f}")
+            best, best_cost = replace(alt, ondemand_type=od_type), cost
+    return best
+
+
+def monthly_cost(decision: FleetDecision, inp: FleetInputs) -> float:
+    """The month a decision bills on its first type (reserved, on-demand and spot hours as the estimator
+    splits them), in the catalog's currency: what the planner compares candidate first types by."""
+    from seedance.estimate.fleet import FleetUsage, split_hours
+
+    fp, primary = decision.plan, decision.primary
+    if primary is None:
+        return 0.0
+    offer, w = primary.offer, primary.weight
+    fleet = inp.fleet
+    usage = FleetUsage(fleet.name, offer.instance_type, decision.expected_nodes, fp.reserved_units,
+                       fleet.reserved.term, fleet.reserved.payment, fp.on_demand_base, fp.spot_share_above_base,
+                       spot_lost_fraction=decision.spot_lost_fraction).per_instance(w)
+    reserved_h, ondemand_h, spot_h = split_hours(usage)
+    reserved = inp.reserved_hourly.get(offer.instance_type, offer.ondemand_hourly)
+    return reserved_h * reserved + ondemand_h * offer.ondemand_hourly + spot_h * (offer.spot_hourly or 0.0)
 
 
 def _duration(hours: int) -> str:
@@ -515,9 +576,12 @@ def plan_policy(
                            fleet.reserved.term, fleet.reserved.payment, fp.on_demand_base,
                            fp.spot_share_above_base, others, spot_lost_fraction=dec.spot_lost_fraction).per_instance(w)
         comps = fleet_components(usage, offer)
-        od_usage = FleetUsage(fleet.name, offer.instance_type, dec.expected_nodes / w, 0, fleet.reserved.term,
+        # all on-demand: the same units on the type cheapest to run on-demand per unit
+        od_name, od_w = dec.ondemand_type or (offer.instance_type, w)
+        od_offer = by_type[od_name]
+        od_usage = FleetUsage(fleet.name, od_offer.instance_type, dec.expected_nodes / od_w, 0, fleet.reserved.term,
                               fleet.reserved.payment, 0, 0.0)
-        od_comps = fleet_components(od_usage, offer)
+        od_comps = fleet_components(od_usage, od_offer)
         cost = sum(c.monthly_cost for c in comps if c.monthly_cost is not None)
         cost_od = sum(c.monthly_cost for c in od_comps if c.monthly_cost is not None)
         for c in comps:

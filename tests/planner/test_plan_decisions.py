@@ -372,3 +372,19 @@ def test_a_type_of_several_units_runs_and_reserves_whole_instances():
     assert "in whole g5.12xlarge instances of 4 units" in d.rationale["demand"]
     # without a history: desired 4 units is one instance, 6 would be two
     assert plan(fleet(instanceTypes={"allowed": ["g5.12xlarge"]}, capacity={"min": 1, "desired": 6, "max": 12})).expected_nodes == 8.0
+
+
+def test_the_first_type_is_the_one_whose_month_is_cheapest_with_its_reservations():
+    # g5.2xlarge ranks first on spot (g5.xlarge's band is above the tolerance: on-demand only), but a
+    # flat demand of 10 is all reserved: 10 x 0.75 = 7.5 an hour on g5.2xlarge, 10 x 0.6 = 6.0 on
+    # g5.xlarge. The plan puts g5.xlarge first and says why.
+    offers = [OfferView("g5.xlarge", 4, 16, 1, A10G, 24, 1.0, 0.3, 25.0), *OFFERS[1:]]
+    d = plan(fleet(), [10.0] * 336, offers=offers)
+    assert [t.instance_type for t in d.instance_types][0] == "g5.xlarge"
+    assert d.reserved_units == 10 and d.spot_share_above_base == 0.0
+    assert "g5.xlarge first, not g5.2xlarge" in d.rationale["instance_types"]
+    # with units already held (bought for the type planned before) or a preferred type, the spot
+    # ranking's first type stays first
+    assert plan(fleet(), [10.0] * 336, held=2, offers=offers).instance_types[0].instance_type == "g5.2xlarge"
+    preferred = fleet(instanceTypes={"preferred": ["g5.2xlarge"]})
+    assert plan(preferred, [10.0] * 336, offers=offers).instance_types[0].instance_type == "g5.2xlarge"
