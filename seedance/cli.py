@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,11 +22,25 @@ log = logging.getLogger("seedance")
 FORMATS = click.Choice(["text", "json"])
 
 
+#: exit status when the reader of the output goes away early (`seedance check | head`): 128 + SIGPIPE,
+#: as a shell reports a command SIGPIPE ended; never 0 or 1, which are decisions
+EXIT_OUTPUT_CLOSED = 141
+
+
+class OutputClosed(Exception):
+    """The reader of the command's output closed it before everything was written."""
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:  # rich's default exits 1, which reads as "invalid" or "blocked"
+        raise OutputClosed
+
+
 def console(stderr: bool = False) -> Console:
     # soft_wrap keeps file:line:column messages on one line whatever the terminal width
     # emoji=False: ":x:" or ":cloud:" in a user's string (a waiver reason, a resource type) stays as written
-    return Console(stderr=stderr, soft_wrap=True, highlight=False, emoji=False,
-                   width=None if sys.stdout.isatty() else 160)
+    return _Console(stderr=stderr, soft_wrap=True, highlight=False, emoji=False,
+                    width=None if sys.stdout.isatty() else 160)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -137,7 +152,10 @@ def _esc(text: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Entry point with one error boundary: never a raw traceback."""
     try:
-        rv = app.main(args=argv, prog_name="seedance", standalone_mode=False)
+        # click's own main() would turn a broken pipe into exit 1; the context is run here instead, so
+        # that every outcome, a closed output included, gets this boundary's exit status
+        with app.make_context("seedance", list(sys.argv[1:] if argv is None else argv)) as ctx:
+            rv = app.invoke(ctx)
         return rv if isinstance(rv, int) else 0
     except click.exceptions.Exit as exc:
         return int(exc.exit_code or 0)
@@ -157,6 +175,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except (OutputClosed, BrokenPipeError):
+        try:  # nothing more reaches the closed pipe, not even the interpreter's last flush
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_OUTPUT_CLOSED
     except Exception as exc:  # the error boundary: a short message, details in the log
         console(stderr=True).print(f"internal error: {type(exc).__name__}: {exc} (run with -v for details)", markup=False)
         if logging.getLogger().isEnabledFor(logging.INFO):

@@ -88,3 +88,34 @@ def test_price_cache_comes_from_the_environment(command: list[str], tmp_path: Pa
     args = [dev if a == "BASE" else a for a in command] + [dev]
     assert main(args) == 0
     assert seen and all(Path(str(s)) == tmp_path for s in seen)
+
+
+class _ClosedPipe:
+    """stdout whose reader has gone away (`seedance ... | head`): every write fails with EPIPE."""
+
+    def __init__(self, path) -> None:  # noqa: ANN001
+        self._file = open(path, "w")  # noqa: SIM115 - a real descriptor for the final dup2
+
+    def write(self, _text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        pass
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+    def isatty(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("args", [["schema"], ["summary", str(POLICIES / "dev.yaml")]])
+def test_a_closed_output_pipe_exits_141_not_a_decision(tmp_path, monkeypatch, args) -> None:  # noqa: ANN001
+    """Exit 1 means "invalid" or "blocked": a reader that stops early (`| head`) must not look like
+    either. rich's console exited 1 on a broken pipe and click.echo raised; both now exit 141."""
+    import sys
+
+    from seedance.cli import EXIT_OUTPUT_CLOSED, main
+
+    monkeypatch.setattr(sys, "stdout", _ClosedPipe(tmp_path / "out"))
+    assert main(args) == EXIT_OUTPUT_CLOSED == 141
