@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import json
+import os
 import re
 from pathlib import Path
 
@@ -152,6 +153,9 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
     _check_cache_dir(cache_dir)
     loaded = load_policy(policy_path)  # PolicyError is reported by the CLI's error boundary
     _check_held_fleets(held_units, [f.name for f in loaded.policy.fleets])
+    if out_path is not None and str(out_path) != "-" and any(_same_file(out_path, f) for f in loaded.chain):
+        raise click.BadParameter(f"{out_path} is a policy file of this plan's policy; the plan must not replace it",
+                                 param_hint="--out")
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         result = plan_policy(loaded, catalog, as_of=as_of.date() if as_of else None, held=held_units)
@@ -180,6 +184,13 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
     if fmt == "text":
         render_plan(console(stderr=True) if to_stdout else out, result)  # stdout stays JSON with `--out -`
     return 0
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def unplannable_fleets(plan: Plan) -> list[str]:

@@ -165,6 +165,20 @@ def test_out_is_written_atomically(tmp_path, capsys, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.json"]  # no temporary file left behind
 
 
+def test_out_never_replaces_a_policy_file_of_the_plan(tmp_path, capsys):
+    # the policy itself, or a base it extends (through a symbolic link): a usage error, nothing written
+    base = tmp_path / "base.yaml"
+    base.write_text((STACKS / "base.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    top = tmp_path / "dev.yaml"
+    top.write_text((STACKS / "dev.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "link.yaml").symlink_to(base)
+    before = {p.name: p.read_bytes() for p in (base, top)}
+    for out in (top, tmp_path / "link.yaml"):
+        assert main(["plan", str(top), "-o", str(out)]) == 2
+        assert "Invalid value for --out" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in (base, top)} == before
+
+
 def test_out_dash_is_stdout(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["plan", str(STACKS / "dev.yaml"), "-f", "json", "-o", "-"]) == 0
