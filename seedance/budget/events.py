@@ -11,6 +11,8 @@ verifies the envelope's SNS signature before the alert is acted on.
 
 from __future__ import annotations
 
+import datetime as dt
+
 import math
 import re
 from dataclasses import dataclass
@@ -184,6 +186,22 @@ def alert_from_message(sns: dict[str, Any]) -> BudgetAlert | None:
         amount=amount[0],
         currency=budgeted[1],
         account=account.group(1) if account else None,
-        timestamp=sns.get("Timestamp") if isinstance(sns.get("Timestamp"), str) else None,
+        timestamp=_timestamp(sns.get("Timestamp")),
         topic_arn=sns.get("TopicArn") if isinstance(sns.get("TopicArn"), str) else None,
     )
+
+
+def _timestamp(value: object) -> str | None:
+    """The notification's ``Timestamp`` (ISO 8601, UTC, as SNS writes it); absent: None. One that is
+    present but no time (``2024-13-01``, a number) is refused: the alert's budget month comes from it."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+        else:
+            if when.tzinfo is None or when.utcoffset() == dt.timedelta(0):
+                return value
+    raise BudgetEventError(f"Timestamp: expected an ISO 8601 UTC time such as 2024-05-30T12:00:00.000Z, got {value!r}")

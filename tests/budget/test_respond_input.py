@@ -115,3 +115,19 @@ def test_poll_refuses_a_directory_as_out_before_asking_aws(tmp_path: Path, capsy
     assert "Invalid value for '--out'" in err and "is a directory" in err
     assert main(["budget", "poll", str(POLICY), "--stack", "eu-prod", "--out", str(POLICY)]) == 2
     assert "the overlay must be a new file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("stamp", ["2024-13-01T00:00:00.000Z", "yesterday", 1717000000, "2024-05-30T12:00:00+02:00"])
+def test_a_timestamp_that_is_no_utc_time_is_a_bad_event(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       stamp: object) -> None:
+    """The alert's budget month comes from its Timestamp: an unreadable one used to fall back to the
+    current month silently (or give month "2024-13")."""
+    doc = json.loads(EVENT.read_text())
+    doc["Timestamp"] = stamp
+    event = tmp_path / "stamp.json"
+    event.write_text(json.dumps(doc))
+    code, err = _respond(capsys, str(event))
+    assert code == 1 and "Timestamp: expected an ISO 8601 UTC time" in err
+    doc.pop("Timestamp")  # absent: the current month, as before
+    event.write_text(json.dumps(doc))
+    assert _respond(capsys, str(event))[0] == 0
