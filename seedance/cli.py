@@ -130,12 +130,27 @@ _register_extra_commands()
 
 
 def _load_each(paths: tuple[Path, ...]) -> Iterator[tuple[Path, LoadedPolicy | None, list[Problem]]]:
-    """Each path with its loaded policy, or None and its problems."""
+    """Each path with its loaded policy, or None and its problems: the language's, then the instance
+    types it names that the bundled price catalog (or ``$SEEDANCE_PRICE_CACHE``) cannot serve."""
+    from seedance.planner.type_checks import instance_type_problems
+    from seedance.pricing.catalog import PricingError, load_catalog
+
+    catalog = None
     for path in paths:
         try:
-            yield path, load_policy(path), []
+            loaded = load_policy(path)
         except PolicyError as exc:
             yield path, None, exc.problems
+            continue
+        if catalog is None:
+            try:
+                catalog = load_catalog()
+            except PricingError as exc:  # no usable catalog: the language alone is checked
+                log.warning("instance types not checked: %s", exc)
+                yield path, loaded, []
+                continue
+        problems = instance_type_problems(loaded, catalog)
+        yield (path, None, problems) if problems else (path, loaded, [])
 
 
 def _print_problems(out: Console, problems: list[Problem]) -> None:

@@ -37,6 +37,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     from seedance.planner.demand import DemandError
     from seedance.planner.planner import PlanningError, plan_policy
     from seedance.policy import load_policy
+    from seedance.planner.type_checks import check_instance_types
     from seedance.pricing.catalog import load_catalog
 
     base = load_policy(base_path)  # PolicyError is reported by the CLI's error boundary
@@ -44,6 +45,8 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     when = as_of.date() if as_of else None  # None: today, UTC (as `seedance plan`)
     try:
         catalog = load_catalog(cache_dir=cache_dir)
+        for loaded in (base, head):
+            check_instance_types(loaded, catalog)  # PolicyError: reported by the CLI's error boundary
         base_plan = None if no_plan else plan_policy(base, catalog, as_of=when)
         head_plan = None if no_plan else plan_policy(head, catalog, as_of=when)
         # a fleet no instance type can serve costs nothing in its estimate: the difference would be a

@@ -113,11 +113,13 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Pat
     from seedance.estimate.estimate import estimate_policy
     from seedance.estimate.plan_json import read_plan
     from seedance.policy import load_policy
+    from seedance.planner.type_checks import check_instance_types
     from seedance.pricing.catalog import load_catalog
 
     loaded = load_policy(policy_path)  # PolicyError is reported by the CLI's error boundary
     try:
         catalog = load_catalog(cache_dir=cache_dir)
+        check_instance_types(loaded, catalog)  # PolicyError: reported by the CLI's error boundary
         plan = read_plan(plan_path) if plan_path is not None else None
         est = estimate_policy(loaded, catalog, plan, as_of=as_of.date() if as_of else None, stack=stack)
     except PricingError as exc:

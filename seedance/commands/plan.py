@@ -147,6 +147,7 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
     from seedance.planner.demand import DemandError
     from seedance.planner.planner import PlanningError, plan_policy
     from seedance.policy import load_policy
+    from seedance.planner.type_checks import check_instance_types
     from seedance.pricing.catalog import PricingError, load_catalog
 
     held_units = _held(held)  # usage errors first: nothing is read for a malformed command line
@@ -158,6 +159,7 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
                                  param_hint="--out")
     try:
         catalog = load_catalog(cache_dir=cache_dir)
+        check_instance_types(loaded, catalog)  # PolicyError: reported by the CLI's error boundary
         result = plan_policy(loaded, catalog, as_of=as_of.date() if as_of else None, held=held_units)
     except (PricingError, DemandError, PlanningError) as exc:
         console(stderr=True).print(f"error: {policy_path}: {exc}", markup=False)

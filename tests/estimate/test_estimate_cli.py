@@ -109,7 +109,7 @@ def test_bad_plan_file_is_a_clean_error(tmp_path: Path) -> None:
     assert code == 1 and f"{path}:1:2: not JSON" in out
 
 
-def test_unknown_instance_type_is_a_clean_error(tmp_path: Path) -> None:
+def test_unknown_instance_type_is_a_clean_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     policy = tmp_path / "p.yaml"
     policy.write_text(
         "\n".join([
@@ -123,10 +123,16 @@ def test_unknown_instance_type_is_a_clean_error(tmp_path: Path) -> None:
         ]) + "\n",
         encoding="utf-8",
     )
-    code, out = _invoke("estimate", str(policy))
-    assert code == 1
-    assert "error: " in out and "no price for instance type 'm5.xlarg' in us-east-1; closest known: m5.xlarge" in out
-    assert "Traceback" not in out
+    # reported where it is written (file:line:column: field), by estimate, plan, diff and validate alike
+    for args in (["estimate", str(policy)], ["plan", str(policy)], ["diff", str(policy), str(policy)],
+                 ["validate", str(policy)]):
+        code = main(args)
+        err = capsys.readouterr()
+        text = err.out + err.err
+        assert code == 1, args
+        assert (f"error {policy}:7:104: fleets[0].instanceTypes.preferred[0] (fleet web): no price for instance type "
+                f"'m5.xlarg' in us-east-1; closest known: m5.xlarge") in text, args
+        assert "Traceback" not in text
 
 
 def test_invalid_policy_goes_through_the_error_boundary(tmp_path: Path) -> None:

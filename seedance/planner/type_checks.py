@@ -1,0 +1,62 @@
+"""The instance types a policy names, checked against the price catalog, with file:line:field.
+
+``instanceTypes.allowed`` and ``preferred`` are plain strings to the policy language; only the
+catalog knows whether ``g5.xlarg`` is a type of the stack's region and whether a type can hold a
+fleet's unit. These checks run before a plan or estimate (and in ``seedance validate``), so a typo
+or a type that cannot serve the fleet is reported where it is written, not as a planning failure
+of the whole file.
+"""
+
+from __future__ import annotations
+
+from seedance.planner.instances import unit_weight
+from seedance.planner.planner import offer_view, requirement
+from seedance.policy.errors import Problem
+from seedance.policy.loader import LoadedPolicy
+from seedance.pricing.catalog import Catalog, UnknownPriceError
+
+
+def instance_type_problems(loaded: LoadedPolicy, catalog: Catalog) -> list[Problem]:
+    """Every type of ``instanceTypes.allowed`` / ``preferred`` the catalog does not price in the
+    policy's region, and every ``allowed`` list none of whose types can hold the fleet's unit (the
+    fleet could not run at all). Nothing for a region the catalog does not know (that is reported
+    where prices are looked up)."""
+    policy = loaded.policy
+    region = policy.cloud.region
+    if not catalog.has_region(region):
+        return []
+    problems: list[Problem] = []
+    for i, fleet in enumerate(policy.fleets):
+        context = f"fleet {fleet.name}"
+        usable: list[str] = []
+        reasons: list[str] = []
+        for key, types in (("allowed", fleet.instance_types.allowed), ("preferred", fleet.instance_types.preferred)):
+            for j, name in enumerate(types):
+                path = f"fleets[{i}].instanceTypes.{key}[{j}]"
+                try:
+                    offer = catalog.instance(region, name)
+                except UnknownPriceError as exc:
+                    problems.append(Problem(loaded.location(("fleets", i, "instanceTypes", key, j)), path, str(exc),
+                                            context))
+                    continue
+                if key == "allowed":
+                    weight, why = unit_weight(offer_view(offer), requirement(fleet))
+                    if weight:
+                        usable.append(name)
+                    else:
+                        reasons.append(f"{name}: {why}")
+        if fleet.instance_types.allowed and not usable and reasons and fleet.capacity.max > 0:  # 0: disabled
+            problems.append(Problem(
+                loaded.location(("fleets", i, "instanceTypes", "allowed")), f"fleets[{i}].instanceTypes.allowed",
+                "no allowed type can hold the fleet's unit, so the fleet cannot run: " + "; ".join(reasons), context))
+    return problems
+
+
+def check_instance_types(loaded: LoadedPolicy, catalog: Catalog) -> None:
+    """Raise :class:`~seedance.policy.errors.PolicyValidationError` with every problem
+    :func:`instance_type_problems` finds (the CLI prints each as file:line:column: field: message)."""
+    from seedance.policy.errors import PolicyValidationError
+
+    problems = instance_type_problems(loaded, catalog)
+    if problems:
+        raise PolicyValidationError(problems)

@@ -1,0 +1,50 @@
+"""The instance types a policy names are checked against the catalog where they are written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from seedance.planner.type_checks import instance_type_problems
+from seedance.policy import load_policy
+from seedance.pricing.catalog import load_catalog
+
+STACKS = Path(__file__).resolve().parents[2] / "stacks" / "policies"
+
+
+@pytest.fixture(scope="module")
+def catalog():  # type: ignore[no-untyped-def]
+    return load_catalog()
+
+
+def _overlay(tmp_path: Path, fleets: str) -> Path:
+    p = tmp_path / "p.yaml"
+    p.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {STACKS / 'dev.yaml'}\nfleets:\n{fleets}")
+    return p
+
+
+def test_the_example_stacks_name_no_bad_type(catalog) -> None:  # type: ignore[no-untyped-def]
+    for stack in ("eu-prod", "cn-prod", "dev"):
+        assert instance_type_problems(load_policy(STACKS / f"{stack}.yaml"), catalog) == []
+
+
+def test_unknown_and_unusable_types_are_reported_where_they_are_written(tmp_path: Path, catalog) -> None:  # type: ignore[no-untyped-def]
+    path = _overlay(tmp_path, "  - name: inference\n    instanceTypes: {allowed: [p4d.24xlarge, m5.xlarge, g5.xlarg]}\n")
+    problems = instance_type_problems(load_policy(path), catalog)
+    assert [(p.location.line, p.path, p.context) for p in problems] == [
+        (6, "fleets[1].instanceTypes.allowed[2]", "fleet inference"),
+        (6, "fleets[1].instanceTypes.allowed", "fleet inference"),
+    ]
+    assert problems[0].message.startswith("no price for instance type 'g5.xlarg' in us-east-1; closest known: g5.xlarge")
+    assert problems[1].message == ("no allowed type can hold the fleet's unit, so the fleet cannot run: "
+                                   "p4d.24xlarge: has no A10G GPUs; m5.xlarge: has no A10G GPUs")
+
+
+def test_an_allowed_list_with_one_usable_type_or_a_disabled_fleet_passes(tmp_path: Path, catalog) -> None:  # type: ignore[no-untyped-def]
+    path = _overlay(tmp_path, "  - name: inference\n    instanceTypes: {allowed: [m5.xlarge, g5.xlarge]}\n")
+    assert instance_type_problems(load_policy(path), catalog) == []
+    # a budget response's disabled fleet (capacity 0) runs nothing: its list is not judged
+    path = _overlay(tmp_path, "  - name: inference\n    capacity: {min: 0, desired: 0, max: 0}\n    autoscaling: null\n"
+                              "    instanceTypes: {allowed: [g5.12xlarge]}\n")
+    assert instance_type_problems(load_policy(path), catalog) == []
