@@ -109,6 +109,10 @@ def _read_chain(path: Path, seen: tuple[Path, ...], problems: list[Problem]) -> 
         raise PolicyValidationError([Problem(loc, "extends", f"cycle: {ext} is already part of this chain")])
     if len(seen) + 1 >= MAX_CHAIN:
         raise PolicyValidationError([Problem(loc, "extends", f"more than {MAX_CHAIN} files in the extends chain")])
+    if base.is_dir():
+        raise PolicyValidationError([Problem(loc, "extends", f"{ext} is a directory; expected a policy file")])
+    if base.exists() and not base.is_file():  # a device, FIFO or socket
+        raise PolicyValidationError([Problem(loc, "extends", f"{ext} is not a regular file; expected a policy file")])
     if not base.is_file():
         raise PolicyValidationError([Problem(loc, "extends", f"base policy not found: {ext}")])
     # keep the user's relative spelling in messages (stacks/base.yaml, not an absolute path)

@@ -274,6 +274,9 @@ def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issu
             path = (base_dir / f.demand_history).resolve()
             if path.is_dir():
                 out.append((at + ("demandHistory",), f"{f.demand_history} is a directory; expected a CSV file of hourly demand"))
+            elif path.exists() and not path.is_file():  # a device, FIFO or socket
+                out.append((at + ("demandHistory",), f"{f.demand_history} is not a regular file; expected a CSV file "
+                                                       f"of hourly demand"))
             elif not path.is_file():
                 out.append((at + ("demandHistory",), f"file not found: {f.demand_history}"))
     return out

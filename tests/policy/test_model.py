@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import jsonschema
@@ -72,6 +73,12 @@ def test_demand_history_must_exist(tmp_path: Path) -> None:
     assert str(exc.value) == (f"{p}:20:20: fleets[0].demandHistory (fleet 'web'): nope.csv is a directory; "
                               "expected a CSV file of hourly demand")
     (tmp_path / "nope.csv").rmdir()
+    os.mkfifo(tmp_path / "nope.csv")  # a FIFO (or /dev/null) exists but holds no history
+    with pytest.raises(PolicyError) as exc:
+        load_policy(p)
+    assert str(exc.value) == (f"{p}:20:20: fleets[0].demandHistory (fleet 'web'): nope.csv is not a regular file; "
+                              "expected a CSV file of hourly demand")
+    (tmp_path / "nope.csv").unlink()
     (tmp_path / "nope.csv").write_text("hour,demand\n0,1\n")
     assert load_policy(p).policy.fleets[0].demand_history == "nope.csv"
 

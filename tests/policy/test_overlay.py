@@ -127,6 +127,15 @@ def test_missing_base(tmp_path: Path) -> None:
     assert str(exc.value) == f"{p}:3:10: extends: base policy not found: nowhere.yaml"
 
 
+@pytest.mark.parametrize(("target", "message"), [(".", ". is a directory; expected a policy file"),
+                                                 ("/dev/null", "/dev/null is not a regular file; expected a policy file")])
+def test_a_base_that_is_no_file(tmp_path: Path, target: str, message: str) -> None:
+    p = _write(tmp_path, "p.yaml", _overlay(target, ""))
+    with pytest.raises(PolicyError) as exc:
+        load_policy(p)
+    assert str(exc.value) == f"{p}:3:10: extends: {message}"
+
+
 def test_example_stacks_extend_the_base(repo: Path) -> None:
     dev = load_policy(repo / "stacks/policies/dev.yaml").policy
     eu = load_policy(repo / "stacks/policies/eu-prod.yaml").policy
