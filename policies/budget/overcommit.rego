@@ -3,6 +3,7 @@ package budget.overcommit
 import data.lib.budget
 import data.lib.findings
 import data.lib.fmt
+import data.lib.pods
 import data.lib.resources
 
 # METADATA
@@ -69,19 +70,20 @@ _container_items[ns] contains d if {
 	}
 }
 
-# namespaces where a maxLimitRequestRatio makes Kubernetes refuse a container with no limit for the
-# resource (a Container or Pod item)
+# namespaces where a Container item's maxLimitRequestRatio makes Kubernetes refuse a container with
+# no limit for the resource (a Pod item compares the pod's summed limits, which the other
+# containers' limits can make, so it refuses no single container)
 _ratio_bound[ns] contains res if {
 	some lr in _limit_ranges
 	ns := resources.namespace(lr)
 	some item in _items(lr)
-	object.get(item, "type", "") in {"Container", "Pod"}
-	some res, _ in _list(item, "maxLimitRequestRatio")
+	object.get(item, "type", "") == "Container"
+	some res, value in _list(item, "maxLimitRequestRatio")
+	budget.quantity(value)
 }
 
 # a container's own limit or request for a resource: absent (undefined) unless it gives one
 _own(c, field, res) := v if {
-	is_object(c)
 	rr := object.get(c, "resources", {})
 	is_object(rr)
 	list := object.get(rr, field, {})
@@ -89,28 +91,37 @@ _own(c, field, res) := v if {
 	v := list[res]
 }
 
-# the limits a container may run with, and where each comes from
-_limits(c, _, res) := {[v, ""] | v := _own(c, "limits", res)} if _own(c, "limits", res)
+_defaulted := " with the LimitRange's default limit"
 
-_limits(c, ns, res) := {[v, " with the LimitRange's default limit"] |
-	some d in _container_items[ns]
-	v := d.limit[res]
-} if not _own(c, "limits", res)
-
-# the requests: a request left out is the container's own limit (API defaulting), else the default
-_requests(c, _, res) := {v | v := _own(c, "requests", res)} if _own(c, "requests", res)
-
-_requests(c, _, res) := {v | v := _own(c, "limits", res)} if {
-	not _own(c, "requests", res)
+# [limit, request, where the limit comes from] a container may be admitted with. A request left out
+# is the container's own limit (API defaulting), else a LimitRange's default request; a limit left
+# out is a LimitRange's default limit. LimitRanger fills in only what is still missing, one
+# LimitRange after another, and an item with a default limit has a default request too, so both
+# come from one item, or the request from an item that gives no default limit.
+_pairs(c, _, res) := {[l, r, ""] | l := _own(c, "limits", res); r := _own(c, "requests", res)} if {
 	_own(c, "limits", res)
+	_own(c, "requests", res)
 }
 
-_requests(c, ns, res) := {v |
-	some d in _container_items[ns]
-	v := d.request[res]
-} if {
+_pairs(c, _, res) := {[l, l, ""] | l := _own(c, "limits", res)} if {
+	_own(c, "limits", res)
 	not _own(c, "requests", res)
+}
+
+_pairs(c, ns, res) := {[d.limit[res], r, _defaulted] | some d in _container_items[ns]; d.limit[res]; r := _own(c, "requests", res)} if {
 	not _own(c, "limits", res)
+	_own(c, "requests", res)
+}
+
+_pairs(c, ns, res) := {[d.limit[res], d.request[res], _defaulted] | some d in _container_items[ns]; d.limit[res]} | {[d.limit[res], e.request[res], _defaulted] |
+	some d in _container_items[ns]
+	d.limit[res]
+	some e in _container_items[ns]
+	not e.limit[res]
+	e.request[res]
+} if {
+	not _own(c, "limits", res)
+	not _own(c, "requests", res)
 }
 
 _pod_limited(spec, res) if {
@@ -121,33 +132,73 @@ _pod_limited(spec, res) if {
 	lim[res]
 }
 
-_problems contains findings.problem(w, msg) if {
+# the namespace a workload's pods run in; a cluster-wide runtime's run in the namespaces of the jobs
+# and services that use it, whose LimitRanges are not known here
+_namespace(w) := "(the namespaces that use it)" if resources.kind(w.type) in resources.cluster_scoped_workload_kinds
+
+_namespace(w) := resources.namespace(w) if not resources.kind(w.type) in resources.cluster_scoped_workload_kinds
+
+_containers contains [w, ns, spec, c] if {
 	some w in resources.workloads(input.document)
-	ns := resources.namespace(w)
+	ns := _namespace(w)
 	some spec in resources.pod_specs(w)
 	some c in resources.containers(spec)
+}
+
+_problems contains findings.problem(w, msg) if {
+	some [w, ns, _, c] in _containers
 	some res in _resources
-	some [limit_q, source] in _limits(c, ns, res)
-	some request_q in _requests(c, ns, res)
+	some [limit_q, request_q, source] in _pairs(c, ns, res)
 	limit := budget.quantity(limit_q)
 	request := budget.quantity(request_q)
 	request > 0
 	ratio := limit / request
 	ratio > _cap
-	msg := sprintf("container %s overcommits %s %sx (limit/request%s); the cap is %sx", [c.name, res, fmt.two_decimals(ratio), source, fmt.two_decimals(_cap)])
+	msg := sprintf("container %s overcommits %s %sx (limit/request%s); the cap is %sx", [pods.name(c), res, fmt.two_decimals(ratio), source, fmt.two_decimals(_cap)])
+}
+
+# a request of 0 under a limit: the container may use up to its limit while reserving nothing
+_problems contains findings.problem(w, msg) if {
+	some [w, ns, _, c] in _containers
+	some res in _resources
+	some [limit_q, request_q, _] in _pairs(c, ns, res)
+	budget.quantity(limit_q) > 0
+	budget.quantity(request_q) == 0
+	msg := sprintf("container %s requests no %s (0) under a limit of %v: no overcommit cap (%sx) bounds it", [pods.name(c), res, limit_q, fmt.two_decimals(_cap)])
+}
+
+# a limit or request unknown until apply: the ratio cannot be established
+_problems contains findings.problem(w, msg) if {
+	some [w, ns, _, c] in _containers
+	some res in _resources
+	some pair in _pairs(c, ns, res)
+	"[unknown]" in [pair[0], pair[1]]
+	msg := sprintf("container %s: its %s limit or request is unknown until apply, so its overcommit cannot be checked against the cap", [pods.name(c), res])
 }
 
 # no limit at all: neither its own nor a LimitRange default, and nothing that refuses or bounds it
 _problems contains findings.problem(w, msg) if {
-	some w in resources.workloads(input.document)
-	ns := resources.namespace(w)
-	some spec in resources.pod_specs(w)
-	some c in resources.containers(spec)
+	some [w, ns, spec, c] in _containers
 	some res in _resources
-	count(_limits(c, ns, res)) == 0
+	not _own(c, "limits", res)
+	not _has_default_limit(ns, res)
 	not res in object.get(_ratio_bound, ns, set())
 	not _pod_limited(spec, res)
-	msg := sprintf("container %s sets no %s limit and no LimitRange of namespace %s gives one: it may use all the spare %s of its node, which no overcommit cap (%sx) bounds", [c.name, res, ns, res, fmt.two_decimals(_cap)])
+	msg := sprintf("container %s sets no %s limit and no LimitRange of namespace %s gives one: it may use all the spare %s of its node, which no overcommit cap (%sx) bounds", [pods.name(c), res, ns, res, fmt.two_decimals(_cap)])
+}
+
+_has_default_limit(ns, res) if {
+	some d in _container_items[ns]
+	d.limit[res]
+}
+
+# a maxLimitRequestRatio unknown until apply allows an overcommit no one can state
+_problems contains findings.problem(lr, msg) if {
+	some lr in _limit_ranges
+	some item in _items(lr)
+	some res, value in _list(item, "maxLimitRequestRatio")
+	value == "[unknown]"
+	msg := sprintf("LimitRange's %s maxLimitRequestRatio is unknown until apply, so the overcommit it allows cannot be checked against the cap", [res])
 }
 
 _problems contains findings.problem(lr, msg) if {

@@ -33,11 +33,12 @@ test_fail_above_cap if {
 	}
 }
 
-# a quantity that is not one ("[unknown]" in a preview, a typo) is not compared, and is no error
-test_pass_unparsable_quantities_are_skipped if {
+# a typo that is no quantity is not compared (Kubernetes refuses it at apply); a value unknown until
+# apply is reported: the ratio cannot be established
+test_fail_unknown_quantities_are_reported_and_typos_skipped if {
 	resources := [_deploy("api", {"cpu": "[unknown]", "memory": "1Gi"}, {"cpu": "2", "memory": "lots"})]
 	v := overcommit.violation with input as fixtures.gate_input(fixtures.no_framework_policy, resources)
-	v == set()
+	v == {_f("kubernetes:apps/v1:Deployment", "api", "container app: its cpu limit or request is unknown until apply, so its overcommit cannot be checked against the cap")}
 }
 
 _pod(type, name, namespace, spec) := fixtures.resource(type, name, {"metadata": {"name": name, "namespace": namespace}, "spec": spec})
@@ -102,4 +103,42 @@ test_pass_fleet_namespace_limit_range if {
 	job := _pod("kubernetes:batch/v1:Job", "embed", "batch-embed", {"template": {"spec": {"containers": [_container("embed", {"requests": {"cpu": "2"}})]}}})
 	v := overcommit.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [lr, job])
 	v == set()
+}
+
+# LimitRanger as Kubernetes runs it: a Pod item's ratio compares the pod's summed limits and
+# requests, so it refuses no single container without a limit; two LimitRanges' defaults are not
+# mixed (the first one applied fills both); a request of 0 under a limit, a default or a ratio
+# unknown until apply are reported, and an unknown ratio bounds nothing
+test_fail_limit_range_semantics if {
+	pod_ratio := _limit_range("pod-ratio", "pods", [{"type": "Pod", "maxLimitRequestRatio": {"cpu": "1", "memory": "1"}}])
+	open := _pod("kubernetes:core/v1:Pod", "open", "pods", {"containers": [
+		_container("a", {"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "1", "memory": "1Gi"}}),
+		_container("b", {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"memory": "1Gi"}}),
+	]})
+	two := [
+		_limit_range("big", "two", [{"type": "Container", "default": {"cpu": "2", "memory": "2Gi"}, "defaultRequest": {"cpu": "2", "memory": "2Gi"}}]),
+		_limit_range("small", "two", [{"type": "Container", "default": {"cpu": "1", "memory": "1Gi"}, "defaultRequest": {"cpu": "1", "memory": "1Gi"}}]),
+	]
+	consistent := _pod("kubernetes:core/v1:Pod", "consistent", "two", {"containers": [_container("a", {})]})
+	zero := _pod("kubernetes:core/v1:Pod", "zero", "two", {"containers": [_container("z", {"limits": {"cpu": "8", "memory": "1Gi"}, "requests": {"cpu": "0", "memory": "1Gi"}})]})
+	unknown := _limit_range("unknown", "u", [{"type": "Container", "default": {"cpu": "[unknown]", "memory": "1Gi"}, "maxLimitRequestRatio": {"memory": "[unknown]"}}])
+	in_unknown := _pod("kubernetes:core/v1:Pod", "in-unknown", "u", {"containers": [_container("u", {"requests": {"cpu": "1", "memory": "1Gi"}})]})
+	v := overcommit.violation with input as fixtures.gate_input(fixtures.no_framework_policy, array.concat(two, [pod_ratio, open, consistent, zero, unknown, in_unknown]))
+	v == {
+		_f("kubernetes:core/v1:Pod", "open", "container b sets no cpu limit and no LimitRange of namespace pods gives one: it may use all the spare cpu of its node, which no overcommit cap (1.50x) bounds"),
+		_f("kubernetes:core/v1:Pod", "zero", "container z requests no cpu (0) under a limit of 8: no overcommit cap (1.50x) bounds it"),
+		_f("kubernetes:core/v1:Pod", "in-unknown", "container u: its cpu limit or request is unknown until apply, so its overcommit cannot be checked against the cap"),
+		_f("kubernetes:core/v1:LimitRange", "unknown", "LimitRange's memory maxLimitRequestRatio is unknown until apply, so the overcommit it allows cannot be checked against the cap"),
+	}
+}
+
+# a cluster-wide runtime's pods run in the namespaces of the jobs that use it: no LimitRange of the
+# document is known to apply, and its containers are judged on their own limits
+test_fail_cluster_wide_runtime_judged_on_its_own_limits if {
+	lr := _limit_range("defaults", "default", [{"type": "Container", "default": {"cpu": "1", "memory": "1Gi"}, "defaultRequest": {"cpu": "1", "memory": "1Gi"}}])
+	runtime := fixtures.resource("kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime", "torch", {"metadata": {"name": "torch"}, "spec": {"template": {"spec": {"replicatedJobs": [
+		{"name": "node", "template": {"spec": {"template": {"spec": {"containers": [_container("node", {"limits": {"memory": "1Gi"}})]}}}}},
+	]}}}})
+	v := overcommit.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [lr, runtime])
+	v == {_f("kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime", "torch", "container node sets no cpu limit and no LimitRange of namespace (the namespaces that use it) gives one: it may use all the spare cpu of its node, which no overcommit cap (1.50x) bounds")}
 }

@@ -71,7 +71,7 @@ _problems contains findings.problem(w, msg) if {
 	some spec in resources.pod_specs(w)
 	some c in resources.containers(spec)
 	some issue in pods.weaknesses(spec, c)
-	msg := sprintf("container %s: %s", [c.name, issue])
+	msg := sprintf("container %s: %s", [pods.name(c), issue])
 }
 
 _problems contains findings.problem(cm, msg) if {

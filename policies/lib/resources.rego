@@ -304,14 +304,17 @@ pod_template_kinds := {
 	"leaderworkerset.x-k8s.io": {"LeaderWorkerSet"},
 	"ray.io": {"RayCluster", "RayJob", "RayService"},
 	"batch.volcano.sh": {"Job"},
-	"serving.kserve.io": {"InferenceService", "ServingRuntime", "ClusterServingRuntime"},
-	"serving.knative.dev": {"Service", "Configuration"},
-	"argoproj.io": {"Rollout"},
-	"apps.kruise.io": {"CloneSet", "StatefulSet", "DaemonSet", "BroadcastJob", "AdvancedCronJob", "UnitedDeployment"},
+	"serving.kserve.io": {"InferenceService", "ServingRuntime", "ClusterServingRuntime", "LLMInferenceService"},
+	"serving.knative.dev": {"Service", "Configuration", "Revision"},
+	"argoproj.io": {"Rollout", "AnalysisTemplate", "ClusterAnalysisTemplate"},
+	"apps.kruise.io": {"CloneSet", "StatefulSet", "DaemonSet", "BroadcastJob", "AdvancedCronJob", "UnitedDeployment", "SidecarSet"},
 	"workload.codeflare.dev": {"AppWrapper"},
 }
 
 _embeds_pods(type) if kind(type) in object.get(pod_template_kinds, api_group(type), set())
+
+# the cluster-scoped kinds among them: templates whose pods run in the namespaces of their users
+cluster_scoped_workload_kinds := {"ClusterTrainingRuntime", "ClusterServingRuntime", "ClusterAnalysisTemplate"}
 
 # the API group of a Kubernetes type: kubernetes:kubeflow.org/v1:PyTorchJob -> kubeflow.org
 api_group(type) := split(split(type, ":")[1], "/")[0]
@@ -354,7 +357,37 @@ pod_specs(r) := {v |
 	walk(object.get(inputs(r), "spec", {}), [path, v])
 	is_object(v)
 	is_array(object.get(v, "containers", null))
-} if _embeds_pods(r.type)
+	not _partial(path)
+} if {
+	_embeds_pods(r.type)
+	not _kserve_inference_service(r.type)
+}
+
+# a KServe InferenceService: each component (predictor, transformer, explainer) is a pod spec whose
+# pod fields sit inline, with its containers and, inline too, the model server's container (model,
+# or a framework key such as pytorch), which KServe names kserve-container
+pod_specs(r) := {pod |
+	spec := object.get(inputs(r), "spec", {})
+	is_object(spec)
+	some component in ["predictor", "transformer", "explainer"]
+	c := object.get(spec, component, null)
+	is_object(c)
+	servers := [object.union({"name": "kserve-container"}, m) | some key in _kserve_servers; m := object.get(c, key, null); is_object(m)]
+	pod := object.union(c, {"containers": array.concat(_list_at(c, "containers"), servers)})
+} if _kserve_inference_service(r.type)
+
+_kserve_inference_service(type) if {
+	api_group(type) == "serving.kserve.io"
+	kind(type) == "InferenceService"
+}
+
+_kserve_servers := ["model", "sklearn", "xgboost", "tensorflow", "pytorch", "triton", "onnx", "huggingface", "pmml", "lightgbm", "paddle", "alibi", "art"]
+
+# under metadata or a strategic-merge patch (OpenKruise's UnitedDeployment subsets): not a whole pod spec
+_partial(path) if {
+	some key in path
+	key in {"metadata", "patch"}
+}
 
 pod_spec(r) := inputs(r).spec if kind(r.type) == "Pod"
 
@@ -384,9 +417,24 @@ unknown_pod_spec(r) if {
 	walk(object.get(inputs(r), "spec", {}), [path, v])
 	v == "[unknown]"
 	_structural(path)
+	not _partial(path)
 }
 
-_structural_keys := {"template", "jobTemplate", "containers", "initContainers", "tasks", "components", "predictor", "transformer", "explainer"}
+_structural_keys := {"template", "jobTemplate", "containers", "initContainers", "tasks", "components", "predictor", "transformer", "explainer", "rayClusterConfig"} | {k | some k in _kserve_servers}
+
+# lists and maps of pod templates: an element unknown until apply is a whole template
+_template_collections := {"containers", "initContainers", "tasks", "components", "replicatedJobs", "workerGroupSpecs"}
+
+_structural(path) if {
+	count(path) > 1
+	parent := path[count(path) - 2]
+	is_string(parent)
+	_collection(parent)
+}
+
+_collection(key) if key in _template_collections
+
+_collection(key) if endswith(key, "ReplicaSpecs")
 
 _structural(path) if path[count(path) - 1] in _structural_keys
 
@@ -412,8 +460,6 @@ _structural(path) if {
 	endswith(key, suffix)
 }
 
-# an element of a list of containers
-_structural(path) if path[count(path) - 2] in {"containers", "initContainers"}
 
 workloads(_) := [input.document.resources[i] | some t in workload_types; some i in indices(t)]
 

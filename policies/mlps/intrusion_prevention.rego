@@ -46,7 +46,7 @@ _problems contains findings.problem(w, msg) if {
 	some spec in resources.pod_specs(w)
 	some c in resources.containers(spec)
 	some gap in pods.hardening_gaps(spec, c)
-	msg := sprintf("container %s: %s", [c.name, gap])
+	msg := sprintf("container %s: %s", [pods.name(c), gap])
 }
 
 # a workload whose pod spec, or part of the way to its containers, is unknown until apply

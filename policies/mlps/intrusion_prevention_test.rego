@@ -127,3 +127,78 @@ test_fail_pod_specs_unknown_until_apply if {
 		_f("kubernetes:ray.io/v1:RayCluster", "serve", "pod spec unknown until apply: its containers' hardening cannot be checked"),
 	}
 }
+
+# KServe's usual form: the model server's container sits inline under predictor.model (or a
+# framework key) and the pod fields inline under predictor; Knative lets a container go unnamed
+test_fail_kserve_inline_model_and_unnamed_containers if {
+	isvc := fixtures.resource("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", {"metadata": {"namespace": "batch"}, "spec": {"predictor": {
+		"hostIPC": true,
+		"model": {"modelFormat": {"name": "pytorch"}, "storageUri": "s3://m", "securityContext": {"privileged": true, "capabilities": {"drop": ["ALL"]}, "readOnlyRootFilesystem": true}},
+	}}})
+	knative := fixtures.resource("kubernetes:serving.knative.dev/v1:Service", "hello", {"metadata": {"namespace": "batch"}, "spec": {"template": {"spec": {"containers": [
+		{"image": "x", "securityContext": {"capabilities": {"drop": ["ALL"]}, "readOnlyRootFilesystem": true, "procMount": "Unmasked"}},
+	]}}}})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [isvc, knative])
+	v == {
+		_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "container kserve-container: runs privileged"),
+		_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "container kserve-container: shares the host IPC namespace"),
+		_f("kubernetes:serving.knative.dev/v1:Service", "hello", "container (unnamed): mounts /proc unmasked (procMount Unmasked)"),
+	}
+}
+
+# privileged, allowPrivilegeEscalation, readOnlyRootFilesystem and capabilities exist on containers
+# only: a pod-level value is dropped by the API server and hardens nothing; the Pod Security
+# Standards' baseline host paths, host ports and seccomp are checked
+test_fail_pod_level_only_container_settings_and_host_access if {
+	job := _job("embed", {
+		"securityContext": {"readOnlyRootFilesystem": true, "seccompProfile": {"type": "Unconfined"}},
+		"volumes": [{"name": "root", "hostPath": {"path": "/"}}, {"name": "data", "emptyDir": {}}],
+		"containers": [{"name": "embed", "image": "x", "ports": [{"containerPort": 80, "hostPort": 8080}], "securityContext": {"capabilities": {"drop": ["ALL"]}}}],
+	})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [job])
+	v == {
+		_f("kubernetes:batch/v1:Job", "embed", "container embed: root filesystem is writable"),
+		_f("kubernetes:batch/v1:Job", "embed", "container embed: mounts host path /"),
+		_f("kubernetes:batch/v1:Job", "embed", "container embed: binds host port 8080"),
+		_f("kubernetes:batch/v1:Job", "embed", "container embed: runs without seccomp (Unconfined)"),
+	}
+}
+
+# settings unknown until apply count as the weak value, and a capability list unknown until apply
+# no longer stops the gate
+test_fail_security_settings_unknown_until_apply if {
+	job := _job("embed", {"hostNetwork": "[unknown]", "containers": [{"name": "embed", "image": "x", "securityContext": {
+		"privileged": "[unknown]", "readOnlyRootFilesystem": true, "capabilities": {"drop": ["ALL"], "add": "[unknown]"},
+	}}]})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [job])
+	v == {
+		_f("kubernetes:batch/v1:Job", "embed", "container embed: may run privileged (privileged unknown until apply)"),
+		_f("kubernetes:batch/v1:Job", "embed", "container embed: uses the host network (hostNetwork unknown until apply)"),
+		_f("kubernetes:batch/v1:Job", "embed", "container embed: may add capabilities (unknown until apply)"),
+	}
+}
+
+# whole templates unknown until apply at other places (a replica spec, a list element, a Ray
+# service's cluster, a KServe model) are reported; annotations and OpenKruise subset patches are
+# not pod specs
+test_fail_more_pod_templates_unknown_until_apply if {
+	pytorch := fixtures.resource("kubernetes:kubeflow.org/v1:PyTorchJob", "ft", {"metadata": {"namespace": "batch"}, "spec": {"pytorchReplicaSpecs": {"Master": {"template": {"spec": _hardened}}, "Worker": "[unknown]"}}})
+	volcano := fixtures.resource("kubernetes:batch.volcano.sh/v1alpha1:Job", "mpi", {"metadata": {"namespace": "batch"}, "spec": {"tasks": ["[unknown]"]}})
+	rayservice := fixtures.resource("kubernetes:ray.io/v1:RayService", "serve", {"metadata": {"namespace": "batch"}, "spec": {"rayClusterConfig": "[unknown]", "serveConfigV2": "[unknown]"}})
+	isvc := fixtures.resource("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", {"metadata": {"namespace": "batch"}, "spec": {"predictor": {"model": "[unknown]"}}})
+	annotated := fixtures.resource("kubernetes:apps/v1:Deployment", "web", {"metadata": {"namespace": "batch"}, "spec": {"template": {
+		"metadata": {"annotations": {"example.com/configSpec": "[unknown]"}},
+		"spec": _hardened,
+	}}})
+	united := fixtures.resource("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", {"metadata": {"namespace": "batch"}, "spec": {
+		"template": {"cloneSetTemplate": {"spec": {"template": {"spec": _hardened}}}},
+		"topology": {"subsets": [{"name": "a", "patch": {"spec": {"template": {"spec": {"containers": [{"name": "embed", "resources": {}}]}}}}}]},
+	}})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [pytorch, volcano, rayservice, isvc, annotated, united])
+	v == {
+		_f("kubernetes:kubeflow.org/v1:PyTorchJob", "ft", "pod spec unknown until apply: its containers' hardening cannot be checked"),
+		_f("kubernetes:batch.volcano.sh/v1alpha1:Job", "mpi", "pod spec unknown until apply: its containers' hardening cannot be checked"),
+		_f("kubernetes:ray.io/v1:RayService", "serve", "pod spec unknown until apply: its containers' hardening cannot be checked"),
+		_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "pod spec unknown until apply: its containers' hardening cannot be checked"),
+	}
+}

@@ -318,3 +318,12 @@ test_fail_builtin_roles_widened_by_aggregation if {
 		_f(_rb_type, "admin-train", "binding gives service account trainer the built-in ClusterRole admin, which aggregates the document's ClusterRole crd-editor, which allows every verb on every resource"),
 	}
 }
+
+# KServe's serving runtimes have no service account fields (the InferenceService's apply); the
+# InferenceService's predictor is checked
+test_fail_token_mounts_of_kserve_read_on_the_inference_service if {
+	runtime := fixtures.resource("kubernetes:serving.kserve.io/v1alpha1:ServingRuntime", "vllm", {"metadata": {"namespace": "inference"}, "spec": {"containers": [{"name": "kserve-container", "image": "x"}]}})
+	isvc := fixtures.resource("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", {"metadata": {"namespace": "inference"}, "spec": {"predictor": {"model": {"modelFormat": {"name": "vllm"}}}}})
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, [runtime, isvc])
+	v == {_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "pods mount the API token of service account default (automountServiceAccountToken not false on the pod or the account)")}
+}

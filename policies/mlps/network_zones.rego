@@ -107,6 +107,9 @@ _cluster_scoped(type) if {
 }
 
 _cluster_scoped_kinds := {
+	"trainer.kubeflow.org/ClusterTrainingRuntime",
+	"serving.kserve.io/ClusterServingRuntime",
+	"argoproj.io/ClusterAnalysisTemplate",
 	"core/Namespace",
 	"core/Node",
 	"core/PersistentVolume",

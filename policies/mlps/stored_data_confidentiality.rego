@@ -4,6 +4,7 @@ import data.lib.checks
 import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
+import data.lib.pods
 import data.lib.resources
 
 # METADATA
@@ -47,10 +48,31 @@ _problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
 	some spec in resources.pod_specs(w)
 	some c in resources.containers(spec)
-	some e in object.get(c, "env", [])
-	resources.credential_key(e.name)
+	env := object.get(c, "env", [])
+	is_array(env)
+	some e in env
+	is_object(e)
+	resources.credential_key(object.get(e, "name", ""))
 	is_string(object.get(e, "value", null))
-	msg := sprintf("container %s sets credential %s as a plaintext env value", [c.name, e.name])
+	msg := sprintf("container %s sets credential %s as a plaintext env value", [pods.name(c), e.name])
+}
+
+# an env list, or the name of a plaintext env value, unknown until apply may hold a credential
+_problems contains findings.problem(w, msg) if {
+	some w in resources.workloads(input.document)
+	some spec in resources.pod_specs(w)
+	some c in resources.containers(spec)
+	some what in _unknown_env(c)
+	msg := sprintf("container %s: %s unknown until apply, so a plaintext credential cannot be ruled out", [pods.name(c), what])
+}
+
+_unknown_env(c) := {"its env list" | object.get(c, "env", []) == "[unknown]"} | {"the name of a plaintext env value" |
+	env := object.get(c, "env", [])
+	is_array(env)
+	some e in env
+	is_object(e)
+	object.get(e, "name", "") == "[unknown]"
+	is_string(object.get(e, "value", null))
 }
 
 _problems contains findings.problem(lt, msg) if {

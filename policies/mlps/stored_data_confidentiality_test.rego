@@ -146,3 +146,18 @@ test_karpenter_node_class_root_and_unknown_volumes if {
 		_f("kubernetes:karpenter.k8s.aws/v1:EC2NodeClassPatch", "patch", "EBS mapping /dev/xvda is not encrypted"),
 	}
 }
+
+# an env list, or a plaintext value's name, unknown until apply may hold a credential (an unknown
+# list used to stop the whole gate); a value from a Secret with an unknown name is no plaintext
+test_fail_env_unknown_until_apply if {
+	unknown_list := fixtures.resource("kubernetes:apps/v1:Deployment", "list", {"metadata": {"namespace": "inference"}, "spec": {"template": {"spec": {"containers": [{"name": "app", "image": "x", "env": "[unknown]"}]}}}})
+	resources := [
+		unknown_list,
+		_deploy([{"name": "[unknown]", "value": "hf_x"}, {"name": "[unknown]", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("kubernetes:apps/v1:Deployment", "list", "container app: its env list unknown until apply, so a plaintext credential cannot be ruled out"),
+		_f("kubernetes:apps/v1:Deployment", "api", "container app: the name of a plaintext env value unknown until apply, so a plaintext credential cannot be ruled out"),
+	}
+}

@@ -4,6 +4,7 @@ import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.karpenter
+import data.lib.pods
 import data.lib.resources
 
 # METADATA
@@ -55,7 +56,7 @@ _problems contains findings.problem(w, msg) if {
 	some spec in resources.pod_specs(w)
 	some c in resources.containers(spec)
 	not _trusted(c.image)
-	msg := sprintf("container %s pulls %s from a registry that is not allow-listed", [c.name, c.image])
+	msg := sprintf("container %s pulls %s from a registry that is not allow-listed", [pods.name(c), c.image])
 }
 
 _problems contains findings.problem(w, msg) if {
@@ -63,7 +64,7 @@ _problems contains findings.problem(w, msg) if {
 	some spec in resources.pod_specs(w)
 	some c in resources.containers(spec)
 	not contains(c.image, "@sha256:")
-	msg := sprintf("container %s image %s is not pinned by digest", [c.name, c.image])
+	msg := sprintf("container %s image %s is not pinned by digest", [pods.name(c), c.image])
 }
 
 _problems contains findings.problem(r, msg) if {

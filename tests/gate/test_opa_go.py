@@ -518,14 +518,25 @@ def _kubernetes_extras_document(data) -> list[dict]:
     quantity = st.sampled_from(["500m", "1", "2", "4Gi", "16Gi", 3, "[unknown]", "0"])
     resource_list = st.one_of(st.just("[unknown]"), st.dictionaries(st.sampled_from(["cpu", "memory", "nvidia.com/gpu"]),
                                                                       quantity, max_size=2))
-    container = st.fixed_dictionaries({"name": st.sampled_from(["app", "worker"]),
-                                       "image": st.sampled_from(["x", "registry.example/x@sha256:" + "0" * 64])}, optional={
+    flag = st.sampled_from([True, False, "[unknown]"])
+    security = st.one_of(st.just("[unknown]"), st.fixed_dictionaries({}, optional={
+        "privileged": flag, "readOnlyRootFilesystem": flag, "allowPrivilegeEscalation": flag, "runAsNonRoot": flag,
+        "capabilities": st.one_of(st.just("[unknown]"), st.fixed_dictionaries({}, optional={
+            "add": st.one_of(st.just("[unknown]"), st.lists(st.sampled_from(["NET_ADMIN", "NET_BIND_SERVICE"]), max_size=2)),
+            "drop": st.one_of(st.just("[unknown]"), st.just(["ALL"]))})),
+        "seccompProfile": st.sampled_from([{"type": "Unconfined"}, {"type": "RuntimeDefault"}, "[unknown]"]),
+        "procMount": st.sampled_from(["Default", "Unmasked"])}))
+    env = st.one_of(st.just("[unknown]"), st.lists(st.fixed_dictionaries(
+        {"name": st.sampled_from(["HF_TOKEN", "MODE", "[unknown]"])}, optional={"value": st.just("x")}), max_size=2))
+    container = st.fixed_dictionaries({"image": st.sampled_from(["x", "registry.example/x@sha256:" + "0" * 64])}, optional={
+        "name": st.sampled_from(["app", "worker"]),
         "resources": st.one_of(st.just("[unknown]"), st.fixed_dictionaries({}, optional={"requests": resource_list,
                                                                                          "limits": resource_list})),
-        "securityContext": st.fixed_dictionaries({}, optional={"privileged": st.booleans(),
-                                                               "readOnlyRootFilesystem": st.booleans()})})
-    pod_spec = st.one_of(st.just("[unknown]"), st.fixed_dictionaries({"containers": st.lists(container, max_size=2)}, optional={
-        "hostNetwork": st.booleans(), "automountServiceAccountToken": st.booleans(),
+        "securityContext": security, "env": env,
+        "ports": st.lists(st.fixed_dictionaries({"containerPort": st.just(80)}, optional={"hostPort": st.just(8080)}), max_size=1)})
+    pod_spec = st.one_of(st.just("[unknown]"), st.fixed_dictionaries({"containers": st.one_of(st.just("[unknown]"), st.lists(container, max_size=2))}, optional={
+        "hostNetwork": flag, "hostIPC": flag, "automountServiceAccountToken": st.booleans(), "securityContext": security,
+        "volumes": st.lists(st.sampled_from([{"name": "h", "hostPath": {"path": "/"}}, {"name": "e", "emptyDir": {}}, "[unknown]"]), max_size=2),
         "resources": st.fixed_dictionaries({}, optional={"limits": resource_list})}))
     template = st.fixed_dictionaries({"spec": pod_spec})
     workload_specs = {
@@ -537,6 +548,13 @@ def _kubernetes_extras_document(data) -> list[dict]:
                                                                   "workerGroupSpecs": st.lists(st.fixed_dictionaries({"template": template}), max_size=2)}),
         "kubernetes:batch.volcano.sh/v1alpha1:Job": st.fixed_dictionaries({"tasks": st.lists(st.fixed_dictionaries({"template": template}), max_size=2)}),
         "kubernetes:nvidia.com/v1:ClusterPolicy": st.fixed_dictionaries({"dcgm": pod_spec}),
+        "kubernetes:serving.kserve.io/v1beta1:InferenceService": st.fixed_dictionaries({"predictor": st.one_of(
+            st.just("[unknown]"), st.fixed_dictionaries({}, optional={"model": st.one_of(st.just("[unknown]"), container),
+                                                                      "containers": st.lists(container, max_size=1),
+                                                                      "hostNetwork": flag}))}),
+        "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime": st.fixed_dictionaries({"template": st.fixed_dictionaries(
+            {"spec": st.fixed_dictionaries({"replicatedJobs": st.lists(st.one_of(st.just("[unknown]"), st.fixed_dictionaries(
+                {"template": st.fixed_dictionaries({"spec": st.fixed_dictionaries({"template": template})})})), max_size=2)})})}),
     }
     for k in range(data.draw(st.integers(0, 3), label="workloads")):
         type_ = data.draw(st.sampled_from(sorted(workload_specs)), label="workload-type")
