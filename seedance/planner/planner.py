@@ -104,6 +104,9 @@ class FleetDecision:
     spot_lost_fraction: float = 0.0  # share of paid spot hours lost to interruptions (billed, not useful)
     # the qualifying type cheapest to run on-demand per unit, and its weight: what "all on-demand" runs
     ondemand_type: tuple[str, int] | None = None
+    # next month's demand hour by hour in units (floored at capacity.min, before whole instances);
+    # None without a history
+    month_units: NDArray[np.float64] | None = None
 
 
 def whole_units(units: NDArray[np.float64], w: int) -> NDArray[np.float64]:
@@ -207,7 +210,7 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
     base_why = why
     ranked_choices = choices
 
-    def decide(index: int) -> FleetDecision:
+    def decide(index: int, held_units: int) -> FleetDecision:
         """Every decision with the ranking's type ``index`` first: the type reservations, the
         on-demand base and the spot decision are made on."""
         primary = ranking.ranked[index]
@@ -296,6 +299,7 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
             fc = np.clip(fc, 0.0, cap_units)
             # the group runs at least capacity.min every hour: the floor applies hour by hour, not to the mean
             month = np.clip(fc[:MONTH_HOURS], lo, cap_units)
+            demand_month = month
             if w > 1:  # the group runs whole instances of w units: their units are what is billed
                 month = whole_units(month, w)
                 notes.append(f"in whole {po.instance_type} instances of {w} units")
@@ -317,7 +321,7 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
                              + (f" (in whole {po.instance_type} instances of {w} units)" if w > 1 else ""))
 
         # reserved units, bought in whole instances of the first-ranked type (w units each)
-        held = inp.held_units
+        held = held_units
         held_inst = held // w
         r_price = inp.reserved_hourly.get(po.instance_type)
         blended = spot.blended_hourly(po.ondemand_hourly)
@@ -422,33 +426,49 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
             expected_nodes=expected,
             interruption_rate_per_hour=rate,
         )
-        return FleetDecision(fp, primary, expected, notes, spot.lost_fraction if spot.share > 0 else 0.0)
+        return FleetDecision(fp, primary, expected, notes, spot.lost_fraction if spot.share > 0 else 0.0,
+                             month_units=demand_month if history is not None else None)
 
-    cheapest_od = min(range(len(ranking.ranked)), key=lambda i: ranking.ranked[i].ondemand_per_unit)
-    od_type = (ranking.ranked[cheapest_od].offer.instance_type, ranking.ranked[cheapest_od].weight)
-    best = replace(decide(0), ondemand_type=od_type)
-    if inp.held_units or fleet.instance_types.preferred or len(ranking.ranked) < 2:
-        # held reservations are for the type they were planned on; preferred types come first as given
-        return best
-    # the spot ranking does not see reserved prices or the on-demand base: the types cheapest to run
-    # on-demand and to reserve are tried first too, and the cheapest month wins
-    others = {cheapest_od}
-    reservable = [i for i, c in enumerate(ranking.ranked) if c.offer.instance_type in inp.reserved_hourly]
-    if reservable:
-        others.add(min(reservable, key=lambda i: inp.reserved_hourly[ranking.ranked[i].offer.instance_type]
-                       / ranking.ranked[i].weight))
-    best_cost = monthly_cost(best, inp)
-    first = ranking.ranked[0].offer.instance_type
-    for i in sorted(others - {0}):
-        alt = decide(i)
-        cost = monthly_cost(alt, inp)
-        if cost < best_cost * (1 - 1e-9):
-            why = alt.plan.rationale
-            why["instance_types"] += (f"; {ranking.ranked[i].offer.instance_type} first, not {first} (the cheapest "
-                                      f"expected cost per unit on spot): with its reservations and on-demand base "
-                                      f"the fleet's month costs {cost:,.2f} on it against {best_cost:,.2f}")
-            best, best_cost = replace(alt, ondemand_type=od_type), cost
-    return best
+    ranked = ranking.ranked
+    cheapest_od = min(range(len(ranked)), key=lambda i: ranked[i].ondemand_per_unit)
+    od_type = (ranked[cheapest_od].offer.instance_type, ranked[cheapest_od].weight)
+    # Which type goes first (reservations, on-demand base) is chosen as if nothing were held, so that
+    # recording a purchase the plan recommended never moves the fleet off the type it was bought for.
+    # The spot ranking does not see reserved prices or the on-demand base: the types cheapest to run
+    # on-demand and to reserve are decided too, and the cheapest month wins. Only types of the
+    # ranking's smallest weight are tried: a group the Cluster Autoscaler manages lists no other.
+    # Preferred types come first as the policy gives them.
+    chosen, note = 0, ""
+    free: dict[int, FleetDecision] = {}  # decisions with nothing held, by ranking index
+
+    def decide_free(index: int) -> FleetDecision:
+        if index not in free:
+            free[index] = decide(index, 0)
+        return free[index]
+
+    if not fleet.instance_types.preferred and len(ranked) > 1:
+        smallest = min(c.weight for c in ranked)
+        light = [i for i, c in enumerate(ranked) if c.weight == smallest]
+        others = {min(light, key=lambda i: ranked[i].ondemand_per_unit)}
+        reservable = [i for i in light if ranked[i].offer.instance_type in inp.reserved_hourly]
+        if reservable:
+            others.add(min(reservable, key=lambda i: inp.reserved_hourly[ranked[i].offer.instance_type] / ranked[i].weight))
+        best_cost = monthly_cost(decide_free(0), inp)
+        first = ranked[0].offer.instance_type
+        ranking_rule = ("the cheapest expected cost per unit on spot" if fleet.spot is not None and fleet.spot.max_share > 0
+                        else "the cheapest per unit on-demand")
+        for i in sorted(others - {0}):
+            cost = monthly_cost(decide_free(i), inp)
+            if cost < best_cost * (1 - 1e-9):
+                note = (f"; {ranked[i].offer.instance_type} first, not {first} ({ranking_rule}): with its reservations "
+                        f"and on-demand base the fleet's month costs {cost:,.2f} on it against {best_cost:,.2f}"
+                        + (" (both with nothing held, so the choice does not move once purchases are recorded)"
+                           if inp.held_units else ""))
+                chosen, best_cost = i, cost
+    best = decide_free(chosen) if inp.held_units == 0 else decide(chosen, inp.held_units)
+    if note:
+        best.plan.rationale["instance_types"] += note
+    return replace(best, ondemand_type=od_type)
 
 
 def monthly_cost(decision: FleetDecision, inp: FleetInputs) -> float:
@@ -521,7 +541,7 @@ def plan_policy(
     ``held`` gives units already reserved per fleet name; it replaces the policy's
     ``reserved.held`` list for that fleet.  Held units are never reduced.
     """
-    from seedance.estimate.fleet import FleetUsage, fleet_components
+    from seedance.estimate.fleet import FleetUsage, average_nodes, fleet_components
 
     policy = loaded.policy
     region = policy.cloud.region
@@ -576,10 +596,14 @@ def plan_policy(
                            fleet.reserved.term, fleet.reserved.payment, fp.on_demand_base,
                            fp.spot_share_above_base, others, spot_lost_fraction=dec.spot_lost_fraction).per_instance(w)
         comps = fleet_components(usage, offer)
-        # all on-demand: the same units on the type cheapest to run on-demand per unit
+        # all on-demand: the same demand on the type cheapest to run on-demand per unit, in its whole instances
         od_name, od_w = dec.ondemand_type or (offer.instance_type, w)
         od_offer = by_type[od_name]
-        od_usage = FleetUsage(fleet.name, od_offer.instance_type, dec.expected_nodes / od_w, 0, fleet.reserved.term,
+        if dec.month_units is not None:
+            od_instances = float(whole_units(dec.month_units, od_w).mean()) / od_w
+        else:
+            od_instances = average_nodes(fleet, fleet.capacity.desired, od_w)[0] / od_w
+        od_usage = FleetUsage(fleet.name, od_offer.instance_type, od_instances, 0, fleet.reserved.term,
                               fleet.reserved.payment, 0, 0.0)
         od_comps = fleet_components(od_usage, od_offer)
         cost = sum(c.monthly_cost for c in comps if c.monthly_cost is not None)
