@@ -13,11 +13,12 @@ Billing rule for a fleet month (``HOURS_PER_MONTH`` = 730 h):
 
 Without a plan the mix comes from the policy's explicit values: reserved units = ``fixed`` units
 (or the units already held: commitments purchased on or before the estimate's date whose term has
-not ended, as the planner counts them), on-demand base = reserved units (at least 1 for gold fleets), spot
-share = ``spot.maxShare`` (0 without spot, and 0 for training or fine-tuning without a checkpoint
-block, as the planner decides), instance type = the first preferred, else the first allowed, type
-that holds the fleet's units as the planner judges it (none of the allowed: unpriced), else the
-cheapest catalog type matching the GPU/CPU requirement; average nodes = ``desired``
+not ended, as the planner counts them), on-demand base = reserved units (at least 1 for gold fleets);
+the instance type and spot share are the planner's: its first-ranked type (preferred types first,
+within the allowed ones, else the cheapest expected cost per unit) and that type's spot share
+(``spot.maxShare`` where the type's interruption band is within the fleet's tolerance and spot,
+interruption losses included, beats on-demand; none for training or fine-tuning without a
+checkpoint block); average nodes = ``desired``
 adjusted for off-peak windows (costed as their scheduled actions run, see :func:`average_nodes`).  With a plan, the plan's first (cheapest) instance choice,
 reserved units, base and spot share are used, and its ``expected_nodes`` (the planner's cost
 basis) when given, else its desired size adjusted for off-peak windows.  The reserved term and
@@ -30,6 +31,7 @@ import datetime as dt
 import logging
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 
 from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, ResourceCost
 from seedance.estimate.context import EstimateContext
@@ -296,29 +298,25 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         ).per_instance(w)
         notes.insert(0, f"mix from the plan: {itype}" + (f" (weight {w}: {w} units per instance)" if w > 1 else ""))
     else:
-        preferred = [t for t in fleet.instance_types.preferred if _disqualified(ctx, fleet, t) is None]
-        allowed = [t for t in fleet.instance_types.allowed if _disqualified(ctx, fleet, t) is None]
-        skipped = [f"{t} ({_disqualified(ctx, fleet, t)})" for t in
-                   dict.fromkeys([*fleet.instance_types.preferred, *fleet.instance_types.allowed])
-                   if _disqualified(ctx, fleet, t) is not None]
+        named = list(dict.fromkeys([*fleet.instance_types.preferred, *fleet.instance_types.allowed]))
+        for t in named:  # a type the catalog does not price in the region: an error naming the closest
+            ctx.catalog.instance(ctx.region, t)
+        skipped = [f"{t} ({_disqualified(ctx, fleet, t)})" for t in named if _disqualified(ctx, fleet, t) is not None]
         if skipped:
             notes.append(f"skipped, not meeting {requirement_text(fleet)}: {'; '.join(skipped)}")
-        if fleet.instance_types.allowed and not allowed:
-            return _no_type(ctx, fleet, tags, f"no allowed instance type has {requirement_text(fleet)}: {'; '.join(skipped)}")
-        if preferred or allowed:
-            itype = (preferred or allowed)[0]
-            notes.append(f"instance type: first {'preferred' if preferred else 'allowed'} ({itype})")
-        else:
-            matches = matching_offers(ctx.catalog, ctx.region, fleet)
-            if not matches:
-                return _no_type(
-                    ctx, fleet, tags, f"no instance type priced in {ctx.region} has {requirement_text(fleet)}"
-                )
-            itype = matches[0].instance_type
-            notes.append(f"instance type: cheapest on-demand match for {requirement_text(fleet)} ({itype})")
+        first = _planner_first(ctx, fleet)
+        if first is None:
+            what = "allowed instance type" if fleet.instance_types.allowed else f"instance type priced in {ctx.region}"
+            return _no_type(ctx, fleet, tags, f"no {what} has {requirement_text(fleet)}"
+                            + (f": {'; '.join(skipped)}" if skipped and fleet.instance_types.allowed else ""))
+        itype, share, why_type = first.offer.instance_type, first.spot_share, first.rationale
+        notes.append(f"instance type: the planner's first ({itype}: {why_type})")
         on = estimate_date(ctx)
         w = _unit_weight(ctx, fleet, itype)
         usage = usage_from_policy(fleet, itype, on, w)
+        if usage.spot_share_above_base > 0 and share == 0:
+            notes.append(f"no spot: the planner plans none on {itype} ({_no_spot_reason(fleet, first)})")
+        usage = replace(usage, spot_share_above_base=share if usage.spot_share_above_base > 0 else 0.0)
         usage = usage.per_instance(w)
         if w > 1:
             notes.append(f"{itype} serves {w} units per instance, run in whole instances")
@@ -328,11 +326,6 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             notes.append(f"{active} of {all_held} held reserved unit(s) active on {on.isoformat()} "
                          "(the others have expired or not started)")
     offer = ctx.catalog.instance(ctx.region, usage.instance_type)  # unknown type given by the user: an error
-    if ctx.plan is None and usage.spot_share_above_base > 0:
-        off_spot = _no_spot_reason(fleet)
-        if off_spot is not None:  # the planner's rules: no spot where it would plan none
-            usage = replace(usage, spot_share_above_base=0.0)
-            notes.append(f"no spot: {off_spot}")
     if ctx.plan is None and usage.spot_share_above_base > 0 and offer.interruption_band_max_pct is not None:
         from seedance.planner.spot import band_hourly_rate
 
@@ -386,16 +379,34 @@ def _disqualified(ctx: EstimateContext, fleet: Fleet, instance_type: str) -> str
     return None if weight else why
 
 
-def _no_spot_reason(fleet: Fleet) -> str | None:
-    """Why the planner would put none of this fleet on spot whatever its type (None: it may).
-    The type's own band is not judged here: the plan-less estimate does not rank types for spot as
-    the planner does (README, Known limits)."""
+def _planner_first(ctx: EstimateContext, fleet: Fleet) -> Any:
+    """The planner's first-ranked type for the fleet (a ``RankedType``; None when none qualifies):
+    the preferred types first, within the allowed ones, else the cheapest expected cost per unit with
+    spot where the planner would put it (its interruption band within the tolerance, cheaper than
+    on-demand with its interruption losses; none for training without a checkpoint block)."""
+    from seedance.planner.instances import rank_instances  # the planner imports this module
+    from seedance.planner.planner import lost_fraction_fn, offer_view, requirement, unbounded_spot_loss
+    from seedance.planner.spot import whole_percent_share
+
+    spot = fleet.spot
+    cap = None if spot is None else 0.0 if (unbounded_spot_loss(fleet) or fleet.capacity.max == 0) \
+        else whole_percent_share(spot.max_share)
+    ranking = rank_instances(
+        [offer_view(o) for o in ctx.catalog.instances(ctx.region)], requirement(fleet), max_spot_share=cap,
+        lost_fraction=lost_fraction_fn(fleet), allowed=fleet.instance_types.allowed,
+        preferred=fleet.instance_types.preferred, region=ctx.region,
+        tolerance=spot.interruption_tolerance.value if spot is not None else None)
+    return ranking.ranked[0] if ranking.ranked else None
+
+
+def _no_spot_reason(fleet: Fleet, first: Any) -> str:
+    """Why the planner's first type runs no spot for this fleet."""
     from seedance.planner.planner import unbounded_spot_loss  # the planner imports this module
 
     if unbounded_spot_loss(fleet):
         return (f"{fleet.workload.value} without a checkpoint block loses all the work since its job started at an "
-                f"interruption, so the planner plans no spot for it")
-    return None
+                f"interruption")
+    return first.rationale.split("; ", 1)[-1]
 
 
 def _no_type(ctx: EstimateContext, fleet: Fleet, tags: dict[str, str], reason: str) -> ResourceCost:

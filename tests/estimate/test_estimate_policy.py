@@ -26,10 +26,10 @@ def test_registration_list_is_explicit() -> None:
 def test_eu_prod_hand_checked_lines(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
     est = estimate_policy(stacks["eu-prod"], catalog)
     assert (est.currency, est.region, est.partial, est.basis) == ("USD", "eu-central-1", False, "policy")
-    # inference: gold (base 1), desired 6, 30 % spot above base, g5.xlarge in eu-central-1 (band
-    # 10-15%: -ln(0.84) / 730 = 2.3884e-4 interruptions per hour, 300 s lost each: f = 1.99e-5):
-    # 730 × ((1 + 5 × 0.7) × 1.258 + 5 × 0.3 × 0.509967 / (1 - 1.99e-5)) = 4690.94 + 0.011
-    assert round(est.by_fleet["inference"], 2) == 4690.95
+    # inference: gold, desired 6, 30 % spot allowed, but with interruptionTolerance low and every A10G
+    # type of eu-central-1 in a higher band (g5.xlarge 10-15%) the planner plans no spot: on-demand
+    # g5.xlarge, 730 × 6 × 1.258 = 5510.04
+    assert round(est.by_fleet["inference"], 2) == 5510.04
     # network: 3 AZs, 2 NAT; ecr.dkr (1500 GB) > break-even 625.71 GB takes an interface endpoint:
     # 2 × 730 × 0.052 + (5 + 600 + 1 + 2) × 0.052 + 3 × 730 × 0.012 + 1500 × 0.01 = 148.816
     assert round(est.by_service["VPC"], 2) == 148.82
@@ -37,9 +37,11 @@ def test_eu_prod_hand_checked_lines(stacks: dict[str, LoadedPolicy], catalog: Ca
     assert est.by_service["EKS"] == pytest.approx(73.0)
     assert est.by_service["KMS"] == 0.0
     fleets = {r.name: r for r in est.resources if r.kind == "fleet"}
+    # llm-train: the planner's first type, p4de.24xlarge: 70 % spot at 10.76 and 30 % on-demand at
+    # 34.29 is 17.84 an hour, against p4d.24xlarge's 0.7 × 14.87 + 0.3 × 27.43 = 18.64
     assert [c.name for c in fleets["llm-train"].components] == [
-        "Instance usage (Linux, on-demand, p4d.24xlarge)",
-        "Instance usage (Linux, spot, p4d.24xlarge)",
+        "Instance usage (Linux, on-demand, p4de.24xlarge)",
+        "Instance usage (Linux, spot, p4de.24xlarge)",
     ]
 
 
@@ -64,8 +66,8 @@ def test_cost_allocation_tags(stacks: dict[str, LoadedPolicy], catalog: Catalog)
     assert estimate_policy(stacks["dev"], catalog, stack="dev").by_tag["seedance:stack"] == {"dev": pytest.approx(est.total)}
     assert set(est.by_tag["seedance:fleet"]) == {"(untagged)", "batch-embed", "finetune", "inference"}
     assert est.by_tag["seedance:fleet"]["finetune"] == pytest.approx(est.by_fleet["finetune"])
-    # dev finetune: 1 × A10G, all spot, billed as paid: 730 × 0.39388 / (1 - 0.09055), see test_estimate_cli
-    assert round(est.by_fleet["finetune"], 2) == 316.16
+    # dev finetune: 1 × A10G, all spot on g5.2xlarge, billed as paid: 730 × 0.43682 / (1 - 0.003387), see test_estimate_cli
+    assert round(est.by_fleet["finetune"], 2) == 319.96
     # dev KMS: no kmsKeyArn, so the stack creates one key (1 USD per key-month)
     assert est.by_service["KMS"] == 1.0
 
@@ -78,12 +80,12 @@ def test_cn_prod_is_partial_with_reasons_and_never_mixes_currencies(stacks: dict
     assert "USD" not in doc
     reasons = {u["reason"] for u in est.unpriced}
     assert "the shared price data has no service prices for cn-north-1 (CNY)" in reasons
-    assert "the price data has no spot price for g5.xlarge in cn-north-1" in reasons
     unpriced = [c for r in est.resources for c in r.components if c.unpriced_reason]
     assert all(c.monthly_cost is None and c.unit_price is None for c in unpriced)
-    # inference: gold base 1, desired 4, 30 % spot above base (unpriced): on-demand 1 + 3 × 0.7 = 3.1 nodes
-    # 730 × 3.1 × 9.51389 = 21529.93307
-    assert round(est.by_fleet["inference"], 2) == 21529.93
+    # inference: the data has no spot price or band in China, so the planner, and the estimate
+    # without a plan, run no spot: desired 4 on-demand, 730 × 4 × 9.51389 = 27780.5588
+    assert round(est.by_fleet["inference"], 2) == 27780.56
+    assert not any("spot" in c.name for r in est.resources if r.kind == "fleet" for c in r.components)
     assert est.by_service["EBS"] == 0.0 and est.to_json()["partial"] is True
 
 
@@ -242,9 +244,10 @@ def test_a_policy_type_that_does_not_serve_the_fleet_is_not_priced(stacks: dict[
     names, notes = _line(est, "finetune")
     assert all("g5.2xlarge" in n for n in names) and not any("m5.xlarge" in n for n in names)
     assert any(n.startswith("skipped, not meeting 1 x A10G") and "m5.xlarge" in n for n in notes)
-    # a preferred type that serves none: the cheapest match, as without a preference
+    # a preferred type that serves none: the planner's first, as without a preference (g5.2xlarge:
+    # spot within the fleet's tolerance)
     est = estimate_policy(_dev_finetune(stacks, instance_types=InstanceTypes(preferred=["m5.xlarge"])), catalog)
-    assert all("g5.xlarge" in n for n in _line(est, "finetune")[0])
+    assert all("g5.2xlarge" in n for n in _line(est, "finetune")[0])
     # allowed types of which none serves: nothing the fleet may run is priced
     est = estimate_policy(_dev_finetune(stacks, instance_types=InstanceTypes(allowed=["p4d.24xlarge"])), catalog)
     assert est.partial
@@ -262,7 +265,22 @@ def test_a_plan_less_estimate_plans_no_spot_for_training_without_checkpoints(sta
     est = estimate_policy(_dev_finetune(stacks, spot=high, workload=Workload.TRAINING, checkpoint=None), catalog)
     names, notes = _line(est, "finetune")
     assert not any("spot" in n for n in names)
-    assert any(n.startswith("no spot: training without a checkpoint block") for n in notes)
+    assert any(n.startswith("no spot: the planner plans none") and "training without a checkpoint block" in n for n in notes)
     # a fine-tuning fleet of the same shape is billed spot
     est = estimate_policy(_dev_finetune(stacks, spot=high), catalog)
     assert any("spot" in n for n in _line(est, "finetune")[0])
+
+
+def test_without_history_or_reservations_the_plan_less_estimate_is_the_plans(stacks: dict[str, LoadedPolicy],
+                                                                              catalog: Catalog) -> None:
+    """A fleet without demand history and with nothing to reserve is decided alike with or without a
+    plan: the planner's first type, its spot share, the policy's desired size."""
+    import datetime as dt
+
+    dev = stacks["dev"]
+    plan = plan_policy(dev, catalog, as_of=dt.date(2024, 5, 30))
+    with_plan = estimate_policy(dev, catalog, plan)
+    without = estimate_policy(dev, catalog, as_of=dt.date(2024, 5, 30))
+    for name in ("finetune", "batch-embed"):  # inference reserves a unit in the plan
+        assert plan.fleet(name).reserved_units == 0
+        assert without.by_fleet[name] == pytest.approx(with_plan.by_fleet[name], rel=1e-12)
