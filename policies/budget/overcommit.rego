@@ -41,7 +41,9 @@ _resources := ["cpu", "memory"]
 # the LimitRanges of the document (patches of live ones included) and their items
 _limit_ranges := [input.document.resources[i] | some i in resources.kind_indices("LimitRange")]
 
-_items(lr) := [item |
+# [LimitRange, item] for every item of every LimitRange, read once for all the rules below
+_lr_items := [[lr, item] |
+	some lr in _limit_ranges
 	spec := object.get(resources.inputs(lr), "spec", {})
 	is_object(spec)
 	items := object.get(spec, "limits", [])
@@ -59,9 +61,8 @@ _list(item, field) := l if {
 # each namespace's Container items, as Kubernetes defaults them: the default limit falls back to
 # max, the default request to that default limit, then to min
 _container_items[ns] contains d if {
-	some lr in _limit_ranges
+	some [lr, item] in _lr_items
 	ns := resources.namespace(lr)
-	some item in _items(lr)
 	object.get(item, "type", "") == "Container"
 	default_limit := object.union(_list(item, "max"), _list(item, "default"))
 	d := {
@@ -74,15 +75,15 @@ _container_items[ns] contains d if {
 # no limit for the resource (a Pod item compares the pod's summed limits, which the other
 # containers' limits can make, so it refuses no single container)
 _ratio_bound[ns] contains res if {
-	some lr in _limit_ranges
+	some [lr, item] in _lr_items
 	ns := resources.namespace(lr)
-	some item in _items(lr)
 	object.get(item, "type", "") == "Container"
 	some res, value in _list(item, "maxLimitRequestRatio")
 	budget.quantity(value)
 }
 
-# a container's own limit or request for a resource: absent (undefined) unless it gives one
+# a container's own limit or request for a resource: absent (undefined) unless it gives one; its
+# resources, or that list, unknown until apply make it unknown
 _own(c, field, res) := v if {
 	rr := object.get(c, "resources", {})
 	is_object(rr)
@@ -90,6 +91,10 @@ _own(c, field, res) := v if {
 	is_object(list)
 	v := list[res]
 }
+
+_own(c, _, _) := "[unknown]" if object.get(c, "resources", {}) == "[unknown]"
+
+_own(c, field, _) := "[unknown]" if object.get(c, ["resources", field], {}) == "[unknown]"
 
 _defaulted := " with the LimitRange's default limit"
 
@@ -134,7 +139,13 @@ _pod_limited(spec, res) if {
 
 # the namespace a workload's pods run in; a cluster-wide runtime's run in the namespaces of the jobs
 # and services that use it, whose LimitRanges are not known here
-_namespace(w) := "(the namespaces that use it)" if resources.kind(w.type) in resources.cluster_scoped_workload_kinds
+_namespace(w) := _cluster_wide if resources.kind(w.type) in resources.cluster_scoped_workload_kinds
+
+_cluster_wide := "(cluster-wide)"
+
+_no_limit_range(ns) := "no LimitRange is known to apply (its pods run in the namespaces that use it)" if ns == _cluster_wide
+
+_no_limit_range(ns) := sprintf("no LimitRange of namespace %s gives one", [ns]) if ns != _cluster_wide
 
 _namespace(w) := resources.namespace(w) if not resources.kind(w.type) in resources.cluster_scoped_workload_kinds
 
@@ -184,7 +195,7 @@ _problems contains findings.problem(w, msg) if {
 	not _has_default_limit(ns, res)
 	not res in object.get(_ratio_bound, ns, set())
 	not _pod_limited(spec, res)
-	msg := sprintf("container %s sets no %s limit and no LimitRange of namespace %s gives one: it may use all the spare %s of its node, which no overcommit cap (%sx) bounds", [pods.name(c), res, ns, res, fmt.two_decimals(_cap)])
+	msg := sprintf("container %s sets no %s limit and %s: it may use all the spare %s of its node, which no overcommit cap (%sx) bounds", [pods.name(c), res, _no_limit_range(ns), res, fmt.two_decimals(_cap)])
 }
 
 _has_default_limit(ns, res) if {
@@ -194,16 +205,38 @@ _has_default_limit(ns, res) if {
 
 # a maxLimitRequestRatio unknown until apply allows an overcommit no one can state
 _problems contains findings.problem(lr, msg) if {
-	some lr in _limit_ranges
-	some item in _items(lr)
+	some [lr, item] in _lr_items
 	some res, value in _list(item, "maxLimitRequestRatio")
 	value == "[unknown]"
 	msg := sprintf("LimitRange's %s maxLimitRequestRatio is unknown until apply, so the overcommit it allows cannot be checked against the cap", [res])
 }
 
-_problems contains findings.problem(lr, msg) if {
+_problems contains findings.problem(lr, "LimitRange's maxLimitRequestRatio is unknown until apply, so the overcommit it allows cannot be checked against the cap") if {
+	some [lr, item] in _lr_items
+	object.get(item, "maxLimitRequestRatio", {}) == "[unknown]"
+}
+
+# limits (or one of them) unknown until apply: their defaults and ratios cannot be read
+_problems contains findings.problem(lr, "LimitRange's limits are unknown until apply, so the defaults and ratios it sets cannot be checked against the cap") if {
 	some lr in _limit_ranges
-	some item in _items(lr)
+	spec := object.get(resources.inputs(lr), "spec", {})
+	limits := object.get(_object(spec), "limits", [])
+	_unknown_list(limits)
+}
+
+_object(x) := x if is_object(x)
+
+_object(x) := {} if not is_object(x)
+
+_unknown_list(l) if l == "[unknown]"
+
+_unknown_list(l) if {
+	is_array(l)
+	"[unknown]" in l
+}
+
+_problems contains findings.problem(lr, msg) if {
+	some [lr, item] in _lr_items
 	some res, value in _list(item, "maxLimitRequestRatio")
 	ratio := budget.quantity(value)
 	ratio > _cap

@@ -140,5 +140,26 @@ test_fail_cluster_wide_runtime_judged_on_its_own_limits if {
 		{"name": "node", "template": {"spec": {"template": {"spec": {"containers": [_container("node", {"limits": {"memory": "1Gi"}})]}}}}},
 	]}}}})
 	v := overcommit.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [lr, runtime])
-	v == {_f("kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime", "torch", "container node sets no cpu limit and no LimitRange of namespace (the namespaces that use it) gives one: it may use all the spare cpu of its node, which no overcommit cap (1.50x) bounds")}
+	v == {_f("kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime", "torch", "container node sets no cpu limit and no LimitRange is known to apply (its pods run in the namespaces that use it): it may use all the spare cpu of its node, which no overcommit cap (1.50x) bounds")}
+}
+
+# resources, or a whole requests or limits list, unknown until apply: the ratio cannot be
+# established (a default or the limit must not stand in for it); a LimitRange whose ratio list or
+# limits are unknown until apply is reported
+test_fail_whole_resource_lists_unknown_until_apply if {
+	lr := _limit_range("defaults", "inference", [{"type": "Container", "default": {"cpu": "1", "memory": "1Gi"}, "maxLimitRequestRatio": "[unknown]"}])
+	blind := _limit_range("blind", "other", "[unknown]")
+	pod := _pod("kubernetes:core/v1:Pod", "serve", "inference", {"containers": [
+		_container("requests", {"limits": {"cpu": "8", "memory": "8Gi"}, "requests": "[unknown]"}),
+		{"name": "all", "image": "x", "resources": "[unknown]"},
+	]})
+	v := overcommit.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [lr, blind, pod])
+	v == {
+		_f("kubernetes:core/v1:Pod", "serve", "container requests: its cpu limit or request is unknown until apply, so its overcommit cannot be checked against the cap"),
+		_f("kubernetes:core/v1:Pod", "serve", "container requests: its memory limit or request is unknown until apply, so its overcommit cannot be checked against the cap"),
+		_f("kubernetes:core/v1:Pod", "serve", "container all: its cpu limit or request is unknown until apply, so its overcommit cannot be checked against the cap"),
+		_f("kubernetes:core/v1:Pod", "serve", "container all: its memory limit or request is unknown until apply, so its overcommit cannot be checked against the cap"),
+		_f("kubernetes:core/v1:LimitRange", "defaults", "LimitRange's maxLimitRequestRatio is unknown until apply, so the overcommit it allows cannot be checked against the cap"),
+		_f("kubernetes:core/v1:LimitRange", "blind", "LimitRange's limits are unknown until apply, so the defaults and ratios it sets cannot be checked against the cap"),
+	}
 }

@@ -65,6 +65,13 @@ _personal_workload(w) if resources.namespace(w) in _personal_namespaces
 
 _personal_workload(w) if resources.personal(w)
 
+# a cluster-wide template (a SidecarSet, a cluster training or serving runtime) runs its pods in the
+# namespaces that use it, which may hold personal data when any namespace does
+_personal_workload(w) if {
+	resources.kind(w.type) in resources.cluster_scoped_workload_kinds
+	count(_personal_namespaces) > 0
+}
+
 _problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
 	_personal_workload(w)

@@ -182,3 +182,14 @@ test_fail_open_policy_in_a_namespace_unknown_until_apply if {
 		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "np-somewhere", "NetworkPolicy admits every source (an ingress rule without from) to every pod of namespace [unknown] on every port, which voids a default-deny ingress there"),
 	}
 }
+
+# a cluster-wide template (a SidecarSet, a cluster runtime) runs its containers in the namespaces
+# that use it: where a namespace holds personal data, it is judged as a personal workload
+test_fail_cluster_wide_templates_where_personal_data_is_held if {
+	sidecars := fixtures.resource("kubernetes:apps.kruise.io/v1alpha1:SidecarSet", "log", {"metadata": {"name": "log"}, "spec": {"containers": [{"name": "log", "image": "x", "securityContext": {"privileged": true, "allowPrivilegeEscalation": false, "runAsNonRoot": true}}]}})
+	v := workload_isolation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, array.concat(pass_resources, [sidecars]))
+	v == {_f("kubernetes:apps.kruise.io/v1alpha1:SidecarSet", "log", "container log: runs privileged")}
+	# with no personal namespace in the document, it is not
+	none := workload_isolation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [sidecars])
+	none == set()
+}

@@ -33,11 +33,18 @@ _field(spec, key) := object.get(spec, key, false)
 # a container's name; Knative and KServe let it be left out
 name(container) := object.get(container, "name", "(unnamed)")
 
-weaknesses(spec, container) := ((_privileged(spec, container) | {"allows privilege escalation" | _setting(spec, container, "allowPrivilegeEscalation") != false}) | {"may run as root (runAsNonRoot not true)" | _setting(spec, container, "runAsNonRoot") != true}) | _added_capabilities(container)
+weaknesses(spec, container) := ((_privileged(spec, container) | _weak(spec, container, "allowPrivilegeEscalation", false, "allows privilege escalation")) | _weak(spec, container, "runAsNonRoot", true, "may run as root (runAsNonRoot not true)")) | _added_capabilities(container)
+
+# a setting that is not the safe value: what it allows, or that it is unknown until apply
+_weak(spec, container, key, safe, what) := {msg |
+	v := _setting(spec, container, key)
+	v != safe
+	msg := sprintf("%s%s", [what, _unknown_note(v, key)])
+}
 
 # hardening the MLPS intrusion-prevention clause asks for beyond the basics, the Kubernetes Pod
 # Security Standards' baseline among it (host namespaces, host paths and ports, seccomp, /proc)
-hardening_gaps(spec, container) := (((((_privileged(spec, container) | _host_namespaces(spec)) | {"does not drop ALL capabilities" | not _drops_all(container)}) | {"root filesystem is writable" | _setting(spec, container, "readOnlyRootFilesystem") != true}) | _added_capabilities(container)) | _host_access(spec, container)) | _kernel_access(spec, container)
+hardening_gaps(spec, container) := (((((_privileged(spec, container) | _host_namespaces(spec)) | {"does not drop ALL capabilities" | not _drops_all(container)}) | _weak(spec, container, "readOnlyRootFilesystem", true, "root filesystem is writable")) | _added_capabilities(container)) | _host_access(spec, container)) | _kernel_access(spec, container)
 
 _privileged(spec, container) := {"runs privileged" | _setting(spec, container, "privileged") == true} | {"may run privileged (privileged unknown until apply)" | _setting(spec, container, "privileged") == _unknown}
 
@@ -51,33 +58,62 @@ _unknown_note(v, key) := sprintf(" (%s unknown until apply)", [key]) if v == _un
 
 _unknown_note(v, _) := "" if v != _unknown
 
-# host paths mounted into the pod, and host ports the container binds
-_host_access(spec, container) := {sprintf("mounts host path %v", [p]) |
-	volumes := object.get(spec, "volumes", [])
-	is_array(volumes)
-	some v in volumes
+# host paths the container mounts (a volume it names in volumeMounts), and host ports it binds; a
+# volume or port list unknown until apply may hold either
+_host_access(spec, container) := {sprintf("mounts host path %v", [path]) |
+	some vol, path in _host_paths(spec)
+	some m in _list(container, "volumeMounts")
+	object.get(_object(m), "name", null) in {vol, _unknown}
+} | {sprintf("binds host port %v", [port]) |
+	some p in _list(container, "ports")
+	port := object.get(_object(p), "hostPort", 0)
+	port != 0
+} | {"may mount host paths (volumes unknown until apply)" |
+	_list_unknown(spec, "volumes")
+	count(_list(container, "volumeMounts")) > 0
+} | {"may mount host paths (volumeMounts unknown until apply)" |
+	count(_host_paths(spec)) > 0
+	_list_unknown(container, "volumeMounts")
+} | {"may bind host ports (ports unknown until apply)" |
+	_list_unknown(container, "ports")
+} | {"may bind host ports (a port unknown until apply)" |
+	some p in _list(container, "ports")
+	p == _unknown
+} | {"may mount host paths (a volume unknown until apply)" |
+	some v in _list(spec, "volumes")
+	v == _unknown
+	count(_list(container, "volumeMounts")) > 0
+}
+
+# the pod's host path volumes: name -> path
+_host_paths(spec) := {vol: path |
+	some v in _list(spec, "volumes")
 	is_object(v)
 	hp := object.get(v, "hostPath", null)
 	hp != null
-	p := object.get(_object(hp), "path", _unknown)
-} | {sprintf("binds host port %v", [port]) |
-	ports := object.get(container, "ports", [])
-	is_array(ports)
-	some p in ports
-	is_object(p)
-	port := object.get(p, "hostPort", 0)
-	port != 0
+	vol := object.get(v, "name", _unknown)
+	path := object.get(_object(hp), "path", _unknown)
 }
+
+_list(o, key) := l if {
+	l := object.get(o, key, [])
+	is_array(l)
+} else := []
+
+_list_unknown(o, key) if object.get(o, key, []) == _unknown
 
 _object(x) := x if is_object(x)
 
 _object(x) := {} if not is_object(x)
 
-# seccomp off (container, else pod) and an unmasked /proc
+# seccomp off (container, else pod) and an unmasked /proc; either unknown until apply may be so
 _kernel_access(spec, container) := {"runs without seccomp (Unconfined)" |
 	profile := _setting(spec, container, "seccompProfile")
 	object.get(_object(profile), "type", "") == "Unconfined"
-} | {"mounts /proc unmasked (procMount Unmasked)" | _setting(spec, container, "procMount") == "Unmasked"}
+} | {"may run without seccomp (seccompProfile unknown until apply)" |
+	profile := _setting(spec, container, "seccompProfile")
+	_unknown in {profile, object.get(_object(profile), "type", "")}
+} | {"mounts /proc unmasked (procMount Unmasked)" | _setting(spec, container, "procMount") == "Unmasked"} | {"may mount /proc unmasked (procMount unknown until apply)" | _setting(spec, container, "procMount") == _unknown}
 
 _drops_all(container) if {
 	drop := object.get(_object(_setting({}, container, "capabilities")), "drop", [])

@@ -314,7 +314,7 @@ pod_template_kinds := {
 _embeds_pods(type) if kind(type) in object.get(pod_template_kinds, api_group(type), set())
 
 # the cluster-scoped kinds among them: templates whose pods run in the namespaces of their users
-cluster_scoped_workload_kinds := {"ClusterTrainingRuntime", "ClusterServingRuntime", "ClusterAnalysisTemplate"}
+cluster_scoped_workload_kinds := {"ClusterTrainingRuntime", "ClusterServingRuntime", "ClusterAnalysisTemplate", "SidecarSet"}
 
 # the API group of a Kubernetes type: kubernetes:kubeflow.org/v1:PyTorchJob -> kubeflow.org
 api_group(type) := split(split(type, ":")[1], "/")[0]
@@ -352,16 +352,58 @@ kind_indices(k) := {i |
 # resources of pod_template_kinds (a spec unknown until apply holds none)
 pod_specs(r) := {s | s := pod_spec(r); is_object(s)} if api_group(r.type) in _workload_groups
 
-pod_specs(r) := {v |
+pod_specs(r) := _walked_pod_specs(r) if {
+	_embeds_pods(r.type)
+	not _kserve_inference_service(r.type)
+	not _united_deployment(r.type)
+}
+
+# every object holding a list of containers under the spec, not under metadata or a patch
+_walked_pod_specs(r) := {v |
 	some path, v
 	walk(object.get(inputs(r), "spec", {}), [path, v])
 	is_object(v)
 	is_array(object.get(v, "containers", null))
-	not _partial(path)
-} if {
-	_embeds_pods(r.type)
-	not _kserve_inference_service(r.type)
+	not _in_metadata(path)
+	not _in_patch(path)
 }
+
+# an OpenKruise UnitedDeployment: its template's pod spec, and that spec with each subset's
+# strategic-merge patch applied (pod fields replaced, containers merged by name, new ones added)
+pod_specs(r) := _walked_pod_specs(r) | {merged |
+	some base in _walked_pod_specs(r)
+	topology := object.get(object.get(inputs(r), "spec", {}), "topology", {})
+	is_object(topology)
+	some subset in _list_at(topology, "subsets")
+	is_object(subset)
+	patch := object.get(subset, ["patch", "spec", "template", "spec"], null)
+	is_object(patch)
+	merged := _merge_pod(base, patch)
+} if _united_deployment(r.type)
+
+_united_deployment(type) if {
+	api_group(type) == "apps.kruise.io"
+	kind(type) == "UnitedDeployment"
+}
+
+_merge_pod(base, patch) := object.union(object.union(base, object.remove(patch, ["containers", "initContainers"])), {
+	"containers": _merge_containers(_list_at(base, "containers"), _list_at(patch, "containers")),
+	"initContainers": _merge_containers(_list_at(base, "initContainers"), _list_at(patch, "initContainers")),
+})
+
+_merge_containers(base, patch) := array.concat(
+	[merged |
+		some c in base
+		is_object(c)
+		same := [p | some p in patch; is_object(p); object.get(p, "name", null) == object.get(c, "name", "")]
+		merged := _merge_one(c, same)
+	],
+	[p | some p in patch; is_object(p); not object.get(p, "name", null) in {object.get(c, "name", "") | some c in base; is_object(c)}],
+)
+
+_merge_one(c, []) := c
+
+_merge_one(c, [p]) := object.union(c, p)
 
 # a KServe InferenceService: each component (predictor, transformer, explainer) is a pod spec whose
 # pod fields sit inline, with its containers and, inline too, the model server's container (model,
@@ -374,6 +416,12 @@ pod_specs(r) := {pod |
 	is_object(c)
 	servers := [object.union({"name": "kserve-container"}, m) | some key in _kserve_servers; m := object.get(c, key, null); is_object(m)]
 	pod := object.union(c, {"containers": array.concat(_list_at(c, "containers"), servers)})
+} | {worker |
+	# multi-node serving: the predictor's worker pods
+	spec := object.get(inputs(r), "spec", {})
+	is_object(spec)
+	worker := object.get(spec, ["predictor", "workerSpec"], null)
+	is_object(worker)
 } if _kserve_inference_service(r.type)
 
 _kserve_inference_service(type) if {
@@ -383,10 +431,18 @@ _kserve_inference_service(type) if {
 
 _kserve_servers := ["model", "sklearn", "xgboost", "tensorflow", "pytorch", "triton", "onnx", "huggingface", "pmml", "lightgbm", "paddle", "alibi", "art"]
 
-# under metadata or a strategic-merge patch (OpenKruise's UnitedDeployment subsets): not a whole pod spec
-_partial(path) if {
+# under metadata: labels and annotations, not a pod spec
+_in_metadata(path) if {
 	some key in path
-	key in {"metadata", "patch"}
+	key == "metadata"
+}
+
+# inside a strategic-merge patch (OpenKruise's UnitedDeployment subsets): a part of a pod spec, which
+# pod_specs merges into the template
+_in_patch(path) if {
+	some i, key in path
+	key == "patch"
+	i < count(path) - 1
 }
 
 pod_spec(r) := inputs(r).spec if kind(r.type) == "Pod"
@@ -417,10 +473,10 @@ unknown_pod_spec(r) if {
 	walk(object.get(inputs(r), "spec", {}), [path, v])
 	v == "[unknown]"
 	_structural(path)
-	not _partial(path)
+	not _in_metadata(path)
 }
 
-_structural_keys := {"template", "jobTemplate", "containers", "initContainers", "tasks", "components", "predictor", "transformer", "explainer", "rayClusterConfig"} | {k | some k in _kserve_servers}
+_structural_keys := {"template", "jobTemplate", "containers", "initContainers", "tasks", "components", "predictor", "transformer", "explainer", "rayClusterConfig", "patch"} | {k | some k in _kserve_servers}
 
 # lists and maps of pod templates: an element unknown until apply is a whole template
 _template_collections := {"containers", "initContainers", "tasks", "components", "replicatedJobs", "workerGroupSpecs"}
@@ -464,7 +520,10 @@ _structural(path) if {
 workloads(_) := [input.document.resources[i] | some t in workload_types; some i in indices(t)]
 
 # credential-like keys in a ConfigMap or an env var
-credential_key(k) if regex.match(`(?i)(password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential)`, k)
+credential_key(k) if {
+	is_string(k)
+	regex.match(`(?i)(password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential)`, k)
+}
 
 # [position, key] of the ConfigMap data keys that look like credentials (built once, when asked)
 credential_config_keys(_) := _credential_config_keys

@@ -9,9 +9,11 @@ import data.lib.resources
 # METADATA
 # title: "Minimal footprint, no high-risk ports"
 # description: >-
-#   No security group exposes 22, 3389, 3306, 5432, 6379 or 9200 to the internet, and pods are
-#   not privileged, use neither the host network nor host PIDs, drop ALL capabilities and run
-#   with a read-only root filesystem.
+#   No security group exposes 22, 3389, 3306, 5432, 6379 or 9200 to the internet, and pods (of
+#   Kubernetes' own workloads and of AI workload custom resources) are not privileged, share none of
+#   the host's network, PID or IPC namespaces, mount no host path and bind no host port, drop ALL
+#   capabilities (adding none but NET_BIND_SERVICE), run with a read-only root filesystem, keep
+#   seccomp on and /proc masked. A setting unknown until apply counts as the weak one.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -20,8 +22,10 @@ import data.lib.resources
 #   framework: mlps-l3
 #   severity: mandatory
 #   remediation: >-
-#     Close the high-risk ports to the internet; harden the pod securityContext (capabilities.drop
-#     [ALL], readOnlyRootFilesystem true, no hostNetwork/hostPID, privileged false).
+#     Close the high-risk ports to the internet; harden each container's securityContext
+#     (privileged false, capabilities.drop [ALL], readOnlyRootFilesystem true, no Unconfined
+#     seccompProfile or Unmasked procMount: these are container fields, a pod-level value is dropped)
+#     and the pod (no hostNetwork, hostPID or hostIPC, no hostPath volumes, no hostPort).
 violation contains findings.finding("MLPS-L3-8.1.4.4ab", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems

@@ -153,7 +153,11 @@ test_fail_pod_level_only_container_settings_and_host_access if {
 	job := _job("embed", {
 		"securityContext": {"readOnlyRootFilesystem": true, "seccompProfile": {"type": "Unconfined"}},
 		"volumes": [{"name": "root", "hostPath": {"path": "/"}}, {"name": "data", "emptyDir": {}}],
-		"containers": [{"name": "embed", "image": "x", "ports": [{"containerPort": 80, "hostPort": 8080}], "securityContext": {"capabilities": {"drop": ["ALL"]}}}],
+		"containers": [
+			{"name": "embed", "image": "x", "ports": [{"containerPort": 80, "hostPort": 8080}], "volumeMounts": [{"name": "root", "mountPath": "/host"}, {"name": "data", "mountPath": "/data"}], "securityContext": {"capabilities": {"drop": ["ALL"]}}},
+			# mounts no host path: the volume is not blamed on it
+			{"name": "metrics", "image": "x", "volumeMounts": [{"name": "data", "mountPath": "/data"}], "securityContext": {"capabilities": {"drop": ["ALL"]}, "readOnlyRootFilesystem": true, "seccompProfile": {"type": "RuntimeDefault"}}},
+		],
 	})
 	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [job])
 	v == {
@@ -167,14 +171,20 @@ test_fail_pod_level_only_container_settings_and_host_access if {
 # settings unknown until apply count as the weak value, and a capability list unknown until apply
 # no longer stops the gate
 test_fail_security_settings_unknown_until_apply if {
-	job := _job("embed", {"hostNetwork": "[unknown]", "containers": [{"name": "embed", "image": "x", "securityContext": {
-		"privileged": "[unknown]", "readOnlyRootFilesystem": true, "capabilities": {"drop": ["ALL"], "add": "[unknown]"},
+	job := _job("embed", {"hostNetwork": "[unknown]", "volumes": "[unknown]", "containers": [{"name": "embed", "image": "x", "ports": "[unknown]", "volumeMounts": [{"name": "v", "mountPath": "/v"}], "securityContext": {
+		"privileged": "[unknown]", "readOnlyRootFilesystem": "[unknown]", "capabilities": {"drop": ["ALL"], "add": "[unknown]"},
+		"seccompProfile": {"type": "[unknown]"}, "procMount": "[unknown]",
 	}}]})
 	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [job])
 	v == {
 		_f("kubernetes:batch/v1:Job", "embed", "container embed: may run privileged (privileged unknown until apply)"),
 		_f("kubernetes:batch/v1:Job", "embed", "container embed: uses the host network (hostNetwork unknown until apply)"),
 		_f("kubernetes:batch/v1:Job", "embed", "container embed: may add capabilities (unknown until apply)"),
+		_f("kubernetes:batch/v1:Job", "embed", "container embed: root filesystem is writable (readOnlyRootFilesystem unknown until apply)"),
+		_f("kubernetes:batch/v1:Job", "embed", "container embed: may mount host paths (volumes unknown until apply)"),
+		_f("kubernetes:batch/v1:Job", "embed", "container embed: may bind host ports (ports unknown until apply)"),
+		_f("kubernetes:batch/v1:Job", "embed", "container embed: may run without seccomp (seccompProfile unknown until apply)"),
+		_f("kubernetes:batch/v1:Job", "embed", "container embed: may mount /proc unmasked (procMount unknown until apply)"),
 	}
 }
 
@@ -200,5 +210,29 @@ test_fail_more_pod_templates_unknown_until_apply if {
 		_f("kubernetes:batch.volcano.sh/v1alpha1:Job", "mpi", "pod spec unknown until apply: its containers' hardening cannot be checked"),
 		_f("kubernetes:ray.io/v1:RayService", "serve", "pod spec unknown until apply: its containers' hardening cannot be checked"),
 		_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "pod spec unknown until apply: its containers' hardening cannot be checked"),
+	}
+}
+
+# an OpenKruise UnitedDeployment's subset patch is merged into the template (containers by name,
+# new ones added): what it makes privileged runs privileged; a patch unknown until apply is
+# reported. KServe's multi-node workers (predictor.workerSpec) are pods too.
+test_fail_united_deployment_patches_and_kserve_workers if {
+	united := fixtures.resource("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", {"metadata": {"namespace": "batch"}, "spec": {
+		"template": {"cloneSetTemplate": {"spec": {"template": {"spec": _hardened}}}},
+		"topology": {"subsets": [
+			{"name": "a", "patch": {"spec": {"template": {"spec": {"hostNetwork": true, "containers": [{"name": "embed", "securityContext": {"privileged": true}}]}}}}},
+			{"name": "b", "patch": "[unknown]"},
+		]},
+	}})
+	isvc := fixtures.resource("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", {"metadata": {"namespace": "batch"}, "spec": {"predictor": {
+		"model": {"modelFormat": {"name": "huggingface"}, "securityContext": {"capabilities": {"drop": ["ALL"]}, "readOnlyRootFilesystem": true}},
+		"workerSpec": {"pipelineParallelSize": 2, "containers": [{"name": "worker-container", "image": "x", "securityContext": {"privileged": true, "capabilities": {"drop": ["ALL"]}, "readOnlyRootFilesystem": true}}]},
+	}}})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [united, isvc])
+	v == {
+		_f("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", "container embed: runs privileged"),
+		_f("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", "container embed: uses the host network"),
+		_f("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", "pod spec unknown until apply: its containers' hardening cannot be checked"),
+		_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "container worker-container: runs privileged"),
 	}
 }

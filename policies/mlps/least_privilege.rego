@@ -121,7 +121,7 @@ _problems contains findings.problem(sa, "service account mounts its API token by
 # account of the document does; a value unknown until apply counts as mounting
 _problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
-	not resources.kind(w.type) in _runtime_kinds
+	not resources.kind(w.type) in _no_account_kinds
 	some spec in resources.pod_specs(w)
 	account := object.get(spec, "serviceAccountName", "default")
 	_mounts_token(object.get(spec, "automountServiceAccountToken", null), resources.namespace(w), account)
@@ -148,6 +148,6 @@ _problems contains findings.problem(w, "pod spec unknown until apply: whether it
 	resources.unknown_pod_spec(w)
 }
 
-# KServe's serving runtimes: their pod specs have no service account fields; the pods run with the
-# InferenceService's, whose predictor is checked
-_runtime_kinds := {"ServingRuntime", "ClusterServingRuntime"}
+# KServe's serving runtimes and OpenKruise's SidecarSets: their pod specs have no service account
+# fields; the pods run with the InferenceService's (whose predictor is checked) or their own
+_no_account_kinds := {"ServingRuntime", "ClusterServingRuntime", "SidecarSet"}

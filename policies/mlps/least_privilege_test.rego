@@ -327,3 +327,10 @@ test_fail_token_mounts_of_kserve_read_on_the_inference_service if {
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, [runtime, isvc])
 	v == {_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "pods mount the API token of service account default (automountServiceAccountToken not false on the pod or the account)")}
 }
+
+# an OpenKruise SidecarSet injects containers into other pods: it has no service account of its own
+test_pass_sidecar_sets_have_no_token_mount_of_their_own if {
+	sidecars := fixtures.resource("kubernetes:apps.kruise.io/v1alpha1:SidecarSet", "log", {"metadata": {"name": "log"}, "spec": {"containers": [{"name": "log", "image": "x"}]}})
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, [sidecars])
+	v == set()
+}

@@ -110,6 +110,7 @@ _cluster_scoped_kinds := {
 	"trainer.kubeflow.org/ClusterTrainingRuntime",
 	"serving.kserve.io/ClusterServingRuntime",
 	"argoproj.io/ClusterAnalysisTemplate",
+	"apps.kruise.io/SidecarSet",
 	"core/Namespace",
 	"core/Node",
 	"core/PersistentVolume",

@@ -37,12 +37,16 @@ violation contains findings.finding("MLPS-L3-8.1.4.5-6", p.resource, p.message) 
 # the account's own ECR (cloud.accountId, any region); another account's ECR is not trusted, and
 # without a declared account no ECR is (fail closed)
 _trusted(image) if {
+	is_string(image)
 	account := input.policy.cloud.accountId
 	regex.match(`^[0-9]{12}$`, account)
 	regex.match(sprintf(`^%s\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/`, [account]), image)
 }
 
-_trusted(image) if strings.any_prefix_match(image, _registries)
+_trusted(image) if {
+	is_string(image)
+	strings.any_prefix_match(image, _registries)
+}
 
 # the allow-lists, the policy's entries included (computed once, not per image)
 _registries := frameworks.allow_list("trusted_registries")
@@ -56,13 +60,14 @@ _problems contains findings.problem(w, msg) if {
 	some spec in resources.pod_specs(w)
 	some c in resources.containers(spec)
 	not _trusted(c.image)
-	msg := sprintf("container %s pulls %s from a registry that is not allow-listed", [pods.name(c), c.image])
+	msg := sprintf("container %s pulls %v from a registry that is not allow-listed", [pods.name(c), c.image])
 }
 
 _problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
 	some spec in resources.pod_specs(w)
 	some c in resources.containers(spec)
+	is_string(c.image) # another value is no image reference: the allow-list rule above reports it
 	not contains(c.image, "@sha256:")
 	msg := sprintf("container %s image %s is not pinned by digest", [pods.name(c), c.image])
 }

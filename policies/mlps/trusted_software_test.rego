@@ -170,3 +170,10 @@ test_karpenter_node_class_images_by_arn_unknown_and_patched if {
 		fixtures.finding("MLPS-L3-8.1.4.5-6", "advisory", "kubernetes:karpenter.k8s.aws/v1:EC2NodeClassPatch", "patch", "EC2NodeClass boots ami-0123456789abcdef0, which is not shown to come from an allow-listed owner (an AMI resolved from resolve:ssm:/aws/service/, an alias, or listed in compliance.trusted.amis)"),
 	}
 }
+
+# an image that is no string (the API server refuses it) is reported as not allow-listed, and no
+# longer stops the gate
+test_fail_image_that_is_no_reference if {
+	v := trusted_software.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_pod(12345)])
+	v == {fixtures.finding("MLPS-L3-8.1.4.5-6", "advisory", "kubernetes:core/v1:Pod", "p", "container app pulls 12345 from a registry that is not allow-listed")}
+}

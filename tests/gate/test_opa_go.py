@@ -533,6 +533,8 @@ def _kubernetes_extras_document(data) -> list[dict]:
         "resources": st.one_of(st.just("[unknown]"), st.fixed_dictionaries({}, optional={"requests": resource_list,
                                                                                          "limits": resource_list})),
         "securityContext": security, "env": env,
+        "volumeMounts": st.one_of(st.just("[unknown]"), st.lists(st.fixed_dictionaries(
+            {"name": st.sampled_from(["h", "e", "[unknown]"]), "mountPath": st.just("/m")}), max_size=2)),
         "ports": st.lists(st.fixed_dictionaries({"containerPort": st.just(80)}, optional={"hostPort": st.just(8080)}), max_size=1)})
     pod_spec = st.one_of(st.just("[unknown]"), st.fixed_dictionaries({"containers": st.one_of(st.just("[unknown]"), st.lists(container, max_size=2))}, optional={
         "hostNetwork": flag, "hostIPC": flag, "automountServiceAccountToken": st.booleans(), "securityContext": security,
@@ -548,6 +550,11 @@ def _kubernetes_extras_document(data) -> list[dict]:
                                                                   "workerGroupSpecs": st.lists(st.fixed_dictionaries({"template": template}), max_size=2)}),
         "kubernetes:batch.volcano.sh/v1alpha1:Job": st.fixed_dictionaries({"tasks": st.lists(st.fixed_dictionaries({"template": template}), max_size=2)}),
         "kubernetes:nvidia.com/v1:ClusterPolicy": st.fixed_dictionaries({"dcgm": pod_spec}),
+        "kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment": st.fixed_dictionaries({
+            "template": st.fixed_dictionaries({"cloneSetTemplate": st.fixed_dictionaries({"spec": st.fixed_dictionaries({"template": template})})}),
+            "topology": st.fixed_dictionaries({"subsets": st.lists(st.fixed_dictionaries({"name": st.just("s")}, optional={
+                "patch": st.one_of(st.just("[unknown]"), st.fixed_dictionaries({"spec": st.fixed_dictionaries({"template": template})}))}),
+                max_size=2)})}),
         "kubernetes:serving.kserve.io/v1beta1:InferenceService": st.fixed_dictionaries({"predictor": st.one_of(
             st.just("[unknown]"), st.fixed_dictionaries({}, optional={"model": st.one_of(st.just("[unknown]"), container),
                                                                       "containers": st.lists(container, max_size=1),
