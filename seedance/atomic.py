@@ -28,7 +28,8 @@ def _special(path: Path) -> bool:
 
 def write_text_atomically(path: Path, text: str, check: Callable[[Path], None] | None = None) -> None:
     """Write ``text`` to ``path`` (UTF-8) so readers see the old file or the new one, never half of it.
-    The file gets the mode a plain ``open`` would give it (0666 less the umask). A symbolic link is
+    The file gets the mode a plain ``open`` would give it (an existing file's own, else 0666 less the
+    umask). A symbolic link is
     followed, as a plain ``open`` would: its target gets the text and the link stays. A device, FIFO
     or other special file is written to as it is, never replaced by a regular file (a rename over
     ``/dev/null`` would replace the device). ``check``, if given, is called on the complete
@@ -44,7 +45,11 @@ def write_text_atomically(path: Path, text: str, check: Callable[[Path], None] |
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())
+        try:  # the mode a plain open would leave: an existing file keeps its own
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            mode = 0o666 & ~_umask()
+        os.chmod(tmp, mode)
         if check is not None:
             check(Path(tmp))
         os.replace(tmp, path)

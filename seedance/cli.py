@@ -6,7 +6,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import click
@@ -175,32 +175,47 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as exc:
         return int(exc.exit_code or 0)
     except click.exceptions.Abort:
-        console(stderr=True).print("aborted", markup=False)
+        _say(lambda: console(stderr=True).print("aborted", markup=False))
         return 1
     except click.ClickException as exc:
-        exc.show()
+        _say(exc.show)
         return 2 if isinstance(exc, click.UsageError) else 1
     except PolicyError as exc:
         err = console(stderr=True)
-        for problem in exc.problems:
-            err.print(f"error {problem}", markup=False)
+        _say(lambda: [err.print(f"error {problem}", markup=False) for problem in exc.problems])
         return 1
     except ReportTemplateError as exc:
-        console(stderr=True).print(f"error: {exc}", markup=False)
+        _say(lambda: console(stderr=True).print(f"error: {exc}", markup=False))
         return 1
     except KeyboardInterrupt:
         return 130
     except (OutputClosed, BrokenPipeError):
-        try:  # nothing more reaches the closed pipe, not even the interpreter's last flush
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
+        _silence_stdout()
         return EXIT_OUTPUT_CLOSED
     except Exception as exc:  # the error boundary: a short message, details in the log
-        console(stderr=True).print(f"internal error: {type(exc).__name__}: {exc} (run with -v for details)", markup=False)
+        _say(lambda: console(stderr=True).print(
+            f"internal error: {type(exc).__name__}: {exc} (run with -v for details)", markup=False))
         if logging.getLogger().isEnabledFor(logging.INFO):
             log.exception("traceback")
         return 2
+
+
+def _say(report: Callable[[], object]) -> None:
+    """Print an error's message; a reader of stderr that has gone away does not change the exit
+    status the error has (a usage error stays 2, a policy error 1)."""
+    try:
+        report()
+    except (OutputClosed, BrokenPipeError):
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    try:  # nothing more reaches a closed pipe, not even the interpreter's last flush
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, sys.stderr.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

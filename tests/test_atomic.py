@@ -71,3 +71,14 @@ def test_a_failed_check_writes_nothing(tmp_path: Path) -> None:
     assert seen == ["new\n"]  # the check saw the whole text
     assert out.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["overlay.yaml"]
+
+
+def test_an_existing_file_keeps_its_mode(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    out = tmp_path / "plan.json"
+    out.write_text("old\n")
+    out.chmod(0o600)
+    write_text_atomically(out, "new\n")
+    assert out.read_text() == "new\n" and stat.S_IMODE(os.stat(out).st_mode) == 0o600

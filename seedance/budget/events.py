@@ -186,22 +186,28 @@ def alert_from_message(sns: dict[str, Any]) -> BudgetAlert | None:
         amount=amount[0],
         currency=budgeted[1],
         account=account.group(1) if account else None,
-        timestamp=_timestamp(sns.get("Timestamp")),
+        timestamp=_timestamp(sns.get("Timestamp", _ABSENT)),
         topic_arn=sns.get("TopicArn") if isinstance(sns.get("TopicArn"), str) else None,
     )
+
+
+_ABSENT = object()
 
 
 def _timestamp(value: object) -> str | None:
     """The notification's ``Timestamp`` (ISO 8601, UTC, as SNS writes it); absent: None. One that is
     present but no time (``2024-13-01``, a number) is refused: the alert's budget month comes from it."""
-    if value is None:
+    if value is _ABSENT:
         return None
-    if isinstance(value, str):
+    if isinstance(value, str) and _SNS_TIME.match(value):
         try:
-            when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+            dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
             pass
         else:
-            if when.tzinfo is None or when.utcoffset() == dt.timedelta(0):
-                return value
+            return value
     raise BudgetEventError(f"Timestamp: expected an ISO 8601 UTC time such as 2024-05-30T12:00:00.000Z, got {value!r}")
+
+
+#: SNS's own form: date, time to the second (fractions optional), UTC as Z or +00:00
+_SNS_TIME = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|\+00:00)$")

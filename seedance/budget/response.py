@@ -156,10 +156,18 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
     return BudgetResponse(policy.metadata.name, alert, fraction, fired, actions, changes, notes, effective, overlay)
 
 
-def stop_purchases(reserved: Reserved, note: Callable[[str, Any, Any, str], None], why: str) -> Reserved:
+def stop_purchases(reserved: Reserved, note: Callable[[str, Any, Any, str], None], why: str,
+                   capacity_max: int | None = None) -> Reserved:
     """No new reservations: ``auto`` becomes ``none``. A ``fixed`` count is left as it is: it is the
     reservation the policy already runs on (bought when it was deployed), so dropping it would
-    price those units on-demand and raise the estimate while they stay billed."""
+    price those units on-demand and raise the estimate while they stay billed. A fleet whose
+    ``capacity_max`` falls below that count (degrade disables it) cannot keep it (the language bounds
+    a fixed count by the maximum): it becomes ``none`` too, and the note says the units stay billed."""
+    if reserved.mode is ReservedMode.FIXED and capacity_max is not None and (reserved.units or 0) > capacity_max:
+        note("reserved.mode", reserved.mode.value, ReservedMode.NONE.value,
+             f"{why}; the {reserved.units} fixed unit(s) bought stay billed until their term ends (list them under "
+             f"reserved.held to keep them in the estimate)")
+        return reserved.model_copy(update={"mode": ReservedMode.NONE, "units": None})
     if reserved.mode is not ReservedMode.AUTO:
         return reserved
     note("reserved.mode", reserved.mode.value, ReservedMode.NONE.value, why)
@@ -198,7 +206,7 @@ def _apply(
         autoscaling = None
         note("demandHistory", demand, None, why)
         demand = None
-        reserved = stop_purchases(reserved, note, why + "; held reservations stay billed")
+        reserved = stop_purchases(reserved, note, why + "; held reservations stay billed", capacity.max)
     if ThresholdAction.NONPROD_SPOT_ONLY in actions and env != Environment.PROD:
         cap = SLA_SPOT_CAP[f.sla]
         why = f"nonprod-spot-only: non-prod runs on spot up to its SLA tier's cap ({f.sla.value} {cap:g})"
@@ -206,7 +214,7 @@ def _apply(
         note("spot.maxShare", spot.max_share if spot else 0.0, share, why)
         spot = (spot or Spot.model_validate({"maxShare": share, "interruptionTolerance": Tolerance.HIGH.value})
                 ).model_copy(update={"max_share": share})
-        reserved = stop_purchases(reserved, note, why)
+        reserved = stop_purchases(reserved, note, why, capacity.max)
     if ThresholdAction.FREEZE in actions:
         why = "freeze: no growth"
         if live is not None:
@@ -217,7 +225,7 @@ def _apply(
             capacity = Capacity(min=capacity.min, desired=desired, max=cap)
         note("offPeak", [w.cron for w in off_peak], [], why)
         off_peak = []
-        reserved = stop_purchases(reserved, note, why)
+        reserved = stop_purchases(reserved, note, why, capacity.max)
 
     if capacity != f.capacity:
         update["capacity"] = capacity

@@ -157,6 +157,9 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
         if out.is_dir():  # --out is dir_okay=False: one made since the command line was read
             err.print(f"error --out {out}: is a directory; expected a file path", markup=False)
             return 1
+        if out.exists() and not out.is_file():  # a FIFO or device: reading it to recognise an overlay would block
+            err.print(f"error --out {out}: is not a regular file; expected the overlay's file path", markup=False)
+            return 1
         if out.exists() and not _is_overlay(out):
             err.print(f"error --out {out}: exists and is not an overlay written by seedance budget; not overwriting it",
                       markup=False)
@@ -241,8 +244,16 @@ def _loads_as(out: Path) -> Any:
     as the pipeline will load it from ``out``; problems name ``out``, not the temporary file."""
 
     def check(tmp: Path) -> None:
+        from seedance.planner.type_checks import check_instance_types
+        from seedance.pricing.catalog import PricingError, load_catalog
+
         try:
-            load_policy(tmp)
+            loaded = load_policy(tmp)
+            try:
+                catalog = load_catalog()
+            except PricingError:  # no usable catalog: the language alone is checked, as `validate` does
+                return
+            check_instance_types(loaded, catalog)
         except PolicyError as exc:
             raise _OverlayInvalid(str(exc).replace(str(tmp), str(out)).replace(tmp.name, out.name)) from exc
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import json
-import os
 import re
 from pathlib import Path
 
@@ -147,6 +146,7 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
     from seedance.planner.demand import DemandError
     from seedance.planner.planner import PlanningError, plan_policy
     from seedance.policy import load_policy
+    from seedance.commands.outputs import policy_inputs, refuse_inputs
     from seedance.planner.type_checks import check_instance_types
     from seedance.pricing.catalog import PricingError, load_catalog
 
@@ -154,9 +154,7 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
     _check_cache_dir(cache_dir)
     loaded = load_policy(policy_path)  # PolicyError is reported by the CLI's error boundary
     _check_held_fleets(held_units, [f.name for f in loaded.policy.fleets])
-    if out_path is not None and str(out_path) != "-" and any(_same_file(out_path, f) for f in loaded.chain):
-        raise click.BadParameter(f"{out_path} is a policy file of this plan's policy; the plan must not replace it",
-                                 param_hint="--out")
+    refuse_inputs(out_path, policy_inputs(loaded))
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         check_instance_types(loaded, catalog)  # PolicyError: reported by the CLI's error boundary
@@ -186,13 +184,6 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
     if fmt == "text":
         render_plan(console(stderr=True) if to_stdout else out, result)  # stdout stays JSON with `--out -`
     return 0
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return False
 
 
 def unplannable_fleets(plan: Plan) -> list[str]:

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from seedance.atomic import write_text_atomically
+from seedance.commands.outputs import refuse_inputs
 from seedance.synth.document import ResourceDocument
 
 
@@ -28,6 +29,7 @@ def synth(stack: str | None, out: Path | None, preview: Path | None, export: Pat
     if len(chosen) != 1:
         raise click.UsageError("give exactly one of STACK, --from-preview FILE or --from-export FILE")
     err = console(stderr=True)
+    refuse_inputs(out, [x for x in (preview, export) if x is not None] + (_stack_inputs(stack, project_dir) if stack else []))
     try:
         if preview is not None:
             doc: ResourceDocument = load_preview(preview)
@@ -58,3 +60,18 @@ def synth(stack: str | None, out: Path | None, preview: Path | None, export: Pat
     target = f" -> {out}" if out is not None else ""
     err.print(f"{what}: {len(doc.resources)} resources{target}", markup=False)
     return 0
+
+
+def _stack_inputs(stack: str, project_dir: Path) -> list[Path]:
+    """The files synthesising STACK reads: the project's Pulumi files and the stack's cost policy
+    (with its bases and demand histories); what cannot be read yet is left to the synthesis to report."""
+    from seedance.commands.outputs import policy_inputs
+    from seedance.gate.inputs import InvalidInputError, policy_path_for_stack
+    from seedance.policy import PolicyError, load_policy
+
+    files = [project_dir / "Pulumi.yaml", project_dir / f"Pulumi.{stack}.yaml", project_dir / "__main__.py"]
+    try:
+        files += policy_inputs(load_policy(policy_path_for_stack(project_dir, stack)))
+    except (InvalidInputError, PolicyError, OSError):
+        pass
+    return files

@@ -27,7 +27,7 @@ def instance_type_problems(loaded: LoadedPolicy, catalog: Catalog) -> list[Probl
         return []
     problems: list[Problem] = []
     for i, fleet in enumerate(policy.fleets):
-        context = f"fleet {fleet.name}"
+        context = f"fleet {fleet.name!r}"
         usable: list[str] = []
         reasons: list[str] = []
         for key, types in (("allowed", fleet.instance_types.allowed), ("preferred", fleet.instance_types.preferred)):

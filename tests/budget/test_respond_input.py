@@ -117,7 +117,8 @@ def test_poll_refuses_a_directory_as_out_before_asking_aws(tmp_path: Path, capsy
     assert "the overlay must be a new file" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("stamp", ["2024-13-01T00:00:00.000Z", "yesterday", 1717000000, "2024-05-30T12:00:00+02:00"])
+@pytest.mark.parametrize("stamp", ["2024-13-01T00:00:00.000Z", "yesterday", 1717000000, "2024-05-30T12:00:00+02:00",
+                                   "20240528T100000Z", "2024-W22-2T10:00:00Z", "2024-05-28T10:00:00", "2024-05-28", None])
 def test_a_timestamp_that_is_no_utc_time_is_a_bad_event(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                        stamp: object) -> None:
     """The alert's budget month comes from its Timestamp: an unreadable one used to fall back to the
@@ -131,3 +132,12 @@ def test_a_timestamp_that_is_no_utc_time_is_a_bad_event(tmp_path: Path, capsys: 
     doc.pop("Timestamp")  # absent: the current month, as before
     event.write_text(json.dumps(doc))
     assert _respond(capsys, str(event))[0] == 0
+
+
+def test_out_that_is_no_regular_file_is_refused_without_blocking(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Recognising an earlier overlay reads --out: on a FIFO that read blocked for ever."""
+    fifo = tmp_path / "overlay.fifo"
+    os.mkfifo(fifo)
+    code, err = _respond(capsys, str(EVENT), "--out", str(fifo))
+    assert code == 1 and "is not a regular file; expected the overlay's file path" in err
+    assert fifo.is_fifo()

@@ -145,12 +145,35 @@ def test_stopping_purchases_keeps_a_fixed_reservation_count() -> None:
     dev = load_policy(POLICIES / "dev.yaml").policy
     fixed = Reserved.model_validate({"mode": "fixed", "units": 2})
     first, *rest = dev.fleets
-    policy = dev.model_copy(update={"fleets": [first.model_copy(update={"reserved": fixed, "core": False}), *rest]})
+    # a core fleet: degrade leaves it running, so its maximum stays above the count
+    policy = dev.model_copy(update={"fleets": [first.model_copy(update={"reserved": fixed, "core": True}), *rest]})
     r = respond(policy, _dev_alert("6,600.00"), policy_ref="dev.yaml", stack="dev")  # 110%: every action
     assert {"degrade", "nonprod-spot-only", "freeze"} <= {a.value for a in r.actions}
     assert r.effective.fleet(first.name).reserved == fixed
     assert not [c for c in r.changes if c.path == f"fleets[{first.name}].reserved.mode"]
-    assert "reserved" not in next(p for p in r.overlay["fleets"] if p["name"] == first.name)
+    assert "reserved" not in next((p for p in r.overlay["fleets"] if p["name"] == first.name), {})
     for f in rest:
         if f.reserved.mode is ReservedMode.AUTO:
             assert r.effective.fleet(f.name).reserved.mode is ReservedMode.NONE
+
+
+def test_degrade_of_a_fleet_with_a_fixed_count_gives_an_overlay_that_loads(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Degrade sets capacity.max to 0, below the fixed count the language allows at most max: the
+    count becomes mode none (its units stay billed, the change says so), so the overlay loads."""
+    import yaml
+
+    from seedance.policy.model import Reserved, ReservedMode
+
+    dev = load_policy(POLICIES / "dev.yaml").policy
+    fixed = Reserved.model_validate({"mode": "fixed", "units": 2})
+    first, *rest = dev.fleets
+    policy = dev.model_copy(update={"fleets": [first.model_copy(update={"reserved": fixed, "core": False}), *rest]})
+    r = respond(policy, _dev_alert("6,600.00"), policy_ref=str(POLICIES / "dev.yaml"), stack="dev")
+    eff = r.effective.fleet(first.name)
+    assert eff.capacity.max == 0 and eff.reserved.mode is ReservedMode.NONE
+    change = next(c for c in r.changes if c.path == f"fleets[{first.name}].reserved.mode")
+    assert "the 2 fixed unit(s) bought stay billed until their term ends" in change.reason
+    # the overlay the CLI would write loads (here over dev.yaml, which names no fixed count)
+    out = tmp_path / "overlay.yaml"
+    out.write_text(yaml.safe_dump(r.overlay, sort_keys=False))
+    assert load_policy(out).policy.fleet(first.name).capacity.max == 0

@@ -134,7 +134,7 @@ def test_unknown_instance_type_is_a_clean_error(tmp_path: Path, capsys: pytest.C
         err = capsys.readouterr()
         text = err.out + err.err
         assert code == 1, args
-        assert (f"error {policy}:7:104: fleets[0].instanceTypes.preferred[0] (fleet web): no price for instance type "
+        assert (f"error {policy}:7:104: fleets[0].instanceTypes.preferred[0] (fleet 'web'): no price for instance type "
                 f"'m5.xlarg' in us-east-1; closest known: m5.xlarge") in text, args
         assert "Traceback" not in text
 

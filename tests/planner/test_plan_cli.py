@@ -177,6 +177,10 @@ def test_out_never_replaces_a_policy_file_of_the_plan(tmp_path, capsys):
         assert main(["plan", str(top), "-o", str(out)]) == 2
         assert "Invalid value for --out" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in (base, top)} == before
+    # the policy's demand history is an input too
+    csv = STACKS.parent / "demand" / "training.csv"
+    assert main(["plan", str(STACKS / "eu-prod.yaml"), "-o", str(csv)]) == 2
+    assert "Invalid value for --out" in capsys.readouterr().err
 
 
 def test_out_dash_is_stdout(tmp_path, capsys, monkeypatch):

@@ -33,8 +33,8 @@ def test_unknown_and_unusable_types_are_reported_where_they_are_written(tmp_path
     path = _overlay(tmp_path, "  - name: inference\n    instanceTypes: {allowed: [p4d.24xlarge, m5.xlarge, g5.xlarg]}\n")
     problems = instance_type_problems(load_policy(path), catalog)
     assert [(p.location.line, p.path, p.context) for p in problems] == [
-        (6, "fleets[1].instanceTypes.allowed[2]", "fleet inference"),
-        (6, "fleets[1].instanceTypes.allowed", "fleet inference"),
+        (6, "fleets[1].instanceTypes.allowed[2]", "fleet 'inference'"),
+        (6, "fleets[1].instanceTypes.allowed", "fleet 'inference'"),
     ]
     assert problems[0].message.startswith("no price for instance type 'g5.xlarg' in us-east-1; closest known: g5.xlarge")
     assert problems[1].message == ("no allowed type can hold the fleet's unit, so the fleet cannot run: "

@@ -123,3 +123,19 @@ def test_preview_and_export_through_the_cli(tmp_path: Path, capsys: pytest.Captu
     assert ResourceDocument.load(out).source == "preview"
     assert main(["synth", "--from-export", str(base / "pulumi-stack-export" / "stratify-aws.stack-export.json"), "--out", str(out)]) == 0
     assert ResourceDocument.load(out).source == "export"
+
+
+def test_out_never_replaces_an_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The stack's policy, a base it extends, a demand history, the Pulumi files, or the preview being
+    read: a usage error, nothing written (the document once replaced the stack's policy)."""
+    import shutil
+
+    project = tmp_path / "stacks"
+    shutil.copytree(STACKS, project)
+    before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    targets = [("dev", project / "policies" / "dev.yaml"), ("dev", project / "policies" / "base.yaml"),
+               ("dev", project / "Pulumi.dev.yaml"), ("eu-prod", project / "demand" / "training.csv")]
+    for stack, target in targets:
+        assert main(["synth", stack, "--project-dir", str(project), "--out", str(target)]) == 2, target
+        assert "Invalid value for --out" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before
