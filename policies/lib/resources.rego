@@ -376,10 +376,20 @@ pod_specs(r) := _walked_pod_specs(r) | {merged |
 	is_object(topology)
 	some subset in _list_at(topology, "subsets")
 	is_object(subset)
-	patch := object.get(subset, ["patch", "spec", "template", "spec"], null)
-	is_object(patch)
+	patch := _subset_patch(subset)
 	merged := _merge_pod(base, patch)
 } if _united_deployment(r.type)
+
+# a subset's patch is a strategic-merge patch of the pod template (PodTemplateSpec): its spec is
+# the pod spec's patch; the nested workload form (spec.template.spec) is read too
+_subset_patch(subset) := p if {
+	p := object.get(subset, ["patch", "spec", "template", "spec"], null)
+	is_object(p)
+} else := p if {
+	p := object.get(subset, ["patch", "spec"], null)
+	is_object(p)
+	not is_object(object.get(p, "template", null))
+}
 
 _united_deployment(type) if {
 	api_group(type) == "apps.kruise.io"

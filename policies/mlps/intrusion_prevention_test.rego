@@ -220,8 +220,10 @@ test_fail_united_deployment_patches_and_kserve_workers if {
 	united := fixtures.resource("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", {"metadata": {"namespace": "batch"}, "spec": {
 		"template": {"cloneSetTemplate": {"spec": {"template": {"spec": _hardened}}}},
 		"topology": {"subsets": [
-			{"name": "a", "patch": {"spec": {"template": {"spec": {"hostNetwork": true, "containers": [{"name": "embed", "securityContext": {"privileged": true}}]}}}}},
+			# OpenKruise's form: a patch of the pod template, whose spec patches the pod spec
+			{"name": "a", "patch": {"metadata": {"labels": {"zone": "a"}}, "spec": {"hostNetwork": true, "containers": [{"name": "embed", "securityContext": {"privileged": true}}]}}},
 			{"name": "b", "patch": "[unknown]"},
+			{"name": "c", "patch": {"spec": {"template": {"spec": {"hostPID": true}}}}},
 		]},
 	}})
 	isvc := fixtures.resource("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", {"metadata": {"namespace": "batch"}, "spec": {"predictor": {
@@ -232,6 +234,7 @@ test_fail_united_deployment_patches_and_kserve_workers if {
 	v == {
 		_f("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", "container embed: runs privileged"),
 		_f("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", "container embed: uses the host network"),
+		_f("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", "container embed: shares the host PID namespace"),
 		_f("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", "pod spec unknown until apply: its containers' hardening cannot be checked"),
 		_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "container worker-container: runs privileged"),
 	}

@@ -553,7 +553,8 @@ def _kubernetes_extras_document(data) -> list[dict]:
         "kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment": st.fixed_dictionaries({
             "template": st.fixed_dictionaries({"cloneSetTemplate": st.fixed_dictionaries({"spec": st.fixed_dictionaries({"template": template})})}),
             "topology": st.fixed_dictionaries({"subsets": st.lists(st.fixed_dictionaries({"name": st.just("s")}, optional={
-                "patch": st.one_of(st.just("[unknown]"), st.fixed_dictionaries({"spec": st.fixed_dictionaries({"template": template})}))}),
+                "patch": st.one_of(st.just("[unknown]"), st.fixed_dictionaries({"spec": st.fixed_dictionaries({"template": template})}),
+                                   st.fixed_dictionaries({"spec": pod_spec}))}),
                 max_size=2)})}),
         "kubernetes:serving.kserve.io/v1beta1:InferenceService": st.fixed_dictionaries({"predictor": st.one_of(
             st.just("[unknown]"), st.fixed_dictionaries({}, optional={"model": st.one_of(st.just("[unknown]"), container),
