@@ -304,12 +304,13 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         skipped = [f"{t} ({_disqualified(ctx, fleet, t)})" for t in named if _disqualified(ctx, fleet, t) is not None]
         if skipped:
             notes.append(f"skipped, not meeting {requirement_text(fleet)}: {'; '.join(skipped)}")
-        first = _planner_first(ctx, fleet)
-        if first is None:
+        chosen = _planner_first(ctx, fleet)
+        if chosen is None:
             what = "allowed instance type" if fleet.instance_types.allowed else f"instance type priced in {ctx.region}"
             return _no_type(ctx, fleet, tags, f"no {what} has {requirement_text(fleet)}"
                             + (f": {'; '.join(skipped)}" if skipped and fleet.instance_types.allowed else ""))
-        itype, share, why_type = first.offer.instance_type, first.spot_share, first.rationale
+        first, share = chosen
+        itype, why_type = first.offer.instance_type, first.rationale
         notes.append(f"instance type: the planner's first ({itype}: {why_type})")
         on = estimate_date(ctx)
         w = _unit_weight(ctx, fleet, itype)
@@ -379,24 +380,23 @@ def _disqualified(ctx: EstimateContext, fleet: Fleet, instance_type: str) -> str
     return None if weight else why
 
 
-def _planner_first(ctx: EstimateContext, fleet: Fleet) -> Any:
-    """The planner's first-ranked type for the fleet (a ``RankedType``; None when none qualifies):
-    the preferred types first, within the allowed ones, else the cheapest expected cost per unit with
-    spot where the planner would put it (its interruption band within the tolerance, cheaper than
-    on-demand with its interruption losses; none for training without a checkpoint block)."""
-    from seedance.planner.instances import rank_instances  # the planner imports this module
-    from seedance.planner.planner import lost_fraction_fn, offer_view, requirement, unbounded_spot_loss
-    from seedance.planner.spot import whole_percent_share
+def _planner_first(ctx: EstimateContext, fleet: Fleet) -> tuple[Any, float] | None:
+    """The planner's first type for the fleet (a ``RankedType``) and its spot share, decided as
+    ``seedance plan`` decides them without a demand history (None when no type qualifies): the
+    preferred types first, within the allowed ones, else the best of the spot ranking, the cheapest
+    on-demand and the cheapest reserved type; spot only where that type's interruption band is within
+    the tolerance and spot beats on-demand, and none for training without a checkpoint block."""
+    from seedance.planner.planner import FleetInputs, offer_view, plan_fleet  # the planner imports this module
 
-    spot = fleet.spot
-    cap = None if spot is None else 0.0 if (unbounded_spot_loss(fleet) or fleet.capacity.max == 0) \
-        else whole_percent_share(spot.max_share)
-    ranking = rank_instances(
-        [offer_view(o) for o in ctx.catalog.instances(ctx.region)], requirement(fleet), max_spot_share=cap,
-        lost_fraction=lost_fraction_fn(fleet), allowed=fleet.instance_types.allowed,
-        preferred=fleet.instance_types.preferred, region=ctx.region,
-        tolerance=spot.interruption_tolerance.value if spot is not None else None)
-    return ranking.ranked[0] if ranking.ranked else None
+    offers = ctx.catalog.instances(ctx.region)
+    key = (fleet.reserved.term, fleet.reserved.payment)
+    decision = plan_fleet(FleetInputs(
+        fleet=fleet, offers=[offer_view(o) for o in offers],
+        reserved_hourly={o.instance_type: o.reserved[key].value for o in offers if key in o.reserved},
+        region=ctx.region))
+    if decision.primary is None:
+        return None
+    return decision.primary, decision.plan.spot_share_above_base
 
 
 def _no_spot_reason(fleet: Fleet, first: Any) -> str:

@@ -449,15 +449,23 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
     if not fleet.instance_types.preferred and len(ranked) > 1:
         smallest = min(c.weight for c in ranked)
         light = [i for i, c in enumerate(ranked) if c.weight == smallest]
+        first = ranked[0].offer.instance_type
+        if light[0] != 0:
+            # the ranking's first holds more units per instance than other types: the reservations and
+            # the base go to the best of the smallest, the only ones every group lists
+            chosen = light[0]
+            note = (f"; {ranked[chosen].offer.instance_type} first, not {first}, which holds {ranked[0].weight} units "
+                    f"per instance: a group the Cluster Autoscaler manages lists only the types of the smallest "
+                    f"weight ({smallest})")
         others = {min(light, key=lambda i: ranked[i].ondemand_per_unit)}
         reservable = [i for i in light if ranked[i].offer.instance_type in inp.reserved_hourly]
         if reservable:
             others.add(min(reservable, key=lambda i: inp.reserved_hourly[ranked[i].offer.instance_type] / ranked[i].weight))
-        best_cost = monthly_cost(decide_free(0), inp)
-        first = ranked[0].offer.instance_type
+        best_cost = monthly_cost(decide_free(chosen), inp)
+        first = ranked[chosen].offer.instance_type
         ranking_rule = ("the cheapest expected cost per unit on spot" if fleet.spot is not None and fleet.spot.max_share > 0
-                        else "the cheapest per unit on-demand")
-        for i in sorted(others - {0}):
+                        else "the cheapest per unit on-demand") + ("" if chosen == 0 else " of the smallest types")
+        for i in sorted(others - {chosen}):
             cost = monthly_cost(decide_free(i), inp)
             if cost < best_cost * (1 - 1e-9):
                 note = (f"; {ranked[i].offer.instance_type} first, not {first} ({ranking_rule}): with its reservations "

@@ -284,3 +284,33 @@ def test_without_history_or_reservations_the_plan_less_estimate_is_the_plans(sta
     for name in ("finetune", "batch-embed"):  # inference reserves a unit in the plan
         assert plan.fleet(name).reserved_units == 0
         assert without.by_fleet[name] == pytest.approx(with_plan.by_fleet[name], rel=1e-12)
+
+
+def test_the_plan_less_type_is_the_plans_also_when_spot_ranks_another_first(tmp_path: Path, catalog: Catalog) -> None:
+    """A gold 4 x A10G fleet of one node: spot ranks g5.48xlarge's pool first, but a gold fleet's only
+    node runs on-demand, where g5.12xlarge is cheaper; the planner puts g5.12xlarge first, and the
+    estimate without a plan must price the same type (it priced g5.48xlarge, 14,868.71 against 5,177.76)."""
+    import datetime as dt
+
+    policy = tmp_path / "p.yaml"
+    policy.write_text("""apiVersion: seedance.io/v1
+kind: CostPolicy
+metadata: {name: rt, environment: dev, owner: a@example.com}
+cloud: {region: eu-central-1, availabilityZones: [eu-central-1a], vpcId: vpc-0d1a2b3c4d5e6f703, subnetIds: [subnet-0d1b2c3d4e5f60001]}
+budget: {monthlyAmount: 100000, currency: USD}
+fleets:
+  - name: f
+    workload: batch
+    sla: gold
+    dataClass: internal
+    capacity: {min: 1, desired: 1, max: 2}
+    gpu: {model: A10G, count: 4}
+    spot: {maxShare: 1.0, interruptionTolerance: medium}
+    reserved: {mode: none}
+""")
+    loaded = load_policy(policy)
+    plan = plan_policy(loaded, catalog, as_of=dt.date(2024, 5, 30))
+    assert plan.fleet("f").instance_types[0].instance_type == "g5.12xlarge"
+    without = estimate_policy(loaded, catalog, as_of=dt.date(2024, 5, 30))
+    assert without.by_fleet["f"] == pytest.approx(estimate_policy(loaded, catalog, plan).by_fleet["f"], rel=1e-12)
+    assert all("g5.12xlarge" in c.name for r in without.resources if r.kind == "fleet" for c in r.components)

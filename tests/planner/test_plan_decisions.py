@@ -391,3 +391,13 @@ def test_the_first_type_is_the_one_whose_month_is_cheapest_with_its_reservations
     # a preferred type comes first as the policy gives it
     preferred = fleet(instanceTypes={"preferred": ["g5.2xlarge"]})
     assert plan(preferred, [10.0] * 336, offers=offers).instance_types[0].instance_type == "g5.2xlarge"
+
+
+def test_the_first_type_is_of_the_smallest_weight():
+    # g5.12xlarge (4 units per instance) ranks first on spot, but a group the Cluster Autoscaler
+    # manages lists only the 1-unit types: reservations and base on it would never run there
+    offers = [*OFFERS[:2], OfferView("g5.12xlarge", 48, 192, 4, A10G, 96, 3.6, 1.0, 5.0)]
+    d = plan(fleet(capacity={"min": 4, "desired": 8, "max": 12}), [8.0] * 336, offers=offers)
+    assert [t.instance_type for t in d.instance_types][0] == "g5.xlarge"
+    assert "g5.xlarge first, not g5.12xlarge, which holds 4 units per instance" in d.rationale["instance_types"]
+    assert {t.instance_type for t in d.instance_types} == {"g5.xlarge", "g5.2xlarge", "g5.12xlarge"}  # spot pools stay
