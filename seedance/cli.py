@@ -182,10 +182,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2 if isinstance(exc, click.UsageError) else 1
     except PolicyError as exc:
         err = console(stderr=True)
-        _say(lambda: [err.print(f"error {problem}", markup=False) for problem in exc.problems])
+        _say(lambda e=exc: [err.print(f"error {problem}", markup=False) for problem in e.problems])
         return 1
     except ReportTemplateError as exc:
-        _say(lambda: console(stderr=True).print(f"error: {exc}", markup=False))
+        _say(lambda e=exc: console(stderr=True).print(f"error: {e}", markup=False))
         return 1
     except KeyboardInterrupt:
         return 130
@@ -193,8 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         _silence_stdout()
         return EXIT_OUTPUT_CLOSED
     except Exception as exc:  # the error boundary: a short message, details in the log
-        _say(lambda: console(stderr=True).print(
-            f"internal error: {type(exc).__name__}: {exc} (run with -v for details)", markup=False))
+        _say(lambda e=exc: console(stderr=True).print(
+            f"internal error: {type(e).__name__}: {e} (run with -v for details)", markup=False))
         if logging.getLogger().isEnabledFor(logging.INFO):
             log.exception("traceback")
         return 2
