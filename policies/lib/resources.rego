@@ -376,20 +376,18 @@ pod_specs(r) := _walked_pod_specs(r) | {merged |
 	is_object(topology)
 	some subset in _list_at(topology, "subsets")
 	is_object(subset)
-	patch := _subset_patch(subset)
-	merged := _merge_pod(base, patch)
+	spec := object.get(subset, ["patch", "spec"], null)
+	is_object(spec)
+	merged := _merge_pod(_merge_pod(base, object.remove(spec, ["template"])), _nested_patch(spec))
 } if _united_deployment(r.type)
 
-# a subset's patch is a strategic-merge patch of the pod template (PodTemplateSpec): its spec is
-# the pod spec's patch; the nested workload form (spec.template.spec) is read too
-_subset_patch(subset) := p if {
-	p := object.get(subset, ["patch", "spec", "template", "spec"], null)
+# a subset's patch is a strategic-merge patch of the pod template (PodTemplateSpec), so its spec
+# patches the pod spec; a workload-shaped patch (spec.template.spec) is applied too, so that no
+# form of it goes unread
+_nested_patch(spec) := p if {
+	p := object.get(spec, ["template", "spec"], null)
 	is_object(p)
-} else := p if {
-	p := object.get(subset, ["patch", "spec"], null)
-	is_object(p)
-	not is_object(object.get(p, "template", null))
-}
+} else := {}
 
 _united_deployment(type) if {
 	api_group(type) == "apps.kruise.io"

@@ -224,6 +224,8 @@ test_fail_united_deployment_patches_and_kserve_workers if {
 			{"name": "a", "patch": {"metadata": {"labels": {"zone": "a"}}, "spec": {"hostNetwork": true, "containers": [{"name": "embed", "securityContext": {"privileged": true}}]}}},
 			{"name": "b", "patch": "[unknown]"},
 			{"name": "c", "patch": {"spec": {"template": {"spec": {"hostPID": true}}}}},
+			# pod fields beside a template key are applied too
+			{"name": "d", "patch": {"spec": {"hostIPC": true, "template": {}}}},
 		]},
 	}})
 	isvc := fixtures.resource("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", {"metadata": {"namespace": "batch"}, "spec": {"predictor": {
@@ -235,6 +237,7 @@ test_fail_united_deployment_patches_and_kserve_workers if {
 		_f("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", "container embed: runs privileged"),
 		_f("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", "container embed: uses the host network"),
 		_f("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", "container embed: shares the host PID namespace"),
+		_f("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", "container embed: shares the host IPC namespace"),
 		_f("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", "pod spec unknown until apply: its containers' hardening cannot be checked"),
 		_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "container worker-container: runs privileged"),
 	}
