@@ -446,7 +446,8 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
             free[index] = decide(index, 0)
         return free[index]
 
-    if not fleet.instance_types.preferred and len(ranked) > 1:
+    preferred_first = bool(set(fleet.instance_types.preferred) & {c.offer.instance_type for c in ranked})
+    if not preferred_first and len(ranked) > 1:
         smallest = min(c.weight for c in ranked)
         light = [i for i, c in enumerate(ranked) if c.weight == smallest]
         first = ranked[0].offer.instance_type

@@ -401,3 +401,8 @@ def test_the_first_type_is_of_the_smallest_weight():
     assert [t.instance_type for t in d.instance_types][0] == "g5.xlarge"
     assert "g5.xlarge first, not g5.12xlarge, which holds 4 units per instance" in d.rationale["instance_types"]
     assert {t.instance_type for t in d.instance_types} == {"g5.xlarge", "g5.2xlarge", "g5.12xlarge"}  # spot pools stay
+
+    # a preferred list none of whose types qualifies puts nothing first: the rule still holds
+    d = plan(fleet(capacity={"min": 4, "desired": 8, "max": 12}, instanceTypes={"preferred": ["m5.xlarge"]}),
+             [8.0] * 336, offers=offers)
+    assert [t.instance_type for t in d.instance_types][0] == "g5.xlarge"
