@@ -214,6 +214,7 @@ def policy_test(directory: Path | None, match: str | None, verbose: bool) -> int
         out.print(f"FAIL: {report.failed}/{len(report.results)}", markup=False)
     if report.errors:
         out.print(f"ERROR: {report.errors}/{len(report.results)}", markup=False)
-    if not report.results:
-        out.print("no tests found", markup=False)
+    if not report.results:  # nothing ran: a --run that matches no test, or a directory without tests
+        _console(stderr=True).print("error: no tests found" + (f" matching --run {match!r}" if match else ""), markup=False)
+        return EXIT_UNDECIDED
     return EXIT_PASS if report.ok else EXIT_FAIL

@@ -197,11 +197,12 @@ def test_policy_test_exits_1_unless_every_test_passes(tmp_path: Path, capsys: py
     path = root / "mlps" / "local_backup_test.rego"
     path.write_text(path.read_text(encoding="utf-8") + appended, encoding="utf-8")
     code = main(["policy", "test", str(root), "--run", run])
-    out = capsys.readouterr().out
-    assert code == 1
-    if status is None:
-        assert "no tests found" in out
+    out, err = capsys.readouterr()
+    if status is None:  # nothing ran: like a bad --run, exit 2 (1 is for failing tests)
+        assert code == 2
+        assert f"no tests found matching --run {run!r}" in err
     else:
+        assert code == 1
         assert f"{status}: 1/1" in out
 
 
