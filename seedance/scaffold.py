@@ -18,7 +18,7 @@ from pathlib import Path
 from seedance import __version__
 from seedance.atomic import write_text_atomically
 from seedance.policy.loader import LoadedPolicy
-from seedance.policy.model import Environment, Framework, Jurisdiction
+from seedance.policy.model import MAX_BUDGET, MIN_BUDGET, Environment, Framework, Jurisdiction
 from seedance.pricing.catalog import Catalog
 from seedance.templating import get_template
 
@@ -86,8 +86,10 @@ def project_files(opts: ScaffoldOptions, catalog: Catalog) -> dict[str, str]:
         raise ScaffoldOptionError("stack", f"stack name {opts.stack!r}: expected letters, digits, '-', '_' or '.', "
                                   "at most 63, starting and ending with a letter or digit (it is also a Kubernetes "
                                   "label value)")
-    if opts.budget is not None and not (math.isfinite(opts.budget) and round(opts.budget, 2) > 0):
-        raise ScaffoldOptionError("budget", f"budget must be a positive amount (at least 0.01), got {opts.budget}")
+    if opts.budget is not None and not (math.isfinite(opts.budget) and MIN_BUDGET <= opts.budget <= MAX_BUDGET):
+        raise ScaffoldOptionError("budget", f"budget must be a positive amount (at least 0.01), got {opts.budget}"
+                                  if not (math.isfinite(opts.budget) and opts.budget >= MIN_BUDGET) else
+                                  f"budget must be at most {MAX_BUDGET:,.0f} (the policy language's bound), got {opts.budget!r}")
     if opts.cluster_name is not None and not _CLUSTER.match(opts.cluster_name):
         raise ScaffoldOptionError("cluster_name", f"cluster name {opts.cluster_name!r}: expected an EKS cluster name "
                                   "(letters, digits, '-', '_')")

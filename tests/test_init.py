@@ -113,8 +113,11 @@ def test_bad_options_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixt
     for budget in ("inf", "-inf", "nan", "-5", "0", "0.004"):
         err = _usage_error(capsys, d("e"), "--region", "us-east-1", "--budget", budget)
         assert "Invalid value for --budget: budget must be a positive amount (at least 0.01)" in err
-    err = _usage_error(capsys, d("e"), "--region", "us-east-1", "--budget", "1e13")  # above the language's maximum
-    assert "--budget" in err and "the starter policy would not validate: budget.monthlyAmount" in err
+    for budget in ("1e13", "1000000000000.001"):  # above the language's maximum: refused, not rounded
+        err = _usage_error(capsys, d("e"), "--region", "us-east-1", "--budget", budget)
+        assert "Invalid value for --budget: budget must be at most 1,000,000,000,000" in err
+    err = _usage_error(capsys, d("e"), "--region", "us-east-1", "--budget", "0.009")  # below a cent: refused, not rounded
+    assert "Invalid value for --budget: budget must be a positive amount (at least 0.01)" in err
     err = _usage_error(capsys, d("f"), "--region", "us-east-1", "--cluster-name", "my cluster: x")
     assert "Invalid value for --cluster-name: cluster name 'my cluster: x'" in err
     err = _usage_error(capsys, d("g"), "--region", "us-east-1", "--owner", "not an email")
