@@ -12,7 +12,8 @@ import data.lib.resources
 #   ones that were planned: each runs a fleet the policy declares (and the plan, when given, plans),
 #   the maxSize of a fleet's groups together, and of every scheduled action on them, stays within
 #   that fleet's capacity.max, and their instance types are among those the plan priced for the
-#   fleet, and a fleet's capacity reservations hold no more units than the plan reserves. Anything
+#   fleet, and a fleet's capacity reservations hold no more units than the plan reserves or always
+#   runs on-demand (its on-demand base up to capacity.min). Anything
 #   else — a size or type that cannot be read, a warm pool, a schedule on a group it cannot name,
 #   reservations of no planned fleet, EKS managed node groups, EC2 Fleets, Spot Fleet requests,
 #   instances and spot requests of their own, AWS Batch compute environments, aws-native groups,
@@ -256,13 +257,23 @@ _odcr_units[name] contains [i, units] if {
 	units := count_ * object.get(t, "weight", 1)
 }
 
+# A fleet's reservations may hold the units the plan reserves, or the on-demand base its groups
+# always run (a gold fleet's on-demand node; the base up to capacity.min), whichever is more: those
+# instances run all the time and use the reservation
 _problems contains findings.problem(findings.stack(input.document), msg) if {
 	some name, held in _odcr_units
 	total := sum([u | some [_, u] in held])
-	reserved := object.get(_planned[name], "reserved_units", 0)
-	total > reserved
-	msg := sprintf("fleet %s: its capacity reservations hold %v units, more than the %v the plan reserves; the rest bill at the on-demand rate, used or not, outside the estimate", [name, total, reserved])
+	fp := _planned[name]
+	reserved := object.get(fp, "reserved_units", 0)
+	always_on := min([_number_or_zero(object.get(fp, "on_demand_base", 0)), _number_or_zero(object.get(fp, "min_size", 0))])
+	allowed := max([_number_or_zero(reserved), always_on])
+	total > allowed
+	msg := sprintf("fleet %s: its capacity reservations hold %v units, more than the %v the plan reserves or always runs on-demand; the rest bill at the on-demand rate, used or not, outside the estimate", [name, total, allowed])
 }
+
+_number_or_zero(x) := x if is_number(x)
+
+_number_or_zero(x) := 0 if not is_number(x)
 
 _problems contains findings.problem(r, msg) if {
 	_has_plan

@@ -195,7 +195,20 @@ test_capacity_reservations_against_the_plan if {
 	over := array.concat(within, [_odcr("inf-c", "inference", "g5.xlarge", 1), _odcr("stray", "nobody", "p4d.24xlarge", 2)])
 	w := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, over), {"plan": plan})
 	{[f.resource_name, f.message] | some f in w} == {
-		["seedance-gpu-test", "fleet inference: its capacity reservations hold 25 units, more than the 24 the plan reserves; the rest bill at the on-demand rate, used or not, outside the estimate"],
+		["seedance-gpu-test", "fleet inference: its capacity reservations hold 25 units, more than the 24 the plan reserves or always runs on-demand; the rest bill at the on-demand rate, used or not, outside the estimate"],
 		["stray", "capacity reservation of 2 x p4d.24xlarge is not one the plan reserves (its seedance:fleet tag nobody names no planned fleet, its type is not one the plan priced for it, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate"],
 	}
+}
+
+# a gold fleet that reserves nothing (reserved.mode none, as a budget freeze sets it) still runs its
+# on-demand node all the time: a reservation of that node is used, not billed idle
+test_capacity_reservation_of_the_always_on_base_passes if {
+	plan := {"monthly_cost": 1, "currency": "USD", "fleets": [
+		{"name": "inference", "reserved_units": 0, "on_demand_base": 1, "min_size": 1, "instance_types": [{"instance_type": "g5.xlarge", "weight": 1}]},
+		{"name": "train", "reserved_units": 0, "on_demand_base": 2, "min_size": 0, "instance_types": [{"instance_type": "p4d.24xlarge", "weight": 1}]},
+	]}
+	resources := [_odcr("inf-a", "inference", "g5.xlarge", 1), _odcr("train-a", "train", "p4d.24xlarge", 1)]
+	v := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, resources), {"plan": plan})
+	# train's base of 2 runs only while the group does: with capacity.min 0 its reservation may idle
+	{f.message | some f in v} == {"fleet train: its capacity reservations hold 1 units, more than the 0 the plan reserves or always runs on-demand; the rest bill at the on-demand rate, used or not, outside the estimate"}
 }
