@@ -97,7 +97,8 @@ def render_not_a_budget_alert(source: str) -> str:
 
 
 def revert_line(overlay: str, policy_path: str | None) -> str:
-    back = f" (or point the stack's seedance:policy back to {policy_path})" if policy_path else \
+    back = (f" (or point the stack's seedance:policy back to the policy, {policy_path}; seedance:policy is a path "
+            f"relative to the Pulumi project directory)") if policy_path else \
         " (or point the stack's seedance:policy back to the policy)"
     return f"to revert: delete {overlay}{back}, run seedance check, then pulumi up"
 
@@ -130,6 +131,8 @@ def render_text(console: Console, r: BudgetResponse, overlay_path: str | None = 
     if overlay_path:
         console.print(f"overlay written: {escape(overlay_path)}" + (f" (budget month {month})" if month else "")
                       + "; commit it, run seedance check, then pulumi up")
+    elif not r.changes and not kept_overlay and r.ignored is None:
+        console.print("no overlay written: no threshold action changes the policy")
     if overlay_path or kept_overlay:
         console.print(escape(revert_line(overlay_path or kept_overlay or "", policy_path)))
 

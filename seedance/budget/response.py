@@ -117,13 +117,13 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
         return ignored("a budget alert that names no period (its message says neither 'for the current month' nor "
                        "'per day'): thresholds apply to the monthly budget, so nothing fires")
     if stack is not None and alert.budget_name != f"seedance-{stack}-monthly":
-        return ignored(f"alert for budget {alert.budget_name!r}, not this stack's seedance-{stack}-monthly: ignored")
+        return ignored(f"alert for budget {alert.budget_name!r}, not this stack's seedance-{stack}-monthly")
     if stack is None and not SEEDANCE_BUDGET.match(alert.budget_name):
         return ignored(f"alert for budget {alert.budget_name!r}, which is not a Seedance budget (seedance-STACK-monthly): "
                        "ignored; pass the stack to name the budget it must be")
     account = policy.cloud.account_id
     if account and alert.account and alert.account != account:
-        return ignored(f"alert from AWS account {alert.account}, not the policy's cloud.accountId {account}: ignored")
+        return ignored(f"alert from AWS account {alert.account}, not the policy's cloud.accountId {account}")
     if abs(alert.budgeted_amount - budget.monthly_amount) > 0.005:
         notes.append(
             f"AWS budget is {alert.budgeted_amount:,.2f} but the policy says {budget.monthly_amount:,.2f}: "

@@ -38,7 +38,7 @@ def _option_of(path: str | None) -> str | None:
 @click.option("--account-id", default=None, help="AWS account id (12 digits) the stack may deploy to.")
 @click.option("--owner", default="platform-team@example.com", show_default=True, help="Mailbox that owns the spend.")
 @click.option("--budget", type=float, default=None,
-              help="Monthly budget in the region's currency (default: the starter's estimate at 45% of it).")
+              help="Monthly budget in the region's currency (default: the starter's estimate at most 45% of it).")
 @click.option("--team", default=None, help="Cost-allocation tag 'team' (default: the project name).")
 @click.option("--cost-center", default="unassigned", show_default=True,
               help="Cost-allocation tag 'cost-center'; the gate blocks until a real one is set.")
@@ -115,7 +115,7 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
     for p in written:
         out.print(f"wrote {p}", markup=False)
     assert opts.budget is not None
-    note = " (the starter's estimate at 45% of it, below every threshold)" if budget is None else ""
+    note = " (the starter's estimate at most 45% of it, rounded up: below every threshold)" if budget is None else ""
     out.print(f"budget: {opts.budget:,.2f} per month{note}; the starter's estimate is {estimate:,.2f}", markup=False)
     if estimate > opts.budget:
         err.print("warning: the budget is below the starter's estimate: `seedance check` will block until one of them "

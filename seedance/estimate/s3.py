@@ -167,8 +167,9 @@ def resources(ctx: EstimateContext) -> list[ResourceCost]:
     out = []
     for b in ctx.policy.storage.checkpoint_buckets:
         usage = usage_from_policy(b)
-        notes = [f"{b.monthly_ingest_gb:g} GB ingested per month; lifecycle hot {b.hot_days} d, warm {b.warm_days} d, "
-                 f"cold {b.cold_days} d, expiry {b.expire_days} d"]
+        tiers = [f"{tier} {days} d" for tier, days in (("hot", b.hot_days), ("warm", b.warm_days), ("cold", b.cold_days),
+                                                        ("expiry", b.expire_days)) if days is not None]
+        notes = [f"{b.monthly_ingest_gb:g} GB ingested per month; lifecycle {', '.join(tiers)}"]
         out.append(ResourceCost(KIND, b.name, SERVICE, cost_components(usage, prices, ctx.currency),
                                 tags=ctx.tags({"data-class": b.data_class.value}), notes=notes))
     if Framework.MLPS_L3 in ctx.policy.compliance.frameworks:

@@ -626,10 +626,16 @@ def plan_policy(
         elif cost <= cost_od:
             rationale["cost"] = (f"{cost:,.0f} {currency}/month for ~{dec.expected_nodes:.1f} units vs "
                                  f"{cost_od:,.0f} all on-demand ({(cost_od - cost) / cost_od:.0%} saved)")
-        else:  # reservations already held cost more than the nodes they cover would on demand
+        else:  # reservations billed idle, or whole instances of a type holding more units than the demand
+            why_more = []
+            if fp.reserved_units:
+                why_more.append(f"{fp.reserved_units} reserved unit(s) are billed whether or not they run")
+            if w > 1 or (dec.ondemand_type and dec.ondemand_type[0] != offer.instance_type):
+                why_more.append(f"{offer.instance_type} runs in whole instances of {w} unit(s), and all on-demand is "
+                                f"priced on {dec.ondemand_type[0] if dec.ondemand_type else offer.instance_type}")
             rationale["cost"] = (f"{cost:,.0f} {currency}/month for ~{dec.expected_nodes:.1f} units vs "
                                  f"{cost_od:,.0f} all on-demand ({(cost - cost_od) / cost_od:.0%} more: "
-                                 f"{fp.reserved_units} reserved unit(s) are billed whether or not they run)")
+                                 f"{'; '.join(why_more) or 'the first type costs more than on-demand here'})")
         fp = FleetPlan(**{**fp.__dict__, "rationale": rationale, "monthly_cost": cost,
                           "monthly_cost_all_ondemand": cost_od,
                           "cost_components": [c.to_json() for c in comps],

@@ -181,7 +181,7 @@ def test_alert_for_another_budget_or_currency() -> None:
     other = parse_budget_event(_monthly_alert("someone-else", "160,000.00", "159,000.00"))
     assert other is not None
     r = respond(eu, other, policy_ref="eu-prod.yaml", stack="eu-prod")
-    assert r.changes == [] and "ignored" in r.notes[0]
+    assert r.changes == [] and r.ignored == r.notes[0] and "not this stack's seedance-eu-prod-monthly" in r.ignored
 
 
 def test_cli_writes_an_overlay_that_loads_to_the_effective_policy(tmp_path: Path) -> None:
@@ -330,7 +330,7 @@ def test_an_alert_acts_only_on_the_stacks_own_budget_and_account() -> None:
                                                 account="999999999999"))
     assert foreign is not None
     r = respond(eu, foreign, policy_ref="eu-prod.yaml", stack="eu-prod")
-    assert r.ignored == "alert from AWS account 999999999999, not the policy's cloud.accountId 111122223333: ignored"
+    assert r.ignored == "alert from AWS account 999999999999, not the policy's cloud.accountId 111122223333"
     assert r.changes == []
     # the same alert from the policy's own account acts
     own = parse_budget_event(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "139,200.00"))
@@ -643,3 +643,13 @@ def test_cli_writes_no_overlay_that_would_not_load(tmp_path: Path) -> None:
     assert "more than" in result.output and "extends chain" in result.output
     assert not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*(f"c{i}.yaml" for i in range(1, wrappers + 1)), "alert.json"])
+
+
+def test_a_notify_only_response_says_it_wrote_no_overlay(tmp_path: Path) -> None:
+    event = tmp_path / "alert.json"
+    event.write_bytes(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "81,000.00"))  # 50.6%: notify only
+    out = tmp_path / "eu-prod.budget.yaml"
+    result = CliRunner().invoke(app, ["budget", "respond", str(POLICIES / "eu-prod.yaml"), str(event), "--stack", "eu-prod",
+                                      "--out", str(out)], standalone_mode=False, catch_exceptions=False)
+    assert result.return_value == 0
+    assert "no overlay written: no threshold action changes the policy" in result.output and not out.exists()
