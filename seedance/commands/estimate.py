@@ -134,4 +134,8 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Pat
         out.print(estimate_markdown(est), markup=False, end="")  # a missing template: clean error, exit 1
     else:
         render_estimate(out, est, "Estimate" if plan is None else "Estimate (plan)")
+        if plan is None and any(r.kind == "fleet" for r in est.resources):
+            out.print("basis: the policy's own values, without a plan: the planner's instance types and spot, but "
+                      "reservations only as the policy fixes or holds them; `seedance plan --out PLAN.json` then "
+                      "`seedance estimate --plan PLAN.json` prices the reservations the planner would buy", markup=False)
     return 0

@@ -28,6 +28,7 @@ def test_text_table_on_every_stack(stack: str) -> None:
     code, out = _invoke("estimate", str(POLICIES / f"{stack}.yaml"))
     assert code == 0, out
     assert f"monthly, {CURRENCY[stack]}" in out and "Totals" in out and "per month" in out
+    assert "basis: the policy's own values, without a plan" in out  # the plan's purchases are not in it
     assert "Instance usage (Linux" in out
     if stack == "cn-prod":
         assert "Total (partial: some components have no sourced price)" in out
