@@ -475,6 +475,12 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
                            if inp.held_units else ""))
                 chosen, best_cost = i, cost
     best = decide_free(chosen) if inp.held_units == 0 else decide(chosen, inp.held_units)
+    smallest = min(c.weight for c in ranked)
+    if ranked[chosen].weight > smallest:  # a preferred type heavier than others: the policy asked for it
+        light = ", ".join(c.offer.instance_type for c in ranked if c.weight == smallest)
+        note += (f"; {ranked[chosen].offer.instance_type} holds {ranked[chosen].weight} units per instance: a group the "
+                 f"Cluster Autoscaler manages lists only the {smallest}-unit types ({light}), so there it would run "
+                 f"those, not the type this plan prices and reserves")
     if note:
         best.plan.rationale["instance_types"] += note
     return replace(best, ondemand_type=od_type)

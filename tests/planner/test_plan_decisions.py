@@ -406,3 +406,12 @@ def test_the_first_type_is_of_the_smallest_weight():
     d = plan(fleet(capacity={"min": 4, "desired": 8, "max": 12}, instanceTypes={"preferred": ["m5.xlarge"]}),
              [8.0] * 336, offers=offers)
     assert [t.instance_type for t in d.instance_types][0] == "g5.xlarge"
+
+
+def test_a_heavier_preferred_type_goes_first_with_a_warning():
+    # the policy prefers g5.12xlarge (4 units): it goes first as asked, and the rationale says a
+    # Cluster Autoscaler group would run the 1-unit types instead
+    d = plan(fleet(capacity={"min": 4, "desired": 8, "max": 12}, instanceTypes={"preferred": ["g5.12xlarge"]}), [8.0] * 336)
+    assert d.instance_types[0].instance_type == "g5.12xlarge"
+    assert "g5.12xlarge holds 4 units per instance: a group the Cluster Autoscaler manages lists only the 1-unit types" \
+        in d.rationale["instance_types"]
