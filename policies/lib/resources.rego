@@ -415,7 +415,8 @@ _merge_one(c, [p]) := object.union(c, p)
 
 # a KServe InferenceService: each component (predictor, transformer, explainer) is a pod spec whose
 # pod fields sit inline, with its containers and, inline too, the model server's container (model,
-# or a framework key such as pytorch), which KServe names kserve-container
+# or a framework key such as pytorch), which KServe names kserve-container. Container names carry
+# the component (predictor/kserve-container), so a finding says which pods it is about.
 pod_specs(r) := {pod |
 	spec := object.get(inputs(r), "spec", {})
 	is_object(spec)
@@ -423,14 +424,25 @@ pod_specs(r) := {pod |
 	c := object.get(spec, component, null)
 	is_object(c)
 	servers := [object.union({"name": "kserve-container"}, m) | some key in _kserve_servers; m := object.get(c, key, null); is_object(m)]
-	pod := object.union(c, {"containers": array.concat(_list_at(c, "containers"), servers)})
-} | {worker |
+	pod := object.union(c, {"containers": _named_in(component, array.concat(_list_at(c, "containers"), servers))})
+} | {pod |
 	# multi-node serving: the predictor's worker pods
 	spec := object.get(inputs(r), "spec", {})
 	is_object(spec)
 	worker := object.get(spec, ["predictor", "workerSpec"], null)
 	is_object(worker)
+	pod := object.union(worker, {"containers": _named_in("predictor.workerSpec", _list_at(worker, "containers"))})
 } if _kserve_inference_service(r.type)
+
+# containers named after the part of the resource they run in; one unknown until apply stays as it is
+_named_in(part, containers) := [named |
+	some c in containers
+	named := _prefixed(part, c)
+]
+
+_prefixed(part, c) := object.union(c, {"name": sprintf("%s/%v", [part, object.get(c, "name", "(unnamed)")])}) if is_object(c)
+
+_prefixed(_, c) := c if not is_object(c)
 
 _kserve_inference_service(type) if {
 	api_group(type) == "serving.kserve.io"

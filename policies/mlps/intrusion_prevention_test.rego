@@ -140,8 +140,8 @@ test_fail_kserve_inline_model_and_unnamed_containers if {
 	]}}}})
 	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [isvc, knative])
 	v == {
-		_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "container kserve-container: runs privileged"),
-		_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "container kserve-container: shares the host IPC namespace"),
+		_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "container predictor/kserve-container: runs privileged"),
+		_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "container predictor/kserve-container: shares the host IPC namespace"),
 		_f("kubernetes:serving.knative.dev/v1:Service", "hello", "container (unnamed): mounts /proc unmasked (procMount Unmasked)"),
 	}
 }
@@ -239,6 +239,6 @@ test_fail_united_deployment_patches_and_kserve_workers if {
 		_f("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", "container embed: shares the host PID namespace"),
 		_f("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", "container embed: shares the host IPC namespace"),
 		_f("kubernetes:apps.kruise.io/v1alpha1:UnitedDeployment", "ud", "pod spec unknown until apply: its containers' hardening cannot be checked"),
-		_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "container worker-container: runs privileged"),
+		_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "container predictor.workerSpec/worker-container: runs privileged"),
 	}
 }
