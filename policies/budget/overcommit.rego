@@ -220,13 +220,10 @@ _problems contains findings.problem(lr, "LimitRange's maxLimitRequestRatio is un
 _problems contains findings.problem(lr, "LimitRange's limits are unknown until apply, so the defaults and ratios it sets cannot be checked against the cap") if {
 	some lr in _limit_ranges
 	spec := object.get(resources.inputs(lr), "spec", {})
-	limits := object.get(_object(spec), "limits", [])
+	limits := object.get(resources.as_object(spec), "limits", [])
 	_unknown_list(limits)
 }
 
-_object(x) := x if is_object(x)
-
-_object(x) := {} if not is_object(x)
 
 _unknown_list(l) if l == "[unknown]"
 

@@ -9,6 +9,8 @@
 # scope: package
 package lib.pods
 
+import data.lib.resources
+
 _unknown := "[unknown]"
 
 # the securityContext fields a PodSecurityContext also has
@@ -62,61 +64,54 @@ _unknown_note(v, _) := "" if v != _unknown
 # volume or port list unknown until apply may hold either
 _host_access(spec, container) := {sprintf("mounts host path %v", [path]) |
 	some vol, path in _host_paths(spec)
-	some m in _list(container, "volumeMounts")
-	object.get(_object(m), "name", null) in {vol, _unknown}
+	some m in resources.list_at(container, "volumeMounts")
+	object.get(resources.as_object(m), "name", null) in {vol, _unknown}
 } | {sprintf("binds host port %v", [port]) |
-	some p in _list(container, "ports")
-	port := object.get(_object(p), "hostPort", 0)
+	some p in resources.list_at(container, "ports")
+	port := object.get(resources.as_object(p), "hostPort", 0)
 	port != 0
 } | {"may mount host paths (volumes unknown until apply)" |
 	_list_unknown(spec, "volumes")
-	count(_list(container, "volumeMounts")) > 0
+	count(resources.list_at(container, "volumeMounts")) > 0
 } | {"may mount host paths (volumeMounts unknown until apply)" |
 	count(_host_paths(spec)) > 0
 	_list_unknown(container, "volumeMounts")
 } | {"may bind host ports (ports unknown until apply)" |
 	_list_unknown(container, "ports")
 } | {"may bind host ports (a port unknown until apply)" |
-	some p in _list(container, "ports")
+	some p in resources.list_at(container, "ports")
 	p == _unknown
 } | {"may mount host paths (a volume unknown until apply)" |
-	some v in _list(spec, "volumes")
+	some v in resources.list_at(spec, "volumes")
 	v == _unknown
-	count(_list(container, "volumeMounts")) > 0
+	count(resources.list_at(container, "volumeMounts")) > 0
 }
 
 # the pod's host path volumes: name -> path
 _host_paths(spec) := {vol: path |
-	some v in _list(spec, "volumes")
+	some v in resources.list_at(spec, "volumes")
 	is_object(v)
 	hp := object.get(v, "hostPath", null)
 	hp != null
 	vol := object.get(v, "name", _unknown)
-	path := object.get(_object(hp), "path", _unknown)
+	path := object.get(resources.as_object(hp), "path", _unknown)
 }
 
-_list(o, key) := l if {
-	l := object.get(o, key, [])
-	is_array(l)
-} else := []
 
 _list_unknown(o, key) if object.get(o, key, []) == _unknown
 
-_object(x) := x if is_object(x)
-
-_object(x) := {} if not is_object(x)
 
 # seccomp off (container, else pod) and an unmasked /proc; either unknown until apply may be so
 _kernel_access(spec, container) := {"runs without seccomp (Unconfined)" |
 	profile := _setting(spec, container, "seccompProfile")
-	object.get(_object(profile), "type", "") == "Unconfined"
+	object.get(resources.as_object(profile), "type", "") == "Unconfined"
 } | {"may run without seccomp (seccompProfile unknown until apply)" |
 	profile := _setting(spec, container, "seccompProfile")
-	_unknown in {profile, object.get(_object(profile), "type", "")}
+	_unknown in {profile, object.get(resources.as_object(profile), "type", "")}
 } | {"mounts /proc unmasked (procMount Unmasked)" | _setting(spec, container, "procMount") == "Unmasked"} | {"may mount /proc unmasked (procMount unknown until apply)" | _setting(spec, container, "procMount") == _unknown}
 
 _drops_all(container) if {
-	drop := object.get(_object(_setting({}, container, "capabilities")), "drop", [])
+	drop := object.get(resources.as_object(_setting({}, container, "capabilities")), "drop", [])
 	is_array(drop)
 	some c in drop
 	upper(sprintf("%v", [c])) == "ALL"

@@ -374,7 +374,7 @@ pod_specs(r) := _walked_pod_specs(r) | {merged |
 	some base in _walked_pod_specs(r)
 	topology := object.get(object.get(inputs(r), "spec", {}), "topology", {})
 	is_object(topology)
-	some subset in _list_at(topology, "subsets")
+	some subset in list_at(topology, "subsets")
 	is_object(subset)
 	spec := object.get(subset, ["patch", "spec"], null)
 	is_object(spec)
@@ -395,8 +395,8 @@ _united_deployment(type) if {
 }
 
 _merge_pod(base, patch) := object.union(object.union(base, object.remove(patch, ["containers", "initContainers"])), {
-	"containers": _merge_containers(_list_at(base, "containers"), _list_at(patch, "containers")),
-	"initContainers": _merge_containers(_list_at(base, "initContainers"), _list_at(patch, "initContainers")),
+	"containers": _merge_containers(list_at(base, "containers"), list_at(patch, "containers")),
+	"initContainers": _merge_containers(list_at(base, "initContainers"), list_at(patch, "initContainers")),
 })
 
 _merge_containers(base, patch) := array.concat(
@@ -424,14 +424,14 @@ pod_specs(r) := {pod |
 	c := object.get(spec, component, null)
 	is_object(c)
 	servers := [object.union({"name": "kserve-container"}, m) | some key in _kserve_servers; m := object.get(c, key, null); is_object(m)]
-	pod := object.union(c, {"containers": _named_in(component, array.concat(_list_at(c, "containers"), servers))})
+	pod := object.union(c, {"containers": _named_in(component, array.concat(list_at(c, "containers"), servers))})
 } | {pod |
 	# multi-node serving: the predictor's worker pods
 	spec := object.get(inputs(r), "spec", {})
 	is_object(spec)
 	worker := object.get(spec, ["predictor", "workerSpec"], null)
 	is_object(worker)
-	pod := object.union(worker, {"containers": _named_in("predictor.workerSpec", _list_at(worker, "containers"))})
+	pod := object.union(worker, {"containers": _named_in("predictor.workerSpec", list_at(worker, "containers"))})
 } if _kserve_inference_service(r.type)
 
 # containers named after the part of the resource they run in; one unknown until apply stays as it is
@@ -476,12 +476,18 @@ pod_spec(r) := inputs(r).spec.template.spec if {
 
 # a pod spec's containers, init containers included (a list unknown until apply holds none, and a
 # container unknown until apply is left out: see unknown_pod_spec)
-containers(spec) := [c | some c in array.concat(_list_at(spec, "containers"), _list_at(spec, "initContainers")); is_object(c)]
+containers(spec) := [c | some c in array.concat(list_at(spec, "containers"), list_at(spec, "initContainers")); is_object(c)]
 
-_list_at(o, key) := l if {
+# the list at o[key]; absent, or anything but a list (a preview's "[unknown]"), gives none
+list_at(o, key) := l if {
 	l := object.get(o, key, [])
 	is_array(l)
 } else := []
+
+# x when it is an object, else {} (absent, or a preview's "[unknown]")
+as_object(x) := x if is_object(x)
+
+as_object(x) := {} if not is_object(x)
 
 # a workload whose pods cannot all be read before apply: its spec, a template or pod spec on the
 # way to the containers, a list of containers or one container is a preview's "[unknown]", so

@@ -157,19 +157,18 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
 
 
 def stop_purchases(reserved: Reserved, note: Callable[[str, Any, Any, str], None], why: str,
-                   capacity_max: int | None = None) -> Reserved:
+                   capacity_max: int) -> Reserved:
     """No new reservations: ``auto`` becomes ``none``. A ``fixed`` count is left as it is: it is the
     reservation the policy already runs on (bought when it was deployed), so dropping it would
     price those units on-demand and raise the estimate while they stay billed. A fleet whose
     ``capacity_max`` falls below that count (degrade disables it) cannot keep it (the language bounds
     a fixed count by the maximum): it becomes ``none`` too, and the note says the units stay billed."""
-    if reserved.mode is ReservedMode.FIXED and capacity_max is not None and (reserved.units or 0) > capacity_max:
-        note("reserved.mode", reserved.mode.value, ReservedMode.NONE.value,
-             f"{why}; the {reserved.units} fixed unit(s) bought stay billed until their term ends (list them under "
-             f"reserved.held to keep them in the estimate)")
-        return reserved.model_copy(update={"mode": ReservedMode.NONE, "units": None})
-    if reserved.mode is not ReservedMode.AUTO:
+    fixed = reserved.mode is ReservedMode.FIXED
+    if reserved.mode is ReservedMode.NONE or (fixed and (reserved.units or 0) <= capacity_max):
         return reserved
+    if fixed:
+        why += (f"; the {reserved.units} fixed unit(s) bought stay billed until their term ends (list them under "
+                f"reserved.held to keep them in the estimate)")
     note("reserved.mode", reserved.mode.value, ReservedMode.NONE.value, why)
     return reserved.model_copy(update={"mode": ReservedMode.NONE, "units": None})
 

@@ -37,7 +37,7 @@ from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, Resourc
 from seedance.estimate.context import EstimateContext
 from seedance.policy.cron import CronError, Window, average_size, parse_window_cron
 from seedance.policy.model import Fleet, PaymentOption, ReservedMode, SlaTier, Term
-from seedance.pricing.catalog import Catalog, InstanceOffer, Price, PricingError
+from seedance.pricing.catalog import InstanceOffer, Price, PricingError
 
 log = logging.getLogger(__name__)
 
@@ -146,22 +146,6 @@ def _instance_component(name: str, hours: float, price: float, currency: str, p:
 # ---------------------------------------------------------------------- from the policy / plan
 
 
-def matching_offers(catalog: Catalog, region: str, fleet: Fleet) -> list[InstanceOffer]:
-    """Catalog offers that satisfy the fleet's GPU or CPU requirement, cheapest on-demand first."""
-    out = []
-    for o in catalog.instances(region):
-        if fleet.gpu is not None:
-            if o.gpu_model != fleet.gpu.model or o.gpus != fleet.gpu.count:
-                continue
-            if fleet.gpu.memory_gib is not None and o.gpu_memory_gib_per_gpu < fleet.gpu.memory_gib:
-                continue
-        elif fleet.cpu is not None:
-            if o.gpus != 0 or o.vcpu < fleet.cpu.vcpu or o.memory_gib < fleet.cpu.memory_gib:
-                continue
-        out.append(o)
-    return sorted(out, key=lambda o: (o.ondemand.value, o.instance_type))
-
-
 def requirement_text(fleet: Fleet) -> str:
     if fleet.gpu is not None:
         mem = f" with >= {fleet.gpu.memory_gib} GiB each" if fleet.gpu.memory_gib else ""
@@ -201,8 +185,10 @@ def average_nodes(fleet: Fleet, desired: float, weight: int = 1) -> tuple[float,
 
 
 def _whole(units: float, weight: int) -> float:
-    """``units`` rounded up to whole instances of ``weight`` units (1: unchanged)."""
-    return float(units) if weight <= 1 else float(math.ceil(units / weight - 1e-9) * weight)
+    """``units`` rounded up to whole instances of ``weight`` units (1: unchanged), as the planner counts them."""
+    from seedance.planner.planner import whole_units  # the planner imports this module
+
+    return float(whole_units(float(units), weight))
 
 
 def held_units_on(fleet: Fleet, on: dt.date) -> int:
@@ -299,9 +285,9 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         notes.insert(0, f"mix from the plan: {itype}" + (f" (weight {w}: {w} units per instance)" if w > 1 else ""))
     else:
         named = list(dict.fromkeys([*fleet.instance_types.preferred, *fleet.instance_types.allowed]))
-        for t in named:  # a type the catalog does not price in the region: an error naming the closest
-            ctx.catalog.instance(ctx.region, t)
-        skipped = [f"{t} ({_disqualified(ctx, fleet, t)})" for t in named if _disqualified(ctx, fleet, t) is not None]
+        # a type the catalog does not price in the region is an error naming the closest
+        unfit = {t: why for t in named if (why := _disqualified(ctx.catalog.instance(ctx.region, t), fleet))}
+        skipped = [f"{t} ({why})" for t, why in unfit.items()]
         if skipped:
             notes.append(f"skipped, not meeting {requirement_text(fleet)}: {'; '.join(skipped)}")
         chosen = _planner_first(ctx, fleet)
@@ -309,14 +295,13 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             what = "allowed instance type" if fleet.instance_types.allowed else f"instance type priced in {ctx.region}"
             return _no_type(ctx, fleet, tags, f"no {what} has {requirement_text(fleet)}"
                             + (f": {'; '.join(skipped)}" if skipped and fleet.instance_types.allowed else ""))
-        first, share = chosen
-        itype, why_type = first.offer.instance_type, first.rationale
-        notes.append(f"instance type: the planner's first ({itype}: {why_type})")
+        first, share, why_spot = chosen
+        itype, w = first.offer.instance_type, first.weight
+        notes.append(f"instance type: the planner's first ({itype}: {first.rationale})")
         on = estimate_date(ctx)
-        w = _unit_weight(ctx, fleet, itype)
         usage = usage_from_policy(fleet, itype, on, w)
         if usage.spot_share_above_base > 0 and share == 0:
-            notes.append(f"no spot: the planner plans none on {itype} ({_no_spot_reason(fleet, first)})")
+            notes.append(f"no spot: the planner plans none on {itype} ({why_spot})")
         usage = replace(usage, spot_share_above_base=share if usage.spot_share_above_base > 0 else 0.0)
         usage = usage.per_instance(w)
         if w > 1:
@@ -353,35 +338,17 @@ def spot_lost_fraction(fleet: Fleet, rate_per_hour: float | None) -> float:
     return min(MAX_SPOT_LOST_FRACTION, lost_fraction_fn(fleet)(rate_per_hour))
 
 
-def _unit_weight(ctx: EstimateContext, fleet: Fleet, instance_type: str) -> int:
-    """How many of the fleet's units one ``instance_type`` serves (1 when it does not qualify or is unknown)."""
+def _disqualified(offer: InstanceOffer, fleet: Fleet) -> str | None:
+    """Why a type the policy names cannot serve the fleet's units, as the planner judges it (None: it can)."""
     from seedance.planner.instances import unit_weight  # the planner imports this module
     from seedance.planner.planner import offer_view, requirement
 
-    try:
-        offer = ctx.catalog.instance(ctx.region, instance_type)
-    except PricingError:
-        return 1  # reported where the type is priced
-    weight, _ = unit_weight(offer_view(offer), requirement(fleet))
-    return weight if weight and weight > 1 else 1
-
-
-def _disqualified(ctx: EstimateContext, fleet: Fleet, instance_type: str) -> str | None:
-    """Why a type the policy names cannot serve the fleet's units, as the planner judges it (None: it
-    can, or it is not in the catalog, which is reported where the type is priced)."""
-    from seedance.planner.instances import unit_weight  # the planner imports this module
-    from seedance.planner.planner import offer_view, requirement
-
-    try:
-        offer = ctx.catalog.instance(ctx.region, instance_type)
-    except PricingError:
-        return None
     weight, why = unit_weight(offer_view(offer), requirement(fleet))
     return None if weight else why
 
 
-def _planner_first(ctx: EstimateContext, fleet: Fleet) -> tuple[Any, float] | None:
-    """The planner's first type for the fleet (a ``RankedType``) and its spot share, decided as
+def _planner_first(ctx: EstimateContext, fleet: Fleet) -> tuple[Any, float, str] | None:
+    """The planner's first type for the fleet (a ``RankedType``), its spot share and why, decided as
     ``seedance plan`` decides them without a demand history (None when no type qualifies): the
     preferred types first, within the allowed ones, else the best of the spot ranking, the cheapest
     on-demand and the cheapest reserved type; spot only where that type's interruption band is within
@@ -396,17 +363,7 @@ def _planner_first(ctx: EstimateContext, fleet: Fleet) -> tuple[Any, float] | No
         region=ctx.region))
     if decision.primary is None:
         return None
-    return decision.primary, decision.plan.spot_share_above_base
-
-
-def _no_spot_reason(fleet: Fleet, first: Any) -> str:
-    """Why the planner's first type runs no spot for this fleet."""
-    from seedance.planner.planner import unbounded_spot_loss  # the planner imports this module
-
-    if unbounded_spot_loss(fleet):
-        return (f"{fleet.workload.value} without a checkpoint block loses all the work since its job started at an "
-                f"interruption")
-    return first.rationale.split("; ", 1)[-1]
+    return decision.primary, decision.plan.spot_share_above_base, decision.plan.rationale.get("spot", "")
 
 
 def _no_type(ctx: EstimateContext, fleet: Fleet, tags: dict[str, str], reason: str) -> ResourceCost:

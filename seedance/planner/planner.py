@@ -25,6 +25,7 @@ import datetime as dt
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -50,6 +51,9 @@ from seedance.planner.spot import (
 from seedance.policy.loader import LoadedPolicy
 from seedance.policy.model import Fleet, ReservedMode, SlaTier, Term, Workload
 from seedance.pricing.catalog import Catalog, InstanceOffer
+
+if TYPE_CHECKING:
+    from seedance.estimate.fleet import FleetUsage
 
 log = logging.getLogger(__name__)
 
@@ -109,9 +113,9 @@ class FleetDecision:
     month_units: NDArray[np.float64] | None = None
 
 
-def whole_units(units: NDArray[np.float64], w: int) -> NDArray[np.float64]:
-    """Units the whole instances of a type holding ``w`` units each hold, hour by hour: the group
-    runs enough of them for the demand (ceil(units / w) instances), and bills each whole."""
+def whole_units(units: NDArray[np.float64] | float, w: int) -> NDArray[np.float64] | float:
+    """Units the whole instances of a type holding ``w`` units each hold (hour by hour, or one size):
+    the group runs enough of them for the demand (ceil(units / w) instances), and bills each whole."""
     if w <= 1:
         return units
     return np.ceil(units / w - 1e-9) * w
@@ -446,18 +450,17 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
             free[index] = decide(index, 0)
         return free[index]
 
+    smallest = min(c.weight for c in ranked)
+    light = [i for i, c in enumerate(ranked) if c.weight == smallest]
     preferred_first = bool(set(fleet.instance_types.preferred) & {c.offer.instance_type for c in ranked})
     if not preferred_first and len(ranked) > 1:
-        smallest = min(c.weight for c in ranked)
-        light = [i for i, c in enumerate(ranked) if c.weight == smallest]
-        first = ranked[0].offer.instance_type
         if light[0] != 0:
             # the ranking's first holds more units per instance than other types: the reservations and
             # the base go to the best of the smallest, the only ones every group lists
             chosen = light[0]
-            note = (f"; {ranked[chosen].offer.instance_type} first, not {first}, which holds {ranked[0].weight} units "
-                    f"per instance: a group the Cluster Autoscaler manages lists only the types of the smallest "
-                    f"weight ({smallest})")
+            note = (f"; {ranked[chosen].offer.instance_type} first, not {ranked[0].offer.instance_type}, which holds "
+                    f"{ranked[0].weight} units per instance: a group the Cluster Autoscaler manages lists only the "
+                    f"types of the smallest weight ({smallest})")
         others = {min(light, key=lambda i: ranked[i].ondemand_per_unit)}
         reservable = [i for i in light if ranked[i].offer.instance_type in inp.reserved_hourly]
         if reservable:
@@ -475,31 +478,36 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
                            if inp.held_units else ""))
                 chosen, best_cost = i, cost
     best = decide_free(chosen) if inp.held_units == 0 else decide(chosen, inp.held_units)
-    smallest = min(c.weight for c in ranked)
     if ranked[chosen].weight > smallest:  # a preferred type heavier than others: the policy asked for it
-        light = ", ".join(c.offer.instance_type for c in ranked if c.weight == smallest)
+        names = ", ".join(ranked[i].offer.instance_type for i in light)
         note += (f"; {ranked[chosen].offer.instance_type} holds {ranked[chosen].weight} units per instance: a group the "
-                 f"Cluster Autoscaler manages lists only the {smallest}-unit types ({light}), so there it would run "
+                 f"Cluster Autoscaler manages lists only the {smallest}-unit types ({names}), so there it would run "
                  f"those, not the type this plan prices and reserves")
     if note:
         best.plan.rationale["instance_types"] += note
     return replace(best, ondemand_type=od_type)
 
 
+def decision_usage(decision: FleetDecision, fleet: Fleet, other_terms: tuple[tuple[Term, int], ...] = ()) -> FleetUsage:
+    """The fleet month a decision (with a first type) runs, in instances of that type."""
+    from seedance.estimate.fleet import FleetUsage
+
+    fp, primary = decision.plan, decision.primary
+    assert primary is not None
+    return FleetUsage(fleet.name, primary.offer.instance_type, decision.expected_nodes, fp.reserved_units,
+                      fleet.reserved.term, fleet.reserved.payment, fp.on_demand_base, fp.spot_share_above_base,
+                      other_terms, spot_lost_fraction=decision.spot_lost_fraction).per_instance(primary.weight)
+
+
 def monthly_cost(decision: FleetDecision, inp: FleetInputs) -> float:
     """The month a decision bills on its first type (reserved, on-demand and spot hours as the estimator
     splits them), in the catalog's currency: what the planner compares candidate first types by."""
-    from seedance.estimate.fleet import FleetUsage, split_hours
+    from seedance.estimate.fleet import split_hours
 
-    fp, primary = decision.plan, decision.primary
-    if primary is None:
+    if decision.primary is None:
         return 0.0
-    offer, w = primary.offer, primary.weight
-    fleet = inp.fleet
-    usage = FleetUsage(fleet.name, offer.instance_type, decision.expected_nodes, fp.reserved_units,
-                       fleet.reserved.term, fleet.reserved.payment, fp.on_demand_base, fp.spot_share_above_base,
-                       spot_lost_fraction=decision.spot_lost_fraction).per_instance(w)
-    reserved_h, ondemand_h, spot_h = split_hours(usage)
+    offer = decision.primary.offer
+    reserved_h, ondemand_h, spot_h = split_hours(decision_usage(decision, inp.fleet))
     reserved = inp.reserved_hourly.get(offer.instance_type, offer.ondemand_hourly)
     return reserved_h * reserved + ondemand_h * offer.ondemand_hourly + spot_h * (offer.spot_hourly or 0.0)
 
@@ -607,9 +615,7 @@ def plan_policy(
         # held units of another term are priced at their own term's rate (not known for --held)
         others = () if held is not None and fleet.name in held else tuple(
             (t, n) for t, n in sorted(active_held_by_term(fleet, on).items()) if t != fleet.reserved.term)
-        usage = FleetUsage(fleet.name, offer.instance_type, dec.expected_nodes, fp.reserved_units,
-                           fleet.reserved.term, fleet.reserved.payment, fp.on_demand_base,
-                           fp.spot_share_above_base, others, spot_lost_fraction=dec.spot_lost_fraction).per_instance(w)
+        usage = decision_usage(dec, fleet, others)
         comps = fleet_components(usage, offer)
         # all on-demand: the same demand on the type cheapest to run on-demand per unit, in its whole instances
         od_name, od_w = dec.ondemand_type or (offer.instance_type, w)
