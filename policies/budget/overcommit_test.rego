@@ -93,7 +93,7 @@ test_fail_training_job_with_patched_limit_range_defaults if {
 		"Worker": {"template": {"spec": {"containers": [_container("pytorch", {"limits": {"nvidia.com/gpu": 8}})]}}},
 	}})
 	v := overcommit.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [patch, job])
-	v == {_f("kubernetes:kubeflow.org/v1:PyTorchJob", "ft", "container pytorch overcommits memory 4.00x (limit/request with the LimitRange's default limit); the cap is 1.50x")}
+	v == {_f("kubernetes:kubeflow.org/v1:PyTorchJob", "ft", "container Worker/pytorch overcommits memory 4.00x (limit/request with the LimitRange's default limit); the cap is 1.50x")}
 }
 
 # Seedance's fleet namespaces: a maxLimitRequestRatio at the cap for both resources admits no
@@ -140,7 +140,7 @@ test_fail_cluster_wide_runtime_judged_on_its_own_limits if {
 		{"name": "node", "template": {"spec": {"template": {"spec": {"containers": [_container("node", {"limits": {"memory": "1Gi"}})]}}}}},
 	]}}}})
 	v := overcommit.violation with input as fixtures.gate_input(fixtures.no_framework_policy, [lr, runtime])
-	v == {_f("kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime", "torch", "container node sets no cpu limit and no LimitRange is known to apply (its pods run in the namespaces that use it): it may use all the spare cpu of its node, which no overcommit cap (1.50x) bounds")}
+	v == {_f("kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime", "torch", "container replicatedJobs.node/node sets no cpu limit and no LimitRange is known to apply (its pods run in the namespaces that use it): it may use all the spare cpu of its node, which no overcommit cap (1.50x) bounds")}
 }
 
 # resources, or a whole requests or limits list, unknown until apply: the ratio cannot be

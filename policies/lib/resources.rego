@@ -358,20 +358,68 @@ pod_specs(r) := _walked_pod_specs(r) if {
 	not _united_deployment(r.type)
 }
 
-# every object holding a list of containers under the spec, not under metadata or a patch
-_walked_pod_specs(r) := {v |
+# every object holding a list of containers under the spec, not under metadata or a patch, its
+# containers named after where it sits (Worker/pytorch for a PyTorchJob's workers, tasks.ps/tf for a
+# Volcano job's ps task), so a finding says which pods it is about
+_walked_pod_specs(r) := {_named_spec(spec, path, v) |
+	spec := object.get(inputs(r), "spec", {})
+	some path, v
+	walk(spec, [path, v])
+	_walked_pod(path, v)
+}
+
+# the same, container names as written: a UnitedDeployment's subset patches merge by them
+_raw_walked_pod_specs(r) := {v |
 	some path, v
 	walk(object.get(inputs(r), "spec", {}), [path, v])
+	_walked_pod(path, v)
+}
+
+_walked_pod(path, v) if {
 	is_object(v)
 	is_array(object.get(v, "containers", null))
 	not _in_metadata(path)
 	not _in_patch(path)
 }
 
+_named_spec(root, path, v) := object.union(v, {key: _named_in(label, l) |
+	some key in ["containers", "initContainers"]
+	l := object.get(v, key, null)
+	is_array(l)
+}) if {
+	label := _place(root, path)
+	label != ""
+} else := v
+
+# where a pod spec sits under a resource's spec: the keys on the way, less the ones every template
+# has (spec, template), a Kubeflow job's *ReplicaSpecs and the pod spec's own; a list element by
+# its name (groupName for KubeRay's worker groups), else its position
+_place(root, path) := concat(".", [part |
+	some i, key in path
+	part := _path_part(root, path, i, key)
+])
+
+_path_part(_, _, _, key) := key if {
+	is_string(key)
+	not key in {"spec", "template", "jobTemplate"}
+	not endswith(key, "ReplicaSpecs")
+}
+
+_path_part(root, path, i, key) := _element_name(as_object(object.get(root, array.slice(path, 0, i + 1), null)), key) if is_number(key)
+
+_element_name(el, i) := n if {
+	n := object.get(el, "name", null)
+	is_string(n)
+} else := n if {
+	n := object.get(el, "groupName", null)
+	is_string(n)
+} else := sprintf("%v", [i])
+
+
 # an OpenKruise UnitedDeployment: its template's pod spec, and that spec with each subset's
 # strategic-merge patch applied (pod fields replaced, containers merged by name, new ones added)
-pod_specs(r) := _walked_pod_specs(r) | {merged |
-	some base in _walked_pod_specs(r)
+pod_specs(r) := _raw_walked_pod_specs(r) | {merged |
+	some base in _raw_walked_pod_specs(r)
 	topology := object.get(object.get(inputs(r), "spec", {}), "topology", {})
 	is_object(topology)
 	some subset in list_at(topology, "subsets")

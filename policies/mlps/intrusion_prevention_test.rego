@@ -98,12 +98,31 @@ test_fail_ai_workload_custom_resources if {
 	operator := fixtures.resource("kubernetes:nvidia.com/v1:ClusterPolicy", "gpu", {"spec": {"dcgm": {"containers": [{"name": "dcgm", "image": "x"}]}}})
 	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [pytorch, ray, jobset, lws, volcano, operator])
 	v == {
-		_f("kubernetes:kubeflow.org/v1:PyTorchJob", "ft", "container trainer: runs privileged"),
-		_f("kubernetes:ray.io/v1:RayCluster", "serve", "container embed: uses the host network"),
-		_f("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet", "pretrain", "container trainer: does not drop ALL capabilities"),
-		_f("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet", "pretrain", "container trainer: root filesystem is writable"),
-		_f("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "llm", "container embed: shares the host PID namespace"),
-		_f("kubernetes:batch.volcano.sh/v1alpha1:Job", "mpi", "container trainer: runs privileged"),
+		_f("kubernetes:kubeflow.org/v1:PyTorchJob", "ft", "container Worker/trainer: runs privileged"),
+		_f("kubernetes:ray.io/v1:RayCluster", "serve", "container workerGroupSpecs.gpu/embed: uses the host network"),
+		_f("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet", "pretrain", "container replicatedJobs.workers/trainer: does not drop ALL capabilities"),
+		_f("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet", "pretrain", "container replicatedJobs.workers/trainer: root filesystem is writable"),
+		_f("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet", "llm", "container leaderWorkerTemplate.workerTemplate/embed: shares the host PID namespace"),
+		_f("kubernetes:batch.volcano.sh/v1alpha1:Job", "mpi", "container tasks.worker/trainer: runs privileged"),
+	}
+}
+
+# replicas of one job with the same pod spec are each named: the finding says which pods it is about
+# (a list element without a name is named by its position)
+test_fail_same_pod_spec_in_two_replicas_named_apart if {
+	privileged := {"containers": [{"name": "trainer", "image": "x", "securityContext": {"privileged": true, "capabilities": {"drop": ["ALL"]}, "readOnlyRootFilesystem": true}}]}
+	job := fixtures.resource("kubernetes:kubeflow.org/v1:PyTorchJob", "ft", {"metadata": {"namespace": "batch"}, "spec": {"pytorchReplicaSpecs": {
+		"Master": {"template": {"spec": privileged}},
+		"Worker": {"template": {"spec": privileged}},
+	}}})
+	ray := fixtures.resource("kubernetes:ray.io/v1:RayCluster", "serve", {"metadata": {"namespace": "batch"}, "spec": {
+		"workerGroupSpecs": [{"template": {"spec": _hardened}}, {"template": {"spec": privileged}}],
+	}})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [job, ray])
+	v == {
+		_f("kubernetes:kubeflow.org/v1:PyTorchJob", "ft", "container Master/trainer: runs privileged"),
+		_f("kubernetes:kubeflow.org/v1:PyTorchJob", "ft", "container Worker/trainer: runs privileged"),
+		_f("kubernetes:ray.io/v1:RayCluster", "serve", "container workerGroupSpecs.1/trainer: runs privileged"),
 	}
 }
 
