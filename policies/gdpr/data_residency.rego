@@ -49,7 +49,7 @@ _problems contains findings.problem(r, msg) if {
 	reason := _outside(region)
 	some i in residency.located(resources.personal_indices, region)
 	r := input.document.resources[i]
-	msg := sprintf("personal data in %s, %s", [region, reason])
+	msg := sprintf("personal data in %s, %s", [residency.shown(region), reason])
 }
 
 _problems contains findings.problem(d.source, msg) if {

@@ -51,6 +51,18 @@ test_fail_eea_region_outside_declared_list if {
 	v == {_f("aws:s3/bucket:Bucket", "ds", "personal data in eu-west-1, outside compliance.dataResidency (eu-central-1)")}
 }
 
+# a region the document holds but does not show (a secret provider region, one unknown until apply)
+# is not taken to be the stack's: the data may go anywhere
+test_fail_region_not_shown if {
+	secret := object.union(fixtures.bucket("ds", "personal"), {"region": "[secret]"})
+	unknown := object.union(fixtures.launch_template("lt", "personal", {}), {"region": "[unknown]"})
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [secret, unknown])
+	v == {
+		_f("aws:s3/bucket:Bucket", "ds", "personal data in a region the document does not show ([secret]), outside the GDPR transfer regions (eu-*)"),
+		_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", "personal data in a region the document does not show ([unknown]), outside the GDPR transfer regions (eu-*)"),
+	}
+}
+
 test_pass_internal_data_anywhere if {
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.both_cn_policy, [fixtures.launch_template("lt", "internal", {})])
 	v == set()

@@ -24,6 +24,12 @@ regions := _own_regions | {region | region := input.policy.cloud.region}
 
 _own_regions := {r.region | some r in input.document.resources; is_string(r.region)}
 
+# a region for a message: one the document holds but does not show (a secret, or unknown until
+# apply) is named as such
+shown(region) := sprintf("a region the document does not show (%s)", [region]) if {
+	region in {"[secret]", "[unknown]"}
+} else := region
+
 # the positions among `positions` of the resources that live in `region`
 located(positions, region) := {i | some i in positions; input.document.resources[i].region == region} | _defaulted(positions, region)
 

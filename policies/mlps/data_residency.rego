@@ -34,7 +34,7 @@ _regions := frameworks.setting("mlps_regions")
 _problems contains findings.problem(r, msg) if {
 	some region in residency.regions
 	not frameworks.in_regions(region, _regions)
-	msg := sprintf("resource in %s, outside mainland China (%s)", [region, concat(", ", _regions)])
+	msg := sprintf("resource in %s, outside mainland China (%s)", [residency.shown(region), concat(", ", _regions)])
 	some i in residency.located(resources.taggable_indices, region)
 	r := input.document.resources[i]
 }

@@ -2,9 +2,11 @@
 PreviewDigest: ``steps[]`` with ``newState``/``oldState``) and ``pulumi stack export``
 (``{"version": 3, "deployment": {"resources": [...]}}``; older versions alike).
 
-The document is the *desired* state: preview steps that remove a resource (``delete``,
-``delete-replaced``, ``discard``...) are left out; for every other step the ``newState`` is taken
-(the last step of a URN wins, so replacements collapse to one entry). A preview run without
+The document is the *desired* state: a resource a step removes (``delete``, ``discard``) is left
+out; the steps that retire the old copy of a replaced resource (``delete-replaced``,
+``discard-replaced``, ``remove-pending-replace``) leave its replacement in, whichever order the
+replacement's steps come in; for every other step the ``newState`` is taken (the last step of a URN
+wins, so a replacement's steps collapse to one entry). A preview run without
 ``--show-sames`` lists only changes; the document's ``notes`` say so when the change summary
 counts unchanged resources that are not in the steps.
 
@@ -22,17 +24,24 @@ from pathlib import Path
 from typing import Any
 
 from seedance.synth.document import (
+    SECRET,
     SIG_KEY,
+    UNKNOWN,
     Resource,
     ResourceDocument,
     Source,
+    normalise,
     normalise_inputs,
     split_provider_ref,
     urn_name,
 )
 
 STACK_TYPE = "pulumi:pulumi:Stack"
-REMOVING_OPS = frozenset({"delete", "delete-replaced", "discard", "discard-replaced", "remove-pending-replace"})
+#: Steps after which a resource is no longer desired.
+REMOVING_OPS = frozenset({"delete", "discard"})
+#: Steps that retire the old copy of a replaced resource: its URN stays desired (the replacement's own
+#: steps record it, before or after this one: create-before-delete lists ``delete-replaced`` last).
+RETIRING_OPS = frozenset({"delete-replaced", "discard-replaced", "remove-pending-replace"})
 #: Steps whose resource exists and keeps its id (a replacement gets a new one, unknown until apply).
 ID_KEEPING_OPS = frozenset({"same", "update", "refresh"})
 EXPORT_VERSIONS = (1, 2, 3)
@@ -180,13 +189,13 @@ def _build(located: list[Located], *, source: Source, where: str, config_region:
     provider_region: dict[str, str | None] = {}
     for s in states:
         if s["type"].startswith("pulumi:providers:"):
-            provider_region[s["urn"]] = _str((s.get("inputs") or {}).get("region"))
+            provider_region[s["urn"]] = _region_value((s.get("inputs") or {}).get("region"))
     # a provider without an explicit region (ambient config): the one region its resources report
     seen: dict[str, set[str]] = {}
     for s in states:
         provider = split_provider_ref(s.get("provider"))
         own = _own_region(s)
-        if provider and own:
+        if provider and own and own not in _HIDDEN:
             seen.setdefault(provider, set()).add(own)
     for provider, regions in seen.items():
         if not provider_region.get(provider) and len(regions) == 1:
@@ -205,6 +214,16 @@ def _build(located: list[Located], *, source: Source, where: str, config_region:
     return ResourceDocument(stack=stack, project=project, source=source, resources=resources)
 
 
+def _note_unplaced(doc: ResourceDocument) -> ResourceDocument:
+    unplaced = [r for r in doc.resources if r.custom and r.type.startswith("aws:") and r.region is None]
+    if unplaced:
+        doc.notes.append(
+            f"{len(unplaced)} AWS resource(s) (e.g. {unplaced[0].name}) name no region in this file (no region input, "
+            "ARN, provider region or aws:region config): the gate takes them to be in the policy's cloud.region"
+        )
+    return doc
+
+
 def _resource(
     s: dict[str, Any], urn: str, typ: str, stack_urns: set[str], provider_region: dict[str, str | None], config_region: str | None
 ) -> Resource:
@@ -212,11 +231,13 @@ def _resource(
     provider = split_provider_ref(s.get("provider"))
     region = None
     if typ.startswith("aws:") or typ == "pulumi:providers:aws":
+        # the first of these the file has; a secret or unknown one stays hidden ([secret], [unknown]):
+        # the region is not established, and the next one down may not be where the resource goes
         region = (
             _own_region(s)
             or provider_region.get(urn)
             or (provider_region.get(provider) if provider else None)
-            or config_region
+            or (UNKNOWN if _explicit(provider, provider_region) else config_region)
         )
     parent = s.get("parent") or None
     rid = s.get("id")
@@ -234,10 +255,17 @@ def _resource(
     )
 
 
+def _explicit(provider: str | None, provider_region: dict[str, str | None]) -> bool:
+    """An explicit provider of the file that sets no region: it takes the region from its environment
+    (AWS_REGION, the profile), which the file does not show; the stack's aws:region config is the
+    default provider's only."""
+    return provider is not None and provider in provider_region and not urn_name(provider).startswith("default")
+
+
 def _own_region(state: dict[str, Any]) -> str | None:
     """The region a resource states itself: its ``region`` input or output, or its ARN's region."""
     inputs, outputs = state.get("inputs") or {}, state.get("outputs") or {}
-    region = _str(inputs.get("region")) or _str(outputs.get("region"))
+    region = _region_value(inputs.get("region")) or _region_value(outputs.get("region"))
     if region:
         return region
     arn = outputs.get("arn")
@@ -248,8 +276,19 @@ def _own_region(state: dict[str, Any]) -> str | None:
     return None
 
 
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value and not value.startswith("[") else None
+#: Region values a file holds but does not show.
+_HIDDEN = frozenset({SECRET, UNKNOWN})
+
+
+def _region_value(value: Any) -> str | None:
+    """A region as the file gives it: the region; [secret] or [unknown] for a value it holds but does
+    not show (a secret, a value unknown until apply, a preview's masked "[...]"); None when absent."""
+    v = normalise(value)
+    if not isinstance(v, str) or not v:
+        return None
+    if v.startswith("["):
+        return SECRET if v == SECRET else UNKNOWN
+    return v
 
 
 def _guarded(where: str, build: Any, data: Any) -> ResourceDocument:
@@ -298,6 +337,8 @@ def _from_preview(data: Any, where: str) -> ResourceDocument:
             if step.get(key) is not None and not isinstance(step[key], dict):
                 raise _wrong(where, loc, key, "an object (a resource state) or null", step[key])
         new_state, old_state = step.get("newState"), step.get("oldState")
+        if op in RETIRING_OPS:
+            continue
         if op in REMOVING_OPS:
             urn = step_urn
             for key, state in (("newState", new_state), ("oldState", old_state)):
@@ -327,13 +368,13 @@ def _from_preview(data: Any, where: str) -> ResourceDocument:
             _check_signatures(outputs, where, loc, "oldState.outputs")
             state["outputs"] = outputs  # only read for the region
         by_urn[state["urn"]] = (loc, state)
-    doc = _build(list(by_urn.values()), source="preview", where=where, config_region=_str((config or {}).get("aws:region")))
+    doc = _build(list(by_urn.values()), source="preview", where=where, config_region=_region_value((config or {}).get("aws:region")))
     if isinstance(unchanged, int) and unchanged > same_seen:
         doc.notes.append(
             f"partial: the change summary counts {unchanged} unchanged resource(s) but only {same_seen} 'same' step(s) "
             "are listed; run `pulumi preview --json --show-sames` for the full desired state"
         )
-    return doc
+    return _note_unplaced(doc)
 
 
 # ---------------------------------------------------------------------- export
@@ -382,7 +423,7 @@ def _from_export(data: Any, where: str) -> ResourceDocument:
     doc = _build(located, source="export", where=where, config_region=None)
     if pending:
         doc.notes.append(f"{len(pending)} pending operation(s) in the export: the last update was interrupted")
-    return doc
+    return _note_unplaced(doc)
 
 
 def load_preview(path: str | Path) -> ResourceDocument:

@@ -76,6 +76,7 @@ def test_creates_preview():
 
 def test_update_preview_with_sames():
     doc = load_preview(fixtures_dir() / "pulumi-preview" / "stratify-aws-update-show-sames.preview.json")
+    # complete, and every resource placed (the provider's region is the one its resources' ARNs name)
     assert len(doc.resources) == 15 and doc.notes == []
     fn = next(r for r in doc.resources if r.type == "aws:lambda/function:Function")
     assert "console.log" in fn.inputs["code"]["assets"]["__index.js"]["text"]  # the new code, not the old
@@ -142,3 +143,75 @@ def test_partial_preview_is_noted():
               "newState": {"urn": "urn:pulumi:s::p::aws:s3/bucket:Bucket::b", "type": "aws:s3/bucket:Bucket", "custom": True, "inputs": {}}}]
     doc = from_preview({"steps": steps, "changeSummary": {"create": 1, "same": 3}})
     assert doc.notes and doc.notes[0].startswith("partial: the change summary counts 3 unchanged")
+
+
+def _replacement_steps(order: str) -> list[dict]:
+    urn = "urn:pulumi:s::p::aws:ebs/volume:Volume::data"
+    old = {"urn": urn, "type": "aws:ebs/volume:Volume", "custom": True, "id": "vol-1", "inputs": {"encrypted": True}}
+    new = {"urn": urn, "type": "aws:ebs/volume:Volume", "custom": True, "inputs": {"encrypted": False}}
+    create = {"op": "create-replacement", "urn": urn, "oldState": old, "newState": new}
+    replace = {"op": "replace", "urn": urn, "oldState": old, "newState": new}
+    retire = {"op": "delete-replaced", "urn": urn, "oldState": old}
+    other = {"op": "same", "urn": "urn:pulumi:s::p::aws:s3/bucket:Bucket::b",
+             "newState": {"urn": "urn:pulumi:s::p::aws:s3/bucket:Bucket::b", "type": "aws:s3/bucket:Bucket", "custom": True, "inputs": {}}}
+    steps = {"create-before-delete": [create, replace, retire], "delete-before-replace": [retire, replace, create]}[order]
+    return [other, *steps]
+
+
+@pytest.mark.parametrize("order", ["create-before-delete", "delete-before-replace"])
+def test_a_replaced_resource_stays_desired_whatever_the_order_of_its_steps(order: str):
+    # `pulumi preview --json --show-replacement-steps`: the step that deletes the old copy carries the
+    # replacement's URN; the replacement (with its new inputs) is what will exist
+    doc = from_preview({"steps": _replacement_steps(order)})
+    volume = doc.by_name("data")
+    assert volume.inputs == {"encrypted": False} and volume.id is None
+    assert len(doc.resources) == 2
+    for retiring in ("discard-replaced", "remove-pending-replace"):
+        steps = [dict(s, op=retiring) if s["op"] == "delete-replaced" else s for s in _replacement_steps(order)]
+        assert from_preview({"steps": steps}).by_name("data").inputs == {"encrypted": False}
+
+
+def test_a_deleted_resource_is_not_desired():
+    steps = _replacement_steps("create-before-delete")
+    steps.append({"op": "delete", "urn": steps[1]["urn"], "oldState": steps[1]["oldState"]})
+    assert [r.name for r in from_preview({"steps": steps}).resources] == ["b"]
+
+
+def _volume_on(provider: dict | None, config: dict | None = None, own: dict | None = None) -> ResourceDocument:
+    steps = []
+    ref = None
+    if provider is not None:
+        purn = "urn:pulumi:s::p::pulumi:providers:aws::" + provider.pop("name", "us")
+        steps.append({"op": "same", "urn": purn, "newState": {"urn": purn, "type": "pulumi:providers:aws", "custom": True,
+                                                             "id": "1", "inputs": provider}})
+        ref = f"{purn}::1"
+    vurn = "urn:pulumi:s::p::aws:ebs/volume:Volume::data"
+    steps.append({"op": "create", "urn": vurn, "provider": ref,
+                  "newState": {"urn": vurn, "type": "aws:ebs/volume:Volume", "custom": True, "inputs": own or {}}})
+    return from_preview({"steps": steps, "config": config or {}})
+
+
+SECRET_VALUE = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "ciphertext": "v1:abc"}
+
+
+def test_a_region_the_file_does_not_show_is_not_replaced_by_another():
+    # the provider's own region wins over the stack's aws:region config
+    assert _volume_on({"region": "us-east-1"}, {"aws:region": "eu-central-1"}).by_name("data").region == "us-east-1"
+    # a secret or unknown provider region is not the config's: where the volume goes is not shown
+    assert _volume_on({"region": SECRET_VALUE}, {"aws:region": "eu-central-1"}).by_name("data").region == SECRET
+    unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+    assert _volume_on({"region": unknown}, {"aws:region": "eu-central-1"}).by_name("data").region == UNKNOWN
+    # an explicit provider without a region takes it from its environment, not from aws:region
+    assert _volume_on({}, {"aws:region": "eu-central-1"}).by_name("data").region == UNKNOWN
+    # the default provider does take aws:region, and a secret one is not shown either
+    assert _volume_on({"name": "default_6_63_0"}, {"aws:region": "eu-central-1"}).by_name("data").region == "eu-central-1"
+    assert _volume_on(None, {"aws:region": "[secret]"}).by_name("data").region == SECRET
+    # the resource's own region, even a secret one, comes first
+    assert _volume_on({"region": "eu-west-1"}, own={"region": SECRET_VALUE}).by_name("data").region == SECRET
+
+
+def test_resources_without_any_region_are_noted():
+    doc = _volume_on(None)
+    assert doc.by_name("data").region is None
+    assert len(doc.notes) == 1 and doc.notes[0].startswith("1 AWS resource(s) (e.g. data) name no region")
+    assert _volume_on(None, {"aws:region": "eu-west-1"}).notes == []
