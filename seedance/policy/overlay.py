@@ -61,7 +61,21 @@ def merge(base: Any, overlay: Any, problems: list[Problem] | None = None, path: 
         return out
     if isinstance(base, LList) and isinstance(overlay, LList) and _named_list(base) and _named_list(overlay):
         out_l = LList(overlay.loc)
-        by_name = {item["name"]: (item, loc) for item, loc in zip(overlay, overlay.item_locs)}
+        by_name: dict[str, tuple[Any, Any]] = {}
+        for i, (item, loc) in enumerate(zip(overlay, overlay.item_locs)):
+            if item["name"] in by_name and problems is not None:  # one edit per name: a second would be lost
+                first = by_name[item["name"]][0].val_locs["name"]
+                problems.append(Problem(item.val_locs["name"], f"{path}[{i}].name",
+                                        f"name {item['name']!r} is used twice in this overlay list (also at line "
+                                        f"{first.line}): an overlay item merges into the base item of its name, so give "
+                                        "each name one item"))
+                continue
+            by_name[item["name"]] = (item, loc)
+            extra = sorted(k for k in item if k not in ("name", REMOVE_KEY))
+            if item.get(REMOVE_KEY) is True and extra and problems is not None:
+                problems.append(Problem(item.key_locs[extra[0]], f"{path}[{i}].{extra[0]}",
+                                        f"an item with '{REMOVE_KEY}: true' drops {item['name']!r} and takes only its "
+                                        f"name; got also {', '.join(extra)}"))
         for item, loc in zip(base, base.item_locs):
             if item["name"] in by_name:
                 o_item, o_loc = by_name.pop(item["name"])

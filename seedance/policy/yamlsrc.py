@@ -11,6 +11,7 @@ expansion exceeds a node budget.
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import yaml
@@ -138,6 +139,12 @@ def _reader_error(file: str, text: str, exc: yaml.YAMLError) -> PolicySyntaxErro
 
 
 _MERGE = "tag:yaml.org,2002:merge"
+#: The number forms a policy reads as numbers: plain decimals (and YAML's .inf/.nan, which the schema
+#: refuses by name). YAML 1.1 also reads base 60 (2:00), octal (010), hex, binary and 1_000 as numbers.
+_NUMBER_FORMS = {
+    "tag:yaml.org,2002:int": re.compile(r"[-+]?(?:0|[1-9][0-9]*)"),
+    "tag:yaml.org,2002:float": re.compile(r"[-+]?(?:(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|\.(?:inf|Inf|INF|nan|NaN|NAN))"),
+}
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 #: The only tags a mapping or a list may carry: the standard ones (implicit, or written !!map / !!seq).
 _PLAIN_TAGS = frozenset({"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"})
@@ -209,6 +216,10 @@ class _Builder:
             raise _fail(self.file, node.start_mark, "recursive alias: a node contains itself", path)
         loc = _loc(self.file, node.start_mark)
         if isinstance(node, yaml.ScalarNode):
+            if node.tag in _NUMBER_FORMS and not _NUMBER_FORMS[node.tag].fullmatch(node.value.strip()):
+                # YAML 1.1's other number forms (2:00 is 120, 010 is 8, 0x18, 1_000): kept as the text
+                # written, so the schema reports it at its field as not a number
+                return node.value
             try:
                 return self.loader.construct_object(node, deep=True)
             except yaml.YAMLError as exc:

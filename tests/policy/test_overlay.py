@@ -81,6 +81,31 @@ def test_remove_marker_that_is_not_true_is_named_as_such(tmp_path: Path, value: 
                               f"it takes no other value), got {shown}")
 
 
+def test_a_name_twice_in_an_overlay_list_is_an_error(tmp_path: Path) -> None:
+    # one edit per name: the second used to replace the first silently (a resize then a removal
+    # removed the fleet and said the policy was valid)
+    _write(tmp_path, "base.yaml", BASE_FLEETS)
+    body = "fleets:\n  - name: batch\n    capacity: {max: 3}\n  - name: batch\n    $remove: true\n"
+    p = _write(tmp_path, "dev.yaml", _overlay("base.yaml", body))
+    with pytest.raises(PolicyError) as exc:
+        load_policy(p)
+    assert str(exc.value) == (f"{p}:7:11: fleets[1].name: name 'batch' is used twice in this overlay list (also at line 5): "
+                              "an overlay item merges into the base item of its name, so give each name one item")
+    # two new items of one name too
+    body = "fleets:\n  - name: new\n    sla: gold\n  - name: new\n    sla: bronze\n"
+    with pytest.raises(PolicyError, match=r"dev2.yaml:7:11: fleets\[1\].name: name 'new' is used twice"):
+        load_policy(_write(tmp_path, "dev2.yaml", _overlay("base.yaml", body)))
+
+
+def test_a_remove_item_takes_only_its_name(tmp_path: Path) -> None:
+    _write(tmp_path, "base.yaml", BASE_FLEETS)
+    p = _write(tmp_path, "dev.yaml", _overlay("base.yaml", "fleets:\n  - name: batch\n    $remove: true\n    sla: gold\n"))
+    with pytest.raises(PolicyError) as exc:
+        load_policy(p)
+    assert str(exc.value) == (f"{p}:7:5: fleets[0].sla: an item with '$remove: true' drops 'batch' and takes only its "
+                              "name; got also sla")
+
+
 def test_remove_marker_outside_an_overlay_list_is_still_an_error(tmp_path: Path) -> None:
     p = _write(tmp_path, "p.yaml", MINIMAL.replace("  - name: web\n", "  - name: web\n    $remove: true\n", 1))
     with pytest.raises(PolicyError, match=r"'\$remove' only applies to an item of the base policy's list with the same name"):

@@ -183,6 +183,19 @@ def test_threshold_given_as_a_percentage_gets_a_hint() -> None:
     assert problem.endswith("expected a number in (0, 1], got 80 (thresholds are fractions of the monthly budget: write 0.8 for 80%)")
 
 
+@pytest.mark.parametrize("written", ["2:00", "010", "0x4", "0o4", "0b100", "1_0", "1:30.5", "1_000.5"])
+def test_yaml_1_1_number_forms_are_not_numbers(written: str) -> None:
+    # YAML 1.1 reads 2:00 as 120 (base 60) and 010 as 8: a policy takes plain decimals only
+    (problem,) = _problems(MINIMAL.replace("max: 4}", f"max: {written}}}"))
+    assert problem.endswith(f"fleets[0].capacity.max (fleet 'web'): expected an integer, got '{written}'")
+
+
+def test_plain_decimals_are_numbers() -> None:
+    text = MINIMAL.replace("max: 4}", "max: +4}").replace("monthlyAmount: 1000", "monthlyAmount: 1000.50")
+    policy = load_policy_text(text)
+    assert (policy.fleets[0].capacity.max, policy.budget.monthly_amount) == (4, 1000.5)
+
+
 def test_unquoted_yaml_boolean_word_gets_a_hint() -> None:
     (problem,) = _problems(MINIMAL.replace("environment: dev", "environment: NO"))
     assert problem.endswith("got false (YAML reads an unquoted yes/no/on/off/true/false as a boolean; quote the value)")
