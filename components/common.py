@@ -138,11 +138,14 @@ def policy_json(document: Mapping[str, Any]) -> str:
 
 
 def quantity(value: float) -> str:
-    """A Kubernetes quantity string for a plain number (40 -> "40", 2.5 -> "2500m")."""
+    """A Kubernetes quantity string for a plain number (40 -> "40", 2.5 -> "2500m", 0.0004 -> "400u");
+    below a thousandth it is written in millionths, so a small positive target never becomes 0."""
     if float(value).is_integer():
         return str(int(value))
     milli = round(value * 1000)
-    return f"{milli}m"
+    if milli == value * 1000 or abs(value) >= 1:
+        return f"{milli}m"
+    return f"{round(value * 1_000_000)}u"
 
 
 def mig_memory(fleet: Fleet) -> int | None:

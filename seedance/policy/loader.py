@@ -28,6 +28,7 @@ from seedance.policy.model import (
     AMI_PARAMETER_PATTERN,
     INSTANCE_TYPE_PATTERN,
     LABEL_VALUE_PATTERN,
+    METRIC_NAME_PATTERN,
     QUALIFIED_NAME_PATTERN,
     REGISTRY_PATTERN,
     Budget,
@@ -327,6 +328,7 @@ _PATTERN_HINTS = {
     r"^\s*(\S+\s+){4}\S+\s*$": "a five-field cron expression such as '0 22 * * *'",
     QUALIFIED_NAME_PATTERN: "a Kubernetes key such as nvidia.com/gpu (an optional DNS prefix and '/', then at most "
                             "63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit)",
+    METRIC_NAME_PATTERN: "a metric name Kubernetes takes (no '/' or '%', not '.' or '..')",
     LABEL_VALUE_PATTERN: "a Kubernetes label value (at most 63 letters, digits, '-', '_' or '.', starting and ending "
                          "with a letter or digit, or empty)",
 }

@@ -60,9 +60,21 @@ Cron = Annotated[
 INSTANCE_TYPE_PATTERN = r"^[a-z][a-z0-9-]*\.[0-9a-z]+$"
 InstanceType = Annotated[str, StringConstraints(pattern=INSTANCE_TYPE_PATTERN)]
 # Kubernetes qualified names (an optional DNS-subdomain prefix and a 63-character name) and label values.
-QUALIFIED_NAME_PATTERN = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$"
+# Each DNS label is at most 63 characters, the whole prefix at most 253.
+QUALIFIED_NAME_PATTERN = r"^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$"
 LABEL_VALUE_PATTERN = r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$"
-QualifiedName = Annotated[str, StringConstraints(max_length=317, pattern=QUALIFIED_NAME_PATTERN)]
+#: A Kubernetes metric name: a path segment (no '/' or '%', not '.' or '..').
+METRIC_NAME_PATTERN = r"^([^/%.][^/%]*|\.[^/%.][^/%]*|\.\.[^/%]+)$"
+
+
+def _dns_prefix(value: str) -> str:
+    prefix, slash, _ = value.rpartition("/")
+    if slash and len(prefix) > 253:
+        raise ValueError(f"expected a prefix of at most 253 characters before '/' (a DNS subdomain), got {len(prefix)}")
+    return value
+
+
+QualifiedName = Annotated[str, StringConstraints(max_length=317, pattern=QUALIFIED_NAME_PATTERN), AfterValidator(_dns_prefix)]
 LabelValue = Annotated[str, StringConstraints(pattern=LABEL_VALUE_PATTERN)]
 
 
@@ -356,8 +368,9 @@ class Checkpoint(_Model):
 
 
 class Autoscaling(_Model):
-    metric: Annotated[str, StringConstraints(min_length=1, max_length=253)]
-    target: Annotated[float, Field(gt=0)]
+    metric: Annotated[str, StringConstraints(min_length=1, max_length=253, pattern=METRIC_NAME_PATTERN)]
+    # a quantity Kubernetes can hold exactly enough: at least one millionth (written with the u suffix)
+    target: Annotated[float, Field(ge=1e-6, le=1e15)]
 
 
 class OffPeakWindow(_Model):

@@ -153,3 +153,10 @@ def test_the_stack_exports_what_the_cluster_software_must_be_pointed_at(eu, dev)
                                              "migManager.config.name": "seedance-mig-config", "mig.strategy": "single"}
     assert {wiring["gpuOperatorSettings"]["devicePlugin.config.name"], wiring["gpuOperatorSettings"]["migManager.config.name"]} == names
     assert "kubernetes" not in dev.outputs
+
+
+@pytest.mark.parametrize(("target", "written"), [(40, "40"), (2.5, "2500m"), (0.0004, "400u"), (0.0123456, "12346u"), (1e-6, "1u")])
+def test_hpa_targets_are_quantities_kubernetes_reads_as_positive(target: float, written: str):
+    from components.common import quantity
+
+    assert quantity(target) == written

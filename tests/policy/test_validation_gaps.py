@@ -196,6 +196,33 @@ def test_plain_decimals_are_numbers() -> None:
     assert (policy.fleets[0].capacity.max, policy.budget.monthly_amount) == (4, 1000.5)
 
 
+@pytest.mark.parametrize(
+    ("autoscaling", "message"),
+    [
+        ("{metric: http_requests/second, target: 1}", "expected a metric name kubernetes takes (no '/' or '%', not '.' or '..'), got 'http_requests/second'"),
+        ("{metric: '..', target: 1}", "got '..'"),
+        ("{metric: rps, target: 0.0000001}", "expected a number in [1e-06, 1e+15], got 1e-07"),
+    ],
+)
+def test_hpa_metric_names_and_targets_kubernetes_takes(autoscaling: str, message: str) -> None:
+    # the API server refuses a metric name with '/' or '%' (a path segment) and a target of 0
+    (problem,) = _problems(MINIMAL + f"    autoscaling: {autoscaling}\n")
+    assert "fleets[0].autoscaling." in problem and message in problem.lower(), problem
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("a" * 64 + ".com/x", "expected a Kubernetes key"),
+        (".".join(["b" * 60] * 5) + "/x", "expected a prefix of at most 253 characters before '/' (a DNS subdomain), got 304"),
+    ],
+)
+def test_taint_keys_kubernetes_refuses(key: str, message: str) -> None:
+    # each DNS label of the prefix is at most 63 characters, the prefix at most 253
+    (problem,) = _problems(MINIMAL + f"    taints: [{{key: '{key}', value: v, effect: NoSchedule}}]\n")
+    assert "fleets[0].taints[0].key" in problem and message in problem, problem
+
+
 def test_unquoted_yaml_boolean_word_gets_a_hint() -> None:
     (problem,) = _problems(MINIMAL.replace("environment: dev", "environment: NO"))
     assert problem.endswith("got false (YAML reads an unquoted yes/no/on/off/true/false as a boolean; quote the value)")
