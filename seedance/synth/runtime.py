@@ -78,7 +78,7 @@ class RecordingMonitor(pmocks.MockMonitor):
         self.registrations.append(
             Registration(response.urn, request.type, request.name, request.parent, request.provider, bool(request.custom), inputs,
                          sorted(request.ignoreChanges), response.id or None,
-                         {k: list(v.urns) for k, v in request.propertyDependencies.items() if v.urns})
+                         {k: sorted(set(v.urns)) for k, v in request.propertyDependencies.items() if v.urns})
         )
         return response
 

@@ -53,6 +53,16 @@ def test_synth_is_deterministic(tmp_path: Path):
     assert a.read_text() == b.read_text()
 
 
+def test_dependency_lists_do_not_depend_on_registration_order(tmp_path: Path):
+    # Pulumi hands a property's dependencies over in the order its program's sets iterate, which
+    # changes from process to process (cn-prod's replication role policy did): they are sorted
+    out = tmp_path / "d.json"
+    assert main(["synth", "cn-prod", "--out", str(out), "--project-dir", str(STACKS)]) == 0
+    lists = [urns for r in json.loads(out.read_text())["resources"] for urns in r.get("property_dependencies", {}).values()]
+    assert any(len(urns) > 1 for urns in lists)
+    assert all(urns == sorted(set(urns)) for urns in lists)
+
+
 def test_committed_sample_is_the_current_eu_prod_document(tmp_path: Path):
     sample = REPO / "tests" / "synth" / "samples" / "eu-prod.json"
     doc = ResourceDocument.load(sample)
