@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import re
 from pathlib import Path
@@ -144,11 +146,14 @@ def render_sarif(decision: Decision, *, controls: list | None = None) -> str:
                     }
                 },
                 "automationDetails": {"id": f"seedance-gate/{decision.stack}/"},
+                "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": _waiver_notifications(decision)}],
                 "results": results,
                 "properties": {
                     "decision": decision.outcome,
                     "stack": decision.stack,
                     "asOf": decision.as_of,
+                    "expiredWaivers": [dataclasses.asdict(w) for w in decision.expired_waivers],
+                    "unusedWaivers": [dataclasses.asdict(w) for w in decision.unused_waivers],
                     **({"severityOverrides": dict(sorted(decision.severity_overrides.items()))}
                        if decision.severity_overrides else {}),
                     **({"given": decision.given.to_json()} if decision.given else {}),
@@ -157,6 +162,18 @@ def render_sarif(decision: Decision, *, controls: list | None = None) -> str:
         ],
     }
     return json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
+
+
+def _waiver_notifications(decision: Decision) -> list[dict]:
+    """Waivers that did nothing this run, as the text report lists them: expired ones (a warning: the
+    findings they covered count again) and ones that matched no finding."""
+    return [
+        {"level": "warning", "message": {"text": f"expired waiver ignored: {w.control} on {w.resource} (expired {w.expires})"}}
+        for w in decision.expired_waivers
+    ] + [
+        {"level": "note", "message": {"text": f"waiver matched nothing: {w.control} on {w.resource}"}}
+        for w in decision.unused_waivers
+    ]
 
 
 UNDECIDED_RULE = "SEEDANCE-UNDECIDED"

@@ -104,3 +104,24 @@ def test_decision_document_is_sorted_and_stable(bundle) -> None:
     d = _decide(bundle, raw)
     assert [(f.severity, f.message) for f in d.findings] == [("mandatory", "a"), ("mandatory", "z"), ("advisory", "b")]
     assert d.to_json() == _decide(bundle, raw).to_json()
+
+
+@pytest.mark.parametrize("zone", ["Etc/GMT+12", "Etc/GMT-14"])
+def test_waivers_are_judged_on_the_utc_date_whatever_the_runner_s_zone(zone: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 26 hours apart: at any moment one of the two zones is on another date than UTC; a waiver
+    # expiring "yesterday" must not hold on one runner and not on another
+    import time
+
+    from seedance.gate.decision import today_utc
+
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        before = dt.datetime.now(dt.UTC).date()
+        today = today_utc()
+        assert today in {before, dt.datetime.now(dt.UTC).date()}
+        assert Waiver("C-1", "*", "r", "a@example.com", today.isoformat()).expired(today) is False
+        assert Waiver("C-1", "*", "r", "a@example.com", (today - dt.timedelta(days=1)).isoformat()).expired(today) is True
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

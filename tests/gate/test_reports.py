@@ -75,6 +75,11 @@ def test_sarif_validates_against_sarif_2_1_0_schema(case: str, bundle) -> None:
     # must not turn one alert into a new one)
     prints = [r["partialFingerprints"][FINGERPRINT_KEY] for r in run["results"]]
     assert len(set(prints)) == len(prints)
+    # waivers that did nothing are in SARIF too, as the text report lists them
+    notes = [n["message"]["text"] for n in run["invocations"][0]["toolExecutionNotifications"]]
+    assert len(notes) == len(decision.expired_waivers) + len(decision.unused_waivers)
+    assert [w["control"] for w in run["properties"]["expiredWaivers"]] == [w.control for w in decision.expired_waivers]
+    assert [w["control"] for w in run["properties"]["unusedWaivers"]] == [w.control for w in decision.unused_waivers]
 
 
 def test_sarif_schema_rejects_a_broken_log() -> None:
@@ -86,6 +91,9 @@ def test_sarif_schema_rejects_a_broken_log() -> None:
 def test_golden_cases_cover_fail_waived_and_expired(bundle) -> None:
     fail = _decision("eu-prod-both-frameworks", bundle)
     assert fail.outcome == "fail" and fail.expired_waivers and fail.counts()["waived"] == 3
+    sarif = json.loads(render_sarif(fail, controls=list(bundle.controls)))["runs"][0]
+    assert any(n["message"]["text"].startswith("expired waiver ignored: ") and n["level"] == "warning"
+               for n in sarif["invocations"][0]["toolExecutionNotifications"])
     ok = _decision("eu-prod-waived", bundle)
     assert ok.outcome == "pass" and ok.counts() == {"mandatory": 0, "advisory": 2, "waived": 1}
 
@@ -141,3 +149,11 @@ def test_sarif_fingerprints_tell_findings_on_one_resource_apart(bundle) -> None:
     assert len({r["partialFingerprints"][FINGERPRINT_KEY] for r in results}) == 2
     errors = list(jsonschema.Draft4Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).iter_errors(sarif))
     assert errors == []
+
+
+def test_pr_comment_lists_waivers_that_matched_nothing() -> None:
+    from seedance.gate.decision import Waiver
+
+    stale = Waiver("GDPR-32.1a-1", "old-volume", "migration", "a@example.com", "2026-12-31")
+    text = render_pr_comment(Decision("dev", "2026-06-01", ["gdpr"], 48, [], unused_waivers=[stale]))
+    assert "Waivers that matched nothing: GDPR-32.1a-1 on `old-volume`" in text
