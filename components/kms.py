@@ -12,6 +12,12 @@ import pulumi_aws as aws
 from components.common import child, dns_suffix, partition, policy_json, require
 
 
+def stack_alias(stack: str, suffix: str = "") -> str:
+    """The key alias of a stack, without "alias/": KMS takes letters, digits, '/', '_' and '-' only, so
+    the other characters a Pulumi stack name may hold ('.') become '-'."""
+    return re.sub(r"[^a-zA-Z0-9/_-]", "-", f"seedance-{stack}{suffix}")
+
+
 @dataclass
 class StackKeyArgs:
     region: str
@@ -28,6 +34,8 @@ class StackKeyArgs:
     def validate(self) -> None:
         require(7 <= self.deletion_window_days <= 30, "StackKeyArgs.deletion_window_days", f"expected 7..30, got {self.deletion_window_days}")
         require(bool(self.alias) and not self.alias.startswith("alias/"), "StackKeyArgs.alias", f"expected a name without 'alias/', got {self.alias!r}")
+        require(re.fullmatch(r"[a-zA-Z0-9/_-]{1,250}", self.alias) is not None and not self.alias.startswith("aws/"), "StackKeyArgs.alias",
+                f"expected at most 250 letters, digits, '/', '_' or '-', not starting with 'aws/' (KMS alias names), got {self.alias!r}")
         prefix = self.access_log_bucket_prefix
         require(prefix is None or re.fullmatch(r"[a-z0-9][a-z0-9.-]*", prefix) is not None, "StackKeyArgs.access_log_bucket_prefix",
                 f"expected the start of an S3 bucket name (lowercase letters, digits, '.', '-'), got {prefix!r}")

@@ -20,7 +20,7 @@ from components.cluster import ClusterJoin, ClusterJoinArgs, accelerator_label, 
 from components.common import PURPOSE_BY_WORKLOAD, TagSet, most_sensitive, require
 from components.fleet import SpotRiFleet, SpotRiFleetArgs
 from components.gpu_sharing import GpuSharing, GpuSharingArgs
-from components.kms import StackKey, StackKeyArgs
+from components.kms import StackKey, StackKeyArgs, stack_alias
 from components.namespace import FleetNamespace, FleetNamespaceArgs
 from components.network import CostAwareNetwork, CostAwareNetworkArgs
 from components.scheduling import CostAwareScheduling, CostAwareSchedulingArgs
@@ -141,7 +141,7 @@ def build_platform(args: PlatformArgs) -> Platform:
     else:
         key = StackKey(
             "kms",
-            StackKeyArgs(region=cloud.region, account_id=account_id, alias=f"seedance-{stack}", access_log_bucket_prefix=access_log_prefix,
+            StackKeyArgs(region=cloud.region, account_id=account_id, alias=stack_alias(stack), access_log_bucket_prefix=access_log_prefix,
                          tags=tag_set.for_resource(purpose="encryption")),
             aws_opts,
         )
@@ -152,7 +152,7 @@ def build_platform(args: PlatformArgs) -> Platform:
     if replica_region is not None:
         replica_key = StackKey(
             "kms-replica",
-            StackKeyArgs(region=replica_region, account_id=account_id, alias=f"seedance-{stack}-replica", pin_region=True,
+            StackKeyArgs(region=replica_region, account_id=account_id, alias=stack_alias(stack, "-replica"), pin_region=True,
                          access_log_bucket_prefix=access_log_prefix,
                          tags=tag_set.for_resource(purpose="encryption")),
             aws_opts,

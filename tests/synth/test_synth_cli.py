@@ -149,3 +149,16 @@ def test_out_never_replaces_an_input(tmp_path: Path, capsys: pytest.CaptureFixtu
         assert main(["synth", stack, "--project-dir", str(project), "--out", str(target)]) == 2, target
         assert "Invalid value for --out" in capsys.readouterr().err
     assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before
+
+
+def test_a_stack_name_with_a_dot_gives_names_aws_takes(tmp_path: Path):
+    # Pulumi stack names may hold '.', KMS alias names may not
+    import shutil
+
+    project = tmp_path / "project"
+    shutil.copytree(STACKS, project)
+    (project / "Pulumi.dev.us-east.yaml").write_text((STACKS / "Pulumi.dev.yaml").read_text())
+    out = tmp_path / "d.json"
+    assert main(["synth", "dev.us-east", "--out", str(out), "--project-dir", str(project)]) == 0
+    aliases = [r["inputs"]["name"] for r in json.loads(out.read_text())["resources"] if r["type"] == "aws:kms/alias:Alias"]
+    assert aliases and all(a.startswith("alias/seedance-dev-us-east") for a in aliases), aliases
