@@ -39,6 +39,9 @@ Region = Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-gov)?-[a-z]+-[0-9
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 PositiveInt = Annotated[int, Field(gt=0)]
 NonNegInt = Annotated[int, Field(ge=0)]
+#: A number of days something is kept: at most a century, far above any real retention (S3 and
+#: AWS Backup take 32-bit day counts; 10**20 days reached the estimate and the stack).
+Days = Annotated[int, Field(gt=0, le=36_500)]
 #: Upper bound of every node count (capacity, off-peak sizes, reserved units): far above any real
 #: fleet, low enough that a typo (an extra digit run) fails validation instead of planning 1e26 nodes.
 MAX_NODES = 100_000
@@ -275,11 +278,11 @@ class Compliance(_Model):
     data_residency: list[Annotated[str, StringConstraints(pattern=r"^[a-z0-9*?\-]+$")]] = Field(
         default_factory=list, description="Region globs where data may live, e.g. ['eu-*']."
     )
-    log_retention_days: PositiveInt = Field(
+    log_retention_days: Days = Field(
         default=365, description="Retention of the stack's log groups: a value CloudWatch Logs offers (1, 3, 5, 7, 14, "
         "30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288 or 3653 days)."
     )
-    personal_data_max_days: PositiveInt | None = Field(
+    personal_data_max_days: Days | None = Field(
         default=None, description="GDPR storage limitation: the longest personal data (and its logs) may be kept."
     )
     kms_key_arn: Annotated[str, StringConstraints(pattern=r"^arn:aws(-cn|-us-gov)?:kms:[a-z0-9-]+:[0-9]{12}:(key|alias)/.+$")] | None = None
@@ -480,15 +483,15 @@ class StorageClass(_Model):
 
 class CheckpointBucket(_Model):
     name: Name
-    hot_days: PositiveInt = Field(default=30, description="Days in S3 Standard before the next tier.")
-    warm_days: PositiveInt | None = Field(
+    hot_days: Days = Field(default=30, description="Days in S3 Standard before the next tier.")
+    warm_days: Days | None = Field(
         default=60, description="Days in Standard-IA before Glacier; null: no Standard-IA tier (Standard -> Glacier at hotDays)."
     )
-    cold_days: PositiveInt | None = Field(
+    cold_days: Days | None = Field(
         default=None, description="Days in Glacier before expiry; null with no expireDays: kept in Glacier."
     )
-    expire_days: PositiveInt | None = Field(default=None, description="Object age at expiry (days).")
-    noncurrent_expire_days: PositiveInt | None = Field(default=30, description=(
+    expire_days: Days | None = Field(default=None, description="Object age at expiry (days).")
+    noncurrent_expire_days: Days | None = Field(default=30, description=(
         "Days a replaced (noncurrent) version is kept; versioned buckets only (the default does not apply "
         "when versioning is false)."))
     versioning: bool = True
@@ -507,7 +510,7 @@ EBS_TIERS = frozenset({StorageTier.GP3, StorageTier.IO2})
 class Storage(_Model):
     classes: list[StorageClass] = Field(default_factory=list)
     checkpoint_buckets: list[CheckpointBucket] = Field(default_factory=list)
-    backup_retention_days: Annotated[int, Field(ge=MIN_BACKUP_RETENTION_DAYS)] = Field(
+    backup_retention_days: Annotated[int, Field(ge=MIN_BACKUP_RETENTION_DAYS, le=36_500)] = Field(
         default=MIN_BACKUP_RETENTION_DAYS,
         description=(
             "Days AWS Backup keeps the daily recovery points of the EBS volumes a framework requires backups of "
@@ -557,7 +560,7 @@ class Descheduler(_Model):
     target_above_pct: Annotated[int, Field(ge=0, le=100, description=(
         "Without gpuBinPacking: nodes above this percentage of requested CPU and memory give pods to "
         "under-used ones. Not used with gpuBinPacking."))] = 50
-    pod_lifetime_hours: PositiveInt | None = Field(default=None, description=(
+    pod_lifetime_hours: Annotated[int, Field(gt=0, le=87_600)] | None = Field(default=None, description=(
         "Evict pods of inference and api fleets older than this (PodLifeTime), so long-lived replicas are "
         "rescheduled onto cheaper or fuller nodes; other fleets' pods (training jobs) are never evicted for age."))
 

@@ -104,6 +104,8 @@ def test_rules_needing_a_rejected_part_are_left_out() -> None:
         ("max: 4}", "max: 100001}", "expected an integer in [0, 100000], got 100001"),
         ("monthlyAmount: 1000", "monthlyAmount: 1.0e-300", "expected a number in [0.01, 1e+12], got 1e-300"),
         ("monthlyAmount: 1000", "monthlyAmount: 2.0e+12", "expected a number in [0.01, 1e+12], got 2e+12"),
+        ("monthlyAmount: 1000", "monthlyAmount: 1000\nstorage:\n  checkpointBuckets: [{name: ck, expireDays: 100000000000000000000}]",
+         "expected an integer in (0, 36500], got 100000000000000000000"),
     ],
 )
 def test_sane_upper_and_lower_bounds(old: str, new: str, message: str) -> None:
