@@ -22,6 +22,12 @@ from seedance.pricing.catalog import PricingError
 EPSILON = 0.005
 
 
+def cents_apart(before: float, after: float) -> float:
+    """The change between two amounts as the reports show them, to the cent: 847.074 -> 847.076 is
+    +0.01 (847.07 -> 847.08), so a change is never shown as none between totals that differ."""
+    return round(round(after, 2) - round(before, 2), 2)
+
+
 @dataclass(frozen=True)
 class Change:
     """One line (fleet, service or resource) in the base and in the head; None where absent."""
@@ -32,7 +38,7 @@ class Change:
 
     @property
     def delta(self) -> float:
-        return (self.after or 0.0) - (self.before or 0.0)
+        return cents_apart(self.before or 0.0, self.after or 0.0)
 
     @property
     def status(self) -> str:
@@ -84,7 +90,7 @@ class EstimateDiff:
 
     @property
     def delta(self) -> float:
-        return self.after_total - self.before_total
+        return cents_apart(self.before_total, self.after_total)
 
     @property
     def delta_fraction(self) -> float | None:

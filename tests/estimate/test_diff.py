@@ -55,6 +55,18 @@ def test_identical_estimates_are_unchanged() -> None:
     assert "No cost or planner decision changes." in diff_markdown(d)
 
 
+def test_a_change_is_the_difference_of_the_amounts_shown() -> None:
+    # 847.074 -> 847.076 shows as 847.07 -> 847.08: the change is +0.01, never ±0.00 and "no changes"
+    d = compare(_est({"a": 847.074}), _est({"a": 847.076}))
+    assert d.delta == 0.01 and d.changed and d.fleets[0].status == "changed"
+    total = d.to_json()["monthly_total"]
+    assert (total["before"], total["after"], total["delta"]) == (847.07, 847.08, 0.01)
+    md = diff_markdown(d)
+    assert "+0.01 USD" in md and "No cost or planner decision changes." not in md
+    # and amounts that show the same are unchanged, however far apart unrounded
+    assert not compare(_est({"a": 847.0751}), _est({"a": 847.0849})).changed
+
+
 def test_currencies_are_never_compared() -> None:
     with pytest.raises(PricingError, match="currencies are never mixed"):
         compare(_est({"a": 1.0}), _est({"a": 1.0}, currency="CNY"))
