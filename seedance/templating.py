@@ -38,7 +38,11 @@ def md_cell(text: Any) -> str:
     return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#!~])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#!~&])")  # & too: an entity (&#64;) would become the character
+#: What GitHub acts on in plain text: a mention (an @ not preceded by a word character), a URL's
+#: "://" and a "www." address
+_AUTOLINK = re.compile(r"(?<!\w)@|://|(?<![\w.])www\.", re.IGNORECASE)
+_ZWSP = "&#8203;"
 
 
 def md_text(text: Any) -> str:
@@ -47,7 +51,10 @@ def md_text(text: Any) -> str:
     For text from outside (a budget name, a message) that must not become a link, an image, HTML or
     emphasis in a PR comment or an incident report; also safe inside a table cell.
     """
-    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\r", " ").replace("\n", " ")
+    escaped = _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\r", " ").replace("\n", " ")
+    # GitHub turns @name into a mention (a notification) and bare addresses into links: a zero-width
+    # space after the @ and in the scheme's "://" or a leading "www." leaves them as text
+    return _AUTOLINK.sub(lambda m: m.group(0)[:1] + _ZWSP + m.group(0)[1:], escaped)
 
 
 def md_code(text: Any) -> str:

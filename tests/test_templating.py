@@ -1,0 +1,26 @@
+"""Text from outside stays inert in the Markdown reports (PR comments, incidents)."""
+
+from __future__ import annotations
+
+import pytest
+
+from seedance.templating import md_text
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        # a mention would notify a team; an @ inside an address is not one
+        ("ping @acme/security-leads", "ping @&#8203;acme/security-leads"),
+        ("(@octocat)", "(@&#8203;octocat)"),
+        ("ops@example.com", "ops@example.com"),
+        # bare addresses would become links
+        ("see https://evil.example/x", "see https:&#8203;//evil.example/x"),
+        ("or www.evil.example", "or w&#8203;ww.evil.example"),
+        # an entity would become the character it names (&#64; is @)
+        ("&#64;acme", "\\&\\#64;acme"),
+        ("a | b `c` <b>", "a \\| b \\`c\\` \\<b\\>"),
+    ],
+)
+def test_md_text_leaves_nothing_github_acts_on(text: str, shown: str) -> None:
+    assert md_text(text) == shown
