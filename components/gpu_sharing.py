@@ -42,6 +42,17 @@ def mig_config_name(fleet: Fleet) -> str:
     return f"seedance-{fleet.name}"
 
 
+def sharing_node_labels(fleet: Fleet) -> dict[str, str]:
+    """The label a node of a GPU-sharing fleet needs for the operator to apply its config (the
+    device plugin's time-slicing config, or the MIG manager's); none without sharing."""
+    s = fleet.gpu_sharing
+    if s is not None and s.time_slicing:
+        return {DEVICE_PLUGIN_LABEL: fleet.name}
+    if s is not None and s.mig:
+        return {MIG_LABEL: mig_config_name(fleet)}
+    return {}
+
+
 def mig_configs(fleets: list[Fleet]) -> dict:
     configs: dict[str, list[dict]] = {"all-disabled": [{"devices": "all", "mig-enabled": False}]}
     for f in fleets:
@@ -95,7 +106,7 @@ class GpuSharing(pulumi.ComponentResource):
             for f in sliced:
                 assert f.gpu_sharing and f.gpu_sharing.time_slicing
                 data[f.name] = yaml.safe_dump(time_slicing_config(f.gpu_sharing.time_slicing.replicas), sort_keys=False)
-                self.node_labels[f.name] = {DEVICE_PLUGIN_LABEL: f.name}
+                self.node_labels[f.name] = sharing_node_labels(f)
             k8s.core.v1.ConfigMap(
                 f"{name}-time-slicing",
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=TIME_SLICING_CONFIGMAP, namespace=args.namespace, labels=labels),
@@ -105,7 +116,7 @@ class GpuSharing(pulumi.ComponentResource):
         if mig:
             self.operator_settings.update({"migManager.config.name": MIG_CONFIGMAP, "mig.strategy": "single"})
             for f in mig:
-                self.node_labels[f.name] = {MIG_LABEL: mig_config_name(f)}
+                self.node_labels[f.name] = sharing_node_labels(f)
             k8s.core.v1.ConfigMap(
                 f"{name}-mig",
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=MIG_CONFIGMAP, namespace=args.namespace, labels=labels),

@@ -18,8 +18,8 @@ from components.backup import BACKUP_TAG_KEY, EbsBackup, EbsBackupArgs
 from components.budget import BudgetGuard, BudgetGuardArgs
 from components.cluster import ClusterJoin, ClusterJoinArgs, accelerator_label, autoscaler_tags, node_gpu_resources
 from components.common import PURPOSE_BY_WORKLOAD, TagSet, most_sensitive, require
-from components.fleet import SpotRiFleet, SpotRiFleetArgs
-from components.gpu_sharing import GpuSharing, GpuSharingArgs
+from components.fleet import ASG_MAX_TAGS, SpotRiFleet, SpotRiFleetArgs
+from components.gpu_sharing import GpuSharing, GpuSharingArgs, sharing_node_labels
 from components.kms import StackKey, StackKeyArgs, stack_alias
 from components.namespace import FleetNamespace, FleetNamespaceArgs
 from components.network import CostAwareNetwork, CostAwareNetworkArgs
@@ -27,7 +27,7 @@ from components.scheduling import CostAwareScheduling, CostAwareSchedulingArgs
 from components.storage import StorageTiers, StorageTiersArgs
 from seedance.planner.endpoints import EndpointPrices, decide_endpoints
 from seedance.planner.plan import Plan
-from seedance.policy.model import CostPolicy, DataClass, Framework
+from seedance.policy.model import CostPolicy, DataClass, Fleet, Framework, Taint
 
 
 #: The component that archives the stack's S3 server access logs (its buckets' names start with
@@ -116,11 +116,35 @@ class Platform:
         }
 
 
+def _cluster_node(cluster_name: str, fleet: Fleet, tag_set: TagSet) -> tuple[dict[str, str], list[Taint], dict[str, str]]:
+    """A cluster-joined fleet's node labels and taints, and the Cluster Autoscaler tags of its group."""
+    labels = {**tag_set.labels(fleet=fleet), **accelerator_label(fleet), **sharing_node_labels(fleet)}
+    taints = fleet.node_taints()
+    return labels, taints, autoscaler_tags(cluster_name, labels, taints, node_gpu_resources(fleet))
+
+
+def _check_group_tags(args: PlatformArgs, tag_set: TagSet) -> None:
+    """Before any resource: every fleet's Auto Scaling group fits AWS's 50 tags with the Cluster
+    Autoscaler's (which depend on the fleet's labels and taints), so a stack is never left half made."""
+    if not args.cluster_name:
+        return
+    for fleet in args.policy.fleets:
+        tags = tag_set.for_resource(purpose=PURPOSE_BY_WORKLOAD[fleet.workload], fleet=fleet)
+        group_tags = _cluster_node(args.cluster_name, fleet, tag_set)[2]
+        count = len(tags) + 1 + len(group_tags)  # + seedance:spot-interruption
+        require(count <= ASG_MAX_TAGS, f"fleets[{fleet.name}]",
+                f"its Auto Scaling group would carry {count} tags, AWS takes at most {ASG_MAX_TAGS}: {len(tags) + 1} of the "
+                f"stack and fleet (metadata.tags among them) and {len(group_tags)} the Cluster Autoscaler needs "
+                f"(discovery, node labels, taints, resources) when it joins a cluster; drop {count - ASG_MAX_TAGS} of "
+                "metadata.tags")
+
+
 def build_platform(args: PlatformArgs) -> Platform:
     args.validate()
     policy, plan, stack = args.policy, args.plan, args.stack
     cloud = policy.cloud
     tag_set = TagSet.from_policy(policy, stack)
+    _check_group_tags(args, tag_set)
     provider = aws.Provider(
         "aws",
         region=cloud.region,
@@ -178,13 +202,10 @@ def build_platform(args: PlatformArgs) -> Platform:
             pulumi.log.warn(f"fleet {fleet.name}: no seedance:clusterName, so its {fleet.capacity.desired} node(s) "
                             "start, and bill, without joining a cluster")
         if cluster is not None:
-            assert gpu_sharing is not None
-            labels = {**tag_set.labels(fleet=fleet), **accelerator_label(fleet), **gpu_sharing.node_labels.get(fleet.name, {})}
-            taints = fleet.node_taints()
+            labels, taints, group_tags = _cluster_node(cluster.cluster_name, fleet, tag_set)
             join = dict(instance_profile_arn=cluster.instance_profile_arn, user_data=cluster.user_data(labels, taints),
                         extra_security_group_ids=[cluster.cluster_security_group_id],
-                        group_tags=autoscaler_tags(cluster.cluster_name, labels, taints, node_gpu_resources(fleet)),
-                        autoscaler_managed=True)
+                        group_tags=group_tags, autoscaler_managed=True)
         fleets[fleet.name] = SpotRiFleet(
             fleet.name,
             SpotRiFleetArgs(

@@ -162,3 +162,20 @@ def test_a_stack_name_with_a_dot_gives_names_aws_takes(tmp_path: Path):
     assert main(["synth", "dev.us-east", "--out", str(out), "--project-dir", str(project)]) == 0
     aliases = [r["inputs"]["name"] for r in json.loads(out.read_text())["resources"] if r["type"] == "aws:kms/alias:Alias"]
     assert aliases and all(a.startswith("alias/seedance-dev-us-east") for a in aliases), aliases
+
+
+def test_a_group_over_aws_s_tag_limit_stops_the_program_before_any_resource(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    # the policy's tags fit AWS's 50 on their own; on a cluster-joined fleet's group the Cluster
+    # Autoscaler's come on top, and finding that at the fleet's group left the stack half made
+    import shutil
+
+    project = tmp_path / "project"
+    shutil.copytree(STACKS, project)
+    policy = project / "policies" / "eu-prod.yaml"
+    extra = "".join(f"    t{i}: v\n" for i in range(35))  # with base.yaml's 3: the 38 validation allows
+    policy.write_text(policy.read_text().replace("  owner: ml-platform@example.com\n", "  owner: ml-platform@example.com\n  tags:\n" + extra, 1))
+    assert main(["validate", str(policy)]) == 0
+    assert main(["synth", "eu-prod", "--out", str(tmp_path / "d.json"), "--project-dir", str(project)]) == 1
+    err = capsys.readouterr().err
+    assert "fleets[llm-train]: its Auto Scaling group would carry" in err and "drop " in err and "of metadata.tags" in err
+    assert not (tmp_path / "d.json").exists()
