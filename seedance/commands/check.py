@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import re
 from pathlib import Path
 
 import click
@@ -28,6 +29,9 @@ def _console(stderr: bool = False):
     from seedance.cli import console
 
     return console(stderr=stderr)
+
+
+FRAMEWORK_CHOICES = ("gdpr", "mlps-l3")
 
 
 def _undecided(fmt: str, stack: str, problems: list[str], *, artifact: str | None = None) -> int:
@@ -84,8 +88,8 @@ def _with_recorded_facts(gate_input: GateInput, path: Path) -> GateInput:
 @click.option("--policy", "policy_path", type=click.Path(path_type=Path), default=None, help="Cost policy for a DOCUMENT.json (default: the stack's seedance:policy).")
 @click.option("--project-dir", type=click.Path(path_type=Path), default=Path("stacks"), show_default=True, help="Pulumi project of the stacks.")
 @click.option("--policies", "policies_dir", type=click.Path(path_type=Path), default=None, help="Rego policy directory (default: the policies bundled with Seedance).")
-@click.option("--framework", "frameworks", multiple=True, type=click.Choice(["gdpr", "mlps-l3"]), help="Force these frameworks on (repeatable).")
-@click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None, help="Date for waiver expiry (default: today).")
+@click.option("--framework", "frameworks", multiple=True, metavar="[gdpr|mlps-l3]", help="Force these frameworks on (repeatable).")
+@click.option("--as-of", metavar="YYYY-MM-DD", default=None, help="Date for waiver expiry (default: today, UTC).")
 @click.option("--severity", "severities", multiple=True, metavar="CONTROL=LEVEL", help="Override a control's severity (mandatory|advisory); repeatable.")
 @click.option("--lookup", is_flag=True, help="Read from EC2, in the policy's region, the subnets and security groups the "
               "stack is given (cloud.subnetIds, and subnet and security-group ids its resources name) and its instance "
@@ -97,7 +101,7 @@ def _with_recorded_facts(gate_input: GateInput, path: Path) -> GateInput:
               help="Use facts an earlier --lookup --save-facts wrote instead of reading EC2 (e.g. in pull-request "
               "checks); what they do not cover is reported as not checked.")
 def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, project_dir: Path,
-          policies_dir: Path | None, frameworks: tuple[str, ...], as_of: dt.datetime | None, severities: tuple[str, ...],
+          policies_dir: Path | None, frameworks: tuple[str, ...], as_of: str | None, severities: tuple[str, ...],
           lookup: bool, save_facts: Path | None, facts_path: Path | None) -> int:
     """Gate a deploy: evaluate STACK (synthesised) or DOCUMENT.json against the GDPR, MLPS and budget rules.
 
@@ -110,6 +114,19 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
     stack = Path(target).stem if target.endswith(".json") else target
     is_document = target.endswith(".json") or Path(target).is_file()
     where = target if is_document else str(project_dir / f"Pulumi.{target}.yaml")
+    # values click would refuse with a usage text on stderr: undecided in the requested format instead,
+    # so a step that reads the report (a SARIF upload) gets one
+    unknown = [f for f in frameworks if f not in FRAMEWORK_CHOICES]
+    if unknown:
+        return _undecided(fmt, stack, [f"--framework {unknown[0]!r}: expected one of {', '.join(FRAMEWORK_CHOICES)}"], artifact=where)
+    as_of_date = None
+    if as_of is not None:
+        try:
+            if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", as_of):
+                raise ValueError
+            as_of_date = dt.date.fromisoformat(as_of)
+        except ValueError:
+            return _undecided(fmt, stack, [f"--as-of {as_of!r}: expected a date YYYY-MM-DD"], artifact=where)
     overrides: dict[str, str] = {}
     given: dict[str, str] = {}
     for item in severities:  # malformed: undecided (exit 2), in the requested format, like every usage problem here
@@ -151,7 +168,7 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
         elif facts_path is not None:
             gate_input = _with_recorded_facts(gate_input, facts_path)
         engine = make_engine(opa_url)
-        decision = evaluate(gate_input, bundle, engine, as_of=as_of.date() if as_of else None)
+        decision = evaluate(gate_input, bundle, engine, as_of=as_of_date)
     except PolicyLoadError as exc:
         return _undecided(fmt, stack, exc.problems, artifact=where)
     except FactsError as exc:

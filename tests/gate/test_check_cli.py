@@ -231,6 +231,21 @@ def test_undecided_sarif_is_still_sarif(capsys, sample_doc: Path) -> None:
                                                                                "uriBaseId": "%SRCROOT%"}
 
 
+@pytest.mark.parametrize(("option", "message"), [
+    (["--framework", "hipaa"], "--framework 'hipaa': expected one of gdpr, mlps-l3"),
+    (["--as-of", "2026-13-01"], "--as-of '2026-13-01': expected a date YYYY-MM-DD"),
+    (["--as-of", "2026-6-1"], "--as-of '2026-6-1': expected a date YYYY-MM-DD"),
+])
+def test_a_bad_framework_or_date_is_undecided_in_the_requested_format(capsys, sample_doc: Path, option: list[str], message: str) -> None:
+    # not click's usage text on stderr with nothing on stdout: a SARIF upload step still gets SARIF
+    code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", "sarif", *option)
+    _assert_undecided(code, out, err)
+    (run,) = json.loads(out)["runs"]
+    assert run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"] == message
+    code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", "json", *option)
+    assert code == 2 and json.loads(out)["errors"] == [message]
+
+
 def test_severity_overrides_are_recorded_in_every_report(capsys, sample_doc: Path) -> None:
     args = [str(sample_doc), "--policy", str(POLICY), "--as-of", "2026-06-01", "--severity", "GDPR-44-2=mandatory"]
     _, out, _ = _run(capsys, *args, "--format", "json")
