@@ -11,6 +11,7 @@ import difflib
 import json
 import logging
 import os
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -336,12 +337,28 @@ _PATTERN_HINTS = {
 
 _BOOL_HINT = "YAML reads an unquoted yes/no/on/off/true/false as a boolean; quote the value"
 
+_NUMBER_ERRORS = frozenset({"int_type", "int_parsing", "float_type", "float_parsing"})
+
+
+def _number_hint(text: str) -> str | None:
+    """Why a number-looking text is not a number: YAML reads 1e13 (no dot) as text, and a policy reads
+    plain decimals only (YAML 1.1 reads 2:00 as 120 and 010 as 8)."""
+    t = text.strip()
+    if re.fullmatch(r"[-+]?[0-9]+[eE][-+]?[0-9]+", t):
+        mantissa, _, exponent = t.lower().partition("e")
+        return f"YAML reads an exponent without a decimal point as text: write {mantissa}.0e{'' if exponent[:1] in '+-' else '+'}{exponent}"
+    if re.fullmatch(r"[-+]?(0[0-9_]+|0[xob][0-9a-fA-F_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?|[0-9][0-9_]*_[0-9_]*(\.[0-9_]*)?)", t):
+        return "a policy reads plain decimal numbers only (no base 60, octal, hex, binary or '_')"
+    return None
+
 
 def _describe(err: Any, loc: Loc) -> tuple[str, str | None]:
     expected, got = _describe_plain(err, loc)
     value = err.get("input")
     if got is not None and isinstance(value, bool) and err["type"] in ("enum", "literal_error", "string_type"):
         got += f" ({_BOOL_HINT})"
+    elif got is not None and isinstance(value, str) and err["type"] in _NUMBER_ERRORS and (hint := _number_hint(value)):
+        got += f" ({hint})"
     elif (
         got is not None
         and err["type"] == "less_than_equal"

@@ -189,7 +189,14 @@ def test_threshold_given_as_a_percentage_gets_a_hint() -> None:
 def test_yaml_1_1_number_forms_are_not_numbers(written: str) -> None:
     # YAML 1.1 reads 2:00 as 120 (base 60) and 010 as 8: a policy takes plain decimals only
     (problem,) = _problems(MINIMAL.replace("max: 4}", f"max: {written}}}"))
-    assert problem.endswith(f"fleets[0].capacity.max (fleet 'web'): expected an integer, got '{written}'")
+    assert problem.endswith(f"fleets[0].capacity.max (fleet 'web'): expected an integer, got '{written}' (a policy reads "
+                            "plain decimal numbers only (no base 60, octal, hex, binary or '_'))")
+
+
+def test_an_exponent_without_a_dot_gets_a_hint() -> None:
+    (problem,) = _problems(MINIMAL.replace("monthlyAmount: 1000", "monthlyAmount: 1e3"))
+    assert problem.endswith("expected a number, got '1e3' (YAML reads an exponent without a decimal point as text: "
+                            "write 1.0e+3)")
 
 
 def test_plain_decimals_are_numbers() -> None:
