@@ -10,6 +10,7 @@ expansion exceeds a node budget.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 from typing import Any
@@ -221,7 +222,10 @@ class _Builder:
                 # written, so the schema reports it at its field as not a number
                 return node.value
             try:
-                return self.loader.construct_object(node, deep=True)
+                value = self.loader.construct_object(node, deep=True)
+                # a date and time (2024-01-01 10:00:00): the text as written, not a rewritten form
+                # (2024-01-01T10:00:00), for a string field and for the error a date field gives
+                return node.value if isinstance(value, dt.datetime) else value
             except yaml.YAMLError as exc:
                 raise _fail(
                     self.file, node.start_mark, f"invalid value {node.value!r}: {getattr(exc, 'problem', exc)}", path

@@ -232,6 +232,15 @@ def test_taint_keys_kubernetes_refuses(key: str, message: str) -> None:
     assert "fleets[0].taints[0].key" in problem and message in problem, problem
 
 
+def test_a_date_and_time_stays_as_written() -> None:
+    # a tag value is the text written, not Python's form of it; a date field's error quotes it too
+    text = MINIMAL.replace("  owner: dev@example.com\n", "  owner: dev@example.com\n  tags:\n    release: 2024-01-01 10:00:00Z\n")
+    assert load_policy_text(text).metadata.tags["release"] == "2024-01-01 10:00:00Z"
+    waiver = "waivers:\n  - {control: GDPR-44-1, resource: x, reason: vendor migration, approver: a@example.com, expires: 2030-01-01 10:00:00}\n"
+    (problem,) = _problems(MINIMAL + waiver)
+    assert problem.endswith("got '2030-01-01 10:00:00'"), problem
+
+
 def test_unquoted_yaml_boolean_word_gets_a_hint() -> None:
     (problem,) = _problems(MINIMAL.replace("environment: dev", "environment: NO"))
     assert problem.endswith("got false (YAML reads an unquoted yes/no/on/off/true/false as a boolean; quote the value)")
