@@ -132,6 +132,10 @@ def _check_group_tags(args: PlatformArgs, tag_set: TagSet) -> None:
         tags = tag_set.for_resource(purpose=PURPOSE_BY_WORKLOAD[fleet.workload], fleet=fleet)
         group_tags = _cluster_node(args.cluster_name, fleet, tag_set)[2]
         count = len(tags) + 1 + len(group_tags)  # + seedance:spot-interruption
+        for key, value in group_tags.items():  # a label or taint key makes a tag key
+            require(len(key) <= 128 and len(value) <= 256, f"fleets[{fleet.name}]",
+                    f"the Cluster Autoscaler tag {key!r} of its group is longer than AWS takes (keys at most 128 "
+                    "characters, values 256): shorten the label or taint key or value it is made from")
         require(count <= ASG_MAX_TAGS, f"fleets[{fleet.name}]",
                 f"its Auto Scaling group would carry {count} tags, AWS takes at most {ASG_MAX_TAGS}: {len(tags) + 1} of the "
                 f"stack and fleet (metadata.tags among them) and {len(group_tags)} the Cluster Autoscaler needs "

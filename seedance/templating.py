@@ -39,9 +39,9 @@ def md_cell(text: Any) -> str:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#!~&])")  # & too: an entity (&#64;) would become the character
-#: What GitHub acts on in plain text: a mention (an @ not preceded by a word character), a URL's
-#: "://" and a "www." address
-_AUTOLINK = re.compile(r"(?<!\w)@|://|(?<![\w.])www\.", re.IGNORECASE)
+#: What GitHub acts on in plain text: an @ (a mention, or an email or xmpp address it links), a
+#: URL's "://" and a "www." address (which it links after any of several characters)
+_AUTOLINK = re.compile(r"@|://|www\.", re.IGNORECASE)
 _ZWSP = "&#8203;"
 
 
@@ -52,8 +52,8 @@ def md_text(text: Any) -> str:
     emphasis in a PR comment or an incident report; also safe inside a table cell.
     """
     escaped = _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\r", " ").replace("\n", " ")
-    # GitHub turns @name into a mention (a notification) and bare addresses into links: a zero-width
-    # space after the @ and in the scheme's "://" or a leading "www." leaves them as text
+    # GitHub turns @name into a mention (a notification) and addresses into links: a zero-width space
+    # after every @, in every "://" and "www." leaves them as text
     return _AUTOLINK.sub(lambda m: m.group(0)[:1] + _ZWSP + m.group(0)[1:], escaped)
 
 

@@ -10,13 +10,16 @@ from seedance.templating import md_text
 @pytest.mark.parametrize(
     ("text", "shown"),
     [
-        # a mention would notify a team; an @ inside an address is not one
+        # a mention would notify a team; an address would become a mailto or xmpp link
         ("ping @acme/security-leads", "ping @&#8203;acme/security-leads"),
         ("(@octocat)", "(@&#8203;octocat)"),
-        ("ops@example.com", "ops@example.com"),
+        ("é@octocat", "é@&#8203;octocat"),
+        ("ops@example.com", "ops@&#8203;example.com"),
+        ("xmpp:foo@bar.baz", "xmpp:foo@&#8203;bar.baz"),
         # bare addresses would become links
         ("see https://evil.example/x", "see https:&#8203;//evil.example/x"),
         ("or www.evil.example", "or w&#8203;ww.evil.example"),
+        ("_www.evil.example", "\\_w&#8203;ww.evil.example"),
         # an entity would become the character it names (&#64; is @)
         ("&#64;acme", "\\&\\#64;acme"),
         ("a | b `c` <b>", "a \\| b \\`c\\` \\<b\\>"),

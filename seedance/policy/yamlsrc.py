@@ -144,7 +144,8 @@ _MERGE = "tag:yaml.org,2002:merge"
 #: refuses by name). YAML 1.1 also reads base 60 (2:00), octal (010), hex, binary and 1_000 as numbers.
 _NUMBER_FORMS = {
     "tag:yaml.org,2002:int": re.compile(r"[-+]?(?:0|[1-9][0-9]*)"),
-    "tag:yaml.org,2002:float": re.compile(r"[-+]?(?:(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|\.(?:inf|Inf|INF|nan|NaN|NAN))"),
+    # a dot or not: YAML resolves a plain float only with one, and an explicit !!float 1000 is fine
+    "tag:yaml.org,2002:float": re.compile(r"[-+]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|\.(?:inf|Inf|INF|nan|NaN|NAN))"),
 }
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 #: The only tags a mapping or a list may carry: the standard ones (implicit, or written !!map / !!seq).

@@ -19,6 +19,7 @@ byte-order mark (what PowerShell's ``>`` writes).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -259,7 +260,7 @@ def _explicit(provider: str | None, provider_region: dict[str, str | None]) -> b
     """An explicit provider of the file that sets no region: it takes the region from its environment
     (AWS_REGION, the profile), which the file does not show; the stack's aws:region config is the
     default provider's only."""
-    return provider is not None and provider in provider_region and not urn_name(provider).startswith("default")
+    return provider is not None and provider in provider_region and not _DEFAULT_PROVIDER.fullmatch(urn_name(provider))
 
 
 def _own_region(state: dict[str, Any]) -> str | None:
@@ -275,6 +276,9 @@ def _own_region(state: dict[str, Any]) -> str | None:
             return parts[3]
     return None
 
+
+#: The names Pulumi gives the providers it makes itself (default, default_6_63_0).
+_DEFAULT_PROVIDER = re.compile(r"default(_[0-9]+_[0-9]+_[0-9]+\S*)?")
 
 #: Region values a file holds but does not show.
 _HIDDEN = frozenset({SECRET, UNKNOWN})

@@ -199,6 +199,11 @@ def test_an_exponent_without_a_dot_gets_a_hint() -> None:
                             "write 1.0e+3)")
 
 
+def test_an_explicit_float_tag_is_a_number() -> None:
+    for written in ("!!float 1000", "!!float '1000'", "!!float 1e3"):
+        assert load_policy_text(MINIMAL.replace("monthlyAmount: 1000", f"monthlyAmount: {written}")).budget.monthly_amount == 1000
+
+
 def test_plain_decimals_are_numbers() -> None:
     text = MINIMAL.replace("max: 4}", "max: +4}").replace("monthlyAmount: 1000", "monthlyAmount: 1000.50")
     policy = load_policy_text(text)

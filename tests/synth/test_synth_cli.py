@@ -179,3 +179,21 @@ def test_a_group_over_aws_s_tag_limit_stops_the_program_before_any_resource(tmp_
     err = capsys.readouterr().err
     assert "fleets[llm-train]: its Auto Scaling group would carry" in err and "drop " in err and "of metadata.tags" in err
     assert not (tmp_path / "d.json").exists()
+
+
+def test_a_cluster_autoscaler_tag_key_too_long_stops_the_program_before_any_resource(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    # a taint key the policy takes (a 63-character name under a long prefix) makes a group tag key
+    # longer than AWS's 128 characters once the autoscaler's prefix is put before it
+    import shutil
+
+    project = tmp_path / "project"
+    shutil.copytree(STACKS, project)
+    policy = project / "policies" / "eu-prod.yaml"
+    key = "a" * 40 + ".example.com/" + "k" * 63
+    text = policy.read_text()
+    assert "\n  - name: eval\n" in text
+    policy.write_text(text.replace("\n  - name: eval\n", f"\n  - name: eval\n    taints: [{{key: {key}, value: x}}]\n", 1))
+    assert main(["validate", str(policy)]) == 0
+    assert main(["synth", "eu-prod", "--out", str(tmp_path / "d.json"), "--project-dir", str(project)]) == 1
+    err = capsys.readouterr().err
+    assert "fleets[eval]: the Cluster Autoscaler tag" in err and "is longer than AWS takes" in err

@@ -203,6 +203,8 @@ def test_a_region_the_file_does_not_show_is_not_replaced_by_another():
     assert _volume_on({"region": unknown}, {"aws:region": "eu-central-1"}).by_name("data").region == UNKNOWN
     # an explicit provider without a region takes it from its environment, not from aws:region
     assert _volume_on({}, {"aws:region": "eu-central-1"}).by_name("data").region == UNKNOWN
+    # a provider of the user's named like the default one is still explicit
+    assert _volume_on({"name": "default-eu"}, {"aws:region": "eu-central-1"}).by_name("data").region == UNKNOWN
     # the default provider does take aws:region, and a secret one is not shown either
     assert _volume_on({"name": "default_6_63_0"}, {"aws:region": "eu-central-1"}).by_name("data").region == "eu-central-1"
     assert _volume_on(None, {"aws:region": "[secret]"}).by_name("data").region == SECRET
