@@ -77,12 +77,143 @@ _problems contains findings.problem(asg, msg) if {
 	msg := sprintf("fleet %s: group maxSize %v cannot be read, so its capacity cannot be checked against the estimate", [name, size])
 }
 
-_max_total[name] := sum([size |
+# A group's sizes count units of the weight it gives each type (weightedCapacity, 1 without); an
+# instance holds the plan's weight of its type. The fleet units one unit of the group's sizes may run:
+# the largest ratio of the two over the types it lists (1 for Seedance's own groups, weighted as the
+# plan; a Cluster Autoscaler group, which counts instances, runs its types' weight per instance).
+_ratio[i] := max(ratios) if {
+	some i, name in _asg_fleet
+	weights := object.get(_plan_weights, name, {})
+	overrides := object.get(input.document.resources[i].inputs, ["mixedInstancesPolicy", "launchTemplate", "overrides"], [])
+	is_array(overrides)
+	ratios := [ratio |
+		some o in overrides
+		is_object(o)
+		w := weights[o.instanceType]
+		d := _declared_weight(o)
+		d > 0
+		ratio := w / d
+	]
+	count(ratios) > 0
+}
+
+_plan_weights[name] := {t.instance_type: w |
+	some t in object.get(fp, "instance_types", [])
+	w := _number_or_zero(object.get(t, "weight", 1))
+} if some name, fp in _planned
+
+_declared_weight(o) := resources.number(object.get(o, "weightedCapacity", 1))
+
+_ratio_at(i) := object.get(_ratio, i, 1)
+
+# the fleet units the first `size` units of a group's sizes may run: `size` instances of the largest
+# ratio need at least (size - 1) x ratio + 1 units to be started, so a group rounded up to whole
+# instances is not blamed for the rounding
+_units(size, ratio) := ((size - 1) * ratio) + 1 if size >= 1
+
+_units(size, _) := 0 if size < 1
+
+_max_total[name] := sum([units |
 	some i, n in _asg_fleet
 	n == name
 	size := input.document.resources[i].inputs.maxSize
 	is_number(size)
+	units := size * _ratio_at(i)
 ]) if some name, _ in _policy_fleets
+
+# a weight the group gives a listed type that cannot be read (unknown until apply) or is not positive:
+# how many instances its sizes start cannot be established
+_problems contains findings.problem(asg, msg) if {
+	some i, name in _asg_fleet
+	asg := input.document.resources[i]
+	some o in object.get(asg.inputs, ["mixedInstancesPolicy", "launchTemplate", "overrides"], [])
+	is_object(o)
+	not _readable_weight(o)
+	msg := sprintf("fleet %s: the group's weight for %v is %v, which cannot be read as a positive number, so how many instances its sizes start cannot be established", [name, object.get(o, "instanceType", "?"), object.get(o, "weightedCapacity", null)])
+}
+
+# a helper rule: OPA evaluates the call in `not f(g(o))` first, and an undefined g would make the rule
+# undefined rather than true
+_readable_weight(o) if _declared_weight(o) > 0
+
+# a weight below the plan's: each instance holds more units than the group counts, so its sizes run
+# more capacity than the plan priced (24 x g5.48xlarge counted as 1 unit each hold 192)
+_problems contains findings.problem(asg, msg) if {
+	some i, name in _asg_fleet
+	weights := _plan_weights[name]
+	asg := input.document.resources[i]
+	some o in object.get(asg.inputs, ["mixedInstancesPolicy", "launchTemplate", "overrides"], [])
+	is_object(o)
+	w := weights[o.instanceType]
+	d := _declared_weight(o)
+	d > 0
+	d < w
+	object.get(o, "weightedCapacity", null) != null
+	msg := sprintf("fleet %s: the group counts %v as %v unit(s), the plan as %v: its sizes start %vx the capacity the plan priced", [name, o.instanceType, d, w, w / d])
+}
+
+# The group's lower sizes (minSize, desiredCapacity) and its on-demand base, in fleet units, stay
+# within the plan's (capacity.min, capacity.desired and the on-demand base, the policy's without a
+# plan); above them the group runs capacity, or on-demand capacity, the estimate did not price
+_size_limits := {"minSize": ["min_size", ["capacity", "min"]], "desiredCapacity": ["desired", ["capacity", "desired"]]}
+
+_limit(name, plan_key, policy_path) := v if {
+	v := object.get(_planned, [name, plan_key], null)
+	is_number(v)
+} else := v if {
+	not _has_plan
+	v := object.get(_policy_fleets, array.concat([name], policy_path), null)
+	is_number(v)
+}
+
+_problems contains findings.problem(input.document.resources[i], msg) if {
+	some name, _ in _policy_fleets
+	some key, [plan_key, policy_path] in _size_limits
+	limit := _limit(name, plan_key, policy_path)
+	total := sum([_units(size, _ratio_at(j)) |
+		some j, n in _asg_fleet
+		n == name
+		size := object.get(input.document.resources[j].inputs, key, 0)
+		is_number(size)
+	])
+	total > limit
+	some i, n in _asg_fleet
+	n == name
+	msg := sprintf("fleet %s: its groups' %s runs %v units, above the plan's %v: capacity the estimate did not price runs all the time", [name, key, total, limit])
+}
+
+_problems contains findings.problem(asg, msg) if {
+	some i, name in _asg_fleet
+	asg := input.document.resources[i]
+	some key, _ in _size_limits
+	size := object.get(asg.inputs, key, 0)
+	not is_number(size)
+	msg := sprintf("fleet %s: group %s %v cannot be read, so the capacity it keeps running cannot be checked against the estimate", [name, key, size])
+}
+
+_problems contains findings.problem(asg, msg) if {
+	some i, name in _asg_fleet
+	fp := _planned[name]
+	planned := _number_or_zero(object.get(fp, "on_demand_base", 0))
+	asg := input.document.resources[i]
+	base := fleets.on_demand_base(asg)
+	_units(base, _ratio_at(i)) > planned
+	msg := sprintf("fleet %s: the group's on-demand base runs %v units on-demand, above the plan's %v: on-demand capacity the estimate priced at spot or reserved rates", [name, _units(base, _ratio_at(i)), planned])
+}
+
+# above the base, a larger on-demand share than the plan's: the estimate priced that part at spot
+_problems contains findings.problem(asg, msg) if {
+	some i, name in _asg_fleet
+	fp := _planned[name]
+	share := object.get(fp, "spot_share_above_base", null)
+	is_number(share)
+	asg := input.document.resources[i]
+	object.get(asg.inputs, "mixedInstancesPolicy", null) != null
+	pct := resources.number(object.get(fleets.distribution(asg), "onDemandPercentageAboveBaseCapacity", 100))
+	allowed := ceil((100 * (1 - share)) - 0.000000001)
+	pct > allowed
+	msg := sprintf("fleet %s: the group runs %v%% on-demand above its base, the plan %v%%: the estimate priced the rest at spot", [name, pct, allowed])
+}
 
 _problems contains findings.problem(input.document.resources[i], msg) if {
 	some name, total in _max_total
@@ -102,18 +233,58 @@ _problems contains findings.problem(sched, msg) if {
 	is_number(limit)
 	size := object.get(sched.inputs, "maxSize", null)
 	is_number(size)
-	size > limit
-	msg := sprintf("fleet %s: scheduled action raises maxSize to %v, above the policy's capacity.max %v", [name, size, limit])
+	units := size * _fleet_ratio(name)
+	units > limit
+	msg := sprintf("fleet %s: scheduled action raises maxSize to %v units, above the policy's capacity.max %v", [name, units, limit])
 }
 
 _problems contains findings.problem(sched, msg) if {
 	some j in resources.indices("aws:autoscaling/schedule:Schedule")
 	sched := input.document.resources[j]
 	some name in _schedule_fleets(sched)
-	size := object.get(sched.inputs, "maxSize", null)
+	some key in ["maxSize", "minSize", "desiredCapacity"]
+	size := object.get(sched.inputs, key, null)
 	size != null
 	not is_number(size)
-	msg := sprintf("fleet %s: scheduled action maxSize %v cannot be read, so its capacity cannot be checked against the estimate", [name, size])
+	msg := sprintf("fleet %s: scheduled action %s %v cannot be read, so its capacity cannot be checked against the estimate", [name, key, size])
+}
+
+# a scheduled action may hold the group at most at the largest size the policy runs it at: its
+# desired capacity, or an off-peak window's (which the estimate prices); -1 leaves a size unchanged
+_problems contains findings.problem(sched, msg) if {
+	some j in resources.indices("aws:autoscaling/schedule:Schedule")
+	sched := input.document.resources[j]
+	some name in _schedule_fleets(sched)
+	some key in ["minSize", "desiredCapacity"]
+	size := object.get(sched.inputs, key, null)
+	is_number(size)
+	units := _units(size, _fleet_ratio(name))
+	limit := _scheduled_limit(name)
+	units > limit
+	msg := sprintf("fleet %s: scheduled action sets %s to %v units, above the %v the policy runs it at (capacity.desired or an off-peak window's desired): capacity the estimate did not price", [name, key, units, limit])
+}
+
+_fleet_ratio(name) := max(ratios) if {
+	ratios := [r | some i, n in _asg_fleet; n == name; r := _ratio_at(i)]
+	count(ratios) > 0
+} else := 1
+
+_scheduled_limit(name) := max(array.concat(
+	[v | some v in [object.get(_policy_fleets, [name, "capacity", "desired"], null), object.get(_planned, [name, "desired"], null)]; is_number(v)],
+	[w.desired | some w in object.get(_policy_fleets, [name, "offPeak"], []); is_number(w.desired)],
+))
+
+# a scheduled action naming, by a value known now, a group the document does not hold, with no
+# parent fleet: the capacity it sets is on no fleet the rules can check
+_problems contains findings.problem(sched, msg) if {
+	some j in resources.indices("aws:autoscaling/schedule:Schedule")
+	sched := input.document.resources[j]
+	group := object.get(sched.inputs, "autoscalingGroupName", null)
+	_known_value(group)
+	count(_schedule_fleets(sched)) == 0
+	sizes := [v | some key in ["maxSize", "minSize", "desiredCapacity"]; v := object.get(sched.inputs, key, null); v != null]
+	count(sizes) > 0
+	msg := sprintf("scheduled action resizes group %v, which is not in the document: capacity on no fleet the estimate covers", [group])
 }
 
 _problems contains findings.problem(asg, msg) if {
@@ -213,6 +384,24 @@ _unplanned_capacity := {
 	"aws-native:ec2:SpotFleet": "Spot Fleet (aws-native)",
 	"aws-native:ec2:Ec2Fleet": "EC2 Fleet (aws-native)",
 	"aws-native:eks:Nodegroup": "EKS managed node group (aws-native)",
+	"aws-native:autoscaling:WarmPool": "warm pool (aws-native), which keeps instances beyond a group's size,",
+	"aws-native:autoscaling:ScheduledAction": "scheduled action (aws-native), which resizes a group,",
+	"aws-native:ec2:CapacityReservation": "capacity reservation (aws-native), billed used or not,",
+	"aws-native:ec2:CapacityReservationFleet": "capacity reservation fleet (aws-native), billed used or not,",
+	"aws:ec2/capacityBlockReservation:CapacityBlockReservation": "capacity block reservation",
+	"aws:ec2/dedicatedHost:DedicatedHost": "dedicated host",
+	"aws-native:ec2:Host": "dedicated host (aws-native)",
+	"aws-native:batch:ComputeEnvironment": "AWS Batch compute environment (aws-native)",
+	"aws:emr/cluster:Cluster": "EMR cluster",
+	"aws:emr/instanceFleet:InstanceFleet": "EMR instance fleet",
+	"aws:emr/instanceGroup:InstanceGroup": "EMR instance group",
+	"aws-native:emr:Cluster": "EMR cluster (aws-native)",
+	"aws:sagemaker/endpointConfiguration:EndpointConfiguration": "SageMaker endpoint configuration",
+	"aws:sagemaker/notebookInstance:NotebookInstance": "SageMaker notebook instance",
+	"aws-native:sagemaker:EndpointConfig": "SageMaker endpoint configuration (aws-native)",
+	"aws-native:sagemaker:NotebookInstance": "SageMaker notebook instance (aws-native)",
+	"aws:cloudformation/stack:Stack": "CloudFormation stack, whose template the gate does not read,",
+	"aws-native:cloudformation:Stack": "CloudFormation stack (aws-native), whose template the gate does not read,",
 }
 
 _problems contains findings.problem(r, msg) if {
@@ -223,15 +412,24 @@ _problems contains findings.problem(r, msg) if {
 
 # Karpenter's NodePools (karpenter.sh, every version) start nodes of their own, and an EKS cluster
 # with Auto Mode's compute (computeConfig.enabled) creates and deletes instances itself
-_problems contains findings.problem(r, "Karpenter NodePool launches nodes that no fleet of the policy plans, so the estimate the budget rules check does not cover them") if {
+# (and their older Provisioners, and the NodeClaims and Machines that are their nodes), AWS
+# Controllers for Kubernetes' EC2 instances, and an EKS cluster with Auto Mode's compute
+# (computeConfig.enabled) creates and deletes instances itself
+_k8s_capacity := {
+	"karpenter.sh": {"NodePool", "Provisioner", "NodeClaim", "Machine"},
+	"ec2.services.k8s.aws": {"Instance"},
+}
+
+_problems contains findings.problem(r, msg) if {
 	some t in resources.k8s_types(input.document)
-	startswith(split(t, ":")[1], "karpenter.sh/")
-	resources.kind(t) == "NodePool"
+	kind := resources.kind(t)
+	kind in object.get(_k8s_capacity, resources.api_group(t), set())
 	some r in resources.of_type(input.document, t)
+	msg := sprintf("%s %s launches nodes that no fleet of the policy plans, so the estimate the budget rules check does not cover them", [resources.api_group(t), kind])
 }
 
 _problems contains findings.problem(r, "EKS Auto Mode (computeConfig.enabled) launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them") if {
-	some r in resources.of_type(input.document, "aws:eks/cluster:Cluster")
+	some r in resources.of_types(input.document, ["aws:eks/cluster:Cluster", "aws-native:eks:Cluster"])
 	config := object.get(r.inputs, "computeConfig", {})
 	is_object(config)
 	object.get(config, "enabled", false) != false
@@ -252,8 +450,11 @@ _odcr_units[name] contains [i, units] if {
 	r := input.document.resources[i]
 	count_ := r.inputs.instanceCount
 	is_number(count_)
-	some t in object.get(fp, "instance_types", [])
+	# the type the plan reserves (its first), at the rates the plan priced: shared tenancy, Linux
+	t := object.get(fp, "instance_types", [])[0]
 	t.instance_type == r.inputs.instanceType
+	object.get(r.inputs, "tenancy", "default") == "default"
+	object.get(r.inputs, "instancePlatform", "Linux/UNIX") == "Linux/UNIX"
 	units := count_ * object.get(t, "weight", 1)
 }
 
@@ -280,8 +481,9 @@ _problems contains findings.problem(r, msg) if {
 	some i in resources.indices(_odcr_type)
 	r := input.document.resources[i]
 	not i in _counted_odcrs
-	msg := sprintf("capacity reservation of %v x %v is not one the plan reserves (its seedance:fleet tag %v names no planned fleet, its type is not one the plan priced for it, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate", [
-		object.get(r.inputs, "instanceCount", "?"), object.get(r.inputs, "instanceType", "?"), _odcr_fleet(i),
+	msg := sprintf("capacity reservation of %v x %v (tenancy %v, %v) is not one the plan reserves (its seedance:fleet tag %v names no planned fleet, it is not of the type the plan reserves for it on shared Linux instances, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate", [
+		object.get(r.inputs, "instanceCount", "?"), object.get(r.inputs, "instanceType", "?"),
+		object.get(r.inputs, "tenancy", "default"), object.get(r.inputs, "instancePlatform", "?"), _odcr_fleet(i),
 	])
 }
 

@@ -4,7 +4,7 @@ import data.budget.fleet_capacity
 import data.lib.fixtures
 
 _policy := json.patch(fixtures.no_framework_policy, [{"op": "replace", "path": "/fleets", "value": [
-	{"name": "inference", "sla": "gold", "capacity": {"min": 1, "desired": 2, "max": 8}},
+	{"name": "inference", "sla": "gold", "capacity": {"min": 1, "desired": 2, "max": 8}, "offPeak": [{"cron": "0 22 * * *", "hours": 8, "desired": 4}]},
 	{"name": "train", "sla": "bronze", "capacity": {"min": 0, "desired": 0, "max": 0}},
 ]}])
 
@@ -31,8 +31,8 @@ _schedule(fleet, max_size) := object.union(
 )
 
 _plan := {"monthly_cost": 1, "currency": "USD", "fleets": [
-	{"name": "inference", "instance_types": [{"instance_type": "g5.xlarge"}, {"instance_type": "g5.2xlarge"}]},
-	{"name": "train", "instance_types": [{"instance_type": "p4d.24xlarge"}]},
+	{"name": "inference", "instance_types": [{"instance_type": "g5.xlarge"}, {"instance_type": "g5.2xlarge"}], "on_demand_base": 1, "spot_share_above_base": 0.3},
+	{"name": "train", "instance_types": [{"instance_type": "p4d.24xlarge"}], "on_demand_base": 1, "spot_share_above_base": 0.3},
 ]}
 
 _gate(resources) := object.union(fixtures.gate_input(_policy, resources), {"plan": _plan})
@@ -68,7 +68,7 @@ test_fail_a_schedule_above_capacity_max if {
 	v := fleet_capacity.violation with input as _gate([_asg("inference", 8, ["g5.xlarge"]), _schedule("inference", 1000)])
 	v == {fixtures.finding(
 		"BUDGET-FLEET-1", "mandatory", "aws:autoscaling/schedule:Schedule", "inference-offpeak-0-up",
-		"fleet inference: scheduled action raises maxSize to 1000, above the policy's capacity.max 8",
+		"fleet inference: scheduled action raises maxSize to 1000 units, above the policy's capacity.max 8",
 	)}
 }
 
@@ -145,7 +145,7 @@ test_fail_capacity_outside_the_plan if {
 		fixtures.resource("aws:ec2/fleet:Fleet", "burst-fleet", {"targetCapacitySpecification": {"totalTargetCapacity": 40}}),
 	])
 	v == {
-		fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:autoscaling/schedule:Schedule", "burst", "fleet inference: scheduled action raises maxSize to 400, above the policy's capacity.max 8"),
+		fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:autoscaling/schedule:Schedule", "burst", "fleet inference: scheduled action raises maxSize to 400 units, above the policy's capacity.max 8"),
 		_f("inference-asg", "fleet inference: the group's warm pool keeps instances beyond the capacity the plan priced"),
 		fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:eks/nodeGroup:NodeGroup", "gpus", "EKS managed node group launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"),
 		fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:ec2/fleet:Fleet", "burst-fleet", "EC2 Fleet launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"),
@@ -171,7 +171,7 @@ test_fail_capacity_outside_the_fleets_through_other_kinds if {
 		["cheap", "spot instance request (an instance of its own) launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
 		["batch", "AWS Batch compute environment launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
 		["native", "Auto Scaling group (aws-native) launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
-		["gpu", "Karpenter NodePool launches nodes that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["gpu", "karpenter.sh NodePool launches nodes that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
 		["auto", "EKS Auto Mode (computeConfig.enabled) launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
 	}
 }
@@ -189,14 +189,23 @@ test_capacity_reservations_against_the_plan if {
 		{"name": "inference", "reserved_units": 24, "instance_types": [{"instance_type": "g5.xlarge", "weight": 1}, {"instance_type": "g5.12xlarge", "weight": 4}]},
 		{"name": "train", "reserved_units": 0, "instance_types": [{"instance_type": "p4d.24xlarge", "weight": 1}]},
 	]}
-	within := [_odcr("inf-a", "inference", "g5.xlarge", 8), _odcr("inf-b", "inference", "g5.12xlarge", 4)]
+	within := [_odcr("inf-a", "inference", "g5.xlarge", 8), _odcr("inf-b", "inference", "g5.xlarge", 16)]
 	v := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, within), {"plan": plan})
 	v == set()
-	over := array.concat(within, [_odcr("inf-c", "inference", "g5.xlarge", 1), _odcr("stray", "nobody", "p4d.24xlarge", 2)])
+	# more units; a reservation of no planned fleet; one of another type the plan priced (4 x
+	# g5.12xlarge hold the same 16 units at another price than the g5.xlarge the plan reserves);
+	# one on dedicated instances
+	dedicated := object.union(_odcr("inf-d", "inference", "g5.xlarge", 1), {"inputs": object.union(_odcr("inf-d", "inference", "g5.xlarge", 1).inputs, {"tenancy": "dedicated"})})
+	over := array.concat(within, [
+		_odcr("inf-c", "inference", "g5.xlarge", 1), _odcr("stray", "nobody", "p4d.24xlarge", 2),
+		_odcr("inf-big", "inference", "g5.12xlarge", 4), dedicated,
+	])
 	w := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, over), {"plan": plan})
 	{[f.resource_name, f.message] | some f in w} == {
 		["seedance-gpu-test", "fleet inference: its capacity reservations hold 25 units, more than the 24 the plan reserves or always runs on-demand; the rest bill at the on-demand rate, used or not, outside the estimate"],
-		["stray", "capacity reservation of 2 x p4d.24xlarge is not one the plan reserves (its seedance:fleet tag nobody names no planned fleet, its type is not one the plan priced for it, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate"],
+		["stray", "capacity reservation of 2 x p4d.24xlarge (tenancy default, Linux/UNIX) is not one the plan reserves (its seedance:fleet tag nobody names no planned fleet, it is not of the type the plan reserves for it on shared Linux instances, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate"],
+		["inf-big", "capacity reservation of 4 x g5.12xlarge (tenancy default, Linux/UNIX) is not one the plan reserves (its seedance:fleet tag inference names no planned fleet, it is not of the type the plan reserves for it on shared Linux instances, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate"],
+		["inf-d", "capacity reservation of 1 x g5.xlarge (tenancy dedicated, Linux/UNIX) is not one the plan reserves (its seedance:fleet tag inference names no planned fleet, it is not of the type the plan reserves for it on shared Linux instances, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate"],
 	}
 }
 
@@ -211,4 +220,104 @@ test_capacity_reservation_of_the_always_on_base_passes if {
 	v := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, resources), {"plan": plan})
 	# train's base of 2 runs only while the group does: with capacity.min 0 its reservation may idle
 	{f.message | some f in v} == {"fleet train: its capacity reservations hold 1 units, more than the 0 the plan reserves or always runs on-demand; the rest bill at the on-demand rate, used or not, outside the estimate"}
+}
+
+# a group's weights below the plan's start more capacity than its sizes say: 8 x g5.2xlarge counted
+# as 1 unit each where the plan counts 2; a weight that cannot be read cannot be judged
+test_fail_weights_below_the_plan if {
+	plan := {"monthly_cost": 1, "currency": "USD", "fleets": [{"name": "inference", "on_demand_base": 1, "spot_share_above_base": 0.3, "instance_types": [
+		{"instance_type": "g5.xlarge", "weight": 1}, {"instance_type": "g5.2xlarge", "weight": 2},
+	]}]}
+	weighted := json.patch(_asg("inference", 8, ["g5.xlarge"]), [{"op": "replace", "path": "/inputs/mixedInstancesPolicy/launchTemplate/overrides", "value": [
+		{"instanceType": "g5.xlarge", "weightedCapacity": "1"}, {"instanceType": "g5.2xlarge", "weightedCapacity": "2"},
+	]}])
+	v := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, [weighted]), {"plan": plan})
+	v == set()
+	low := json.patch(weighted, [{"op": "replace", "path": "/inputs/mixedInstancesPolicy/launchTemplate/overrides/1/weightedCapacity", "value": "1"}])
+	w := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, [low]), {"plan": plan})
+	w == {
+		_f("inference-asg", "fleet inference: the group counts g5.2xlarge as 1 unit(s), the plan as 2: its sizes start 2x the capacity the plan priced"),
+		_f("inference-asg", "fleet inference: its groups' maxSize adds up to 16, above the policy's capacity.max 8"),
+	}
+	unknown := json.patch(weighted, [{"op": "replace", "path": "/inputs/mixedInstancesPolicy/launchTemplate/overrides/1/weightedCapacity", "value": "[unknown]"}])
+	x := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, [unknown]), {"plan": plan})
+	x == {_f("inference-asg", "fleet inference: the group's weight for g5.2xlarge is [unknown], which cannot be read as a positive number, so how many instances its sizes start cannot be established")}
+}
+
+# a group that counts instances (no weights, as a Cluster Autoscaler's) runs its types' weight per
+# instance: 2 x g5.2xlarge of 2 units fit a capacity.max of 4, not 8 x g5.2xlarge
+test_groups_counting_instances_run_the_plan_s_weight_per_instance if {
+	policy := json.patch(_policy, [{"op": "replace", "path": "/fleets/0/capacity", "value": {"min": 1, "desired": 2, "max": 4}}])
+	plan := {"monthly_cost": 1, "currency": "USD", "fleets": [{"name": "inference", "on_demand_base": 1, "min_size": 1, "desired": 2, "spot_share_above_base": 0.3, "instance_types": [
+		{"instance_type": "g5.2xlarge", "weight": 2},
+	]}]}
+	ok := json.patch(_asg("inference", 2, ["g5.2xlarge"]), [{"op": "add", "path": "/inputs/minSize", "value": 1}, {"op": "add", "path": "/inputs/desiredCapacity", "value": 1}])
+	v := fleet_capacity.violation with input as object.union(fixtures.gate_input(policy, [ok]), {"plan": plan})
+	v == set()
+	big := json.patch(ok, [{"op": "replace", "path": "/inputs/maxSize", "value": 4}, {"op": "replace", "path": "/inputs/desiredCapacity", "value": 2}])
+	w := fleet_capacity.violation with input as object.union(fixtures.gate_input(policy, [big]), {"plan": plan})
+	w == {
+		_f("inference-asg", "fleet inference: its groups' maxSize adds up to 8, above the policy's capacity.max 4"),
+		_f("inference-asg", "fleet inference: its groups' desiredCapacity runs 3 units, above the plan's 2: capacity the estimate did not price runs all the time"),
+	}
+}
+
+# the sizes a group keeps running, and its on-demand share, are the plan's at most
+test_fail_lower_sizes_and_on_demand_above_the_plan if {
+	plan := {"monthly_cost": 1, "currency": "USD", "fleets": [{"name": "inference", "on_demand_base": 1, "min_size": 1, "desired": 2, "spot_share_above_base": 0.3, "instance_types": [{"instance_type": "g5.xlarge", "weight": 1}]}]}
+	asg := json.patch(_asg("inference", 8, ["g5.xlarge"]), [
+		{"op": "replace", "path": "/inputs/minSize", "value": 6},
+		{"op": "add", "path": "/inputs/desiredCapacity", "value": 6},
+		{"op": "replace", "path": "/inputs/mixedInstancesPolicy/instancesDistribution", "value": {"onDemandBaseCapacity": 3, "onDemandPercentageAboveBaseCapacity": 100}},
+	])
+	v := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, [asg]), {"plan": plan})
+	v == {
+		_f("inference-asg", "fleet inference: its groups' minSize runs 6 units, above the plan's 1: capacity the estimate did not price runs all the time"),
+		_f("inference-asg", "fleet inference: its groups' desiredCapacity runs 6 units, above the plan's 2: capacity the estimate did not price runs all the time"),
+		_f("inference-asg", "fleet inference: the group's on-demand base runs 3 units on-demand, above the plan's 1: on-demand capacity the estimate priced at spot or reserved rates"),
+		_f("inference-asg", "fleet inference: the group runs 100% on-demand above its base, the plan 70%: the estimate priced the rest at spot"),
+	}
+	unknown := json.patch(asg, [{"op": "replace", "path": "/inputs/minSize", "value": "[unknown]"}, {"op": "remove", "path": "/inputs/desiredCapacity"}, {"op": "replace", "path": "/inputs/mixedInstancesPolicy/instancesDistribution", "value": {"onDemandBaseCapacity": 1, "onDemandPercentageAboveBaseCapacity": 70}}])
+	w := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, [unknown]), {"plan": plan})
+	w == {_f("inference-asg", "fleet inference: group minSize [unknown] cannot be read, so the capacity it keeps running cannot be checked against the estimate")}
+}
+
+# scheduled actions keep a group at most at its desired capacity or an off-peak window's, and name
+# a group the document holds
+test_fail_schedules_that_hold_more_than_the_policy_runs if {
+	sched := fixtures.resource("aws:autoscaling/schedule:Schedule", "all-day", {"autoscalingGroupName": "inference-asg", "minSize": 8, "desiredCapacity": "[unknown]", "maxSize": 8})
+	elsewhere := fixtures.resource("aws:autoscaling/schedule:Schedule", "elsewhere", {"autoscalingGroupName": "gpu-prod-training", "minSize": 60, "maxSize": 60})
+	v := fleet_capacity.violation with input as _gate([_asg("inference", 8, ["g5.xlarge"]), sched, elsewhere])
+	{[f.resource_name, f.message] | some f in v} == {
+		["all-day", "fleet inference: scheduled action sets minSize to 8 units, above the 4 the policy runs it at (capacity.desired or an off-peak window's desired): capacity the estimate did not price"],
+		["all-day", "fleet inference: scheduled action desiredCapacity [unknown] cannot be read, so its capacity cannot be checked against the estimate"],
+		["elsewhere", "scheduled action resizes group gpu-prod-training, which is not in the document: capacity on no fleet the estimate covers"],
+	}
+}
+
+# more kinds that start capacity of their own
+test_fail_more_capacity_outside_the_fleets if {
+	resources := [
+		fixtures.resource("aws-native:autoscaling:WarmPool", "warm", {"autoScalingGroupName": "inference-asg", "minSize": 6}),
+		fixtures.resource("aws-native:ec2:CapacityReservation", "odcr", {"instanceType": "p4d.24xlarge", "instanceCount": 40}),
+		fixtures.resource("aws:ec2/dedicatedHost:DedicatedHost", "host", {"instanceFamily": "p4d"}),
+		fixtures.resource("aws:emr/cluster:Cluster", "emr", {}),
+		fixtures.resource("aws:cloudformation/stack:Stack", "cfn", {"templateBody": "{}"}),
+		fixtures.resource("kubernetes:karpenter.sh/v1:NodeClaim", "claim", {"metadata": {"name": "claim"}}),
+		fixtures.resource("kubernetes:karpenter.sh/v1alpha5:Provisioner", "prov", {"metadata": {"name": "prov"}}),
+		fixtures.resource("kubernetes:ec2.services.k8s.aws/v1alpha1:Instance", "ack", {"metadata": {"name": "ack"}}),
+		fixtures.resource("aws-native:eks:Cluster", "auto", {"computeConfig": {"enabled": true}}),
+	]
+	v := fleet_capacity.violation with input as _gate(resources)
+	{[f.resource_name, f.message] | some f in v} == {
+		["warm", "warm pool (aws-native), which keeps instances beyond a group's size, launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["odcr", "capacity reservation (aws-native), billed used or not, launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["host", "dedicated host launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["emr", "EMR cluster launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["cfn", "CloudFormation stack, whose template the gate does not read, launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["claim", "karpenter.sh NodeClaim launches nodes that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["prov", "karpenter.sh Provisioner launches nodes that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["ack", "ec2.services.k8s.aws Instance launches nodes that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["auto", "EKS Auto Mode (computeConfig.enabled) launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+	}
 }

@@ -55,7 +55,7 @@ _problems contains findings.problem(r, msg) if {
 _problems contains findings.problem(d.source, msg) if {
 	some d in residency.destinations
 	_carries_personal_data(d)
-	msg := sprintf("%s of personal data goes to %s, %s", [d.kind, d.region, _outside(d.region)])
+	msg := sprintf("%s of personal data goes to %s, %s", [d.kind, residency.shown(d.region), _outside(d.region)])
 }
 
 _carries_personal_data(d) if resources.personal(d.source)

@@ -28,6 +28,8 @@ _distribution(asg) := d if {
 	is_object(d)
 } else := {"onDemandBaseCapacity": "[unknown]", "onDemandPercentageAboveBaseCapacity": "[unknown]"}
 
+distribution(asg) := _distribution(asg)
+
 # The on-demand base and the spot share are undefined where the group gives them in no numeric
 # form (a value unknown until apply): the rules then report that they cannot be established.
 on_demand_base(asg) := resources.number(object.get(_distribution(asg), "onDemandBaseCapacity", 0))

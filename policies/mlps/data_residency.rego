@@ -42,7 +42,7 @@ _problems contains findings.problem(r, msg) if {
 _problems contains findings.problem(d.source, msg) if {
 	some d in residency.destinations
 	not frameworks.in_regions(d.region, _regions)
-	msg := sprintf("%s goes to %s, outside mainland China", [d.kind, d.region])
+	msg := sprintf("%s goes to %s, outside mainland China", [d.kind, residency.shown(d.region)])
 }
 
 # a destination whose region is unknown stays in China only when its ARN is in the aws-cn partition

@@ -318,7 +318,8 @@ def test_groups_larger_than_planned_are_blocked(capsys, sample_doc: Path) -> Non
     code, out, _ = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", "json")
     blocked = [f["message"] for f in json.loads(out)["findings"] if f["controlId"] == "BUDGET-FLEET-1"]
     assert code == 1 and "fleet inference: its groups' maxSize adds up to 1000, above the policy's capacity.max 48" in blocked
-    assert len(blocked) == 5
+    # each of the five fleets: maxSize above capacity.max, desired capacity above the plan's
+    assert len(blocked) == 10 and sum("desiredCapacity runs 1000 units" in m for m in blocked) == 5
 
 
 
