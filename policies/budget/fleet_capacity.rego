@@ -82,29 +82,43 @@ _problems contains findings.problem(asg, msg) if {
 # the largest ratio of the two over the types it lists (1 for Seedance's own groups, weighted as the
 # plan; a Cluster Autoscaler group, which counts instances, runs its types' weight per instance).
 _ratio[i] := max(ratios) if {
-	some i, name in _asg_fleet
-	weights := object.get(_plan_weights, name, {})
-	overrides := object.get(input.document.resources[i].inputs, ["mixedInstancesPolicy", "launchTemplate", "overrides"], [])
-	is_array(overrides)
+	some i, entries in _overrides
+	weights := object.get(_plan_weights, _asg_fleet[i], {})
 	ratios := [ratio |
-		some o in overrides
-		is_object(o)
-		w := weights[o.instanceType]
-		d := _declared_weight(o)
-		d > 0
+		some [t, d, _, _] in entries
+		d != null
+		w := weights[t]
 		ratio := w / d
 	]
 	count(ratios) > 0
 }
+
+# each group's listed types, read once: [type, the weight it gives it (null when that cannot be read
+# as a positive number), whether it gives one, the weight as written]
+_overrides[i] := [[t, _weight_or_null(o), "weightedCapacity" in object.keys(o), object.get(o, "weightedCapacity", null)] |
+	some o in overrides
+	is_object(o)
+	t := object.get(o, "instanceType", "?")
+] if {
+	some i, _ in _asg_fleet
+	overrides := object.get(input.document.resources[i].inputs, ["mixedInstancesPolicy", "launchTemplate", "overrides"], [])
+	is_array(overrides)
+}
+
+_weight_or_null(o) := d if {
+	d := resources.number(object.get(o, "weightedCapacity", 1))
+	d > 0
+} else := null
 
 _plan_weights[name] := {t.instance_type: w |
 	some t in object.get(fp, "instance_types", [])
 	w := _number_or_zero(object.get(t, "weight", 1))
 } if some name, fp in _planned
 
-_declared_weight(o) := resources.number(object.get(o, "weightedCapacity", 1))
-
 _ratio_at(i) := object.get(_ratio, i, 1)
+
+# the groups of each fleet, once
+_groups_of[name] contains i if some i, name in _asg_fleet
 
 # the fleet units the first `size` units of a group's sizes may run: `size` instances of the largest
 # ratio need at least (size - 1) x ratio + 1 units to be started, so a group rounded up to whole
@@ -114,8 +128,7 @@ _units(size, ratio) := ((size - 1) * ratio) + 1 if size >= 1
 _units(size, _) := 0 if size < 1
 
 _max_total[name] := sum([units |
-	some i, n in _asg_fleet
-	n == name
+	some i in object.get(_groups_of, name, set())
 	size := input.document.resources[i].inputs.maxSize
 	is_number(size)
 	units := size * _ratio_at(i)
@@ -123,33 +136,23 @@ _max_total[name] := sum([units |
 
 # a weight the group gives a listed type that cannot be read (unknown until apply) or is not positive:
 # how many instances its sizes start cannot be established
-_problems contains findings.problem(asg, msg) if {
-	some i, name in _asg_fleet
-	asg := input.document.resources[i]
-	some o in object.get(asg.inputs, ["mixedInstancesPolicy", "launchTemplate", "overrides"], [])
-	is_object(o)
-	not _readable_weight(o)
-	msg := sprintf("fleet %s: the group's weight for %v is %v, which cannot be read as a positive number, so how many instances its sizes start cannot be established", [name, object.get(o, "instanceType", "?"), object.get(o, "weightedCapacity", null)])
+_problems contains findings.problem(input.document.resources[i], msg) if {
+	some i, entries in _overrides
+	some [t, null, _, written] in entries
+	msg := sprintf("fleet %s: the group's weight for %v is %v, which cannot be read as a positive number, so how many instances its sizes start cannot be established", [_asg_fleet[i], t, written])
 }
-
-# a helper rule: OPA evaluates the call in `not f(g(o))` first, and an undefined g would make the rule
-# undefined rather than true
-_readable_weight(o) if _declared_weight(o) > 0
 
 # a weight below the plan's: each instance holds more units than the group counts, so its sizes run
 # more capacity than the plan priced (24 x g5.48xlarge counted as 1 unit each hold 192)
-_problems contains findings.problem(asg, msg) if {
-	some i, name in _asg_fleet
+_problems contains findings.problem(input.document.resources[i], msg) if {
+	some i, entries in _overrides
+	name := _asg_fleet[i]
 	weights := _plan_weights[name]
-	asg := input.document.resources[i]
-	some o in object.get(asg.inputs, ["mixedInstancesPolicy", "launchTemplate", "overrides"], [])
-	is_object(o)
-	w := weights[o.instanceType]
-	d := _declared_weight(o)
-	d > 0
+	some [t, d, true, _] in entries
+	d != null
+	w := weights[t]
 	d < w
-	object.get(o, "weightedCapacity", null) != null
-	msg := sprintf("fleet %s: the group counts %v as %v unit(s), the plan as %v: its sizes start %vx the capacity the plan priced", [name, o.instanceType, d, w, w / d])
+	msg := sprintf("fleet %s: the group counts %v as %v unit(s), the plan as %v: its sizes start %vx the capacity the plan priced", [name, t, d, w, w / d])
 }
 
 # The group's lower sizes (minSize, desiredCapacity) and its on-demand base, in fleet units, stay
@@ -170,22 +173,30 @@ _problems contains findings.problem(input.document.resources[i], msg) if {
 	some name, _ in _policy_fleets
 	some key, [plan_key, policy_path] in _size_limits
 	limit := _limit(name, plan_key, policy_path)
-	total := sum([_units(size, _ratio_at(j)) |
-		some j, n in _asg_fleet
-		n == name
+	groups := {j | some j in object.get(_groups_of, name, set()); not _sized_by_autoscaler(j, key)}
+	total := sum([u |
+		some j in groups
 		size := object.get(input.document.resources[j].inputs, key, 0)
 		is_number(size)
+		u := _units(size, _ratio_at(j))
 	])
 	total > limit
-	some i, n in _asg_fleet
-	n == name
+	some i in groups
 	msg := sprintf("fleet %s: its groups' %s runs %v units, above the plan's %v: capacity the estimate did not price runs all the time", [name, key, total, limit])
+}
+
+# a Cluster Autoscaler owns the desired capacity of a group it discovers: the program leaves it alone
+# once the group exists (ignoreChanges), and a preview after a refresh shows the live size
+_sized_by_autoscaler(i, "desiredCapacity") if {
+	some tag in resources.list_at(input.document.resources[i].inputs, "tags")
+	object.get(resources.as_object(tag), "key", null) == "k8s.io/cluster-autoscaler/enabled"
 }
 
 _problems contains findings.problem(asg, msg) if {
 	some i, name in _asg_fleet
 	asg := input.document.resources[i]
 	some key, _ in _size_limits
+	not _sized_by_autoscaler(i, key)
 	size := object.get(asg.inputs, key, 0)
 	not is_number(size)
 	msg := sprintf("fleet %s: group %s %v cannot be read, so the capacity it keeps running cannot be checked against the estimate", [name, key, size])
@@ -220,28 +231,27 @@ _problems contains findings.problem(input.document.resources[i], msg) if {
 	limit := object.get(_policy_fleets, [name, "capacity", "max"], null)
 	is_number(limit)
 	total > limit
-	some i, n in _asg_fleet
-	n == name
+	some i in _groups_of[name]
 	msg := sprintf("fleet %s: its groups' maxSize adds up to %v, above the policy's capacity.max %v", [name, total, limit])
 }
 
 _problems contains findings.problem(sched, msg) if {
-	some j in resources.indices("aws:autoscaling/schedule:Schedule")
+	some j, names in _sched_fleets
 	sched := input.document.resources[j]
-	some name in _schedule_fleets(sched)
+	some name in names
 	limit := object.get(_policy_fleets, [name, "capacity", "max"], null)
 	is_number(limit)
 	size := object.get(sched.inputs, "maxSize", null)
 	is_number(size)
-	units := size * _fleet_ratio(name)
+	units := size * object.get(_fleet_ratios, name, 1)
 	units > limit
 	msg := sprintf("fleet %s: scheduled action raises maxSize to %v units, above the policy's capacity.max %v", [name, units, limit])
 }
 
 _problems contains findings.problem(sched, msg) if {
-	some j in resources.indices("aws:autoscaling/schedule:Schedule")
+	some j, names in _sched_fleets
 	sched := input.document.resources[j]
-	some name in _schedule_fleets(sched)
+	some name in names
 	some key in ["maxSize", "minSize", "desiredCapacity"]
 	size := object.get(sched.inputs, key, null)
 	size != null
@@ -252,36 +262,37 @@ _problems contains findings.problem(sched, msg) if {
 # a scheduled action may hold the group at most at the largest size the policy runs it at: its
 # desired capacity, or an off-peak window's (which the estimate prices); -1 leaves a size unchanged
 _problems contains findings.problem(sched, msg) if {
-	some j in resources.indices("aws:autoscaling/schedule:Schedule")
+	some j, names in _sched_fleets
 	sched := input.document.resources[j]
-	some name in _schedule_fleets(sched)
+	some name in names
 	some key in ["minSize", "desiredCapacity"]
 	size := object.get(sched.inputs, key, null)
 	is_number(size)
-	units := _units(size, _fleet_ratio(name))
-	limit := _scheduled_limit(name)
+	units := _units(size, object.get(_fleet_ratios, name, 1))
+	limit := _scheduled_limits[name]
 	units > limit
 	msg := sprintf("fleet %s: scheduled action sets %s to %v units, above the %v the policy runs it at (capacity.desired or an off-peak window's desired): capacity the estimate did not price", [name, key, units, limit])
 }
 
-_fleet_ratio(name) := max(ratios) if {
-	ratios := [r | some i, n in _asg_fleet; n == name; r := _ratio_at(i)]
-	count(ratios) > 0
-} else := 1
+# per fleet, worked out once: the largest ratio of its groups, and the largest size the policy runs it at
+_fleet_ratios[name] := max({r | some i in groups; r := _ratio_at(i)}) if some name, groups in _groups_of
 
-_scheduled_limit(name) := max(array.concat(
-	[v | some v in [object.get(_policy_fleets, [name, "capacity", "desired"], null), object.get(_planned, [name, "desired"], null)]; is_number(v)],
-	[w.desired | some w in object.get(_policy_fleets, [name, "offPeak"], []); is_number(w.desired)],
-))
+_scheduled_limits[name] := max(array.concat(
+	[v | some v in [object.get(f, ["capacity", "desired"], null), object.get(_planned, [name, "desired"], null)]; is_number(v)],
+	[w.desired | some w in object.get(f, "offPeak", []); is_number(w.desired)],
+)) if some name, f in _policy_fleets
+
+# each scheduled action's fleets, worked out once
+_sched_fleets[j] := _schedule_fleets(input.document.resources[j]) if some j in resources.indices("aws:autoscaling/schedule:Schedule")
 
 # a scheduled action naming, by a value known now, a group the document does not hold, with no
 # parent fleet: the capacity it sets is on no fleet the rules can check
 _problems contains findings.problem(sched, msg) if {
-	some j in resources.indices("aws:autoscaling/schedule:Schedule")
+	some j, names in _sched_fleets
+	count(names) == 0
 	sched := input.document.resources[j]
 	group := object.get(sched.inputs, "autoscalingGroupName", null)
 	_known_value(group)
-	count(_schedule_fleets(sched)) == 0
 	sizes := [v | some key in ["maxSize", "minSize", "desiredCapacity"]; v := object.get(sched.inputs, key, null); v != null]
 	count(sizes) > 0
 	msg := sprintf("scheduled action resizes group %v, which is not in the document: capacity on no fleet the estimate covers", [group])
@@ -315,13 +326,13 @@ _known_value(t) if {
 # a scheduled action that names no group of the document by a value known now, and has no parent
 # fleet: the group it resizes, and so the capacity.max its maxSize must respect, cannot be told
 _problems contains findings.problem(sched, msg) if {
-	some j in resources.indices("aws:autoscaling/schedule:Schedule")
+	some j, names in _sched_fleets
+	count(names) == 0
 	sched := input.document.resources[j]
 	group := object.get(sched.inputs, "autoscalingGroupName", null)
-	not _known_value(group) # first: most schedules name their group, and the fleets cost more to find
+	not _known_value(group)
 	size := object.get(sched.inputs, "maxSize", null)
 	size != null
-	count(_schedule_fleets(sched)) == 0
 	msg := sprintf("scheduled action sets maxSize %v on a group named by a value unknown until apply (%v), so which fleet's capacity.max it must respect cannot be established", [size, group])
 }
 
@@ -436,40 +447,64 @@ _problems contains findings.problem(r, "EKS Auto Mode (computeConfig.enabled) la
 }
 
 # On-demand capacity reservations bill at the on-demand rate whether or not instances use them. A
-# fleet's reservations (its seedance:fleet tag) may hold at most the units the plan reserves for it
-# (instances times the plan's weight for their type); a reservation of no planned fleet, of a type
-# the plan did not price, or of a count unknown until apply, is capacity the estimate does not cover.
+# fleet's reservations (its seedance:fleet tag) may hold at most the units the plan reserves for it,
+# or its on-demand base, in whole instances of the type the fleet's group runs its base on: the
+# plan's first type, or for a group that counts instances (a Cluster Autoscaler's) the first of the
+# smallest weight; a reservation of no planned fleet, of another type, tenancy or platform, or of a
+# count unknown until apply, is capacity the estimate does not cover.
 _odcr_type := "aws:ec2/capacityReservation:CapacityReservation"
 
 _odcr_fleet(i) := object.get(object.get(resources.tags_at, i, {}), "seedance:fleet", null)
 
-_odcr_units[name] contains [i, units] if {
+# the types a fleet's on-demand base runs on, with their weights
+_base_types[name] := {t.instance_type: _number_or_zero(object.get(t, "weight", 1)) |
+	some k, t in types
+	_base_type(types, k, t)
+} if {
+	some name, fp in _planned
+	types := object.get(fp, "instance_types", [])
+}
+
+_base_type(_, 0, _) := true
+
+_base_type(types, k, t) if {
+	k > 0
+	lightest := min([object.get(x, "weight", 1) | some x in types])
+	object.get(t, "weight", 1) == lightest
+	not _lighter_before(types, k, lightest)
+}
+
+_lighter_before(types, k, lightest) if {
+	some j, x in types
+	j < k
+	object.get(x, "weight", 1) == lightest
+}
+
+_odcr_units[name] contains [i, units, w] if {
 	some i in resources.indices(_odcr_type)
 	name := _odcr_fleet(i)
-	fp := _planned[name]
+	types := _base_types[name]
 	r := input.document.resources[i]
 	count_ := r.inputs.instanceCount
 	is_number(count_)
-	# the type the plan reserves (its first), at the rates the plan priced: shared tenancy, Linux
-	t := object.get(fp, "instance_types", [])[0]
-	t.instance_type == r.inputs.instanceType
+	w := types[r.inputs.instanceType]
+	# at the rates the plan priced: shared tenancy, Linux
 	object.get(r.inputs, "tenancy", "default") == "default"
 	object.get(r.inputs, "instancePlatform", "Linux/UNIX") == "Linux/UNIX"
-	units := count_ * object.get(t, "weight", 1)
+	units := count_ * w
 }
 
-# A fleet's reservations may hold the units the plan reserves, or the on-demand base its groups
-# always run (a gold fleet's on-demand node; the base up to capacity.min), whichever is more: those
-# instances run all the time and use the reservation
+# A fleet's reservations may hold the units the plan reserves, or the on-demand base its groups run
+# (a gold fleet's on-demand node), whichever is more, rounded up to whole instances
 _problems contains findings.problem(findings.stack(input.document), msg) if {
 	some name, held in _odcr_units
-	total := sum([u | some [_, u] in held])
+	total := sum([u | some [_, u, _] in held])
 	fp := _planned[name]
-	reserved := object.get(fp, "reserved_units", 0)
-	always_on := min([_number_or_zero(object.get(fp, "on_demand_base", 0)), _number_or_zero(object.get(fp, "min_size", 0))])
-	allowed := max([_number_or_zero(reserved), always_on])
+	units := max([_number_or_zero(object.get(fp, "reserved_units", 0)), _number_or_zero(object.get(fp, "on_demand_base", 0))])
+	w := max([x | some [_, _, x] in held])
+	allowed := ceil(units / w) * w
 	total > allowed
-	msg := sprintf("fleet %s: its capacity reservations hold %v units, more than the %v the plan reserves or always runs on-demand; the rest bill at the on-demand rate, used or not, outside the estimate", [name, total, allowed])
+	msg := sprintf("fleet %s: its capacity reservations hold %v units, more than the %v the plan reserves or runs on-demand (in whole instances); the rest bill at the on-demand rate, used or not, outside the estimate", [name, total, allowed])
 }
 
 _number_or_zero(x) := x if is_number(x)
@@ -481,10 +516,10 @@ _problems contains findings.problem(r, msg) if {
 	some i in resources.indices(_odcr_type)
 	r := input.document.resources[i]
 	not i in _counted_odcrs
-	msg := sprintf("capacity reservation of %v x %v (tenancy %v, %v) is not one the plan reserves (its seedance:fleet tag %v names no planned fleet, it is not of the type the plan reserves for it on shared Linux instances, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate", [
+	msg := sprintf("capacity reservation of %v x %v (tenancy %v, %v) is not one the plan reserves (its seedance:fleet tag %v names no planned fleet, it is not of the type the fleet's on-demand base runs on, on shared Linux instances, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate", [
 		object.get(r.inputs, "instanceCount", "?"), object.get(r.inputs, "instanceType", "?"),
 		object.get(r.inputs, "tenancy", "default"), object.get(r.inputs, "instancePlatform", "?"), _odcr_fleet(i),
 	])
 }
 
-_counted_odcrs := {j | some _, held in _odcr_units; some [j, _] in held}
+_counted_odcrs := {j | some _, held in _odcr_units; some [j, _, _] in held}

@@ -202,24 +202,30 @@ test_capacity_reservations_against_the_plan if {
 	])
 	w := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, over), {"plan": plan})
 	{[f.resource_name, f.message] | some f in w} == {
-		["seedance-gpu-test", "fleet inference: its capacity reservations hold 25 units, more than the 24 the plan reserves or always runs on-demand; the rest bill at the on-demand rate, used or not, outside the estimate"],
-		["stray", "capacity reservation of 2 x p4d.24xlarge (tenancy default, Linux/UNIX) is not one the plan reserves (its seedance:fleet tag nobody names no planned fleet, it is not of the type the plan reserves for it on shared Linux instances, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate"],
-		["inf-big", "capacity reservation of 4 x g5.12xlarge (tenancy default, Linux/UNIX) is not one the plan reserves (its seedance:fleet tag inference names no planned fleet, it is not of the type the plan reserves for it on shared Linux instances, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate"],
-		["inf-d", "capacity reservation of 1 x g5.xlarge (tenancy dedicated, Linux/UNIX) is not one the plan reserves (its seedance:fleet tag inference names no planned fleet, it is not of the type the plan reserves for it on shared Linux instances, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate"],
+		["seedance-gpu-test", "fleet inference: its capacity reservations hold 25 units, more than the 24 the plan reserves or runs on-demand (in whole instances); the rest bill at the on-demand rate, used or not, outside the estimate"],
+		["stray", "capacity reservation of 2 x p4d.24xlarge (tenancy default, Linux/UNIX) is not one the plan reserves (its seedance:fleet tag nobody names no planned fleet, it is not of the type the fleet's on-demand base runs on, on shared Linux instances, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate"],
+		["inf-big", "capacity reservation of 4 x g5.12xlarge (tenancy default, Linux/UNIX) is not one the plan reserves (its seedance:fleet tag inference names no planned fleet, it is not of the type the fleet's on-demand base runs on, on shared Linux instances, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate"],
+		["inf-d", "capacity reservation of 1 x g5.xlarge (tenancy dedicated, Linux/UNIX) is not one the plan reserves (its seedance:fleet tag inference names no planned fleet, it is not of the type the fleet's on-demand base runs on, on shared Linux instances, or its count is unknown until apply); it bills at the on-demand rate, used or not, outside the estimate"],
 	}
 }
 
-# a gold fleet that reserves nothing (reserved.mode none, as a budget freeze sets it) still runs its
-# on-demand node all the time: a reservation of that node is used, not billed idle
-test_capacity_reservation_of_the_always_on_base_passes if {
+# a gold fleet that reserves nothing (reserved.mode none, as a budget freeze sets it, or capacity.min
+# 0) still runs its on-demand node whenever its group runs: the stack program reserves that node, in
+# whole instances of the type the base runs on (the plan's first, or for a group counting instances
+# the first of the smallest weight); more instances than that are not the plan's
+test_capacity_reservation_of_the_on_demand_base_passes if {
 	plan := {"monthly_cost": 1, "currency": "USD", "fleets": [
-		{"name": "inference", "reserved_units": 0, "on_demand_base": 1, "min_size": 1, "instance_types": [{"instance_type": "g5.xlarge", "weight": 1}]},
-		{"name": "train", "reserved_units": 0, "on_demand_base": 2, "min_size": 0, "instance_types": [{"instance_type": "p4d.24xlarge", "weight": 1}]},
+		{"name": "inference", "reserved_units": 0, "on_demand_base": 1, "min_size": 0, "instance_types": [{"instance_type": "g5.12xlarge", "weight": 4}, {"instance_type": "g5.xlarge", "weight": 1}, {"instance_type": "g5.2xlarge", "weight": 1}]},
+		{"name": "train", "reserved_units": 0, "on_demand_base": 1, "min_size": 0, "instance_types": [{"instance_type": "p4d.24xlarge", "weight": 8}]},
 	]}
-	resources := [_odcr("inf-a", "inference", "g5.xlarge", 1), _odcr("train-a", "train", "p4d.24xlarge", 1)]
+	resources := [_odcr("inf-a", "inference", "g5.12xlarge", 1), _odcr("inf-b", "inference", "g5.xlarge", 1), _odcr("train-a", "train", "p4d.24xlarge", 1)]
 	v := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, resources), {"plan": plan})
-	# train's base of 2 runs only while the group does: with capacity.min 0 its reservation may idle
-	{f.message | some f in v} == {"fleet train: its capacity reservations hold 1 units, more than the 0 the plan reserves or always runs on-demand; the rest bill at the on-demand rate, used or not, outside the estimate"}
+	{f.message | some f in v} == {"fleet inference: its capacity reservations hold 5 units, more than the 4 the plan reserves or runs on-demand (in whole instances); the rest bill at the on-demand rate, used or not, outside the estimate"}
+	w := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, array.slice(resources, 1, 3)), {"plan": plan})
+	w == set()
+	other := [_odcr("inf-c", "inference", "g5.2xlarge", 1)]
+	x := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, other), {"plan": plan})
+	{f.resource_name | some f in x} == {"inf-c"}
 }
 
 # a group's weights below the plan's start more capacity than its sizes say: 8 x g5.2xlarge counted
@@ -320,4 +326,19 @@ test_fail_more_capacity_outside_the_fleets if {
 		["ack", "ec2.services.k8s.aws Instance launches nodes that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
 		["auto", "EKS Auto Mode (computeConfig.enabled) launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
 	}
+}
+
+# a group the Cluster Autoscaler discovers has its desired capacity set by the autoscaler (a preview
+# after a refresh shows the live size): only its minSize is held to the plan's
+test_an_autoscaled_group_s_desired_capacity_is_the_autoscaler_s if {
+	plan := {"monthly_cost": 1, "currency": "USD", "fleets": [{"name": "inference", "on_demand_base": 1, "min_size": 1, "desired": 2, "spot_share_above_base": 0.3, "instance_types": [{"instance_type": "g5.xlarge", "weight": 1}]}]}
+	asg := json.patch(_asg("inference", 8, ["g5.xlarge"]), [
+		{"op": "add", "path": "/inputs/desiredCapacity", "value": 6},
+		{"op": "add", "path": "/inputs/tags/-", "value": {"key": "k8s.io/cluster-autoscaler/enabled", "value": "true", "propagateAtLaunch": false}},
+	])
+	v := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, [asg]), {"plan": plan})
+	v == set()
+	raised := json.patch(asg, [{"op": "replace", "path": "/inputs/minSize", "value": 6}])
+	w := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, [raised]), {"plan": plan})
+	w == {_f("inference-asg", "fleet inference: its groups' minSize runs 6 units, above the plan's 1: capacity the estimate did not price runs all the time")}
 }

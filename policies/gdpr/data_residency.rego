@@ -47,9 +47,9 @@ _outside(region) := sprintf("outside the GDPR transfer regions (%s)", [concat(",
 _problems contains findings.problem(r, msg) if {
 	some region in residency.regions
 	reason := _outside(region)
+	msg := sprintf("personal data in %s, %s", [residency.shown(region), reason])
 	some i in residency.located(resources.personal_indices, region)
 	r := input.document.resources[i]
-	msg := sprintf("personal data in %s, %s", [residency.shown(region), reason])
 }
 
 _problems contains findings.problem(d.source, msg) if {

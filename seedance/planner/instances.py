@@ -98,7 +98,9 @@ def unit_weight(offer: OfferView, req: Requirement) -> tuple[int | None, str]:
             return None, f"{offer.vcpu} vCPU / {offer.memory_gib:g} GiB is below {req.vcpu} / {req.memory_gib:g}"
     else:
         return None, "the fleet states no GPU or CPU requirement"
-    if weight > max(1, req.max_units):
+    # a fleet of maximum 0 (stopped, as a budget response's degrade leaves a non-core fleet) runs no
+    # instance: its group still lists a type, whatever it holds
+    if req.max_units > 0 and weight > req.max_units:
         return None, f"holds {weight} units, more than the fleet's maximum {req.max_units}"
     return weight, f"holds {weight} unit(s)"
 

@@ -313,13 +313,15 @@ def test_groups_larger_than_planned_are_blocked(capsys, sample_doc: Path) -> Non
     doc = json.loads(sample_doc.read_text())
     for r in doc["resources"]:
         if r["type"] == "aws:autoscaling/group:Group":
-            r["inputs"]["maxSize"] = r["inputs"]["desiredCapacity"] = 1000
+            r["inputs"]["maxSize"] = r["inputs"]["minSize"] = r["inputs"]["desiredCapacity"] = 1000
     sample_doc.write_text(json.dumps(doc))
     code, out, _ = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", "json")
     blocked = [f["message"] for f in json.loads(out)["findings"] if f["controlId"] == "BUDGET-FLEET-1"]
     assert code == 1 and "fleet inference: its groups' maxSize adds up to 1000, above the policy's capacity.max 48" in blocked
-    # each of the five fleets: maxSize above capacity.max, desired capacity above the plan's
-    assert len(blocked) == 10 and sum("desiredCapacity runs 1000 units" in m for m in blocked) == 5
+    # each of the five fleets: maxSize above capacity.max, minSize above the plan's; the desired
+    # capacity of these groups is the Cluster Autoscaler's (they join a cluster)
+    assert len(blocked) == 10 and sum("minSize runs 1000 units" in m for m in blocked) == 5
+    assert not [m for m in blocked if "desiredCapacity" in m]
 
 
 

@@ -30,6 +30,8 @@ def test_weights():
     assert unit_weight(OFFERS[3], one) == (None, "holds 8 units, more than the fleet's maximum 6")
     four = Requirement(A10G, 4, 24, max_units=8)
     assert unit_weight(OFFERS[0], four)[0] is None and unit_weight(OFFERS[3], four)[0] == 2
+    # a fleet of maximum 0 (stopped by a budget response) runs nothing: any type may be listed
+    assert unit_weight(OFFERS[3], Requirement(A10G, 1, 24, max_units=0))[0] == 8
     big_mem = Requirement(A10G, 1, 32, max_units=6)
     assert unit_weight(OFFERS[0], big_mem) == (None, "24 GiB per GPU < 32")
 
