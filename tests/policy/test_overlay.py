@@ -60,13 +60,18 @@ def test_remove_marker_drops_a_base_item(tmp_path: Path) -> None:
     assert [f.name for f in policy.fleets] == ["web"]
 
 
-def test_remove_marker_without_base_item_is_an_error(tmp_path: Path) -> None:
-    _write(tmp_path, "base.yaml", MINIMAL)
-    body = "fleets:\n  - name: nope\n    $remove: true\n"
-    p = _write(tmp_path, "dev.yaml", _overlay("base.yaml", body))
+def _overlay_error(tmp: Path, base: str, body: str, name: str = "dev.yaml") -> tuple[Path, str]:
+    """The error an overlay ``body`` over ``base`` gives, and the overlay's path."""
+    _write(tmp, "base.yaml", base)
+    p = _write(tmp, name, _overlay("base.yaml", body))
     with pytest.raises(PolicyError) as exc:
         load_policy(p)
-    assert str(exc.value) == (f"{p}:6:5: fleets: '$remove' drops the base policy's item of the same name, and the base "
+    return p, str(exc.value)
+
+
+def test_remove_marker_without_base_item_is_an_error(tmp_path: Path) -> None:
+    p, error = _overlay_error(tmp_path, MINIMAL, "fleets:\n  - name: nope\n    $remove: true\n")
+    assert error == (f"{p}:6:5: fleets: '$remove' drops the base policy's item of the same name, and the base "
                               "has no item 'nope' here (it has 'web')")
 
 
@@ -84,12 +89,9 @@ def test_remove_marker_that_is_not_true_is_named_as_such(tmp_path: Path, value: 
 def test_a_name_twice_in_an_overlay_list_is_an_error(tmp_path: Path) -> None:
     # one edit per name: the second used to replace the first silently (a resize then a removal
     # removed the fleet and said the policy was valid)
-    _write(tmp_path, "base.yaml", BASE_FLEETS)
     body = "fleets:\n  - name: batch\n    capacity: {max: 3}\n  - name: batch\n    $remove: true\n"
-    p = _write(tmp_path, "dev.yaml", _overlay("base.yaml", body))
-    with pytest.raises(PolicyError) as exc:
-        load_policy(p)
-    assert str(exc.value) == (f"{p}:7:11: fleets[1].name: name 'batch' is used twice in this overlay list (also at line 5): "
+    p, error = _overlay_error(tmp_path, BASE_FLEETS, body)
+    assert error == (f"{p}:7:11: fleets[1].name: name 'batch' is used twice in this overlay list (also at line 5): "
                               "an overlay item merges into the base item of its name, so give each name one item")
     # two new items of one name too
     body = "fleets:\n  - name: new\n    sla: gold\n  - name: new\n    sla: bronze\n"
@@ -98,12 +100,9 @@ def test_a_name_twice_in_an_overlay_list_is_an_error(tmp_path: Path) -> None:
 
 
 def test_a_remove_item_takes_only_its_name(tmp_path: Path) -> None:
-    _write(tmp_path, "base.yaml", BASE_FLEETS)
-    p = _write(tmp_path, "dev.yaml", _overlay("base.yaml", "fleets:\n  - name: batch\n    $remove: true\n    sla: gold\n"))
-    with pytest.raises(PolicyError) as exc:
-        load_policy(p)
-    assert str(exc.value) == (f"{p}:7:5: fleets[0].sla: an item with '$remove: true' drops 'batch' and takes only its "
-                              "name; got also sla")
+    p, error = _overlay_error(tmp_path, BASE_FLEETS, "fleets:\n  - name: batch\n    $remove: true\n    sla: gold\n")
+    assert error == (f"{p}:7:5: fleets[0].sla: an item with '$remove: true' drops 'batch' and takes only its "
+                     "name; got also sla")
 
 
 def test_remove_marker_outside_an_overlay_list_is_still_an_error(tmp_path: Path) -> None:
