@@ -187,9 +187,14 @@ _problems contains findings.problem(input.document.resources[i], msg) if {
 
 # a Cluster Autoscaler owns the desired capacity of a group it discovers: the program leaves it alone
 # once the group exists (ignoreChanges), and a preview after a refresh shows the live size
-_sized_by_autoscaler(i, "desiredCapacity") if {
+_sized_by_autoscaler(i, "desiredCapacity") if i in _autoscaled
+
+# the groups the Cluster Autoscaler discovers (its enabled tag), found once
+_autoscaled contains i if {
+	some i, _ in _asg_fleet
 	some tag in resources.list_at(input.document.resources[i].inputs, "tags")
-	object.get(resources.as_object(tag), "key", null) == "k8s.io/cluster-autoscaler/enabled"
+	is_object(tag)
+	tag.key == "k8s.io/cluster-autoscaler/enabled"
 }
 
 _problems contains findings.problem(asg, msg) if {
