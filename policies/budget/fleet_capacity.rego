@@ -11,9 +11,12 @@ import data.lib.resources
 #   The budget rules judge the plan's estimate, so the autoscaling groups that deploy must be the
 #   ones that were planned: each runs a fleet the policy declares (and the plan, when given, plans),
 #   the maxSize of a fleet's groups together, and of every scheduled action on them, stays within
-#   that fleet's capacity.max, and their instance types are among those the plan priced for the
-#   fleet, and a fleet's capacity reservations hold no more units than the plan reserves or always
-#   runs on-demand (its on-demand base up to capacity.min). Anything
+#   that fleet's capacity.max, in units of the plan's weights; their minSize, desired capacity (unless
+#   a Cluster Autoscaler owns it), on-demand base and on-demand share stay within the plan's, and a
+#   scheduled action's within capacity.desired or an off-peak window's; their instance types are
+#   among those the plan priced for the fleet, weighted no lower; and a fleet's capacity
+#   reservations hold no more than the plan reserves or its on-demand base, in whole instances of the
+#   type the base runs on. Anything
 #   else — a size or type that cannot be read, a warm pool, a schedule on a group it cannot name,
 #   reservations of no planned fleet, EKS managed node groups, EC2 Fleets, Spot Fleet requests,
 #   instances and spot requests of their own, AWS Batch compute environments, aws-native groups,
