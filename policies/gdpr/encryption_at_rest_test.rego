@@ -184,3 +184,35 @@ test_spot_fleet_launch_specification_volumes if {
 		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "sfr", "EBS mapping root of launchSpecifications[2] is not encrypted"),
 	}
 }
+
+_group(name, data_class, inputs) := fixtures.resource("aws:autoscaling/group:Group", name, object.union({
+	"maxSize": 2, "minSize": 0,
+	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
+}, inputs))
+
+_spec(ref) := {"mixedInstancesPolicy": {"launchTemplate": {"launchTemplateSpecification": {"launchTemplateId": ref}, "overrides": [{"instanceType": "g5.xlarge"}]}}}
+
+# a group of personal data that launches from a template the document does not hold (another stack's,
+# an aws-native one, or an id unknown until apply with no recorded dependency): its volumes cannot be
+# checked; one that names the document's template, by id, name or dependency, is judged by it
+test_fail_groups_launching_from_templates_the_document_lacks if {
+	lt := fixtures.launch_template("lt", "personal", {"name": "gpu-nodes"})
+	resources := [
+		lt,
+		_group("by-id", "personal", _spec(lt.urn)),
+		_group("by-name", "personal", {"launchTemplate": {"name": "gpu-nodes"}}),
+		object.union(_group("by-dependency", "personal", _spec("[unknown]")), {"property_dependencies": {"mixedInstancesPolicy": [lt.urn]}}),
+		_group("elsewhere", "personal", _spec("lt-0aaaaaaaaaaaaaaaa")),
+		_group("unknown", "personal", {"launchTemplate": {"id": "[unknown]"}}),
+		_group("override", "personal", {"mixedInstancesPolicy": {"launchTemplate": {"launchTemplateSpecification": {"launchTemplateName": "gpu-nodes"}, "overrides": [
+			{"instanceType": "g5.xlarge", "launchTemplateSpecification": {"launchTemplateName": "other-nodes"}},
+		]}}}),
+		_group("internal", "internal", _spec("lt-0aaaaaaaaaaaaaaaa")),
+	]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	{[f.resource_name, f.message] | some f in v} == {
+		["elsewhere", "group launches from lt-0aaaaaaaaaaaaaaaa, which is not in the document: the encryption of its volumes cannot be checked (nor its metadata options, public IP, key pair or AMI)"],
+		["unknown", "group launches from [unknown], which is not in the document: the encryption of its volumes cannot be checked (nor its metadata options, public IP, key pair or AMI)"],
+		["override", "group launches from other-nodes, which is not in the document: the encryption of its volumes cannot be checked (nor its metadata options, public IP, key pair or AMI)"],
+	}
+}

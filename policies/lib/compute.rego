@@ -160,3 +160,57 @@ interruption_behaviour(r) := object.get(r.inputs, "instanceInterruptionBehavior"
 } else := object.get(r.inputs, "instanceInterruptionBehaviour", "terminate") if {
 	r.type == spot_fleet
 } else := object.get(r.inputs, ["instanceMarketOptions", "spotOptions", "instanceInterruptionBehavior"], "terminate")
+
+# Auto Scaling groups that launch from a launch template or configuration the document does not
+# hold (made by another stack or by hand, an aws-native template, or named by an id unknown until
+# apply with no recorded dependency): the rules cannot see its volumes, metadata options, public
+# IP, key pair or AMI. Each as [position of the group, the reference as written].
+unseen_launch_sources contains [i, ref] if {
+	some i in resources.indices("aws:autoscaling/group:Group")
+	asg := input.document.resources[i]
+	some [field, ref] in _launch_refs(asg.inputs)
+	not _resolved(asg, field, ref)
+}
+
+# [input the reference sits under, reference] for each template or configuration a group names
+_launch_refs(inputs) := array.concat([[field, ref] |
+	some [field, path] in [
+		["launchTemplate", ["launchTemplate", "id"]],
+		["launchTemplate", ["launchTemplate", "name"]],
+		["mixedInstancesPolicy", ["mixedInstancesPolicy", "launchTemplate", "launchTemplateSpecification", "launchTemplateId"]],
+		["mixedInstancesPolicy", ["mixedInstancesPolicy", "launchTemplate", "launchTemplateSpecification", "launchTemplateName"]],
+		["launchConfiguration", ["launchConfiguration"]],
+	]
+	ref := object.get(inputs, path, null)
+	ref != null
+], [["mixedInstancesPolicy", ref] |
+	# an override may launch its type from a template of its own
+	some o in resources.list_at(resources.as_object(object.get(inputs, ["mixedInstancesPolicy", "launchTemplate"], {})), "overrides")
+	is_object(o)
+	some key in ["launchTemplateId", "launchTemplateName"]
+	ref := object.get(o, ["launchTemplateSpecification", key], null)
+	ref != null
+]) if is_object(inputs)
+
+_resolved(asg, field, _) if {
+	some urn in object.get(asg, ["property_dependencies", field], [])
+	urn in _launch_source_urns
+}
+
+_resolved(_, _, ref) if {
+	is_string(ref)
+	some key in resources.lookup_forms(ref)
+	key in _launch_source_keys
+}
+
+_launch_sources := resources.of_types(input.document, [launch_template, launch_configuration])
+
+_launch_source_urns := {r.urn | some r in _launch_sources}
+
+# every way a group may name a template or configuration of the document: its id, URN, logical
+# name (a mock id carries it), its name input
+_launch_source_keys := {k | some r in _launch_sources; some k in resources.reference_keys(r)} | {n |
+	some r in _launch_sources
+	n := object.get(r.inputs, "name", null)
+	is_string(n)
+}

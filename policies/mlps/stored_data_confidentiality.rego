@@ -38,6 +38,14 @@ _problems contains p if {
 	some p in checks.unchecked_sensitive_stores
 }
 
+# a group of personal or internal data that launches from a template the document does not hold:
+# its volumes' encryption cannot be checked
+_problems contains findings.problem(input.document.resources[i], msg) if {
+	some [i, ref] in compute.unseen_launch_sources
+	i in resources.sensitive_indices
+	msg := sprintf("group launches from %v, which is not in the document: the encryption of its volumes cannot be checked (nor its metadata options, public IP, key pair or AMI)", [ref])
+}
+
 _problems contains findings.problem(cm, msg) if {
 	some ref in resources.credential_config_keys(input.document)
 	cm := input.document.resources[ref[0]]

@@ -161,3 +161,18 @@ test_fail_env_unknown_until_apply if {
 		_f("kubernetes:apps/v1:Deployment", "api", "container app: the name of a plaintext env value unknown until apply, so a plaintext credential cannot be ruled out"),
 	}
 }
+
+_group(name, class, ref) := fixtures.resource("aws:autoscaling/group:Group", name, {
+	"maxSize": 2, "launchTemplate": {"id": ref},
+	"tags": [{"key": "data-class", "value": class, "propagateAtLaunch": true}],
+})
+
+# a group of internal (or personal) data that launches from a template the document does not hold:
+# its volumes cannot be checked; public data's is no concern here
+test_fail_a_group_launching_from_a_template_the_document_lacks if {
+	lt := fixtures.launch_template("lt", "internal", {})
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, [
+		lt, _group("own", "internal", lt.urn), _group("other", "internal", "lt-0bbbbbbbbbbbbbbbb"), _group("open", "public", "lt-0bbbbbbbbbbbbbbbb"),
+	])
+	v == {_f("aws:autoscaling/group:Group", "other", "group launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: the encryption of its volumes cannot be checked (nor its metadata options, public IP, key pair or AMI)")}
+}
