@@ -18,6 +18,7 @@ import json
 import logging
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pulumi
@@ -34,6 +35,18 @@ ALLOCATION_STRATEGIES = frozenset(s.value for s in AllocationStrategy)
 #: Heartbeat of the checkpoint lifecycle hook: AWS allows 30 s .. 7200 s.
 HOOK_MIN_S, HOOK_MAX_S = 30, 7200
 ASG_MAX_TAGS = 50  # tags per Auto Scaling group
+ASG_TAG_KEY_MAX, ASG_TAG_VALUE_MAX = 128, 256  # characters of a group tag's key and value
+
+
+def group_tag_count(tags: Mapping[str, str], group_tags: Mapping[str, str]) -> int:
+    """The tags a fleet's Auto Scaling group carries: the fleet's, Seedance's
+    ``seedance:spot-interruption`` and the group's own (the Cluster Autoscaler's)."""
+    return len(tags) + 1 + len(group_tags)
+
+
+def oversized_tags(tags: Mapping[str, str]) -> list[str]:
+    """The keys of tags whose key or value is longer than a group tag may be."""
+    return [k for k, v in tags.items() if len(k) > ASG_TAG_KEY_MAX or len(v) > ASG_TAG_VALUE_MAX]
 ASG_AUTOSCALER_OWNED = ["desiredCapacity"]  # what `pulumi up` leaves to the Cluster Autoscaler
 SCHEDULE_UNCHANGED = -1  # a scheduled action's "leave this size as it is" (omitted, desired capacity means 0)
 
@@ -119,12 +132,12 @@ class SpotRiFleetArgs:
         require(bool(re.fullmatch(r"\d+\.\d+", self.eks_version)), "SpotRiFleetArgs.eks_version", f"expected e.g. '1.31', got {self.eks_version!r}")
         clash = sorted(set(self.group_tags) & set(self.tags))
         require(not clash, "SpotRiFleetArgs.group_tags", f"expected keys not already in tags, got {clash}")
-        count = len(self.tags) + 1 + len(self.group_tags)  # + seedance:spot-interruption
+        count = group_tag_count(self.tags, self.group_tags)
         require(count <= ASG_MAX_TAGS, "SpotRiFleetArgs.group_tags",
                 f"an Auto Scaling group takes at most {ASG_MAX_TAGS} tags; this fleet's group would have {count}")
-        for key, value in self.group_tags.items():
-            require(len(key) <= 128 and len(value) <= 256, f"SpotRiFleetArgs.group_tags[{key}]",
-                    "expected a key of at most 128 and a value of at most 256 characters")
+        long = oversized_tags(self.group_tags)
+        require(not long, f"SpotRiFleetArgs.group_tags[{long[0] if long else ''}]",
+                f"expected a key of at most {ASG_TAG_KEY_MAX} and a value of at most {ASG_TAG_VALUE_MAX} characters")
 
     @property
     def wants_capacity_reservation(self) -> bool:

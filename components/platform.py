@@ -18,7 +18,7 @@ from components.backup import BACKUP_TAG_KEY, EbsBackup, EbsBackupArgs
 from components.budget import BudgetGuard, BudgetGuardArgs
 from components.cluster import ClusterJoin, ClusterJoinArgs, accelerator_label, autoscaler_tags, node_gpu_resources
 from components.common import PURPOSE_BY_WORKLOAD, TagSet, most_sensitive, require
-from components.fleet import ASG_MAX_TAGS, SpotRiFleet, SpotRiFleetArgs
+from components.fleet import ASG_MAX_TAGS, SpotRiFleet, SpotRiFleetArgs, group_tag_count, oversized_tags
 from components.gpu_sharing import GpuSharing, GpuSharingArgs, sharing_node_labels
 from components.kms import StackKey, StackKeyArgs, stack_alias
 from components.namespace import FleetNamespace, FleetNamespaceArgs
@@ -131,13 +131,13 @@ def _check_group_tags(args: PlatformArgs, tag_set: TagSet) -> None:
     for fleet in args.policy.fleets:
         tags = tag_set.for_resource(purpose=PURPOSE_BY_WORKLOAD[fleet.workload], fleet=fleet)
         group_tags = _cluster_node(args.cluster_name, fleet, tag_set)[2]
-        count = len(tags) + 1 + len(group_tags)  # + seedance:spot-interruption
-        for key, value in group_tags.items():  # a label or taint key makes a tag key
-            require(len(key) <= 128 and len(value) <= 256, f"fleets[{fleet.name}]",
-                    f"the Cluster Autoscaler tag {key!r} of its group is longer than AWS takes (keys at most 128 "
-                    "characters, values 256): shorten the label or taint key or value it is made from")
+        count = group_tag_count(tags, group_tags)
+        long = oversized_tags(group_tags)  # a label or taint key makes a tag key
+        require(not long, f"fleets[{fleet.name}]",
+                f"the Cluster Autoscaler tag {long[0] if long else ''!r} of its group is longer than AWS takes (keys at "
+                "most 128 characters, values 256): shorten the label or taint key or value it is made from")
         require(count <= ASG_MAX_TAGS, f"fleets[{fleet.name}]",
-                f"its Auto Scaling group would carry {count} tags, AWS takes at most {ASG_MAX_TAGS}: {len(tags) + 1} of the "
+                f"its Auto Scaling group would carry {count} tags, AWS takes at most {ASG_MAX_TAGS}: {count - len(group_tags)} of the "
                 f"stack and fleet (metadata.tags among them) and {len(group_tags)} the Cluster Autoscaler needs "
                 f"(discovery, node labels, taints, resources) when it joins a cluster; drop {count - ASG_MAX_TAGS} of "
                 "metadata.tags")

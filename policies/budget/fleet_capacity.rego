@@ -113,10 +113,7 @@ _weight_or_null(o) := d if {
 	d > 0
 } else := null
 
-_plan_weights[name] := {t.instance_type: w |
-	some t in object.get(fp, "instance_types", [])
-	w := _number_or_zero(object.get(t, "weight", 1))
-} if some name, fp in _planned
+_plan_weights[name] := {t.instance_type: _weight(t) | some t in object.get(fp, "instance_types", [])} if some name, fp in _planned
 
 _ratio_at(i) := object.get(_ratio, i, 1)
 
@@ -464,29 +461,17 @@ _odcr_type := "aws:ec2/capacityReservation:CapacityReservation"
 
 _odcr_fleet(i) := object.get(object.get(resources.tags_at, i, {}), "seedance:fleet", null)
 
-# the types a fleet's on-demand base runs on, with their weights
-_base_types[name] := {t.instance_type: _number_or_zero(object.get(t, "weight", 1)) |
-	some k, t in types
-	_base_type(types, k, t)
-} if {
+# the types a fleet's on-demand base runs on, with their weights: the plan's first, and the first of
+# the smallest weight (which a group counting instances runs)
+_base_types[name] := {t.instance_type: _weight(t) | some t in [types[0], lightest]} if {
 	some name, fp in _planned
 	types := object.get(fp, "instance_types", [])
+	count(types) > 0
+	least := min([_weight(t) | some t in types])
+	lightest := [t | some t in types; _weight(t) == least][0]
 }
 
-_base_type(_, 0, _) := true
-
-_base_type(types, k, t) if {
-	k > 0
-	lightest := min([object.get(x, "weight", 1) | some x in types])
-	object.get(t, "weight", 1) == lightest
-	not _lighter_before(types, k, lightest)
-}
-
-_lighter_before(types, k, lightest) if {
-	some j, x in types
-	j < k
-	object.get(x, "weight", 1) == lightest
-}
+_weight(t) := _number_or_zero(object.get(t, "weight", 1))
 
 _odcr_units[name] contains [i, units, w] if {
 	some i in resources.indices(_odcr_type)

@@ -31,9 +31,6 @@ def _console(stderr: bool = False):
     return console(stderr=stderr)
 
 
-FRAMEWORK_CHOICES = ("gdpr", "mlps-l3")
-
-
 def _undecided(fmt: str, stack: str, problems: list[str], *, artifact: str | None = None) -> int:
     """Fail closed: say why, in the requested format, and never print a passing result.
 
@@ -116,9 +113,12 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
     where = target if is_document else str(project_dir / f"Pulumi.{target}.yaml")
     # values click would refuse with a usage text on stderr: undecided in the requested format instead,
     # so a step that reads the report (a SARIF upload) gets one
-    unknown = [f for f in frameworks if f not in FRAMEWORK_CHOICES]
+    from seedance.policy.model import Framework
+
+    choices = [f.value for f in Framework]
+    unknown = [f for f in frameworks if f not in choices]
     if unknown:
-        return _undecided(fmt, stack, [f"--framework {unknown[0]!r}: expected one of {', '.join(FRAMEWORK_CHOICES)}"], artifact=where)
+        return _undecided(fmt, stack, [f"--framework {unknown[0]!r}: expected one of {', '.join(choices)}"], artifact=where)
     as_of_date = None
     if as_of is not None:
         try:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from seedance.clock import utc_today
 from seedance.pricing.catalog import PricingError
 
 
@@ -74,7 +75,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
                                 ("environment", base.policy.metadata.environment.value,
                                  head.policy.metadata.environment.value))
              if a != b]  # a move, not only a change of size
-    notes += held_after_removal(base.policy, head.policy, when or dt.datetime.now(dt.UTC).date())
+    notes += held_after_removal(base.policy, head.policy, when or utc_today())
     result = replace(result, notes=notes)
     for note in notes:  # on stderr whatever the format, and in the report
         console(stderr=True).print(f"note: {note}", markup=False)

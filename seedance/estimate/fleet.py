@@ -33,6 +33,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+from seedance.clock import utc_today
 from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, ResourceCost
 from seedance.estimate.context import EstimateContext
 from seedance.policy.cron import CronError, Window, average_size, parse_window_cron
@@ -232,7 +233,7 @@ def estimate_date(ctx: EstimateContext) -> dt.date:
     """The date a plan-less estimate counts held commitments on: the context's ``as_of`` when it
     carries one, else today in UTC (as ``seedance plan`` without ``--as-of``)."""
     as_of = getattr(ctx, "as_of", None)
-    return as_of if isinstance(as_of, dt.date) else dt.datetime.now(dt.UTC).date()
+    return as_of if isinstance(as_of, dt.date) else utc_today()
 
 
 def resources(ctx: EstimateContext) -> list[ResourceCost]:

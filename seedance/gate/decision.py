@@ -186,12 +186,6 @@ def _finding_json(f: Finding) -> dict:
     }
 
 
-def today_utc() -> dt.date:
-    """The date waivers are judged on: today in UTC, so one waiver means the same on every runner
-    whatever its time zone (an ``expires`` date holds to the end of that day, UTC)."""
-    return dt.datetime.now(dt.UTC).date()
-
-
 def parse_waivers(policy_json: dict) -> list[Waiver]:
     out = []
     for w in policy_json.get("waivers") or []:

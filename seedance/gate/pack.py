@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from seedance.gate.bundle import PolicyBundle, load_bundle
-from seedance.gate.decision import Finding, decide, parse_waivers, today_utc
+from seedance.clock import utc_today
+from seedance.gate.decision import Finding, decide, parse_waivers
 from seedance.gate.engine import RegorusEngine
 from seedance.gate.errors import GateError
 from seedance.gate.metadata import ControlMeta
@@ -70,7 +71,7 @@ def load_context(stack: str, project: str, project_dir: Path) -> StackContext:
         from seedance.gate.facts import lookup  # the policy's subnets and the plan's instance types
 
         facts = lookup(policy, plan=plan).model_dump(mode="json")
-    return StackContext(stack, project, policy, plan, estimate, today_utc(), facts)
+    return StackContext(stack, project, policy, plan, estimate, utc_today(), facts)
 
 
 def _target(value: Any) -> Any:

@@ -146,7 +146,9 @@ def render_sarif(decision: Decision, *, controls: list | None = None) -> str:
                     }
                 },
                 "automationDetails": {"id": f"seedance-gate/{decision.stack}/"},
-                "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": _waiver_notifications(decision)}],
+                "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
+                    {"level": level, "message": {"text": text}} for level, text in waiver_notices(decision)
+                ]}],
                 "results": results,
                 "properties": {
                     "decision": decision.outcome,
@@ -164,16 +166,12 @@ def render_sarif(decision: Decision, *, controls: list | None = None) -> str:
     return json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
 
 
-def _waiver_notifications(decision: Decision) -> list[dict]:
-    """Waivers that did nothing this run, as the text report lists them: expired ones (a warning: the
-    findings they covered count again) and ones that matched no finding."""
+def waiver_notices(decision: Decision) -> list[tuple[str, str]]:
+    """Waivers that did nothing this run, as (SARIF level, text), for the text report and SARIF alike:
+    expired ones (a warning: the findings they covered count again) and ones that matched no finding."""
     return [
-        {"level": "warning", "message": {"text": f"expired waiver ignored: {w.control} on {w.resource} (expired {w.expires})"}}
-        for w in decision.expired_waivers
-    ] + [
-        {"level": "note", "message": {"text": f"waiver matched nothing: {w.control} on {w.resource}"}}
-        for w in decision.unused_waivers
-    ]
+        ("warning", f"expired waiver ignored: {w.control} on {w.resource} (expired {w.expires})") for w in decision.expired_waivers
+    ] + [("note", f"waiver matched nothing: {w.control} on {w.resource}") for w in decision.unused_waivers]
 
 
 UNDECIDED_RULE = "SEEDANCE-UNDECIDED"
@@ -265,10 +263,9 @@ def print_text(out: Console, decision: Decision, *, engine: str) -> None:
             if f.waiver is not None:
                 out.print(f"    [dim]waived until {f.waiver.expires} by {escape(f.waiver.approver)}: {escape(f.waiver.reason)}[/dim]")
             out.print(f"    [dim]fix: {escape(f.remediation)}[/dim]")
-    for w in decision.expired_waivers:
-        out.print(f"[yellow]expired waiver ignored[/yellow]: {escape(w.control)} on {escape(w.resource)} (expired {w.expires})")
-    for w in decision.unused_waivers:
-        out.print(f"[dim]waiver matched nothing: {escape(w.control)} on {escape(w.resource)}[/dim]")
+    for level, text in waiver_notices(decision):
+        style = "yellow" if level == "warning" else "dim"
+        out.print(f"[{style}]{escape(text)}[/{style}]")
     for cid, sev in sorted(decision.severity_overrides.items()):
         out.print(f"[yellow]severity override[/yellow]: {escape(cid)} is {escape(sev)} for this run (--severity)")
     given = decision.given

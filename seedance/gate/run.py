@@ -8,7 +8,8 @@ import logging
 from seedance.gate.bundle import PolicyBundle
 import dataclasses
 
-from seedance.gate.decision import Decision, Given, decide, parse_waivers, today_utc
+from seedance.clock import utc_today
+from seedance.gate.decision import Decision, Given, decide, parse_waivers
 from seedance.gate.engine import Engine
 from seedance.gate.errors import EngineError, GateError
 from seedance.gate.inputs import GateInput
@@ -31,7 +32,7 @@ def evaluate(gate_input: GateInput, bundle: PolicyBundle, engine: Engine, *, as_
         stack=gate_input.stack,
         frameworks=list(policy.get("compliance", {}).get("frameworks", [])),
         waivers=parse_waivers(policy),
-        as_of=as_of or today_utc(),
+        as_of=as_of or utc_today(),  # waivers expire by the UTC date
     )
     return dataclasses.replace(decision, given=given(gate_input))
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from seedance.clock import utc_now, utc_today
 from seedance.planner import checkpoint as ckpt
 from seedance.planner.demand import HOUR, DemandHistory, read_demand_csv
 from seedance.planner.forecast import commitment_forecast, forecast
@@ -66,17 +67,6 @@ JOB_WORKLOADS = (Workload.TRAINING, Workload.FINETUNE, Workload.BATCH)
 MONTH_HOURS = 730
 #: a history ending more than this many hours (one weekly re-plan step) before the decision point is stale
 STALE_HISTORY_HOURS = REPLAN_STEP_HOURS
-
-
-def utc_now() -> dt.datetime:
-    """The real clock (UTC); :func:`plan_policy` takes another for tests."""
-    return dt.datetime.now(dt.UTC)
-
-
-def utc_today(clock: Callable[[], dt.datetime] = utc_now) -> dt.date:
-    """Today's date in UTC: the default decision point."""
-    now = clock()
-    return (now.astimezone(dt.UTC) if now.tzinfo is not None else now).date()
 
 
 class PlanningError(Exception):

@@ -41,7 +41,8 @@ PositiveInt = Annotated[int, Field(gt=0)]
 NonNegInt = Annotated[int, Field(ge=0)]
 #: A number of days something is kept: at most a century, far above any real retention (S3 and
 #: AWS Backup take 32-bit day counts; 10**20 days reached the estimate and the stack).
-Days = Annotated[int, Field(gt=0, le=36_500)]
+MAX_DAYS = 36_500
+Days = Annotated[int, Field(gt=0, le=MAX_DAYS)]
 #: Upper bound of every node count (capacity, off-peak sizes, reserved units): far above any real
 #: fleet, low enough that a typo (an extra digit run) fails validation instead of planning 1e26 nodes.
 MAX_NODES = 100_000
@@ -510,7 +511,7 @@ EBS_TIERS = frozenset({StorageTier.GP3, StorageTier.IO2})
 class Storage(_Model):
     classes: list[StorageClass] = Field(default_factory=list)
     checkpoint_buckets: list[CheckpointBucket] = Field(default_factory=list)
-    backup_retention_days: Annotated[int, Field(ge=MIN_BACKUP_RETENTION_DAYS, le=36_500)] = Field(
+    backup_retention_days: Annotated[int, Field(ge=MIN_BACKUP_RETENTION_DAYS, le=MAX_DAYS)] = Field(
         default=MIN_BACKUP_RETENTION_DAYS,
         description=(
             "Days AWS Backup keeps the daily recovery points of the EBS volumes a framework requires backups of "

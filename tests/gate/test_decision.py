@@ -112,7 +112,7 @@ def test_waivers_are_judged_on_the_utc_date_whatever_the_runner_s_zone(zone: str
     # expiring "yesterday" must not hold on one runner and not on another
     import time
 
-    from seedance.gate.decision import today_utc
+    from seedance.clock import utc_today as today_utc
 
     monkeypatch.setenv("TZ", zone)
     time.tzset()
