@@ -211,8 +211,44 @@ test_fail_groups_launching_from_templates_the_document_lacks if {
 	]
 	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	{[f.resource_name, f.message] | some f in v} == {
-		["elsewhere", "group launches from lt-0aaaaaaaaaaaaaaaa, which is not in the document: the encryption of its volumes cannot be checked (nor its metadata options, public IP, key pair or AMI)"],
-		["unknown", "group launches from [unknown], which is not in the document: the encryption of its volumes cannot be checked (nor its metadata options, public IP, key pair or AMI)"],
-		["override", "group launches from other-nodes, which is not in the document: the encryption of its volumes cannot be checked (nor its metadata options, public IP, key pair or AMI)"],
+		["elsewhere", "group launches from lt-0aaaaaaaaaaaaaaaa, which is not in the document: the encryption of its volumes cannot be checked"],
+		["unknown", "group launches from [unknown], which is not in the document: the encryption of its volumes cannot be checked"],
+		["override", "group launches from other-nodes, which is not in the document: the encryption of its volumes cannot be checked"],
 	}
 }
+
+# instances, spot instance requests, spot fleets, EC2 Fleets and EKS node groups launching from a
+# template the document does not hold (or whose template configuration is unknown until apply) are
+# reported alike; those naming the document's template, by id, name or dependency, are judged by it
+test_fail_other_launchers_from_templates_the_document_lacks if {
+	lt := object.union(fixtures.launch_template("lt", "personal", {"name": "gpu-nodes"}), {"id": "lt-0cccccccccccccccc"})
+	resources := [
+		lt,
+		_launcher("aws:ec2/instance:Instance", "instance", "personal", {"launchTemplate": {"id": "lt-0aaaaaaaaaaaaaaaa"}, "rootBlockDevice": {"encrypted": true, "kmsKeyId": "k"}}),
+		_launcher("aws:ec2/spotFleetRequest:SpotFleetRequest", "spot-fleet", "personal", {"launchTemplateConfigs": [
+			{"launchTemplateSpecification": {"id": "lt-0cccccccccccccccc"}},
+			{"launchTemplateSpecification": {"name": "other-nodes"}},
+		]}),
+		_launcher("aws:ec2/fleet:Fleet", "ec2-fleet", "personal", {"launchTemplateConfigs": [{"launchTemplateSpecification": {"launchTemplateId": "lt-0bbbbbbbbbbbbbbbb"}}]}),
+		_launcher("aws:ec2/fleet:Fleet", "unknown-spec", "personal", {"launchTemplateConfigs": [{"launchTemplateSpecification": "[unknown]"}]}),
+		_launcher("aws:ec2/spotFleetRequest:SpotFleetRequest", "unknown-configs", "personal", {"launchTemplateConfigs": "[unknown]"}),
+		_launcher("aws:eks/nodeGroup:NodeGroup", "node-group", "personal", {"launchTemplate": {"name": "eks-nodes", "version": "1"}}),
+		_launcher("aws:ec2/fleet:Fleet", "own-by-name", "personal", {"launchTemplateConfigs": [{"launchTemplateSpecification": {"launchTemplateName": "gpu-nodes"}}]}),
+		object.union(
+			_launcher("aws:eks/nodeGroup:NodeGroup", "own-by-dependency", "personal", {"launchTemplate": {"id": "[unknown]"}}),
+			{"property_dependencies": {"launchTemplate": [lt.urn]}},
+		),
+		_launcher("aws:ec2/fleet:Fleet", "public", "public", {"launchTemplateConfigs": [{"launchTemplateSpecification": {"launchTemplateId": "lt-0bbbbbbbbbbbbbbbb"}}]}),
+	]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	{[f.resource_name, f.message] | some f in v} == {
+		["instance", "instance launches from lt-0aaaaaaaaaaaaaaaa, which is not in the document: the encryption of its volumes cannot be checked"],
+		["spot-fleet", "spot fleet request launches from other-nodes, which is not in the document: the encryption of its volumes cannot be checked"],
+		["ec2-fleet", "EC2 Fleet launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: the encryption of its volumes cannot be checked"],
+		["unknown-spec", "EC2 Fleet launches from [unknown], which is not in the document: the encryption of its volumes cannot be checked"],
+		["unknown-configs", "spot fleet request launches from [unknown], which is not in the document: the encryption of its volumes cannot be checked"],
+		["node-group", "node group launches from eks-nodes, which is not in the document: the encryption of its volumes cannot be checked"],
+	}
+}
+
+_launcher(type, name, data_class, inputs) := fixtures.resource(type, name, object.union({"tags": fixtures.tags(data_class)}, inputs))

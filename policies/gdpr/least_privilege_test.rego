@@ -164,3 +164,22 @@ test_karpenter_node_class_metadata_unknown_and_patched if {
 		_f("kubernetes:karpenter.k8s.aws/v1:EC2NodeClassPatch", "imdsv1", "EC2NodeClass allows IMDSv1 (metadataOptions.httpTokens is optional, not \"required\")"),
 	}
 }
+
+# a group launching from a launch template the document does not hold (another stack's, an
+# aws-native one, an id unknown until apply) cannot be checked and is reported; one launching from
+# the document's template is judged by that template
+# whatever the data class
+test_fail_a_group_launching_from_a_template_the_document_lacks_least_privilege if {
+	lt := object.union(fixtures.launch_template("lt", "public", {}), {"id": "lt-0cccccccccccccccc"})
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [
+		lt,
+		_unseen_group("own", "public", "lt-0cccccccccccccccc"),
+		_unseen_group("other", "public", "lt-0bbbbbbbbbbbbbbbb"),
+	])
+	v == {_f("aws:autoscaling/group:Group", "other", "group launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: its instance metadata options (IMDSv2) cannot be checked")}
+}
+
+_unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group:Group", name, {
+	"maxSize": 2, "launchTemplate": {"id": ref, "version": "$Latest"},
+	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
+})

@@ -34,6 +34,12 @@ _problems contains findings.problem(lt, msg) if {
 	msg := sprintf("personal-data %s", [compute.public_ip_phrase(lt)])
 }
 
+# personal data launched from a template the document does not hold
+_problems contains compute.unseen_launch_problem(i, ref, "whether its instances get a public IP") if {
+	some [i, ref] in compute.unseen_launch_sources
+	i in resources.personal_indices
+}
+
 _problems contains findings.problem(r, "personal-data instance gets a public IP (an Elastic IP is attached to it)") if {
 	some i in compute.indices & resources.personal_indices
 	r := input.document.resources[i]

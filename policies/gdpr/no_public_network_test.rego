@@ -110,3 +110,23 @@ test_fail_given_group_on_a_spot_fleet_launch_specification if {
 	v := no_public_network.violation with input as fixtures.gate_input_with_given_groups(fixtures.gdpr_policy, resources)
 	v == {_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "sfr", sprintf("its security group %s (bastion, read from EC2) admits the internet on tcp ports 22-22", [fixtures.ssh_sg]))}
 }
+
+# a group launching from a launch template the document does not hold (another stack's, an
+# aws-native one, an id unknown until apply) cannot be checked and is reported; one launching from
+# the document's template is judged by that template
+# only personal data is in scope: a public group launching from it is not reported
+test_fail_a_group_launching_from_a_template_the_document_lacks_no_public_network if {
+	lt := object.union(fixtures.launch_template("lt", "personal", {}), {"id": "lt-0cccccccccccccccc"})
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [
+		lt,
+		_unseen_group("own", "personal", "lt-0cccccccccccccccc"),
+		_unseen_group("other", "personal", "lt-0bbbbbbbbbbbbbbbb"),
+		_unseen_group("public-other", "public", "lt-0bbbbbbbbbbbbbbbb"),
+	])
+	v == {_f("aws:autoscaling/group:Group", "other", "group launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: whether its instances get a public IP cannot be checked")}
+}
+
+_unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group:Group", name, {
+	"maxSize": 2, "launchTemplate": {"id": ref, "version": "$Latest"},
+	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
+})

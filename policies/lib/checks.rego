@@ -692,6 +692,10 @@ _imdsv1 contains problem(lt, msg) if {
 	msg := sprintf("%s allows IMDSv1 (metadataOptions.httpTokens is %q, not \"required\")", [compute.noun(lt), tokens])
 }
 
+_imdsv1 contains compute.unseen_launch_problem(i, ref, "its instance metadata options (IMDSv2)") if {
+	some [i, ref] in compute.unseen_launch_sources
+}
+
 _imdsv1 contains problem(nc, msg) if {
 	some i in karpenter.node_class_indices
 	nc := input.document.resources[i]

@@ -161,19 +161,40 @@ interruption_behaviour(r) := object.get(r.inputs, "instanceInterruptionBehavior"
 	r.type == spot_fleet
 } else := object.get(r.inputs, ["instanceMarketOptions", "spotOptions", "instanceInterruptionBehavior"], "terminate")
 
-# Auto Scaling groups that launch from a launch template or configuration the document does not
-# hold (made by another stack or by hand, an aws-native template, or named by an id unknown until
-# apply with no recorded dependency): the rules cannot see its volumes, metadata options, public
-# IP, key pair or AMI. Each as [position of the group, the reference as written].
-unseen_launch_sources contains [i, ref] if {
-	some i in resources.indices("aws:autoscaling/group:Group")
-	asg := input.document.resources[i]
-	some [field, ref] in _launch_refs(asg.inputs)
-	not _resolved(asg, field, ref)
+# What launches instances from a launch template (or, for a group, a launch configuration) it
+# names: Auto Scaling groups, instances and spot instance requests (settings they leave unset come
+# from the template), spot fleet requests and EC2 Fleets (launchTemplateConfigs) and EKS managed node
+# groups.
+_launchers := {
+	"aws:autoscaling/group:Group": "group",
+	instance: "instance",
+	spot_request: "spot instance request",
+	spot_fleet: "spot fleet request",
+	"aws:ec2/fleet:Fleet": "EC2 Fleet",
+	"aws:eks/nodeGroup:NodeGroup": "node group",
 }
 
-# [input the reference sits under, reference] for each template or configuration a group names
-_launch_refs(inputs) := array.concat([[field, ref] |
+# Launchers whose launch template or configuration the document does not hold (made by another
+# stack or by hand, an aws-native template, or named by an id unknown until apply with no recorded
+# dependency): the rules cannot see its volumes, metadata options, public IP, key pair or AMI. Each
+# as [position of the launcher, the reference as written].
+unseen_launch_sources contains [i, ref] if {
+	some t, _ in _launchers
+	some i in resources.indices(t)
+	r := input.document.resources[i]
+	some [field, ref] in _launch_refs(r.inputs)
+	not _resolved(r, field, ref)
+}
+
+# a finding's problem for launcher i, which launches from ref the document does not hold: what
+# cannot be checked
+unseen_launch_problem(i, ref, what) := {"at": r.urn, "message": msg, "resource": r} if {
+	r := input.document.resources[i]
+	msg := sprintf("%s launches from %v, which is not in the document: %s cannot be checked", [_launchers[r.type], ref, what])
+}
+
+# [input the reference sits under, reference] for each template or configuration a launcher names
+_launch_refs(inputs) := array.concat(array.concat(array.concat([[field, ref] |
 	some [field, path] in [
 		["launchTemplate", ["launchTemplate", "id"]],
 		["launchTemplate", ["launchTemplate", "name"]],
@@ -190,10 +211,44 @@ _launch_refs(inputs) := array.concat([[field, ref] |
 	some key in ["launchTemplateId", "launchTemplateName"]
 	ref := object.get(o, ["launchTemplateSpecification", key], null)
 	ref != null
-]) if is_object(inputs)
+]), [["launchTemplateConfigs", ref] |
+	# a spot fleet request's (id, name) or an EC2 Fleet's (launchTemplateId, launchTemplateName)
+	some config in resources.list_at(inputs, "launchTemplateConfigs")
+	is_object(config)
+	some key in ["id", "name", "launchTemplateId", "launchTemplateName"]
+	ref := object.get(config, ["launchTemplateSpecification", key], null)
+	ref != null
+]), _unknown_refs(inputs)) if is_object(inputs)
 
-_resolved(asg, field, _) if {
-	some urn in object.get(asg, ["property_dependencies", field], [])
+# a part on the way to the references that is unknown until apply (a preview's "[unknown]") names
+# a template nothing can check
+_unknown_parts(inputs) := [[path[0], v] |
+	some path in [
+		["launchTemplate"],
+		["mixedInstancesPolicy"],
+		["mixedInstancesPolicy", "launchTemplate"],
+		["mixedInstancesPolicy", "launchTemplate", "launchTemplateSpecification"],
+		["launchTemplateConfigs"],
+	]
+	v := object.get(inputs, path, null)
+	is_string(v)
+]
+
+_unknown_refs(inputs) := array.concat(_unknown_parts(inputs), [["launchTemplateConfigs", v] |
+	some config in resources.list_at(inputs, "launchTemplateConfigs")
+	v := _unknown_config(config)
+])
+
+_unknown_config(config) := config if {
+	is_string(config)
+} else := v if {
+	is_object(config)
+	v := object.get(config, "launchTemplateSpecification", null)
+	is_string(v)
+}
+
+_resolved(r, field, _) if {
+	some urn in object.get(r, ["property_dependencies", field], [])
 	urn in _launch_source_urns
 }
 

@@ -46,6 +46,10 @@ _problems contains findings.problem(lt, msg) if {
 	msg := compute.public_ip_phrase(lt)
 }
 
+_problems contains compute.unseen_launch_problem(i, ref, "whether its instances get a public IP") if {
+	some [i, ref] in compute.unseen_launch_sources
+}
+
 _problems contains findings.problem(nc, "EC2NodeClass gives nodes a public IP (associatePublicIPAddress)") if {
 	some i in karpenter.node_class_indices
 	nc := input.document.resources[i]

@@ -223,3 +223,23 @@ test_karpenter_node_class_public_ip if {
 	v := {f | some f in all; f.resource_type == fixtures.node_class_type}
 	v == {_f(fixtures.node_class_type, "public", "EC2NodeClass gives nodes a public IP (associatePublicIPAddress)")}
 }
+
+# a group launching from a launch template the document does not hold (another stack's, an
+# aws-native one, an id unknown until apply) cannot be checked and is reported; one launching from
+# the document's template is judged by that template
+# whatever the data class
+test_fail_a_group_launching_from_a_template_the_document_lacks_controlled_interfaces if {
+	lt := object.union(fixtures.launch_template("lt", "public", {}), {"id": "lt-0cccccccccccccccc"})
+	v := controlled_interfaces.violation with input as fixtures.gate_input(fixtures.mlps_policy, [
+		lt,
+		_unseen_group("own", "public", "lt-0cccccccccccccccc"),
+		_unseen_group("other", "public", "lt-0bbbbbbbbbbbbbbbb"),
+	])
+	# (the stack-level endpoint findings of this bare document aside)
+	{f | some f in v; f.resource_type != "pulumi:pulumi:Stack"} == {_f("aws:autoscaling/group:Group", "other", "group launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: whether its instances get a public IP cannot be checked")}
+}
+
+_unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group:Group", name, {
+	"maxSize": 2, "launchTemplate": {"id": ref, "version": "$Latest"},
+	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
+})

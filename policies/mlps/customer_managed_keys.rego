@@ -116,6 +116,10 @@ _problems contains findings.problem(lt, msg) if {
 	msg := sprintf("EBS mapping %v uses the account's default (AWS-managed) EBS key", [object.get(m, "deviceName", "?")])
 }
 
+_problems contains compute.unseen_launch_problem(i, ref, "the key that encrypts its volumes") if {
+	some [i, ref] in compute.unseen_launch_sources
+}
+
 # Karpenter's EC2NodeClasses: an encrypted mapping without kmsKeyID, and the AMI family's default
 # volumes (encrypted, with no key named), use the account's default EBS key
 _problems contains findings.problem(nc, msg) if {

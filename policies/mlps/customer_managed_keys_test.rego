@@ -117,3 +117,22 @@ test_karpenter_node_class_aws_managed_key_by_name if {
 		_f(fixtures.node_class_type, "aws-key", "EBS mapping /dev/xvdb uses the AWS-managed key arn:aws-cn:kms:cn-north-1:444455556666:alias/aws/ebs"),
 	}
 }
+
+# a group launching from a launch template the document does not hold (another stack's, an
+# aws-native one, an id unknown until apply) cannot be checked and is reported; one launching from
+# the document's template is judged by that template
+# whatever the data class
+test_fail_a_group_launching_from_a_template_the_document_lacks_customer_managed_keys if {
+	lt := object.union(fixtures.launch_template("lt", "public", {}), {"id": "lt-0cccccccccccccccc"})
+	v := customer_managed_keys.violation with input as fixtures.gate_input(fixtures.mlps_policy, [
+		lt,
+		_unseen_group("own", "public", "lt-0cccccccccccccccc"),
+		_unseen_group("other", "public", "lt-0bbbbbbbbbbbbbbbb"),
+	])
+	v == {_f("aws:autoscaling/group:Group", "other", "group launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: the key that encrypts its volumes cannot be checked")}
+}
+
+_unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group:Group", name, {
+	"maxSize": 2, "launchTemplate": {"id": ref, "version": "$Latest"},
+	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
+})

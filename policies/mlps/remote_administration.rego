@@ -43,6 +43,10 @@ _problems contains findings.problem(lt, msg) if {
 	msg := sprintf("%s installs an SSH key pair (keyName); use Session Manager", [compute.noun(lt)])
 }
 
+_problems contains compute.unseen_launch_problem(i, ref, "whether it installs an SSH key pair") if {
+	some [i, ref] in compute.unseen_launch_sources
+}
+
 # the cloud controller opens a LoadBalancer Service's ports to the internet outside the document
 _problems contains findings.problem(svc, msg) if {
 	some svc in network.internet_services(input.document)

@@ -137,6 +137,7 @@ test_ports_as_text_or_unknown if {
 # launches from launch templates only is judged by those templates
 test_spot_fleet_launch_specification_key_pair if {
 	fleets := [
+		object.union(fixtures.launch_template("lt", "internal", {}), {"id": "lt-0123456789abcdef0"}),
 		fixtures.spot_fleet("keyed", "internal", [{"instanceType": "g5.xlarge"}, {"instanceType": "g5.2xlarge", "keyName": "ops"}]),
 		fixtures.spot_fleet("keyless", "internal", [{}]),
 		fixtures.resource("aws:ec2/spotFleetRequest:SpotFleetRequest", "templated", {
@@ -148,3 +149,22 @@ test_spot_fleet_launch_specification_key_pair if {
 	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, fleets)
 	v == {_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "keyed", "spot fleet launch specification installs an SSH key pair (keyName); use Session Manager")}
 }
+
+# a group launching from a launch template the document does not hold (another stack's, an
+# aws-native one, an id unknown until apply) cannot be checked and is reported; one launching from
+# the document's template is judged by that template
+# whatever the data class
+test_fail_a_group_launching_from_a_template_the_document_lacks_remote_administration if {
+	lt := object.union(fixtures.launch_template("lt", "public", {}), {"id": "lt-0cccccccccccccccc"})
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, [
+		lt,
+		_unseen_group("own", "public", "lt-0cccccccccccccccc"),
+		_unseen_group("other", "public", "lt-0bbbbbbbbbbbbbbbb"),
+	])
+	v == {_f("aws:autoscaling/group:Group", "other", "group launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: whether it installs an SSH key pair cannot be checked")}
+}
+
+_unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group:Group", name, {
+	"maxSize": 2, "launchTemplate": {"id": ref, "version": "$Latest"},
+	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
+})

@@ -48,6 +48,10 @@ _problems contains findings.problem(lt, msg) if {
 	msg := sprintf("EBS mapping %v is not encrypted, so released blocks are readable", [object.get(m, "deviceName", "?")])
 }
 
+_problems contains compute.unseen_launch_problem(i, ref, "whether its volumes are encrypted and deleted on termination") if {
+	some [i, ref] in compute.unseen_launch_sources
+}
+
 _problems contains findings.problem(lt, msg) if {
 	some i in _lts & resources.sensitive_indices
 	lt := input.document.resources[i]

@@ -98,3 +98,22 @@ test_spot_fleet_interruption_and_volumes if {
 		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "sfr", "EBS mapping /dev/xvdb of launchSpecifications[0] survives instance termination (deleteOnTermination not true)"),
 	}
 }
+
+# a group launching from a launch template the document does not hold (another stack's, an
+# aws-native one, an id unknown until apply) cannot be checked and is reported; one launching from
+# the document's template is judged by that template
+# whatever the data class
+test_fail_a_group_launching_from_a_template_the_document_lacks_residual_information if {
+	lt := object.union(fixtures.launch_template("lt", "public", {}), {"id": "lt-0cccccccccccccccc"})
+	v := residual_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, [
+		lt,
+		_unseen_group("own", "public", "lt-0cccccccccccccccc"),
+		_unseen_group("other", "public", "lt-0bbbbbbbbbbbbbbbb"),
+	])
+	v == {_f("aws:autoscaling/group:Group", "other", "group launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: whether its volumes are encrypted and deleted on termination cannot be checked")}
+}
+
+_unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group:Group", name, {
+	"maxSize": 2, "launchTemplate": {"id": ref, "version": "$Latest"},
+	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
+})

@@ -38,12 +38,11 @@ _problems contains p if {
 	some p in checks.unchecked_sensitive_stores
 }
 
-# a group of personal or internal data that launches from a template the document does not hold:
-# its volumes' encryption cannot be checked
-_problems contains findings.problem(input.document.resources[i], msg) if {
+# a group, instance or fleet of personal or internal data that launches from a template the
+# document does not hold: its volumes' encryption cannot be checked
+_problems contains compute.unseen_launch_problem(i, ref, "the encryption of its volumes") if {
 	some [i, ref] in compute.unseen_launch_sources
 	i in resources.sensitive_indices
-	msg := sprintf("group launches from %v, which is not in the document: the encryption of its volumes cannot be checked (nor its metadata options, public IP, key pair or AMI)", [ref])
 }
 
 _problems contains findings.problem(cm, msg) if {

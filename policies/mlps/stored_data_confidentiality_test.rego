@@ -174,5 +174,5 @@ test_fail_a_group_launching_from_a_template_the_document_lacks if {
 	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, [
 		lt, _group("own", "internal", lt.urn), _group("other", "internal", "lt-0bbbbbbbbbbbbbbbb"), _group("open", "public", "lt-0bbbbbbbbbbbbbbbb"),
 	])
-	v == {_f("aws:autoscaling/group:Group", "other", "group launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: the encryption of its volumes cannot be checked (nor its metadata options, public IP, key pair or AMI)")}
+	v == {_f("aws:autoscaling/group:Group", "other", "group launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: the encryption of its volumes cannot be checked")}
 }

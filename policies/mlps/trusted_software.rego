@@ -82,6 +82,10 @@ _problems contains findings.problem(r, msg) if {
 	])
 }
 
+_problems contains compute.unseen_launch_problem(i, ref, "the AMI it boots") if {
+	some [i, ref] in compute.unseen_launch_sources
+}
+
 # the images a Karpenter EC2NodeClass selects (lib.karpenter: an alias is AWS's EKS-optimised AMI)
 _problems contains findings.problem(r, msg) if {
 	some i in karpenter.node_class_indices

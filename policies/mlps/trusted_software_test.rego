@@ -177,3 +177,22 @@ test_fail_image_that_is_no_reference if {
 	v := trusted_software.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_pod(12345)])
 	v == {fixtures.finding("MLPS-L3-8.1.4.5-6", "advisory", "kubernetes:core/v1:Pod", "p", "container app pulls 12345 from a registry that is not allow-listed")}
 }
+
+# a group launching from a launch template the document does not hold (another stack's, an
+# aws-native one, an id unknown until apply) cannot be checked and is reported; one launching from
+# the document's template is judged by that template
+# whatever the data class
+test_fail_a_group_launching_from_a_template_the_document_lacks_trusted_software if {
+	lt := object.union(fixtures.launch_template("lt", "public", {}), {"id": "lt-0cccccccccccccccc"})
+	v := trusted_software.violation with input as fixtures.gate_input(fixtures.mlps_policy, [
+		lt,
+		_unseen_group("own", "public", "lt-0cccccccccccccccc"),
+		_unseen_group("other", "public", "lt-0bbbbbbbbbbbbbbbb"),
+	])
+	v == {fixtures.finding("MLPS-L3-8.1.4.5-6", "advisory", "aws:autoscaling/group:Group", "other", "group launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: the AMI it boots cannot be checked")}
+}
+
+_unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group:Group", name, {
+	"maxSize": 2, "launchTemplate": {"id": ref, "version": "$Latest"},
+	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
+})

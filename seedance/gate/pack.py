@@ -34,12 +34,13 @@ PROJECT_DIR_ENV = "SEEDANCE_PROJECT_DIR"
 LOOKUP_ENV = "SEEDANCE_LOOKUP"
 
 #: Controls decided from a single resource's properties: no finding is triggered by the absence of
-#: another resource.  Everything else is validated on the whole stack.
+#: another resource.  Everything else is validated on the whole stack (the controls that judge a
+#: launch template report a group, instance or fleet whose template the stack does not hold, so
+#: they need the whole stack).
 RESOURCE_LOCAL: frozenset[str] = frozenset({
-    "GDPR-5.1e-2", "GDPR-25.2-2", "GDPR-30-1", "GDPR-32.1a-3", "GDPR-32.1b-1", "GDPR-44-1",
-    "MLPS-L3-8.1.2.1c", "MLPS-L3-8.1.3.2c", "MLPS-L3-8.1.4.1", "MLPS-L3-8.1.4.2d", "MLPS-L3-8.1.4.4ab",
-    "MLPS-L3-8.1.4.4e", "MLPS-L3-8.1.4.5-6", "MLPS-L3-8.1.4.10", "MLPS-L3-8.2.4-DIC-a", "MLPS-L3-8.2.4-IMG",
-    "MLPS-L3-8.2.4-KMS", "BUDGET-OVERCOMMIT-1",
+    "GDPR-5.1e-2", "GDPR-30-1", "GDPR-32.1a-3", "GDPR-44-1",
+    "MLPS-L3-8.1.2.1c", "MLPS-L3-8.1.3.2c", "MLPS-L3-8.1.4.2d", "MLPS-L3-8.1.4.4ab",
+    "MLPS-L3-8.1.4.4e", "MLPS-L3-8.2.4-DIC-a", "MLPS-L3-8.2.4-IMG", "BUDGET-OVERCOMMIT-1",
 })
 
 
@@ -63,9 +64,10 @@ def stack_of(urn: str) -> tuple[str, str]:
 
 
 def load_context(stack: str, project: str, project_dir: Path) -> StackContext:
-    from seedance.gate.inputs import derived_parts, policy_path_for_stack
+    from seedance.gate.inputs import derived_parts, stack_setup
 
-    _, policy, plan, estimate = derived_parts(policy_path_for_stack(project_dir, stack))
+    setup = stack_setup(project_dir, stack)
+    _, policy, plan, estimate = derived_parts(setup.policy_path, cluster=setup.cluster)
     facts = None
     if os.environ.get(LOOKUP_ENV, "").strip() == "1":
         from seedance.gate.facts import lookup  # the policy's subnets and the plan's instance types
