@@ -7,6 +7,11 @@ list, a gold fleet without on-demand base, ...) are *not* here: they belong to t
 
 from __future__ import annotations
 
+import difflib
+import functools
+import importlib.resources
+import json
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +38,8 @@ from seedance.policy.model import (
     Workload,
     backed_up_classes,
 )
+
+log = logging.getLogger(__name__)
 
 Loc = tuple[str | int, ...]
 Issue = tuple[Loc, str]
@@ -133,8 +140,27 @@ def _metadata(m: Metadata) -> list[Issue]:
     return out
 
 
+@functools.cache
+def aws_regions() -> frozenset[str]:
+    """Every region of every AWS partition, as the installed botocore's partition data lists them
+    (``botocore/data/partitions.json``, which the SDKs share); empty when it cannot be read, and
+    then no region is refused."""
+    try:
+        data = json.loads(importlib.resources.files("botocore").joinpath("data/partitions.json").read_text("utf-8"))
+        return frozenset(r for p in data["partitions"] for r in p["regions"] if not r.endswith("-global"))
+    except (ImportError, OSError, ValueError, KeyError, TypeError) as exc:
+        log.warning("cannot read botocore's partition data (%s): regions are not checked", exc)
+        return frozenset()
+
+
 def _cloud(c: Cloud) -> list[Issue]:
     out: list[Issue] = []
+    known = aws_regions()
+    if known and c.region not in known:
+        close = difflib.get_close_matches(c.region, sorted(known), n=3, cutoff=0.6)
+        hint = f"; closest: {', '.join(close)}" if close else ""
+        out.append((("cloud", "region"), f"expected an AWS region, got {c.region!r}, which no AWS partition has{hint} "
+                    "(the regions the installed botocore lists: upgrade boto3 for a newer one)"))
     for i, az in enumerate(c.availability_zones):
         if az[:-1] != c.region:
             out.append((("cloud", "availabilityZones", i), f"zone {az!r} is not in region {c.region!r}"))

@@ -150,3 +150,13 @@ def test_cli_subprocess_rejects_without_traceback(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "Traceback" not in proc.stdout + proc.stderr
     assert f"{p}:1:1" in proc.stdout
+
+
+def test_regions_are_those_of_the_aws_partitions() -> None:
+    from seedance.policy.semantics import aws_regions
+
+    regions = aws_regions()
+    # every partition Seedance prices, GovCloud, and the newest regions botocore lists
+    assert {"us-east-1", "eu-central-1", "cn-north-1", "cn-northwest-1", "us-gov-west-1", "ap-southeast-5"} <= regions
+    assert not any(r.endswith("-global") for r in regions)
+    assert "us-east-9" not in regions
