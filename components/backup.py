@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
-from components.common import child, partition, policy_json, require
+from components.common import child, name_safe_stack, partition, policy_json, require
 from seedance.policy.model import MIN_BACKUP_RETENTION_DAYS
 
 #: The tag that puts a volume under the stack's backup plan; its value is the stack's name.
@@ -46,7 +46,7 @@ _NAME = re.compile(r"^[a-zA-Z0-9_.-]{1,50}$")
 def backup_names(stack: str) -> dict[str, str]:
     """The AWS names of the vault, plan, rule and selection of a stack (deterministic; characters AWS
     Backup refuses become '-')."""
-    base = re.sub(r"[^a-zA-Z0-9_-]", "-", f"seedance-{stack}")
+    base = f"seedance-{name_safe_stack(stack)}"
     return {"vault": f"{base}-ebs", "plan": f"{base}-ebs-daily", "rule": "daily", "selection": f"{base}-ebs"}
 
 

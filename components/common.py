@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -38,6 +39,17 @@ class ComponentArgsError(ValueError):
 def require(condition: bool, field_path: str, message: str) -> None:
     if not condition:
         raise ComponentArgsError(field_path, message)
+
+
+def name_safe_stack(stack: str) -> str:
+    """The stack's name as AWS names that take only letters, digits, '_' and '-' (KMS aliases, AWS
+    Backup vaults and plans) can hold it: the stack name itself when it fits; otherwise its other
+    characters (a Pulumi stack name may hold '.') become '-' and 8 hex digits of its SHA-256 follow,
+    so two stacks such as ``a.b`` and ``a-b`` never share a name."""
+    safe = re.sub(r"[^a-zA-Z0-9_-]", "-", stack)
+    if safe == stack:
+        return stack
+    return f"{safe}-{hashlib.sha256(stack.encode('utf-8')).hexdigest()[:8]}"
 
 
 def partition(region: str) -> str:

@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
-from components.common import child, dns_suffix, partition, policy_json, require
+from components.common import child, dns_suffix, name_safe_stack, partition, policy_json, require
 
 
 def stack_alias(stack: str, suffix: str = "") -> str:
-    """The key alias of a stack, without "alias/": KMS takes letters, digits, '/', '_' and '-' only, so
-    the other characters a Pulumi stack name may hold ('.') become '-'."""
-    return re.sub(r"[^a-zA-Z0-9/_-]", "-", f"seedance-{stack}{suffix}")
+    """The key alias of a stack, without "alias/": KMS takes letters, digits, '/', '_' and '-' only
+    (see :func:`components.common.name_safe_stack`)."""
+    return f"seedance-{name_safe_stack(stack)}{suffix}"
 
 
 @dataclass

@@ -4,6 +4,7 @@ requires backups of, and the backup tag StorageTiers gives those classes' volume
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -133,7 +134,13 @@ def test_retention_comes_from_the_policy():
 def test_backup_names_are_deterministic_and_valid():
     assert backup_names("eu-prod") == {"vault": "seedance-eu-prod-ebs", "plan": "seedance-eu-prod-ebs-daily", "rule": "daily",
                                        "selection": "seedance-eu-prod-ebs"}
-    assert backup_names("team.prod")["vault"] == "seedance-team-prod-ebs"  # vault names take no '.'
+    # vault names take no '.'; a stack named with one gets a suffix of its own, so team.prod and
+    # team-prod (both valid Pulumi stack names, in one account) never share a vault
+    dotted, dashed = backup_names("team.prod"), backup_names("team-prod")
+    assert re.fullmatch(r"seedance-team-prod-[0-9a-f]{8}-ebs", dotted["vault"])
+    assert dashed["vault"] == "seedance-team-prod-ebs"
+    assert dotted["plan"] != dashed["plan"] and dotted["selection"] != dashed["selection"]
+    assert backup_names("team.prod") == dotted
 
 
 def _args(**kw) -> EbsBackupArgs:

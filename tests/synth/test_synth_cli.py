@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -161,7 +162,12 @@ def test_a_stack_name_with_a_dot_gives_names_aws_takes(tmp_path: Path):
     out = tmp_path / "d.json"
     assert main(["synth", "dev.us-east", "--out", str(out), "--project-dir", str(project)]) == 0
     aliases = [r["inputs"]["name"] for r in json.loads(out.read_text())["resources"] if r["type"] == "aws:kms/alias:Alias"]
-    assert aliases and all(a.startswith("alias/seedance-dev-us-east") for a in aliases), aliases
+    assert aliases and all(re.fullmatch(r"alias/seedance-dev-us-east-[0-9a-f]{8}(-replica)?", a) for a in aliases), aliases
+    # the stack dev-us-east (a valid name too, possibly in the same account) gets other aliases
+    (project / "Pulumi.dev-us-east.yaml").write_text((STACKS / "Pulumi.dev.yaml").read_text())
+    assert main(["synth", "dev-us-east", "--out", str(out), "--project-dir", str(project)]) == 0
+    dashed = [r["inputs"]["name"] for r in json.loads(out.read_text())["resources"] if r["type"] == "aws:kms/alias:Alias"]
+    assert dashed and not set(dashed) & set(aliases), (dashed, aliases)
 
 
 def test_a_group_over_aws_s_tag_limit_stops_the_program_before_any_resource(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
