@@ -25,6 +25,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.common import ComponentArgsError, child, require
+from seedance.estimate.fleet import ROOT_VOLUME_GIB
 from seedance.gpus import NEURON_MODELS
 from seedance.planner.plan import FleetPlan, InstanceChoice
 from seedance.policy.model import AllocationStrategy, Fleet, OffPeakWindow, SlaTier
@@ -95,7 +96,7 @@ class SpotRiFleetArgs:
     tags: dict[str, str] = field(default_factory=dict)
     eks_version: str = "1.31"
     image_id: str | None = None  # default: resolve:ssm: EKS-optimised AMI for the accelerator
-    root_volume_gib: int = 200
+    root_volume_gib: int = ROOT_VOLUME_GIB  # the estimate prices this size
     imds_hop_limit: int = 1  # secure default: pods cannot reach the node's instance metadata
     reserve_capacity: bool | None = None  # None: on-demand capacity reservation for gold GPU fleets
     instance_profile_arn: pulumi.Input[str] | None = None

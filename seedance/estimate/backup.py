@@ -57,6 +57,8 @@ def cost_components(u: BackupUsage, p: BackupPrices, currency: str) -> list[Cost
 
 
 def resources(ctx: EstimateContext) -> list[ResourceCost]:
+    if not ctx.cluster:  # only the StorageClasses' volumes are backed up, and they need a cluster
+        return []
     prices = backup_prices(ctx.catalog, ctx.region)
     days = ctx.policy.storage.backup_retention_days
     out = []

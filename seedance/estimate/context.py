@@ -19,6 +19,10 @@ class EstimateContext:
     currency: str
     base_tags: dict[str, str]  # cost-allocation tags every taggable resource carries
     as_of: dt.date | None = None  # the day held commitments are counted on (None: today)
+    # whether the stack's fleets join a cluster (seedance:clusterName): only then does a Cluster
+    # Autoscaler size the groups to demand, and only then are there StorageClasses, their backups
+    # and an EKS control plane to pay for; without one every group runs its desired size
+    cluster: bool = True
 
     def tags(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         out = dict(self.base_tags)

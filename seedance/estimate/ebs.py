@@ -106,6 +106,8 @@ def cost_components(u: VolumeUsage, p: EbsPrices, currency: str) -> list[CostCom
 
 
 def resources(ctx: EstimateContext) -> list[ResourceCost]:
+    if not ctx.cluster:  # the StorageClasses exist only in a cluster: no claims, no volumes
+        return []
     prices = ebs_prices(ctx.catalog, ctx.region)
     out = []
     for sc in ctx.policy.storage.classes:

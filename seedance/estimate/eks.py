@@ -23,6 +23,8 @@ def cost_components(u: EksUsage, rate: Rate, currency: str) -> list[CostComponen
 
 
 def resources(ctx: EstimateContext) -> list[ResourceCost]:
+    if not ctx.cluster:  # a stack that names no cluster has no control plane to pay for
+        return []
     usage = EksUsage()
     item = "cluster_extended_support" if usage.extended_support else "cluster_standard_support"
     rate = lookup(ctx.catalog, ctx.region, "EKS", item)

@@ -106,12 +106,15 @@ class Estimate:
 
 
 def estimate_policy(loaded: LoadedPolicy | CostPolicy, catalog: Catalog, plan: Plan | None = None, *,
-                    as_of: dt.date | None = None, stack: str | None = None) -> Estimate:
+                    as_of: dt.date | None = None, stack: str | None = None, cluster: bool = True) -> Estimate:
     """Estimate the monthly cost of ``loaded``'s policy with ``catalog``'s prices (pure apart from logging).
 
     ``as_of``: the day a plan-less estimate counts the policy's held commitments on (default today;
     a plan already carries what was held when it was made). ``stack``: the Pulumi stack's name, the
-    value of the ``seedance:stack`` cost-allocation tag (left out when not given)."""
+    value of the ``seedance:stack`` cost-allocation tag (left out when not given). ``cluster``: whether
+    the stack's fleets join a cluster (its ``seedance:clusterName``); without one nothing sizes the
+    groups to demand, so each runs its desired size, and there are no StorageClass volumes, backups
+    of them or EKS control plane."""
     policy = loaded.policy if isinstance(loaded, LoadedPolicy) else loaded
     region = policy.cloud.region
     currency = catalog.currency(region)  # UnknownRegionError with suggestions
@@ -121,7 +124,7 @@ def estimate_policy(loaded: LoadedPolicy | CostPolicy, catalog: Catalog, plan: P
         if plan.currency and plan.currency != currency:
             raise PricingError(f"the plan is in {plan.currency}, the {region} prices in {currency}; currencies are never mixed")
         check_plan(plan, policy, catalog, region)  # the same policy, its fleets, counts within capacity, types that fit
-    ctx = EstimateContext(policy, plan, catalog, region, currency, base_tags(policy, stack), as_of)
+    ctx = EstimateContext(policy, plan, catalog, region, currency, base_tags(policy, stack), as_of, cluster)
     resources: list[ResourceCost] = []
     for _, estimator in ESTIMATORS:
         resources.extend(estimator(ctx))

@@ -34,16 +34,20 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from seedance.clock import utc_today
-from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, ResourceCost
+from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, Rate, ResourceCost, lookup, priced
 from seedance.estimate.context import EstimateContext
 from seedance.policy.cron import CronError, Window, average_size, parse_window_cron
 from seedance.policy.model import Fleet, PaymentOption, ReservedMode, SlaTier, Term
-from seedance.pricing.catalog import InstanceOffer, Price, PricingError
+from seedance.pricing.catalog import Catalog, InstanceOffer, Price, PricingError
 
 log = logging.getLogger(__name__)
 
 KIND = "fleet"
 SERVICE = "EC2"
+
+#: the gp3 root volume each node's launch template gives it (``components/fleet.py``): billed by
+#: EBS while the instance exists, on top of the instance price
+ROOT_VOLUME_GIB = 200
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,32 @@ def split_hours(usage: FleetUsage) -> tuple[float, float, float]:
     ondemand = od_base + above - spot
     paid_spot = spot / (1 - usage.spot_lost_fraction)
     return HOURS_PER_MONTH * reserved, HOURS_PER_MONTH * ondemand, HOURS_PER_MONTH * paid_spot
+
+
+def running_hours(usage: FleetUsage) -> float:
+    """Instance-hours of the month instances exist: every node, on-demand, reserved or spot, and
+    spot instances for the paid time interruptions lose (reserved units nothing runs on have none)."""
+    _, ondemand, spot = split_hours(usage)
+    return HOURS_PER_MONTH * min(usage.nodes, usage.reserved_units) + ondemand + spot
+
+
+def root_volume_component(usage: FleetUsage, gp3: Rate, currency: str, gib: int = ROOT_VOLUME_GIB) -> CostComponent:
+    """The nodes' root volumes: ``gib`` GiB of gp3 per instance while it exists (pure)."""
+    return priced(f"Node root volumes (gp3, {gib} GiB each)", "GB-months", running_hours(usage) / HOURS_PER_MONTH * gib,
+                  gp3, currency)
+
+
+def fleet_month(usage: FleetUsage, offer: InstanceOffer, gp3: Rate) -> list[CostComponent]:
+    """Everything one fleet month bills (pure): its instance hours and, while instances exist, their
+    root volumes (``gp3``: the region's gp3 storage rate)."""
+    out = fleet_components(usage, offer)
+    if running_hours(usage) > 0:
+        out.append(root_volume_component(usage, gp3, offer.currency))
+    return out
+
+
+def gp3_rate(catalog: Catalog, region: str) -> Rate:
+    return lookup(catalog, region, "EBS", "gp3_storage")
 
 
 def fleet_components(usage: FleetUsage, offer: InstanceOffer) -> list[CostComponent]:
@@ -257,7 +287,13 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         # the plan counts units (one required node each); an instance of weight w serves w of them
         w = max(1, int(fp.instance_types[0].weight))
         expected = getattr(fp, "expected_nodes", None)  # the planner's cost basis, when it gives one
-        if expected is not None:
+        if not ctx.cluster:
+            # nothing sizes the group to demand: it runs its desired size and off-peak windows
+            nodes, notes = average_nodes(fleet, fp.desired, w)
+            notes.insert(0, "the stack names no cluster, so no Cluster Autoscaler sizes the group to demand: "
+                         f"it runs its desired size ({fp.desired:g} units)"
+                         + (f", not the {expected:g} units the plan expects" if expected is not None else ""))
+        elif expected is not None:
             nodes, notes = float(expected), [f"{expected:g} units expected on average (plan)"]
         else:
             nodes, notes = average_nodes(fleet, fp.desired, w)
@@ -321,7 +357,8 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
     if usage.spot_lost_fraction > 0 and split_hours(usage)[2] > 0:
         notes.append(f"spot hours billed as paid: {usage.spot_lost_fraction:.1%} of them are lost to interruptions "
                      f"(useful hours / {1 - usage.spot_lost_fraction:.4f}, as the planner rates spot)")
-    return ResourceCost(KIND, fleet.name, SERVICE, fleet_components(usage, offer), fleet=fleet.name, tags=tags, notes=notes)
+    return ResourceCost(KIND, fleet.name, SERVICE, fleet_month(usage, offer, gp3_rate(ctx.catalog, ctx.region)),
+                        fleet=fleet.name, tags=tags, notes=notes)
 
 
 #: the largest share of paid spot time billed as lost; a fleet that would lose more plans no spot at all

@@ -3,7 +3,7 @@
 * NAT: hourly per gateway (``natGateways`` × 730 h) plus per GB processed for all traffic that
   does not go through an endpoint.
 * Gateway endpoints (S3, DynamoDB): no charge (the shared data's sourced $0 rows); always used
-  for those services under ``auto``.
+  for those services, as the stack always deploys them (an explicit list too).
 * Interface endpoints: hourly per AZ (one ENI in each of the policy's availability zones) plus
   per GB processed (first-1-PB tier).
 
@@ -102,13 +102,13 @@ def routes(u: NetworkUsage, p: NetworkPrices) -> list[Route]:
         )
     for s in services:
         gb = traffic.get(s, 0.0)
-        if u.endpoints is not None:
+        if s in GATEWAY_SERVICES:  # deployed whatever network.endpoints lists (seedance.planner.endpoints)
+            out.append(Route(s, "gateway", "gateway endpoints have no charge; the stack always has them"))
+        elif u.endpoints is not None:
             if s in u.endpoints:
-                out.append(Route(s, "gateway" if s in GATEWAY_SERVICES else "interface", "listed in network.endpoints"))
+                out.append(Route(s, "interface", "listed in network.endpoints"))
             else:
                 out.append(Route(s, "nat", "not listed in network.endpoints"))
-        elif s in GATEWAY_SERVICES:
-            out.append(Route(s, "gateway", "gateway endpoints have no charge"))
         elif be is None:
             out.append(Route(s, "nat", "break-even unknown (no sourced endpoint/NAT prices); traffic left on NAT"))
         elif gb > be:

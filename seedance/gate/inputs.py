@@ -152,7 +152,16 @@ def read_json(path: Path) -> Any:
         raise InvalidInputError(str(exc)) from None
 
 
-def policy_path_for_stack(project_dir: Path, stack: str) -> Path:
+@dataclass(frozen=True)
+class StackSetup:
+    """What a stack's Pulumi configuration tells the gate: its cost policy, and whether its fleets
+    join a cluster (``seedance:clusterName``), which decides what the estimate prices."""
+
+    policy_path: Path
+    cluster: bool
+
+
+def stack_setup(project_dir: Path, stack: str) -> StackSetup:
     from seedance.synth.project import read_stack_config
     from seedance.synth.runtime import SynthError
 
@@ -163,11 +172,32 @@ def policy_path_for_stack(project_dir: Path, stack: str) -> Path:
     rel = sc.config.get("seedance:policy")
     if not rel:
         raise InvalidInputError(f"{project_dir}/Pulumi.{stack}.yaml: no seedance:policy config naming the cost policy")
-    return project_dir / rel
+    return StackSetup(project_dir / rel, bool(sc.config.get("seedance:clusterName")))
 
 
-def derived_parts(policy_path: Path) -> tuple[Any, dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]:
-    """Load the policy and compute its plan and estimate with the bundled catalog."""
+def policy_path_for_stack(project_dir: Path, stack: str) -> Path:
+    return stack_setup(project_dir, stack).policy_path
+
+
+#: the tag that makes a group one the Cluster Autoscaler discovers (components.cluster)
+_AUTOSCALER_TAG = "k8s.io/cluster-autoscaler/enabled"
+
+
+def document_joins_cluster(document: dict[str, Any]) -> bool:
+    """Whether a resource document (of a program that is not necessarily Seedance's) holds an Auto
+    Scaling group the Cluster Autoscaler discovers, which then sizes it to demand."""
+    for r in document.get("resources", []):
+        if not isinstance(r, dict) or r.get("type") != "aws:autoscaling/group:Group":
+            continue
+        tags = (r.get("inputs") or {}).get("tags") if isinstance(r.get("inputs"), dict) else None
+        if isinstance(tags, list) and any(isinstance(t, dict) and t.get("key") == _AUTOSCALER_TAG for t in tags):
+            return True
+    return False
+
+
+def derived_parts(policy_path: Path, *, cluster: bool = True) -> tuple[Any, dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]:
+    """Load the policy and compute its plan and estimate with the bundled catalog (``cluster``:
+    whether the stack's fleets join a cluster, see :func:`seedance.estimate.estimate_policy`)."""
     from seedance.policy import PolicyError, load_policy
 
     try:
@@ -184,7 +214,7 @@ def derived_parts(policy_path: Path) -> tuple[Any, dict[str, Any], dict[str, Any
 
         catalog = load_catalog(cache_dir=env_cache_dir())  # the prices `seedance plan` and synth use
         plan = plan_policy(loaded, catalog)
-        estimate = estimate_policy(loaded, catalog, plan)
+        estimate = estimate_policy(loaded, catalog, plan, cluster=cluster)
     except PricingError as exc:  # prices that are missing or malformed: the message names the file
         raise InvalidInputError(f"{policy_path}: cannot plan and estimate: {exc}") from None
     except Exception as exc:  # planning errors: the gate cannot decide on a budget without them
@@ -196,8 +226,8 @@ def from_stack(stack: str, project_dir: Path) -> GateInput:
     """Synthesise ``stack`` of the Pulumi project, plan and estimate its policy."""
     from seedance.synth import SynthError, synthesize_stack
 
-    policy_path = policy_path_for_stack(project_dir, stack)
-    _, policy, plan, estimate = derived_parts(policy_path)
+    setup = stack_setup(project_dir, stack)
+    _, policy, plan, estimate = derived_parts(setup.policy_path, cluster=setup.cluster)
     planner_log = logging.getLogger("seedance.planner")
     level = planner_log.level
     # the program plans the same policy again: its planner warnings were just logged once
@@ -230,6 +260,9 @@ def from_document(path: Path, *, policy_path: Path | None, project_dir: Path) ->
                                     f"`seedance synth --from-export {path} --out DOC.json`, then check DOC.json")
     document = validate_document(obj, source=str(path))
     if policy_path is None:
-        policy_path = policy_path_for_stack(project_dir, document["stack"])
-    _, policy, plan, estimate = derived_parts(policy_path)
+        setup = stack_setup(project_dir, document["stack"])
+        policy_path, cluster = setup.policy_path, setup.cluster
+    else:  # no stack configuration to read: the document's groups say whether a cluster sizes them
+        cluster = document_joins_cluster(document)
+    _, policy, plan, estimate = derived_parts(policy_path, cluster=cluster)
     return GateInput(document, policy, plan, estimate, None)

@@ -103,6 +103,29 @@ class FleetDecision:
     month_units: NDArray[np.float64] | None = None
 
 
+HOURS_PER_WEEK = 168
+
+
+def off_peak_floor(fleet: Fleet, lo: float, hour_of_week: int, hours: int) -> NDArray[np.float64] | None:
+    """The group's minimum in units hour by hour for ``hours`` hours from ``hour_of_week`` (UTC,
+    Monday 00:00 = 0): ``lo`` (capacity.min), raised to each off-peak window's size while it runs,
+    as its scheduled action raises the group's minimum (``components/fleet.py``); None without
+    windows. A window whose cron is not a weekly schedule is left out, as the estimate leaves it."""
+    from seedance.policy.cron import CronError, Window, hourly_sizes, parse_window_cron
+
+    windows = []
+    for w in fleet.off_peak:
+        try:
+            windows.append(Window(parse_window_cron(w.cron), w.hours, max(lo, w.desired)))
+        except CronError:
+            continue
+    if not windows:
+        return None
+    week = np.asarray(hourly_sizes(lo, windows), dtype=np.float64)  # hour 0 = Sunday 00:00 UTC
+    start = (hour_of_week + 24) % HOURS_PER_WEEK
+    return week[(start + np.arange(hours)) % HOURS_PER_WEEK]
+
+
 def whole_units(units: NDArray[np.float64] | float, w: int) -> NDArray[np.float64] | float:
     """Units the whole instances of a type holding ``w`` units each hold (hour by hour, or one size):
     the group runs enough of them for the demand (ceil(units / w) instances), and bills each whole."""
@@ -281,6 +304,15 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
             assert fc_all is not None and commit_all is not None
             fc = fc_all
             raw_commit = commit_all
+            # off-peak windows raise the group's minimum while they run, which no autoscaler goes below
+            floor = off_peak_floor(fleet, lo, (inp.start_hour_of_week + n_hist + inp.history_gap_hours) % HOURS_PER_WEEK,
+                                   max(fc.size, raw_commit.size))
+            if floor is not None:
+                if float((floor[:fc.size] - fc).max(initial=0.0)) > 0:
+                    notes.append("raised to the off-peak windows' sizes while they run, as their scheduled actions "
+                                 "raise the group's minimum")
+                fc = np.maximum(fc, floor[:fc.size])
+                raw_commit = np.maximum(raw_commit, floor[:raw_commit.size])
             # the group never runs fewer than capacity.min units nor more than capacity.max
             commit_fc = np.clip(raw_commit, lo, cap_units)
             if float(fc.max(initial=0.0)) > cap_units:
@@ -554,7 +586,7 @@ def plan_policy(
     ``held`` gives units already reserved per fleet name; it replaces the policy's
     ``reserved.held`` list for that fleet.  Held units are never reduced.
     """
-    from seedance.estimate.fleet import FleetUsage, average_nodes, fleet_components
+    from seedance.estimate.fleet import FleetUsage, average_nodes, fleet_month, gp3_rate
 
     policy = loaded.policy
     region = policy.cloud.region
@@ -562,6 +594,7 @@ def plan_policy(
     offers = catalog.instances(region)
     views = [offer_view(o) for o in offers]
     by_type = {o.instance_type: o for o in offers}
+    gp3 = gp3_rate(catalog, region)  # the nodes' root volumes
     on = as_of if as_of is not None else utc_today(clock)
     cutoff = dt.datetime(on.year, on.month, on.day, tzinfo=dt.UTC)
     fleets: list[FleetPlan] = []
@@ -606,7 +639,7 @@ def plan_policy(
         others = () if held is not None and fleet.name in held else tuple(
             (t, n) for t, n in sorted(active_held_by_term(fleet, on).items()) if t != fleet.reserved.term)
         usage = decision_usage(dec, fleet, others)
-        comps = fleet_components(usage, offer)
+        comps = fleet_month(usage, offer, gp3)
         # all on-demand: the same demand on the type cheapest to run on-demand per unit, in its whole instances
         od_name, od_w = dec.ondemand_type or (offer.instance_type, w)
         od_offer = by_type[od_name]
@@ -616,7 +649,7 @@ def plan_policy(
             od_instances = average_nodes(fleet, fleet.capacity.desired, od_w)[0] / od_w
         od_usage = FleetUsage(fleet.name, od_offer.instance_type, od_instances, 0, fleet.reserved.term,
                               fleet.reserved.payment, 0, 0.0)
-        od_comps = fleet_components(od_usage, od_offer)
+        od_comps = fleet_month(od_usage, od_offer, gp3)
         cost = sum(c.monthly_cost for c in comps if c.monthly_cost is not None)
         cost_od = sum(c.monthly_cost for c in od_comps if c.monthly_cost is not None)
         for c in comps:

@@ -207,22 +207,44 @@ def first_clash(windows: Iterable[tuple[int, Window]]) -> tuple[int, int, int, b
     return None
 
 
-def average_size(base: float, windows: list[Window]) -> float:
-    """Average group size over a week: ``base`` outside windows; at every start the window's size,
-    at every end ``base`` again -- the action that fires last sets the size (ties: ends first)."""
+def _steps(base: float, windows: list[Window]) -> list[tuple[int, int, float]]:
+    """The group's size over a week as (start minute, end minute, size) pieces covering it:
+    ``base`` outside windows; at every start the window's size, at every end ``base`` again -- the
+    action that fires last sets the size (ties: ends first)."""
     if not windows:
-        return float(base)
+        return [(0, MINUTES_PER_WEEK, float(base))]
     events: list[tuple[int, int, int, float]] = []  # (minute, 0 end / 1 start, order, size)
     for order, w in enumerate(windows):
         for start, end in intervals(w):
             events.append((start % MINUTES_PER_WEEK, 1, order, float(w.size)))
             events.append((end % MINUTES_PER_WEEK, 0, order, float(base)))
     events.sort()
-    total = 0.0
+    pieces: list[tuple[int, int, float]] = []
     size = events[-1][3]  # the week wraps: before the first event the last one's size holds
     prev = 0
     for minute, _, _, new in events:
-        total += size * (minute - prev)
+        if minute > prev:
+            pieces.append((prev, minute, size))
         prev, size = minute, new
-    total += size * (MINUTES_PER_WEEK - prev)
-    return total / MINUTES_PER_WEEK
+    if prev < MINUTES_PER_WEEK:
+        pieces.append((prev, MINUTES_PER_WEEK, size))
+    return pieces
+
+
+def average_size(base: float, windows: list[Window]) -> float:
+    """Average group size over a week (see :func:`_steps`)."""
+    return sum((end - start) * size for start, end, size in _steps(base, windows)) / MINUTES_PER_WEEK
+
+
+def hourly_sizes(base: float, windows: list[Window]) -> list[float]:
+    """The group's size hour by hour over a week (hour 0 = Sunday 00:00 UTC, like the minutes of the
+    week here; a window starting or ending within an hour counts for its share of it)."""
+    hours = [0.0] * (MINUTES_PER_WEEK // 60)
+    for start, end, size in _steps(base, windows):
+        minute = start
+        while minute < end:
+            hour = minute // 60
+            upto = min(end, (hour + 1) * 60)
+            hours[hour] += size * (upto - minute) / 60
+            minute = upto
+    return hours

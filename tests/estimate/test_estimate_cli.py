@@ -65,8 +65,11 @@ def test_dev_json_total_to_the_cent() -> None:
     # g5.xlarge: 730 × 1.006 = 734.38.
     # batch-embed (tolerance high; g4dn.xlarge in the >20% band, 600 / 3066 = 0.195695 interruptions
     # per hour, 300 s lost each: f = 0.0163079; 1 node + 3 more for 8 h a day = 2 on average, all
-    # spot): 1460 × 0.1766 / (1 - 0.0163079) = 262.11
-    assert doc["by_fleet"] == {"finetune": 319.96, "inference": 734.38, "batch-embed": 262.11}
+    # spot): 1460 × 0.1766 / (1 - 0.0163079) = 262.11.
+    # Each instance also has its 200 GiB gp3 root volume (0.08 USD/GB-month) while it exists, spot
+    # instances for their paid hours: finetune 200 × 0.08 / (1 - 0.003387) = 16.05, inference
+    # 200 × 0.08 = 16, batch-embed 2 × 200 × 0.08 / (1 - 0.0163079) = 32.53
+    assert doc["by_fleet"] == {"finetune": 336.02, "inference": 750.38, "batch-embed": 294.64}
     # EBS gp3 800 × 0.08 + 12000 × 0.005 + 500 × 0.04 = 144; EKS 73; KMS 1
     assert (doc["by_service"]["EBS"], doc["by_service"]["EKS"], doc["by_service"]["KMS"]) == (144.0, 73.0, 1.0)
 
@@ -103,8 +106,8 @@ def test_plan_option(tmp_path: Path) -> None:
     assert code == 0, out
     doc = json.loads(out)
     # inference: 3 nodes expected, 1 reserved (0.63378/h), 2 above the base half on spot:
-    # 730 × (0.63378 + 0.39388 + 1.006) = 1484.57
-    assert doc["basis"] == "plan" and doc["by_fleet"]["inference"] == 1484.57
+    # 730 × (0.63378 + 0.39388 + 1.006) = 1484.57, and 3 root volumes of 200 GiB gp3: 3 × 200 × 0.08 = 48
+    assert doc["basis"] == "plan" and doc["by_fleet"]["inference"] == 1532.57
 
 
 def test_bad_plan_file_is_a_clean_error(tmp_path: Path) -> None:

@@ -28,8 +28,9 @@ def test_eu_prod_hand_checked_lines(stacks: dict[str, LoadedPolicy], catalog: Ca
     assert (est.currency, est.region, est.partial, est.basis) == ("USD", "eu-central-1", False, "policy")
     # inference: gold, desired 6, 30 % spot allowed, but with interruptionTolerance low and every A10G
     # type of eu-central-1 in a higher band (g5.xlarge 10-15%) the planner plans no spot: on-demand
-    # g5.xlarge, 730 × 6 × 1.258 = 5510.04
-    assert round(est.by_fleet["inference"], 2) == 5510.04
+    # g5.xlarge, 730 × 6 × 1.258 = 5510.04, and the 6 nodes' 200 GiB gp3 root volumes at 0.0952 USD
+    # per GB-month: 6 × 200 × 0.0952 = 114.24
+    assert round(est.by_fleet["inference"], 2) == 5624.28
     # network: 3 AZs, 2 NAT; ecr.dkr (1500 GB) > break-even 625.71 GB takes an interface endpoint:
     # 2 × 730 × 0.052 + (5 + 600 + 1 + 2) × 0.052 + 3 × 730 × 0.012 + 1500 × 0.01 = 148.816
     assert round(est.by_service["VPC"], 2) == 148.82
@@ -42,6 +43,7 @@ def test_eu_prod_hand_checked_lines(stacks: dict[str, LoadedPolicy], catalog: Ca
     assert [c.name for c in fleets["llm-train"].components] == [
         "Instance usage (Linux, on-demand, p4de.24xlarge)",
         "Instance usage (Linux, spot, p4de.24xlarge)",
+        "Node root volumes (gp3, 200 GiB each)",
     ]
 
 
@@ -66,8 +68,9 @@ def test_cost_allocation_tags(stacks: dict[str, LoadedPolicy], catalog: Catalog)
     assert estimate_policy(stacks["dev"], catalog, stack="dev").by_tag["seedance:stack"] == {"dev": pytest.approx(est.total)}
     assert set(est.by_tag["seedance:fleet"]) == {"(untagged)", "batch-embed", "finetune", "inference"}
     assert est.by_tag["seedance:fleet"]["finetune"] == pytest.approx(est.by_fleet["finetune"])
-    # dev finetune: 1 × A10G, all spot on g5.2xlarge, billed as paid: 730 × 0.43682 / (1 - 0.003387), see test_estimate_cli
-    assert round(est.by_fleet["finetune"], 2) == 319.96
+    # dev finetune: 1 × A10G, all spot on g5.2xlarge, billed as paid: 730 × 0.43682 / (1 - 0.003387),
+    # and its root volume, see test_estimate_cli
+    assert round(est.by_fleet["finetune"], 2) == 336.02
     # dev KMS: no kmsKeyArn, so the stack creates one key (1 USD per key-month)
     assert est.by_service["KMS"] == 1.0
 
@@ -147,10 +150,11 @@ def test_plan_mix_replaces_the_policy_values(stacks: dict[str, LoadedPolicy], ca
     est = estimate_policy(_dev_with_three(stacks), catalog, plan)
     assert est.basis == "plan"
     # inference under the plan: 3 nodes expected, 1 reserved, 2 above the base half on spot:
-    # 730 × (0.63378 + 0.39388 + 1.006)
-    assert round(est.by_fleet["inference"], 2) == 1484.57
-    # finetune: g5.2xlarge chosen by the plan, all spot: 730 × 0.43682
-    assert round(est.by_fleet["finetune"], 2) == 318.88
+    # 730 × (0.63378 + 0.39388 + 1.006) = 1484.57, and 3 × 200 GiB gp3 root volumes at 0.08 = 48
+    assert round(est.by_fleet["inference"], 2) == 1532.57
+    # finetune: g5.2xlarge chosen by the plan, all spot: 730 × 0.43682 = 318.88, and its root volume
+    # 200 × 0.08 = 16
+    assert round(est.by_fleet["finetune"], 2) == 334.88
     again = estimate_policy(_dev_with_three(stacks), catalog, plan_from_json(json.loads(json.dumps(plan.to_json()))))
     assert again.to_json() == est.to_json()
 
@@ -233,8 +237,9 @@ def _dev_finetune(stacks: dict[str, LoadedPolicy], **update: object):  # noqa: A
 
 
 def _line(est, fleet: str) -> tuple[list[str], list[str]]:  # noqa: ANN001
+    """The fleet's instance components (the root volumes aside) and its notes."""
     r = next(r for r in est.resources if r.name == fleet and r.kind == "fleet")
-    return [c.name for c in r.components], r.notes
+    return [c.name for c in r.components if not c.name.startswith("Node root volumes")], r.notes
 
 
 def test_a_policy_type_that_does_not_serve_the_fleet_is_not_priced(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
@@ -313,4 +318,5 @@ fleets:
     assert plan.fleet("f").instance_types[0].instance_type == "g5.12xlarge"
     without = estimate_policy(loaded, catalog, as_of=dt.date(2024, 5, 30))
     assert without.by_fleet["f"] == pytest.approx(estimate_policy(loaded, catalog, plan).by_fleet["f"], rel=1e-12)
-    assert all("g5.12xlarge" in c.name for r in without.resources if r.kind == "fleet" for c in r.components)
+    assert all("g5.12xlarge" in c.name for r in without.resources if r.kind == "fleet" for c in r.components
+               if not c.name.startswith("Node root volumes"))
