@@ -36,7 +36,8 @@ def render_plan(out: Console, plan: Plan) -> None:
         if f.checkpoint_interval_s is None:
             ck = "—"
         else:
-            ck = f"{f.checkpoint_interval_s / 60:,.0f} min"
+            ck = (f"{f.checkpoint_interval_s / 60:,.0f} min" if f.checkpoint_interval_s >= 90
+                  else f"{f.checkpoint_interval_s:.3g} s")
             if f.checkpoint_overhead is not None:
                 ck += f" ({f.checkpoint_overhead:.1%})"
         spot = f"{f.spot_share_above_base:.0%}" + (f" {f.allocation_strategy}" if f.spot_share_above_base else "")

@@ -30,13 +30,14 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from seedance.clock import utc_today
 from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, Rate, ResourceCost, lookup, priced
 from seedance.estimate.context import EstimateContext
-from seedance.policy.cron import CronError, Window, average_size, parse_window_cron
+from seedance.policy.cron import CronError, Window, average_size, hourly_sizes, parse_window_cron
 from seedance.policy.model import Fleet, PaymentOption, ReservedMode, SlaTier, Term
 from seedance.pricing.catalog import Catalog, InstanceOffer, Price, PricingError
 
@@ -65,6 +66,11 @@ class FleetUsage:
     other_terms: tuple[tuple[Term, int], ...] = ()
     # share of paid spot hours lost to interruptions: spot is billed for useful hours / (1 - f)
     spot_lost_fraction: float = 0.0
+    # the running nodes hour by hour, averaged in layers: nodes per hour on the reserved units
+    # (mean of min(nodes, reserved)) and within the on-demand base (mean of min(nodes, base)); None:
+    # the same size every hour, ``nodes`` (see :func:`profile_layers`)
+    within_reserved: float | None = None
+    within_base: float | None = None
 
     def per_instance(self, weight: int) -> FleetUsage:
         """The same month counted in instances of a type that serves ``weight`` units each (the policy
@@ -73,7 +79,35 @@ class FleetUsage:
             return self
         return replace(self, nodes=self.nodes / weight, reserved_units=self.reserved_units // weight,
                        on_demand_base=math.ceil(self.on_demand_base / weight),
-                       other_terms=tuple((t, n // weight) for t, n in self.other_terms))
+                       other_terms=tuple((t, n // weight) for t, n in self.other_terms),
+                       within_reserved=None if self.within_reserved is None else self.within_reserved / weight,
+                       within_base=None if self.within_base is None else self.within_base / weight)
+
+
+def profile_layers(profile: Sequence[float], reserved_units: int, on_demand_base: int, weight: int = 1) -> tuple[float, float]:
+    """(units per hour on reserved capacity, units per hour within the on-demand base), averaged over
+    ``profile``, the running units hour by hour (whole instances of ``weight`` units): an hour below
+    the reserved units leaves some idle, one above the base runs the rest on spot or on-demand, so
+    the month is billed hour by hour, not at its average size. Reserved units count in whole
+    instances held, the base in whole instances launched, as :meth:`FleetUsage.per_instance` counts them."""
+    if not profile:
+        return 0.0, 0.0
+    reserved = (reserved_units // weight) * weight
+    base = max(-(-on_demand_base // weight) * weight, reserved)
+    return (sum(min(x, reserved) for x in profile) / len(profile), sum(min(x, base) for x in profile) / len(profile))
+
+
+def _layers(usage: FleetUsage) -> tuple[float, float, float]:
+    """(nodes on reserved units, on-demand nodes of the base, nodes above the base), per hour on average."""
+    reserved = usage.reserved_units
+    base = max(usage.on_demand_base, reserved)
+    nodes = usage.nodes
+    if usage.within_reserved is None or usage.within_base is None:
+        in_reserved, in_base = min(nodes, reserved), min(nodes, base)
+    else:
+        in_reserved = min(usage.within_reserved, reserved, nodes)
+        in_base = min(max(usage.within_base, in_reserved), base, nodes)
+    return in_reserved, max(0.0, in_base - in_reserved), max(0.0, nodes - in_base)
 
 
 def split_hours(usage: FleetUsage) -> tuple[float, float, float]:
@@ -86,9 +120,7 @@ def split_hours(usage: FleetUsage) -> tuple[float, float, float]:
     if not 0.0 <= usage.spot_lost_fraction < 1.0:
         raise ValueError(f"fleet {usage.fleet}: spot lost fraction must be in [0, 1), got {usage.spot_lost_fraction}")
     reserved = usage.reserved_units
-    base = max(usage.on_demand_base, reserved)
-    od_base = max(0.0, min(usage.nodes, base) - reserved)
-    above = max(0.0, usage.nodes - base)
+    _, od_base, above = _layers(usage)
     spot = above * usage.spot_share_above_base
     ondemand = od_base + above - spot
     paid_spot = spot / (1 - usage.spot_lost_fraction)
@@ -99,7 +131,7 @@ def running_hours(usage: FleetUsage) -> float:
     """Instance-hours of the month instances exist: every node, on-demand, reserved or spot, and
     spot instances for the paid time interruptions lose (reserved units nothing runs on have none)."""
     _, ondemand, spot = split_hours(usage)
-    return HOURS_PER_MONTH * min(usage.nodes, usage.reserved_units) + ondemand + spot
+    return HOURS_PER_MONTH * _layers(usage)[0] + ondemand + spot
 
 
 def root_volume_component(usage: FleetUsage, gp3: Rate, currency: str, gib: int = ROOT_VOLUME_GIB) -> CostComponent:
@@ -200,6 +232,21 @@ def average_nodes(fleet: Fleet, desired: float, weight: int = 1) -> tuple[float,
     never leaves [0, capacity.max].  A window whose cron is outside the weekly subset validation
     accepts (:mod:`seedance.policy.cron`) is left out, with a note.
     """
+    windows, notes = _windows(fleet, weight)
+    nodes = average_size(_whole(desired, weight), windows)
+    return min(max(nodes, 0.0), _whole(max(fleet.capacity.max, 0), weight)), notes
+
+
+def nodes_profile(fleet: Fleet, desired: float, weight: int = 1) -> list[float]:
+    """The running units hour by hour over a week (Sunday 00:00 UTC first) that
+    :func:`average_nodes` averages: ``desired``, each off-peak window's size while it runs, in whole
+    instances of ``weight`` units, never above capacity.max (in whole instances)."""
+    windows, _ = _windows(fleet, weight)
+    top = _whole(max(fleet.capacity.max, 0), weight)
+    return [min(max(x, 0.0), top) for x in hourly_sizes(_whole(desired, weight), windows)]
+
+
+def _windows(fleet: Fleet, weight: int) -> tuple[list[Window], list[str]]:
     notes: list[str] = []
     windows: list[Window] = []
     for w in fleet.off_peak:
@@ -211,8 +258,7 @@ def average_nodes(fleet: Fleet, desired: float, weight: int = 1) -> tuple[float,
         windows.append(Window(schedule, w.hours, _whole(w.desired, weight)))
         notes.append(f"off-peak {w.cron!r}: {w.desired} nodes for {w.hours} h, {schedule.describe_days()} "
                      f"({len(schedule.days)} day(s)/week)")
-    nodes = average_size(_whole(desired, weight), windows)
-    return min(max(nodes, 0.0), _whole(max(fleet.capacity.max, 0), weight)), notes
+    return windows, notes
 
 
 def _whole(units: float, weight: int) -> float:
@@ -246,6 +292,7 @@ def usage_from_policy(fleet: Fleet, instance_type: str, on: dt.date, weight: int
     base = reserved
     if fleet.sla == SlaTier.GOLD and fleet.capacity.desired >= 1:
         base = max(base, 1)
+    within_reserved, within_base = profile_layers(nodes_profile(fleet, fleet.capacity.desired, weight), reserved, base, weight)
     return FleetUsage(
         fleet=fleet.name,
         instance_type=instance_type,
@@ -256,6 +303,8 @@ def usage_from_policy(fleet: Fleet, instance_type: str, on: dt.date, weight: int
         on_demand_base=base,
         spot_share_above_base=fleet.spot.max_share if fleet.spot is not None else 0.0,
         other_terms=_other_terms(fleet, on),
+        within_reserved=within_reserved,
+        within_base=within_base,
     )
 
 
@@ -287,6 +336,7 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         # the plan counts units (one required node each); an instance of weight w serves w of them
         w = max(1, int(fp.instance_types[0].weight))
         expected = getattr(fp, "expected_nodes", None)  # the planner's cost basis, when it gives one
+        layers: tuple[float | None, float | None] = (None, None)
         if not ctx.cluster:
             # nothing sizes the group to demand: it runs its desired size and off-peak windows
             nodes, notes = average_nodes(fleet, fp.desired, w)
@@ -295,8 +345,12 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
                          + (f", not the {expected:g} units the plan expects" if expected is not None else ""))
         elif expected is not None:
             nodes, notes = float(expected), [f"{expected:g} units expected on average (plan)"]
+            # the plan's demand hour by hour, in layers (older plans: none, the average every hour)
+            layers = (getattr(fp, "expected_within_reserved", None), getattr(fp, "expected_within_base", None))
         else:
             nodes, notes = average_nodes(fleet, fp.desired, w)
+        if layers == (None, None) and (not ctx.cluster or expected is None):
+            layers = profile_layers(nodes_profile(fleet, fp.desired, w), fp.reserved_units, fp.on_demand_base, w)
         # held units of another term: as the plan priced them; a plan written before it recorded them
         # counts the policy's held list when that is what the plan counted as held
         on = dt.date.fromisoformat(ctx.plan.as_of) if ctx.plan.as_of else estimate_date(ctx)
@@ -318,6 +372,8 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             other_terms=others,
             spot_lost_fraction=spot_lost_fraction(
                 fleet, fp.interruption_rate_per_hour if fp.spot_share_above_base > 0 else None),
+            within_reserved=layers[0],
+            within_base=layers[1],
         ).per_instance(w)
         notes.insert(0, f"mix from the plan: {itype}" + (f" (weight {w}: {w} units per instance)" if w > 1 else ""))
     else:

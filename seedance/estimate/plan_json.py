@@ -211,6 +211,10 @@ def _fleet(f: Any, i: int, p: _Problems) -> FleetPlan | None:
         interruption_rate_per_hour=r.number("interruption_rate_per_hour", required=False, default=None,
                                             nullable=True, low=0),
         held_other_terms=other_terms,
+        expected_within_reserved=r.number("expected_within_reserved", required=False, default=None, nullable=True,
+                                          low=0, high=MAX_UNITS),
+        expected_within_base=r.number("expected_within_base", required=False, default=None, nullable=True,
+                                      low=0, high=MAX_UNITS),
     )
     known = {fl.name for fl in dataclasses.fields(FleetPlan)}
     for k in sorted(set(f) - known):
@@ -312,6 +316,16 @@ def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str) -> lis
         if fp.expected_nodes is not None and not 0 <= fp.expected_nodes <= top * (1 + _TOLERANCE):
             out.append(f"{at}expected_nodes {fp.expected_nodes:g} is outside [0, {top}] (capacity.max"
                        + (f" in whole instances of {w} units)" if top != cap.max else ")"))
+        if fp.expected_nodes is not None and fp.expected_nodes < min(cap.min, cap.max) * (1 - _TOLERANCE):
+            out.append(f"{at}expected_nodes {fp.expected_nodes:g} is below capacity.min {cap.min}, which the group "
+                       "never goes under")
+        inside = [v for v in (fp.expected_within_reserved, fp.expected_within_base) if v is not None]
+        if inside and (len(inside) == 1 or fp.expected_nodes is None):
+            out.append(f"{at}expected_within_reserved and expected_within_base come together, with expected_nodes")
+        elif len(inside) == 2 and fp.expected_nodes is not None and not (
+                inside[0] <= inside[1] * (1 + _TOLERANCE) + 1e-9 and inside[1] <= fp.expected_nodes * (1 + _TOLERANCE) + 1e-9):
+            out.append(f"{at}expected_within_reserved {inside[0]:g} <= expected_within_base {inside[1]:g} <= "
+                       f"expected_nodes {fp.expected_nodes:g} does not hold")
         if fp.instance_types and fp.on_demand_base > cap.max:
             out.append(f"{at}on_demand_base {fp.on_demand_base} is above capacity.max {cap.max}")
         if fleet.demand_history is None and fp.expected_nodes is not None:

@@ -73,16 +73,21 @@ def decide_checkpoint(
         ovh = overhead_fraction(fixed_interval_s, write_s, mtbi, restart_s)
         return CheckpointDecision(
             fixed_interval_s, young, ovh,
-            f"fixed by the policy at {fixed_interval_s:.0f} s (Young would give {young:.0f} s); "
+            f"fixed by the policy at {fixed_interval_s:.0f} s (Young would give {_secs(young)} s); "
             f"expected overhead {ovh:.1%}",
         )
     tau = daly_interval(write_s, mtbi)
     ovh = overhead_fraction(tau, write_s, mtbi, restart_s)
     return CheckpointDecision(
         tau, young, ovh,
-        f"Daly optimum {tau:.0f} s (Young {young:.0f} s) for {write_s:.0f} s writes and one interruption "
+        f"Daly optimum {_secs(tau)} s (Young {_secs(young)} s) for {_secs(write_s)} s writes and one interruption "
         f"every {mtbi / 3600:.1f} h; expected overhead {ovh:.1%}",
     )
+
+
+def _secs(seconds: float) -> str:
+    """Whole seconds, or three significant digits below ten (a 0.002 s write is not "0 s")."""
+    return f"{seconds:.0f}" if seconds >= 10 else f"{seconds:.3g}"
 
 
 def _check(delta: float, mtbi: float) -> None:

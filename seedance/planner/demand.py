@@ -68,6 +68,9 @@ def parse_demand_csv(text: str, source: str = "<string>") -> DemandHistory:
     cols = [c.strip() for c in next(csv.reader([header]))]
     if "hour" not in cols or "demand" not in cols:
         raise DemandError(f"{source}:{header_line}: expected header columns 'hour' and 'demand', got {cols}")
+    twice = [c for c in ("hour", "demand") if cols.count(c) > 1]
+    if twice:
+        raise DemandError(f"{source}:{header_line}: expected one '{twice[0]}' column, got {cols.count(twice[0])}")
     hi, di = cols.index("hour"), cols.index("demand")
     start: dt.datetime | None = None
     prev: dt.datetime | None = None
@@ -78,6 +81,8 @@ def parse_demand_csv(text: str, source: str = "<string>") -> DemandHistory:
             raise DemandError(f"{source}:{lineno}: expected {len(cols)} columns, got {len(cells)}")
         hour = _parse_hour(cells[hi].strip(), source, lineno)
         try:
+            if "_" in cells[di]:  # Python's float() reads 1_000; a number in a CSV has no separators
+                raise ValueError(cells[di])
             value = float(cells[di])
         except ValueError:
             raise DemandError(f"{source}:{lineno}: demand: expected a number of nodes, got {cells[di]!r}") from None
@@ -118,7 +123,13 @@ def _parse_hour(text: str, source: str, lineno: int) -> dt.datetime:
     hour = hour.astimezone(dt.UTC)
     if hour.minute or hour.second or hour.microsecond:
         raise DemandError(f"{source}:{lineno}: hour: expected the start of an hour, got {text!r}")
+    if hour > _LAST_HOUR:  # the hour after it is past what dates can hold
+        raise DemandError(f"{source}:{lineno}: hour: expected an hour up to {_fmt(_LAST_HOUR)}, got {text!r}")
     return hour
+
+
+#: the last hour a history may hold: its successor is computed, and a week more for the forecast
+_LAST_HOUR = dt.datetime(9999, 12, 1, tzinfo=dt.UTC)
 
 
 def _fmt(t: dt.datetime) -> str:

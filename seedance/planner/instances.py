@@ -124,11 +124,14 @@ def rank_instances(
     """
     spot_ok = max_spot_share is not None and max_spot_share > 0
     candidates: list[RankedType] = []
+    not_used: dict[str, str] = {}  # preferred types left out, and why
     for offer in offers:
         if allowed and offer.instance_type not in allowed:
+            not_used[offer.instance_type] = "not an allowed type"
             continue
-        weight, _ = unit_weight(offer, req)
+        weight, why_not = unit_weight(offer, req)
         if weight is None:
+            not_used[offer.instance_type] = why_not or "cannot hold the unit"
             continue
         od = offer.ondemand_hourly / weight
         eff: float | None = None
@@ -170,8 +173,12 @@ def rank_instances(
                 + f", fewer than the {MIN_SPOT_TYPES} spot pools wanted; cheapest per unit first")
     else:
         why = f"{len(ranked)} type(s){where} satisfy {what}; cheapest expected cost per unit first"
-        if preferred:
-            why += " (the policy's preferred types first)"
+    listed = {c.offer.instance_type for c in candidates}
+    if any(t in listed for t in preferred):
+        why += " (the policy's preferred types first)"
+    unfit = [f"{t} ({not_used.get(t, 'not priced' + where)})" for t in dict.fromkeys(preferred) if t not in listed]
+    if unfit:
+        why += f"; preferred type(s) not used: {'; '.join(unfit)}"
     return InstanceRanking(ranked, why)
 
 

@@ -51,6 +51,12 @@ class FleetPlan:
     # (term, units); [] when the held units came from `plan --held` (no term: the fleet's is used);
     # None in plans written before this field (a reader then works it out from the policy)
     held_other_terms: list[tuple[str, int]] | None = None
+    # the expected demand hour by hour, in layers (units per hour on average): on the reserved units
+    # (mean of min(demand, reserved)) and within the on-demand base (mean of min(demand, base)), so
+    # hours below the reserved units bill them idle and hours above the base run spot or on-demand;
+    # None in plans written before these fields (the average is then taken to run every hour)
+    expected_within_reserved: float | None = None
+    expected_within_base: float | None = None
 
     @property
     def on_demand_percentage_above_base(self) -> int:

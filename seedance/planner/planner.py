@@ -237,9 +237,22 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         po = primary.offer
         w = primary.weight
 
-        # spot share and its effective cost, on the first-ranked type
+        # spot share and its effective cost, on the first-ranked type. The group's spot share applies
+        # to every type it lists, and the allocation strategy may launch spot in any of them: the
+        # other types listed on spot are those whose effective spot cost beats their on-demand price
+        # (one without a spot price or band, with a band above the tolerance, or no cheaper on spot
+        # is left out), and interruptions are priced at the most interrupted of these pools, so the
+        # checkpoint interval and the losses hold whichever the group runs in
+        spot_pools = [c for c in ranking.ranked if c is not primary and c.effective_spot_per_unit is not None
+                      and c.effective_spot_per_unit < c.ondemand_per_unit]
+        off_spot = [c.offer.instance_type for c in ranking.ranked if c is not primary and c not in spot_pools]
         band = po.interruption_band_max_pct
-        rate = band_hourly_rate(band) if band is not None else None
+        worst: tuple[float, str] | None = None
+        if band is not None:
+            worst = max([(band, po.instance_type)] + [(c.offer.interruption_band_max_pct, c.offer.instance_type)
+                                                      for c in spot_pools if c.offer.interruption_band_max_pct is not None],
+                        key=lambda b: b[0])
+        rate = band_hourly_rate(worst[0]) if worst is not None else None
         strategy = fleet.spot.allocation_strategy.value if fleet.spot is not None else PRICE_CAPACITY_OPTIMIZED
         what = f"{po.instance_type} in {inp.region}" if inp.region else po.instance_type
         spot: SpotDecision
@@ -258,15 +271,15 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
             )
         why["spot"] = spot.rationale
         if spot.share > 0:
-            # a group's spot share applies to every type it lists: one the fleet must not run on spot (no
-            # spot price or band, or a band above the tolerance) is left out rather than listed on-demand only
-            off_spot = [c.offer.instance_type for c in ranking.ranked
-                        if c is not primary and c.effective_spot_per_unit is None]
+            if worst is not None and band is not None and worst[0] > band:
+                why["spot"] += (f"; interruptions priced at the group's most interrupted spot pool, {worst[1]} "
+                                f"(band {band_label(worst[0])}), which it may run in")
             if off_spot:
                 choices = [ch for ch in choices if ch.instance_type not in off_spot]
                 why["instance_types"] += (f"; left out of the group, which runs spot above its base: "
-                                          f"{', '.join(off_spot)} (on-demand only, and a group cannot keep a type "
-                                          f"off spot)")
+                                          f"{', '.join(off_spot)} (no spot price or interruption band, a band above "
+                                          f"the tolerance, or spot no cheaper than on-demand; a group cannot keep "
+                                          f"a type off spot)")
         if fleet.spot is not None:
             asked = ("the policy's spot.allocationStrategy" if "allocation_strategy" in fleet.spot.model_fields_set
                      else "default (pools with spare capacity at low price)")
@@ -330,6 +343,7 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
                 month = whole_units(month, w)
                 notes.append(f"in whole {po.instance_type} instances of {w} units")
             expected = float(month.mean())
+            profile = month
             gap = inp.history_gap_hours
             when = "up to the decision point" if gap <= 0 else (
                 f"ending {_duration(gap)} before the decision point (its forecast continues from its last hour "
@@ -338,9 +352,10 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
                              f" {when}; next month ~{expected:.1f} units on average"
                              + (f" ({'; '.join(notes)})" if notes else ""))
         else:
-            from seedance.estimate.fleet import average_nodes
+            from seedance.estimate.fleet import average_nodes, nodes_profile
 
             expected, off_peak = average_nodes(fleet, fleet.capacity.desired, w)
+            profile = np.asarray(nodes_profile(fleet, fleet.capacity.desired, w), dtype=np.float64)
             why["demand"] = ("disabled (capacity.max 0): no node runs" if disabled else
                              f"{no_history}: the policy's desired size" + (" with off-peak windows" if off_peak else "")
                              + f", {expected:.1f} units on average"
@@ -435,6 +450,11 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
             pct = on_demand_percentage(spot.share)
             why["on_demand_base"] += f"; above it {100 - pct}% spot (OnDemandPercentageAboveBaseCapacity {pct})"
 
+        # the month hour by hour in layers, as the group bills it (whole instances held and launched)
+        held_whole = (units // w) * w
+        base_whole = max(-(-base // w) * w, held_whole)
+        within_reserved = float(np.minimum(profile, held_whole).mean()) if profile.size else 0.0
+        within_base = float(np.minimum(profile, base_whole).mean()) if profile.size else 0.0
         fp = FleetPlan(
             name=fleet.name,
             instance_types=choices,
@@ -451,12 +471,16 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
             rationale=why,
             expected_nodes=expected,
             interruption_rate_per_hour=rate,
+            expected_within_reserved=within_reserved,
+            expected_within_base=within_base,
         )
         return FleetDecision(fp, primary, expected, notes, spot.lost_fraction if spot.share > 0 else 0.0,
                              month_units=demand_month if history is not None else None)
 
     ranked = ranking.ranked
-    cheapest_od = min(range(len(ranked)), key=lambda i: ranked[i].ondemand_per_unit)
+    # all on-demand runs the type cheapest per unit; among equals, the smallest, whose whole
+    # instances waste the fewest units
+    cheapest_od = min(range(len(ranked)), key=lambda i: (ranked[i].ondemand_per_unit, ranked[i].weight))
     od_type = (ranked[cheapest_od].offer.instance_type, ranked[cheapest_od].weight)
     # Which type goes first (reservations, on-demand base) is chosen as if nothing were held, so that
     # recording a purchase the plan recommended never moves the fleet off the type it was bought for.
@@ -518,7 +542,9 @@ def decision_usage(decision: FleetDecision, fleet: Fleet, other_terms: tuple[tup
     assert primary is not None
     return FleetUsage(fleet.name, primary.offer.instance_type, decision.expected_nodes, fp.reserved_units,
                       fleet.reserved.term, fleet.reserved.payment, fp.on_demand_base, fp.spot_share_above_base,
-                      other_terms, spot_lost_fraction=decision.spot_lost_fraction).per_instance(primary.weight)
+                      other_terms, spot_lost_fraction=decision.spot_lost_fraction,
+                      within_reserved=fp.expected_within_reserved,
+                      within_base=fp.expected_within_base).per_instance(primary.weight)
 
 
 def monthly_cost(decision: FleetDecision, inp: FleetInputs) -> float:

@@ -29,6 +29,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import Decimal
+
+from seedance.policy.model import DEFAULT_RESTART_SECONDS
 
 HOURS_PER_MONTH = 730.0
 
@@ -41,9 +44,10 @@ TOLERANCE_MAX_BAND_PCT: dict[str, float] = {"low": 11.0, "medium": 22.0, "high":
 #: Measured preemptions per instance-hour for the open top band (see the module docstring).
 OPEN_BAND_HOURLY_RATE = 600 / 3066
 
-#: Assumed replacement time (seconds) per interruption for fleets without a checkpoint block:
-#: launch a node and load the model (stated in the plan's rationale when used).
-DEFAULT_REPLACEMENT_S = 300.0
+#: Assumed replacement time (seconds) per interruption for fleets without a checkpoint block, or
+#: whose block gives no restartSeconds: launch a node and load the model (stated in the plan's
+#: rationale when used).
+DEFAULT_REPLACEMENT_S = DEFAULT_RESTART_SECONDS
 
 PRICE_CAPACITY_OPTIMIZED = "price-capacity-optimized"
 
@@ -94,8 +98,9 @@ def tolerance_text(tolerance: str) -> str:
 
 
 def whole_percent_share(max_share: float) -> float:
-    """``max_share`` rounded down to a whole percent (0.337 -> 0.33; 0.7 stays 0.7)."""
-    return math.floor(100 * max_share + 1e-9) / 100
+    """``max_share`` rounded down to a whole percent (0.337 -> 0.33; 0.7 stays 0.7), never above it:
+    the decimal digits as written decide, not the binary float (100 × 0.29 is 28.999999999999996)."""
+    return math.floor(Decimal(repr(max_share)) * 100) / 100
 
 
 def stateless_lost_fraction(rate_per_hour: float, replacement_s: float = DEFAULT_REPLACEMENT_S) -> float:
@@ -143,9 +148,9 @@ def decide_spot(
     share = whole_percent_share(max_share)
     if share <= 0:
         return SpotDecision(0.0, eff, interruption_rate, lost_fraction, allocation_strategy,
-                            f"maxShare {max_share:.2%} is under one percent, the smallest spot share an Auto "
+                            f"maxShare {max_share:.12g} is under one percent, the smallest spot share an Auto "
                             f"Scaling group takes: all capacity above the base on-demand")
-    cap = "the policy's maxShare" if share == max_share else         f"the policy's maxShare {max_share:.1%} rounded down to a whole percent, as the Auto Scaling group takes it"
+    cap = "the policy's maxShare" if share == max_share else         f"the policy's maxShare {max_share:.12g} rounded down to a whole percent, as the Auto Scaling group takes it"
     return SpotDecision(share, eff, interruption_rate, lost_fraction, allocation_strategy,
                         f"{share:.0%} of capacity above the base on spot ({cap}): effective "
                         f"{eff:.4g}/h incl. {lost_fraction:.1%} lost to interruptions "

@@ -363,9 +363,18 @@ class Reserved(_Model):
     held: list[Commitment] = Field(default_factory=list)
 
 
+#: Seconds an interruption costs beyond the work since the last checkpoint when the policy does
+#: not say: replacing the node and loading the model (the planner's assumption for every fleet).
+DEFAULT_RESTART_SECONDS = 300.0
+
+
 class Checkpoint(_Model):
     write_seconds: Annotated[float, Field(gt=0, le=86400)]
-    restart_seconds: Annotated[float, Field(ge=0, le=86400)] = 0
+    restart_seconds: Annotated[float, Field(ge=0, le=86400)] = Field(
+        default=DEFAULT_RESTART_SECONDS,
+        description="Seconds an interruption costs beyond the lost work: replacing the node, loading the model and "
+                    "the checkpoint.",
+    )
     interval: Literal["auto"] | Annotated[int, Field(ge=60, le=604800)] = Field(
         default="auto", description="'auto' (Young/Daly optimum) or a fixed interval in seconds."
     )

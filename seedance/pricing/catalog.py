@@ -399,7 +399,12 @@ class _CacheCheck:
             self.bad(f"{path}.band", f"one of {', '.join(BAND_MAX_PCT)}", value.get("band"))
         if "max_pct" not in value:
             self.problems.append(f"{path}.max_pct: missing (expected the band's upper bound in percent)")
-        self.number(value, "max_pct", path, maximum=100)
+        elif value.get("band") in BAND_MAX_PCT and value["max_pct"] != BAND_MAX_PCT[value["band"]]:
+            # the planner turns the bound into an interruption rate: 0 has none, another band's misleads
+            self.bad(f"{path}.max_pct", f"{BAND_MAX_PCT[value['band']]:g}, the upper bound of band {value['band']}",
+                     value["max_pct"])
+        else:
+            self.number(value, "max_pct", path, maximum=100)
         self.number(value, "savings_pct", path, maximum=100, nullable=True)
         for key in ("source", "date", "ref", "savings_ref"):
             self.text(value, key, path, required=False, nonempty=False)

@@ -36,6 +36,12 @@ def test_parse_and_cut_before_decision_point():
         ("hour,demand\nmonday,1\n", "d.csv:2: hour: expected an ISO-8601 UTC timestamp such as 2024-01-01T00:00:00Z, got 'monday'"),
         ("hour,demand\n2024-01-01T00:30:00Z,1\n", "d.csv:2: hour: expected the start of an hour, got '2024-01-01T00:30:00Z'"),
         ("hour,demand\n", "d.csv: no data rows after the header"),
+        # a second demand column was silently ignored; Python's float() reads 1_000
+        ("hour,demand,demand\n2024-01-01T00:00:00Z,1,2\n", "d.csv:1: expected one 'demand' column, got 2"),
+        ("hour,demand\n2024-01-01T00:00:00Z,1_000\n", "d.csv:2: demand: expected a number of nodes, got '1_000'"),
+        # the next hour of the last one dates can hold overflowed (an internal error)
+        ("hour,demand\n9999-12-31T23:00:00Z,1\n",
+         "d.csv:2: hour: expected an hour up to 9999-12-01T00:00:00Z, got '9999-12-31T23:00:00Z'"),
     ],
 )
 def test_errors_name_file_and_line(text, message):
