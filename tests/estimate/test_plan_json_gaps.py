@@ -91,3 +91,26 @@ def test_held_units_are_priced_at_the_term_the_plan_priced_them(stacks, catalog)
         assert est.by_fleet["inference"] == pytest.approx(plan.fleet("inference").monthly_cost, rel=1e-9)
         costs.append(est.by_fleet["inference"])
     assert costs[0] < costs[1]  # the 3-year rate is the lower one
+
+
+def test_expected_nodes_below_the_group_minimum_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           dev_plan: dict[str, Any]) -> None:
+    # an edited plan priced a fleet below the minimum its group never goes under
+    doc = copy.deepcopy(dev_plan)
+    inference = _fleet(doc, "inference")
+    assert inference["min_size"] >= 1
+    inference["expected_nodes"] = 0
+    err = _refused(tmp_path, capsys, doc)
+    assert f"fleet 'inference': expected_nodes 0 is below capacity.min {inference['min_size']}" in err
+
+
+def test_the_month_layers_must_nest(tmp_path: Path, capsys: pytest.CaptureFixture[str], dev_plan: dict[str, Any]) -> None:
+    doc = copy.deepcopy(dev_plan)
+    inference = _fleet(doc, "inference")
+    assert inference["expected_within_reserved"] <= inference["expected_within_base"] <= inference["expected_nodes"]
+    inference["expected_within_base"] = inference["expected_nodes"] + 5
+    err = _refused(tmp_path, capsys, doc)
+    assert "fleet 'inference': expected_within_reserved" in err and "does not hold" in err
+    del inference["expected_within_base"]
+    err = _refused(tmp_path, capsys, doc)
+    assert "expected_within_reserved and expected_within_base come together, with expected_nodes" in err

@@ -136,3 +136,16 @@ def test_the_plan_prices_its_own_month_hour_by_hour() -> None:
     base = max(fp.on_demand_base, fp.reserved_units)
     assert ondemand == pytest.approx(HOURS_PER_MONTH * float(np.maximum(month - base, 0).mean())
                                      + HOURS_PER_MONTH * float((np.minimum(month, base) - np.minimum(month, fp.reserved_units)).mean()))
+
+
+def test_a_preferred_type_that_cannot_serve_is_named_not_used() -> None:
+    fleet = _training(workload="inference", checkpoint=None, instanceTypes={"preferred": ["g4dn.12xlarge", "p4de.24xlarge"]})
+    offers = [OfferView("p4d.24xlarge", 96, 1152, 8, A100, 320, 21.96, 5.0, 5.0),
+              OfferView("p4de.24xlarge", 96, 1152, 8, A100, 640, 27.45, 6.5, 5.0),
+              OfferView("g4dn.12xlarge", 48, 192, 4, GpuModel.T4, 64, 3.9, 1.2, 5.0)]
+    why = _decide(fleet, offers).plan.rationale["instance_types"]
+    assert "(the policy's preferred types first)" in why
+    assert "preferred type(s) not used: g4dn.12xlarge (has no A100 GPUs)" in why
+    only_unfit = _training(workload="inference", checkpoint=None, instanceTypes={"preferred": ["g4dn.12xlarge"]})
+    why = _decide(only_unfit, offers).plan.rationale["instance_types"]
+    assert "(the policy's preferred types first)" not in why and "g4dn.12xlarge (has no A100 GPUs)" in why

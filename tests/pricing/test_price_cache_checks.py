@@ -104,6 +104,11 @@ BAD_CACHES: dict[str, tuple[str | bytes, str]] = {
                          "instances[1]: us-east-1/g5.xlarge again (first at instances[0])"),
     "bad band": (json.dumps(_doc(_record(interruption={"band": "huge", "max_pct": 5}))),
                  "instances[0].interruption.band: expected one of"),
+    # the planner turns the bound into a rate: 0 crashed the plan, another band's bound misleads it
+    "band bound 0": (json.dumps(_doc(_record(interruption={"band": "<5%", "max_pct": 0}))),
+                     "instances[0].interruption.max_pct: expected 5, the upper bound of band <5%, got 0"),
+    "another band's bound": (json.dumps(_doc(_record(interruption={"band": "<5%", "max_pct": 100}))),
+                             "instances[0].interruption.max_pct: expected 5, the upper bound of band <5%, got 100"),
     "not UTF-8": (b'{"instances": ["\xff"]}', ":1: not UTF-8 text (byte 0xff at offset 16)"),
     "not JSON": ('{"instances": [', ":1:16: not valid JSON"),
 }
