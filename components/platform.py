@@ -27,24 +27,13 @@ from components.scheduling import CostAwareScheduling, CostAwareSchedulingArgs
 from components.storage import StorageTiers, StorageTiersArgs
 from seedance.planner.endpoints import EndpointPrices, decide_endpoints
 from seedance.planner.plan import Plan
+from seedance.offsite import off_site_region
 from seedance.policy.model import CostPolicy, DataClass, Fleet, Framework, Taint
 
 
 #: The component that archives the stack's S3 server access logs (its buckets' names start with
 #: ``archive_bucket_prefix(ACCESS_LOGS)``, which the stack key's policy names).
 ACCESS_LOGS = "access-logs"
-
-#: Where an off-site copy goes: the other region of the same jurisdiction.
-PARTNER_REGIONS: dict[str, str] = {
-    "cn-north-1": "cn-northwest-1",
-    "cn-northwest-1": "cn-north-1",
-    "eu-central-1": "eu-west-1",
-    "eu-west-1": "eu-central-1",
-    "us-east-1": "us-west-2",
-    "us-west-2": "us-east-1",
-    "ap-northeast-1": "ap-northeast-3",
-}
-
 
 def backup_region(policy: CostPolicy) -> str | None:
     """The region of off-site copies of personal data, when a framework requires them.
@@ -54,7 +43,7 @@ def backup_region(policy: CostPolicy) -> str | None:
     if Framework.MLPS_L3 not in policy.compliance.frameworks:
         return None
     region = policy.cloud.region
-    partner = PARTNER_REGIONS.get(region)
+    partner = off_site_region(policy)
     require(partner is not None, "cloud.region", f"no off-site backup region is known for {region} (MLPS off-site backup)")
     assert partner is not None
     globs = policy.compliance.data_residency

@@ -8,7 +8,9 @@ versioning, a TLS-only bucket policy and a lifecycle hot (Standard) -> Standard-
 
 The EBS StorageClasses whose volumes need a backup (``backup_classes``) give those volumes the
 backup tag through the EBS CSI driver's ``tagSpecification_1`` parameter; the EbsBackup selection
-(components/backup.py) selects on it.
+(components/backup.py) selects on it. Every EBS class gives its volumes the stack's cost-allocation
+tags (``tagSpecification_2`` on), so the stack's AWS Budget, which filters on ``seedance:stack``,
+sees what they cost.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from seedance.policy.model import EBS_TIERS, CheckpointBucket, DataClass, Reclai
 EBS_CSI = "ebs.csi.aws.com"
 #: The EBS CSI driver tags the volumes it provisions with every StorageClass parameter prefixed
 #: "tagSpecification" ("key=value", split at the first "="); this one carries the backup tag.
-BACKUP_TAG_PARAMETER = "tagSpecification_1"
+TAG_PARAMETER_PREFIX = "tagSpecification_"
+BACKUP_TAG_PARAMETER = f"{TAG_PARAMETER_PREFIX}1"
 NO_PROVISIONER = "kubernetes.io/no-provisioner"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 #: S3 refuses a transition to Standard-IA earlier than 30 days after creation.
@@ -188,6 +191,11 @@ class StorageTiers(pulumi.ComponentResource):
             parameters["throughput"] = str(sc.throughput_mibps)
         if args.backup_tag is not None and sc.name in args.backup_classes:
             parameters[BACKUP_TAG_PARAMETER] = "=".join(args.backup_tag)
+        # the cost-allocation tags (seedance:stack above all: the stack's AWS Budget filters on it),
+        # which nothing else puts on the volumes the driver provisions
+        for i, (key, value) in enumerate(sorted(args.tag_set.for_resource(purpose="volume-storage",
+                                                                            data_class=sc.data_class).items()), start=2):
+            parameters[f"{TAG_PARAMETER_PREFIX}{i}"] = f"{key}={value}"
         return k8s.storage.v1.StorageClass(
             f"{name}-{sc.name}",
             metadata=metadata,

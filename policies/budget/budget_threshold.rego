@@ -2,12 +2,15 @@ package budget.budget_threshold
 
 import data.lib.budget
 import data.lib.findings
+import data.lib.fmt
 
 # METADATA
-# title: "Projected cost past a budget threshold"
+# title: "Projected cost past a budget threshold, or not fully priced"
 # description: >-
 #   The projected monthly cost has crossed a budget threshold below 100% (for example 85%,
-#   action degrade): the deploy may go ahead but the threshold's action is due.
+#   action degrade): the deploy may go ahead but the threshold's action is due. An estimate that
+#   leaves components unpriced (the public data has no China service prices, say) is a lower
+#   bound: the budget rules compare only what it prices, which is said here.
 # related_resources:
 #   - ref: https://www.finops.org/framework/capabilities/budgeting/
 # custom:
@@ -17,7 +20,8 @@ import data.lib.findings
 #   severity: advisory
 #   remediation: >-
 #     Act on the threshold (notify, degrade non-core fleets, spot-only non-prod) or reduce the
-#     plan's cost.
+#     plan's cost; for unpriced components, price them (seedance prices refresh) or keep the
+#     budget's margin for them.
 violation contains findings.finding("BUDGET-COST-2", p.resource, p.message) if {
 	some p in _problems
 }
@@ -34,4 +38,19 @@ _problems contains findings.problem(findings.stack(input.document), msg) if {
 	some t in input.policy.budget.thresholds
 	t.at == _crossed
 	msg := sprintf("projected monthly cost is %d%% of the budget, past the %d%% threshold (action: %s)", [round((100 * _cost) / _amount), round(100 * t.at), t.action])
+}
+
+# an estimate with unpriced components: the projection is a lower bound
+_problems contains findings.problem(findings.stack(input.document), msg) if {
+	estimate := object.get(input, "estimate", null)
+	is_object(estimate)
+	unpriced := object.get(estimate, "unpriced", [])
+	is_array(unpriced)
+	count(unpriced) > 0
+	first := unpriced[0]
+	is_object(first)
+	msg := sprintf("the estimate leaves %d component(s) unpriced (first: %v, %v: %v), so its projection of %s %s is a lower bound: the budget rules compare only what it prices", [
+		count(unpriced), object.get(first, "resource", "?"), object.get(first, "component", "?"), object.get(first, "reason", "?"),
+		fmt.two_decimals(object.get(estimate, "monthly_total", 0)), object.get(estimate, "currency", "?"),
+	])
 }

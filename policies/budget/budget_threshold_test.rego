@@ -50,3 +50,18 @@ test_pass_only_threshold_at_one if {
 	v := budget_threshold.violation with input as gate
 	v == set()
 }
+
+# red team: a partial estimate (China's data has no service prices) passed the budget rules silently
+test_fail_a_partial_estimate_is_said_to_be_a_lower_bound if {
+	estimate := {"monthly_total": 400, "currency": "USD", "unpriced": [
+		{"resource": "vpc", "component": "NAT gateway", "reason": "no service prices for cn-north-1"},
+		{"resource": "eks-cluster", "component": "EKS cluster", "reason": "no service prices for cn-north-1"},
+	]}
+	v := budget_threshold.violation with input as object.union(fixtures.gate_input(_policy, []), {"estimate": estimate})
+	v == {fixtures.stack_finding("BUDGET-COST-2", "advisory", "the estimate leaves 2 component(s) unpriced (first: vpc, NAT gateway: no service prices for cn-north-1), so its projection of 400.00 USD is a lower bound: the budget rules compare only what it prices")}
+	# fully priced, or a plan without an estimate: nothing to say
+	w := budget_threshold.violation with input as object.union(fixtures.gate_input(_policy, []), {"estimate": object.union(estimate, {"unpriced": []})})
+	w == set()
+	x := budget_threshold.violation with input as object.union(fixtures.gate_input(_policy, []), {"estimate": null, "plan": {"monthly_cost": 400, "currency": "USD"}})
+	x == set()
+}

@@ -78,6 +78,16 @@ def lookup(catalog: Catalog, region: str, service: str, item: str) -> Rate:
     return Rate(None, why)
 
 
+def rate_in(catalog: Catalog, region: str, service: str, item: str, currency: str) -> Rate:
+    """A price in another region than the stack's (its off-site copies'), in the estimate's
+    currency: unpriced when the data has no prices there, or prices them in another currency."""
+    if not catalog.has_region(region):
+        return Rate(None, f"the shared price data has no prices for {region}")
+    if catalog.currency(region) != currency:
+        return Rate(None, f"{region} prices are in {catalog.currency(region)}, the estimate in {currency}")
+    return lookup(catalog, region, service, item)
+
+
 def priced(name: str, unit: str, quantity: float, rate: Rate, currency: str, *, note: str | None = None) -> CostComponent:
     """quantity × rate; an unpriced component (with the reason) when the rate has no price."""
     if rate.price is None:

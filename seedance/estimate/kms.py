@@ -1,15 +1,18 @@
-"""KMS: the customer-managed key the stack creates when the policy names none.
+"""KMS: the customer-managed keys the stack creates.
 
-One key-month when ``compliance.kmsKeyArn`` is absent (an existing key is billed where it lives).
-API requests depend on usage (S3 bucket keys keep them low); the policy gives no request count.
+One key-month when ``compliance.kmsKeyArn`` is absent (an existing key is billed where it lives),
+and one for the key of the off-site copies MLPS 2.0 level 3 requires (created in the partner
+region whatever the policy names, priced there). API requests depend on usage (S3 bucket keys keep
+them low); the policy gives no request count.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from seedance.estimate.components import CostComponent, Rate, ResourceCost, depends_on_usage, lookup, priced
+from seedance.estimate.components import CostComponent, Rate, ResourceCost, depends_on_usage, lookup, priced, rate_in
 from seedance.estimate.context import EstimateContext
+from seedance.offsite import off_site_region
 from seedance.pricing.catalog import Catalog
 
 KIND = "kms"
@@ -50,5 +53,14 @@ def resources(ctx: EstimateContext) -> list[ResourceCost]:
     arn = ctx.policy.compliance.kms_key_arn
     usage = KmsUsage(keys=0 if arn else 1)
     notes = [f"uses existing key {arn}" if arn else "key created by the stack"]
-    return [ResourceCost(KIND, "kms", SERVICE, cost_components(usage, kms_prices(ctx.catalog, ctx.region), ctx.currency),
-                         tags=ctx.tags(), notes=notes)]
+    out = [ResourceCost(KIND, "kms", SERVICE, cost_components(usage, kms_prices(ctx.catalog, ctx.region), ctx.currency),
+                        tags=ctx.tags(), notes=notes)]
+    partner = off_site_region(ctx.policy)
+    if partner is not None:
+        rate = rate_in(ctx.catalog, partner, "KMS", "customer_managed_key", ctx.currency)
+        out.append(ResourceCost(KIND, "kms-replica", SERVICE,
+                                [priced(f"Customer managed key (off-site copies, {partner})", "key-months", 1.0, rate,
+                                        ctx.currency)],
+                                tags=ctx.tags(), notes=[f"MLPS 2.0 level 3 off-site copies: the key the stack creates in {partner}"]))
+    return out
+

@@ -17,6 +17,11 @@ and 90 days per object (the early-deletion charge equals the storage for the rem
 an object leaving a tier sooner is billed for the minimum.  Without expiry Glacier never reaches a
 steady state; its component then states the monthly growth instead of a cost.
 
+Versioned buckets: expiry adds a delete marker and the object stays as a noncurrent version, in
+the tier it expired in, for ``noncurrentExpireDays`` more (its minimum storage duration counting
+its whole stay in that tier); with ``noncurrentExpireDays: null`` it stays for ever, and the line
+states the monthly growth instead of a cost.
+
 Requests: each object is PUT once and makes one lifecycle transition into every tier it reaches
 before expiry.  The policy gives no object count, so these components depend on usage unless the
 usage carries ``monthly_objects``.  Storage is priced at the first-50-TB Standard rate (the only
@@ -34,9 +39,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from seedance.estimate.components import DAYS_PER_MONTH, CostComponent, Rate, ResourceCost, depends_on_usage, lookup, priced
+from seedance.estimate.components import (
+    DAYS_PER_MONTH,
+    CostComponent,
+    Rate,
+    ResourceCost,
+    depends_on_usage,
+    lookup,
+    priced,
+    rate_in,
+)
 from seedance.estimate.context import EstimateContext
-from seedance.policy.model import CheckpointBucket, Framework
+from seedance.offsite import off_site_region
+from seedance.policy.model import CheckpointBucket, DataClass, Framework
 from seedance.pricing.catalog import Catalog
 
 KIND = "s3"
@@ -61,6 +76,10 @@ class BucketUsage:
     cold_days: int | None
     expire_days: int | None
     monthly_objects: float | None = None  # objects written per month, when known
+    # a versioned bucket keeps an expired object as a noncurrent version this many days more (None:
+    # for ever); ignored when not versioned
+    versioning: bool = False
+    noncurrent_days: int | None = None
 
 
 @dataclass(frozen=True)
@@ -73,9 +92,10 @@ class S3Prices:
     to_glacier: Rate
 
 
-def s3_prices(catalog: Catalog, region: str) -> S3Prices:
+def s3_prices(catalog: Catalog, region: str, currency: str | None = None) -> S3Prices:
+    """The region's S3 prices (``currency``: another region's, in the estimate's currency)."""
     def r(item: str) -> Rate:
-        return lookup(catalog, region, "S3", item)
+        return lookup(catalog, region, "S3", item) if currency is None else rate_in(catalog, region, "S3", item, currency)
 
     return S3Prices(
         standard=r("storage_standard"),
@@ -138,6 +158,7 @@ def cost_components(u: BucketUsage, p: S3Prices, currency: str) -> list[CostComp
             )
         else:
             out.append(priced("Storage (Glacier Flexible Retrieval)", "GB-months", per_day * days.glacier, p.glacier, currency))
+    out.extend(_noncurrent(u, days, p, currency))
     requests = [("PUT requests", p.put_requests, True)]
     requests.append(("Lifecycle transitions (to Standard-IA)", p.to_standard_ia, days.reaches_ia))
     requests.append(("Lifecycle transitions (to Glacier Flexible Retrieval)", p.to_glacier, days.reaches_glacier))
@@ -151,6 +172,41 @@ def cost_components(u: BucketUsage, p: S3Prices, currency: str) -> list[CostComp
     return out
 
 
+def _noncurrent(u: BucketUsage, days: TierDays, p: S3Prices, currency: str) -> list[CostComponent]:
+    """In a versioned bucket, expiry only adds a delete marker: the object stays, as a noncurrent
+    version in the tier it expired in, until ``noncurrent_days`` later (for ever without them)."""
+    end = _expiry(u)
+    if not u.versioning or end is None:
+        return []
+    per_day = u.monthly_ingest_gb / DAYS_PER_MONTH
+    # the tier it expires in, and the days it was there before expiring
+    if days.reaches_glacier:
+        tier, rate, minimum = "Glacier Flexible Retrieval", p.glacier, GLACIER_MIN_DAYS
+        before = end - (u.hot_days + (u.warm_days or 0))
+    elif days.reaches_ia:
+        tier, rate, before, minimum = "Standard-IA", p.standard_ia, end - u.hot_days, IA_MIN_DAYS
+    else:
+        tier, rate, before, minimum = "Standard", p.standard, end, 0
+    name = f"Storage (noncurrent versions, {tier})"
+    if u.noncurrent_days is None:
+        return [depends_on_usage(name, "GB-months", rate, currency,
+                                 f"the bucket is versioned and noncurrentExpireDays is null, so every expired object is "
+                                 f"kept as a noncurrent version: {tier} grows by {u.monthly_ingest_gb:g} GB every month "
+                                 f"(no steady state)")]
+    # the tier's minimum storage duration counts the object's whole stay there, current and
+    # noncurrent: the current days already bill at least the minimum
+    extra = max(before + u.noncurrent_days, minimum) - max(before, minimum)
+    return [priced(name, "GB-months", per_day * extra, rate, currency)] if extra > 0 else []
+
+
+def _expiry(u: BucketUsage) -> float | None:
+    if u.expire_days is not None:
+        return float(u.expire_days)
+    if u.cold_days is not None:
+        return float(u.hot_days + (u.warm_days or 0) + u.cold_days)
+    return None
+
+
 def access_log_components(retention_days: int, p: S3Prices, currency: str) -> list[CostComponent]:
     """The server access log archive's storage: its volume is unknown offline (pure)."""
     what = (f"server access logs grow with the requests the stack's buckets receive (one record each), "
@@ -159,11 +215,13 @@ def access_log_components(retention_days: int, p: S3Prices, currency: str) -> li
 
 
 def usage_from_policy(b: CheckpointBucket) -> BucketUsage:
-    return BucketUsage(b.name, b.monthly_ingest_gb, b.hot_days, b.warm_days, b.cold_days, b.expire_days)
+    return BucketUsage(b.name, b.monthly_ingest_gb, b.hot_days, b.warm_days, b.cold_days, b.expire_days,
+                       versioning=b.versioning, noncurrent_days=b.noncurrent_expire_days)
 
 
 def resources(ctx: EstimateContext) -> list[ResourceCost]:
     prices = s3_prices(ctx.catalog, ctx.region)
+    partner = off_site_region(ctx.policy)
     out = []
     for b in ctx.policy.storage.checkpoint_buckets:
         usage = usage_from_policy(b)
@@ -172,6 +230,15 @@ def resources(ctx: EstimateContext) -> list[ResourceCost]:
         notes = [f"{b.monthly_ingest_gb:g} GB ingested per month; lifecycle {', '.join(tiers)}"]
         out.append(ResourceCost(KIND, b.name, SERVICE, cost_components(usage, prices, ctx.currency),
                                 tags=ctx.tags({"data-class": b.data_class.value}), notes=notes))
+        if partner is not None and b.data_class is DataClass.PERSONAL:
+            # the off-site copy: the same objects and lifecycle in the partner region, each written
+            # once more across regions
+            comps = cost_components(usage, s3_prices(ctx.catalog, partner, ctx.currency), ctx.currency)
+            if b.monthly_ingest_gb:
+                comps.append(priced(f"Replication to {partner} (inter-region transfer)", "GB", b.monthly_ingest_gb,
+                                    lookup(ctx.catalog, ctx.region, "DataTransfer", "inter_region_out"), ctx.currency))
+            out.append(ResourceCost(KIND, f"{b.name}-replica", SERVICE, comps, tags=ctx.tags({"data-class": b.data_class.value}),
+                                    notes=[f"MLPS 2.0 level 3 off-site copy of personal data in {partner}, with the same lifecycle"]))
     if Framework.MLPS_L3 in ctx.policy.compliance.frameworks:
         days = max(ctx.policy.compliance.log_retention_days, ACCESS_LOG_MIN_DAYS)
         notes = ["MLPS 2.0 level 3: every bucket's server access logs, in an archive bucket (and its off-site copy when the "

@@ -72,10 +72,17 @@ def test_storage_classes(eu):
     classes = {r.inputs["metadata"]["name"]: r.inputs for r in eu.of_type("kubernetes:storage.k8s.io/v1:StorageClass")}
     key = eu.kms_key_arn()
     assert classes["general"]["provisioner"] == "ebs.csi.aws.com"
-    assert classes["general"]["parameters"] == {
+    params = classes["general"]["parameters"]
+    tags = {k: v for k, v in params.items() if k.startswith("tagSpecification_") and k != "tagSpecification_1"}
+    assert {k: v for k, v in params.items() if k not in tags} == {
         "type": "gp3", "encrypted": "true", "kmsKeyId": key, "iops": "6000", "throughput": "250", "csi.storage.k8s.io/fstype": "ext4",
         "tagSpecification_1": "seedance:backup=eu-prod",  # personal data under GDPR: the EbsBackup selection's tag
     }
+    # the volumes carry the stack's cost-allocation tags (the AWS Budget filters on seedance:stack)
+    pairs = dict(v.split("=", 1) for v in tags.values())
+    assert pairs["seedance:stack"] == "eu-prod" and pairs["data-class"] == "personal" and pairs["purpose"] == "volume-storage"
+    assert {"environment", "team", "cost-center", "seedance:policy"} <= set(pairs)
+    assert sorted(int(k.rsplit("_", 1)[1]) for k in tags) == list(range(2, 2 + len(tags)))
     assert classes["general"]["reclaimPolicy"] == "Delete"  # personal data
     assert classes["general"]["metadata"]["labels"]["seedance.io/data-class"] == "personal"
     assert classes["fast-ckpt"]["parameters"]["type"] == "io2" and classes["fast-ckpt"]["parameters"]["iops"] == "20000"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from seedance.estimate.components import DAYS_PER_MONTH
 from seedance.estimate.s3 import BucketUsage, cost_components, s3_prices, tier_days
 from seedance.policy.model import Framework
 from seedance.pricing.catalog import Catalog
@@ -91,4 +92,41 @@ def test_server_access_logs_where_s3_has_a_price_state_it_and_add_nothing(stacks
     assert c.monthly_cost is None and c.unpriced_reason is None and c.unit_price == 0.023
     assert c.usage_note.endswith("each is kept 183 days (0.023 USD per GB-month)")  # never below six months
     # usage-dependent: not summed (other MLPS lines, such as backups, may add to the total)
-    assert mlps.by_service["S3"] == pytest.approx(estimate_policy(plain, catalog).by_service["S3"])
+    plain_s3 = estimate_policy(plain, catalog).by_service["S3"]
+    replicas = sum(c.monthly_cost or 0.0 for r in mlps.resources if r.kind == "s3" and r.name.endswith("-replica")
+                   for c in r.components)
+    assert mlps.by_service["S3"] == pytest.approx(plain_s3 + replicas)
+    # the off-site copies of the personal-data buckets (MLPS 8.1.4.9 b) in the partner region,
+    # us-west-2: the same storage, and each GB once across regions (0.02 USD/GB)
+    (replica,) = [r for r in mlps.resources if r.name == "finetune-datasets-replica"]
+    (source,) = [r for r in mlps.resources if r.name == "finetune-datasets"]
+    transfer = next(c for c in replica.components if c.name.startswith("Replication to us-west-2"))
+    ingest = next(b for b in policy.storage.checkpoint_buckets if b.name == "finetune-datasets").monthly_ingest_gb
+    assert transfer.monthly_quantity == ingest and transfer.unit_price == 0.02
+    storage = [c.monthly_quantity for c in replica.components if c.name.startswith("Storage")]
+    assert storage == [c.monthly_quantity for c in source.components if c.name.startswith("Storage")]
+    assert [r for r in mlps.resources if r.name == "kms-replica"][0].components[0].monthly_quantity == 1
+
+
+def test_a_versioned_bucket_keeps_expired_objects_as_noncurrent_versions(catalog) -> None:  # type: ignore[no-untyped-def]
+    prices = s3_prices(catalog, "us-east-1")
+
+    def noncurrent(**kw: object) -> list:  # type: ignore[type-arg]
+        u = BucketUsage("b", 10 * DAYS_PER_MONTH, **{"hot_days": 30, "warm_days": None, "cold_days": None, "expire_days": 365,
+                                       "versioning": True, "noncurrent_days": 30, **kw})  # type: ignore[arg-type]
+        return [c for c in cost_components(u, prices, "USD") if "noncurrent" in c.name]
+
+    # 10 GB a day expire from Glacier after 335 days there; 30 noncurrent days more: 300 GB-months
+    (c,) = noncurrent()
+    assert c.name == "Storage (noncurrent versions, Glacier Flexible Retrieval)"
+    assert c.monthly_quantity == pytest.approx(10 * 30)
+    # expiring after 30 days in Glacier, its 90-day minimum already bills 60 more: 30 noncurrent days cost nothing
+    assert noncurrent(expire_days=60) == []
+    # 100 noncurrent days: 30 + 100 = 130 days in Glacier, 40 beyond the minimum the current days paid
+    (c,) = noncurrent(expire_days=60, noncurrent_days=100)
+    assert c.monthly_quantity == pytest.approx(10 * 40)
+    # kept for ever: no steady state, the growth is stated instead of a cost
+    (c,) = noncurrent(noncurrent_days=None)
+    assert c.monthly_cost is None and f"grows by {10 * DAYS_PER_MONTH:g} GB every month" in (c.usage_note or "")
+    # not versioned, or objects that never expire: no noncurrent versions
+    assert noncurrent(versioning=False) == [] and noncurrent(expire_days=None) == []
