@@ -44,10 +44,12 @@ _NAME = re.compile(r"^[a-zA-Z0-9_.-]{1,50}$")
 
 
 def backup_names(stack: str) -> dict[str, str]:
-    """The AWS names of the vault, plan, rule and selection of a stack (deterministic; characters AWS
-    Backup refuses become '-')."""
-    base = f"seedance-{name_safe_stack(stack)}"
-    return {"vault": f"{base}-ebs", "plan": f"{base}-ebs-daily", "rule": "daily", "selection": f"{base}-ebs"}
+    """The AWS names of the vault, plan, rule and selection of a stack (deterministic). Plan and
+    selection names take every character a Pulumi stack name may hold; a vault name takes no '.',
+    so a stack named with one gets :func:`components.common.name_safe_stack`."""
+    vault = f"seedance-{name_safe_stack(stack, max_len=50 - len('seedance--ebs'))}-ebs"
+    return {"vault": vault, "plan": f"seedance-{stack}-ebs-daily", "rule": "daily",
+            "selection": f"seedance-{stack}-ebs"}
 
 
 def assume_policy() -> dict:

@@ -41,15 +41,19 @@ def require(condition: bool, field_path: str, message: str) -> None:
         raise ComponentArgsError(field_path, message)
 
 
-def name_safe_stack(stack: str) -> str:
+def name_safe_stack(stack: str, max_len: int | None = None) -> str:
     """The stack's name as AWS names that take only letters, digits, '_' and '-' (KMS aliases, AWS
-    Backup vaults and plans) can hold it: the stack name itself when it fits; otherwise its other
-    characters (a Pulumi stack name may hold '.') become '-' and 8 hex digits of its SHA-256 follow,
-    so two stacks such as ``a.b`` and ``a-b`` never share a name."""
+    Backup vaults) can hold it: the stack name itself when it fits; otherwise its other characters
+    (a Pulumi stack name may hold '.') become '-' and 8 hex digits of its SHA-256 follow, so two
+    stacks such as ``a.b`` and ``a-b`` never share a name. ``max_len``: the sanitised part is cut
+    so the whole fits (the hash stays; a name that needs no hash is left as it is)."""
     safe = re.sub(r"[^a-zA-Z0-9_-]", "-", stack)
     if safe == stack:
         return stack
-    return f"{safe}-{hashlib.sha256(stack.encode('utf-8')).hexdigest()[:8]}"
+    digest = hashlib.sha256(stack.encode("utf-8")).hexdigest()[:8]
+    if max_len is not None:
+        safe = safe[: max(1, max_len - len(digest) - 1)]
+    return f"{safe}-{digest}"
 
 
 def partition(region: str) -> str:

@@ -15,7 +15,7 @@ from components.common import child, dns_suffix, name_safe_stack, partition, pol
 def stack_alias(stack: str, suffix: str = "") -> str:
     """The key alias of a stack, without "alias/": KMS takes letters, digits, '/', '_' and '-' only
     (see :func:`components.common.name_safe_stack`)."""
-    return f"seedance-{name_safe_stack(stack)}{suffix}"
+    return f"seedance-{name_safe_stack(stack, max_len=250 - len('seedance-') - len(suffix))}{suffix}"
 
 
 @dataclass

@@ -212,9 +212,10 @@ def load_starter(policy_text: str) -> LoadedPolicy:
         return load_policy(path)
 
 
-def starter_estimate(loaded: LoadedPolicy, catalog: Catalog) -> float:
-    """The planned monthly estimate of a starter policy."""
+def starter_estimate(loaded: LoadedPolicy, catalog: Catalog, *, cluster: bool = True) -> float:
+    """The planned monthly estimate of a starter policy, as the gate prices its stack (``cluster``:
+    whether the stack names a cluster)."""
     from seedance.estimate.estimate import estimate_policy
     from seedance.planner.planner import plan_policy
 
-    return estimate_policy(loaded, catalog, plan_policy(loaded, catalog)).total
+    return estimate_policy(loaded, catalog, plan_policy(loaded, catalog), cluster=cluster).total

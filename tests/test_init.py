@@ -239,3 +239,19 @@ def test_project_files_declare_no_foreign_typed_config() -> None:
     for text in (files["Pulumi.yaml"], (REPO / "stacks" / "Pulumi.yaml").read_text()):
         assert _foreign_typed_keys(yaml.safe_load(text)) == []
     assert _foreign_typed_keys({"name": "p", "config": {"seedance:policy": {"type": "string"}}}) == ["seedance:policy"]
+
+
+def test_the_starter_budget_follows_what_a_stack_without_a_cluster_deploys(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # no --cluster-name: no StorageClass volumes, backups or EKS to pay for, as the gate prices the stack
+    from seedance.estimate.estimate import estimate_policy
+    from seedance.planner.planner import plan_policy
+
+    project = tmp_path / "solo"
+    assert main(["init", str(project), "--region", "us-east-1", "--cost-center", "CC-1"]) == 0
+    capsys.readouterr()
+    loaded = load_policy(project / "policies" / "dev.yaml")
+    catalog = load_catalog()
+    plan = plan_policy(loaded, catalog)
+    alone = estimate_policy(loaded, catalog, plan, cluster=False).total
+    assert loaded.policy.budget.monthly_amount == suggested_budget(alone)
+    assert alone <= estimate_policy(loaded, catalog, plan).total

@@ -84,7 +84,7 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
         check_free(directory, files)
         policy_file = f"policies/{stack}.yaml"
         loaded = load_starter(files[policy_file])  # the starter must load before anything is written
-        estimate = starter_estimate(loaded, catalog)
+        estimate = starter_estimate(loaded, catalog, cluster=cluster_name is not None)
         if budget is None:  # give the starter a budget no threshold trips on
             opts = dataclasses.replace(opts, budget=suggested_budget(estimate))
             files = project_files(opts, catalog)

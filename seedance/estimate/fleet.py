@@ -325,6 +325,7 @@ def resources(ctx: EstimateContext) -> list[ResourceCost]:
 def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
     tags = ctx.tags({"seedance:fleet": fleet.name, "data-class": fleet.data_class.value, "seedance:sla": fleet.sla.value})
     notes: list[str] = []
+    spot_rate: float | None = None  # without a plan: the interruption rate the planner prices spot at
     if ctx.plan is not None:
         try:
             fp = ctx.plan.fleet(fleet.name)
@@ -388,7 +389,7 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             what = "allowed instance type" if fleet.instance_types.allowed else f"instance type priced in {ctx.region}"
             return _no_type(ctx, fleet, tags, f"no {what} has {requirement_text(fleet)}"
                             + (f": {'; '.join(skipped)}" if skipped and fleet.instance_types.allowed else ""))
-        first, share, why_spot = chosen
+        first, share, why_spot, spot_rate = chosen
         itype, w = first.offer.instance_type, first.weight
         notes.append(f"instance type: the planner's first ({itype}: {first.rationale})")
         on = estimate_date(ctx)
@@ -405,11 +406,9 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             notes.append(f"{active} of {all_held} held reserved unit(s) active on {on.isoformat()} "
                          "(the others have expired or not started)")
     offer = ctx.catalog.instance(ctx.region, usage.instance_type)  # unknown type given by the user: an error
-    if ctx.plan is None and usage.spot_share_above_base > 0 and offer.interruption_band_max_pct is not None:
-        from seedance.planner.spot import band_hourly_rate
-
-        usage = replace(usage, spot_lost_fraction=spot_lost_fraction(
-            fleet, band_hourly_rate(offer.interruption_band_max_pct)))
+    if ctx.plan is None and usage.spot_share_above_base > 0 and spot_rate is not None:
+        # the planner's rate: the most interrupted spot pool the group lists
+        usage = replace(usage, spot_lost_fraction=spot_lost_fraction(fleet, spot_rate))
     if usage.spot_lost_fraction > 0 and split_hours(usage)[2] > 0:
         notes.append(f"spot hours billed as paid: {usage.spot_lost_fraction:.1%} of them are lost to interruptions "
                      f"(useful hours / {1 - usage.spot_lost_fraction:.4f}, as the planner rates spot)")
@@ -441,8 +440,9 @@ def _disqualified(offer: InstanceOffer, fleet: Fleet) -> str | None:
     return None if weight else why
 
 
-def _planner_first(ctx: EstimateContext, fleet: Fleet) -> tuple[Any, float, str] | None:
-    """The planner's first type for the fleet (a ``RankedType``), its spot share and why, decided as
+def _planner_first(ctx: EstimateContext, fleet: Fleet) -> tuple[Any, float, str, float | None] | None:
+    """The planner's first type for the fleet (a ``RankedType``), its spot share, why, and the
+    interruption rate it prices spot at (the group's most interrupted spot pool), decided as
     ``seedance plan`` decides them without a demand history (None when no type qualifies): the
     preferred types first, within the allowed ones, else the best of the spot ranking, the cheapest
     on-demand and the cheapest reserved type; spot only where that type's interruption band is within
@@ -457,7 +457,8 @@ def _planner_first(ctx: EstimateContext, fleet: Fleet) -> tuple[Any, float, str]
         region=ctx.region))
     if decision.primary is None:
         return None
-    return decision.primary, decision.plan.spot_share_above_base, decision.plan.rationale.get("spot", "")
+    return (decision.primary, decision.plan.spot_share_above_base, decision.plan.rationale.get("spot", ""),
+            decision.plan.interruption_rate_per_hour)
 
 
 def _no_type(ctx: EstimateContext, fleet: Fleet, tags: dict[str, str], reason: str) -> ResourceCost:

@@ -100,7 +100,7 @@ def tolerance_text(tolerance: str) -> str:
 def whole_percent_share(max_share: float) -> float:
     """``max_share`` rounded down to a whole percent (0.337 -> 0.33; 0.7 stays 0.7), never above it:
     the decimal digits as written decide, not the binary float (100 × 0.29 is 28.999999999999996)."""
-    return math.floor(Decimal(repr(max_share)) * 100) / 100
+    return math.floor(Decimal(repr(float(max_share))) * 100) / 100
 
 
 def stateless_lost_fraction(rate_per_hour: float, replacement_s: float = DEFAULT_REPLACEMENT_S) -> float:

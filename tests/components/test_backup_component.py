@@ -139,7 +139,11 @@ def test_backup_names_are_deterministic_and_valid():
     dotted, dashed = backup_names("team.prod"), backup_names("team-prod")
     assert re.fullmatch(r"seedance-team-prod-[0-9a-f]{8}-ebs", dotted["vault"])
     assert dashed["vault"] == "seedance-team-prod-ebs"
-    assert dotted["plan"] != dashed["plan"] and dotted["selection"] != dashed["selection"]
+    # plan and selection names take '.': the stack's own name, as short as it can be
+    assert (dotted["plan"], dotted["selection"]) == ("seedance-team.prod-ebs-daily", "seedance-team.prod-ebs")
+    # a 31-character dotted stack name still fits AWS Backup's 50 (the hash made its plan name 51)
+    long = backup_names("team.gpu-training-prod1-abcdefg")
+    assert all(len(v) <= 50 for v in long.values()), long
     assert backup_names("team.prod") == dotted
 
 
