@@ -252,3 +252,33 @@ test_fail_other_launchers_from_templates_the_document_lacks if {
 }
 
 _launcher(type, name, data_class, inputs) := fixtures.resource(type, name, object.union({"tags": fixtures.tags(data_class)}, inputs))
+
+# review: under one input, a reference the keys do not resolve is taken as a template the input
+# depends on only while such templates remain: one outside reference beside the dependency's own is
+# reported; an id and a name of one template count once; an empty reference (outputs show "" for
+# an unset launch configuration) names none
+test_fail_outside_references_beside_a_recorded_dependency if {
+	lt := fixtures.launch_template("lt", "personal", {})
+	resources := [
+		lt,
+		object.union(_launcher("aws:ec2/spotFleetRequest:SpotFleetRequest", "mixed", "personal", {"launchTemplateConfigs": [
+			{"launchTemplateSpecification": {"id": "[unknown]"}},
+			{"launchTemplateSpecification": {"id": "lt-0bbbbbbbbbbbbbbbb"}},
+		]}), _deps(lt, "launchTemplateConfigs")),
+		object.union(_group("id-and-name", "personal", {"launchTemplate": {"id": "[unknown]", "name": "[unknown]"}}), _deps(lt, "launchTemplate")),
+		object.union(_group("override", "personal", {"mixedInstancesPolicy": {"launchTemplate": {
+			"launchTemplateSpecification": {"launchTemplateId": "[unknown]"},
+			"overrides": [{"instanceType": "g5.xlarge", "launchTemplateSpecification": {"launchTemplateId": "lt-0cccccccccccccccc"}}],
+		}}}), _deps(lt, "mixedInstancesPolicy")),
+		_group("empty-configuration", "personal", {"launchConfiguration": "", "launchTemplate": {"id": lt.urn}}),
+	]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	{[f.resource_name, f.message] | some f in v} == {
+		["mixed", "spot fleet request launches from [unknown], which is not in the document: the encryption of its volumes cannot be checked"],
+		["mixed", "spot fleet request launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: the encryption of its volumes cannot be checked"],
+		["override", "group launches from [unknown], which is not in the document: the encryption of its volumes cannot be checked"],
+		["override", "group launches from lt-0cccccccccccccccc, which is not in the document: the encryption of its volumes cannot be checked"],
+	}
+}
+
+_deps(lt, field) := {"property_dependencies": {field: [lt.urn]}}

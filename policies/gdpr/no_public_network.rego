@@ -38,6 +38,7 @@ _problems contains findings.problem(lt, msg) if {
 _problems contains compute.unseen_launch_problem(i, ref, "whether its instances get a public IP") if {
 	some [i, ref] in compute.unseen_launch_sources
 	i in resources.personal_indices
+	not compute.overrides_template(input.document.resources[i], "associatePublicIpAddress")
 }
 
 _problems contains findings.problem(r, "personal-data instance gets a public IP (an Elastic IP is attached to it)") if {

@@ -694,6 +694,7 @@ _imdsv1 contains problem(lt, msg) if {
 
 _imdsv1 contains compute.unseen_launch_problem(i, ref, "its instance metadata options (IMDSv2)") if {
 	some [i, ref] in compute.unseen_launch_sources
+	not compute.overrides_template(input.document.resources[i], ["metadataOptions", "httpTokens"])
 }
 
 _imdsv1 contains problem(nc, msg) if {

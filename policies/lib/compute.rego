@@ -178,12 +178,23 @@ _launchers := {
 # stack or by hand, an aws-native template, or named by an id unknown until apply with no recorded
 # dependency): the rules cannot see its volumes, metadata options, public IP, key pair or AMI. Each
 # as [position of the launcher, the reference as written].
+#
+# A reference is resolved by a key of one of the document's templates (id, URN, logical name, name
+# input; a mock id carries the logical name). A policy pack's resources have no ids, and a preview
+# knows no id of a template it creates, so references the keys do not resolve are taken as the
+# document's templates the launcher's input records a dependency on: one template for each, never
+# more than the recorded ones that no resolved reference of the same input already names.
 unseen_launch_sources contains [i, ref] if {
 	some t, _ in _launchers
 	some i in resources.indices(t)
 	r := input.document.resources[i]
-	some [field, ref] in _launch_refs(r.inputs)
-	not _resolved(r, field, ref)
+	specs := _launch_specs(r.inputs)
+	some field in {f | some [f, _] in specs}
+	unmatched := [values | some [f, values] in specs; f == field; not _matched(values)]
+	count(unmatched) > 0
+	count(unmatched) > _dependency_cover(r, field, specs)
+	some values in unmatched
+	ref := values[0]
 }
 
 # a finding's problem for launcher i, which launches from ref the document does not hold: what
@@ -193,32 +204,57 @@ unseen_launch_problem(i, ref, what) := {"at": r.urn, "message": msg, "resource":
 	msg := sprintf("%s launches from %v, which is not in the document: %s cannot be checked", [_launchers[r.type], ref, what])
 }
 
-# [input the reference sits under, reference] for each template or configuration a launcher names
-_launch_refs(inputs) := array.concat(array.concat(array.concat([[field, ref] |
-	some [field, path] in [
-		["launchTemplate", ["launchTemplate", "id"]],
-		["launchTemplate", ["launchTemplate", "name"]],
-		["mixedInstancesPolicy", ["mixedInstancesPolicy", "launchTemplate", "launchTemplateSpecification", "launchTemplateId"]],
-		["mixedInstancesPolicy", ["mixedInstancesPolicy", "launchTemplate", "launchTemplateSpecification", "launchTemplateName"]],
-		["launchConfiguration", ["launchConfiguration"]],
+# a template reference one of the document's templates answers to
+_matched(values) if {
+	some v in values
+	is_string(v)
+	some key in resources.lookup_forms(v)
+	key in _launch_source_keys
+}
+
+# the document's templates the launcher's input depends on that no reference of it names by a key
+_dependency_cover(r, field, specs) := count({urn |
+	some urn in object.get(r, ["property_dependencies", field], [])
+	urn in _launch_source_urns
+}) - count(_named_sources(field, specs) & {urn | some urn in object.get(r, ["property_dependencies", field], [])})
+
+_named_sources(field, specs) := {s.urn |
+	some [f, values] in specs
+	f == field
+	_matched(values)
+	some s in _launch_sources
+	some v in values
+	is_string(v)
+	some key in resources.lookup_forms(v)
+	key in _source_keys(s)
+}
+
+_source_keys(s) := resources.reference_keys(s) | {n | n := object.get(s.inputs, "name", null); is_string(n)}
+
+# [input the reference sits under, [the values naming one template: id, then name]] for each
+# template or configuration a launcher names (empty strings, what outputs show for an unset
+# reference, name none)
+_launch_specs(inputs) := [[field, values] |
+	some [field, candidates] in _launch_candidates(inputs)
+	values := [v | some v in candidates; v != null; v != ""]
+	count(values) > 0
+] if is_object(inputs)
+
+_launch_candidates(inputs) := array.concat(array.concat(array.concat([[field, [object.get(inputs, array.concat(path, [k]), null) | some k in keys]] |
+	some [field, path, keys] in [
+		["launchTemplate", ["launchTemplate"], ["id", "name"]],
+		["mixedInstancesPolicy", ["mixedInstancesPolicy", "launchTemplate", "launchTemplateSpecification"], ["launchTemplateId", "launchTemplateName"]],
+		["launchConfiguration", [], ["launchConfiguration"]],
 	]
-	ref := object.get(inputs, path, null)
-	ref != null
-], [["mixedInstancesPolicy", ref] |
+], [["mixedInstancesPolicy", [object.get(o, ["launchTemplateSpecification", k], null) | some k in ["launchTemplateId", "launchTemplateName"]]] |
 	# an override may launch its type from a template of its own
 	some o in resources.list_at(resources.as_object(object.get(inputs, ["mixedInstancesPolicy", "launchTemplate"], {})), "overrides")
 	is_object(o)
-	some key in ["launchTemplateId", "launchTemplateName"]
-	ref := object.get(o, ["launchTemplateSpecification", key], null)
-	ref != null
-]), [["launchTemplateConfigs", ref] |
+]), [["launchTemplateConfigs", [object.get(config, ["launchTemplateSpecification", k], null) | some k in ["id", "launchTemplateId", "name", "launchTemplateName"]]] |
 	# a spot fleet request's (id, name) or an EC2 Fleet's (launchTemplateId, launchTemplateName)
 	some config in resources.list_at(inputs, "launchTemplateConfigs")
 	is_object(config)
-	some key in ["id", "name", "launchTemplateId", "launchTemplateName"]
-	ref := object.get(config, ["launchTemplateSpecification", key], null)
-	ref != null
-]), _unknown_refs(inputs)) if is_object(inputs)
+]), [[field, [v]] | some [field, v] in _unknown_refs(inputs)])
 
 # a part on the way to the references that is unknown until apply (a preview's "[unknown]") names
 # a template nothing can check
@@ -247,16 +283,16 @@ _unknown_config(config) := config if {
 	is_string(v)
 }
 
-_resolved(r, field, _) if {
-	some urn in object.get(r, ["property_dependencies", field], [])
-	urn in _launch_source_urns
+# an instance or spot instance request that sets a launch setting itself (``key``, a path) overrides
+# the template's: the rule that judges the setting judges the instance's own
+overrides_template(r, key) if {
+	r.type in _instance_launchers
+	v := object.get(r.inputs, key, null)
+	v != null
+	v != ""
 }
 
-_resolved(_, _, ref) if {
-	is_string(ref)
-	some key in resources.lookup_forms(ref)
-	key in _launch_source_keys
-}
+_instance_launchers := {instance, spot_request}
 
 _launch_sources := resources.of_types(input.document, [launch_template, launch_configuration])
 

@@ -48,6 +48,7 @@ _problems contains findings.problem(lt, msg) if {
 
 _problems contains compute.unseen_launch_problem(i, ref, "whether its instances get a public IP") if {
 	some [i, ref] in compute.unseen_launch_sources
+	not compute.overrides_template(input.document.resources[i], "associatePublicIpAddress")
 }
 
 _problems contains findings.problem(nc, "EC2NodeClass gives nodes a public IP (associatePublicIPAddress)") if {

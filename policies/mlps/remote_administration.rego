@@ -45,6 +45,7 @@ _problems contains findings.problem(lt, msg) if {
 
 _problems contains compute.unseen_launch_problem(i, ref, "whether it installs an SSH key pair") if {
 	some [i, ref] in compute.unseen_launch_sources
+	not compute.overrides_template(input.document.resources[i], "keyName")
 }
 
 # the cloud controller opens a LoadBalancer Service's ports to the internet outside the document

@@ -84,6 +84,7 @@ _problems contains findings.problem(r, msg) if {
 
 _problems contains compute.unseen_launch_problem(i, ref, "the AMI it boots") if {
 	some [i, ref] in compute.unseen_launch_sources
+	not compute.overrides_template(input.document.resources[i], "ami")
 }
 
 # the images a Karpenter EC2NodeClass selects (lib.karpenter: an alias is AWS's EKS-optimised AMI)

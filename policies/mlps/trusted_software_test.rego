@@ -196,3 +196,21 @@ _unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group
 	"maxSize": 2, "launchTemplate": {"id": ref, "version": "$Latest"},
 	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
 })
+
+# an instance that names its own AMI boots it, whatever its template says: that AMI is judged, and
+# the template's is not reported as unseen
+test_an_instance_with_its_own_ami_is_judged_by_it if {
+	v := trusted_software.violation with input as fixtures.gate_input(fixtures.mlps_policy, [
+		_templated_instance("own", {"ami": "ami-0123456789abcdef0"}),
+		_templated_instance("template", {}),
+	])
+	{[f.resource_name, f.message] | some f in v} == {
+		["own", "instance boots ami-0123456789abcdef0, which is not shown to come from an allow-listed owner (an AMI resolved from resolve:ssm:/aws/service/, or listed in compliance.trusted.amis)"],
+		["template", "instance launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: the AMI it boots cannot be checked"],
+	}
+}
+
+_templated_instance(name, inputs) := fixtures.resource("aws:ec2/instance:Instance", name, object.union(
+	{"launchTemplate": {"id": "lt-0bbbbbbbbbbbbbbbb"}, "tags": fixtures.tags("public")},
+	inputs,
+))
