@@ -33,8 +33,9 @@ test_fail_exactly_at_threshold if {
 }
 
 test_fail_just_below_threshold_reports_lower_one if {
+	# 84.999%, rounded down as the budget response reads an alert: not the 85% threshold, and said so
 	v := budget_threshold.violation with input as _with(849.99)
-	v == {fixtures.stack_finding("BUDGET-COST-2", "advisory", "projected monthly cost is 85% of the budget, past the 50% threshold (action: notify)")}
+	v == {fixtures.stack_finding("BUDGET-COST-2", "advisory", "projected monthly cost is 84% of the budget, past the 50% threshold (action: notify)")}
 }
 
 # test audit: exactly at the budget is still within it, and the 1.0 threshold is never the one

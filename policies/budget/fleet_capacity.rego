@@ -98,7 +98,7 @@ _ratio[i] := max(ratios) if {
 
 # each group's listed types, read once: [type, the weight it gives it (null when that cannot be read
 # as a positive number), whether it gives one, the weight as written]
-_overrides[i] := [[t, _weight_or_null(o), "weightedCapacity" in object.keys(o), object.get(o, "weightedCapacity", null)] |
+_overrides[i] := [[t, _weight_or_null(o), _gives_weight(o), object.get(o, "weightedCapacity", null)] |
 	some o in overrides
 	is_object(o)
 	t := object.get(o, "instanceType", "?")
@@ -109,9 +109,19 @@ _overrides[i] := [[t, _weight_or_null(o), "weightedCapacity" in object.keys(o), 
 }
 
 _weight_or_null(o) := d if {
-	d := resources.number(object.get(o, "weightedCapacity", 1))
+	d := resources.number(_weight_as_written(o))
 	d > 0
 } else := null
+
+# an override gives a weight unless it leaves weightedCapacity out, or empty (what the outputs of
+# an existing group show for one it leaves out)
+_gives_weight(o) := false if {
+	object.get(o, "weightedCapacity", "") == ""
+} else := true
+
+_weight_as_written(o) := 1 if {
+	object.get(o, "weightedCapacity", "") == ""
+} else := object.get(o, "weightedCapacity", 1)
 
 _plan_weights[name] := {t.instance_type: _weight(t) | some t in object.get(fp, "instance_types", [])} if some name, fp in _planned
 

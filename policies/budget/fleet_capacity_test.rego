@@ -342,3 +342,18 @@ test_an_autoscaled_group_s_desired_capacity_is_the_autoscaler_s if {
 	w := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, [raised]), {"plan": plan})
 	w == {_f("inference-asg", "fleet inference: its groups' minSize runs 6 units, above the plan's 1: capacity the estimate did not price runs all the time")}
 }
+
+# red team: the outputs of an existing group show "" for an override's unset weightedCapacity; it
+# gives no weight (the group counts instances), it is not a weight that cannot be read
+test_pass_an_empty_weight_is_no_weight if {
+	plan := {"monthly_cost": 1, "currency": "USD", "fleets": [{"name": "inference", "on_demand_base": 1, "min_size": 1, "desired": 2, "spot_share_above_base": 0.3, "instance_types": [
+		{"instance_type": "g5.xlarge", "weight": 1},
+	]}]}
+	asg := json.patch(_asg("inference", 2, ["g5.xlarge"]), [
+		{"op": "add", "path": "/inputs/minSize", "value": 1},
+		{"op": "add", "path": "/inputs/desiredCapacity", "value": 1},
+		{"op": "add", "path": "/inputs/mixedInstancesPolicy/launchTemplate/overrides/0/weightedCapacity", "value": ""},
+	])
+	v := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, [asg]), {"plan": plan})
+	v == set()
+}

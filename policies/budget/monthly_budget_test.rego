@@ -69,3 +69,15 @@ test_fail_plan_currency_mismatch if {
 	v := monthly_budget.violation with input as gate
 	v == {_f("the estimate is in CNY but the budget in USD; currencies are never mixed")}
 }
+
+# red team: the estimate prices the stack as it deploys (a stack without a cluster runs each group at
+# its desired size); the plan's own cost, as a cluster would size the fleets, stands in only without
+# an estimate, so a plan above the estimate does not block
+test_pass_the_estimate_decides_over_the_plan if {
+	gate := object.union(_with({"monthly_total": 900, "currency": "USD"}), {"plan": {"monthly_cost": 1300, "currency": "USD", "fleets": []}})
+	v := monthly_budget.violation with input as gate
+	v == set()
+	over := object.union(_with({"monthly_total": 1100, "currency": "USD"}), {"plan": {"monthly_cost": 700, "currency": "USD", "fleets": []}})
+	w := monthly_budget.violation with input as over
+	w == {_f("projected monthly cost 1100.00 USD exceeds the budget of 1000.00 USD (110%)")}
+}

@@ -34,6 +34,13 @@ _problems contains findings.problem(lt, msg) if {
 	msg := sprintf("personal-data %s", [compute.public_ip_phrase(lt)])
 }
 
+_problems contains findings.problem(lt, msg) if {
+	some i in compute.indices & resources.personal_indices
+	lt := input.document.resources[i]
+	compute.public_ip_unknown(lt)
+	msg := sprintf("personal-data %s may give instances a public IP: associatePublicIpAddress is unknown until apply", [compute.noun(lt)])
+}
+
 # personal data launched from a template the document does not hold
 _problems contains compute.unseen_launch_problem(i, ref, "whether its instances get a public IP") if {
 	some [i, ref] in compute.unseen_launch_sources

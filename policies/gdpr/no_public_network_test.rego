@@ -130,3 +130,11 @@ _unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group
 	"maxSize": 2, "launchTemplate": {"id": ref, "version": "$Latest"},
 	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
 })
+
+# red team: a public IP unknown until apply read as none (truthy("[unknown]") is false)
+test_fail_a_public_ip_unknown_until_apply if {
+	lt := fixtures.launch_template("lt", "personal", {"networkInterfaces": [{"associatePublicIpAddress": "[unknown]"}]})
+	open := fixtures.launch_template("open", "public", {"networkInterfaces": [{"associatePublicIpAddress": "[unknown]"}]})
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [lt, open])
+	{[f.resource_name, f.message] | some f in v} == {["lt", "personal-data launch template may give instances a public IP: associatePublicIpAddress is unknown until apply"]}
+}

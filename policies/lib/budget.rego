@@ -7,11 +7,12 @@
 package lib.budget
 
 # the projected monthly cost; undefined when neither an estimate nor a plan is given
+# (the estimate prices the whole stack as it deploys, from the plan when there is one; the plan's
+# own cost, its fleets as a cluster would size them, stands in only without an estimate)
 projected(gate) := max(candidates) if {
 	candidates := [c |
 		some c in [
-			object.get(gate, ["estimate", "monthly_total"], null),
-			object.get(gate, ["plan", "monthly_cost"], null),
+			_base(gate),
 			object.get(gate, ["budget_state", "forecast_monthly"], null),
 			object.get(gate, ["budget_state", "month_to_date"], null),
 		]
@@ -19,6 +20,11 @@ projected(gate) := max(candidates) if {
 	]
 	count(candidates) > 0
 }
+
+_base(gate) := e if {
+	e := object.get(gate, ["estimate", "monthly_total"], null)
+	is_number(e)
+} else := object.get(gate, ["plan", "monthly_cost"], null)
 
 currency(gate) := c if {
 	c := object.get(gate, ["estimate", "currency"], object.get(gate, ["plan", "currency"], null))

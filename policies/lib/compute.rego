@@ -106,6 +106,22 @@ public_ip(r) if {
 	resources.truthy(object.get(spec, "associatePublicIpAddress", false))
 }
 
+# whether instances get a public IP is unknown until apply (associatePublicIpAddress is a preview's
+# "[unknown]"): the controls that forbid one cannot pass it
+public_ip_unknown(r) if {
+	r.type == launch_template
+	some ni in resources.list_at(r.inputs, "networkInterfaces")
+	is_object(ni)
+	object.get(ni, "associatePublicIpAddress", false) == "[unknown]"
+} else := true if {
+	r.type in _instance_types
+	object.get(r.inputs, "associatePublicIpAddress", false) == "[unknown]"
+} else := true if {
+	r.type == spot_fleet
+	some spec in launch_specifications(r)
+	object.get(spec, "associatePublicIpAddress", false) == "[unknown]"
+}
+
 # "launch template gives instances a public IP", "instance gets a public IP", ...
 public_ip_phrase(r) := "launch template gives instances a public IP" if {
 	r.type == launch_template
@@ -288,8 +304,7 @@ _unknown_config(config) := config if {
 overrides_template(r, key) if {
 	r.type in _instance_launchers
 	v := object.get(r.inputs, key, null)
-	v != null
-	v != ""
+	not v in {null, "", "[unknown]"}
 }
 
 _instance_launchers := {instance, spot_request}

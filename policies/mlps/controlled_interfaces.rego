@@ -46,6 +46,13 @@ _problems contains findings.problem(lt, msg) if {
 	msg := compute.public_ip_phrase(lt)
 }
 
+_problems contains findings.problem(lt, msg) if {
+	some i in compute.indices
+	lt := input.document.resources[i]
+	compute.public_ip_unknown(lt)
+	msg := sprintf("%s may give instances a public IP: associatePublicIpAddress is unknown until apply", [compute.noun(lt)])
+}
+
 _problems contains compute.unseen_launch_problem(i, ref, "whether its instances get a public IP") if {
 	some [i, ref] in compute.unseen_launch_sources
 	not compute.overrides_template(input.document.resources[i], "associatePublicIpAddress")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 from pathlib import Path
 
 import click
@@ -14,6 +15,8 @@ from rich.text import Text
 from seedance.estimate.components import _per
 from seedance.estimate.estimate import PARTIAL, UNPRICED, Estimate, pricing_status
 from seedance.pricing.catalog import PricingError
+
+log = logging.getLogger(__name__)
 
 
 def _money(value: float | None, currency: str) -> str:
@@ -97,7 +100,11 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
 def _joins_cluster(project_dir: Path, stack: str | None) -> bool:
     """Whether the stack's fleets join a cluster: what its Pulumi.STACK.yaml says, when there is one
     (one that cannot be read is an error); else assumed, as for a policy priced on its own."""
-    if stack is None or not (project_dir / f"Pulumi.{stack}.yaml").is_file():
+    if stack is None:
+        return True
+    if not (project_dir / f"Pulumi.{stack}.yaml").is_file():
+        log.warning("--stack %s: %s holds no Pulumi.%s.yaml, so the stack is priced as joining a cluster", stack,
+                    project_dir, stack)
         return True
     from seedance.gate.inputs import InvalidInputError, stack_setup
 

@@ -341,9 +341,10 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         if not ctx.cluster:
             # nothing sizes the group to demand: it runs its desired size and off-peak windows
             nodes, notes = average_nodes(fleet, fp.desired, w)
-            notes.insert(0, "the stack names no cluster, so no Cluster Autoscaler sizes the group to demand: "
-                         f"it runs its desired size ({fp.desired:g} units)"
-                         + (f", not the {expected:g} units the plan expects" if expected is not None else ""))
+            sized = f"its desired size ({fp.desired:g} units)" + (", with its off-peak windows" if fleet.off_peak else "")
+            notes.insert(0, "the stack names no cluster, so no Cluster Autoscaler sizes the group to demand: it runs "
+                         f"{sized}, {nodes:g} units on average"
+                         + (f", not the {expected:g} the plan expects" if expected is not None and abs(nodes - expected) > 1e-9 else ""))
         elif expected is not None:
             nodes, notes = float(expected), [f"{expected:g} units expected on average (plan)"]
             # the plan's demand hour by hour, in layers (older plans: none, the average every hour)

@@ -159,6 +159,7 @@ class StackSetup:
 
     policy_path: Path
     cluster: bool
+    project: str = ""  # the project's name (Pulumi.yaml)
 
 
 def stack_setup(project_dir: Path, stack: str) -> StackSetup:
@@ -172,7 +173,7 @@ def stack_setup(project_dir: Path, stack: str) -> StackSetup:
     rel = sc.config.get("seedance:policy")
     if not rel:
         raise InvalidInputError(f"{project_dir}/Pulumi.{stack}.yaml: no seedance:policy config naming the cost policy")
-    return StackSetup(project_dir / rel, bool(sc.config.get("seedance:clusterName")))
+    return StackSetup(project_dir / rel, bool(sc.config.get("seedance:clusterName")), sc.project)
 
 
 def policy_path_for_stack(project_dir: Path, stack: str) -> Path:

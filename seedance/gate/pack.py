@@ -33,15 +33,14 @@ PROJECT_DIR_ENV = "SEEDANCE_PROJECT_DIR"
 #: ``seedance check --lookup`` does; not the security groups, see README).
 LOOKUP_ENV = "SEEDANCE_LOOKUP"
 
-#: Controls decided from a single resource's properties: no finding is triggered by the absence of
-#: another resource.  Everything else is validated on the whole stack (the controls that judge a
-#: launch template report a group, instance or fleet whose template the stack does not hold, so
-#: they need the whole stack).
-RESOURCE_LOCAL: frozenset[str] = frozenset({
-    "GDPR-5.1e-2", "GDPR-30-1", "GDPR-32.1a-3", "GDPR-44-1",
-    "MLPS-L3-8.1.2.1c", "MLPS-L3-8.1.3.2c", "MLPS-L3-8.1.4.2d", "MLPS-L3-8.1.4.4ab",
-    "MLPS-L3-8.1.4.4e", "MLPS-L3-8.2.4-DIC-a", "MLPS-L3-8.2.4-IMG", "BUDGET-OVERCOMMIT-1",
-})
+#: Controls decided from a single resource's properties (resource validations). None: every rule
+#: reads more than the resource - its provider's default tags (the data class), region and
+#: Kubernetes namespace, and for several the resources it joins (replication rules, aggregated
+#: roles, a namespace's LimitRange, a group's launch template) - so every control is a stack
+#: validation on the whole stack, the document `seedance check` reads. (A red team found the
+#: per-resource evaluation dropping provider tags, namespaces and unknown regions, and missing
+#: joins.) ``resource_validator`` stays for a control that is truly local.
+RESOURCE_LOCAL: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -67,6 +66,11 @@ def load_context(stack: str, project: str, project_dir: Path) -> StackContext:
     from seedance.gate.inputs import derived_parts, stack_setup
 
     setup = stack_setup(project_dir, stack)
+    if setup.project != project:  # another project's stack of the same name: its policy is not this one's
+        from seedance.gate.errors import InvalidInputError
+
+        raise InvalidInputError(f"{project_dir}/Pulumi.yaml is project {setup.project!r}, the stack being deployed "
+                                f"belongs to project {project!r}: set {PROJECT_DIR_ENV} to that project's directory")
     _, policy, plan, estimate = derived_parts(setup.policy_path, cluster=setup.cluster)
     facts = None
     if os.environ.get(LOOKUP_ENV, "").strip() == "1":
@@ -111,13 +115,47 @@ def _jsonable(value: Any) -> Any:
 
 
 def _region(props: dict[str, Any], provider: Any) -> str | None:
-    """A resource's region: its own ``region`` input (pulumi-aws 7), else its provider's."""
+    """A resource's region as the resource document gives it: its own ``region`` input (pulumi-aws 7),
+    else its provider's; ``[unknown]`` when either is unknown until apply, or the provider is an
+    explicit one without a region (it reads its environment); None (the stack's region) for the
+    default provider without one."""
     own = props.get("region")
-    if isinstance(own, str) and own and own != UNKNOWN:
+    if isinstance(own, str) and own:
         return own
     provider_props = _plain(getattr(provider, "props", None) or {})
     region = provider_props.get("region") if isinstance(provider_props, dict) else None
-    return region if isinstance(region, str) and region and region != UNKNOWN else None
+    if isinstance(region, str) and region:
+        return region
+    urn = getattr(provider, "urn", None)
+    aws = isinstance(urn, str) and any(f"::pulumi:providers:{k}::" in urn for k in ("aws", "aws-native"))
+    if aws and not _is_default_provider(provider):
+        return UNKNOWN
+    return None
+
+
+def _is_default_provider(provider: Any) -> bool:
+    """Pulumi names the providers it makes for resources that name none ``default`` or ``default_X_Y_Z``."""
+    name = getattr(provider, "name", None)
+    if not isinstance(name, str):
+        urn = getattr(provider, "urn", None)
+        name = urn.rsplit("::", 1)[-1] if isinstance(urn, str) else ""
+    return name == "default" or name.startswith("default_")
+
+
+def _provider_entries(resources: list[Any]) -> list[dict[str, Any]]:
+    """The providers of ``resources`` as document entries (their default tags, region, namespace),
+    each once; those ``resources`` already hold are left to them."""
+    held = {getattr(r, "urn", None) for r in resources}
+    out: dict[str, dict[str, Any]] = {}
+    for r in resources:
+        provider = getattr(r, "provider", None)
+        urn = getattr(provider, "urn", None)
+        if not isinstance(urn, str) or urn in held or urn in out:
+            continue
+        kind = getattr(provider, "resource_type", None) or urn.split("::")[2]
+        out[urn] = as_resource(kind, urn, getattr(provider, "name", None) or urn.rsplit("::", 1)[-1],
+                               getattr(provider, "props", None))
+    return list(out.values())
 
 
 def as_resource(resource_type: str, urn: str, name: str, props: Any, parent_urn: str | None = None,
@@ -135,6 +173,9 @@ def as_resource(resource_type: str, urn: str, name: str, props: Any, parent_urn:
         "region": _region(inputs, provider),
         "inputs": inputs,
     }
+    provider_urn = getattr(provider, "urn", None)
+    if isinstance(provider_urn, str) and provider_urn:
+        out["provider"] = provider_urn  # the rules read its default tags and namespace
     deps = {str(k): [u for u in (getattr(r, "urn", None) for r in v or []) if isinstance(u, str)]
             for k, v in (property_dependencies or {}).items()}
     if any(deps.values()):
@@ -179,7 +220,7 @@ def resource_validator(control: ControlMeta, bundle: PolicyBundle, engine: Regor
         resource = as_resource(args.resource_type, args.urn, args.name, args.props,
                                provider=getattr(args, "provider", None))
         try:
-            found = findings(ctx, bundle, engine, control.control_id, [resource])
+            found = findings(ctx, bundle, engine, control.control_id, [resource, *_provider_entries([args])])
         except GateError as exc:  # e.g. a whole list preview does not know yet: reported, not raised
             report_violation(undecided(control, exc))
             return
@@ -202,7 +243,7 @@ def stack_validator(control: ControlMeta, bundle: PolicyBundle, engine: RegorusE
             as_resource(r.resource_type, r.urn, r.name, r.props, getattr(getattr(r, "parent", None), "urn", None),
                         provider=getattr(r, "provider", None), property_dependencies=getattr(r, "property_dependencies", None))
             for r in args.resources
-        ]
+        ] + _provider_entries(args.resources)
         known = {r["urn"] for r in resources}
         try:
             found = findings(ctx, bundle, engine, control.control_id, resources)

@@ -322,7 +322,7 @@ def test_the_policy_pack_reads_the_given_subnets_with_seedance_lookup(ec2, monke
             monkeypatch.setenv("SEEDANCE_LOOKUP", env)
         policies = {p.name: p for p in make_policies(bundle, project_dir=tmp_path)}
         out: list[str] = []
-        policies["mlps-l3-8-1-2-1c"].validate(asg, lambda message, urn=None: out.append(message))
+        policies["mlps-l3-8-1-2-1c"].validate(SimpleNamespace(resources=[asg]), lambda message, urn=None: out.append(message))
         return out
 
     assert violations(None) == []

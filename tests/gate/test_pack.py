@@ -52,7 +52,11 @@ def test_enforcement_levels_follow_severity(bundle) -> None:
     assert policies["gdpr-32-1b-1"].enforcement_level == EnforcementLevel.MANDATORY
     assert policies["gdpr-30-1"].enforcement_level == EnforcementLevel.ADVISORY
     assert policies["mlps-l3-8-2-4-kms"].enforcement_level == EnforcementLevel.ADVISORY
-    assert isinstance(policies["gdpr-44-1"], ResourceValidationPolicy)
+    # every control reads more than one resource (its provider's tags, region and namespace, the
+    # resources it joins): all are stack validations, on the document `seedance check` reads
+    assert RESOURCE_LOCAL == frozenset()
+    assert not any(isinstance(p, ResourceValidationPolicy) for p in policies.values())
+    assert isinstance(policies["gdpr-44-1"], StackValidationPolicy)
     assert isinstance(policies["gdpr-25-2-1"], StackValidationPolicy)
     # the controls that judge launch templates report groups whose template the stack lacks
     assert isinstance(policies["gdpr-32-1b-1"], StackValidationPolicy)
@@ -208,7 +212,7 @@ def test_a_stack_whose_policy_cannot_be_read_is_blocked_by_a_mandatory_violation
     assert message.startswith("the Seedance gate cannot decide, so the deploy is blocked:") and "no Pulumi project" in message
     quiet = Collector()  # the controls themselves do not fail with an error (one clear violation instead)
     policies["budget-cost-1"].validate(resources, quiet)
-    policies["gdpr-44-1"].validate(_as_served(SAMPLE["resources"][0], True), quiet)
+    policies["gdpr-44-1"].validate(resources, quiet)
     assert quiet.violations == []
 
 
@@ -220,16 +224,17 @@ def test_validators_run_from_a_pool_of_threads_like_the_pack_server(bundle) -> N
     """
     ctx = _context(["gdpr", "mlps-l3"])
     engine = RegorusEngine()
-    validators = [resource_validator(c, bundle, engine, lambda urn: ctx) for c in bundle.controls if c.control_id in RESOURCE_LOCAL]
-    resources = [SimpleNamespace(resource_type=r["type"], urn=r["urn"], name=r["name"], props=r["inputs"]) for r in SAMPLE["resources"]]
+    chosen = ["GDPR-32.1b-1", "GDPR-44-2", "MLPS-L3-8.1.3.1c", "MLPS-L3-8.1.4.2d", "GDPR-30-1", "BUDGET-COST-1"]
+    validators = [stack_validator(bundle.control(c), bundle, engine, lambda urn: ctx) for c in chosen]
+    stack = SimpleNamespace(resources=[_as_served(r, False) for r in SAMPLE["resources"]])
 
     def run(job: tuple[int, int]) -> list[str]:
         out = Collector()
-        validators[job[0]](resources[job[1]], out)
+        validators[job[0]](stack, out)
         return [m for m, _ in out.violations]
 
-    # a third of the (validator, resource) pairs, every validator and every resource among them
-    jobs = [(v, r) for v in range(len(validators)) for r in range(len(resources)) if (v + r) % 3 == 0]
+    # every validator twice, in a shuffled order
+    jobs = [(v, k) for k in range(2) for v in range(len(validators))][::-1]
     serial = [run(j) for j in jobs]  # the main thread's engine is made first
     with ThreadPoolExecutor(max_workers=4) as pool:
         pooled = list(pool.map(run, jobs))
@@ -254,3 +259,49 @@ def test_a_control_that_cannot_decide_reports_instead_of_raising(bundle) -> None
         stack_validator(c, bundle, engine, lambda urn: ctx)(SimpleNamespace(resources=[served]), out)  # never raises
         reported += [m for m, _ in out.violations if "cannot decide" in m]
     assert reported and all(m.split(" cannot decide")[0].startswith(("GDPR", "MLPS", "BUDGET")) for m in reported)
+
+
+def _provider(name: str, props: dict, kind: str = "aws") -> SimpleNamespace:
+    return SimpleNamespace(resource_type=f"pulumi:providers:{kind}", urn=f"urn:pulumi:eu-prod::seedance-gpu::pulumi:providers:{kind}::{name}",
+                           name=name, props=props)
+
+
+def _bucket(name: str, provider: SimpleNamespace, inputs: dict) -> SimpleNamespace:
+    urn = f"urn:pulumi:eu-prod::seedance-gpu::aws:s3/bucket:Bucket::{name}"
+    return SimpleNamespace(resource_type="aws:s3/bucket:Bucket", urn=urn, name=name, props={"bucket": name, **inputs},
+                           provider=provider, parent=None, property_dependencies={})
+
+
+def _messages(bundle, control: str, resources: list) -> list[str]:  # type: ignore[no-untyped-def]
+    out = Collector()
+    stack_validator(bundle.control(control), bundle, RegorusEngine(), lambda urn: _context(["gdpr"]))(
+        SimpleNamespace(resources=resources), out)
+    return [m for m, _ in out.violations]
+
+
+def test_the_pack_reads_each_resource_s_provider_as_check_does(bundle) -> None:
+    # red team: the pack's documents held no provider link, so a data class from the provider's
+    # default tags was lost, and with two providers each resource got both providers' tags
+    personal = _provider("personal", {"region": "eu-central-1", "defaultTags": {"tags": {"data-class": "personal"}}})
+    public = _provider("public", {"region": "eu-central-1", "defaultTags": {"tags": {"data-class": "public"}}})
+    stray = {"region": "us-east-1"}
+    found = _messages(bundle, "GDPR-44-1", [_bucket("p-us", personal, stray), _bucket("q-us", public, stray)])
+    assert len(found) == 1 and "us-east-1" in found[0], found
+    # an explicit provider without a region reads its environment: the region is not shown
+    bare = _provider("elsewhere", {"defaultTags": {"tags": {"data-class": "personal"}}})
+    (unknown,) = _messages(bundle, "GDPR-44-1", [_bucket("p-env", bare, {})])
+    assert "a region the document does not show ([unknown])" in unknown
+    # the default provider without a region is the stack's (the policy's region here)
+    default = _provider("default_6_0_0", {"defaultTags": {"tags": {"data-class": "personal"}}})
+    assert _messages(bundle, "GDPR-44-1", [_bucket("p-default", default, {})]) == []
+
+
+def test_another_project_s_stack_of_the_same_name_is_undecided(tmp_path: Path) -> None:
+    # red team: started outside the project, the pack read the checkout's example stack of the same
+    # name (another project's policy) and passed
+    from seedance.gate.errors import GateError
+    from seedance.gate.pack import load_context
+
+    with pytest.raises(GateError) as exc:
+        load_context("dev", "myproj", REPO / "stacks")
+    assert "project 'seedance-gpu'" in str(exc.value) and "'myproj'" in str(exc.value) and "SEEDANCE_PROJECT_DIR" in str(exc.value)
