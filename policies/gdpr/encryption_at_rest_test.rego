@@ -253,10 +253,10 @@ test_fail_other_launchers_from_templates_the_document_lacks if {
 
 _launcher(type, name, data_class, inputs) := fixtures.resource(type, name, object.union({"tags": fixtures.tags(data_class)}, inputs))
 
-# review: under one input, a reference the keys do not resolve is taken as a template the input
-# depends on only while such templates remain: one outside reference beside the dependency's own is
-# reported; an id and a name of one template count once; an empty reference (outputs show "" for
-# an unset launch configuration) names none
+# review: a reference known now is resolved only by the document's keys (the id an output ARN ends
+# with included); one unknown until apply is taken as a template the input depends on only while
+# such templates remain; an id and a name of one template count once; an empty reference (outputs
+# show "" for an unset launch configuration) names none
 test_fail_outside_references_beside_a_recorded_dependency if {
 	lt := fixtures.launch_template("lt", "personal", {})
 	resources := [
@@ -271,13 +271,23 @@ test_fail_outside_references_beside_a_recorded_dependency if {
 			"overrides": [{"instanceType": "g5.xlarge", "launchTemplateSpecification": {"launchTemplateId": "lt-0cccccccccccccccc"}}],
 		}}}), _deps(lt, "mixedInstancesPolicy")),
 		_group("empty-configuration", "personal", {"launchConfiguration": "", "launchTemplate": {"id": lt.urn}}),
+		# the dependency comes from the version (the document's template's latest), the id is another's
+		object.union(_group("version-only", "personal", {"launchTemplate": {"id": "lt-0dddddddddddddddd", "version": "[unknown]"}}),
+			_deps(lt, "launchTemplate")),
+		# a pack's resources carry no id: the output ARN's
+		object.union(fixtures.launch_template("packed", "personal", {"arn": "arn:aws:ec2:eu-central-1:111122223333:launch-template/lt-0eeeeeeeeeeeeeeee"}), {}),
+		_group("by-arn", "personal", {"launchTemplate": {"id": "lt-0eeeeeeeeeeeeeeee"}}),
+		object.union(_group("two-unknown", "personal", {"mixedInstancesPolicy": {"launchTemplate": {
+			"launchTemplateSpecification": {"launchTemplateId": "[unknown]"},
+			"overrides": [{"instanceType": "g5.xlarge", "launchTemplateSpecification": {"launchTemplateId": "[unknown]"}}],
+		}}}), _deps(lt, "mixedInstancesPolicy")),
 	]
 	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	{[f.resource_name, f.message] | some f in v} == {
-		["mixed", "spot fleet request launches from [unknown], which is not in the document: the encryption of its volumes cannot be checked"],
 		["mixed", "spot fleet request launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: the encryption of its volumes cannot be checked"],
-		["override", "group launches from [unknown], which is not in the document: the encryption of its volumes cannot be checked"],
 		["override", "group launches from lt-0cccccccccccccccc, which is not in the document: the encryption of its volumes cannot be checked"],
+		["version-only", "group launches from lt-0dddddddddddddddd, which is not in the document: the encryption of its volumes cannot be checked"],
+		["two-unknown", "group launches from [unknown], which is not in the document: the encryption of its volumes cannot be checked"],
 	}
 }
 

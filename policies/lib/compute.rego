@@ -195,22 +195,43 @@ _launchers := {
 # dependency): the rules cannot see its volumes, metadata options, public IP, key pair or AMI. Each
 # as [position of the launcher, the reference as written].
 #
-# A reference is resolved by a key of one of the document's templates (id, URN, logical name, name
-# input; a mock id carries the logical name). A policy pack's resources have no ids, and a preview
-# knows no id of a template it creates, so references the keys do not resolve are taken as the
-# document's templates the launcher's input records a dependency on: one template for each, never
-# more than the recorded ones that no resolved reference of the same input already names.
+# A reference is resolved by a key of one of the document's templates (id, or the id its ARN ends
+# with, which a policy pack's resources carry instead; URN, logical name, name input; a mock id
+# carries the logical name). A preview knows no id of a template it creates, so a reference unknown
+# until apply is taken as one of the document's templates the launcher's input records a dependency
+# on: one template for each, never more than the recorded ones that no resolved reference of the
+# same input already names.
+unseen_launch_sources contains [i, values[0]] if {
+	some i, specs in _specs
+	some [_, values] in specs
+	_literal(values)
+	not _matched(values)
+}
+
 unseen_launch_sources contains [i, ref] if {
+	some i, specs in _specs
+	some [field, values] in specs
+	not _literal(values)
+	not _matched(values)
+	pending := [v | some [f, v] in specs; f == field; not _literal(v); not _matched(v)]
+	count(pending) > _dependency_cover(input.document.resources[i], field, specs)
+	ref := values[0]
+}
+
+# each launcher's template references, read once (launchers that name none left out)
+_specs[i] := specs if {
 	some t, _ in _launchers
 	some i in resources.indices(t)
-	r := input.document.resources[i]
-	specs := _launch_specs(r.inputs)
-	some field in {f | some [f, _] in specs}
-	unmatched := [values | some [f, values] in specs; f == field; not _matched(values)]
-	count(unmatched) > 0
-	count(unmatched) > _dependency_cover(r, field, specs)
-	some values in unmatched
-	ref := values[0]
+	specs := _launch_specs(input.document.resources[i].inputs)
+	count(specs) > 0
+}
+
+# a reference known now (a template's id or name as written, not a preview's "[unknown]"): only
+# the document's keys can resolve it, a recorded dependency cannot (it may come from another input
+# of the same block, such as the version)
+_literal(values) if {
+	some v in values
+	resources.settled(v)
 }
 
 # a finding's problem for launcher i, which launches from ref the document does not hold: what
@@ -245,7 +266,16 @@ _named_sources(field, specs) := {s.urn |
 	key in _source_keys(s)
 }
 
-_source_keys(s) := resources.reference_keys(s) | {n | n := object.get(s.inputs, "name", null); is_string(n)}
+_source_keys(s) := (resources.reference_keys(s) | {n | n := object.get(s.inputs, "name", null); is_string(n)}) | _arn_id(s)
+
+# the id a template's ARN ends with (arn:...:launch-template/lt-...), as outputs carry it
+_arn_id(s) := {id |
+	arn := object.get(s.inputs, "arn", null)
+	is_string(arn)
+	contains(arn, ":launch-template/")
+	parts := split(arn, "/")
+	id := parts[count(parts) - 1]
+}
 
 # [input the reference sits under, [the values naming one template: id, then name]] for each
 # template or configuration a launcher names (empty strings, what outputs show for an unset
@@ -315,8 +345,4 @@ _launch_source_urns := {r.urn | some r in _launch_sources}
 
 # every way a group may name a template or configuration of the document: its id, URN, logical
 # name (a mock id carries it), its name input
-_launch_source_keys := {k | some r in _launch_sources; some k in resources.reference_keys(r)} | {n |
-	some r in _launch_sources
-	n := object.get(r.inputs, "name", null)
-	is_string(n)
-}
+_launch_source_keys := {k | some r in _launch_sources; some k in _source_keys(r)}

@@ -139,7 +139,11 @@ def _as_served(r: dict, wrap: bool) -> SimpleNamespace:
     pulumi_policy's proxies, which raise on unknown values when read."""
     from pulumi_policy.proxy import unknown_checking_proxy
 
-    props = unknown_checking_proxy(r["inputs"]) if wrap else r["inputs"]
+    inputs = r["inputs"]
+    if r["type"] == "aws:ec2/launchTemplate:LaunchTemplate" and r.get("id"):
+        # the server hands over a resource's outputs, without its id: a launch template's ARN ends with it
+        inputs = {**inputs, "arn": f"arn:aws:ec2:{r['region']}:111122223333:launch-template/{r['id']}"}
+    props = unknown_checking_proxy(inputs) if wrap else inputs
     provider_props = {"region": r["region"]} if r.get("region") else {}
     provider = SimpleNamespace(props=unknown_checking_proxy(provider_props) if wrap else provider_props)
     # a stack policy's property dependencies name the policy resources each input came from
