@@ -107,7 +107,10 @@ def cost_components(u: VolumeUsage, p: EbsPrices, currency: str) -> list[CostCom
 
 def resources(ctx: EstimateContext) -> list[ResourceCost]:
     if not ctx.cluster:  # the StorageClasses exist only in a cluster: no claims, no volumes
-        return []
+        return [ResourceCost(KIND, sc.name, SERVICE, [], tags=ctx.tags({"data-class": sc.data_class.value}),
+                             notes=["not deployed: the stack names no cluster, so it has no StorageClasses (nor backups "
+                                    "of their volumes)"])
+                for sc in ctx.policy.storage.classes]
     prices = ebs_prices(ctx.catalog, ctx.region)
     out = []
     for sc in ctx.policy.storage.classes:

@@ -31,7 +31,11 @@ def test_a_stack_without_a_cluster_runs_its_desired_size_and_has_no_kubernetes_s
     joined = estimate_policy(loaded, catalog, plan)
     alone = estimate_policy(loaded, catalog, plan, cluster=False)
     assert {r.kind for r in joined.resources} >= {"ebs", "backup", "eks"}
-    assert not {r.kind for r in alone.resources} & {"ebs", "backup", "eks"}
+    assert not {r.kind for r in alone.resources} & {"backup", "eks"}
+    # the storage classes are named, with nothing to pay, and why
+    ebs = [r for r in alone.resources if r.kind == "ebs"]
+    assert [r.name for r in ebs] == [sc.name for sc in loaded.policy.storage.classes]
+    assert all(not r.components and "the stack names no cluster" in r.notes[0] for r in ebs)
     for fleet in loaded.policy.fleets:
         fp = plan.fleet(fleet.name)
         line = next(r for r in alone.resources if r.kind == "fleet" and r.name == fleet.name)
