@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -307,18 +308,20 @@ def make_policies(bundle: PolicyBundle | None = None, *, project_dir: Path | Non
     engine = RegorusEngine()
     project_dir = project_dir or default_project_dir()
     log.info("policy pack: stacks' cost policies from the Pulumi project %s", project_dir)
-    contexts: dict[str, StackContext | GateError] = {}
+    contexts: dict[tuple[str, str], StackContext | GateError] = {}
+    loading = threading.Lock()  # the server calls validators from a pool of threads
 
     def context(urn: str) -> StackContext:
         """The stack's context, read once: a failure is kept too (every policy of the run reports it,
         none reads the policy or EC2 again)."""
-        stack, project = stack_of(urn)
-        if stack not in contexts:
-            try:
-                contexts[stack] = load_context(stack, project, project_dir)
-            except GateError as exc:
-                contexts[stack] = exc
-        got = contexts[stack]
+        key = stack_of(urn)
+        with loading:
+            if key not in contexts:
+                try:
+                    contexts[key] = load_context(key[0], key[1], project_dir)
+                except GateError as exc:
+                    contexts[key] = exc
+            got = contexts[key]
         if isinstance(got, GateError):
             raise got
         return got
