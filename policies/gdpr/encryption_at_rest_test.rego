@@ -287,8 +287,25 @@ test_fail_outside_references_beside_a_recorded_dependency if {
 		["mixed", "spot fleet request launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: the encryption of its volumes cannot be checked"],
 		["override", "group launches from lt-0cccccccccccccccc, which is not in the document: the encryption of its volumes cannot be checked"],
 		["version-only", "group launches from lt-0dddddddddddddddd, which is not in the document: the encryption of its volumes cannot be checked"],
-		["two-unknown", "group launches from [unknown], which is not in the document: the encryption of its volumes cannot be checked"],
 	}
+}
+
+# review: in a preview or export the logical name (and a name ending like a mock id) is no AWS name:
+# an outside template of that name is not the stack's; in a synthesised document it is the mock id's
+test_fail_a_logical_name_answers_only_in_a_synthesised_document if {
+	lt := fixtures.launch_template("nodes-lt", "personal", {"name": "nodes-lt-3f9a2c1"})
+	resources := [
+		lt,
+		_group("by-logical-name", "personal", {"launchTemplate": {"name": "nodes-lt"}}),
+		_group("by-date-suffix", "personal", {"launchTemplate": {"name": "nodes-lt-20240101"}}),
+		_group("by-aws-name", "personal", {"launchTemplate": {"name": "nodes-lt-3f9a2c1"}}),
+	]
+	synth := fixtures.gate_input(fixtures.gdpr_policy, resources)
+	preview := json.patch(synth, [{"op": "replace", "path": "/document/source", "value": "preview"}])
+	v := encryption_at_rest.violation with input as synth
+	{f.resource_name | some f in v} == set()
+	w := encryption_at_rest.violation with input as preview
+	{f.resource_name | some f in w} == {"by-logical-name", "by-date-suffix"}
 }
 
 _deps(lt, field) := {"property_dependencies": {field: [lt.urn]}}

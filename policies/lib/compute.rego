@@ -107,15 +107,14 @@ public_ip(r) if {
 }
 
 # whether instances get a public IP is unknown until apply (associatePublicIpAddress is a preview's
-# "[unknown]"): the controls that forbid one cannot pass it
+# "[unknown]"): the controls that forbid one cannot pass it. Launch templates and spot fleet
+# launch specifications only: an instance's is also an output a preview shows unknown when the
+# program leaves it to the subnet (whose mapPublicIpOnLaunch is checked)
 public_ip_unknown(r) if {
 	r.type == launch_template
 	some ni in resources.list_at(r.inputs, "networkInterfaces")
 	is_object(ni)
 	object.get(ni, "associatePublicIpAddress", false) == "[unknown]"
-} else := true if {
-	r.type in _instance_types
-	object.get(r.inputs, "associatePublicIpAddress", false) == "[unknown]"
 } else := true if {
 	r.type == spot_fleet
 	some spec in launch_specifications(r)
@@ -196,11 +195,10 @@ _launchers := {
 # as [position of the launcher, the reference as written].
 #
 # A reference is resolved by a key of one of the document's templates (id, or the id its ARN ends
-# with, which a policy pack's resources carry instead; URN, logical name, name input; a mock id
-# carries the logical name). A preview knows no id of a template it creates, so a reference unknown
-# until apply is taken as one of the document's templates the launcher's input records a dependency
-# on: one template for each, never more than the recorded ones that no resolved reference of the
-# same input already names.
+# with, which a policy pack's resources carry instead; URN, name input; in a synthesised document,
+# the logical name, which a mock id carries). A preview knows no id of a template it creates, so a
+# reference unknown until apply is taken as one of the document's templates when the launcher's
+# input records a dependency on one.
 unseen_launch_sources contains [i, values[0]] if {
 	some i, specs in _specs
 	some [_, values] in specs
@@ -208,14 +206,12 @@ unseen_launch_sources contains [i, values[0]] if {
 	not _matched(values)
 }
 
-unseen_launch_sources contains [i, ref] if {
+unseen_launch_sources contains [i, values[0]] if {
 	some i, specs in _specs
 	some [field, values] in specs
 	not _literal(values)
 	not _matched(values)
-	pending := [v | some [f, v] in specs; f == field; not _literal(v); not _matched(v)]
-	count(pending) > _dependency_cover(input.document.resources[i], field, specs)
-	ref := values[0]
+	not _depends_on_a_template(input.document.resources[i], field)
 }
 
 # each launcher's template references, read once (launchers that name none left out)
@@ -245,28 +241,28 @@ unseen_launch_problem(i, ref, what) := {"at": r.urn, "message": msg, "resource":
 _matched(values) if {
 	some v in values
 	is_string(v)
-	some key in resources.lookup_forms(v)
+	some key in _forms(v)
 	key in _launch_source_keys
 }
 
-# the document's templates the launcher's input depends on that no reference of it names by a key
-_dependency_cover(r, field, specs) := count({urn |
+# in a synthesised document, a mock id (NAME-xxxxxxxx) also answers to the logical name; elsewhere
+# a name that happens to end so is only itself
+_forms(v) := resources.lookup_forms(v) if _synthesised else := {v}
+
+_synthesised if object.get(input.document, "source", "") == "synth"
+
+# the launcher's input records a dependency on one of the document's templates: its references
+# unknown until apply are taken as the document's (several may share one template)
+_depends_on_a_template(r, field) if {
 	some urn in object.get(r, ["property_dependencies", field], [])
 	urn in _launch_source_urns
-}) - count(_named_sources(field, specs) & {urn | some urn in object.get(r, ["property_dependencies", field], [])})
-
-_named_sources(field, specs) := {s.urn |
-	some [f, values] in specs
-	f == field
-	_matched(values)
-	some s in _launch_sources
-	some v in values
-	is_string(v)
-	some key in resources.lookup_forms(v)
-	key in _source_keys(s)
 }
 
-_source_keys(s) := (resources.reference_keys(s) | {n | n := object.get(s.inputs, "name", null); is_string(n)}) | _arn_id(s)
+_source_keys(s) := ({k | some k in [object.get(s, "id", null), s.urn]; is_string(k)} | _logical_name(s)) | ({n | n := object.get(s.inputs, "name", null); is_string(n)} | _arn_id(s))
+
+# the logical name answers to references only in a synthesised document (a mock id carries it); in a
+# preview or export it is no AWS name, and another template may have it
+_logical_name(s) := {s.name} if _synthesised else := set()
 
 # the id a template's ARN ends with (arn:...:launch-template/lt-...), as outputs carry it
 _arn_id(s) := {id |

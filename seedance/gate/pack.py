@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
+import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -123,24 +124,29 @@ def _region(props: dict[str, Any], provider: Any) -> str | None:
     own = props.get("region")
     if isinstance(own, str) and own:
         return own
+    arn = props.get("arn")  # an existing resource's outputs: its ARN names its region, as check reads it
+    if isinstance(arn, str) and arn.startswith("arn:") and len(arn.split(":")) > 3 and arn.split(":")[3]:
+        return arn.split(":")[3]
     provider_props = _plain(getattr(provider, "props", None) or {})
     region = provider_props.get("region") if isinstance(provider_props, dict) else None
     if isinstance(region, str) and region:
         return region
-    urn = getattr(provider, "urn", None)
-    aws = isinstance(urn, str) and any(f"::pulumi:providers:{k}::" in urn for k in ("aws", "aws-native"))
-    if aws and not _is_default_provider(provider):
+    kind = getattr(provider, "resource_type", None)
+    if kind in ("pulumi:providers:aws", "pulumi:providers:aws-native") and not _is_default_provider(provider):
         return UNKNOWN
     return None
 
 
+#: The names Pulumi gives the providers it makes itself (default, default_6_63_0), as the converter reads them.
+_DEFAULT_PROVIDER = re.compile(r"default(_[0-9]+_[0-9]+_[0-9]+\S*)?")
+
+
 def _is_default_provider(provider: Any) -> bool:
-    """Pulumi names the providers it makes for resources that name none ``default`` or ``default_X_Y_Z``."""
     name = getattr(provider, "name", None)
     if not isinstance(name, str):
         urn = getattr(provider, "urn", None)
         name = urn.rsplit("::", 1)[-1] if isinstance(urn, str) else ""
-    return name == "default" or name.startswith("default_")
+    return _DEFAULT_PROVIDER.fullmatch(name) is not None
 
 
 def _provider_entries(resources: list[Any]) -> list[dict[str, Any]]:

@@ -45,6 +45,10 @@ REMOVING_OPS = frozenset({"delete", "discard"})
 RETIRING_OPS = frozenset({"delete-replaced", "discard-replaced", "remove-pending-replace"})
 #: Steps whose resource exists and keeps its id (a replacement gets a new one, unknown until apply).
 ID_KEEPING_OPS = frozenset({"same", "update", "refresh"})
+#: Types a launcher names by their AWS name, which a namePrefix leaves to the outputs.
+NAMED_BY_OUTPUT = frozenset({"aws:ec2/launchTemplate:LaunchTemplate", "aws:ec2/launchConfiguration:LaunchConfiguration"})
+#: Steps of a resource the program only reads (Resource.get): not the stack's.
+READ_OPS = frozenset({"read", "read-replacement", "read-discard"})
 EXPORT_VERSIONS = (1, 2, 3)
 
 _URN_FORM = "a Pulumi URN string (urn:pulumi:STACK::PROJECT::TYPE::NAME)"
@@ -215,8 +219,16 @@ def _build(located: list[Located], *, source: Source, where: str, config_region:
     return ResourceDocument(stack=stack, project=project, source=source, resources=resources)
 
 
+def _note_read(doc: ResourceDocument, read_urns: set[str]) -> None:
+    if read_urns:
+        doc.notes.append(
+            f"{len(read_urns)} resource(s) the program only reads (e.g. {urn_name(sorted(read_urns)[0])}, by Resource.get) "
+            "are left out: they are not the stack's, and the file holds none of their settings"
+        )
+
+
 def _note_unplaced(doc: ResourceDocument) -> ResourceDocument:
-    unplaced = [r for r in doc.resources if r.custom and r.type.startswith("aws:") and r.region is None]
+    unplaced = [r for r in doc.resources if r.custom and r.type.startswith(("aws:", "aws-native:")) and r.region is None]
     if unplaced:
         doc.notes.append(
             f"{len(unplaced)} AWS resource(s) (e.g. {unplaced[0].name}) name no region in this file (no region input, "
@@ -229,9 +241,15 @@ def _resource(
     s: dict[str, Any], urn: str, typ: str, stack_urns: set[str], provider_region: dict[str, str | None], config_region: str | None
 ) -> Resource:
     inputs = normalise_inputs(s.get("inputs"))
+    if typ in NAMED_BY_OUTPUT and "name" not in inputs:
+        # a namePrefix (or no name at all) leaves the AWS name to the provider: groups name the
+        # template by it, so the document keeps the name the outputs show
+        named = normalise((s.get("outputs") or {}).get("name"))
+        if isinstance(named, str) and named and not named.startswith("["):
+            inputs = {**inputs, "name": named}
     provider = split_provider_ref(s.get("provider"))
     region = None
-    if typ.startswith("aws:") or typ == "pulumi:providers:aws":
+    if typ.startswith(("aws:", "aws-native:")) or typ in ("pulumi:providers:aws", "pulumi:providers:aws-native"):
         # the first of these the file has; a secret or unknown one stays hidden ([secret], [unknown]):
         # the region is not established, and the next one down may not be where the resource goes
         region = (
@@ -327,6 +345,7 @@ def _from_preview(data: Any, where: str) -> ResourceDocument:
     if unchanged is not None and (isinstance(unchanged, bool) or not isinstance(unchanged, int) or unchanged < 0):
         raise IngestError(f"{where}: 'changeSummary.same': expected a count (a whole number >= 0), got {_describe(unchanged)}")
     by_urn: dict[str, Located] = {}
+    read_urns: set[str] = set()
     same_seen = 0
     for i, step in enumerate(data["steps"]):
         base = f"steps[{i}]"
@@ -355,6 +374,12 @@ def _from_preview(data: Any, where: str) -> ResourceDocument:
             continue
         if new_state is None:
             continue  # nothing desired to record (e.g. an op without a new state)
+        if op in READ_OPS or new_state.get("external") is True:
+            # a resource the program only reads (Resource.get): not the stack's, and its inputs are
+            # only what was passed to get(), so no rule can judge it; launchers naming it are reported
+            # as launching from a template the document does not hold
+            read_urns.add(step_urn if isinstance(step_urn, str) else str(new_state.get("urn")))
+            continue
         loc = _check_state(new_state, where, base, "newState.", step_urn)
         provider = step.get("provider")
         if provider is not None and not isinstance(provider, str):
@@ -373,6 +398,7 @@ def _from_preview(data: Any, where: str) -> ResourceDocument:
             state["outputs"] = outputs  # only read for the region
         by_urn[state["urn"]] = (loc, state)
     doc = _build(list(by_urn.values()), source="preview", where=where, config_region=_region_value((config or {}).get("aws:region")))
+    _note_read(doc, read_urns)
     if isinstance(unchanged, int) and unchanged > same_seen:
         doc.notes.append(
             f"partial: the change summary counts {unchanged} unchanged resource(s) but only {same_seen} 'same' step(s) "
@@ -412,6 +438,7 @@ def _from_export(data: Any, where: str) -> ResourceDocument:
     if pending is not None and not isinstance(pending, list):
         raise IngestError(f"{where}: '{prefix}pending_operations': expected an array of operations, got {_describe(pending)}")
     located: list[Located] = []
+    read_urns: set[str] = set()
     for i, r in enumerate(resources):
         loc = f"{prefix}resources[{i}]"
         if not isinstance(r, dict):
@@ -420,11 +447,14 @@ def _from_export(data: Any, where: str) -> ResourceDocument:
         delete = r.get("delete")
         if delete is not None and not isinstance(delete, bool):
             raise _wrong(where, loc, "delete", "true or false", delete)
-        if not delete:
+        if r.get("external") is True:  # read by the program (Resource.get), not the stack's
+            read_urns.add(str(r.get("urn")))
+        elif not delete:
             located.append((loc, r))
     if not located:
         raise IngestError(f"{where}: every resource of the deployment is pending deletion ('delete': true); nothing is desired")
     doc = _build(located, source="export", where=where, config_region=None)
+    _note_read(doc, read_urns)
     if pending:
         doc.notes.append(f"{len(pending)} pending operation(s) in the export: the last update was interrupted")
     return _note_unplaced(doc)

@@ -295,9 +295,14 @@ def test_the_pack_reads_each_resource_s_provider_as_check_does(bundle) -> None:
     bare = _provider("elsewhere", {"defaultTags": {"tags": {"data-class": "personal"}}})
     (unknown,) = _messages(bundle, "GDPR-44-1", [_bucket("p-env", bare, {})])
     assert "a region the document does not show ([unknown])" in unknown
-    # the default provider without a region is the stack's (the policy's region here)
+    # the default provider without a region is the stack's (the policy's region here); a provider a
+    # program names default_eu is the program's own
     default = _provider("default_6_0_0", {"defaultTags": {"tags": {"data-class": "personal"}}})
     assert _messages(bundle, "GDPR-44-1", [_bucket("p-default", default, {})]) == []
+    named = _provider("default_eu", {"defaultTags": {"tags": {"data-class": "personal"}}})
+    assert len(_messages(bundle, "GDPR-44-1", [_bucket("p-named", named, {})])) == 1
+    # an existing resource's ARN names its region, as check reads it
+    assert _messages(bundle, "GDPR-44-1", [_bucket("p-arn", bare, {"arn": "arn:aws:s3:eu-central-1::p-arn"})]) == []
 
 
 def test_another_project_s_stack_of_the_same_name_is_undecided(tmp_path: Path) -> None:
