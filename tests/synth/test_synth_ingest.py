@@ -217,3 +217,38 @@ def test_resources_without_any_region_are_noted():
     assert doc.by_name("data").region is None
     assert len(doc.notes) == 1 and doc.notes[0].startswith("1 AWS resource(s) (e.g. data) name no region")
     assert _volume_on(None, {"aws:region": "eu-west-1"}).notes == []
+
+
+def test_resources_the_program_only_reads_are_left_out():
+    # Resource.get: a 'read' step in a preview, an 'external' resource in an export; their inputs are
+    # only get()'s arguments, so no rule can judge them, and they are not the stack's
+    lt = "urn:pulumi:s::p::aws:ec2/launchTemplate:LaunchTemplate::shared-lt"
+    asg = "urn:pulumi:s::p::aws:autoscaling/group:Group::nodes"
+    read = {"urn": lt, "type": "aws:ec2/launchTemplate:LaunchTemplate", "custom": True, "id": "lt-0fedcba9876543210",
+            "external": True, "inputs": {}}
+    group = {"urn": asg, "type": "aws:autoscaling/group:Group", "custom": True, "inputs": {"launchTemplate": {"id": "lt-0fedcba9876543210"}}}
+    preview = from_preview({"steps": [{"op": "read", "urn": lt, "newState": read},
+                                      {"op": "create", "urn": asg, "newState": group}]})
+    assert [r.name for r in preview.resources] == ["nodes"]
+    assert any("only reads (e.g. shared-lt" in n for n in preview.notes)
+    export = from_export({"version": 3, "deployment": {"resources": [read, group]}})
+    assert [r.name for r in export.resources] == ["nodes"]
+
+
+def test_a_launch_template_named_by_its_provider_keeps_the_name_its_outputs_show():
+    # namePrefix: the AWS name is only in the outputs, and groups name the template by it
+    lt = "urn:pulumi:s::p::aws:ec2/launchTemplate:LaunchTemplate::gpu-nodes"
+    state = {"urn": lt, "type": "aws:ec2/launchTemplate:LaunchTemplate", "custom": True, "id": "lt-1",
+             "inputs": {"namePrefix": "gpu-nodes-"}, "outputs": {"name": "gpu-nodes-20261130100000000000000001"}}
+    doc = from_export({"version": 3, "deployment": {"resources": [state]}})
+    assert doc.by_name("gpu-nodes").inputs["name"] == "gpu-nodes-20261130100000000000000001"
+
+
+def test_aws_native_resources_are_placed_like_aws_ones():
+    purn = "urn:pulumi:s::p::pulumi:providers:aws-native::us"
+    burn = "urn:pulumi:s::p::aws-native:s3:Bucket::pd"
+    steps = [{"op": "same", "urn": purn, "newState": {"urn": purn, "type": "pulumi:providers:aws-native", "custom": True,
+                                                     "id": "1", "inputs": {"region": "us-east-1"}}},
+             {"op": "create", "urn": burn, "provider": f"{purn}::1",
+              "newState": {"urn": burn, "type": "aws-native:s3:Bucket", "custom": True, "inputs": {}}}]
+    assert from_preview({"steps": steps}).by_name("pd").region == "us-east-1"
