@@ -309,3 +309,21 @@ test_fail_a_logical_name_answers_only_in_a_synthesised_document if {
 }
 
 _deps(lt, field) := {"property_dependencies": {field: [lt.urn]}}
+
+# review: an instance that leaves its root volume to a launch template of the document is judged by
+# the template's mapping of the root device; without one, by the AMI's default (not shown encrypted)
+test_an_instance_is_judged_by_its_template_s_root_volume if {
+	lt := object.union(fixtures.launch_template("lt", "personal", {}), {"id": "lt-0aaaaaaaaaaaaaaaa"})
+	bare := object.union(fixtures.launch_template("bare", "personal", {"blockDeviceMappings": []}), {"id": "lt-0bbbbbbbbbbbbbbbb"})
+	resources := [
+		lt,
+		bare,
+		_launcher("aws:ec2/instance:Instance", "from-template", "personal", {"launchTemplate": {"id": "lt-0aaaaaaaaaaaaaaaa"}}),
+		object.union(_launcher("aws:ec2/instance:Instance", "by-dependency", "personal", {"launchTemplate": {"id": "[unknown]"}}),
+			_deps(lt, "launchTemplate")),
+		_launcher("aws:ec2/instance:Instance", "no-root-mapping", "personal", {"launchTemplate": {"id": "lt-0bbbbbbbbbbbbbbbb"}}),
+		_launcher("aws:ec2/instance:Instance", "own-root", "personal", {"launchTemplate": {"id": "lt-0aaaaaaaaaaaaaaaa"}, "rootBlockDevice": {"volumeSize": 100}}),
+	]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	{f.resource_name | some f in v} == {"no-root-mapping", "own-root"}
+}

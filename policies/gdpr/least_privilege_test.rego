@@ -183,3 +183,17 @@ _unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group
 	"maxSize": 2, "launchTemplate": {"id": ref, "version": "$Latest"},
 	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
 })
+
+# review: an instance that leaves its metadata options to a launch template of the document takes
+# the template's; its own setting wins; without either, EC2's default (optional)
+test_an_instance_takes_its_template_s_metadata_options if {
+	lt := object.union(fixtures.launch_template("lt", "internal", {}), {"id": "lt-0aaaaaaaaaaaaaaaa"})
+	resources := [
+		lt,
+		fixtures.resource("aws:ec2/instance:Instance", "from-template", {"launchTemplate": {"id": "lt-0aaaaaaaaaaaaaaaa"}}),
+		fixtures.resource("aws:ec2/instance:Instance", "own-optional", {"launchTemplate": {"id": "lt-0aaaaaaaaaaaaaaaa"}, "metadataOptions": {"httpTokens": "optional"}}),
+		fixtures.resource("aws:ec2/instance:Instance", "no-template", {}),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	{f.resource_name | some f in v} == {"own-optional", "no-template"}
+}

@@ -80,16 +80,57 @@ _spec_root(spec) := {"deviceName": "root", "ebs": object.union({"encrypted": fal
 _in_spec(k, m) := object.union(m, {"deviceName": sprintf("%v of launchSpecifications[%d]", [m.deviceName, k])})
 
 _root(r) := {"deviceName": "root", "ebs": object.union({"encrypted": false, "deleteOnTermination": true}, root)} if {
-	root := object.get(r.inputs, "rootBlockDevice", {})
+	root := object.get(r.inputs, "rootBlockDevice", null)
 	is_object(root)
+} else := m if {
+	# an instance or spot request that leaves its root volume to its launch template: the template's
+	# mapping of the root device (the template's own check judges it too)
+	[t] := [s | some s in _template_of(r)]
+	some m in object.get(t.inputs, "blockDeviceMappings", [])
+	is_object(object.get(m, "ebs", null))
+	object.get(m, "deviceName", "") in _root_devices
 } else := {"deviceName": "root", "ebs": {"encrypted": false, "deleteOnTermination": true}}
+
+# the names AMIs give their root device (Amazon Linux and Bottlerocket, Ubuntu and most others)
+_root_devices := {"/dev/xvda", "/dev/sda1"}
+
+# the launch template of the document an instance or spot instance request launches from: named by
+# a key of it, or, when the reference is unknown until apply, by the dependency recorded on it
+_template_of(r) := {s |
+	r.type in _instance_launchers
+	lt := object.get(r.inputs, "launchTemplate", null)
+	is_object(lt)
+	some s in _launch_sources
+	s.type == launch_template
+	_names_template(r, lt, s)
+}
+
+_names_template(_, lt, s) if {
+	some k in ["id", "name"]
+	v := object.get(lt, k, null)
+	is_string(v)
+	some key in _forms(v)
+	key in _source_keys(s)
+}
+
+_names_template(r, lt, s) if {
+	not _literal([object.get(lt, "id", null), object.get(lt, "name", null)])
+	s.urn in object.get(r, ["property_dependencies", "launchTemplate"], [])
+}
 
 _ebs(d) := {
 	"deviceName": object.get(d, "deviceName", "?"),
 	"ebs": object.remove(object.union({"encrypted": false, "deleteOnTermination": true}, d), ["deviceName"]),
 }
 
-http_tokens(r) := object.get(r.inputs, ["metadataOptions", "httpTokens"], "optional")
+# an instance's own setting, else its launch template's (of the document), else EC2's default
+http_tokens(r) := tokens if {
+	tokens := object.get(r.inputs, ["metadataOptions", "httpTokens"], null)
+	tokens != null
+} else := tokens if {
+	[t] := [s | some s in _template_of(r)]
+	tokens := object.get(t.inputs, ["metadataOptions", "httpTokens"], "optional")
+} else := "optional"
 
 # a public IP for the instances: a launch template's network interfaces, an instance's own flag,
 # any launch specification's flag
