@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
-import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -137,16 +136,15 @@ def _region(props: dict[str, Any], provider: Any) -> str | None:
     return None
 
 
-#: The names Pulumi gives the providers it makes itself (default, default_6_63_0), as the converter reads them.
-_DEFAULT_PROVIDER = re.compile(r"default(_[0-9]+_[0-9]+_[0-9]+\S*)?")
-
-
 def _is_default_provider(provider: Any) -> bool:
+    """One Pulumi made itself, named as the converter reads such names."""
+    from seedance.synth.ingest import is_default_provider_name
+
     name = getattr(provider, "name", None)
     if not isinstance(name, str):
         urn = getattr(provider, "urn", None)
         name = urn.rsplit("::", 1)[-1] if isinstance(urn, str) else ""
-    return _DEFAULT_PROVIDER.fullmatch(name) is not None
+    return is_default_provider_name(name)
 
 
 def _provider_entries(resources: list[Any]) -> list[dict[str, Any]]:

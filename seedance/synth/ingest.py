@@ -278,7 +278,7 @@ def _explicit(provider: str | None, provider_region: dict[str, str | None]) -> b
     """An explicit provider of the file that sets no region: it takes the region from its environment
     (AWS_REGION, the profile), which the file does not show; the stack's aws:region config is the
     default provider's only."""
-    return provider is not None and provider in provider_region and not _DEFAULT_PROVIDER.fullmatch(urn_name(provider))
+    return provider is not None and provider in provider_region and not is_default_provider_name(urn_name(provider))
 
 
 def _own_region(state: dict[str, Any]) -> str | None:
@@ -297,6 +297,12 @@ def _own_region(state: dict[str, Any]) -> str | None:
 
 #: The names Pulumi gives the providers it makes itself (default, default_6_63_0).
 _DEFAULT_PROVIDER = re.compile(r"default(_[0-9]+_[0-9]+_[0-9]+\S*)?")
+
+
+def is_default_provider_name(name: str) -> bool:
+    """Whether a provider's name is one Pulumi gives the providers it makes itself: a program's own
+    provider (named default_eu, say) sets its region explicitly or reads its environment."""
+    return _DEFAULT_PROVIDER.fullmatch(name) is not None
 
 #: Region values a file holds but does not show.
 _HIDDEN = frozenset({SECRET, UNKNOWN})
