@@ -92,9 +92,15 @@ def profile_layers(profile: Sequence[float], reserved_units: int, on_demand_base
     instances held, the base in whole instances launched, as :meth:`FleetUsage.per_instance` counts them."""
     if not profile:
         return 0.0, 0.0
-    reserved = (reserved_units // weight) * weight
-    base = max(-(-on_demand_base // weight) * weight, reserved)
+    reserved, base = layer_bounds(reserved_units, on_demand_base, weight)
     return (sum(min(x, reserved) for x in profile) / len(profile), sum(min(x, base) for x in profile) / len(profile))
+
+
+def layer_bounds(reserved_units: int, on_demand_base: int, weight: int = 1) -> tuple[int, int]:
+    """(reserved, base) in units as a group of ``weight``-unit instances runs them: the reserved units
+    in whole instances held, the on-demand base in whole instances launched, never below them."""
+    reserved = (reserved_units // weight) * weight
+    return reserved, max(-(-on_demand_base // weight) * weight, reserved)
 
 
 def _layers(usage: FleetUsage) -> tuple[float, float, float]:

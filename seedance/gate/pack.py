@@ -116,16 +116,16 @@ def _jsonable(value: Any) -> Any:
 
 
 def _region(props: dict[str, Any], provider: Any) -> str | None:
-    """A resource's region as the resource document gives it: its own ``region`` input (pulumi-aws 7),
+    """A resource's region as the resource document gives it: its own ``region`` (pulumi-aws 7) or ARN,
     else its provider's; ``[unknown]`` when either is unknown until apply, or the provider is an
     explicit one without a region (it reads its environment); None (the stack's region) for the
     default provider without one."""
-    own = props.get("region")
-    if isinstance(own, str) and own:
+    from seedance.synth.ingest import own_region
+
+    # the server hands over inputs and outputs as one: the region input, or an existing resource's ARN
+    own = own_region({"inputs": props, "outputs": props})
+    if own:
         return own
-    arn = props.get("arn")  # an existing resource's outputs: its ARN names its region, as check reads it
-    if isinstance(arn, str) and arn.startswith("arn:") and len(arn.split(":")) > 3 and arn.split(":")[3]:
-        return arn.split(":")[3]
     provider_props = _plain(getattr(provider, "props", None) or {})
     region = provider_props.get("region") if isinstance(provider_props, dict) else None
     if isinstance(region, str) and region:

@@ -451,8 +451,9 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
             why["on_demand_base"] += f"; above it {100 - pct}% spot (OnDemandPercentageAboveBaseCapacity {pct})"
 
         # the month hour by hour in layers, as the group bills it (whole instances held and launched)
-        held_whole = (units // w) * w
-        base_whole = max(-(-base // w) * w, held_whole)
+        from seedance.estimate.fleet import layer_bounds  # the planner imports this module
+
+        held_whole, base_whole = layer_bounds(units, base, w)
         within_reserved = float(np.minimum(profile, held_whole).mean()) if profile.size else 0.0
         within_base = float(np.minimum(profile, base_whole).mean()) if profile.size else 0.0
         fp = FleetPlan(

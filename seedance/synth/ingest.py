@@ -199,7 +199,7 @@ def _build(located: list[Located], *, source: Source, where: str, config_region:
     seen: dict[str, set[str]] = {}
     for s in states:
         provider = split_provider_ref(s.get("provider"))
-        own = _own_region(s)
+        own = own_region(s)
         if provider and own and own not in _HIDDEN:
             seen.setdefault(provider, set()).add(own)
     for provider, regions in seen.items():
@@ -253,7 +253,7 @@ def _resource(
         # the first of these the file has; a secret or unknown one stays hidden ([secret], [unknown]):
         # the region is not established, and the next one down may not be where the resource goes
         region = (
-            _own_region(s)
+            own_region(s)
             or provider_region.get(urn)
             or (provider_region.get(provider) if provider else None)
             or (UNKNOWN if _explicit(provider, provider_region) else config_region)
@@ -281,7 +281,7 @@ def _explicit(provider: str | None, provider_region: dict[str, str | None]) -> b
     return provider is not None and provider in provider_region and not is_default_provider_name(urn_name(provider))
 
 
-def _own_region(state: dict[str, Any]) -> str | None:
+def own_region(state: dict[str, Any]) -> str | None:
     """The region a resource states itself: its ``region`` input or output, or its ARN's region."""
     inputs, outputs = state.get("inputs") or {}, state.get("outputs") or {}
     region = _region_value(inputs.get("region")) or _region_value(outputs.get("region"))
