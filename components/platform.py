@@ -68,6 +68,11 @@ class PlatformArgs:
         planned = {f.name for f in self.plan.fleets}
         missing = [f.name for f in p.fleets if f.name not in planned]
         require(not missing, "plan.fleets", f"no plan for fleet(s) {missing}")
+        # a plan for a cluster sizes groups by the demand; without one they run their desired size
+        joins = bool(self.cluster_name)
+        require(self.plan.cluster == joins, "plan.cluster",
+                f"expected a plan for a stack {'that joins a cluster' if joins else 'without a cluster'} "
+                f"(cluster_name {self.cluster_name!r}), got one planned {'for' if self.plan.cluster else 'without'} a cluster")
 
 
 @dataclass

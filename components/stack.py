@@ -24,7 +24,8 @@ def run(project_dir: Path) -> None:
     region = pulumi.Config("aws").get("region")
     loaded = load_stack_policy(project_dir, config.require("policy"), region)
     prices = catalog()
-    plan = plan_for(loaded, prices)
+    cluster_name = config.get("clusterName")
+    plan = plan_for(loaded, prices, cluster=bool(cluster_name))
     platform = build_platform(
         PlatformArgs(
             policy=loaded.policy,
@@ -33,7 +34,7 @@ def run(project_dir: Path) -> None:
             endpoint_prices=endpoint_prices(prices, loaded.policy.cloud.region),
             route_table_ids=_route_table_ids(config),  # unset: every route table of the VPC
             eks_version=config.get("eksVersion") or "1.31",
-            cluster_name=config.get("clusterName"),
+            cluster_name=cluster_name,
         )
     )
     for key, value in platform.exports().items():

@@ -218,4 +218,4 @@ def starter_estimate(loaded: LoadedPolicy, catalog: Catalog, *, cluster: bool = 
     from seedance.estimate.estimate import estimate_policy
     from seedance.planner.planner import plan_policy
 
-    return estimate_policy(loaded, catalog, plan_policy(loaded, catalog), cluster=cluster).total
+    return estimate_policy(loaded, catalog, plan_policy(loaded, catalog, cluster=cluster), cluster=cluster).total

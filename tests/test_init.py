@@ -251,7 +251,7 @@ def test_the_starter_budget_follows_what_a_stack_without_a_cluster_deploys(tmp_p
     capsys.readouterr()
     loaded = load_policy(project / "policies" / "dev.yaml")
     catalog = load_catalog()
-    plan = plan_policy(loaded, catalog)
+    plan = plan_policy(loaded, catalog, cluster=False)  # the groups run their desired size: planned on it
     alone = estimate_policy(loaded, catalog, plan, cluster=False).total
     assert loaded.policy.budget.monthly_amount == suggested_budget(alone)
     assert alone <= estimate_policy(loaded, catalog, plan).total

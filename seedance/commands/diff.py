@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from seedance.clock import utc_today
+from seedance.commands.stack_option import joins_cluster, project_dir_option
 from seedance.pricing.catalog import PricingError
 
 
@@ -23,7 +24,14 @@ from seedance.pricing.catalog import PricingError
               help="Decision date for both plans (default: today); both always read the same demand history.")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set).")
-def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.datetime | None, cache_dir: Path | None) -> int:
+@click.option("--stack", default=None,
+              help="Pulumi stack that deploys both: the value of the seedance:stack cost-allocation tag; when "
+                   "--project-dir holds its Pulumi.STACK.yaml and it names no seedance:clusterName, both are planned "
+                   "and priced as deployed without a cluster (groups at their desired size; no StorageClass volumes, "
+                   "backups or EKS).")
+@project_dir_option
+def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.datetime | None, cache_dir: Path | None,
+         stack: str | None, project_dir: Path) -> int:
     """Compare the monthly estimate of BASE (e.g. the policy on main) with HEAD (the changed policy).
 
     Both are planned with the same prices and decision date (unless --no-plan) and estimated
@@ -44,19 +52,20 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     base = load_policy(base_path)  # PolicyError is reported by the CLI's error boundary
     head = load_policy(head_path)
     when = as_of.date() if as_of else None  # None: today, UTC (as `seedance plan`)
+    cluster = joins_cluster(project_dir, stack)
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         for loaded in (base, head):
             check_instance_types(loaded, catalog)  # PolicyError: reported by the CLI's error boundary
-        base_plan = None if no_plan else plan_policy(base, catalog, as_of=when)
-        head_plan = None if no_plan else plan_policy(head, catalog, as_of=when)
+        base_plan = None if no_plan else plan_policy(base, catalog, as_of=when, cluster=cluster)
+        head_plan = None if no_plan else plan_policy(head, catalog, as_of=when, cluster=cluster)
         # a fleet no instance type can serve costs nothing in its estimate: the difference would be a
         # saving (or an increase) that is not real
         stuck = [f"{side}: {line}" for side, p in (("base", base_plan), ("head", head_plan)) if p is not None
                  for line in unplannable_fleets(p)]
         if not stuck:
-            base_est = estimate_policy(base, catalog, base_plan, as_of=when)
-            head_est = estimate_policy(head, catalog, head_plan, as_of=when)
+            base_est = estimate_policy(base, catalog, base_plan, as_of=when, stack=stack, cluster=cluster)
+            head_est = estimate_policy(head, catalog, head_plan, as_of=when, stack=stack, cluster=cluster)
             if no_plan:  # without plans, the estimate says which fleets no instance type can serve
                 stuck = [f"{side}: fleet {u['resource']!r} cannot be priced: {u['reason']}"
                          for side, est in (("base", base_est), ("head", head_est)) for u in est.unpriced

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from seedance.commands.stack_option import joins_cluster, project_dir_option
 from seedance.estimate.components import _per
 from seedance.estimate.estimate import PARTIAL, UNPRICED, Estimate, pricing_status
 from seedance.pricing.catalog import PricingError
@@ -97,23 +98,6 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
             out.print(Text(f"  - {u['resource']}: {u['component']}: {u['note']}"))
 
 
-def _joins_cluster(project_dir: Path, stack: str | None) -> bool:
-    """Whether the stack's fleets join a cluster: what its Pulumi.STACK.yaml says, when there is one
-    (one that cannot be read is an error); else assumed, as for a policy priced on its own."""
-    if stack is None:
-        return True
-    if not (project_dir / f"Pulumi.{stack}.yaml").is_file():
-        log.warning("--stack %s: %s holds no Pulumi.%s.yaml, so the stack is priced as joining a cluster", stack,
-                    project_dir, stack)
-        return True
-    from seedance.gate.inputs import InvalidInputError, stack_setup
-
-    try:
-        return stack_setup(project_dir, stack).cluster
-    except InvalidInputError as exc:
-        raise click.UsageError(f"--stack {stack}: {exc}") from None
-
-
 @click.command("estimate")
 @click.argument("policy_path", metavar="POLICY", type=click.Path(path_type=Path))
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
@@ -128,8 +112,7 @@ def _joins_cluster(project_dir: Path, stack: str | None) -> bool:
               help="Pulumi stack name: the value of the seedance:stack cost-allocation tag (else that tag is left out); "
                    "when --project-dir holds its Pulumi.STACK.yaml, a stack naming no seedance:clusterName is priced "
                    "as deployed without a cluster (groups at their desired size; no StorageClass volumes, backups or EKS).")
-@click.option("--project-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("stacks"), show_default=True,
-              help="Pulumi project of --stack.")
+@project_dir_option
 def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Path | None,
              as_of: dt.datetime | None, stack: str | None, project_dir: Path) -> int:
     """Estimate the monthly cost of POLICY from the bundled price catalog (offline)."""
@@ -145,8 +128,14 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Pat
         catalog = load_catalog(cache_dir=cache_dir)
         check_instance_types(loaded, catalog)  # PolicyError: reported by the CLI's error boundary
         plan = read_plan(plan_path) if plan_path is not None else None
+        cluster = joins_cluster(project_dir, stack)
+        if plan is not None and stack is not None and plan.cluster != cluster:
+            log.warning("%s was planned for a stack %s, but stack %s %s: its reservations were decided for other "
+                        "group sizes than run; re-plan with `seedance plan --stack %s`", plan_path,
+                        "that joins a cluster" if plan.cluster else "without a cluster", stack,
+                        "names none" if plan.cluster else "joins one", stack)
         est = estimate_policy(loaded, catalog, plan, as_of=as_of.date() if as_of else None, stack=stack,
-                              cluster=_joins_cluster(project_dir, stack))
+                              cluster=cluster)
     except PricingError as exc:
         console(stderr=True).print(f"error: {policy_path}: {exc}", markup=False)
         return 1

@@ -258,6 +258,10 @@ def plan_from_json(data: dict[str, Any], *, origin: str = "plan") -> Plan:
     if not isinstance(partial, bool):
         r._bad("partial", f"expected true or false, got {_got(partial)}")
         partial = False
+    cluster = r.raw("cluster", required=False, default=True)
+    if not isinstance(cluster, bool):
+        r._bad("cluster", f"expected true or false (whether the plan is for a stack that joins a cluster), got {_got(cluster)}")
+        cluster = True
     unpriced = r.raw("unpriced", required=False, default=[])
     if not isinstance(unpriced, list) or not all(isinstance(u, str) for u in unpriced):
         r._bad("unpriced", f"expected a list of strings, got {_got(unpriced)}")
@@ -270,6 +274,7 @@ def plan_from_json(data: dict[str, Any], *, origin: str = "plan") -> Plan:
         policy=str(policy), environment=str(environment or ""), region=str(region), currency=str(currency or ""),
         fleets=fleets, monthly_cost=float(cost or 0.0), monthly_cost_all_ondemand=float(cost_od or 0.0),
         savings=float(savings or 0.0), as_of=as_of, partial=partial, unpriced=list(unpriced),
+        cluster=cluster,
     )
     kw.update({k: data[k] for k in known - set(kw) if k in data})  # fields the planner added beyond these
     return Plan(**kw)

@@ -214,7 +214,7 @@ def derived_parts(policy_path: Path, *, cluster: bool = True) -> tuple[Any, dict
         from seedance.pricing.catalog import env_cache_dir
 
         catalog = load_catalog(cache_dir=env_cache_dir())  # the prices `seedance plan` and synth use
-        plan = plan_policy(loaded, catalog)
+        plan = plan_policy(loaded, catalog, cluster=cluster)
         estimate = estimate_policy(loaded, catalog, plan, cluster=cluster)
     except PricingError as exc:  # prices that are missing or malformed: the message names the file
         raise InvalidInputError(f"{policy_path}: cannot plan and estimate: {exc}") from None

@@ -80,6 +80,9 @@ class Plan:
     as_of: str | None = None
     partial: bool = False  # some fleet cost component has no sourced price
     unpriced: list[str] = field(default_factory=list)  # why, one line each
+    # whether it was planned for a stack whose fleets join a cluster (a Cluster Autoscaler sizes the
+    # groups to demand) or for one whose groups run their desired size; older plans: a cluster
+    cluster: bool = True
 
     def fleet(self, name: str) -> FleetPlan:
         for f in self.fleets:

@@ -87,6 +87,10 @@ class FleetInputs:
     # full reservation term (8,760 h for 1y).  The backtest passes the hours left in its billed window.
     horizon_hours: int | None = None
     history_gap_hours: int = 0  # hours from the history's end to the decision point (stated when > 0)
+    # whether something sizes the group to demand (a Cluster Autoscaler: the stack names a cluster).
+    # Without it the group runs its desired size and off-peak windows whatever the demand: that
+    # schedule, known exactly, is what runs and what reservations are decided on (history unread)
+    sized_to_demand: bool = True
 
 
 @dataclass(frozen=True)
@@ -208,8 +212,9 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         for c in ranking.ranked
     ]
     gold = fleet.sla == SlaTier.GOLD
-    n_hist = 0 if inp.history is None else int(inp.history.size)
-    history = inp.history if inp.history is not None and n_hist >= MIN_HISTORY_HOURS else None
+    deployed = not inp.sized_to_demand  # the group runs its own schedule, not the demand
+    n_hist = 0 if inp.history is None or deployed else int(inp.history.size)
+    history = inp.history if inp.history is not None and n_hist >= MIN_HISTORY_HOURS and not deployed else None
     if not ranking.ranked:
         base = max(inp.held_units, 1 if gold else 0)
         why["reserved"] = "no qualifying instance type: nothing to reserve"
@@ -313,7 +318,23 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
             no_history = "no demand history before the decision point"
         else:
             no_history = f"only {n_hist} h of demand history (under {MIN_HISTORY_HOURS} h: treated as none)"
-        if history is not None:
+        if deployed:
+            from seedance.estimate.fleet import average_nodes, nodes_profile
+
+            # the week the group runs (desired size, off-peak windows), the same every week: the
+            # commitment horizon is that week repeated
+            _, off_peak = average_nodes(fleet, fleet.capacity.desired, w)
+            profile = np.asarray(nodes_profile(fleet, fleet.capacity.desired, w), dtype=np.float64)
+            expected = float(profile.mean()) if profile.size else 0.0
+            commit_fc = np.tile(profile, -(-term_hours // max(profile.size, 1)))[:term_hours] if profile.size else profile
+            why["demand"] = ("disabled (capacity.max 0): no node runs" if disabled else
+                             f"the stack names no cluster, so nothing sizes the group to demand: it runs the policy's "
+                             f"desired size ({fleet.capacity.desired} unit(s))" + (" with off-peak windows" if off_peak else "")
+                             + f", {expected:.1f} units on average, every week"
+                             + (f" (in whole {po.instance_type} instances of {w} units)" if w > 1 else "")
+                             + (f"; the demand history ({inp.history_source}) is not what runs and is not read"
+                                if inp.history_source else ""))
+        elif history is not None:
             assert fc_all is not None and commit_all is not None
             fc = fc_all
             raw_commit = commit_all
@@ -419,7 +440,8 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
                                                step_hours=REPLAN_STEP_HOURS, max_units=cap_units // w,
                                                unit="unit(s)" if w == 1 else inst)
             target = dec.units
-            why["reserved"] = (f"{term} term, on the forecast without unseen growth: {dec.rationale}"
+            basis = "on the group's own weekly schedule" if deployed else "on the forecast without unseen growth"
+            why["reserved"] = (f"{term} term, {basis}: {dec.rationale}"
                                f" (reserved {r_price:.4g} vs blended {blended:.4g} per {'hour' if w == 1 else 'instance-hour'})")
         new_inst = max(0, target - held_inst) if target is not None else 0
         units = held + new_inst * w
@@ -602,6 +624,7 @@ def plan_policy(
     as_of: dt.date | None = None,
     held: Mapping[str, int] | None = None,
     clock: Callable[[], dt.datetime] = utc_now,
+    cluster: bool = True,
 ) -> Plan:
     """Plan every fleet of ``loaded`` with ``catalog`` prices.
 
@@ -612,6 +635,9 @@ def plan_policy(
     the gap stated in the fleet's rationale and a logged warning.
     ``held`` gives units already reserved per fleet name; it replaces the policy's
     ``reserved.held`` list for that fleet.  Held units are never reduced.
+    ``cluster``: whether the stack's fleets join a cluster (its ``seedance:clusterName``), whose
+    Cluster Autoscaler sizes each group to demand; without one a group runs its desired size and
+    off-peak windows, and that schedule is planned on instead of the demand history (not read).
     """
     from seedance.estimate.fleet import FleetUsage, average_nodes, fleet_month, gp3_rate
 
@@ -635,7 +661,7 @@ def plan_policy(
     for fleet in policy.fleets:
         hist: DemandHistory | None = None
         gap = 0
-        if fleet.demand_history:
+        if fleet.demand_history and cluster:
             path = (loaded.base_dir / fleet.demand_history)
             hist = read_demand_csv(path).before(cutoff)
             gap = max(0, int((cutoff - hist.end) // HOUR)) if hist.values.size else 0
@@ -653,6 +679,7 @@ def plan_policy(
             held_units=held_units, region=region,
             history_source=fleet.demand_history or "",
             history_gap_hours=gap,
+            sized_to_demand=cluster,
         )
         dec = plan_fleet(inp)
         fp = dec.plan
@@ -722,4 +749,5 @@ def plan_policy(
         as_of=on.isoformat(),
         partial=bool(unpriced),
         unpriced=unpriced,
+        cluster=cluster,
     )

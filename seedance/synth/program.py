@@ -30,9 +30,10 @@ def load_stack_policy(project_dir: Path, policy_path: str, region: str | None) -
     return loaded
 
 
-def plan_for(loaded: LoadedPolicy, catalog: Catalog) -> Plan:
-    """The planner's plan for the policy."""
-    return plan_policy(loaded, catalog)
+def plan_for(loaded: LoadedPolicy, catalog: Catalog, *, cluster: bool = True) -> Plan:
+    """The planner's plan for the policy (``cluster``: whether the stack names one, ``seedance:clusterName``:
+    without it the groups run their desired size, which is planned on)."""
+    return plan_policy(loaded, catalog, cluster=cluster)
 
 
 def catalog() -> Catalog:

@@ -50,7 +50,7 @@ class Synthesised:
 @functools.cache
 def synthesised(stack: str) -> Synthesised:
     loaded = load_stack_policy(STACKS_DIR, f"policies/{stack}.yaml", REGIONS[stack])
-    plan = plan_for(loaded, catalog())
+    plan = plan_for(loaded, catalog(), cluster=stack in CLUSTERED_STACKS)  # as the stack program plans it
     result = synthesize_stack(stack, STACKS_DIR)
     return Synthesised(stack, loaded, plan, result.document, result.outputs)
 

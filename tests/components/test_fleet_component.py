@@ -224,3 +224,18 @@ def test_fleets_that_join_no_cluster_are_warned_about(caplog) -> None:  # type: 
     warned = [r.getMessage() for r in caplog.records if "join" in r.getMessage()]
     assert "fleet inference: no seedance:clusterName, so its 1 node(s) start, and bill, without joining a cluster" in warned
     assert len(warned) == 3  # dev's three fleets; eu-prod and cn-prod name their cluster
+
+
+def test_the_platform_deploys_only_a_plan_made_for_its_kind_of_stack(eu, dev) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    from components.platform import PlatformArgs
+
+    # the stack program plans for the stack it runs: dev names no cluster, eu-prod one
+    assert eu.plan.cluster and not dev.plan.cluster
+    args = PlatformArgs(policy=dev.policy, plan=dev.plan, stack="dev", endpoint_prices=None)
+    args.validate()
+    with pytest.raises(ComponentArgsError, match=r"^plan.cluster: expected a plan for a stack that joins a cluster "):
+        replace(args, cluster_name="gpu").validate()
+    with pytest.raises(ComponentArgsError, match=r"^plan.cluster: expected a plan for a stack without a cluster "):
+        replace(args, plan=replace(dev.plan, cluster=True)).validate()

@@ -136,3 +136,74 @@ def test_every_node_has_its_root_volume_priced(stacks: dict[str, LoadedPolicy], 
         instance_hours = sum(c.monthly_quantity for c in r.components if c.unit == "hours" and not c.name.startswith("Reserved"))
         assert root.monthly_quantity == pytest.approx(instance_hours / HOURS_PER_MONTH * ROOT_VOLUME_GIB)
         assert root.unit_price == 0.08  # us-east-1 gp3 per GB-month
+
+
+def test_without_a_cluster_the_planner_plans_what_the_groups_run(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    from seedance.estimate.fleet import average_nodes
+
+    loaded = stacks["eu-prod"]  # fleets with demand histories far from their desired sizes
+    day = dt.date(2024, 5, 30)
+    joined = plan_policy(loaded, catalog, as_of=day)
+    alone = plan_policy(loaded, catalog, as_of=day, cluster=False)
+    assert joined.cluster and not alone.cluster
+    est = estimate_policy(loaded, catalog, alone, cluster=False)
+    for fleet in loaded.policy.fleets:
+        fp = alone.fleet(fleet.name)
+        w = fp.instance_types[0].weight
+        # the desired size and off-peak windows, not the history's forecast
+        assert fp.expected_nodes == pytest.approx(average_nodes(fleet, fleet.capacity.desired, w)[0]), fleet.name
+        assert "names no cluster" in fp.rationale["demand"]
+        if fleet.demand_history:
+            assert "is not read" in fp.rationale["demand"]
+        # the plan's month is the estimate's, as the stack deploys it
+        assert est.by_fleet[fleet.name] == pytest.approx(fp.monthly_cost), fleet.name
+    # llm-train's history expects far fewer nodes than the 2 its group runs all month: reserving
+    # them pays on what runs (on the history, nothing was worth reserving)
+    train = alone.fleet("llm-train")
+    assert joined.fleet("llm-train").reserved_units == 0 and joined.fleet("llm-train").expected_nodes < 1
+    assert train.reserved_units == train.desired == 2 and "own weekly schedule" in train.rationale["reserved"]
+    assert est.by_fleet["llm-train"] < estimate_policy(loaded, catalog, joined, cluster=False).by_fleet["llm-train"]
+
+
+def test_plan_and_diff_read_whether_the_stack_joins_a_cluster(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    import shutil
+
+    project = tmp_path / "project"
+    shutil.copytree(REPO / "stacks", project)
+    policy = project / "policies" / "eu-prod.yaml"
+    text = (project / "Pulumi.eu-prod.yaml").read_text()
+    (project / "Pulumi.solo.yaml").write_text("\n".join(ln for ln in text.splitlines() if "clusterName" not in ln) + "\n")
+    args = ["--as-of", "2024-05-30", "--project-dir", str(project)]
+
+    def plan(stack: str) -> dict:
+        result = CliRunner().invoke(app, ["plan", "-f", "json", str(policy), "--stack", stack, *args],
+                                    catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.output)
+
+    joined, alone = plan("eu-prod"), plan("solo")
+    assert joined["cluster"] is True and alone["cluster"] is False
+    train = {f["name"]: f for f in alone["fleets"]}["llm-train"]
+    assert train["expected_nodes"] == train["desired"] and "names no cluster" in train["rationale"]["demand"]
+    # a plan for the other kind of stack is priced, with a warning
+    saved = tmp_path / "plan.json"
+    saved.write_text(json.dumps(joined))
+    result = CliRunner().invoke(app, ["estimate", str(policy), "--plan", str(saved), "--stack", "solo",
+                                      "--project-dir", str(project)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "re-plan with `seedance plan --stack solo`" in caplog.text
+    # diff plans and prices both sides for the stack: no EKS, the groups at their desired sizes
+    result = CliRunner().invoke(app, ["diff", "-f", "json", str(policy), str(policy), "--stack", "solo", *args],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["monthly_total"]["before"] == report["monthly_total"]["after"]
+    alone_est = CliRunner().invoke(app, ["estimate", "-f", "json", str(policy), "--stack", "solo", "--project-dir",
+                                         str(project), "--plan", str(_write(tmp_path / "alone.json", alone))],
+                                   catch_exceptions=False)
+    assert json.loads(alone_est.output)["monthly_total"] == pytest.approx(report["monthly_total"]["before"], abs=0.01)
+
+
+def _write(path: Path, data: dict) -> Path:
+    path.write_text(json.dumps(data))
+    return path
