@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass, field
 
 import pulumi
@@ -96,7 +98,23 @@ class AuditBaselineArgs:
 
     @property
     def trail_name(self) -> str:
-        return f"seedance-{self.stack}"
+        return trail_name(self.stack)
+
+
+#: CloudTrail trail names: letters, digits, '.', '_', '-', starting and ending with a letter or digit,
+#: no two of '.', '_', '-' side by side (CreateTrail's Name)
+_TRAIL_NAME = re.compile(r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*")
+
+
+def trail_name(stack: str) -> str:
+    """The stack's trail: ``seedance-STACK`` when CloudTrail takes it; else (a stack name ending in, or
+    holding side by side, '.', '_' or '-') each run of them becomes one '-' and 8 hex digits of the
+    name's SHA-256 follow, so ``a--b`` and ``a-b`` never share a trail."""
+    name = f"seedance-{stack}"
+    if _TRAIL_NAME.fullmatch(name):
+        return name
+    digest = hashlib.sha256(stack.encode("utf-8")).hexdigest()[:8]
+    return f"{re.sub(r'[._-]+', '-', name).strip('-')}-{digest}"
 
 
 class AuditBaseline(pulumi.ComponentResource):

@@ -94,6 +94,9 @@ class SpotRiFleetArgs:
     availability_zones: list[str]
     kms_key_arn: pulumi.Input[str]
     tags: dict[str, str] = field(default_factory=dict)
+    # the EC2 Auto Scaling service-linked role the group uses (None: the account's default,
+    # AWSServiceRoleForAutoScaling), which the key policy of ``kms_key_arn`` must admit
+    service_linked_role_arn: pulumi.Input[str] | None = None
     eks_version: str = "1.31"
     image_id: str | None = None  # default: resolve:ssm: EKS-optimised AMI for the accelerator
     root_volume_gib: int = ROOT_VOLUME_GIB  # the estimate prices this size
@@ -277,6 +280,7 @@ class SpotRiFleet(pulumi.ComponentResource):
             capacity_rebalance=spot,
             health_check_type="EC2",
             wait_for_capacity_timeout="0",
+            service_linked_role_arn=args.service_linked_role_arn,
             mixed_instances_policy=aws.autoscaling.GroupMixedInstancesPolicyArgs(
                 instances_distribution=aws.autoscaling.GroupMixedInstancesPolicyInstancesDistributionArgs(
                     on_demand_base_capacity=shape.on_demand_base,

@@ -20,11 +20,12 @@ from components.cluster import ClusterJoin, ClusterJoinArgs, accelerator_label, 
 from components.common import PURPOSE_BY_WORKLOAD, TagSet, most_sensitive, require
 from components.fleet import ASG_MAX_TAGS, SpotRiFleet, SpotRiFleetArgs, group_tag_count, oversized_tags
 from components.gpu_sharing import GpuSharing, GpuSharingArgs, sharing_node_labels
-from components.kms import StackKey, StackKeyArgs, stack_alias
+from components.kms import StackKey, StackKeyArgs, autoscaling_role_suffix, stack_alias
 from components.namespace import FleetNamespace, FleetNamespaceArgs
 from components.network import CostAwareNetwork, CostAwareNetworkArgs
 from components.scheduling import CostAwareScheduling, CostAwareSchedulingArgs
 from components.storage import StorageTiers, StorageTiersArgs
+from seedance.awsnames import CHECKPOINT_BUCKETS
 from seedance.planner.endpoints import EndpointPrices, decide_endpoints
 from seedance.planner.plan import Plan
 from seedance.offsite import off_site_region
@@ -158,16 +159,21 @@ def build_platform(args: PlatformArgs) -> Platform:
     access_logged = Framework.MLPS_L3 in policy.compliance.frameworks
     access_log_prefix = archive_bucket_prefix(ACCESS_LOGS) if access_logged else None
     kms_key_arn: pulumi.Input[str]
+    # the service-linked role the groups launch under: the account's default one for a key the policy
+    # names (its key policy must admit that role), the stack's own for the key the stack creates
+    autoscaling_role_arn: pulumi.Input[str] | None = None
     if policy.compliance.kms_key_arn:
         kms_key_arn = policy.compliance.kms_key_arn
     else:
         key = StackKey(
             "kms",
             StackKeyArgs(region=cloud.region, account_id=account_id, alias=stack_alias(stack), access_log_bucket_prefix=access_log_prefix,
+                         autoscaling_role_suffix=autoscaling_role_suffix(stack),
                          tags=tag_set.for_resource(purpose="encryption")),
             aws_opts,
         )
         kms_key_arn = key.key_arn
+        autoscaling_role_arn = key.autoscaling_role_arn
 
     replica_region = backup_region(policy)
     replica_key_arn: pulumi.Input[str] | None = None
@@ -213,6 +219,7 @@ def build_platform(args: PlatformArgs) -> Platform:
                 subnet_ids=list(cloud.subnet_ids),
                 availability_zones=list(cloud.availability_zones),
                 kms_key_arn=kms_key_arn,
+                service_linked_role_arn=autoscaling_role_arn,
                 tags=tag_set.for_resource(purpose=PURPOSE_BY_WORKLOAD[fleet.workload], fleet=fleet),
                 eks_version=args.eks_version,
                 **join,
@@ -241,7 +248,7 @@ def build_platform(args: PlatformArgs) -> Platform:
     backed_up = policy.backed_up_classes() if cluster is not None else []
     backup_tag = (BACKUP_TAG_KEY, stack)
     storage = StorageTiers(
-        "storage",
+        CHECKPOINT_BUCKETS,
         StorageTiersArgs(
             region=cloud.region,
             availability_zones=list(cloud.availability_zones),

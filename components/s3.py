@@ -16,6 +16,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.common import child, policy_json
+from seedance.awsnames import AUTO_NAME_SUFFIX, IAM_ROLE_NAME_MAX, IAM_ROLE_PREFIX_MAX, REPLICA_SUFFIX
 
 Statements = Callable[[str], pulumi.Input[list[dict]]]  # bucket ARN -> extra policy statements
 
@@ -150,7 +151,7 @@ def replicate(
     replica keeps the source's lifecycle, so nothing outlives its retention off-site."""
     replica = secure_bucket(
         parent,
-        f"{base}-replica",
+        f"{base}{REPLICA_SUFFIX}",
         kms_key_arn=replica_kms_key_arn,
         tags={**tags, "seedance:replica-of": base},
         region=replica_region,
@@ -172,8 +173,12 @@ def replicate(
             }
         )
     )
-    role = aws.iam.Role(f"{base}-replication-role", assume_role_policy=assume, description=f"S3 replication of {base}", tags=tags,
-                        opts=child(parent))
+    role_name = f"{base}-replication-role"
+    # Pulumi names the role ROLE_NAME-xxxxxxx, which IAM limits to 64 characters; a longer one gets a
+    # prefix to which the provider adds a unique 26-character suffix (roles already deployed keep their names)
+    prefix = None if len(role_name) + AUTO_NAME_SUFFIX <= IAM_ROLE_NAME_MAX else f"{base[:IAM_ROLE_PREFIX_MAX - 6]}-repl-"
+    role = aws.iam.Role(role_name, assume_role_policy=assume, description=f"S3 replication of {base}", tags=tags,
+                        name_prefix=prefix, opts=child(parent))
     aws.iam.RolePolicy(
         f"{base}-replication-role-policy",
         role=role.id,

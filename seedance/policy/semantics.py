@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from seedance.awsnames import CHECKPOINT_BUCKETS, REPLICA_SUFFIX, S3_BUCKET_NAME_MAX, checkpoint_bucket_name_max
 from seedance.gpus import NEURON_MODELS, mig_memory_sizes_of, mig_profiles
 from seedance.policy.cron import CronError, Window, first_clash, format_minute_of_week, parse_window_cron
 from seedance.policy.model import (
@@ -26,6 +27,7 @@ from seedance.policy.model import (
     CostPolicy,
     Currency,
     DataClass,
+    Framework,
     LOG_RETENTION_DAYS,
     MAX_BUDGET_THRESHOLDS,
     MIN_BACKUP_RETENTION_DAYS,
@@ -115,8 +117,25 @@ def check_parts(parts: Parts, base_dir: Path | None = None) -> list[Issue]:
         out += _storage(parts.storage)
     if parts.storage is not None and parts.compliance is not None:
         out += _backup_retention(parts.storage, parts.compliance)
+        out += _bucket_names(parts.storage, parts.compliance)
     if parts.scheduling is not None:
         out += _scheduling(parts.scheduling)
+    return out
+
+
+def _bucket_names(s: Storage, c: Compliance) -> list[Issue]:
+    """Checkpoint bucket names short enough for the S3 names Pulumi gives their buckets (and the
+    off-site copies MLPS 2.0 level 3 makes of personal data)."""
+    out: list[Issue] = []
+    for i, b in enumerate(s.checkpoint_buckets):
+        replicated = Framework.MLPS_L3 in c.frameworks and b.data_class is DataClass.PERSONAL
+        longest = checkpoint_bucket_name_max(replicated)
+        if len(b.name) > longest:
+            copy = f" and its off-site copy {CHECKPOINT_BUCKETS}-{b.name}{REPLICA_SUFFIX}-xxxxxxx" if replicated else ""
+            out.append((("storage", "checkpointBuckets", i, "name"),
+                        f"at most {longest} characters{' for a replicated personal-data bucket' if replicated else ''}, "
+                        f"got {len(b.name)}: Pulumi names the bucket {CHECKPOINT_BUCKETS}-{b.name}-xxxxxxx{copy}, and S3 "
+                        f"bucket names hold at most {S3_BUCKET_NAME_MAX} characters"))
     return out
 
 

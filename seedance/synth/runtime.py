@@ -28,6 +28,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from seedance.synth.document import Resource, ResourceDocument, normalise, normalise_inputs, split_provider_ref
+from seedance.awsnames import AUTO_NAME_SUFFIX, IAM_ROLE_NAME_MAX, S3_BUCKET_NAME_MAX
 
 log = logging.getLogger(__name__)
 _RUN_LOCK = threading.Lock()
@@ -178,11 +179,31 @@ def _cluster(name: str, region: str, account: str, part: str) -> dict[str, Any]:
     }
 
 
+#: the longest physical names the AWS provider's auto-naming may produce (``name-`` + 7 random hex
+#: digits; a longer one fails the preview), by resource type and the input holding the name
+AUTO_NAME_MAX = {"aws:s3/bucket:Bucket": ("bucket", S3_BUCKET_NAME_MAX), "aws:iam/role:Role": ("name", IAM_ROLE_NAME_MAX)}
+
+
+def _auto_name(typ: str, name: str, inputs: dict[str, Any], h: str) -> str:
+    """The physical name the provider gives a resource that names none, as Pulumi auto-names it;
+    one longer than the type allows is an error, as in a real preview."""
+    field, longest = AUTO_NAME_MAX[typ]
+    if inputs.get(field):
+        return str(inputs[field])
+    if inputs.get(f"{field}Prefix"):  # the provider adds 26 characters to a prefix
+        return f"{inputs[f'{field}Prefix']}{_short_hash(typ, name, 'prefix', n=26)}"
+    auto = f"{name}-{h[:AUTO_NAME_SUFFIX - 1]}"
+    if len(auto) > longest:
+        raise SynthError(f"{typ} {name!r}: Pulumi would name it {name}-xxxxxxx, {len(auto)} characters; "
+                         f"AWS allows at most {longest}")
+    return auto
+
+
 def _aws_outputs(typ: str, name: str, inputs: dict[str, Any], region: str, account: str, part: str) -> tuple[str, dict[str, Any]]:
     h = _short_hash(typ, name)
     module = typ.split(":")[1].split("/")[0]
     if typ == "aws:s3/bucket:Bucket":
-        bucket = inputs.get("bucket") or f"{name}-{h[:7]}"
+        bucket = _auto_name(typ, name, inputs, h)
         return bucket, {"bucket": bucket, "arn": f"arn:{part}:s3:::{bucket}", "region": region}
     if typ == "aws:kms/key:Key":
         key_id = f"{h}-0000-4000-8000-{h}{h[:4]}"
@@ -193,8 +214,14 @@ def _aws_outputs(typ: str, name: str, inputs: dict[str, Any], region: str, accou
     if typ == "aws:sns/topic:Topic":
         topic = inputs.get("name") or f"{name}-{h[:7]}"
         return f"arn:{part}:sns:{region}:{account}:{topic}", {"name": topic, "arn": f"arn:{part}:sns:{region}:{account}:{topic}"}
+    if typ == "aws:iam/serviceLinkedRole:ServiceLinkedRole":  # AWS names it after the service and suffix
+        service = str(inputs.get("awsServiceName") or "")
+        base = {"autoscaling.amazonaws.com": "AWSServiceRoleForAutoScaling"}.get(service, f"AWSServiceRoleFor{name}")
+        role = f"{base}_{inputs['customSuffix']}" if inputs.get("customSuffix") else base
+        return role, {"name": role, "path": f"/aws-service-role/{service}/",
+                      "arn": f"arn:{part}:iam::{account}:role/aws-service-role/{service}/{role}"}
     if typ == "aws:iam/role:Role":
-        role = inputs.get("name") or f"{name}-{h[:7]}"
+        role = _auto_name(typ, name, inputs, h)
         return role, {"name": role, "arn": f"arn:{part}:iam::{account}:role/{role}"}
     if typ == "aws:iam/instanceProfile:InstanceProfile":
         profile = inputs.get("name") or f"{name}-{h[:7]}"

@@ -82,6 +82,16 @@ def test_retention_by_stack(eu, cn, dev):
     assert [s.one("audit-flow-logs").inputs["retentionInDays"] for s in (eu, cn, dev)] == [90, 365, 30]
 
 
+def test_the_autoscaling_role_suffix_fits_an_iam_role_name():
+    from components.kms import AUTOSCALING_ROLE, autoscaling_role_suffix
+
+    assert autoscaling_role_suffix("prod.eu") == "seedance-prod.eu"
+    long_a, long_b = "a" * 40, "a" * 39 + "b"
+    for stack in (long_a, long_b):
+        assert len(f"{AUTOSCALING_ROLE}_{autoscaling_role_suffix(stack)}") == 64
+    assert autoscaling_role_suffix(long_a) != autoscaling_role_suffix(long_b)
+
+
 def test_audit_rejects_a_retention_cloudwatch_does_not_offer():
     args = AuditBaselineArgs(stack="s", region="eu-central-1", vpc_id="vpc-1", account_id="1", kms_key_arn="k", log_retention_days=45)
     with pytest.raises(ComponentArgsError, match=r"^compliance.logRetentionDays: expected a CloudWatch Logs retention value .* got 45$"):
@@ -97,11 +107,25 @@ def test_stack_key_only_without_a_policy_key(eu, cn, dev):
     (key,) = dev.of_type("aws:kms/key:Key")
     stmts = {s["Sid"]: s for s in json.loads(key.inputs["policy"])["Statement"]}
     assert stmts["AccountAdministration"]["Principal"] == {"AWS": "arn:aws:iam::777788889999:root"}
-    # the service-linked role by condition (it may not exist yet when the key is made)
-    asg_role = "arn:aws:iam::777788889999:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"
-    for sid in ("AutoScalingEncryptedVolumes", "AutoScalingGrants"):
-        assert stmts[sid]["Principal"] == {"AWS": "arn:aws:iam::777788889999:root"}
-        assert stmts[sid]["Condition"]["ArnEquals"] == {"aws:PrincipalArn": asg_role}
+    # the stack's own Auto Scaling service-linked role, created with the key, is the principal itself:
+    # the role's permissions do not reach customer-managed keys, so naming the account (root) with a
+    # condition on the role would let no launch use the key
+    (role,) = dev.of_type("aws:iam/serviceLinkedRole:ServiceLinkedRole")
+    assert role.inputs["awsServiceName"] == "autoscaling.amazonaws.com" and role.inputs["customSuffix"] == "seedance-dev"
+    assert role.parent == dev.one("kms").urn  # a child of the key's component
+    asg_role = ("arn:aws:iam::777788889999:role/aws-service-role/autoscaling.amazonaws.com/"
+                "AWSServiceRoleForAutoScaling_seedance-dev")
+    assert stmts["AutoScalingEncryptedVolumes"]["Principal"] == {"AWS": asg_role}
+    assert "kms:GenerateDataKey*" in stmts["AutoScalingEncryptedVolumes"]["Action"]
+    assert stmts["AutoScalingGrants"]["Principal"] == {"AWS": asg_role}
+    assert stmts["AutoScalingGrants"]["Condition"] == {"Bool": {"kms:GrantIsForAWSResource": "true"}}
+    # every group launches under that role; with a key the policy names, under the account's default
+    for group in dev.of_type("aws:autoscaling/group:Group"):
+        assert group.inputs["serviceLinkedRoleArn"] == asg_role
+    for stack in (eu, cn):
+        assert stack.of_type("aws:iam/serviceLinkedRole:ServiceLinkedRole") == []
+        assert all("serviceLinkedRoleArn" not in g.inputs for g in stack.of_type("aws:autoscaling/group:Group"))
+    assert "AutoScalingGrants" not in {s["Sid"] for s in json.loads(cn.one("kms-replica-key").inputs["policy"])["Statement"]}
     assert stmts["CloudWatchLogs"]["Principal"] == {"Service": "logs.us-east-1.amazonaws.com"}
     assert dev.one("kms-alias").inputs["name"] == "alias/seedance-dev"
 
@@ -185,3 +209,18 @@ def test_notifications_fit_the_five_aws_allows(ats, expected):
 
     got = notification_plan(ats)
     assert got == expected and len(got) <= MAX_NOTIFICATIONS
+
+
+@pytest.mark.parametrize("stack", ["dev", "eu.prod", "team_a-prod", "x", "dev_", "dev--x", "a._b", "prod."])
+def test_the_trail_name_is_one_cloudtrail_takes(stack: str) -> None:
+    import re
+
+    from components.audit import trail_name
+
+    name = trail_name(stack)
+    # CreateTrail's rules: 3-128 letters, digits, '.', '_', '-'; a letter or digit first and last; no
+    # two of '.', '_', '-' side by side
+    assert 3 <= len(name) <= 128 and re.fullmatch(r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*", name), name
+    if re.fullmatch(r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*", stack):
+        assert name == f"seedance-{stack}"  # the names deployed so far are kept
+    assert trail_name("dev--x") != trail_name("dev-x") and trail_name("dev_") != trail_name("dev")

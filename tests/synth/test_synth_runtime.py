@@ -70,3 +70,24 @@ def test_normalise():
     assert normalise({sig: "d0e6a833031e9bbcd3f4e8bde6ca49a4", "value": 4.0}) == 4
     assert normalise({sig: "d0e6a833031e9bbcd3f4e8bde6ca49a4"}) == UNKNOWN
     assert split_provider_ref("urn:pulumi:s::p::pulumi:providers:aws::default_7_0_0::04da6b54-x") == "urn:pulumi:s::p::pulumi:providers:aws::default_7_0_0"
+
+
+def _named(bucket: str, role: str, role_prefix: str | None = None) -> None:
+    aws.s3.Bucket(bucket)
+    aws.iam.Role(role, assume_role_policy="{}", name_prefix=role_prefix)
+
+
+def test_a_name_pulumi_would_make_too_long_fails_as_a_preview_does():
+    from seedance.synth.runtime import SynthError
+
+    # NAME-xxxxxxx: a bucket of 55 characters + 8 fits S3's 63; one more does not
+    ok = run_program(lambda: _named("b" * 55, "r" * 56), project="p", stack="s", default_region="eu-west-1")
+    names = {r.type: r for r in ok.document.resources}
+    assert ok.outputs == {} and len(names) == 2
+    with pytest.raises(SynthError, match=r"aws:s3/bucket:Bucket 'b{56}': Pulumi would name it b{56}-xxxxxxx, 64 "
+                                         r"characters; AWS allows at most 63"):
+        run_program(lambda: _named("b" * 56, "r"), project="p", stack="s", default_region="eu-west-1")
+    with pytest.raises(SynthError, match=r"aws:iam/role:Role 'r{57}': .* 65 characters; AWS allows at most 64"):
+        run_program(lambda: _named("b", "r" * 57), project="p", stack="s", default_region="eu-west-1")
+    # a prefix gets the provider's 26 characters instead
+    run_program(lambda: _named("b", "r" * 57, role_prefix="short-"), project="p", stack="s", default_region="eu-west-1")

@@ -1,0 +1,28 @@
+"""AWS name limits the stack's auto-named resources must fit, shared by the policy's validation,
+the components and the offline synthesis (which fails on a name AWS would refuse, as a preview does).
+
+Pulumi names a resource that names none ``LOGICAL-xxxxxxx`` (7 random hex digits); the AWS
+provider refuses the resource when that is longer than the type allows. A ``namePrefix`` gets 26
+characters from the provider instead."""
+
+from __future__ import annotations
+
+#: what Pulumi's auto-naming adds to the logical name: '-' and 7 hex digits
+AUTO_NAME_SUFFIX = 8
+#: S3 bucket names (S3 user guide, bucket naming rules)
+S3_BUCKET_NAME_MAX = 63
+#: IAM role names (IAM API, CreateRole RoleName)
+IAM_ROLE_NAME_MAX = 64
+#: the longest ``name_prefix`` of an IAM role: the provider adds a 26-character unique suffix
+IAM_ROLE_PREFIX_MAX = IAM_ROLE_NAME_MAX - 26
+#: the logical name of the component holding the checkpoint buckets (``storage-NAME`` each)
+CHECKPOINT_BUCKETS = "storage"
+#: what an off-site copy adds to a bucket's logical name
+REPLICA_SUFFIX = "-replica"
+
+
+def checkpoint_bucket_name_max(replicated: bool) -> int:
+    """The longest checkpoint bucket name (the policy's ``name``) whose S3 bucket, and off-site copy
+    when ``replicated``, Pulumi can auto-name within S3's limit."""
+    used = len(CHECKPOINT_BUCKETS) + 1 + AUTO_NAME_SUFFIX + (len(REPLICA_SUFFIX) if replicated else 0)
+    return S3_BUCKET_NAME_MAX - used
