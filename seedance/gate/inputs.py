@@ -88,12 +88,32 @@ def validate_document(doc: Any, *, source: str = "document") -> dict[str, Any]:
 def validate_policy(policy: Any, *, source: str = "policy") -> dict[str, Any]:
     from seedance.policy.model import CostPolicy
 
+    from seedance.policy import semantics
+
     if not isinstance(policy, dict):
         raise InvalidInputError(f"{source}: expected a CostPolicy object, got {type(policy).__name__}")
-    try:
-        return CostPolicy.model_validate(policy).model_dump(mode="json", by_alias=True)
+    try:  # as strictly as a policy file: "100000" is not a number, and the cross-field rules hold
+        model = CostPolicy.model_validate_json(json.dumps(policy, allow_nan=False), strict=True)
     except ValidationError as exc:
         raise InvalidInputError("; ".join(_problems(exc, source))) from None
+    except ValueError as exc:  # NaN or Infinity: not JSON
+        raise InvalidInputError(f"{source}: {exc}") from None
+    issues = semantics.check(model)
+    if issues:
+        raise InvalidInputError("; ".join(f"{source}: {'.'.join(str(p) for p in loc) or '(top)'}: {msg}"
+                                          for loc, msg in issues[:20]))
+    return model.model_dump(mode="json", by_alias=True)
+
+
+def _same_policy(policy: dict[str, Any], part: dict[str, Any] | None, key: str, source: str) -> None:
+    """A plan or estimate in a whole gate input must be of its policy: the name and region it gives
+    (the budget rules read only its figures) must be the policy's."""
+    if part is None:
+        return
+    for field, want in (("policy", policy["metadata"]["name"]), ("region", policy["cloud"]["region"])):
+        if field in part and part[field] != want:
+            raise InvalidInputError(f"{source}: '{key}.{field}' is {part.get(field)!r}, the policy's is {want!r}: "
+                                    f"the {key} must be of the gate input's policy")
 
 
 def from_json(obj: Any, *, source: str) -> GateInput:
@@ -121,9 +141,12 @@ def from_json(obj: Any, *, source: str) -> GateInput:
             if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
                                       or not math.isfinite(value) or value < 0):
                 raise InvalidInputError(f"{source}: '{key}.{name}' must be a finite amount >= 0, got {value!r}")
+    policy = validate_policy(obj["policy"], source=f"{source}: policy")
+    for key in ("plan", "estimate"):
+        _same_policy(policy, obj.get(key), key, source)
     return GateInput(
         validate_document(obj["document"], source=f"{source}: document"),
-        validate_policy(obj["policy"], source=f"{source}: policy"),
+        policy,
         obj.get("plan"),
         obj.get("estimate"),
         obj.get("budget_state"),

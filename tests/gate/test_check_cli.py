@@ -418,3 +418,28 @@ def test_check_of_a_stack_logs_each_planner_warning_once(capsys, caplog) -> None
     stale = [r for r in caplog.records if r.name.startswith("seedance.planner") and "demand history ends" in r.getMessage()]
     assert len(stale) == 1
     assert logging.getLogger("seedance.planner").level == before  # restored
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda g: g["policy"]["budget"].update(monthlyAmount="100000"), "policy: budget.monthlyAmount: Input should be a valid number"),
+    (lambda g: g["policy"]["fleets"][0]["capacity"].update(min=5, desired=1), "policy: fleets.0.capacity"),
+    (lambda g: g["estimate"].update(policy="other"), "'estimate.policy' is 'other', the policy's is 'gpu-platform-eu'"),
+    (lambda g: g["estimate"].update(region="us-east-1"), "'estimate.region' is 'us-east-1', the policy's is 'eu-central-1'"),
+])
+def test_a_whole_gate_input_is_checked_as_strictly_as_a_policy_file(capsys, tmp_path: Path, change, message) -> None:
+    from seedance.policy import load_policy
+
+    gate = {
+        "document": json.loads(SAMPLE.read_text()),
+        "policy": load_policy(POLICY).policy.model_dump(mode="json", by_alias=True),
+        "estimate": {"policy": "gpu-platform-eu", "region": "eu-central-1", "monthly_total": 1000, "currency": "USD"},
+    }
+    path = tmp_path / "gate.json"
+    path.write_text(json.dumps(gate))
+    code, _, _ = _run(capsys, str(path), "--as-of", "2026-06-01")
+    assert code in (0, 1)  # decided as given
+    change(gate)
+    path.write_text(json.dumps(gate))
+    code, out, err = _run(capsys, str(path), "--as-of", "2026-06-01")
+    _assert_undecided(code, out, err)
+    assert message in err, err
