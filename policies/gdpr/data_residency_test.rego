@@ -114,3 +114,28 @@ test_fail_other_services_replicas_outside_eu if {
 		_f("aws:efs/fileSystem:FileSystem", "shared", "EFS replication of personal data goes to us-west-2, outside the GDPR transfer regions (eu-*)"),
 	}
 }
+
+# aws-native resources carry their data class in their own tags (a list of {key, value}, or an
+# object); tags unknown until apply count as personal
+test_fail_aws_native_personal_data_outside_eu if {
+	listed := object.union(
+		fixtures.resource("aws-native:s3:Bucket", "native", {"tags": [{"key": "data-class", "value": "Personal"}]}),
+		{"region": "us-east-1"},
+	)
+	mapped := object.union(fixtures.resource("aws-native:dynamodb:Table", "table", {"tags": {"data-class": "personal"}}), {"region": "ap-south-1"})
+	unknown := object.union(fixtures.resource("aws-native:sqs:Queue", "queue", {"tags": "[unknown]"}), {"region": "us-west-2"})
+	internal := object.union(
+		fixtures.resource("aws-native:s3:Bucket", "logs", {"tags": [{"key": "data-class", "value": "internal"}]}),
+		{"region": "us-east-1"},
+	)
+	in_eu := object.union(
+		fixtures.resource("aws-native:s3:Bucket", "eu", {"tags": [{"key": "data-class", "value": "personal"}]}),
+		{"region": "eu-west-1"},
+	)
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [listed, mapped, unknown, internal, in_eu])
+	v == {
+		_f("aws-native:s3:Bucket", "native", "personal data in us-east-1, outside the GDPR transfer regions (eu-*)"),
+		_f("aws-native:dynamodb:Table", "table", "personal data in ap-south-1, outside the GDPR transfer regions (eu-*)"),
+		_f("aws-native:sqs:Queue", "queue", "personal data in us-west-2, outside the GDPR transfer regions (eu-*)"),
+	}
+}

@@ -153,20 +153,6 @@ _unchecked_type(type) if startswith(type, "aws-native:")
 
 _class_of(i, _) := resources.class_at[i]
 
-# aws-native resources are outside the tag index: their own tags (a list of {key, value} or an object)
-_class_of(i, r) := resources.normalise_class(_native_tag(r.inputs.tags)) if {
-	not resources.class_at[i]
-	startswith(r.type, "aws-native:")
-}
-
-_native_tag(tags) := tags["data-class"] if is_object(tags)
-
-_native_tag(tags) := t.value if {
-	is_array(tags)
-	some t in tags
-	t.key == "data-class"
-}
-
 # ---------------------------------------------------------------- encryption in transit
 
 # ELB security policies that refuse TLS below 1.2 (an allow-list: a policy not named here, such as

@@ -201,14 +201,33 @@ class_at := object.union_n([
 	{i: _normalised[c] | some i, c in _own_class},
 	{i: "personal" | some i in _unknown_tags},
 	{i: _normalised[c] | some i, c in _labelled},
+	{i: _normalised[c] | some i, c in _native_class},
+	{i: "personal" | some i in _native_unknown},
 ])
 
 _own_class := {i: c | some i, t in _own_tags; c := t["data-class"]}
 
+# aws-native resources: the data-class tag among their own tags (a list of {key, value}, or an
+# object); tags unknown until apply count as personal, as for pulumi-aws resources. Their
+# provider's default tags are not read.
+_native_tags := {i: raw |
+	some type, positions in _by_type
+	startswith(type, "aws-native:")
+	some i in positions
+	raw := input.document.resources[i].inputs.tags
+}
+
+_native_class := object.union(
+	{i: c | some i, raw in _native_tags; is_object(raw); c := raw["data-class"]},
+	{i: t.value | some i, raw in _native_tags; is_array(raw); some t in raw; t.key == "data-class"},
+)
+
+_native_unknown := {i | some i, raw in _native_tags; not is_object(raw); not is_array(raw)}
+
 # every data-class value in the document, normalised once
 _normalised := {v: normalise_class(v) | some v in _class_values}
 
-_class_values := {c | some _, c in _own_class} | {c | some _, c in _labelled} | {c |
+_class_values := {c | some _, c in _own_class} | {c | some _, c in _labelled} | {c | some _, c in _native_class} | {c |
 	some p, _ in _holders_by_provider
 	c := _defaults_for(p)["data-class"]
 } | {c | c := _all_provider_tags["data-class"]}
