@@ -241,3 +241,23 @@ def test_poll_checks_the_account_before_asking_aws(account: str, message: str,
     assert main(["budget", "poll", str(DEV), "--stack", "dev", "--account-id", account]) == 2
     err = capsys.readouterr().err
     assert message in err and "Usage: seedance budget poll" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("amount", ["NaN", "nan", "inf", "-Infinity", "1e400", "-5"])
+@pytest.mark.parametrize("key", ["ActualSpend", "ForecastedSpend"])
+def test_poll_refuses_a_spend_that_is_no_finite_amount(budgets, amount: str, key: str,  # type: ignore[no-untyped-def]
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """float() reads 'NaN', 'inf' and '1e400' (infinity): such a spend is an unreadable budget (exit 1, as
+    `respond` refuses the same amounts in a notification), never an internal error."""
+    from seedance.cli import main
+
+    spend = {"ActualSpend": "100", "ForecastedSpend": "100", key: amount}
+    budgets.create_budget(AccountId=ACCOUNT, Budget=_budget(budget_name("dev"), "6000", spend["ActualSpend"],
+                                                            spend["ForecastedSpend"]))
+    read_back = fetch_budget(budgets, ACCOUNT, budget_name("dev"))["CalculatedSpend"][key]["Amount"]
+    assert read_back == amount  # the server holds and returns it as given
+    args = ["budget", "poll", str(DEV), "--stack", "dev"] + (["--forecasted"] if key == "ForecastedSpend" else [])
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert f"error seedance-dev-monthly: CalculatedSpend.{key}.Amount is not a finite amount >= 0: '{amount}'" in err
+    assert "internal error" not in err and "Traceback" not in err
