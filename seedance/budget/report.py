@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from seedance.budget.response import BudgetResponse, Change, percent
+from seedance.budget.response import BudgetResponse, Change, fraction_down, percent
 from seedance.templating import get_template, md_code
 
 
@@ -61,7 +61,7 @@ def to_json(r: BudgetResponse, overlay_path: str | None = None, *, month: str | 
         },
         "month": month,  # the budget month (YYYY-MM) of the alert, which a written overlay is stamped with
         "ignored": r.ignored,
-        "fraction": round(r.fraction, 6),
+        "fraction": fraction_down(r.fraction, 6),  # rounded down: never at a threshold that did not fire
         "fired": [{"at": t.at, "action": t.action.value} for t in r.fired],
         "actions": [a.value for a in r.actions],
         "changes": [_change_json(c) for c in r.changes],

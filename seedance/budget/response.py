@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import ROUND_FLOOR, Decimal, localcontext
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,10 +63,37 @@ class BudgetResponseError(Exception):
 SEEDANCE_BUDGET = re.compile(r"^seedance-(?P<stack>.+)-monthly$")
 
 
+#: A threshold fires when the spend's fraction reaches it up to this much (float division: 0.85 x the
+#: budget can divide to 0.8499999999999999); every figure shown of the fraction rounds with the same slack.
+FIRE_TOLERANCE = 1e-12
+
+
+def fired_at(at: float, fraction: float) -> bool:
+    """Whether a threshold ``at`` fires for ``fraction`` of the budget."""
+    return at <= fraction + FIRE_TOLERANCE
+
+
+def fraction_down(fraction: float, places: int = 6) -> float:
+    """``fraction`` rounded *down* to ``places`` decimals (with the slack thresholds fire with), so it
+    never reads at or above a threshold that did not fire, nor below one that did."""
+    if not math.isfinite(fraction):
+        return fraction
+    with localcontext() as ctx:
+        ctx.prec = 800  # any finite float, written out in full
+        value = Decimal(repr(fraction)) + Decimal(repr(FIRE_TOLERANCE))
+        return float(value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_FLOOR))
+
+
+def exact_decimal(value: float) -> str:
+    """A finite float in positional notation that reads back as exactly the same float (no exponent)."""
+    return format(Decimal(repr(value)), "f")
+
+
 def percent(fraction: float, digits: int = 1) -> str:
     """``fraction`` as a percentage rounded *down* (94.99% shows as 94.9%, never as the 95% threshold)."""
-    scale = 10**digits
-    value = math.floor(fraction * 100 * scale + 1e-9) / scale
+    if not math.isfinite(fraction):
+        return f"{fraction * 100}%"
+    value = Decimal(repr(fraction_down(fraction, digits + 2))).scaleb(2)  # the same rounding as every other figure
     return f"{value:.{digits}f}%"
 
 
@@ -130,7 +158,7 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
             "fractions use the policy"
         )
     fraction = alert.amount / budget.monthly_amount
-    fired = [t for t in budget.thresholds if t.at <= fraction + 1e-12]
+    fired = [t for t in budget.thresholds if fired_at(t.at, fraction)]
     actions = list(dict.fromkeys(t.action for t in fired))
     changes: list[Change] = []
     fleets: list[Fleet] = []
@@ -263,7 +291,10 @@ class OverlayStamp:
     month: str  # "YYYY-MM" (UTC) of the alert
 
     def comment(self) -> str:
-        return f"{STAMP_PREFIX} fraction={self.fraction:.6f} type={self.alert_type} month={self.month}\n"
+        """The stamp line. The fraction is written exactly (it reads back as the same float), so a later
+        alert compares with the thresholds this one fired, never with a rounded figure that fires
+        another (``.6f`` wrote 0.8499999 as 0.850000, reading back a threshold at 0.85 that had not fired)."""
+        return f"{STAMP_PREFIX} fraction={exact_decimal(self.fraction)} type={self.alert_type} month={self.month}\n"
 
     @classmethod
     def parse(cls, text: str) -> OverlayStamp | None:
@@ -295,6 +326,6 @@ def weaker_than(earlier: OverlayStamp, response: BudgetResponse, month: str, pol
         return True  # a late alert of an earlier month (SNS retries): it never changes a newer response
     if earlier.month != month:
         return False
-    fired_before = {t.at for t in policy.budget.thresholds if t.at <= earlier.fraction + 1e-12}
+    fired_before = {t.at for t in policy.budget.thresholds if fired_at(t.at, earlier.fraction)}
     fired_now = {t.at for t in response.fired}
     return fired_now < fired_before
