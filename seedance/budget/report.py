@@ -68,6 +68,11 @@ def to_json(r: BudgetResponse, overlay_path: str | None = None, *, month: str | 
         "restored": [_change_json(c) for c in restored],  # a new month: fields the rewritten overlay gives back
         "notes": r.notes,
         "overlay": overlay_path,
+        # the monthly cost seedance check projects (BUDGET-COST-1) for the policy and for the overlay
+        "projection": None if r.projection is None else {
+            "policy": r.projection.policy, "overlay": r.projection.overlay, "budget": r.projection.budget,
+            "currency": r.projection.currency, "aboveBudget": r.projection.above_budget,
+            "abovePolicy": r.projection.above_policy},
     }
 
 
@@ -126,6 +131,10 @@ def render_text(console: Console, r: BudgetResponse, overlay_path: str | None = 
             for c in rows:
                 table.add_row(escape(c.path), escape(value_label(c.before)), escape(value_label(c.after)), escape(c.reason))
             console.print(table)
+    if r.projection is not None:
+        p = r.projection
+        console.print(f"projected monthly cost (as seedance check estimates it): {p.overlay:,.2f} {p.currency} with the "
+                      f"overlay, {p.policy:,.2f} {p.currency} with the policy; budget {p.budget:,.2f} {p.currency}")
     for n in r.notes:
         console.print(f"[yellow]note[/yellow] {escape(n)}")
     if overlay_path:

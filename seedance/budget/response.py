@@ -13,15 +13,24 @@ together (the result does not depend on the order alerts arrive in):
 * ``nonprod-spot-only`` — in a non-prod policy every fleet may run on spot as far as its SLA tier
   allows (``spot.maxShare`` raised to the gate's default tier cap: 1, gold 0.5, so the overlay
   still passes the gate) and buys no new reservations; a prod policy is untouched;
-* ``freeze`` — no fleet grows: no off-peak scale-ups, no new reserved purchases, and, when the live
-  group sizes are given (:mod:`seedance.budget.live`), ``capacity.max`` drops to the fleet's live
-  size (at least ``min`` and 1). Without them ``capacity.max`` is left as it is and a note says so:
-  the policy's ``desired`` is not the live size once a Cluster Autoscaler manages the group, and a
-  maximum below the live size makes AWS shrink the group.
+* ``freeze`` — no fleet grows: no off-peak scale-ups (a window that only lowers the size, below
+  what the group runs outside it, is kept: removing it would cost more), no reserved purchases
+  beyond what the policy's plan already holds, and, when the live group sizes are given (in units,
+  :func:`seedance.budget.live.live_units`), ``capacity.max`` drops to the fleet's live size (at
+  least ``min`` and 1; never below the cap an earlier freeze of the same budget month set, so a
+  later alert does not ratchet it down to a momentary low). Without them ``capacity.max`` is left
+  as it is (or at the earlier freeze's cap) and a note says so: the policy's ``desired`` is not the
+  live size once a Cluster Autoscaler manages the group, and a maximum below the live size makes
+  AWS shrink the group.
 
-"No new reserved purchases" turns ``reserved.mode: auto`` into ``none``; a ``fixed`` count is left
-as it is, since it names reservations already bought, which stay billed and would otherwise be
-priced on-demand.
+"No new reserved purchases" (``degrade``, ``nonprod-spot-only``) turns ``reserved.mode: auto`` into
+``none``; a ``fixed`` count is left as it is, since it names reservations already bought, which stay
+billed and would otherwise be priced on-demand. A ``freeze`` instead turns ``auto`` into ``fixed`` at
+the units the policy's own plan reserves (``planned_reserved``; at most the new maximum): those are
+the reservations the deployed policy's estimate already counts, so the overlay prices the same ones
+and buys none beyond them. Turning them to ``none`` would price the fleet's steady hours on-demand
+and make the frozen deploy cost more than the policy it replaces (the gate then blocks it). Without
+the plan a freeze falls back to ``none`` and a note says the projection may rise.
 
 An alert acts only on the stack's own budget: with ``stack`` it must be ``seedance-<stack>-monthly``,
 without it a Seedance budget (``seedance-*-monthly``), and from the policy's ``cloud.accountId``
@@ -106,6 +115,38 @@ class Change:
 
 
 @dataclass(frozen=True)
+class Projection:
+    """The monthly cost ``seedance check`` projects (its estimate, BUDGET-COST-1's figure) for the
+    policy and for the overlay that replaces it."""
+
+    policy: float
+    overlay: float
+    budget: float
+    currency: str
+
+    @property
+    def above_budget(self) -> bool:
+        return self.overlay > self.budget
+
+    @property
+    def above_policy(self) -> bool:
+        return self.overlay > self.policy + 0.005  # a cent's rounding is no rise
+
+    def warnings(self) -> list[str]:
+        """What the user must know before redeploying from the overlay."""
+        out = []
+        money = f"{self.overlay:,.2f} {self.currency}"
+        if self.above_policy:
+            out.append(f"the overlay's projected monthly cost {money} is above the policy's {self.policy:,.2f} "
+                       f"{self.currency}: this response raises the cost")
+        if self.above_budget:
+            out.append(f"the overlay's projected monthly cost {money} is above the budget of {self.budget:,.2f} "
+                       f"{self.currency}: seedance check will block it (BUDGET-COST-1) until the budget or the "
+                       "overlay changes")
+        return out
+
+
+@dataclass(frozen=True)
 class BudgetResponse:
     policy: str
     alert: BudgetAlert
@@ -117,6 +158,7 @@ class BudgetResponse:
     effective: CostPolicy
     overlay: dict[str, Any] = field(default_factory=dict)
     ignored: str | None = None  # why the alert does not apply to this policy, when it does not
+    projection: Projection | None = None  # the overlay's projected cost, when it was computed
 
     @property
     def changed(self) -> bool:
@@ -124,11 +166,15 @@ class BudgetResponse:
 
 
 def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: str | None = None,
-            live_sizes: Mapping[str, int] | None = None) -> BudgetResponse:
+            live_sizes: Mapping[str, int] | None = None, earlier_caps: Mapping[str, int] | None = None,
+            planned_reserved: Mapping[str, int] | None = None, cluster: bool = True) -> BudgetResponse:
     """Apply the thresholds that ``alert`` has crossed to ``policy`` (pure).
 
-    ``live_sizes``: each fleet's live group size (desired capacity now), for ``freeze``; None when
-    not read.
+    ``live_sizes``: each fleet's live group size in the policy's units, for ``freeze``; None when
+    not read. ``earlier_caps``: the ``capacity.max`` an earlier freeze of the same budget month set
+    per fleet (a floor for this one's). ``planned_reserved``: the reserved units the plan of
+    ``policy`` holds per fleet (a freeze keeps them); None when not planned. ``cluster``: whether the
+    stack's fleets join a cluster (a Cluster Autoscaler sizes them above ``capacity.min``).
     """
     budget = policy.budget
     if alert.currency != budget.currency.value:
@@ -165,13 +211,19 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
     overlay_fleets: list[dict[str, Any]] = []
     for f in policy.fleets:
         live = None if live_sizes is None else live_sizes.get(f.name)
-        new, fleet_changes, patch = _apply(f, actions, policy.metadata.environment, fraction, live)
+        frozen = _Freeze(live, (earlier_caps or {}).get(f.name),
+                         None if planned_reserved is None else planned_reserved.get(f.name), cluster)
+        new, fleet_changes, patch = _apply(f, actions, policy.metadata.environment, fraction, frozen)
         if ThresholdAction.FREEZE in actions and live_sizes is not None and live is None and new.capacity.max > 0:
             notes.append(f"freeze: fleet {f.name} has no live group, so its capacity.max is unchanged")
         fleets.append(new)
         changes += fleet_changes
         if patch:
             overlay_fleets.append({"name": f.name, **patch})
+    if ThresholdAction.FREEZE in actions and planned_reserved is None and any(
+            f.reserved.mode is ReservedMode.AUTO for f in policy.fleets):
+        notes.append("freeze: the policy was not planned, so reserved.mode auto became none: the fleets' steady hours "
+                     "are priced on-demand, which can make the overlay cost more than the policy")
     if ThresholdAction.FREEZE in actions and live_sizes is None and any(f.capacity.max > 0 for f in fleets):
         notes.append("freeze: live group sizes were not read, so no capacity.max was lowered (a maximum below "
                      "what a group runs makes AWS shrink it); read them (--live-sizes) to cap each fleet where it is")
@@ -201,8 +253,31 @@ def stop_purchases(reserved: Reserved, note: Callable[[str, Any, Any, str], None
     return reserved.model_copy(update={"mode": ReservedMode.NONE, "units": None})
 
 
+def keep_purchases(reserved: Reserved, note: Callable[[str, Any, Any, str], None], why: str, capacity_max: int,
+                   planned: int | None) -> Reserved:
+    """A freeze's reservations: ``auto`` becomes ``fixed`` at the ``planned`` units (the plan of the
+    policy being frozen holds them, and its estimate counts them), at most ``capacity_max``; nothing
+    beyond them is bought. Without a plan (or with nothing planned), as :func:`stop_purchases`."""
+    if reserved.mode is not ReservedMode.AUTO or not planned or capacity_max < 1:
+        return stop_purchases(reserved, note, why, capacity_max)
+    units = min(planned, capacity_max)
+    note("reserved.mode", reserved.mode.value, ReservedMode.FIXED.value,
+         f"{why}: no reservation beyond the {units} unit(s) the policy's plan holds, which its estimate already "
+         "counts (none at all would price those steady hours on-demand and raise the cost)")
+    note("reserved.units", reserved.units, units, f"{why}: the policy's plan reserves {planned} unit(s)")
+    return reserved.model_copy(update={"mode": ReservedMode.FIXED, "units": units})
+
+
+@dataclass(frozen=True)
+class _Freeze:
+    live: int | None  # units running now
+    earlier_cap: int | None  # capacity.max an earlier freeze of the month set
+    planned_reserved: int | None  # reserved units the policy's plan holds
+    cluster: bool
+
+
 def _apply(
-    f: Fleet, actions: list[ThresholdAction], env: Environment, fraction: float, live: int | None
+    f: Fleet, actions: list[ThresholdAction], env: Environment, fraction: float, frozen: _Freeze
 ) -> tuple[Fleet, list[Change], dict[str, Any]]:
     changes: list[Change] = []
     patch: dict[str, Any] = {}
@@ -244,28 +319,36 @@ def _apply(
         reserved = stop_purchases(reserved, note, why, capacity.max)
     if ThresholdAction.FREEZE in actions:
         why = "freeze: no growth"
-        if live is not None:
-            cap = min(max(live, capacity.min, 1), capacity.max)
+        live, earlier = frozen.live, frozen.earlier_cap
+        if (live is not None or earlier is not None) and capacity.max > 0:
+            cap = min(max(*(x for x in (live, earlier) if x is not None), capacity.min, 1), capacity.max)
+            grounds = ([f"the {live} unit(s) running"] if live is not None else []) + (
+                [f"the cap of {earlier} an earlier freeze this month set (never lowered within the month)"]
+                if earlier is not None and (live is None or earlier > live) else [])
             desired = min(capacity.desired, cap)
-            note("capacity.max", capacity.max, cap, f"{why} beyond the {live} node(s) running")
+            note("capacity.max", capacity.max, cap, f"{why} beyond {' and '.join(grounds)}")
             note("capacity.desired", capacity.desired, desired, f"{why}: at most the new maximum")
             capacity = Capacity(min=capacity.min, desired=desired, max=cap)
-        note("offPeak", [w.cron for w in off_peak], [], why)
-        off_peak = []
-        reserved = stop_purchases(reserved, note, why, capacity.max)
+        # a window that lifts the group above what it runs outside it is growth; one below (a stack
+        # without a cluster runs capacity.desired) only lowers the cost, and is kept
+        outside = capacity.min if frozen.cluster else capacity.desired
+        kept = [w for w in off_peak if w.desired <= outside]
+        note("offPeak", [w.cron for w in off_peak], [w.cron for w in kept], f"{why}: no off-peak scale-up")
+        off_peak = kept
+        reserved = keep_purchases(reserved, note, why, capacity.max, frozen.planned_reserved)
 
     if capacity != f.capacity:
         update["capacity"] = capacity
         patch["capacity"] = capacity.model_dump(by_alias=True)
     if reserved != f.reserved:
         update["reserved"] = reserved
-        patch["reserved"] = {"mode": reserved.mode.value, "units": None}
+        patch["reserved"] = {"mode": reserved.mode.value, "units": reserved.units}
     if spot != f.spot:
         update["spot"] = spot
         patch["spot"] = {"maxShare": spot.max_share} if f.spot else spot.model_dump(mode="json", by_alias=True)  # type: ignore[union-attr]
     if off_peak != list(f.off_peak):
         update["off_peak"] = off_peak
-        patch["offPeak"] = []
+        patch["offPeak"] = [w.model_dump(mode="json", by_alias=True) for w in off_peak]
     if autoscaling != f.autoscaling:
         update["autoscaling"] = None
         patch["autoscaling"] = None

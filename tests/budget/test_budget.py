@@ -153,7 +153,7 @@ def test_freeze_caps_each_fleet_at_its_live_size() -> None:
     assert (eff["inference"].min, eff["inference"].desired, eff["inference"].max) == (4, 6, 27)
     # llm-train and finetune were disabled by degrade (85%) first: max 0 stays 0
     assert eff["llm-train"].max == 0 and eff["finetune"].max == 0
-    assert "freeze: no growth beyond the 27 node(s) running" in {c.reason.split(" (")[0] for c in r.changes}
+    assert "freeze: no growth beyond the 27 unit(s) running" in {c.reason.split(" (")[0] for c in r.changes}
     assert not [n for n in r.notes if "has no live group" in n]  # batch-embed and eval: degraded to max 0
     core_only = policy.model_copy(update={"fleets": [policy.fleet("inference")]})
     r = respond(core_only, alert, policy_ref="eu-prod.yaml", live_sizes={"inference": 2})
