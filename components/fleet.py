@@ -180,7 +180,7 @@ def _instances(units: int, per_instance: int, max_size: int) -> int:
 def group_shape(plan: FleetPlan, autoscaler_managed: bool) -> GroupShape:
     if not autoscaler_managed:
         return GroupShape(list(plan.instance_types), True, 1, plan.min_size, plan.desired, plan.max_size, plan.on_demand_base)
-    w = min(c.weight for c in plan.instance_types)
+    w = plan.smallest_weight
     types = [c for c in plan.instance_types if c.weight == w]
     dropped = [c.instance_type for c in plan.instance_types if c.weight != w]
     if dropped:

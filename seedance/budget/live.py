@@ -5,14 +5,25 @@ Once a fleet's group joins a cluster its Cluster Autoscaler owns the live size, 
 the policy's figure instead could shrink a group the autoscaler has grown. The groups are found by
 the tags every fleet group carries (``seedance:stack``, ``seedance:fleet``).
 
-:func:`sizes_from_groups` is pure (the DescribeAutoScalingGroups ``AutoScalingGroups`` list in, sizes
-out); :func:`fetch_live_sizes` is the only call to AWS.
+A group's desired capacity counts the fleet's units only when its instance types carry weights
+(``WeightedCapacity``: a group nobody else scales). A group the Cluster Autoscaler manages lists the
+plan's types of the smallest weight without weights, so its desired capacity counts instances, each
+holding :attr:`~seedance.planner.plan.FleetPlan.smallest_weight` units (a fleet of 2x A10G per unit
+on g5.12xlarge: 2; 1x A100 on p4d: 8). :func:`live_units` turns both into the units the policy's
+``capacity`` counts.
+
+:func:`sizes_from_groups`, :func:`live_groups` and :func:`live_units` are pure (the
+DescribeAutoScalingGroups ``AutoScalingGroups`` list in, sizes out); :func:`fetch_live_groups` is the
+only call to AWS.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
+
+from seedance.planner.plan import Plan
 
 STACK_TAG = "seedance:stack"
 FLEET_TAG = "seedance:fleet"
@@ -26,10 +37,30 @@ def _tags(group: Mapping[str, Any]) -> dict[str, str]:
     return {str(t.get("Key")): str(t.get("Value")) for t in group.get("Tags") or [] if isinstance(t, Mapping)}
 
 
+@dataclass(frozen=True)
+class LiveGroup:
+    """A fleet's Auto Scaling group as AWS runs it now."""
+
+    name: str
+    desired: int  # DesiredCapacity: units when ``weighted``, else instances
+    weighted: bool  # its instance types carry WeightedCapacity
+
+
+def _weighted(group: Mapping[str, Any]) -> bool:
+    policy = group.get("MixedInstancesPolicy")
+    template = policy.get("LaunchTemplate") if isinstance(policy, Mapping) else None
+    overrides = template.get("Overrides") if isinstance(template, Mapping) else None
+    return any(isinstance(o, Mapping) and o.get("WeightedCapacity") not in (None, "") for o in overrides or [])
+
+
 def sizes_from_groups(groups: Iterable[Mapping[str, Any]], stack: str) -> dict[str, int]:
     """Desired capacity by fleet name of the groups tagged with ``stack`` (a fleet with two groups is an error)."""
-    sizes: dict[str, int] = {}
-    names: dict[str, str] = {}
+    return {fleet: g.desired for fleet, g in live_groups(groups, stack).items()}
+
+
+def live_groups(groups: Iterable[Mapping[str, Any]], stack: str) -> dict[str, LiveGroup]:
+    """The group of each fleet of ``stack`` (a fleet with two groups is an error)."""
+    found: dict[str, LiveGroup] = {}
     for group in groups:
         tags = _tags(group)
         if tags.get(STACK_TAG) != stack or FLEET_TAG not in tags:
@@ -38,17 +69,31 @@ def sizes_from_groups(groups: Iterable[Mapping[str, Any]], stack: str) -> dict[s
         desired = group.get("DesiredCapacity")
         if not isinstance(desired, int) or isinstance(desired, bool) or desired < 0:
             raise LiveSizeError(f"group {name} (fleet {fleet}): DesiredCapacity is not a count: {desired!r}")
-        if fleet in sizes:
-            raise LiveSizeError(f"fleet {fleet} of stack {stack} has two groups ({names[fleet]}, {name}): "
+        if fleet in found:
+            raise LiveSizeError(f"fleet {fleet} of stack {stack} has two groups ({found[fleet].name}, {name}): "
                                 "cannot tell which one is live")
-        sizes[fleet], names[fleet] = desired, name
-    return sizes
+        found[fleet] = LiveGroup(name, desired, _weighted(group))
+    return found
 
 
-def fetch_live_sizes(client: Any, stack: str) -> dict[str, int]:
+def live_units(groups: Mapping[str, LiveGroup], plan: Plan) -> dict[str, int]:
+    """Each fleet's live size in the policy's units: a weighted group's desired capacity as it is, an
+    instance-counting group's times the units each of its instances holds by ``plan`` (the plan of the
+    policy the stack runs). Groups of fleets the plan does not have are left out."""
+    fleets = {f.name: f for f in plan.fleets}
+    return {name: g.desired if g.weighted else g.desired * fleets[name].smallest_weight
+            for name, g in groups.items() if name in fleets}
+
+
+def fetch_live_groups(client: Any, stack: str) -> dict[str, LiveGroup]:
     """Read the stack's fleet groups with ``client`` (a boto3 ``autoscaling`` client)."""
     groups: list[Mapping[str, Any]] = []
     paginator = client.get_paginator("describe_auto_scaling_groups")
     for page in paginator.paginate(Filters=[{"Name": f"tag:{STACK_TAG}", "Values": [stack]}]):
         groups.extend(page.get("AutoScalingGroups") or [])
-    return sizes_from_groups(groups, stack)
+    return live_groups(groups, stack)
+
+
+def fetch_live_sizes(client: Any, stack: str) -> dict[str, int]:
+    """The desired capacity of each fleet's group, as AWS counts it (see :func:`fetch_live_groups`)."""
+    return {fleet: g.desired for fleet, g in fetch_live_groups(client, stack).items()}

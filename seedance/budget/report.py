@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from seedance.budget.response import BudgetResponse, Change, percent
+from seedance.budget.response import BudgetResponse, Change, fraction_down, percent
 from seedance.templating import get_template, md_code
 
 
@@ -61,13 +61,18 @@ def to_json(r: BudgetResponse, overlay_path: str | None = None, *, month: str | 
         },
         "month": month,  # the budget month (YYYY-MM) of the alert, which a written overlay is stamped with
         "ignored": r.ignored,
-        "fraction": round(r.fraction, 6),
+        "fraction": fraction_down(r.fraction, 6),  # rounded down: never at a threshold that did not fire
         "fired": [{"at": t.at, "action": t.action.value} for t in r.fired],
         "actions": [a.value for a in r.actions],
         "changes": [_change_json(c) for c in r.changes],
         "restored": [_change_json(c) for c in restored],  # a new month: fields the rewritten overlay gives back
         "notes": r.notes,
         "overlay": overlay_path,
+        # the monthly cost seedance check projects (BUDGET-COST-1) for the policy and for the overlay
+        "projection": None if r.projection is None else {
+            "policy": r.projection.policy, "overlay": r.projection.overlay, "budget": r.projection.budget,
+            "currency": r.projection.currency, "aboveBudget": r.projection.above_budget,
+            "abovePolicy": r.projection.above_policy},
     }
 
 
@@ -126,6 +131,10 @@ def render_text(console: Console, r: BudgetResponse, overlay_path: str | None = 
             for c in rows:
                 table.add_row(escape(c.path), escape(value_label(c.before)), escape(value_label(c.after)), escape(c.reason))
             console.print(table)
+    if r.projection is not None:
+        p = r.projection
+        console.print(f"projected monthly cost (as seedance check estimates it): {p.overlay:,.2f} {p.currency} with the "
+                      f"overlay, {p.policy:,.2f} {p.currency} with the policy; budget {p.budget:,.2f} {p.currency}")
     for n in r.notes:
         console.print(f"[yellow]note[/yellow] {escape(n)}")
     if overlay_path:

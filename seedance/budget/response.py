@@ -13,15 +13,24 @@ together (the result does not depend on the order alerts arrive in):
 * ``nonprod-spot-only`` — in a non-prod policy every fleet may run on spot as far as its SLA tier
   allows (``spot.maxShare`` raised to the gate's default tier cap: 1, gold 0.5, so the overlay
   still passes the gate) and buys no new reservations; a prod policy is untouched;
-* ``freeze`` — no fleet grows: no off-peak scale-ups, no new reserved purchases, and, when the live
-  group sizes are given (:mod:`seedance.budget.live`), ``capacity.max`` drops to the fleet's live
-  size (at least ``min`` and 1). Without them ``capacity.max`` is left as it is and a note says so:
-  the policy's ``desired`` is not the live size once a Cluster Autoscaler manages the group, and a
-  maximum below the live size makes AWS shrink the group.
+* ``freeze`` — no fleet grows: no off-peak scale-ups (a window that only lowers the size, below
+  what the group runs outside it, is kept: removing it would cost more), no reserved purchases
+  beyond what the policy's plan already holds, and, when the live group sizes are given (in units,
+  :func:`seedance.budget.live.live_units`), ``capacity.max`` drops to the fleet's live size (at
+  least ``min`` and 1; never below the cap an earlier freeze of the same budget month set, so a
+  later alert does not ratchet it down to a momentary low). Without them ``capacity.max`` is left
+  as it is (or at the earlier freeze's cap) and a note says so: the policy's ``desired`` is not the
+  live size once a Cluster Autoscaler manages the group, and a maximum below the live size makes
+  AWS shrink the group.
 
-"No new reserved purchases" turns ``reserved.mode: auto`` into ``none``; a ``fixed`` count is left
-as it is, since it names reservations already bought, which stay billed and would otherwise be
-priced on-demand.
+"No new reserved purchases" (``degrade``, ``nonprod-spot-only``) turns ``reserved.mode: auto`` into
+``none``; a ``fixed`` count is left as it is, since it names reservations already bought, which stay
+billed and would otherwise be priced on-demand. A ``freeze`` instead turns ``auto`` into ``fixed`` at
+the units the policy's own plan reserves (``planned_reserved``; at most the new maximum): those are
+the reservations the deployed policy's estimate already counts, so the overlay prices the same ones
+and buys none beyond them. Turning them to ``none`` would price the fleet's steady hours on-demand
+and make the frozen deploy cost more than the policy it replaces (the gate then blocks it). Without
+the plan a freeze falls back to ``none`` and a note says the projection may rise.
 
 An alert acts only on the stack's own budget: with ``stack`` it must be ``seedance-<stack>-monthly``,
 without it a Seedance budget (``seedance-*-monthly``), and from the policy's ``cloud.accountId``
@@ -35,6 +44,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import ROUND_FLOOR, Decimal, localcontext
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,10 +72,37 @@ class BudgetResponseError(Exception):
 SEEDANCE_BUDGET = re.compile(r"^seedance-(?P<stack>.+)-monthly$")
 
 
+#: A threshold fires when the spend's fraction reaches it up to this much (float division: 0.85 x the
+#: budget can divide to 0.8499999999999999); every figure shown of the fraction rounds with the same slack.
+FIRE_TOLERANCE = 1e-12
+
+
+def fired_at(at: float, fraction: float) -> bool:
+    """Whether a threshold ``at`` fires for ``fraction`` of the budget."""
+    return at <= fraction + FIRE_TOLERANCE
+
+
+def fraction_down(fraction: float, places: int = 6) -> float:
+    """``fraction`` rounded *down* to ``places`` decimals (with the slack thresholds fire with), so it
+    never reads at or above a threshold that did not fire, nor below one that did."""
+    if not math.isfinite(fraction):
+        return fraction
+    with localcontext() as ctx:
+        ctx.prec = 800  # any finite float, written out in full
+        value = Decimal(repr(fraction)) + Decimal(repr(FIRE_TOLERANCE))
+        return float(value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_FLOOR))
+
+
+def exact_decimal(value: float) -> str:
+    """A finite float in positional notation that reads back as exactly the same float (no exponent)."""
+    return format(Decimal(repr(value)), "f")
+
+
 def percent(fraction: float, digits: int = 1) -> str:
     """``fraction`` as a percentage rounded *down* (94.99% shows as 94.9%, never as the 95% threshold)."""
-    scale = 10**digits
-    value = math.floor(fraction * 100 * scale + 1e-9) / scale
+    if not math.isfinite(fraction):
+        return f"{fraction * 100}%"
+    value = Decimal(repr(fraction_down(fraction, digits + 2))).scaleb(2)  # the same rounding as every other figure
     return f"{value:.{digits}f}%"
 
 
@@ -75,6 +112,38 @@ class Change:
     before: Any
     after: Any
     reason: str
+
+
+@dataclass(frozen=True)
+class Projection:
+    """The monthly cost ``seedance check`` projects (its estimate, BUDGET-COST-1's figure) for the
+    policy and for the overlay that replaces it."""
+
+    policy: float
+    overlay: float
+    budget: float
+    currency: str
+
+    @property
+    def above_budget(self) -> bool:
+        return self.overlay > self.budget
+
+    @property
+    def above_policy(self) -> bool:
+        return self.overlay > self.policy + 0.005  # a cent's rounding is no rise
+
+    def warnings(self) -> list[str]:
+        """What the user must know before redeploying from the overlay."""
+        out = []
+        money = f"{self.overlay:,.2f} {self.currency}"
+        if self.above_policy:
+            out.append(f"the overlay's projected monthly cost {money} is above the policy's {self.policy:,.2f} "
+                       f"{self.currency}: this response raises the cost")
+        if self.above_budget:
+            out.append(f"the overlay's projected monthly cost {money} is above the budget of {self.budget:,.2f} "
+                       f"{self.currency}: seedance check will block it (BUDGET-COST-1) until the budget or the "
+                       "overlay changes")
+        return out
 
 
 @dataclass(frozen=True)
@@ -89,6 +158,7 @@ class BudgetResponse:
     effective: CostPolicy
     overlay: dict[str, Any] = field(default_factory=dict)
     ignored: str | None = None  # why the alert does not apply to this policy, when it does not
+    projection: Projection | None = None  # the overlay's projected cost, when it was computed
 
     @property
     def changed(self) -> bool:
@@ -96,11 +166,15 @@ class BudgetResponse:
 
 
 def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: str | None = None,
-            live_sizes: Mapping[str, int] | None = None) -> BudgetResponse:
+            live_sizes: Mapping[str, int] | None = None, earlier_caps: Mapping[str, int] | None = None,
+            planned_reserved: Mapping[str, int] | None = None, cluster: bool = True) -> BudgetResponse:
     """Apply the thresholds that ``alert`` has crossed to ``policy`` (pure).
 
-    ``live_sizes``: each fleet's live group size (desired capacity now), for ``freeze``; None when
-    not read.
+    ``live_sizes``: each fleet's live group size in the policy's units, for ``freeze``; None when
+    not read. ``earlier_caps``: the ``capacity.max`` an earlier freeze of the same budget month set
+    per fleet (a floor for this one's). ``planned_reserved``: the reserved units the plan of
+    ``policy`` holds per fleet (a freeze keeps them); None when not planned. ``cluster``: whether the
+    stack's fleets join a cluster (a Cluster Autoscaler sizes them above ``capacity.min``).
     """
     budget = policy.budget
     if alert.currency != budget.currency.value:
@@ -130,20 +204,26 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
             "fractions use the policy"
         )
     fraction = alert.amount / budget.monthly_amount
-    fired = [t for t in budget.thresholds if t.at <= fraction + 1e-12]
+    fired = [t for t in budget.thresholds if fired_at(t.at, fraction)]
     actions = list(dict.fromkeys(t.action for t in fired))
     changes: list[Change] = []
     fleets: list[Fleet] = []
     overlay_fleets: list[dict[str, Any]] = []
     for f in policy.fleets:
         live = None if live_sizes is None else live_sizes.get(f.name)
-        new, fleet_changes, patch = _apply(f, actions, policy.metadata.environment, fraction, live)
+        frozen = _Freeze(live, (earlier_caps or {}).get(f.name),
+                         None if planned_reserved is None else planned_reserved.get(f.name), cluster)
+        new, fleet_changes, patch = _apply(f, actions, policy.metadata.environment, fraction, frozen)
         if ThresholdAction.FREEZE in actions and live_sizes is not None and live is None and new.capacity.max > 0:
             notes.append(f"freeze: fleet {f.name} has no live group, so its capacity.max is unchanged")
         fleets.append(new)
         changes += fleet_changes
         if patch:
             overlay_fleets.append({"name": f.name, **patch})
+    if ThresholdAction.FREEZE in actions and planned_reserved is None and any(
+            f.reserved.mode is ReservedMode.AUTO for f in policy.fleets):
+        notes.append("freeze: the policy was not planned, so reserved.mode auto became none: the fleets' steady hours "
+                     "are priced on-demand, which can make the overlay cost more than the policy")
     if ThresholdAction.FREEZE in actions and live_sizes is None and any(f.capacity.max > 0 for f in fleets):
         notes.append("freeze: live group sizes were not read, so no capacity.max was lowered (a maximum below "
                      "what a group runs makes AWS shrink it); read them (--live-sizes) to cap each fleet where it is")
@@ -173,8 +253,31 @@ def stop_purchases(reserved: Reserved, note: Callable[[str, Any, Any, str], None
     return reserved.model_copy(update={"mode": ReservedMode.NONE, "units": None})
 
 
+def keep_purchases(reserved: Reserved, note: Callable[[str, Any, Any, str], None], why: str, capacity_max: int,
+                   planned: int | None) -> Reserved:
+    """A freeze's reservations: ``auto`` becomes ``fixed`` at the ``planned`` units (the plan of the
+    policy being frozen holds them, and its estimate counts them), at most ``capacity_max``; nothing
+    beyond them is bought. Without a plan (or with nothing planned), as :func:`stop_purchases`."""
+    if reserved.mode is not ReservedMode.AUTO or not planned or capacity_max < 1:
+        return stop_purchases(reserved, note, why, capacity_max)
+    units = min(planned, capacity_max)
+    note("reserved.mode", reserved.mode.value, ReservedMode.FIXED.value,
+         f"{why}: no reservation beyond the {units} unit(s) the policy's plan holds, which its estimate already "
+         "counts (none at all would price those steady hours on-demand and raise the cost)")
+    note("reserved.units", reserved.units, units, f"{why}: the policy's plan reserves {planned} unit(s)")
+    return reserved.model_copy(update={"mode": ReservedMode.FIXED, "units": units})
+
+
+@dataclass(frozen=True)
+class _Freeze:
+    live: int | None  # units running now
+    earlier_cap: int | None  # capacity.max an earlier freeze of the month set
+    planned_reserved: int | None  # reserved units the policy's plan holds
+    cluster: bool
+
+
 def _apply(
-    f: Fleet, actions: list[ThresholdAction], env: Environment, fraction: float, live: int | None
+    f: Fleet, actions: list[ThresholdAction], env: Environment, fraction: float, frozen: _Freeze
 ) -> tuple[Fleet, list[Change], dict[str, Any]]:
     changes: list[Change] = []
     patch: dict[str, Any] = {}
@@ -216,28 +319,36 @@ def _apply(
         reserved = stop_purchases(reserved, note, why, capacity.max)
     if ThresholdAction.FREEZE in actions:
         why = "freeze: no growth"
-        if live is not None:
-            cap = min(max(live, capacity.min, 1), capacity.max)
+        live, earlier = frozen.live, frozen.earlier_cap
+        if (live is not None or earlier is not None) and capacity.max > 0:
+            cap = min(max(*(x for x in (live, earlier) if x is not None), capacity.min, 1), capacity.max)
+            grounds = ([f"the {live} unit(s) running"] if live is not None else []) + (
+                [f"the cap of {earlier} an earlier freeze this month set (never lowered within the month)"]
+                if earlier is not None and (live is None or earlier > live) else [])
             desired = min(capacity.desired, cap)
-            note("capacity.max", capacity.max, cap, f"{why} beyond the {live} node(s) running")
+            note("capacity.max", capacity.max, cap, f"{why} beyond {' and '.join(grounds)}")
             note("capacity.desired", capacity.desired, desired, f"{why}: at most the new maximum")
             capacity = Capacity(min=capacity.min, desired=desired, max=cap)
-        note("offPeak", [w.cron for w in off_peak], [], why)
-        off_peak = []
-        reserved = stop_purchases(reserved, note, why, capacity.max)
+        # a window that lifts the group above what it runs outside it is growth; one below (a stack
+        # without a cluster runs capacity.desired) only lowers the cost, and is kept
+        outside = capacity.min if frozen.cluster else capacity.desired
+        kept = [w for w in off_peak if w.desired <= outside]
+        note("offPeak", [w.cron for w in off_peak], [w.cron for w in kept], f"{why}: no off-peak scale-up")
+        off_peak = kept
+        reserved = keep_purchases(reserved, note, why, capacity.max, frozen.planned_reserved)
 
     if capacity != f.capacity:
         update["capacity"] = capacity
         patch["capacity"] = capacity.model_dump(by_alias=True)
     if reserved != f.reserved:
         update["reserved"] = reserved
-        patch["reserved"] = {"mode": reserved.mode.value, "units": None}
+        patch["reserved"] = {"mode": reserved.mode.value, "units": reserved.units}
     if spot != f.spot:
         update["spot"] = spot
         patch["spot"] = {"maxShare": spot.max_share} if f.spot else spot.model_dump(mode="json", by_alias=True)  # type: ignore[union-attr]
     if off_peak != list(f.off_peak):
         update["off_peak"] = off_peak
-        patch["offPeak"] = []
+        patch["offPeak"] = [w.model_dump(mode="json", by_alias=True) for w in off_peak]
     if autoscaling != f.autoscaling:
         update["autoscaling"] = None
         patch["autoscaling"] = None
@@ -263,7 +374,10 @@ class OverlayStamp:
     month: str  # "YYYY-MM" (UTC) of the alert
 
     def comment(self) -> str:
-        return f"{STAMP_PREFIX} fraction={self.fraction:.6f} type={self.alert_type} month={self.month}\n"
+        """The stamp line. The fraction is written exactly (it reads back as the same float), so a later
+        alert compares with the thresholds this one fired, never with a rounded figure that fires
+        another (``.6f`` wrote 0.8499999 as 0.850000, reading back a threshold at 0.85 that had not fired)."""
+        return f"{STAMP_PREFIX} fraction={exact_decimal(self.fraction)} type={self.alert_type} month={self.month}\n"
 
     @classmethod
     def parse(cls, text: str) -> OverlayStamp | None:
@@ -295,6 +409,6 @@ def weaker_than(earlier: OverlayStamp, response: BudgetResponse, month: str, pol
         return True  # a late alert of an earlier month (SNS retries): it never changes a newer response
     if earlier.month != month:
         return False
-    fired_before = {t.at for t in policy.budget.thresholds if t.at <= earlier.fraction + 1e-12}
+    fired_before = {t.at for t in policy.budget.thresholds if fired_at(t.at, earlier.fraction)}
     fired_now = {t.at for t in response.fired}
     return fired_now < fired_before

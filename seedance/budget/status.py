@@ -12,6 +12,7 @@ forecasted) spend becomes a :class:`~seedance.budget.events.BudgetAlert`, and th
 from __future__ import annotations
 
 import datetime as dt
+import math
 from typing import Any
 
 from seedance.budget.events import BudgetAlert
@@ -36,10 +37,16 @@ def budgets_region(policy_region: str) -> str:
 def _spend(value: Any, what: str) -> tuple[float, str]:
     if not isinstance(value, dict) or "Amount" not in value or "Unit" not in value:
         raise BudgetStatusError(f"the budget has no {what} (Amount and Unit)")
+    raw = value["Amount"]
+    shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:40] + "…"
     try:
-        amount = float(value["Amount"])
+        amount = float(raw)
     except (TypeError, ValueError):
-        raise BudgetStatusError(f"{what}.Amount is not a number: {value['Amount']!r}") from None
+        raise BudgetStatusError(f"{what}.Amount is not a number: {shown}") from None
+    # float() also reads 'NaN', 'inf' and '1e400' (infinity): no spend or budget is any of them, and
+    # none may reach the thresholds (an alert's own amounts are refused the same way)
+    if not math.isfinite(amount) or amount < 0:
+        raise BudgetStatusError(f"{what}.Amount is not a finite amount >= 0: {shown}")
     return amount, str(value["Unit"])
 
 

@@ -24,7 +24,18 @@ from seedance.budget.events import (
     read_envelope,
 )
 from seedance.budget.report import render_markdown, render_not_a_budget_alert, render_text, to_json
-from seedance.budget.response import BudgetResponseError, Change, OverlayStamp, alert_month, percent, respond, weaker_than
+from seedance.budget.response import (
+    BudgetResponse,
+    BudgetResponseError,
+    Change,
+    OverlayStamp,
+    Projection,
+    alert_month,
+    percent,
+    respond,
+    weaker_than,
+)
+from seedance.commands.stack_option import joins_cluster, project_dir_option
 from seedance.budget import signature
 from seedance.budget.signature import Verified
 from seedance.policy import PolicyError, load_policy
@@ -82,17 +93,17 @@ def _is_overlay(path: Path) -> bool:
         return False
 
 
-def _live_sizes(loaded: LoadedPolicy, stack: str | None) -> dict[str, int]:
-    """The stack's fleet group sizes now (raises LiveSizeError; boto3's usual credentials and endpoints)."""
+def _live_groups(loaded: LoadedPolicy, stack: str | None) -> dict[str, Any]:
+    """The stack's fleet groups now (raises LiveSizeError; boto3's usual credentials and endpoints)."""
     from seedance import awsclient
     from botocore.exceptions import BotoCoreError, ClientError
 
-    from seedance.budget.live import LiveSizeError, fetch_live_sizes
+    from seedance.budget.live import LiveSizeError, fetch_live_groups
 
     if not stack:
         raise LiveSizeError("--live-sizes needs --stack: the groups are found by their seedance:stack tag")
     try:
-        return fetch_live_sizes(awsclient.client("autoscaling", loaded.policy.cloud.region), stack)
+        return fetch_live_groups(awsclient.client("autoscaling", loaded.policy.cloud.region), stack)
     except (BotoCoreError, ClientError) as exc:
         raise LiveSizeError(f"cannot read the Auto Scaling groups of stack {stack}: {exc}") from None
 
@@ -136,22 +147,64 @@ def _restored(overlay: Path, loaded: LoadedPolicy, month: str) -> list[Change]:
     return sorted(changes, key=lambda c: c.path)
 
 
+def _earlier_caps(text: str) -> dict[str, int]:
+    """The ``capacity.max`` an earlier overlay sets above 0 per fleet (a freeze's caps; degrade's 0 is no cap)."""
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return {}
+    caps: dict[str, int] = {}
+    for f in (doc.get("fleets") if isinstance(doc, dict) else None) or []:
+        cap = (f.get("capacity") or {}).get("max") if isinstance(f, dict) and isinstance(f.get("capacity"), dict) else None
+        if isinstance(f, dict) and isinstance(f.get("name"), str) and isinstance(cap, int) and not isinstance(cap, bool) \
+                and cap > 0:
+            caps[f["name"]] = cap
+    return caps
+
+
+def _planned_response(loaded: LoadedPolicy, alert: BudgetAlert, *, ref: str, stack: str | None, cluster: bool,
+                      groups: dict[str, Any] | None, earlier_caps: dict[str, int]) -> tuple[BudgetResponse, str | None]:
+    """The response, with the policy planned as the gate plans it when an action changes fleets: the
+    live sizes in units, the reservations a freeze keeps, and the overlay's projected cost (raises
+    BudgetResponseError; InvalidInputError when the policy cannot be planned)."""
+    from seedance.budget.live import live_units
+    from seedance.gate.inputs import plan_and_estimate
+
+    first = respond(loaded.policy, alert, policy_ref=ref, stack=stack, cluster=cluster)
+    if first.ignored is not None or not first.changes:
+        return first, None
+    plan, before = plan_and_estimate(loaded, cluster=cluster)
+    units = None if groups is None else live_units(groups, plan)
+    shown = None
+    if groups is not None and units is not None:
+        shown = ", ".join(f"{k} {g.desired}" + ("" if g.weighted or k not in units else
+                                                 f" instance(s) = {units[k]} unit(s)")
+                          for k, g in sorted(groups.items())) or "no group found"
+    response = respond(loaded.policy, alert, policy_ref=ref, stack=stack, live_sizes=units, earlier_caps=earlier_caps,
+                       planned_reserved={f.name: f.reserved_units for f in plan.fleets}, cluster=cluster)
+    if not response.changes:
+        return response, shown
+    _, after = plan_and_estimate(replace(loaded, policy=response.effective), cluster=cluster)
+    budget = loaded.policy.budget
+    projection = Projection(round(before.total, 2), round(after.total, 2), budget.monthly_amount, budget.currency.value)
+    return replace(response, projection=projection, notes=[*response.notes, *projection.warnings()]), shown
+
+
 def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *, stack: str | None, out: Path | None,
-                        fmt: str, source: str, command: str, live: bool = False) -> int:
+                        fmt: str, source: str, command: str, live: bool = False, cluster: bool = True) -> int:
     """Apply the thresholds, write the overlay (``--out``) when something changed, print the report."""
     from seedance.budget.live import LiveSizeError
     from seedance.cli import console
+    from seedance.gate.inputs import InvalidInputError
 
     err = console(stderr=True)
-    live_sizes: dict[str, int] | None = None
+    groups: dict[str, Any] | None = None
     if live:
         try:
-            live_sizes = _live_sizes(loaded, stack)
+            groups = _live_groups(loaded, stack)
         except LiveSizeError as exc:
             err.print(f"error --live-sizes: {exc}", markup=False)
             return 1
-        err.print(f"live group sizes of stack {stack}: "
-                  + (", ".join(f"{k} {v}" for k, v in sorted(live_sizes.items())) or "no group found"), markup=False)
     if out is not None:
         out = out.resolve()  # one path for the overlay's `extends` and for the write, symlinks followed
         if out.is_dir():  # --out is dir_okay=False: one made since the command line was read
@@ -164,16 +217,28 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
             err.print(f"error --out {out}: exists and is not an overlay written by seedance budget; not overwriting it",
                       markup=False)
             return 1
+    month = alert_month(alert, dt.datetime.now(dt.UTC).strftime("%Y-%m"))
+    earlier_text = out.read_text(encoding="utf-8", errors="replace") if out is not None and out.exists() else ""
+    earlier = OverlayStamp.parse(earlier_text)
+    # a later freeze of the same budget month never lowers the caps an earlier one set (no ratchet
+    # down to a momentary low of the live sizes)
+    earlier_caps = _earlier_caps(earlier_text) if earlier is not None and earlier.month == month else {}
     try:
         ref = os.path.relpath(policy.resolve(), (out or policy).resolve().parent)
-        response = respond(loaded.policy, alert, policy_ref=ref, stack=stack, live_sizes=live_sizes)
+        response, shown = _planned_response(loaded, alert, ref=ref, stack=stack, cluster=cluster, groups=groups,
+                                            earlier_caps=earlier_caps)
     except BudgetResponseError as exc:
         err.print(f"error {source}: {exc}", markup=False)
         return 1
-    month = alert_month(alert, dt.datetime.now(dt.UTC).strftime("%Y-%m"))
+    except InvalidInputError as exc:
+        err.print(f"error {policy}: {exc}", markup=False)
+        return 1
+    if groups is not None:
+        err.print(f"live group sizes of stack {stack}: "
+                  + (shown or ", ".join(f"{k} {g.desired}" for k, g in sorted(groups.items())) or "no group found"),
+                  markup=False)
     restored: list[Change] = []
     if out is not None and out.exists() and response.ignored is None:
-        earlier = OverlayStamp.parse(out.read_text(encoding="utf-8", errors="replace"))
         if earlier is not None and weaker_than(earlier, response, month, loaded.policy):
             response.notes.append(
                 f"kept {out}: it answers an alert of {earlier.month}, a later month than this alert's ({month})"
@@ -182,7 +247,7 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
                 "crossed more thresholds, and a later, lower alert never undoes a stronger response; "
                 "delete the overlay to lift it"
             )
-            response = replace(response, overlay={}, changes=[])
+            response = replace(response, overlay={}, changes=[], projection=None)
         elif not response.overlay and earlier is not None and month > earlier.month:
             # the month's budget starts over: its first alert that fires no action lifts last month's response
             response = replace(response, overlay={"apiVersion": "seedance.io/v1", "kind": "CostPolicy", "extends": ref})
@@ -279,8 +344,10 @@ def _loads_as(out: Path) -> Any:
                    f"{MAX_AGE_HOURS:,}: a year).")
 @click.option("--live-sizes", "live", is_flag=True,
               help="Read each fleet's live group size from AWS (needs --stack), so a freeze caps fleets where they run.")
+@project_dir_option
 def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, fmt: str, verify: bool,
-                signing_cert: Path | None, topic_arns: tuple[str, ...], max_age: float, live: bool) -> int:
+                signing_cert: Path | None, topic_arns: tuple[str, ...], max_age: float, live: bool,
+                project_dir: Path) -> int:
     """Read EVENT (an SNS notification, its HTTP POST or a Lambda SNS event; - for stdin) and respond for POLICY.
 
     Exit 0 when the response was computed (whether or not anything changed), 1 on bad input or a
@@ -329,7 +396,7 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
             click.echo(render_not_a_budget_alert(str(event)), nl=False)
         return 0
     return _respond_and_report(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=str(event), command="respond",
-                               live=live)
+                               live=live, cluster=joins_cluster(project_dir, stack))
 
 
 @budget.command("poll")
@@ -342,8 +409,9 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("--live-sizes", "live", is_flag=True,
               help="Read each fleet's live group size from AWS (needs --stack), so a freeze caps fleets where they run.")
+@project_dir_option
 def poll_cmd(policy: Path, stack: str, account_id: str | None, forecasted: bool, out: Path | None, fmt: str,
-             live: bool) -> int:
+             live: bool, project_dir: Path) -> int:
     """Read the stack's AWS Budget now (DescribeBudget) and respond for POLICY as an alert would.
 
     For pipelines that run on a schedule instead of receiving SNS. Uses the usual boto3 credentials
@@ -378,4 +446,4 @@ def poll_cmd(policy: Path, stack: str, account_id: str | None, forecasted: bool,
         err.print(f"error {budget_name(stack)}: {exc}", markup=False)
         return 1
     return _respond_and_report(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=budget_name(stack), command="poll",
-                               live=live)
+                               live=live, cluster=joins_cluster(project_dir, stack))

@@ -231,6 +231,13 @@ def derived_parts(policy_path: Path, *, cluster: bool = True) -> tuple[Any, dict
         loaded = load_policy(policy_path)
     except PolicyError as exc:
         raise InvalidInputError("; ".join(str(p) for p in exc.problems)) from None
+    plan, estimate = plan_and_estimate(loaded, cluster=cluster)
+    return loaded, loaded.policy.model_dump(mode="json", by_alias=True), plan.to_json(), estimate.to_json()
+
+
+def plan_and_estimate(loaded: Any, *, cluster: bool = True) -> tuple[Any, Any]:
+    """The plan and estimate the gate judges a loaded policy on (:func:`derived_parts`), with the
+    bundled catalog and any refreshed prices; :class:`InvalidInputError` when they cannot be made."""
     from seedance.pricing.catalog import PricingError
 
     try:
@@ -243,10 +250,10 @@ def derived_parts(policy_path: Path, *, cluster: bool = True) -> tuple[Any, dict
         plan = plan_policy(loaded, catalog, cluster=cluster)
         estimate = estimate_policy(loaded, catalog, plan, cluster=cluster)
     except PricingError as exc:  # prices that are missing or malformed: the message names the file
-        raise InvalidInputError(f"{policy_path}: cannot plan and estimate: {exc}") from None
+        raise InvalidInputError(f"{loaded.path}: cannot plan and estimate: {exc}") from None
     except Exception as exc:  # planning errors: the gate cannot decide on a budget without them
-        raise InvalidInputError(f"{policy_path}: cannot plan and estimate: {type(exc).__name__}: {exc}") from None
-    return loaded, loaded.policy.model_dump(mode="json", by_alias=True), plan.to_json(), estimate.to_json()
+        raise InvalidInputError(f"{loaded.path}: cannot plan and estimate: {type(exc).__name__}: {exc}") from None
+    return plan, estimate
 
 
 def from_stack(stack: str, project_dir: Path) -> GateInput:

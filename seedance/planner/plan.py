@@ -59,6 +59,13 @@ class FleetPlan:
     expected_within_base: float | None = None
 
     @property
+    def smallest_weight(self) -> int:
+        """Units one instance holds in a group that counts instances, not units: a group the Cluster
+        Autoscaler manages lists only the plan's types of the smallest weight, without weights
+        (:func:`components.fleet.group_shape`), so each of its instances holds this many units."""
+        return min((c.weight for c in self.instance_types), default=1)
+
+    @property
     def on_demand_percentage_above_base(self) -> int:
         """The ASG's OnDemandPercentageAboveBaseCapacity (see :func:`on_demand_percentage`)."""
         return on_demand_percentage(self.spot_share_above_base)

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from seedance.budget.events import BudgetEventError, parse_budget_event
 from seedance.budget.report import render_markdown, spend_label, threshold_label, value_label
-from seedance.budget.response import BudgetResponseError, percent, respond
+from seedance.budget.response import BudgetResponseError, OverlayStamp, fraction_down, percent, respond, weaker_than
 from seedance.cli import app
 from seedance.policy import load_policy
 from seedance.policy.model import SLA_SPOT_CAP, SlaTier, ThresholdAction
@@ -153,7 +153,7 @@ def test_freeze_caps_each_fleet_at_its_live_size() -> None:
     assert (eff["inference"].min, eff["inference"].desired, eff["inference"].max) == (4, 6, 27)
     # llm-train and finetune were disabled by degrade (85%) first: max 0 stays 0
     assert eff["llm-train"].max == 0 and eff["finetune"].max == 0
-    assert "freeze: no growth beyond the 27 node(s) running" in {c.reason.split(" (")[0] for c in r.changes}
+    assert "freeze: no growth beyond the 27 unit(s) running" in {c.reason.split(" (")[0] for c in r.changes}
     assert not [n for n in r.notes if "has no live group" in n]  # batch-embed and eval: degraded to max 0
     core_only = policy.model_copy(update={"fleets": [policy.fleet("inference")]})
     r = respond(core_only, alert, policy_ref="eu-prod.yaml", live_sizes={"inference": 2})
@@ -472,7 +472,8 @@ def test_a_hand_edited_stamp_is_read_as_none() -> None:
 
     good = OverlayStamp(1.5, "ACTUAL", "2026-12")
     assert OverlayStamp.parse(good.comment()) == good
-    assert OverlayStamp.parse(good.comment().replace("1.500000", "1.0.1")) is None
+    assert "fraction=1.5 " in good.comment()
+    assert OverlayStamp.parse(good.comment().replace("fraction=1.5 ", "fraction=1.0.1 ")) is None
     assert OverlayStamp.parse("# Budget response to x\nfleets: []\n") is None
 
 
@@ -653,3 +654,37 @@ def test_a_notify_only_response_says_it_wrote_no_overlay(tmp_path: Path) -> None
                                       "--out", str(out)], standalone_mode=False, catch_exceptions=False)
     assert result.return_value == 0
     assert "no overlay written: no threshold action changes the policy" in result.output and not out.exists()
+
+
+def test_the_fraction_never_reads_at_a_threshold_that_did_not_fire(tmp_path: Path) -> None:
+    # 135,999.95 of 160,000 is 0.84999969: 0.85 (degrade) has not fired, so no figure may read 0.85
+    event = tmp_path / "alert.json"
+    event.write_bytes(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "135,999.95"))
+    out = tmp_path / "eu-prod.budget.yaml"
+    code, raw = _respond(str(POLICIES / "eu-prod.yaml"), str(event), "--stack", "eu-prod", "-f", "json")
+    doc = json.loads(raw)
+    assert code == 0 and [f["at"] for f in doc["fired"]] == [0.5] and doc["fraction"] == 0.849999
+    code, md = _respond(str(POLICIES / "eu-prod.yaml"), str(event), "--stack", "eu-prod", "-f", "markdown")
+    assert code == 0 and "84.9%" in md and "85.0%" not in md
+    # a threshold that fired is never shown above the figure: 136,000 / 160,000 divides to 0.85
+    event.write_bytes(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "136,000.00"))
+    doc = json.loads(_respond(str(POLICIES / "eu-prod.yaml"), str(event), "--stack", "eu-prod", "-f", "json")[1])
+    assert [f["at"] for f in doc["fired"]] == [0.5, 0.85] and doc["fraction"] == 0.85
+    assert (fraction_down(0.8499999999999999), fraction_down(0.8499996), fraction_down(1.5), fraction_down(2.0000004)) == \
+        (0.85, 0.849999, 1.5, 2.0)
+
+
+def test_the_overlay_stamp_reads_back_the_thresholds_that_fired(tmp_path: Path) -> None:
+    # a stamp that rounds 0.8499999 up to 0.850000 reads back as a degrade that never fired: a later
+    # alert that crossed the same thresholds would be called weaker ("an earlier alert crossed more")
+    for fraction in (0.8499999, 0.84999996, 0.8499999999999999, 0.85, 1e-7, 12345.678):
+        stamp = OverlayStamp(fraction, "ACTUAL", "2022-09")
+        back = OverlayStamp.parse("# x\n" + stamp.comment())
+        assert back == stamp and "e" not in stamp.comment().split("fraction=")[1].split()[0]
+    policy = load_policy(POLICIES / "eu-prod.yaml").policy
+    below = OverlayStamp.parse(OverlayStamp(0.8499999, "ACTUAL", "2022-09").comment())
+    assert below is not None
+    alert = parse_budget_event(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "134,400.00"))
+    assert alert is not None
+    same = respond(policy, alert, policy_ref="eu-prod.yaml", stack="eu-prod")  # 84%: fires 0.5, as 84.99999% did
+    assert not weaker_than(below, same, "2022-09", policy)

@@ -173,11 +173,15 @@ def test_poll_freezes_fleets_at_their_live_size(budgets, groups, tmp_path: Path)
     overlay = {f["name"]: f for f in yaml.safe_load(out.read_text())["fleets"]}
     assert overlay["inference"]["capacity"] == {"min": 4, "desired": 4, "max": 4}  # live 3, never below min 4
     assert load_policy(out).policy.fleet("inference").capacity.max == 4
-    # without --live-sizes no maximum is lowered, and the report says why
+    # a later run of the same budget month keeps the caps the overlay in place set, even without --live-sizes
+    CliRunner().invoke(app, args, standalone_mode=False, catch_exceptions=False)
+    assert load_policy(out).policy.fleet("inference").capacity.max == 4
+    # without --live-sizes (and no earlier freeze) no maximum is lowered, and the report says why
+    out.unlink()
     result = CliRunner().invoke(app, args, standalone_mode=False, catch_exceptions=False)
     doc = json.loads(result.stdout)
     overlay = {f["name"]: f for f in yaml.safe_load(out.read_text())["fleets"]}
-    assert "capacity" not in overlay["inference"] and overlay["inference"]["reserved"]["mode"] == "none"
+    assert "capacity" not in overlay["inference"] and overlay["inference"]["reserved"]["mode"] == "fixed"
     assert any(n.startswith("freeze: live group sizes were not read") for n in doc["notes"])
 
 
@@ -241,3 +245,83 @@ def test_poll_checks_the_account_before_asking_aws(account: str, message: str,
     assert main(["budget", "poll", str(DEV), "--stack", "dev", "--account-id", account]) == 2
     err = capsys.readouterr().err
     assert message in err and "Usage: seedance budget poll" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("amount", ["NaN", "nan", "inf", "-Infinity", "1e400", "-5"])
+@pytest.mark.parametrize("key", ["ActualSpend", "ForecastedSpend"])
+def test_poll_refuses_a_spend_that_is_no_finite_amount(budgets, amount: str, key: str,  # type: ignore[no-untyped-def]
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """float() reads 'NaN', 'inf' and '1e400' (infinity): such a spend is an unreadable budget (exit 1, as
+    `respond` refuses the same amounts in a notification), never an internal error."""
+    from seedance.cli import main
+
+    spend = {"ActualSpend": "100", "ForecastedSpend": "100", key: amount}
+    budgets.create_budget(AccountId=ACCOUNT, Budget=_budget(budget_name("dev"), "6000", spend["ActualSpend"],
+                                                            spend["ForecastedSpend"]))
+    read_back = fetch_budget(budgets, ACCOUNT, budget_name("dev"))["CalculatedSpend"][key]["Amount"]
+    assert read_back == amount  # the server holds and returns it as given
+    args = ["budget", "poll", str(DEV), "--stack", "dev"] + (["--forecasted"] if key == "ForecastedSpend" else [])
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert f"error seedance-dev-monthly: CalculatedSpend.{key}.Amount is not a finite amount >= 0: '{amount}'" in err
+    assert "internal error" not in err and "Traceback" not in err
+
+
+def _a10x2_policy(tmp_path: Path, gpu: str = "{model: A10G, count: 2, memoryGib: 24}", cap: str = "{min: 0, desired: 4, max: 16}") -> Path:
+    """eu-prod with one more core fleet, whose unit needs more GPUs than the smallest type holds once."""
+    p = tmp_path / "eu-w.yaml"
+    p.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {EU_PROD}\nfleets:\n  - name: wide\n"
+                 f"    workload: inference\n    sla: silver\n    dataClass: internal\n    core: true\n    gpu: {gpu}\n"
+                 f"    capacity: {cap}\n    reserved: {{mode: none}}\n", encoding="utf-8")
+    return p
+
+
+@pytest.mark.parametrize(("gpu", "cap", "weighted", "desired", "units"), [
+    ("{model: A10G, count: 2, memoryGib: 24}", "{min: 0, desired: 4, max: 16}", False, 3, 6),  # g5.12xlarge: 2 units
+    ("{model: A100, count: 1, memoryGib: 40}", "{min: 0, desired: 8, max: 32}", False, 3, 24),  # p4d: 8 units
+    ("{model: A10G, count: 2, memoryGib: 24}", "{min: 0, desired: 4, max: 16}", True, 6, 6),  # weighted: units already
+])
+def test_freeze_reads_a_group_that_counts_instances_in_units(budgets, groups, moto_endpoint: str,  # type: ignore[no-untyped-def]
+                                                             tmp_path: Path, gpu: str, cap: str,
+                                                             weighted: bool, desired: int, units: int) -> None:
+    """A group the Cluster Autoscaler manages counts instances of the plan's smallest weight; the freeze
+    must cap the fleet at the units they hold, so the redeployed group keeps every running instance."""
+    import sys
+
+    sys.path.insert(0, str(REPO))
+    from components.fleet import group_shape
+    from seedance.gate.inputs import plan_and_estimate
+
+    client, _ = groups
+    policy = _a10x2_policy(tmp_path, gpu, cap)
+    plan, _ = plan_and_estimate(load_policy(policy))
+    fp = next(f for f in plan.fleets if f.name == "wide")
+    w = fp.smallest_weight
+    assert weighted or desired * w == units  # g5.12xlarge holds 2 units, p4d 8
+    lt = boto3.client("ec2", region_name="eu-central-1", endpoint_url=moto_endpoint).describe_launch_templates(
+        LaunchTemplateNames=["seedance-live-test"])["LaunchTemplates"][0]["LaunchTemplateId"]
+    overrides = [{"InstanceType": c.instance_type, **({"WeightedCapacity": str(c.weight)} if weighted else {})}
+                 for c in (fp.instance_types if weighted else [c for c in fp.instance_types if c.weight == w])]
+    client.create_auto_scaling_group(
+        AutoScalingGroupName="eu-w-wide-asg", MinSize=0, MaxSize=64, DesiredCapacity=desired,
+        MixedInstancesPolicy={"LaunchTemplate": {"LaunchTemplateSpecification": {"LaunchTemplateId": lt, "Version": "$Latest"},
+                                                 "Overrides": overrides}},
+        AvailabilityZones=["eu-central-1a"],
+        Tags=[{"Key": "seedance:stack", "Value": "eu-w", "PropagateAtLaunch": False},
+              {"Key": "seedance:fleet", "Value": "wide", "PropagateAtLaunch": False}])
+    try:
+        budgets.create_budget(AccountId="111122223333", Budget=_budget(budget_name("eu-w"), "160000", "161000", "0"))
+        out = tmp_path / "eu-w.budget.yaml"
+        result = CliRunner().invoke(app, ["budget", "poll", str(policy), "--stack", "eu-w", "--live-sizes", "--out", str(out),
+                                          "-f", "json"], standalone_mode=False, catch_exceptions=False)
+        assert result.return_value == 0, result.output
+        frozen = load_policy(out)
+        assert frozen.policy.fleet("wide").capacity.max == units
+        after, _ = plan_and_estimate(frozen)
+        wide = next(f for f in after.fleets if f.name == "wide")
+        assert wide.instance_types  # a plan the stack can deploy
+        running = desired if not weighted else units
+        assert group_shape(wide, autoscaler_managed=not weighted).max_size >= running  # no running node terminated
+    finally:
+        client.delete_auto_scaling_group(AutoScalingGroupName="eu-w-wide-asg", ForceDelete=True)
+        budgets.delete_budget(AccountId="111122223333", BudgetName=budget_name("eu-w"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,8 @@ from seedance.budget.response import Change, respond
 from seedance.policy import load_policy
 from seedance.policy.model import Capacity
 from test_budget import POLICIES, _fixture, _monthly_alert
+
+REPO = Path(__file__).resolve().parents[2]
 
 DAILY = "killswitch.lambda-sns-event.budget-daily-actual.json"
 DAILY_IGNORED = "a per-day budget alert: thresholds apply to the monthly budget, so nothing fires"
@@ -35,7 +38,7 @@ def test_freeze_drops_the_off_peak_windows_of_a_core_fleet() -> None:
     assert eff.off_peak == []
     assert eff.capacity == batch.capacity  # core: not degraded; live sizes not read: max unchanged
     assert Change("fleets[batch-embed].offPeak", [w.cron for w in batch.off_peak], [],
-                  "freeze: no growth (100.6% of budget)") in r.changes
+                  "freeze: no growth: no off-peak scale-up (100.6% of budget)") in r.changes
     assert r.overlay["fleets"][[f["name"] for f in r.overlay["fleets"]].index("batch-embed")]["offPeak"] == []
 
 
@@ -58,7 +61,7 @@ def test_freeze_keeps_at_least_one_node_when_the_live_size_is_zero() -> None:
     r = respond(core_only, _eu_prod_alert("161,000.00"), policy_ref="eu-prod.yaml", live_sizes={"inference": 0})
     assert r.effective.fleet("inference").capacity == Capacity(min=0, desired=1, max=1)
     assert Change("fleets[inference].capacity.max", 48, 1,
-                  "freeze: no growth beyond the 0 node(s) running (100.6% of budget)") in r.changes
+                  "freeze: no growth beyond the 0 unit(s) running (100.6% of budget)") in r.changes
     assert Change("fleets[inference].capacity.desired", 6, 1,
                   "freeze: no growth: at most the new maximum (100.6% of budget)") in r.changes
 
@@ -177,3 +180,69 @@ def test_degrade_of_a_fleet_with_a_fixed_count_gives_an_overlay_that_loads(tmp_p
     out = tmp_path / "overlay.yaml"
     out.write_text(yaml.safe_dump(r.overlay, sort_keys=False))
     assert load_policy(out).policy.fleet(first.name).capacity.max == 0
+
+
+@pytest.mark.parametrize("stack", ["eu-prod", "dev", "cn-prod"])
+def test_a_freeze_never_raises_the_projected_cost_unreported(tmp_path: Path, stack: str) -> None:
+    """The example stacks at 100% of a budget whose only action is freeze: the overlay's projected cost
+    (the gate's estimate) is never above the policy's; with every action of the policy, any rise is reported."""
+    import json
+
+    from click.testing import CliRunner
+
+    from seedance.cli import app
+
+    base = load_policy(POLICIES / f"{stack}.yaml").policy
+    amount = 90000 if stack != "dev" else 6000
+    currency = base.budget.currency.value
+    policy = tmp_path / f"{stack}-freeze.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICIES / (stack + '.yaml')}\nbudget:\n"
+                      f"  monthlyAmount: {amount}\n  currency: {currency}\n  thresholds:\n"
+                      "    - {at: 0.9, action: notify}\n    - {at: 1.0, action: freeze}\n", encoding="utf-8")
+    event = tmp_path / "alert.json"
+    sym = "$" if currency == "USD" else "¥"
+    doc = json.loads(_fixture("sre-bot.sns-http-notification.budget-monthly-actual.json"))
+    doc["Message"] = (doc["Message"].replace("Test Budget", f"seedance-{stack}-monthly").replace("$0.20", f"{sym}{amount}")
+                      .replace("$0.59", f"{sym}{amount}").replace("AWS Account 017790921725",
+                                                                  f"AWS Account {base.cloud.account_id}"))
+    event.write_text(json.dumps(doc))
+    out = tmp_path / "overlay.yaml"
+    run = CliRunner().invoke(app, ["budget", "respond", str(policy), str(event), "--stack", stack, "--project-dir",
+                                   str(REPO / "stacks"), "--out", str(out), "-f", "json"],
+                             standalone_mode=False, catch_exceptions=False)
+    assert run.return_value == 0, run.output
+    report = json.loads(run.stdout)
+    assert report["actions"] == ["notify", "freeze"] and report["changes"]
+    p = report["projection"]
+    assert p["overlay"] <= p["policy"] and not p["abovePolicy"]
+    # the figure is the gate's: derived_parts on the overlay written
+    from seedance.gate.inputs import derived_parts, stack_setup
+
+    cluster = stack_setup(REPO / "stacks", stack).cluster
+    assert derived_parts(out, cluster=cluster)[3]["monthly_total"] == pytest.approx(p["overlay"], abs=0.01)
+    assert derived_parts(policy, cluster=cluster)[3]["monthly_total"] == pytest.approx(p["policy"], abs=0.01)
+    # with all the example policy's actions (nonprod-spot-only, degrade too) a rise is named before any redeploy
+    full = CliRunner().invoke(app, ["budget", "respond", str(POLICIES / f"{stack}.yaml"), str(event), "--stack", stack,
+                                    "--project-dir", str(REPO / "stacks"), "-f", "json"],
+                              standalone_mode=False, catch_exceptions=False)
+    r = json.loads(full.stdout)
+    if r["projection"] and r["projection"]["abovePolicy"]:
+        assert any("is above the policy's" in n for n in r["notes"])
+    if r["projection"] and r["projection"]["aboveBudget"]:
+        assert any("seedance check will block it" in n for n in r["notes"])
+
+
+def test_a_later_freeze_of_the_month_never_lowers_an_earlier_cap() -> None:
+    policy = load_policy(POLICIES / "eu-prod.yaml").policy  # inference: min 4, max 48
+    alert = _eu_prod_alert("161,000.00")
+    first = respond(policy, alert, policy_ref="eu-prod.yaml", live_sizes={"inference": 27})
+    assert first.effective.fleet("inference").capacity.max == 27
+    # the autoscaler scaled in to 9 for a moment: the re-applied freeze keeps 27
+    again = respond(policy, alert, policy_ref="eu-prod.yaml", live_sizes={"inference": 9}, earlier_caps={"inference": 27})
+    assert again.effective.fleet("inference").capacity.max == 27
+    # more running than the earlier cap (the overlay was not deployed yet): never below what runs
+    more = respond(policy, alert, policy_ref="eu-prod.yaml", live_sizes={"inference": 30}, earlier_caps={"inference": 27})
+    assert more.effective.fleet("inference").capacity.max == 30
+    # not read this time: the earlier cap stays
+    kept = respond(policy, alert, policy_ref="eu-prod.yaml", earlier_caps={"inference": 27})
+    assert kept.effective.fleet("inference").capacity.max == 27
