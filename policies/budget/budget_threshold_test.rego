@@ -33,9 +33,9 @@ test_fail_exactly_at_threshold if {
 }
 
 test_fail_just_below_threshold_reports_lower_one if {
-	# 84.999%, rounded down as the budget response reads an alert: not the 85% threshold, and said so
+	# 84.999%, rounded down as the budget response reads an alert: 84.99%, not the 85% threshold, and said so
 	v := budget_threshold.violation with input as _with(849.99)
-	v == {fixtures.stack_finding("BUDGET-COST-2", "advisory", "projected monthly cost is 84% of the budget, past the 50% threshold (action: notify)")}
+	v == {fixtures.stack_finding("BUDGET-COST-2", "advisory", "projected monthly cost is 84.99% of the budget, past the 50% threshold (action: notify)")}
 }
 
 # test audit: exactly at the budget is still within it, and the 1.0 threshold is never the one
@@ -65,4 +65,12 @@ test_fail_a_partial_estimate_is_said_to_be_a_lower_bound if {
 	w == set()
 	x := budget_threshold.violation with input as object.union(fixtures.gate_input(_policy, []), {"estimate": null, "plan": {"monthly_cost": 400, "currency": "USD"}})
 	x == set()
+}
+
+# a threshold between whole percentages is shown as it is, beside a share rounded down: 87.5% is
+# not printed as 88% next to a cost at 87.5%
+test_fail_threshold_between_whole_percentages_reads_as_given if {
+	policy := json.patch(_policy, [{"op": "add", "path": "/budget/thresholds", "value": [{"at": 0.875, "action": "degrade"}]}])
+	v := budget_threshold.violation with input as object.union(fixtures.gate_input(policy, []), {"estimate": {"monthly_total": 875, "currency": "USD"}})
+	v == {fixtures.stack_finding("BUDGET-COST-2", "advisory", "projected monthly cost is 87.5% of the budget, past the 87.5% threshold (action: degrade)")}
 }

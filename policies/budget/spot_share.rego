@@ -3,6 +3,7 @@ package budget.spot_share
 import data.lib.budget
 import data.lib.findings
 import data.lib.fleets
+import data.lib.fmt
 import data.lib.frameworks
 
 # METADATA
@@ -38,7 +39,7 @@ _problems contains findings.problem(findings.stack(input.document), msg) if {
 	some fp in object.get(input, ["plan", "fleets"], [])
 	cap := budget.spot_cap(input.policy, fp.name, _caps)
 	fp.spot_share_above_base > cap
-	msg := sprintf("plan runs fleet %s %d%% on spot above its base; the cap is %d%%", [fp.name, round(100 * fp.spot_share_above_base), round(100 * cap)])
+	msg := sprintf("plan runs fleet %s %s%% on spot above its base; the cap is %s%%", [fp.name, fmt.percent(fp.spot_share_above_base), fmt.percent(cap)])
 }
 
 _problems contains findings.problem(asg, msg) if {
@@ -48,7 +49,7 @@ _problems contains findings.problem(asg, msg) if {
 	asg := input.document.resources[i]
 	share := fleets.spot_share(asg)
 	share > cap + 0.0001
-	msg := sprintf("fleet %s runs %d%% on spot above its base; the cap is %d%%", [name, round(100 * share), round(100 * cap)])
+	msg := sprintf("fleet %s runs %s%% on spot above its base; the cap is %s%%", [name, fmt.percent(share), fmt.percent(cap)])
 }
 
 _problems contains findings.problem(asg, msg) if {
@@ -57,5 +58,5 @@ _problems contains findings.problem(asg, msg) if {
 	cap := _fleet_caps[name]
 	asg := input.document.resources[i]
 	not fleets.spot_share(asg)
-	msg := sprintf("fleet %s: onDemandPercentageAboveBaseCapacity is not a number (unknown until apply?), so its spot share cannot be shown within the cap of %d%%", [name, round(100 * cap)])
+	msg := sprintf("fleet %s: onDemandPercentageAboveBaseCapacity is not a number (unknown until apply?), so its spot share cannot be shown within the cap of %s%%", [name, fmt.percent(cap)])
 }

@@ -81,3 +81,11 @@ test_distribution_unknown_until_apply if {
 		fixtures.finding("BUDGET-SPOT-1", "mandatory", "aws:autoscaling/group:Group", "train-asg", "fleet train: onDemandPercentageAboveBaseCapacity is not a number (unknown until apply?), so its spot share cannot be shown within the cap of 100%"),
 	}
 }
+
+# a cap between whole percentages reads as given: 71% on spot against a cap of 70.5%, not "71% ...
+# the cap is 71%"
+test_fail_cap_between_whole_percentages_reads_as_given if {
+	policy := json.patch(_policy, [{"op": "replace", "path": "/fleets/1/spot/maxShare", "value": 0.705}])
+	v := spot_share.violation with input as object.union(fixtures.gate_input(policy, [_asg("train", 29)]), {"plan": _plan({"train": 0.7})})
+	v == {fixtures.finding("BUDGET-SPOT-1", "mandatory", "aws:autoscaling/group:Group", "train-asg", "fleet train runs 71% on spot above its base; the cap is 70.5%")}
+}
