@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import replace
 from pathlib import Path
 
 import click
 
+from seedance import jsonout
 from seedance.clock import utc_today
 from seedance.commands.stack_option import joins_cluster, project_dir_option
 from seedance.pricing.catalog import PricingError
@@ -90,7 +90,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
         console(stderr=True).print(f"note: {note}", markup=False)
     out = console()
     if fmt == "json":
-        out.print(json.dumps(result.to_json(), indent=2), markup=False)
+        out.print(jsonout.dumps(result.to_json(), indent=2), markup=False)
     elif fmt == "markdown":
         # a missing template: clean error, exit 1; the estimates say which lines have no price
         out.print(diff_markdown(result, base=base_est, head=head_est), markup=False, end="")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from seedance import jsonout
 from seedance.commands.stack_option import joins_cluster, project_dir_option
 from seedance.estimate.components import _per
 from seedance.estimate.estimate import PARTIAL, UNPRICED, Estimate, pricing_status
@@ -141,7 +141,7 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Pat
         return 1
     out = console()
     if fmt == "json":
-        out.print(json.dumps(est.to_json(), indent=2), markup=False)
+        out.print(jsonout.dumps(est.to_json(), indent=2), markup=False)
     elif fmt == "markdown":
         from seedance.estimate.report import estimate_markdown
 

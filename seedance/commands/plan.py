@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import json
 import re
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from seedance import jsonout
 from seedance.commands.stack_option import joins_cluster, project_dir_option
 from seedance.planner.plan import Plan
 from seedance.policy.model import MAX_NODES
@@ -177,7 +177,7 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
         for line in unplannable:
             err.print(f"error: {policy_path}: {line}", markup=False)
         return 1
-    doc = json.dumps(result.to_json(), indent=2)
+    doc = jsonout.dumps(result.to_json(), indent=2)
     to_stdout = out_path is not None and str(out_path) == "-"
     if out_path is not None and not to_stdout:
         from seedance.atomic import write_text_atomically
