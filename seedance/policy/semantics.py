@@ -7,6 +7,7 @@ list, a gold fleet without on-demand base, ...) are *not* here: they belong to t
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import functools
 import importlib.resources
@@ -34,6 +35,7 @@ from seedance.policy.model import (
     ReservedMode,
     Scheduling,
     Storage,
+    TERM_YEARS,
     StorageTier,
     Workload,
     backed_up_classes,
@@ -245,6 +247,12 @@ def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issu
             out.append((at + ("reserved", "units"), f"'units' is only read when mode is 'fixed' (mode is {r.mode.value!r})"))
         if r.units is not None and r.units > c.max:
             out.append((at + ("reserved", "units"), f"expected at most capacity.max ({c.max}) units, got {r.units}"))
+        for k, held in enumerate(r.held):
+            if held.ends() is None:
+                latest = dt.date.max.replace(year=dt.MAXYEAR - TERM_YEARS[held.term])
+                out.append((at + ("reserved", "held", k, "purchased"),
+                            f"expected a date whose {held.term.value} term ends by {dt.date.max} (on or before "
+                            f"{latest}), got {held.purchased}"))
         if f.checkpoint is not None and isinstance(f.checkpoint.interval, int):
             if f.checkpoint.interval <= f.checkpoint.write_seconds:
                 out.append(
