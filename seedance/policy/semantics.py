@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from seedance.gpus import NEURON_MODELS, mig_memory_sizes_of, mig_profiles
+from seedance.textfile import path_kind
 from seedance.policy.cron import CronError, Window, first_clash, format_minute_of_week, parse_window_cron
 from seedance.policy.model import (
     BindingMode,
@@ -304,14 +305,22 @@ def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issu
                             f"no MIG profile {gs.mig.profile!r} on {f.gpu.model.value}{mem}; expected one of: {', '.join(valid)}",
                         )
                     )
-        if f.demand_history is not None and base_dir is not None:
-            path = (base_dir / f.demand_history).resolve()
-            if path.is_dir():
+        if f.demand_history is not None and not f.demand_history.strip():
+            out.append((at + ("demandHistory",), f"expected a path to a CSV file of hourly demand, got {f.demand_history!r}"))
+        elif f.demand_history is not None and base_dir is not None:
+            try:  # a NUL character or an overlong name cannot even be looked up
+                kind = path_kind(base_dir / f.demand_history)
+            except ValueError as exc:
+                shown = repr(f.demand_history) if len(f.demand_history) <= 60 else repr(f.demand_history)[:57] + "...'"
+                out.append((at + ("demandHistory",), f"expected a path to a CSV file of hourly demand, but {exc}; "
+                                                       f"got {shown}"))
+                kind = "unusable"
+            if kind == "directory":
                 out.append((at + ("demandHistory",), f"{f.demand_history} is a directory; expected a CSV file of hourly demand"))
-            elif path.exists() and not path.is_file():  # a device, FIFO or socket
+            elif kind == "special":  # a device, FIFO or socket
                 out.append((at + ("demandHistory",), f"{f.demand_history} is not a regular file; expected a CSV file "
                                                        f"of hourly demand"))
-            elif not path.is_file():
+            elif kind == "missing":
                 out.append((at + ("demandHistory",), f"file not found: {f.demand_history}"))
     return out
 

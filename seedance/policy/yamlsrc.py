@@ -58,6 +58,8 @@ def read_bytes(path: str, max_bytes: int = MAX_BYTES) -> bytes:
         size = os.path.getsize(path)
     except OSError as exc:
         raise PolicySyntaxError([Problem(Location(path, 1, 1), "", f"cannot read file: {exc.strerror or exc}")]) from None
+    except ValueError:  # a NUL character: no file can have this name
+        raise PolicySyntaxError([Problem(Location(path, 1, 1), "", "cannot read file: the path holds a NUL character")]) from None
     if size > max_bytes:
         raise PolicySyntaxError(
             [Problem(Location(path, 1, 1), "", f"file is {size:,} bytes; a policy may be at most {max_bytes:,} bytes")]

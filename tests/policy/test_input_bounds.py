@@ -69,3 +69,61 @@ def test_a_held_reservation_ending_on_the_last_date_is_valid() -> None:
 ])
 def test_term_end(purchased: dt.date, term: Term, ends: dt.date | None) -> None:
     assert term_end(purchased, term) == ends
+
+
+# ---------------------------------------------------------------- paths that cannot be looked up
+
+LONG = "a" * 5000
+
+
+@pytest.mark.parametrize(("written", "reason", "got"), [
+    (r'"a\0b"', "it holds a NUL character", r"'a\x00b'"),
+    (LONG, "it is longer than the system takes (file name too long)", "'" + "a" * 56 + "...'"),
+])
+def test_an_extends_path_that_cannot_be_looked_up_is_a_field_error(tmp_path: Path, written: str, reason: str,
+                                                                   got: str) -> None:
+    (tmp_path / "p.yaml").write_text(f"extends: {written}\n" + MINIMAL)
+    with pytest.raises(PolicyError) as exc:
+        load_policy(tmp_path / "p.yaml")
+    assert [str(p) for p in exc.value.problems] == [
+        f"{tmp_path / 'p.yaml'}:1:10: extends: expected a path to a base policy, but {reason}; got {got}"
+    ]
+
+
+@pytest.mark.parametrize(("written", "message"), [
+    (r'"a\0b"', r"expected a path to a CSV file of hourly demand, but it holds a NUL character; got 'a\x00b'"),
+    (LONG, "expected a path to a CSV file of hourly demand, but it is longer than the system takes (file name too "
+           "long); got '" + "a" * 56 + "...'"),
+    ('""', "expected a path to a CSV file of hourly demand, got ''"),
+    ('"  "', "expected a path to a CSV file of hourly demand, got '  '"),
+])
+def test_a_demand_history_path_that_cannot_be_looked_up_is_a_field_error(tmp_path: Path, written: str,
+                                                                         message: str) -> None:
+    (tmp_path / "p.yaml").write_text(MINIMAL + f"    demandHistory: {written}\n")
+    with pytest.raises(PolicyError) as exc:
+        load_policy(tmp_path / "p.yaml")
+    assert [str(p) for p in exc.value.problems] == [
+        f"{tmp_path / 'p.yaml'}:20:20: fleets[0].demandHistory (fleet 'web'): {message}"
+    ]
+
+
+def test_validate_reports_every_file_when_one_names_an_unusable_path(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from seedance.cli import main
+
+    (tmp_path / "nul.yaml").write_text('extends: "a\\0b"\n' + MINIMAL)
+    (tmp_path / "long.yaml").write_text(MINIMAL + f"    demandHistory: {LONG}\n")
+    (tmp_path / "ok.yaml").write_text(MINIMAL)
+    code = main(["validate", *(str(tmp_path / n) for n in ("nul.yaml", "long.yaml", "ok.yaml"))])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "internal error" not in out + err
+    assert f"✗ {tmp_path / 'nul.yaml'}: 1 error(s)" in out
+    assert f"✗ {tmp_path / 'long.yaml'}: 1 error(s)" in out
+    assert f"✓ {tmp_path / 'ok.yaml'}: valid" in out
+
+
+def test_a_policy_path_with_a_nul_character_is_a_policy_error() -> None:
+    with pytest.raises(PolicyError) as exc:
+        load_policy("a\0b.yaml")
+    assert str(exc.value).endswith(":1:1: (document): cannot read file: the path holds a NUL character")
