@@ -453,7 +453,7 @@ def check_plan(plan: Plan, policy: Any, catalog: Catalog, region: str, on: dt.da
 
 def read_plan(path: Path) -> Plan:
     try:
-        text = read_text_file(path, what="the JSON of `seedance plan`")
+        text = read_text_file(path, what="the JSON of `seedance plan`", encoding="utf-8-sig")  # a BOM, as policies
     except TextFileError as exc:
         raise PricingError(f"{exc}; expected the JSON of `seedance plan`") from None
     try:

@@ -313,3 +313,10 @@ def test_held_units_of_another_term_are_checked_against_the_plan_date(tmp_path: 
         "fleet 'web': held_other_terms lists 1 unit(s) of 3y, but the policy holds 0 of 3y on 2024-01-09 (reserved.held)"]
     assert problems(held_other_terms=[("3y", 1)], reserved_units=0, new_purchases=[]) == [
         "fleet 'web': held_other_terms total 1 units, more than reserved_units 0"]
+
+
+def test_a_plan_with_a_byte_order_mark_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               dev_plan: dict[str, Any]) -> None:
+    code, out, err = _run(tmp_path, capsys, None, raw=b"\xef\xbb\xbf" + json.dumps(dev_plan).encode())
+    assert code == 0, err
+    assert json.loads(out)["basis"] == "plan"

@@ -127,3 +127,25 @@ def test_a_policy_path_with_a_nul_character_is_a_policy_error() -> None:
     with pytest.raises(PolicyError) as exc:
         load_policy("a\0b.yaml")
     assert str(exc.value).endswith(":1:1: (document): cannot read file: the path holds a NUL character")
+
+
+# ---------------------------------------------------------------- \\u escapes that are half a character
+
+
+def test_a_lone_surrogate_escape_is_an_error_at_its_field() -> None:
+    text = MINIMAL.replace("owner: dev@example.com", 'owner: "a\\ud800@example.com"')
+    with pytest.raises(PolicyError) as exc:
+        load_policy_text(text, file="p.yaml")
+    assert [str(p) for p in exc.value.problems] == [
+        "p.yaml:6:10: metadata.owner: invalid escape \\ud800: a lone UTF-16 surrogate is no character; write the "
+        "character itself, its \\U escape (\\U0001F600) or both halves of its pair"
+    ]
+
+
+@pytest.mark.parametrize("written", ['"\\ud83d\\ude00"', '"\\U0001F600"', "😀"])
+def test_a_surrogate_pair_escape_is_its_character(written: str) -> None:
+    text = MINIMAL.replace("monthlyAmount: 1000", "monthlyAmount: 1000\n  notify: {emails: []}")
+    text = text.replace("  environment: dev\n", f"  environment: dev\n  tags: {{team: {written}}}\n")
+    with pytest.raises(PolicyError) as exc:  # the tag value pattern refuses the emoji: the message shows it whole
+        load_policy_text(text, file="p.yaml")
+    assert "metadata.tags.team: " in str(exc.value) and "'😀'" in str(exc.value)
