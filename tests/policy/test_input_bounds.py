@@ -61,7 +61,7 @@ def test_a_held_reservation_ending_on_the_last_date_is_valid() -> None:
 @pytest.mark.parametrize(("purchased", "term", "ends"), [
     (dt.date(2024, 2, 29), Term.ONE_YEAR, dt.date(2025, 2, 28)),
     (dt.date(2024, 2, 29), Term.THREE_YEARS, dt.date(2027, 2, 28)),
-    (dt.date(2020, 2, 29), Term.ONE_YEAR.THREE_YEARS, dt.date(2023, 2, 28)),
+    (dt.date(2020, 2, 29), Term.THREE_YEARS, dt.date(2023, 2, 28)),
     (dt.date(2021, 2, 28), Term.THREE_YEARS, dt.date(2024, 2, 28)),
     (dt.date(9996, 2, 29), Term.THREE_YEARS, dt.date(9999, 2, 28)),
     (dt.date(9998, 2, 28), Term.THREE_YEARS, None),
