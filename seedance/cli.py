@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
@@ -12,6 +11,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from seedance import jsonout
 from seedance import __version__
 from seedance.policy import LoadedPolicy, PolicyError, Problem, json_schema, load_policy
 from seedance.summary import policy_summary, render_summary
@@ -71,7 +71,7 @@ def validate(paths: tuple[Path, ...], fmt: str) -> int:
             out.print(f"[green]✓[/green] {_esc(str(path))}: valid ({_esc(summary['headline'])})")
     ok = all(r["valid"] for r in results)
     if fmt == "json":
-        out.print(json.dumps(results, indent=2), markup=False)
+        out.print(jsonout.dumps(results, indent=2), markup=False)
     return 0 if ok else 1
 
 
@@ -84,7 +84,7 @@ def schema(reference: bool) -> int:
 
         click.echo(reference_markdown(), nl=False)
     else:
-        click.echo(json.dumps(json_schema(), indent=2))
+        click.echo(jsonout.dumps(json_schema(), indent=2))
     return 0
 
 
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         err = console(stderr=True)
         _say(lambda e=exc: [err.print(f"error {problem}", markup=False) for problem in e.problems])
         return 1
-    except ReportTemplateError as exc:
+    except (ReportTemplateError, jsonout.NonFiniteNumberError) as exc:
         _say(lambda e=exc: console(stderr=True).print(f"error: {e}", markup=False))
         return 1
     except KeyboardInterrupt:

@@ -79,3 +79,27 @@ def too_deep(value: object, limit: int = MAX_JSON_DEPTH) -> str | None:
                     sub = f"{path}[{k}]" if isinstance(k, int) else (f"{path}.{k}" if path else str(k))
                 stack.append((child, sub, depth + 1))
     return None
+
+
+def path_kind(path: os.PathLike[str] | str) -> str:
+    """What ``path`` names, links followed: ``"file"``, ``"directory"``, ``"special"`` (a device, FIFO or
+    socket) or ``"missing"``; ``ValueError`` saying why (``it holds a NUL character``) when it cannot be looked up at all (a NUL
+    character, a name longer than the system takes, a link loop, no permission)."""
+    import errno
+    import stat
+
+    if "\0" in os.fspath(path):
+        raise ValueError("it holds a NUL character")
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise ValueError("it is longer than the system takes (file name too long)") from None
+        raise ValueError(f"it cannot be looked up ({exc.strerror or exc})") from None
+    except ValueError:  # a path the platform cannot represent
+        raise ValueError("the system cannot represent it") from None
+    if stat.S_ISREG(mode):
+        return "file"
+    return "directory" if stat.S_ISDIR(mode) else "special"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 import os
 import sys
@@ -15,6 +14,7 @@ from typing import Any
 import click
 import yaml
 
+from seedance import jsonout
 from seedance.atomic import write_text_atomically
 from seedance.budget.events import (
     MAX_EVENT_BYTES,
@@ -279,7 +279,7 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
     if markdown is not None:
         click.echo(markdown, nl=False)
     elif fmt == "json":
-        click.echo(json.dumps(to_json(response, overlay_path, **extras), indent=2))
+        click.echo(jsonout.dumps(to_json(response, overlay_path, **extras), indent=2))
     else:
         render_text(console(), response, overlay_path, **shown)
     return 0
@@ -391,7 +391,7 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
     if alert is None:
         err.print(f"{event}: not an AWS Budgets notification: nothing to do", markup=False)
         if fmt == "json":  # a consumer piping into jq still gets a document
-            click.echo(json.dumps({"budgetAlert": False, "actions": [], "changes": [], "overlay": None}, indent=2))
+            click.echo(jsonout.dumps({"budgetAlert": False, "actions": [], "changes": [], "overlay": None}, indent=2))
         elif fmt == "markdown":  # and a pipeline posting the report posts one that says why nothing happened
             click.echo(render_not_a_budget_alert(str(event)), nl=False)
         return 0

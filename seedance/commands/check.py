@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import re
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
+from seedance import jsonout
 from seedance.gate.bundle import load_bundle
 from seedance.gate.engine import make_engine
 from seedance.atomic import write_text_atomically
@@ -36,7 +36,7 @@ def _undecided(fmt: str, stack: str, problems: list[str], *, artifact: str | Non
 
     ``artifact``: the file a SARIF result points at (the stack's settings file or the document)."""
     if fmt == "json":
-        click.echo(json.dumps({"apiVersion": "seedance.io/v1", "kind": "GateDecision", "stack": stack,
+        click.echo(jsonout.dumps({"apiVersion": "seedance.io/v1", "kind": "GateDecision", "stack": stack,
                                "decision": "undecided", "errors": problems}, indent=2, ensure_ascii=False))
     elif fmt == "sarif":  # a CI step that uploads the file still gets SARIF: a run that did not complete
         click.echo(render_sarif_undecided(stack, problems, artifact=artifact), nl=False)
@@ -61,7 +61,7 @@ def _with_facts(gate_input: GateInput, *, save: Path | None) -> GateInput:
     as_json = facts.model_dump(mode="json")
     if save is not None:
         try:
-            write_text_atomically(save, json.dumps(as_json, indent=2, sort_keys=True) + "\n")
+            write_text_atomically(save, jsonout.dumps(as_json, indent=2, sort_keys=True) + "\n")
         except OSError as exc:
             raise FactsError(f"--save-facts {save}: cannot write: {exc.strerror}") from None
     return gate_input.with_facts(as_json)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import replace
 from pathlib import Path
 
 import click
 
+from seedance import jsonout
 from seedance.clock import utc_today
-from seedance.commands.stack_option import joins_cluster, project_dir_option
+from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_name
 from seedance.pricing.catalog import PricingError
 
 
@@ -24,7 +24,7 @@ from seedance.pricing.catalog import PricingError
               help="Decision date for both plans (default: today); both always read the same demand history.")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set).")
-@click.option("--stack", default=None,
+@click.option("--stack", default=None, callback=stack_name,
               help="Pulumi stack that deploys both: the value of the seedance:stack cost-allocation tag; when "
                    "--project-dir holds its Pulumi.STACK.yaml and it names no seedance:clusterName, both are planned "
                    "and priced as deployed without a cluster (groups at their desired size; no StorageClass volumes, "
@@ -52,7 +52,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     base = load_policy(base_path)  # PolicyError is reported by the CLI's error boundary
     head = load_policy(head_path)
     when = as_of.date() if as_of else None  # None: today, UTC (as `seedance plan`)
-    cluster = joins_cluster(project_dir, stack)
+    cluster = joins_cluster(project_dir, stack, [base_path, head_path])
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         for loaded in (base, head):
@@ -90,7 +90,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
         console(stderr=True).print(f"note: {note}", markup=False)
     out = console()
     if fmt == "json":
-        out.print(json.dumps(result.to_json(), indent=2), markup=False)
+        out.print(jsonout.dumps(result.to_json(), indent=2), markup=False)
     elif fmt == "markdown":
         # a missing template: clean error, exit 1; the estimates say which lines have no price
         out.print(diff_markdown(result, base=base_est, head=head_est), markup=False, end="")

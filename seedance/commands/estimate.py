@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 from pathlib import Path
 
@@ -12,7 +11,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from seedance.commands.stack_option import joins_cluster, project_dir_option
+from seedance import jsonout
+from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_name
 from seedance.estimate.components import _per
 from seedance.estimate.estimate import PARTIAL, UNPRICED, Estimate, pricing_status
 from seedance.pricing.catalog import PricingError
@@ -108,7 +108,7 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
               help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set; else bundled only).")
 @click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="Count the policy's held reservations active on this day (default: today; a --plan carries its own).")
-@click.option("--stack", default=None,
+@click.option("--stack", default=None, callback=stack_name,
               help="Pulumi stack name: the value of the seedance:stack cost-allocation tag (else that tag is left out); "
                    "when --project-dir holds its Pulumi.STACK.yaml, a stack naming no seedance:clusterName is priced "
                    "as deployed without a cluster (groups at their desired size; no StorageClass volumes, backups or EKS).")
@@ -128,7 +128,7 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Pat
         catalog = load_catalog(cache_dir=cache_dir)
         check_instance_types(loaded, catalog)  # PolicyError: reported by the CLI's error boundary
         plan = read_plan(plan_path) if plan_path is not None else None
-        cluster = joins_cluster(project_dir, stack)
+        cluster = joins_cluster(project_dir, stack, [policy_path])
         if plan is not None and stack is not None and plan.cluster != cluster:
             log.warning("%s was planned for a stack %s, but stack %s %s: its reservations were decided for other "
                         "group sizes than run; re-plan with `seedance plan --stack %s`", plan_path,
@@ -141,7 +141,7 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Pat
         return 1
     out = console()
     if fmt == "json":
-        out.print(json.dumps(est.to_json(), indent=2), markup=False)
+        out.print(jsonout.dumps(est.to_json(), indent=2), markup=False)
     elif fmt == "markdown":
         from seedance.estimate.report import estimate_markdown
 

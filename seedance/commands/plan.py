@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import json
 import re
 from pathlib import Path
 
@@ -14,7 +13,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from seedance.commands.stack_option import joins_cluster, project_dir_option
+from seedance import jsonout
+from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_name
 from seedance.planner.plan import Plan
 from seedance.policy.model import MAX_NODES
 
@@ -141,7 +141,7 @@ def _check_held_fleets(held: dict[str, int] | None, fleets: list[str]) -> None:
               help="Reserved units already held by a fleet (replaces the policy's reserved.held); repeatable.")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Overlay prices refreshed into this existing cache directory (default: $SEEDANCE_PRICE_CACHE if set).")
-@click.option("--stack", default=None,
+@click.option("--stack", default=None, callback=stack_name,
               help="Pulumi stack that deploys POLICY: when --project-dir holds its Pulumi.STACK.yaml and it names no "
                    "seedance:clusterName, nothing sizes the groups to demand, so each fleet is planned on its desired "
                    "size and off-peak windows (the demand history is not read), as the stack deploys it.")
@@ -162,7 +162,7 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
     loaded = load_policy(policy_path)  # PolicyError is reported by the CLI's error boundary
     _check_held_fleets(held_units, [f.name for f in loaded.policy.fleets])
     refuse_inputs(out_path, policy_inputs(loaded))
-    cluster = joins_cluster(project_dir, stack)
+    cluster = joins_cluster(project_dir, stack, [policy_path])
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         check_instance_types(loaded, catalog)  # PolicyError: reported by the CLI's error boundary
@@ -177,7 +177,7 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
         for line in unplannable:
             err.print(f"error: {policy_path}: {line}", markup=False)
         return 1
-    doc = json.dumps(result.to_json(), indent=2)
+    doc = jsonout.dumps(result.to_json(), indent=2)
     to_stdout = out_path is not None and str(out_path) == "-"
     if out_path is not None and not to_stdout:
         from seedance.atomic import write_text_atomically

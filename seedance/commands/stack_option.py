@@ -4,6 +4,8 @@ policy is deployed by joins a cluster, read from its ``Pulumi.STACK.yaml`` as ``
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -19,9 +21,25 @@ def project_dir_option(fn):  # type: ignore[no-untyped-def]
                         show_default=True, help="Pulumi project of --stack.")(fn)
 
 
-def joins_cluster(project_dir: Path, stack: str | None) -> bool:
+def stack_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--stack``'s callback: a stack name is never empty (nor holds a NUL character or a path separator)."""
+    if value is not None and (not value.strip() or any(c in value for c in "\0/\\")):
+        raise click.BadParameter(f"expected a Pulumi stack name (letters, digits, '-', '_' or '.'), got {value!r}")
+    return value
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def joins_cluster(project_dir: Path, stack: str | None, policies: Sequence[Path] = ()) -> bool:
     """Whether the stack's fleets join a cluster: what its Pulumi.STACK.yaml says, when there is one
-    (one that cannot be read is a usage error); else assumed, as for a policy priced on its own."""
+    (one that cannot be read is a usage error); else assumed, as for a policy priced on its own.
+    ``policies``: the policy files the command reads; a warning says so when the stack deploys
+    none of them (its seedance:policy), since its cluster setting and tag are then another policy's."""
     if stack is None:
         return True
     if not (project_dir / f"Pulumi.{stack}.yaml").is_file():
@@ -31,6 +49,11 @@ def joins_cluster(project_dir: Path, stack: str | None) -> bool:
     from seedance.gate.inputs import InvalidInputError, stack_setup
 
     try:
-        return stack_setup(project_dir, stack).cluster
+        setup = stack_setup(project_dir, stack)
     except InvalidInputError as exc:
         raise click.UsageError(f"--stack {stack}: {exc}") from None
+    if policies and not any(_same_file(setup.policy_path, p) for p in policies):
+        log.warning("--stack %s deploys %s (seedance:policy in %s), not %s: its cluster setting and seedance:stack "
+                    "tag are used for a policy it does not deploy", stack, setup.policy_path,
+                    project_dir / f"Pulumi.{stack}.yaml", " or ".join(str(p) for p in policies))
+    return setup.cluster

@@ -13,7 +13,7 @@ from seedance.synth.document import ResourceDocument
 
 @click.command()
 @click.argument("stack", required=False)
-@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), help="Write the document here (default: stdout).")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), help="Write the document here, in an existing directory (default and '-': stdout).")
 @click.option("--from-preview", "preview", type=click.Path(dir_okay=False, path_type=Path), help="Read `pulumi preview --json` output.")
 @click.option("--from-export", "export", type=click.Path(dir_okay=False, path_type=Path), help="Read `pulumi stack export` output.")
 @click.option("--project-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("stacks"), show_default=True,
@@ -46,9 +46,13 @@ def synth(stack: str | None, out: Path | None, preview: Path | None, export: Pat
         err.print(f"error: {exc}", markup=False, highlight=False)
         return 1
     text = doc.dumps()
-    if out is not None:
+    to_file = out is not None and str(out) != "-"  # `--out -` is stdout, as for `seedance plan`
+    if to_file:
+        assert out is not None
+        if not out.parent.is_dir():  # as `seedance plan`: the directory is not made
+            err.print(f"error --out {out}: cannot write: no directory {out.parent}", markup=False, highlight=False)
+            return 1
         try:  # whole or not at all: a failed write keeps the previous file
-            out.parent.mkdir(parents=True, exist_ok=True)
             write_text_atomically(out, text)
         except OSError as exc:
             err.print(f"error --out {out}: cannot write: {exc.strerror or exc}", markup=False, highlight=False)
@@ -57,7 +61,7 @@ def synth(stack: str | None, out: Path | None, preview: Path | None, export: Pat
         click.echo(text, nl=False)
     for note in doc.notes:
         err.print(f"note: {note}", markup=False)
-    target = f" -> {out}" if out is not None else ""
+    target = f" -> {out}" if to_file else ""
     err.print(f"{what}: {len(doc.resources)} resources{target}", markup=False)
     return 0
 

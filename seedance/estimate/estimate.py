@@ -123,7 +123,7 @@ def estimate_policy(loaded: LoadedPolicy | CostPolicy, catalog: Catalog, plan: P
             raise PricingError(f"the plan is for {plan.region}, the policy for {region}")
         if plan.currency and plan.currency != currency:
             raise PricingError(f"the plan is in {plan.currency}, the {region} prices in {currency}; currencies are never mixed")
-        check_plan(plan, policy, catalog, region)  # the same policy, its fleets, counts within capacity, types that fit
+        check_plan(plan, policy, catalog, region, as_of)  # the same policy, its fleets, counts within capacity, types that fit
     ctx = EstimateContext(policy, plan, catalog, region, currency, base_tags(policy, stack), as_of, cluster)
     resources: list[ResourceCost] = []
     for _, estimator in ESTIMATORS:

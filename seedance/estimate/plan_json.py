@@ -136,6 +136,31 @@ def _instance_choice(c: Any, where: str, p: _Problems, fleet: str | None) -> Ins
     return InstanceChoice(str(itype), weight, float(od or 0.0), spot, str(why))
 
 
+#: the fields of a cost component (``CostComponent.to_json``): the required strings, the numbers
+#: (finite, >= 0, or null: unpriced or usage unknown) and the optional strings
+_COMPONENT_TEXT = ("name", "unit", "currency")
+_COMPONENT_NUMBERS = ("monthly_quantity", "unit_price", "monthly_cost")
+_COMPONENT_NOTES = ("price_source", "price_ref", "price_date", "unpriced_reason", "usage_note")
+
+
+def _component(c: Any, where: str, p: _Problems, fleet: str | None) -> bool:
+    """Whether ``c`` is a cost component as the planner writes it; each problem is added to ``p``."""
+    if not isinstance(c, dict):
+        p.add(where, f"expected a cost component object ({', '.join(_COMPONENT_TEXT + _COMPONENT_NUMBERS)}, ...), "
+                     f"got {_got(c)}", fleet)
+        return False
+    r = _Reader(c, where, p, fleet)
+    for key in _COMPONENT_TEXT:
+        r.text(key)
+    for key in _COMPONENT_NUMBERS:
+        r.number(key, required=False, default=None, nullable=True, low=0)
+    for key in _COMPONENT_NOTES:
+        r.text(key, required=False, default=None, nullable=True)  # type: ignore[arg-type]
+    for k in sorted(set(c) - set(_COMPONENT_TEXT + _COMPONENT_NUMBERS + _COMPONENT_NOTES)):
+        r._bad(k, "unknown field")
+    return r.ok
+
+
 def _fleet(f: Any, i: int, p: _Problems) -> FleetPlan | None:
     where = f"fleets[{i}]"
     if not isinstance(f, dict):
@@ -188,8 +213,11 @@ def _fleet(f: Any, i: int, p: _Problems) -> FleetPlan | None:
         rationale = {}
     components = r.raw("cost_components", required=False, default=[])
     if not isinstance(components, list):
-        r._bad("cost_components", f"expected a list, got {_got(components)}")
+        r._bad("cost_components", f"expected a list of cost components, got {_got(components)}")
         components = []
+    for j, c in enumerate(components):
+        if not _component(c, f"{where}.cost_components[{j}]", p, name):
+            r.ok = False
     kw: dict[str, Any] = dict(
         name=name or "",
         instance_types=choices,
@@ -280,13 +308,18 @@ def plan_from_json(data: dict[str, Any], *, origin: str = "plan") -> Plan:
     return Plan(**kw)
 
 
-def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str) -> list[str]:
+def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str, on: dt.date | None = None) -> list[str]:
     """Why ``plan`` is not a plan of ``policy`` (a :class:`~seedance.policy.model.CostPolicy`) in
-    ``region``: one line per mismatch, empty when it is.  Region and currency are checked by the caller."""
+    ``region``: one line per mismatch, empty when it is.  Region and currency are checked by the caller.
+    Held reservations of other terms are checked against what the policy holds on the plan's
+    ``as_of`` (a plan without one: on ``on``, default today in UTC)."""
+    from seedance.clock import utc_today
     from seedance.estimate.fleet import requirement_text
     from seedance.planner.instances import unit_weight
-    from seedance.planner.planner import offer_view, requirement
+    from seedance.planner.planner import active_held_by_term, offer_view, requirement
     from seedance.pricing.catalog import UnknownPriceError
+
+    held_on = dt.date.fromisoformat(plan.as_of) if plan.as_of else (on or utc_today())
 
     out: list[str] = []
     name = policy.metadata.name
@@ -351,6 +384,14 @@ def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str) -> lis
         other = sorted({t for t, _ in fp.new_purchases if t != term})
         if other:
             out.append(f"{at}new_purchases of term {', '.join(other)}, the policy's reserved.term is {term}")
+        out += _held_other_terms_problems(at, fp, fleet, active_held_by_term(fleet, held_on), held_on)
+        listed = [c.instance_type for c in fp.instance_types]
+        twice = [it for it in dict.fromkeys(listed) if listed.count(it) > 1]
+        if twice:
+            out.append(f"{at}instance_types lists {', '.join(twice)} more than once")
+        if not fp.instance_types and cap.max > 0:
+            out.append(f"{at}no instance_types: a fleet that runs nodes (capacity.max {cap.max}) needs at least one "
+                       "(`seedance plan` writes no plan without)")
         cap_share = fleet.spot.max_share if fleet.spot is not None else 0.0
         if fp.spot_share_above_base > cap_share + _TOLERANCE:
             out.append(f"{at}spot_share_above_base {fp.spot_share_above_base:g} is above the policy's "
@@ -376,9 +417,33 @@ def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str) -> lis
     return out
 
 
-def check_plan(plan: Plan, policy: Any, catalog: Catalog, region: str) -> None:
+def _held_other_terms_problems(at: str, fp: FleetPlan, fleet: Any, active: dict[Any, int], on: dt.date) -> list[str]:
+    """Held units of terms other than the fleet's: the policy must hold them (``reserved.held``, still
+    running on ``on``), and they are part of ``reserved_units``."""
+    if not fp.held_other_terms:
+        return []
+    out: list[str] = []
+    own = fleet.reserved.term.value
+    claimed: dict[str, int] = {}
+    for t, n in fp.held_other_terms:
+        claimed[t] = claimed.get(t, 0) + n
+    held = {term.value: n for term, n in active.items()}
+    for t, n in sorted(claimed.items()):
+        if t == own:
+            out.append(f"{at}held_other_terms lists {n} unit(s) of {t}, the fleet's own reserved.term (those are "
+                       "counted in reserved_units)")
+        elif n > held.get(t, 0):
+            out.append(f"{at}held_other_terms lists {n} unit(s) of {t}, but the policy holds {held.get(t, 0)} of {t} "
+                       f"on {on} (reserved.held)")
+    total = sum(claimed.values())
+    if total > fp.reserved_units:
+        out.append(f"{at}held_other_terms total {total} units, more than reserved_units {fp.reserved_units}")
+    return out
+
+
+def check_plan(plan: Plan, policy: Any, catalog: Catalog, region: str, on: dt.date | None = None) -> None:
     """Raise :class:`PricingError` listing every way ``plan`` does not fit ``policy`` (see :func:`plan_problems`)."""
-    problems = plan_problems(plan, policy, catalog, region)
+    problems = plan_problems(plan, policy, catalog, region, on)
     if len(problems) == 1:
         raise PricingError(f"the plan does not fit the policy: {problems[0]}")
     if problems:
@@ -388,7 +453,7 @@ def check_plan(plan: Plan, policy: Any, catalog: Catalog, region: str) -> None:
 
 def read_plan(path: Path) -> Plan:
     try:
-        text = read_text_file(path, what="the JSON of `seedance plan`")
+        text = read_text_file(path, what="the JSON of `seedance plan`", encoding="utf-8-sig")  # a BOM, as policies
     except TextFileError as exc:
         raise PricingError(f"{exc}; expected the JSON of `seedance plan`") from None
     try:

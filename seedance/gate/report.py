@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from seedance import jsonout
 from seedance import __version__
 from seedance.gate.decision import Decision
 from seedance.templating import COMMENT_LIMIT, fit, get_template
@@ -69,7 +69,7 @@ def render_pr_comment(decision: Decision, *, limit: int = COMMENT_LIMIT) -> str:
 
 
 def render_json(decision: Decision) -> str:
-    return json.dumps(decision.to_json(), indent=2, ensure_ascii=False) + "\n"
+    return jsonout.dumps(decision.to_json(), indent=2, ensure_ascii=False) + "\n"
 
 
 def _natural(text: str) -> list[Any]:
@@ -163,7 +163,7 @@ def render_sarif(decision: Decision, *, controls: list | None = None) -> str:
             }
         ],
     }
-    return json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
+    return jsonout.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
 
 
 def waiver_notices(decision: Decision) -> list[tuple[str, str]]:
@@ -229,7 +229,7 @@ def render_sarif_undecided(stack: str, problems: list[str], *, artifact: str | N
             }
         ],
     }
-    return json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
+    return jsonout.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
 
 
 def _sarif_rule(cid, title, description, clause, framework, severity, remediation, related) -> dict[str, Any]:

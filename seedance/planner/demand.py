@@ -120,7 +120,11 @@ def _parse_hour(text: str, source: str, lineno: int) -> dt.datetime:
                           f"2024-01-01T00:00:00Z, got {text!r}") from None
     if hour.tzinfo is None:
         hour = hour.replace(tzinfo=dt.UTC)
-    hour = hour.astimezone(dt.UTC)
+    try:
+        hour = hour.astimezone(dt.UTC)
+    except OverflowError:  # 0001-01-01T00:00:00+05:00 is before the first hour there is in UTC
+        raise DemandError(f"{source}:{lineno}: hour: expected an hour from 0001-01-01T00:00:00Z to "
+                          f"{_fmt(_LAST_HOUR)} (in UTC), got {text!r}") from None
     if hour.minute or hour.second or hour.microsecond:
         raise DemandError(f"{source}:{lineno}: hour: expected the start of an hour, got {text!r}")
     if hour > _LAST_HOUR:  # the hour after it is past what dates can hold

@@ -594,12 +594,8 @@ def active_held_by_term(fleet: Fleet, on: dt.date) -> dict[Term, int]:
     """Units of the policy's held commitments still running on ``on``, by term."""
     out: dict[Term, int] = {}
     for c in fleet.reserved.held:
-        years = 1 if c.term == Term.ONE_YEAR else 3
-        try:
-            ends = c.purchased.replace(year=c.purchased.year + years)
-        except ValueError:  # 29 February
-            ends = c.purchased.replace(year=c.purchased.year + years, day=28)
-        if c.purchased <= on < ends:
+        ends = c.ends()  # None: past the last date (validation refuses it), so running on every date after
+        if c.purchased <= on and (ends is None or on < ends):
             out[c.term] = out.get(c.term, 0) + c.units
     return out
 

@@ -43,6 +43,7 @@ from seedance.policy.model import (
 )
 from seedance.policy.overlay import MAX_CHAIN, merge, strip_remove_markers
 from seedance.policy.yamlsrc import LList, LMap, parse, read_bytes
+from seedance.textfile import path_kind
 
 log = logging.getLogger(__name__)
 
@@ -106,16 +107,21 @@ def _read_chain(path: Path, seen: tuple[Path, ...], problems: list[Problem]) -> 
     loc = tree.val_locs["extends"]
     if not isinstance(ext, str) or not ext.strip():
         raise PolicyValidationError([Problem(loc, "extends", f"expected a path to a base policy, got {_got(ext)}")])
-    base = (path.parent / ext).resolve()
+    try:  # a NUL character or an overlong name cannot even be looked up
+        kind = path_kind(path.parent / ext)
+        base = (path.parent / ext).resolve()
+    except (OSError, ValueError) as exc:
+        raise PolicyValidationError([Problem(loc, "extends", f"expected a path to a base policy, but {exc}; "
+                                                             f"got {_got(ext)}")]) from None
     if base in seen or base == path.resolve():
         raise PolicyValidationError([Problem(loc, "extends", f"cycle: {ext} is already part of this chain")])
     if len(seen) + 1 >= MAX_CHAIN:
         raise PolicyValidationError([Problem(loc, "extends", f"more than {MAX_CHAIN} files in the extends chain")])
-    if base.is_dir():
+    if kind == "directory":
         raise PolicyValidationError([Problem(loc, "extends", f"{ext} is a directory; expected a policy file")])
-    if base.exists() and not base.is_file():  # a device, FIFO or socket
+    if kind == "special":  # a device, FIFO or socket
         raise PolicyValidationError([Problem(loc, "extends", f"{ext} is not a regular file; expected a policy file")])
-    if not base.is_file():
+    if kind == "missing":
         raise PolicyValidationError([Problem(loc, "extends", f"base policy not found: {ext}")])
     # keep the user's relative spelling in messages (stacks/base.yaml, not an absolute path)
     base_tree, base_chain = _read_chain(path.parent / ext, seen + (path.resolve(),), problems)

@@ -47,6 +47,11 @@ Days = Annotated[int, Field(gt=0, le=MAX_DAYS)]
 #: fleet, low enough that a typo (an extra digit run) fails validation instead of planning 1e26 nodes.
 MAX_NODES = 100_000
 NodeCount = Annotated[int, Field(ge=0, le=MAX_NODES)]
+#: Upper bound of every monthly data volume (network.monthlyTrafficGb, checkpointBuckets[].monthlyIngestGb):
+#: an exabyte a month, far above any real stack, low enough that the estimate's totals stay finite
+#: and readable (1e308 GB priced to infinity, 1e300 to 300-digit totals).
+MAX_MONTHLY_GB = 1_000_000_000
+MonthlyGb = Annotated[float, Field(ge=0, le=MAX_MONTHLY_GB)]
 #: Bounds of budget.monthlyAmount (in the budget's currency).
 MIN_BUDGET, MAX_BUDGET = 0.01, 1_000_000_000_000  # a cent (or fen) .. a trillion
 TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w .:/=+\-@]+$")]
@@ -347,12 +352,32 @@ class Spot(_Model):
     allocation_strategy: AllocationStrategy = AllocationStrategy.PRICE_CAPACITY_OPTIMIZED
 
 
+#: Years each reservation term runs.
+TERM_YEARS: dict[Term, int] = {Term.ONE_YEAR: 1, Term.THREE_YEARS: 3}
+
+
+def term_end(purchased: dt.date, term: Term) -> dt.date | None:
+    """The day a reservation bought on ``purchased`` for ``term`` ends: the same day ``term`` years on
+    (28 February for one bought on 29 February when that year has none); None when that day is past
+    9999-12-31, the last date there is (validation refuses such a purchase)."""
+    year = purchased.year + TERM_YEARS[term]
+    if year > dt.MAXYEAR:
+        return None
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    day = 28 if (purchased.month, purchased.day) == (2, 29) and not leap else purchased.day
+    return purchased.replace(year=year, day=day)
+
+
 class Commitment(_Model):
     """A reservation already held (re-planning never recommends fewer)."""
 
     units: Annotated[int, Field(gt=0, le=MAX_NODES)]
     term: Term
-    purchased: dt.date
+    purchased: dt.date = Field(description="Day the reservation was bought; its term must end by 9999-12-31.")
+
+    def ends(self) -> dt.date | None:
+        """The day the term ends (see :func:`term_end`); None only on a model built without validation."""
+        return term_end(self.purchased, self.term)
 
 
 class Reserved(_Model):
@@ -471,7 +496,8 @@ class Network(_Model):
     endpoints: Literal["auto"] | list[EndpointService] = Field(
         default="auto", description="'auto': interface endpoints where traffic makes them cheaper than NAT."
     )
-    monthly_traffic_gb: dict[EndpointService, Annotated[float, Field(ge=0)]] = Field(default_factory=dict)
+    monthly_traffic_gb: dict[EndpointService, MonthlyGb] = Field(
+        default_factory=dict, description="Expected GB a month through each service.")
     nat_gateways: Annotated[int, Field(ge=0, le=100)] = Field(default=1, description="NAT gateways the VPC runs (one per AZ for HA).")
 
 
@@ -506,7 +532,7 @@ class CheckpointBucket(_Model):
         "when versioning is false)."))
     versioning: bool = True
     data_class: DataClass = DataClass.INTERNAL
-    monthly_ingest_gb: Annotated[float, Field(ge=0)] = 0
+    monthly_ingest_gb: MonthlyGb = Field(default=0, description="GB written to the bucket a month.")
 
 
 #: The shortest time AWS Backup may keep the recovery points of a volume that must be backed up (days):

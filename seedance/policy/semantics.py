@@ -7,6 +7,7 @@ list, a gold fleet without on-demand base, ...) are *not* here: they belong to t
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import functools
 import importlib.resources
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from seedance.awsnames import CHECKPOINT_BUCKETS, REPLICA_SUFFIX, S3_BUCKET_NAME_MAX, checkpoint_bucket_name_max
 from seedance.gpus import NEURON_MODELS, mig_memory_sizes_of, mig_profiles
+from seedance.textfile import path_kind
 from seedance.policy.cron import CronError, Window, first_clash, format_minute_of_week, parse_window_cron
 from seedance.policy.model import (
     BindingMode,
@@ -36,6 +38,7 @@ from seedance.policy.model import (
     ReservedMode,
     Scheduling,
     Storage,
+    TERM_YEARS,
     StorageTier,
     Workload,
     backed_up_classes,
@@ -264,6 +267,12 @@ def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issu
             out.append((at + ("reserved", "units"), f"'units' is only read when mode is 'fixed' (mode is {r.mode.value!r})"))
         if r.units is not None and r.units > c.max:
             out.append((at + ("reserved", "units"), f"expected at most capacity.max ({c.max}) units, got {r.units}"))
+        for k, held in enumerate(r.held):
+            if held.ends() is None:
+                latest = dt.date.max.replace(year=dt.MAXYEAR - TERM_YEARS[held.term])
+                out.append((at + ("reserved", "held", k, "purchased"),
+                            f"expected a date whose {held.term.value} term ends by {dt.date.max} (on or before "
+                            f"{latest}), got {held.purchased}"))
         if f.checkpoint is not None and isinstance(f.checkpoint.interval, int):
             if f.checkpoint.interval <= f.checkpoint.write_seconds:
                 out.append(
@@ -315,14 +324,22 @@ def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issu
                             f"no MIG profile {gs.mig.profile!r} on {f.gpu.model.value}{mem}; expected one of: {', '.join(valid)}",
                         )
                     )
-        if f.demand_history is not None and base_dir is not None:
-            path = (base_dir / f.demand_history).resolve()
-            if path.is_dir():
+        if f.demand_history is not None and not f.demand_history.strip():
+            out.append((at + ("demandHistory",), f"expected a path to a CSV file of hourly demand, got {f.demand_history!r}"))
+        elif f.demand_history is not None and base_dir is not None:
+            try:  # a NUL character or an overlong name cannot even be looked up
+                kind = path_kind(base_dir / f.demand_history)
+            except ValueError as exc:
+                shown = repr(f.demand_history) if len(f.demand_history) <= 60 else repr(f.demand_history)[:57] + "...'"
+                out.append((at + ("demandHistory",), f"expected a path to a CSV file of hourly demand, but {exc}; "
+                                                       f"got {shown}"))
+                kind = "unusable"
+            if kind == "directory":
                 out.append((at + ("demandHistory",), f"{f.demand_history} is a directory; expected a CSV file of hourly demand"))
-            elif path.exists() and not path.is_file():  # a device, FIFO or socket
+            elif kind == "special":  # a device, FIFO or socket
                 out.append((at + ("demandHistory",), f"{f.demand_history} is not a regular file; expected a CSV file "
                                                        f"of hourly demand"))
-            elif not path.is_file():
+            elif kind == "missing":
                 out.append((at + ("demandHistory",), f"file not found: {f.demand_history}"))
     return out
 

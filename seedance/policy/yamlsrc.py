@@ -58,6 +58,8 @@ def read_bytes(path: str, max_bytes: int = MAX_BYTES) -> bytes:
         size = os.path.getsize(path)
     except OSError as exc:
         raise PolicySyntaxError([Problem(Location(path, 1, 1), "", f"cannot read file: {exc.strerror or exc}")]) from None
+    except ValueError:  # a NUL character: no file can have this name
+        raise PolicySyntaxError([Problem(Location(path, 1, 1), "", "cannot read file: the path holds a NUL character")]) from None
     if size > max_bytes:
         raise PolicySyntaxError(
             [Problem(Location(path, 1, 1), "", f"file is {size:,} bytes; a policy may be at most {max_bytes:,} bytes")]
@@ -224,6 +226,8 @@ class _Builder:
                 return node.value
             try:
                 value = self.loader.construct_object(node, deep=True)
+                if isinstance(value, str):
+                    value = _join_surrogates(value)
                 # a date and time (2024-01-01 10:00:00): the text as written, not a rewritten form
                 # (2024-01-01T10:00:00), for a string field and for the error a date field gives
                 return node.value if isinstance(value, dt.datetime) else value
@@ -231,6 +235,8 @@ class _Builder:
                 raise _fail(
                     self.file, node.start_mark, f"invalid value {node.value!r}: {getattr(exc, 'problem', exc)}", path
                 ) from None
+            except _LoneSurrogate as exc:
+                raise _fail(self.file, node.start_mark, str(exc), path) from None
             except (ValueError, OverflowError) as exc:
                 if node.tag == _TIMESTAMP:
                     # date-shaped but no date (2024-13-45): keep the text, so the schema reports it
@@ -260,7 +266,10 @@ class _Builder:
                 for i, (key_node, value_node) in enumerate(own + merged):
                     if not isinstance(key_node, yaml.ScalarNode):
                         raise _fail(self.file, key_node.start_mark, "mapping keys must be plain strings")
-                    key = key_node.value
+                    try:
+                        key = _join_surrogates(key_node.value)
+                    except _LoneSurrogate as exc:
+                        raise _fail(self.file, key_node.start_mark, str(exc), path) from None
                     if key in out_m and i >= len(own):
                         continue  # explicit keys override merged ones; the first merged mapping wins
                     if key in out_m:
@@ -278,3 +287,31 @@ class _Builder:
             raise _fail(self.file, node.start_mark, f"unsupported YAML node {type(node).__name__}")
         finally:
             self.stack.discard(id(node))
+
+
+class _LoneSurrogate(ValueError):
+    """Half of a UTF-16 surrogate pair in a YAML string."""
+
+
+def _join_surrogates(text: str) -> str:
+    """``text`` with each pair of UTF-16 surrogates YAML's \\u escapes give (\\ud83d\\ude00) joined into
+    its character; :class:`_LoneSurrogate` for half a pair, which is no character (no JSON or UTF-8
+    reader further on accepts it)."""
+    if not any("\ud800" <= ch <= "\udfff" for ch in text):
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        nxt = text[i + 1] if i + 1 < len(text) else ""
+        if "\ud800" <= ch <= "\udbff" and "\udc00" <= nxt <= "\udfff":
+            out.append(chr(0x10000 + ((ord(ch) - 0xD800) << 10) + (ord(nxt) - 0xDC00)))
+            i += 2
+            continue
+        if "\ud800" <= ch <= "\udfff":
+            raise _LoneSurrogate(f"invalid escape \\u{ord(ch):04x}: a lone UTF-16 surrogate is no character; write "
+                                 "the character itself, its \\U escape (\\U0001F600) or both halves of its pair")
+        out.append(ch)
+        i += 1
+    return "".join(out)
+

@@ -20,11 +20,11 @@ Normalisation, the same for every source:
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any, Literal
 
+from seedance import jsonout
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, StrictBool, field_validator, model_serializer
 
 API_VERSION = "seedance.io/v1"
@@ -141,7 +141,7 @@ class ResourceDocument(BaseModel):
         return self.model_dump(mode="json", by_alias=True)
 
     def dumps(self) -> str:
-        return json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        return jsonout.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     @classmethod
     def load(cls, path: str | Path) -> ResourceDocument:

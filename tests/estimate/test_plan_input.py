@@ -223,3 +223,100 @@ def test_purchases_the_policy_cannot_want(tmp_path: Path, capsys: pytest.Capture
     path.write_text(json.dumps(doc))
     assert main(["estimate", "--plan", str(path), str(policy)]) == 1
     assert "new_purchases of 1 unit(s), but the policy's reserved.mode is none" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- plans that do not fit the policy (red team)
+
+
+def test_held_units_of_another_term_the_policy_does_not_hold(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             dev_plan: dict[str, Any]) -> None:
+    doc = copy.deepcopy(dev_plan)
+    _fleet(doc, "inference")["held_other_terms"] = [["3y", 1000000]]  # lowered the bill, exit 0
+    _refused(tmp_path, capsys, doc,
+             f"fleet 'inference': held_other_terms lists 1000000 unit(s) of 3y, but the policy holds 0 of 3y on "
+             f"{dev_plan['as_of']} (reserved.held)",
+             f"fleet 'inference': held_other_terms total 1000000 units, more than reserved_units "
+             f"{_fleet(dev_plan, 'inference')['reserved_units']}")
+
+
+def test_a_fleet_without_instance_types(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        dev_plan: dict[str, Any]) -> None:
+    doc = copy.deepcopy(dev_plan)
+    _fleet(doc, "inference")["instance_types"] = []  # `seedance plan` refuses to write this
+    _refused(tmp_path, capsys, doc, "fleet 'inference': no instance_types: a fleet that runs nodes (capacity.max 3) "
+                                    "needs at least one")
+
+
+def test_an_instance_type_listed_twice(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                       dev_plan: dict[str, Any]) -> None:
+    doc = copy.deepcopy(dev_plan)
+    types = _fleet(doc, "inference")["instance_types"]
+    types.append(copy.deepcopy(types[0]))
+    _refused(tmp_path, capsys, doc, f"fleet 'inference': instance_types lists {types[0]['instance_type']} more than once")
+
+
+def test_cost_components_must_be_components(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            dev_plan: dict[str, Any]) -> None:
+    doc = copy.deepcopy(dev_plan)
+    i = next(i for i, f in enumerate(doc["fleets"]) if f["name"] == "inference")
+    good = _fleet(doc, "inference")["cost_components"][0]
+    _fleet(doc, "inference")["cost_components"] = [1, "x", None, {**good, "monthly_cost": -1.0}, {"name": "x"}]
+    err = _refused(tmp_path, capsys, doc,
+                   f"fleets[{i}].cost_components[0]: expected a cost component object",
+                   f"fleets[{i}].cost_components[1]: expected a cost component object",
+                   f"fleets[{i}].cost_components[2]: expected a cost component object",
+                   f"fleets[{i}].cost_components[3].monthly_cost: expected a finite number from 0 or null, got -1.0",
+                   f"fleets[{i}].cost_components[4]: missing field 'unit'")
+    assert "6 problems" in err
+
+
+HELD = """apiVersion: seedance.io/v1
+kind: CostPolicy
+metadata: {name: held, environment: dev, owner: dev@example.com}
+cloud: {region: us-east-1, availabilityZones: [us-east-1a], vpcId: vpc-0123456789abcdef0,
+        subnetIds: [subnet-0123456789abcdef0]}
+budget: {monthlyAmount: 10000}
+fleets:
+  - name: web
+    workload: api
+    sla: silver
+    cpu: {vcpu: 4, memoryGib: 16}
+    capacity: {min: 1, desired: 2, max: 4}
+    reserved: {mode: auto, term: 1y, held: [{units: 1, term: 3y, purchased: 2024-01-10}]}
+"""
+
+
+def test_held_units_of_another_term_are_checked_against_the_plan_date(tmp_path: Path) -> None:
+    from seedance.estimate.plan_json import plan_problems
+
+    (tmp_path / "p.yaml").write_text(HELD)
+    loaded, catalog = load_policy(tmp_path / "p.yaml"), load_catalog()
+    plan = plan_policy(loaded, catalog, as_of=__import__("datetime").date(2024, 5, 30))
+    fp = plan.fleets[0]
+    assert fp.held_other_terms == [("3y", 1)]
+    assert plan_problems(plan, loaded.policy, catalog, "us-east-1") == []
+
+    def problems(**changes: Any) -> list[str]:
+        changed = type(plan)(**{**plan.__dict__, **{k: v for k, v in changes.items() if k == "as_of"},
+                                "fleets": [type(fp)(**{**fp.__dict__, **{k: v for k, v in changes.items()
+                                                                         if k != "as_of"}})]})
+        return plan_problems(changed, loaded.policy, catalog, "us-east-1")
+
+    assert problems(held_other_terms=[("3y", 2)]) == [
+        "fleet 'web': held_other_terms lists 2 unit(s) of 3y, but the policy holds 1 of 3y on 2024-05-30 (reserved.held)",
+        "fleet 'web': held_other_terms total 2 units, more than reserved_units 1"]
+    assert problems(held_other_terms=[("1y", 1)]) == [
+        "fleet 'web': held_other_terms lists 1 unit(s) of 1y, the fleet's own reserved.term (those are counted in "
+        "reserved_units)"]
+    # the same plan dated before the purchase: nothing of 3y was held yet
+    assert problems(as_of="2024-01-09") == [
+        "fleet 'web': held_other_terms lists 1 unit(s) of 3y, but the policy holds 0 of 3y on 2024-01-09 (reserved.held)"]
+    assert problems(held_other_terms=[("3y", 1)], reserved_units=0, new_purchases=[]) == [
+        "fleet 'web': held_other_terms total 1 units, more than reserved_units 0"]
+
+
+def test_a_plan_with_a_byte_order_mark_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               dev_plan: dict[str, Any]) -> None:
+    code, out, err = _run(tmp_path, capsys, None, raw=b"\xef\xbb\xbf" + json.dumps(dev_plan).encode())
+    assert code == 0, err
+    assert json.loads(out)["basis"] == "plan"

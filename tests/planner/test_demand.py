@@ -42,6 +42,13 @@ def test_parse_and_cut_before_decision_point():
         # the next hour of the last one dates can hold overflowed (an internal error)
         ("hour,demand\n9999-12-31T23:00:00Z,1\n",
          "d.csv:2: hour: expected an hour up to 9999-12-01T00:00:00Z, got '9999-12-31T23:00:00Z'"),
+        # an offset that puts the hour before the first (or after the last) hour in UTC overflowed
+        ("hour,demand\n0001-01-01T00:00:00+05:00,1\n",
+         "d.csv:2: hour: expected an hour from 0001-01-01T00:00:00Z to 9999-12-01T00:00:00Z (in UTC), "
+         "got '0001-01-01T00:00:00+05:00'"),
+        ("hour,demand\n9999-12-31T23:00:00-05:00,1\n",
+         "d.csv:2: hour: expected an hour from 0001-01-01T00:00:00Z to 9999-12-01T00:00:00Z (in UTC), "
+         "got '9999-12-31T23:00:00-05:00'"),
     ],
 )
 def test_errors_name_file_and_line(text, message):

@@ -254,6 +254,27 @@ def test_failed_write_keeps_the_old_file(tmp_path: Path, capsys: pytest.CaptureF
     assert [p.name for p in out_dir.iterdir()] == ["doc.json"]  # no temporary file left behind
 
 
+def test_a_missing_out_directory_is_an_error_not_made(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    src = tmp_path / "p.json"
+    src.write_text(json.dumps(preview()))
+    out = tmp_path / "no" / "such" / "doc.json"
+    rc, err = run_synth(capsys, "--from-preview", str(src), "--out", str(out))
+    assert_clear_error(rc, err, f"error --out {out}: cannot write: no directory {out.parent}")
+    assert not (tmp_path / "no").exists()
+
+
+def test_out_dash_is_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+    src = tmp_path / "p.json"
+    src.write_text(json.dumps(preview()))
+    monkeypatch.chdir(tmp_path)
+    rc = main(["synth", "--from-preview", str(src), "--out", "-"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert json.loads(out)["resources"]
+    assert not (tmp_path / "-").exists()
+    assert "->" not in err
+
+
 def test_unwritable_out_directory_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     src = tmp_path / "p.json"
     src.write_text(json.dumps(preview()))

@@ -1,0 +1,66 @@
+"""``--stack`` of estimate, plan and diff: a stack that does not deploy the policy is warned about
+(its cluster setting and tag are another policy's); an empty stack name is a usage error."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from seedance.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+STACKS = REPO / "stacks"
+POLICIES = STACKS / "policies"
+
+
+def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and "--stack" in r.getMessage()]
+
+
+@pytest.mark.parametrize("command", [
+    ["estimate", str(POLICIES / "dev.yaml")],
+    ["plan", str(POLICIES / "dev.yaml"), "--as-of", "2024-05-30"],
+    ["diff", "--no-plan", str(POLICIES / "dev.yaml"), str(POLICIES / "dev.yaml")],
+])
+def test_a_stack_that_deploys_another_policy_is_warned_about(command: list[str], caplog: pytest.LogCaptureFixture,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*command, "--stack", "eu-prod", "--project-dir", str(STACKS)]) == 0
+    warned = _warnings(caplog)
+    assert len(warned) == 1
+    assert warned[0].startswith(f"--stack eu-prod deploys {STACKS / 'policies/eu-prod.yaml'} (seedance:policy in "
+                                f"{STACKS / 'Pulumi.eu-prod.yaml'}), not {POLICIES / 'dev.yaml'}")
+
+
+@pytest.mark.parametrize("command", [
+    ["estimate", str(POLICIES / "dev.yaml")],
+    ["plan", str(POLICIES / "dev.yaml"), "--as-of", "2024-05-30"],
+    ["diff", "--no-plan", str(POLICIES / "eu-prod.yaml"), str(POLICIES / "dev.yaml")],  # the stack deploys BASE
+])
+def test_the_stack_of_the_policy_is_not_warned_about(command: list[str], caplog: pytest.LogCaptureFixture,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    stack = "eu-prod" if command[0] == "diff" else "dev"
+    assert main([*command, "--stack", stack, "--project-dir", str(STACKS)]) == 0
+    assert _warnings(caplog) == []
+
+
+def test_a_relative_spelling_of_the_same_file_is_the_same_policy(caplog: pytest.LogCaptureFixture,
+                                                                 capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    assert main(["estimate", "stacks/policies/../policies/dev.yaml", "--stack", "dev", "--project-dir", "stacks"]) == 0
+    assert _warnings(caplog) == []
+
+
+@pytest.mark.parametrize("command", [
+    ["estimate", str(POLICIES / "dev.yaml")],
+    ["plan", str(POLICIES / "dev.yaml")],
+    ["diff", str(POLICIES / "dev.yaml"), str(POLICIES / "dev.yaml")],
+])
+@pytest.mark.parametrize("name", ["", " ", "a/b"])
+def test_an_empty_stack_name_is_a_usage_error(command: list[str], name: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*command, "--stack", name]) == 2
+    err = capsys.readouterr().err
+    assert f"Invalid value for '--stack': expected a Pulumi stack name (letters, digits, '-', '_' or '.'), got {name!r}" in err
