@@ -38,6 +38,8 @@ def _cost(value: float, status: str, currency: str) -> str:
 
 
 def render_estimate(out: Console, est: Estimate, title: str) -> None:
+    from seedance.estimate.report import share_percent
+
     cur = est.currency
     table = Table(title=Text(f"{title}: {est.policy} ({est.environment}, {est.region}) — monthly, {cur}"), show_lines=False)
     table.add_column("Resource / component")
@@ -84,8 +86,8 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
     out.print(Text(f"{label}: {_money(est.total, cur)} per month", style="bold yellow" if est.partial else "bold"))
     if est.budget_amount is not None:
         if est.budget_currency == cur:
-            share = est.total / est.budget_amount
-            out.print(Text(f"Budget: {_money(est.budget_amount, cur)} ({share:.0%} used by this estimate)"))
+            share = share_percent(est.total / est.budget_amount)
+            out.print(Text(f"Budget: {_money(est.budget_amount, cur)} ({share}% used by this estimate)"))
         else:
             out.print(Text(f"Budget is in {est.budget_currency}, prices in {cur}: not compared (no conversion)"))
     if est.unpriced:

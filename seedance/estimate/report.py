@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +14,15 @@ from seedance.estimate.components import _per
 from seedance.estimate.diff import EstimateDiff, _shared_names
 from seedance.estimate.estimate import PARTIAL, PRICED, UNPRICED, Estimate, pricing_status
 from seedance.templating import COMMENT_LIMIT, fit, get_template
+
+
+def share_percent(fraction: float) -> int:
+    """A budget share in whole percent, rounded away from 100%: down below the budget, up above it,
+    so 84.98% reads 84% (not the 85% a threshold names) and an overspend never reads 100%."""
+    exact = 100 * fraction
+    if fraction > 1:
+        return math.ceil(exact - 1e-9)  # 110.00000000000001 is 110
+    return math.floor(exact + 1e-9)  # 28.999999999999996 is 29
 
 
 def _helpers(currency: str) -> dict[str, Any]:
@@ -27,13 +37,13 @@ def _helpers(currency: str) -> dict[str, Any]:
         return "±0.0%" if shown == 0 else f"{shown:+.1f}%"  # never "-0.0%" or "+0.0%"
 
     def share(fraction: float | None) -> str:
-        return "—" if fraction is None else f"{round(100 * fraction):.0f}%"
+        return "—" if fraction is None else f"{share_percent(fraction)}%"
 
     def points(a: float | None, b: float | None) -> str:
         # from the rounded shares the row shows, so the change always equals their difference
         if a is None or b is None:
             return "—"
-        moved = round(100 * b) - round(100 * a)
+        moved = share_percent(b) - share_percent(a)
         return "±0 pp" if moved == 0 else f"{moved:+d} pp"
 
     def cost(value: float | None, status: str = PRICED) -> str:

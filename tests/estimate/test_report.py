@@ -98,8 +98,8 @@ def test_shares_and_percentages_never_show_minus_zero_and_points_match_the_share
     h = _helpers("USD")
     assert h["pct"](-0.00025) == "±0.0%" and h["pct"](0.0) == "±0.0%" and h["pct"](0.262) == "+26.2%"
     assert h["points"](0.4647, 0.4644) == "±0 pp"
-    # 45.51% -> 58.49%: the rows show 46% and 58%, so the change is 12 points (not 12.98 rounded to 13)
-    assert (h["share"](0.4551), h["share"](0.5849), h["points"](0.4551, 0.5849)) == ("46%", "58%", "+12 pp")
+    # 45.51% -> 58.49%: the rows show 45% and 58% (rounded down), so the change is 13 points
+    assert (h["share"](0.4551), h["share"](0.5849), h["points"](0.4551, 0.5849)) == ("45%", "58%", "+13 pp")
     assert h["signed"](-0.001) == "±0.00 USD"
 
 
@@ -122,3 +122,18 @@ def test_diff_comment_of_many_fleets_stays_under_the_github_limit() -> None:
     assert int(match.group(1).replace(",", "")) == 999 + 999 + 1 - fleet_rows - resource_rows - 1
     # the JSON keeps every line
     assert len(json.loads(json.dumps(d.to_json()))["fleets"]) == 1000
+
+
+def test_budget_shares_never_read_as_reaching_or_crossing_a_line_they_do_not() -> None:
+    h = _helpers("USD")
+    # 84.98% is not the 85% a threshold names; an overspend never reads 100%
+    assert (h["share"](0.8498), h["share"](0.29), h["share"](1.0), h["share"](1.0029), h["share"](1.1)) == \
+        ("84%", "29%", "100%", "101%", "110%")
+    assert h["points"](0.999, 1.001) == "+2 pp"
+    over = _est([ResourceCost("fleet", "a", "EC2", [_priced(1810.28)], fleet="a")], budget=1805.0)
+    md = estimate_markdown(over)
+    assert "Budget 1,805.00 CNY: **101%** used" in md and "**100%**" not in md
+    under = _est([ResourceCost("fleet", "a", "EC2", [_priced(849.8)], fleet="a")], budget=1000.0)
+    assert "**84%** used" in estimate_markdown(under)
+    d = compare(under, over)
+    assert "| Budget used | 84% | 101% | +17 pp |" in diff_markdown(d)
