@@ -14,7 +14,7 @@ from rich.text import Text
 
 from seedance.commands.stack_option import joins_cluster, project_dir_option
 from seedance.estimate.components import _per
-from seedance.estimate.estimate import PARTIAL, UNPRICED, Estimate, pricing_status
+from seedance.estimate.estimate import PARTIAL, UNPRICED, USAGE, Estimate, pricing_status
 from seedance.pricing.catalog import PricingError
 
 log = logging.getLogger(__name__)
@@ -31,9 +31,11 @@ def _qty(value: float | None) -> str:
 
 
 def _cost(value: float, status: str, currency: str) -> str:
-    """A cost that may not be (fully) priced: never 0.00 for what has no price."""
+    """A cost that may not be (fully) priced: never 0.00 for what has no price or depends on usage."""
     if status == UNPRICED:
         return "unpriced"
+    if status == USAGE:
+        return "depends on usage"
     return _money(value, currency) + (" + unpriced" if status == PARTIAL else "")
 
 

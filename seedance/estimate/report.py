@@ -12,7 +12,7 @@ from rich.text import Text
 
 from seedance.estimate.components import _per
 from seedance.estimate.diff import EstimateDiff, _shared_names
-from seedance.estimate.estimate import PARTIAL, PRICED, UNPRICED, Estimate, pricing_status
+from seedance.estimate.estimate import PARTIAL, PRICED, UNPRICED, USAGE, Estimate, pricing_status
 from seedance.templating import COMMENT_LIMIT, fit, get_template
 
 
@@ -47,10 +47,13 @@ def _helpers(currency: str) -> dict[str, Any]:
         return "±0 pp" if moved == 0 else f"{moved:+d} pp"
 
     def cost(value: float | None, status: str = PRICED) -> str:
-        """A fleet's, service's or resource's cost: ``unpriced`` when nothing of it has a price (never
-        0.00), the priced part ``+ unpriced`` when only some of it has."""
+        """A fleet's, service's or resource's cost: ``unpriced`` when nothing of it has a price and
+        ``depends on usage`` when all of it depends on usage (never 0.00), the priced part ``+ unpriced``
+        when only some of it has a price."""
         if status == UNPRICED:
             return "unpriced"
+        if status == USAGE:
+            return "depends on usage"
         return money(value) + (" + unpriced" if status == PARTIAL else "")
 
     def change(delta: float, before: str | None = PRICED, after: str | None = PRICED) -> str:
@@ -58,7 +61,7 @@ def _helpers(currency: str) -> dict[str, Any]:
         if before in (None, PRICED) and after in (None, PRICED):
             return signed(delta)
         if abs(delta) < 0.005:
-            return "unpriced"
+            return "unpriced" if {before, after} & {UNPRICED, PARTIAL} else "depends on usage"
         return f"{signed(delta)} (priced part)"
 
     def unit_price(c: Any) -> str:

@@ -137,3 +137,26 @@ def test_budget_shares_never_read_as_reaching_or_crossing_a_line_they_do_not() -
     assert "**84%** used" in estimate_markdown(under)
     d = compare(under, over)
     assert "| Budget used | 84% | 101% | +17 pp |" in diff_markdown(d)
+
+
+def test_a_total_that_all_depends_on_usage_is_never_zero(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    import datetime as dt
+
+    from rich.console import Console
+
+    from seedance.commands.estimate import render_estimate
+
+    # eu-prod names its own KMS key (kmsKeyArn): what is left of KMS is the API requests, whose count
+    # the policy does not give
+    est = estimate_policy(stacks["eu-prod"], catalog, as_of=dt.date(2026, 12, 1))
+    doc = est.to_json()
+    assert doc["by_service_pricing"]["KMS"] == "usage" and {r["name"]: r["pricing"] for r in doc["resources"]}["kms"] == "usage"
+    md = estimate_markdown(est)
+    assert "| KMS | depends on usage |" in md and "| KMS | 0.00 USD |" not in md
+    console = Console(width=200, record=True)
+    render_estimate(console, est, "Estimate")
+    text = console.export_text()
+    assert re.search(r"service\s*│\s*KMS\s*│\s*depends on usage", text) and not re.search(r"KMS\s*│\s*0\.00 USD", text)
+    # a service with a priced component beside usage-dependent ones stays priced (its figure is a cost)
+    dev = estimate_policy(stacks["dev"], catalog, as_of=dt.date(2026, 12, 1))
+    assert dev.to_json()["by_service_pricing"]["KMS"] == "priced" and "| KMS | 1.00 USD |" in estimate_markdown(dev)
