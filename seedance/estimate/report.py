@@ -82,12 +82,35 @@ def estimate_markdown(est: Estimate) -> str:
 
 
 def diff_icon(d: EstimateDiff) -> str:
+    """🔴 over budget, 🔺 the priced part grows, ❓ something without a price is new or larger (or
+    changed while the priced part did not), 🔻 a saving, ⚪ no change."""
     over = d.budget_share_after is not None and d.budget_share_after > 1
     if over or d.delta >= 0.005:
         return "🔺" if not over else "🔴"
-    if d.new_unpriced:  # something new costs an amount the tool cannot price: not "no change"
+    if d.new_unpriced or d.unpriced_grew:  # something costs more by an amount the tool cannot price: not "no change"
         return "❓"
-    return "🔻" if d.delta <= -0.005 else "⚪"
+    if d.delta <= -0.005:
+        return "🔻"
+    return "❓" if d.unpriced_changes else "⚪"
+
+
+@dataclass(frozen=True)
+class QuantityRow:
+    """A line of the diff's unpriced-quantity table, its cells ready to print."""
+
+    resource: str
+    component: str
+    before: str
+    after: str
+    unit: str
+
+
+def quantity_rows(d: EstimateDiff) -> list[QuantityRow]:
+    """The unpriced components whose quantity changed, as table rows ("—" where a side has none,
+    "?" where its quantity is not known)."""
+    qty = _helpers(d.currency)["qty"]
+    return [QuantityRow(q.resource, q.component, "—" if q.status == "added" else qty(q.before),
+                        "—" if q.status == "removed" else qty(q.after), q.unit) for q in d.unpriced_changes]
 
 
 @dataclass(frozen=True)
@@ -143,15 +166,17 @@ def diff_markdown(d: EstimateDiff, *, base: Estimate | None = None, head: Estima
     """The diff as a pull-request comment of at most ``limit`` characters.
 
     The header, the totals and the budget row are always there; then, as far as they fit: the notes,
-    the newly unpriced items, the services and the fleets (largest change first), the planner
-    decisions and the resources; what does not fit is counted at the end."""
+    the unpriced quantities that changed, the newly unpriced items, the services and the fleets
+    (largest change first), the planner decisions and the resources; what does not fit is counted
+    at the end."""
     template = get_template("cost_diff.md.j2")
     rows = diff_rows(d, base, head)
-    sections: dict[str, list[Any]] = {"notes": list(d.notes), "new_unpriced": list(d.new_unpriced), "fleets": rows["fleets"],
+    sections: dict[str, list[Any]] = {"notes": list(d.notes), "unpriced_changes": quantity_rows(d),
+                                      "new_unpriced": list(d.new_unpriced), "fleets": rows["fleets"],
                                       "services": rows["services"], "decisions": list(d.decisions),
                                       "resources": rows["resources"]}
     priority: list[tuple[str, int]] = []
-    for name in ("notes", "new_unpriced", "services", "fleets", "decisions", "resources"):  # a few services sum up many fleets
+    for name in ("notes", "unpriced_changes", "new_unpriced", "services", "fleets", "decisions", "resources"):  # a few services sum up many fleets
         items = sections[name]
         order: Any = range(len(items))
         if name in ("fleets", "services"):
@@ -169,9 +194,13 @@ def diff_markdown(d: EstimateDiff, *, base: Estimate | None = None, head: Estima
 
 def render_diff_text(out: Console, d: EstimateDiff, *, base: Estimate | None = None, head: Estimate | None = None) -> None:
     h = _helpers(d.currency)
-    head_line = f"{d.policy} ({d.environment}, {d.region}): {h['money'](d.before_total)} -> {h['money'](d.after_total)} per month, {h['signed'](d.delta)}"
+    priced_part = "priced part " if d.unpriced_changes else ""
+    head_line = (f"{d.policy} ({d.environment}, {d.region}): {h['money'](d.before_total)} -> {h['money'](d.after_total)} "
+                 f"per month, {priced_part}{h['signed'](d.delta)}")
     if d.delta_fraction is not None:
         head_line += f" ({h['pct'](d.delta_fraction)})"
+    if d.unpriced_changes:
+        head_line += f"; unpriced quantities changed ({len(d.unpriced_changes)}, not in either total)"
     if d.after_partial:
         head_line += " (partial: some components have no sourced price)"
     out.print(Text(head_line, style="bold"))
@@ -192,6 +221,14 @@ def render_diff_text(out: Console, d: EstimateDiff, *, base: Estimate | None = N
             for r in section:
                 table.add_row(Text(prefix + r.key), r.before, r.after, r.change)
         out.print(table)
+    if d.unpriced_changes:
+        qt = Table(title=Text("Unpriced quantities that changed (not in either total)"))
+        for col, just in (("Resource", "left"), ("Component", "left"), ("Base", "right"), ("This change", "right"),
+                          ("Unit", "left")):
+            qt.add_column(col, justify=just)  # type: ignore[arg-type]
+        for q in quantity_rows(d):
+            qt.add_row(Text(q.resource), Text(q.component), q.before, q.after, Text(q.unit))
+        out.print(qt)
     if d.decisions:
         dec = Table(title=Text("Planner decisions that changed"))
         for col in ("Fleet", "Decision", "Base", "This change"):
