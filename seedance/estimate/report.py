@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,9 @@ from seedance.estimate.components import _per
 from seedance.estimate.diff import EstimateDiff, _shared_names
 from seedance.estimate.estimate import PARTIAL, PRICED, UNPRICED, USAGE, Estimate, pricing_status
 from seedance.templating import COMMENT_LIMIT, fit, get_template
+
+
+_BLANK_LINES = re.compile(r"\n{3,}")
 
 
 def share_percent(fraction: float) -> int:
@@ -76,9 +80,33 @@ def _helpers(currency: str) -> dict[str, Any]:
             "change": change, "unit_price": unit_price}
 
 
-def estimate_markdown(est: Estimate) -> str:
+def estimate_markdown(est: Estimate, *, limit: int = COMMENT_LIMIT) -> str:
+    """The estimate as a report for a pull request, at most ``limit`` characters.
+
+    The header, the total and the budget share are always there; then, as far as they fit: the
+    services, the fleets (the costliest first), the unpriced and the usage-dependent components and
+    the rows of the resource table; what does not fit is counted at the end (the JSON output holds it all)."""
+    template = get_template("cost_estimate.md.j2")
     share = est.total / est.budget_amount if est.budget_amount and est.budget_currency == est.currency else None
-    return get_template("cost_estimate.md.j2").render(est=est, budget_share=share, **_helpers(est.currency))
+    rows: list[tuple[Any, Any]] = [(r, c) for r in est.resources for c in (r.components or [None])]
+    sections: dict[str, list[Any]] = {"services": list(est.by_service.items()), "fleets": list(est.by_fleet.items()),
+                                      "unpriced": list(est.unpriced), "usage_dependent": list(est.usage_dependent),
+                                      "rows": rows}
+    priority: list[tuple[str, int]] = []
+    for name in ("services", "fleets", "unpriced", "usage_dependent", "rows"):
+        order: Any = range(len(sections[name]))
+        if name == "fleets":
+            order = sorted(order, key=lambda i: -sections["fleets"][i][1])
+        priority += [(name, i) for i in order]
+
+    def render_first(k: int) -> str:
+        kept = set(priority[:k])
+        shown = {name: [x for i, x in enumerate(items) if (name, i) in kept] for name, items in sections.items()}
+        text = template.render(est=est, budget_share=share, shown=shown, total={n: len(v) for n, v in sections.items()},
+                               omitted=len(priority) - k, **_helpers(est.currency))
+        return _BLANK_LINES.sub("\n\n", text)  # the note may follow a list that ends in a newline: one blank line
+
+    return fit(render_first, len(priority), limit)
 
 
 def diff_icon(d: EstimateDiff) -> str:

@@ -160,3 +160,25 @@ def test_a_total_that_all_depends_on_usage_is_never_zero(stacks: dict[str, Loade
     # a service with a priced component beside usage-dependent ones stays priced (its figure is a cost)
     dev = estimate_policy(stacks["dev"], catalog, as_of=dt.date(2026, 12, 1))
     assert dev.to_json()["by_service_pricing"]["KMS"] == "priced" and "| KMS | 1.00 USD |" in estimate_markdown(dev)
+
+
+def test_estimate_report_of_many_fleets_stays_under_the_github_limit() -> None:
+    names = [f"fleet-{i:04d}-" + "a" * 40 for i in range(1000)]
+    resources = [ResourceCost("fleet", n, "EC2", [_priced(100.0 + i), UNPRICED_GP3], fleet=n) for i, n in enumerate(names)]
+    est = _est(resources, budget=1e6)
+    md = estimate_markdown(est)
+    assert len(md) <= COMMENT_LIMIT < 65_536
+    assert md.startswith("### Seedance estimate") and "per month** (partial" in md and "used by this estimate" in md
+    # the services come first, then the costliest fleets; what is left out is counted
+    assert "\n| EC2 | " in md
+    fleet_rows = [line for line in md.splitlines() if line.startswith("| fleet-") and line.count(" | ") == 1]
+    assert 100 < len(fleet_rows) < 1000 and f"| {names[-1]} | 1,099.00 CNY |" in md and f"| {names[0]} | 100.00 CNY |" not in md
+    match = re.search(r"… ([0-9,]+) more line\(s\) not shown", md)
+    assert match and "seedance estimate --format json" in md
+    assert "\n\n\n" not in md and all(line.count("`") % 2 == 0 for line in md.splitlines())
+    shown_rows = sum(1 for line in md.splitlines() if line.startswith("| fleet-") and line.count(" | ") == 5)
+    unpriced = md.count("\n- fleet-")
+    total = 1 + 1000 + 1000 + 2000  # a service, the fleets, the unpriced lines, the resource rows
+    assert int(match.group(1).replace(",", "")) == total - 1 - len(fleet_rows) - unpriced - shown_rows
+    # a small estimate is rendered whole, without the note
+    assert "not shown" not in estimate_markdown(_est(resources[:3]))
