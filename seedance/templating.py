@@ -100,7 +100,8 @@ def fit(render: Callable[[int], str], total: int, limit: int = COMMENT_LIMIT) ->
 
     ``render(k)`` shows the first ``k`` items (in the order that matters most) and says how many it
     leaves out; its length must grow with ``k``.  When even ``render(0)`` (the header and counts) is
-    too long, its text is cut at the limit with a note, so the result never exceeds ``limit``.
+    too long, its text is cut at the last line break within the limit (never inside a line, so never
+    inside a code span or emphasis) with a note, so the result never exceeds ``limit``.
     """
     text = render(total)
     if len(text) <= limit:
@@ -117,7 +118,8 @@ def fit(render: Callable[[int], str], total: int, limit: int = COMMENT_LIMIT) ->
     if best is not None:
         return best
     tail = f"\n\n… cut at {limit:,} characters: see the JSON output for the rest.\n"
-    return render(0)[: limit - len(tail)] + tail
+    head = render(0)[: max(limit - len(tail), 0)]
+    return head[: max(head.rfind("\n"), 0)].rstrip("\n") + tail if len(tail) <= limit else tail[:limit]
 
 
 def yaml_str(value: Any) -> str:

@@ -27,3 +27,14 @@ from seedance.templating import md_text
 )
 def test_md_text_leaves_nothing_github_acts_on(text: str, shown: str) -> None:
     assert md_text(text) == shown
+
+
+def test_fit_never_cuts_inside_a_line() -> None:
+    from seedance.templating import fit
+
+    # even the header and counts are too long: the text is cut at a line break, not inside a code span
+    head = "**header**\n" + "".join(f"- `item-{i}` with some text\n" for i in range(100))
+    out = fit(lambda k: head + "x" * k, 10, limit=500)
+    assert len(out) <= 500 and "cut at 500 characters" in out
+    body = out.split("\n\n…")[0]
+    assert head.startswith(body + "\n") and all(line.count("`") % 2 == 0 for line in out.splitlines())

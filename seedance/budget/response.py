@@ -43,10 +43,12 @@ that ``extends`` the original policy, so a pipeline can commit it and redeploy f
 from __future__ import annotations
 
 import math
+import os
 import re
 from decimal import ROUND_FLOOR, Decimal, localcontext
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from seedance.budget.events import BudgetAlert
@@ -390,6 +392,51 @@ class OverlayStamp:
             return cls(float(m.group(1)), m.group(2), m.group(3))
         except ValueError:
             return None
+
+
+def _flat(value: Any, path: str) -> dict[str, Any]:
+    """A fleet's settings as ``path.field`` -> value (lists and scalars are leaves)."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out.update(_flat(v, f"{path}.{k}"))
+        return out
+    return {path: value}
+
+
+def same_file(path: str, declared_in: Path, other: str, other_declared_in: Path) -> bool:
+    """Whether two paths, each relative to the folder of the file that declares it, name one file.
+
+    Both are made absolute first: the policy may be given relative to the working directory and the
+    overlay elsewhere (``--out /tmp/x/overlay.yaml``), and the same file then reads
+    ``../demand/a.csv`` in one and ``../../work/stacks/demand/a.csv`` in the other."""
+    return Path(os.path.abspath(declared_in / path)).resolve() == Path(os.path.abspath(other_declared_in / other)).resolve()
+
+
+def restored_changes(applied: CostPolicy, applied_dir: Path, original: CostPolicy, original_dir: Path,
+                     month: str) -> list[Change]:
+    """The fleet fields ``applied`` (an overlay, in ``applied_dir``) sets differently from ``original``
+    (the policy, in ``original_dir``): what a new budget month gives back when it lifts the overlay.
+
+    Paths (a fleet's ``demandHistory``) are relative to their own file's folder and compared as the
+    files they name."""
+    why = f"a new budget month ({month}): back to the policy's value"
+    fleets = {f.name: f for f in original.fleets}
+    changes: list[Change] = []
+    for f in applied.fleets:
+        base = fleets.get(f.name)
+        if base is None:
+            continue
+        where = f"fleets[{f.name}]"
+        now = _flat(f.model_dump(mode="json", by_alias=True), where)
+        then = _flat(base.model_dump(mode="json", by_alias=True), where)
+        for p in now.keys() | then.keys():
+            if p.endswith(".demandHistory") and now.get(p) and then.get(p) and \
+                    same_file(now[p], applied_dir, then[p], original_dir):
+                continue
+            if now.get(p) != then.get(p):
+                changes.append(Change(p, now.get(p), then.get(p), why))
+    return sorted(changes, key=lambda c: c.path)
 
 
 def alert_month(alert: BudgetAlert, today: str) -> str:

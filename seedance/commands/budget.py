@@ -33,6 +33,7 @@ from seedance.budget.response import (
     alert_month,
     percent,
     respond,
+    restored_changes,
     weaker_than,
 )
 from seedance.commands.stack_option import joins_cluster, project_dir_option
@@ -108,16 +109,6 @@ def _live_groups(loaded: LoadedPolicy, stack: str | None) -> dict[str, Any]:
         raise LiveSizeError(f"cannot read the Auto Scaling groups of stack {stack}: {exc}") from None
 
 
-def _flat(value: Any, path: str) -> dict[str, Any]:
-    """A fleet's settings as ``path.field`` -> value (lists and scalars are leaves)."""
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for k, v in value.items():
-            out.update(_flat(v, f"{path}.{k}"))
-        return out
-    return {path: value}
-
-
 def _restored(overlay: Path, loaded: LoadedPolicy, month: str) -> list[Change]:
     """The fleet fields the overlay in place sets differently from the policy: what lifting it gives back.
 
@@ -127,24 +118,7 @@ def _restored(overlay: Path, loaded: LoadedPolicy, month: str) -> list[Change]:
         earlier = load_policy(overlay)
     except (PolicyError, OSError):
         return []
-    applied, applied_dir = earlier.policy, earlier.base_dir
-    why = f"a new budget month ({month}): back to the policy's value"
-    original = {f.name: f for f in loaded.policy.fleets}
-    changes: list[Change] = []
-    for f in applied.fleets:
-        base = original.get(f.name)
-        if base is None:
-            continue
-        where = f"fleets[{f.name}]"
-        now = _flat(f.model_dump(mode="json", by_alias=True), where)
-        then = _flat(base.model_dump(mode="json", by_alias=True), where)
-        for p in now.keys() | then.keys():
-            if p.endswith(".demandHistory") and now.get(p) and then.get(p):  # paths: each relative to its file
-                if os.path.normpath(applied_dir / now[p]) == os.path.normpath(loaded.base_dir / then[p]):
-                    continue
-            if now.get(p) != then.get(p):
-                changes.append(Change(p, now.get(p), then.get(p), why))
-    return sorted(changes, key=lambda c: c.path)
+    return restored_changes(earlier.policy, earlier.base_dir, loaded.policy, loaded.base_dir, month)
 
 
 def _earlier_caps(text: str) -> dict[str, int]:

@@ -14,7 +14,7 @@ from rich.text import Text
 from seedance import jsonout
 from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_name
 from seedance.estimate.components import _per
-from seedance.estimate.estimate import PARTIAL, UNPRICED, Estimate, pricing_status
+from seedance.estimate.estimate import PARTIAL, UNPRICED, USAGE, Estimate, pricing_status
 from seedance.pricing.catalog import PricingError
 
 log = logging.getLogger(__name__)
@@ -31,13 +31,17 @@ def _qty(value: float | None) -> str:
 
 
 def _cost(value: float, status: str, currency: str) -> str:
-    """A cost that may not be (fully) priced: never 0.00 for what has no price."""
+    """A cost that may not be (fully) priced: never 0.00 for what has no price or depends on usage."""
     if status == UNPRICED:
         return "unpriced"
+    if status == USAGE:
+        return "depends on usage"
     return _money(value, currency) + (" + unpriced" if status == PARTIAL else "")
 
 
 def render_estimate(out: Console, est: Estimate, title: str) -> None:
+    from seedance.estimate.report import share_percent
+
     cur = est.currency
     table = Table(title=Text(f"{title}: {est.policy} ({est.environment}, {est.region}) — monthly, {cur}"), show_lines=False)
     table.add_column("Resource / component")
@@ -84,8 +88,8 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
     out.print(Text(f"{label}: {_money(est.total, cur)} per month", style="bold yellow" if est.partial else "bold"))
     if est.budget_amount is not None:
         if est.budget_currency == cur:
-            share = est.total / est.budget_amount
-            out.print(Text(f"Budget: {_money(est.budget_amount, cur)} ({share:.0%} used by this estimate)"))
+            share = share_percent(est.total / est.budget_amount)
+            out.print(Text(f"Budget: {_money(est.budget_amount, cur)} ({share}% used by this estimate)"))
         else:
             out.print(Text(f"Budget is in {est.budget_currency}, prices in {cur}: not compared (no conversion)"))
     if est.unpriced:

@@ -10,6 +10,7 @@ types, checkpoint interval).  Estimates in different currencies are never compar
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +55,33 @@ class Change:
 
 
 @dataclass(frozen=True)
+class QuantityChange:
+    """An unpriced component whose quantity differs between base and head, or that only one of them
+    has: neither total holds its cost, so the priced change does not show it."""
+
+    resource: str  # keyed as the resource lines are (a name several kinds share carries its kind)
+    component: str
+    unit: str
+    before: float | None  # None: not in the base, or its quantity is not known (``status`` says which)
+    after: float | None
+    status: str  # "added" | "removed" | "changed"
+    reason: str = ""  # why it has no price (the head's, else the base's)
+
+    @property
+    def grew(self) -> bool:
+        """Whether it may cost more: it is new, or its quantity rose or became unknown."""
+        if self.status == "added":
+            return True
+        if self.status == "removed":
+            return False
+        return self.before is None or self.after is None or self.after > self.before
+
+    def to_json(self) -> dict[str, Any]:
+        return {"resource": self.resource, "component": self.component, "unit": self.unit, "before": self.before,
+                "after": self.after, "status": self.status, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class DecisionChange:
     """A planner decision for a fleet that differs between base and head."""
 
@@ -86,6 +114,8 @@ class EstimateDiff:
     resources: list[Change]  # every resource whose cost changed, largest change first
     decisions: list[DecisionChange] = field(default_factory=list)
     new_unpriced: list[str] = field(default_factory=list)  # unpriced in the head, not in the base
+    # unpriced components whose quantity changed, or that appeared or went: not in either total
+    unpriced_changes: list[QuantityChange] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the totals do not show (a move, reservations still billed)
 
     @property
@@ -105,8 +135,13 @@ class EstimateDiff:
         return None if not self.budget_after else self.after_total / self.budget_after
 
     @property
+    def unpriced_grew(self) -> bool:
+        """Whether some unpriced quantity is new or larger: the priced change is then not the whole change."""
+        return any(q.grew for q in self.unpriced_changes)
+
+    @property
     def changed(self) -> bool:
-        return abs(self.delta) >= EPSILON or bool(self.decisions) or any(
+        return abs(self.delta) >= EPSILON or bool(self.decisions) or bool(self.unpriced_changes) or any(
             c.status != "unchanged" for c in (*self.fleets, *self.services, *self.resources))
 
     def to_json(self) -> dict[str, Any]:
@@ -129,6 +164,7 @@ class EstimateDiff:
             "resources": [c.to_json() for c in self.resources],
             "decisions": [d.to_json() for d in self.decisions],
             "new_unpriced": list(self.new_unpriced),
+            "unpriced_changes": [q.to_json() for q in self.unpriced_changes],
             "notes": list(self.notes),
         }
 
@@ -161,7 +197,25 @@ def compare(before: Estimate, after: Estimate, before_plan: Plan | None = None, 
         resources=resources,
         decisions=compare_plans(before_plan, after_plan) if before_plan is not None and after_plan is not None else [],
         new_unpriced=[line for u in after.unpriced if (line := _unpriced_line(u)) not in old_unpriced],
+        unpriced_changes=compare_unpriced(before, after, shared),
     )
+
+
+def compare_unpriced(before: Estimate, after: Estimate, shared: set[str] | None = None) -> list[QuantityChange]:
+    """The unpriced components whose monthly quantity differs (or that one side only has), in the
+    head's order, then the ones the head no longer has."""
+    shared = _shared_names(before, after) if shared is None else shared
+    old, new = _unpriced_quantities(before, shared), _unpriced_quantities(after, shared)
+    out: list[QuantityChange] = []
+    for key, (qty, unit, reason) in new.items():
+        if key not in old:
+            out.append(QuantityChange(key[0], key[1], unit, None, qty, "added", reason))
+        elif not _same_quantity(old[key][0], qty):
+            out.append(QuantityChange(key[0], key[1], unit, old[key][0], qty, "changed", reason))
+    for key, (qty, unit, reason) in old.items():
+        if key not in new:
+            out.append(QuantityChange(key[0], key[1], unit, qty, None, "removed", reason))
+    return out
 
 
 def compare_plans(before: Plan, after: Plan) -> list[DecisionChange]:
@@ -238,6 +292,30 @@ def _by_resource(est: Estimate, shared: frozenset[str] | set[str] = frozenset())
 def _changes(before: dict[str, float], after: dict[str, float]) -> list[Change]:
     keys = list(after) + [k for k in before if k not in after]
     return [Change(k, before.get(k), after.get(k)) for k in keys]
+
+
+def _unpriced_quantities(est: Estimate, shared: set[str]) -> dict[tuple[str, str], tuple[float | None, str, str]]:
+    """(resource key, component) -> (monthly quantity, unit, reason) of every unpriced component; a
+    quantity the estimate does not know is None."""
+    out: dict[tuple[str, str], tuple[float | None, str, str]] = {}
+    for r in est.resources:
+        key = f"{r.name} ({r.kind})" if r.name in shared else r.name
+        for c in r.components:
+            if not c.unpriced:
+                continue
+            k = (key, c.name)
+            qty = c.monthly_quantity
+            if k in out:  # one name twice: the quantities add up (as the resource lines' costs do)
+                prev = out[k][0]
+                qty = None if prev is None or qty is None else prev + qty
+            out[k] = (qty, c.unit, c.unpriced_reason or "")
+    return out
+
+
+def _same_quantity(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
 def _unpriced_line(u: dict[str, str]) -> str:

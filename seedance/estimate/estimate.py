@@ -37,15 +37,22 @@ ESTIMATORS: list[tuple[str, Estimator]] = [
 UNTAGGED = "(untagged)"
 
 #: How much of a resource's, fleet's or service's cost is known (``Estimate.fleet_pricing`` and friends).
-PRICED, PARTIAL, UNPRICED = "priced", "partial", "unpriced"
+#: ``usage``: every component it has depends on usage the policy does not give, so its figure (0) is
+#: not a cost.
+PRICED, PARTIAL, UNPRICED, USAGE = "priced", "partial", "unpriced", "usage"
 
 
 def pricing_status(components: list) -> str:
     """``unpriced`` when some component has no sourced price and none has a cost, ``partial`` when some
-    have a cost and some no price, else ``priced`` (usage-dependent components are neither)."""
-    if not any(c.unpriced for c in components):
-        return PRICED
-    return PARTIAL if any(c.monthly_cost is not None for c in components) else UNPRICED
+    have a cost and some no price; ``usage`` when every component is priced but none has a cost, some
+    depending on usage the policy does not give; else ``priced`` (a usage-dependent component beside
+    ones with a cost leaves it ``priced``: the reports list it on its own)."""
+    if any(c.unpriced for c in components):
+        return PARTIAL if any(c.monthly_cost is not None for c in components) else UNPRICED
+    if any(c.usage_note is not None and c.monthly_cost is None for c in components) and \
+            all(c.monthly_cost is None for c in components):
+        return USAGE
+    return PRICED
 
 
 @dataclass(frozen=True)
@@ -66,7 +73,8 @@ class Estimate:
     unpriced: list[dict[str, str]] = field(default_factory=list)  # resource, component, reason
     usage_dependent: list[dict[str, str]] = field(default_factory=list)  # resource, component, note
     # how much of each fleet's, service's and tag value's cost is known: "priced", "partial" (some components
-    # unpriced: the figure is a lower bound) or "unpriced" (nothing priced: the figure is not a cost)
+    # unpriced: the figure is a lower bound), "unpriced" (nothing priced: the figure is not a cost) or
+    # "usage" (every component depends on usage the policy does not give: the figure is not a cost either)
     fleet_pricing: dict[str, str] = field(default_factory=dict)
     service_pricing: dict[str, str] = field(default_factory=dict)
     tag_pricing: dict[str, dict[str, str]] = field(default_factory=dict)  # tag key -> value -> status

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,8 +13,20 @@ from rich.text import Text
 
 from seedance.estimate.components import _per
 from seedance.estimate.diff import EstimateDiff, _shared_names
-from seedance.estimate.estimate import PARTIAL, PRICED, UNPRICED, Estimate, pricing_status
+from seedance.estimate.estimate import PARTIAL, PRICED, UNPRICED, USAGE, Estimate, pricing_status
 from seedance.templating import COMMENT_LIMIT, fit, get_template
+
+
+_BLANK_LINES = re.compile(r"\n{3,}")
+
+
+def share_percent(fraction: float) -> int:
+    """A budget share in whole percent, rounded away from 100%: down below the budget, up above it,
+    so 84.98% reads 84% (not the 85% a threshold names) and an overspend never reads 100%."""
+    exact = 100 * fraction
+    if fraction > 1:
+        return math.ceil(exact - 1e-9)  # 110.00000000000001 is 110
+    return math.floor(exact + 1e-9)  # 28.999999999999996 is 29
 
 
 def _helpers(currency: str) -> dict[str, Any]:
@@ -27,20 +41,23 @@ def _helpers(currency: str) -> dict[str, Any]:
         return "±0.0%" if shown == 0 else f"{shown:+.1f}%"  # never "-0.0%" or "+0.0%"
 
     def share(fraction: float | None) -> str:
-        return "—" if fraction is None else f"{round(100 * fraction):.0f}%"
+        return "—" if fraction is None else f"{share_percent(fraction)}%"
 
     def points(a: float | None, b: float | None) -> str:
         # from the rounded shares the row shows, so the change always equals their difference
         if a is None or b is None:
             return "—"
-        moved = round(100 * b) - round(100 * a)
+        moved = share_percent(b) - share_percent(a)
         return "±0 pp" if moved == 0 else f"{moved:+d} pp"
 
     def cost(value: float | None, status: str = PRICED) -> str:
-        """A fleet's, service's or resource's cost: ``unpriced`` when nothing of it has a price (never
-        0.00), the priced part ``+ unpriced`` when only some of it has."""
+        """A fleet's, service's or resource's cost: ``unpriced`` when nothing of it has a price and
+        ``depends on usage`` when all of it depends on usage (never 0.00), the priced part ``+ unpriced``
+        when only some of it has a price."""
         if status == UNPRICED:
             return "unpriced"
+        if status == USAGE:
+            return "depends on usage"
         return money(value) + (" + unpriced" if status == PARTIAL else "")
 
     def change(delta: float, before: str | None = PRICED, after: str | None = PRICED) -> str:
@@ -48,7 +65,7 @@ def _helpers(currency: str) -> dict[str, Any]:
         if before in (None, PRICED) and after in (None, PRICED):
             return signed(delta)
         if abs(delta) < 0.005:
-            return "unpriced"
+            return "unpriced" if {before, after} & {UNPRICED, PARTIAL} else "depends on usage"
         return f"{signed(delta)} (priced part)"
 
     def unit_price(c: Any) -> str:
@@ -63,18 +80,65 @@ def _helpers(currency: str) -> dict[str, Any]:
             "change": change, "unit_price": unit_price}
 
 
-def estimate_markdown(est: Estimate) -> str:
+def estimate_markdown(est: Estimate, *, limit: int = COMMENT_LIMIT) -> str:
+    """The estimate as a report for a pull request, at most ``limit`` characters.
+
+    The header, the total and the budget share are always there; then, as far as they fit: the
+    services, the fleets (the costliest first), the unpriced and the usage-dependent components and
+    the rows of the resource table; what does not fit is counted at the end (the JSON output holds it all)."""
+    template = get_template("cost_estimate.md.j2")
     share = est.total / est.budget_amount if est.budget_amount and est.budget_currency == est.currency else None
-    return get_template("cost_estimate.md.j2").render(est=est, budget_share=share, **_helpers(est.currency))
+    rows: list[tuple[Any, Any]] = [(r, c) for r in est.resources for c in (r.components or [None])]
+    sections: dict[str, list[Any]] = {"services": list(est.by_service.items()), "fleets": list(est.by_fleet.items()),
+                                      "unpriced": list(est.unpriced), "usage_dependent": list(est.usage_dependent),
+                                      "rows": rows}
+    priority: list[tuple[str, int]] = []
+    for name in ("services", "fleets", "unpriced", "usage_dependent", "rows"):
+        order: Any = range(len(sections[name]))
+        if name == "fleets":
+            order = sorted(order, key=lambda i: -sections["fleets"][i][1])
+        priority += [(name, i) for i in order]
+
+    def render_first(k: int) -> str:
+        kept = set(priority[:k])
+        shown = {name: [x for i, x in enumerate(items) if (name, i) in kept] for name, items in sections.items()}
+        text = template.render(est=est, budget_share=share, shown=shown, total={n: len(v) for n, v in sections.items()},
+                               omitted=len(priority) - k, **_helpers(est.currency))
+        return _BLANK_LINES.sub("\n\n", text)  # the note may follow a list that ends in a newline: one blank line
+
+    return fit(render_first, len(priority), limit)
 
 
 def diff_icon(d: EstimateDiff) -> str:
+    """🔴 over budget, 🔺 the priced part grows, ❓ something without a price is new or larger (or
+    changed while the priced part did not), 🔻 a saving, ⚪ no change."""
     over = d.budget_share_after is not None and d.budget_share_after > 1
     if over or d.delta >= 0.005:
         return "🔺" if not over else "🔴"
-    if d.new_unpriced:  # something new costs an amount the tool cannot price: not "no change"
+    if d.new_unpriced or d.unpriced_grew:  # something costs more by an amount the tool cannot price: not "no change"
         return "❓"
-    return "🔻" if d.delta <= -0.005 else "⚪"
+    if d.delta <= -0.005:
+        return "🔻"
+    return "❓" if d.unpriced_changes else "⚪"
+
+
+@dataclass(frozen=True)
+class QuantityRow:
+    """A line of the diff's unpriced-quantity table, its cells ready to print."""
+
+    resource: str
+    component: str
+    before: str
+    after: str
+    unit: str
+
+
+def quantity_rows(d: EstimateDiff) -> list[QuantityRow]:
+    """The unpriced components whose quantity changed, as table rows ("—" where a side has none,
+    "?" where its quantity is not known)."""
+    qty = _helpers(d.currency)["qty"]
+    return [QuantityRow(q.resource, q.component, "—" if q.status == "added" else qty(q.before),
+                        "—" if q.status == "removed" else qty(q.after), q.unit) for q in d.unpriced_changes]
 
 
 @dataclass(frozen=True)
@@ -130,15 +194,17 @@ def diff_markdown(d: EstimateDiff, *, base: Estimate | None = None, head: Estima
     """The diff as a pull-request comment of at most ``limit`` characters.
 
     The header, the totals and the budget row are always there; then, as far as they fit: the notes,
-    the newly unpriced items, the services and the fleets (largest change first), the planner
-    decisions and the resources; what does not fit is counted at the end."""
+    the unpriced quantities that changed, the newly unpriced items, the services and the fleets
+    (largest change first), the planner decisions and the resources; what does not fit is counted
+    at the end."""
     template = get_template("cost_diff.md.j2")
     rows = diff_rows(d, base, head)
-    sections: dict[str, list[Any]] = {"notes": list(d.notes), "new_unpriced": list(d.new_unpriced), "fleets": rows["fleets"],
+    sections: dict[str, list[Any]] = {"notes": list(d.notes), "unpriced_changes": quantity_rows(d),
+                                      "new_unpriced": list(d.new_unpriced), "fleets": rows["fleets"],
                                       "services": rows["services"], "decisions": list(d.decisions),
                                       "resources": rows["resources"]}
     priority: list[tuple[str, int]] = []
-    for name in ("notes", "new_unpriced", "services", "fleets", "decisions", "resources"):  # a few services sum up many fleets
+    for name in ("notes", "unpriced_changes", "new_unpriced", "services", "fleets", "decisions", "resources"):  # a few services sum up many fleets
         items = sections[name]
         order: Any = range(len(items))
         if name in ("fleets", "services"):
@@ -156,9 +222,13 @@ def diff_markdown(d: EstimateDiff, *, base: Estimate | None = None, head: Estima
 
 def render_diff_text(out: Console, d: EstimateDiff, *, base: Estimate | None = None, head: Estimate | None = None) -> None:
     h = _helpers(d.currency)
-    head_line = f"{d.policy} ({d.environment}, {d.region}): {h['money'](d.before_total)} -> {h['money'](d.after_total)} per month, {h['signed'](d.delta)}"
+    priced_part = "priced part " if d.unpriced_changes else ""
+    head_line = (f"{d.policy} ({d.environment}, {d.region}): {h['money'](d.before_total)} -> {h['money'](d.after_total)} "
+                 f"per month, {priced_part}{h['signed'](d.delta)}")
     if d.delta_fraction is not None:
         head_line += f" ({h['pct'](d.delta_fraction)})"
+    if d.unpriced_changes:
+        head_line += f"; unpriced quantities changed ({len(d.unpriced_changes)}, not in either total)"
     if d.after_partial:
         head_line += " (partial: some components have no sourced price)"
     out.print(Text(head_line, style="bold"))
@@ -179,6 +249,14 @@ def render_diff_text(out: Console, d: EstimateDiff, *, base: Estimate | None = N
             for r in section:
                 table.add_row(Text(prefix + r.key), r.before, r.after, r.change)
         out.print(table)
+    if d.unpriced_changes:
+        qt = Table(title=Text("Unpriced quantities that changed (not in either total)"))
+        for col, just in (("Resource", "left"), ("Component", "left"), ("Base", "right"), ("This change", "right"),
+                          ("Unit", "left")):
+            qt.add_column(col, justify=just)  # type: ignore[arg-type]
+        for q in quantity_rows(d):
+            qt.add_row(Text(q.resource), Text(q.component), q.before, q.after, Text(q.unit))
+        out.print(qt)
     if d.decisions:
         dec = Table(title=Text("Planner decisions that changed"))
         for col in ("Fleet", "Decision", "Base", "This change"):

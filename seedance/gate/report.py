@@ -52,18 +52,35 @@ def render_markdown(decision: Decision) -> str:
 
 def render_pr_comment(decision: Decision, *, limit: int = COMMENT_LIMIT) -> str:
     """The PR comment, at most ``limit`` characters: the header and counts always, then as many
-    findings as fit, mandatory first, then advisory, then waived, and how many were left out."""
+    lines as fit in this order: mandatory findings, what was not checked, advisory, then waived
+    findings, then the expired waivers and the waivers that matched nothing; each list that is cut
+    says how many it shows, and a note says how many findings were left out.
+
+    The waiver lists never crowd out a finding: a policy with thousands of stale waivers still gets
+    its mandatory findings in the comment."""
     template = get_template("gate_pr_comment.md.j2")
     context = _context(decision)
     groups = context.pop("groups")
-    ordered = [(g, f) for g in ("mandatory", "advisory", "waived") for f in groups[g]]
+    given = decision.given
+    # (kind, text): the first names a command in a code span, the second is plain text
+    not_checked = [(kind, line) for kind, line in ((("lookup", given.not_checked()), ("unseen", given.unseen()))
+                                                   if given else ()) if line]
+    ordered: list[tuple[str, Any]] = [("mandatory", f) for f in groups["mandatory"]]
+    ordered += [("not_checked", i) for i in range(len(not_checked))]
+    ordered += [(g, f) for g in ("advisory", "waived") for f in groups[g]]
+    ordered += [("expired", w) for w in decision.expired_waivers] + [("unused", w) for w in decision.unused_waivers]
 
     def render_first(k: int) -> str:
-        shown: dict[str, list] = {"mandatory": [], "advisory": [], "waived": []}
-        for g, f in ordered[:k]:
-            shown[g].append(f)
+        shown: dict[str, list] = {"mandatory": [], "advisory": [], "waived": [], "not_checked": [], "expired": [],
+                                  "unused": []}
+        for g, item in ordered[:k]:
+            shown[g].append(item)
+        not_shown = sum(1 for g, _ in ordered[k:] if g in ("mandatory", "advisory", "waived"))
         # the note may follow a list that ends in a newline or a block that does not: one blank line
-        return _BLANK_LINES.sub("\n\n", template.render(**context, groups=shown, omitted=len(ordered) - k))
+        return _BLANK_LINES.sub("\n\n", template.render(
+            **context, groups=shown, omitted=not_shown, not_checked=dict(not_checked[i] for i in shown["not_checked"]),
+            not_checked_left=len(not_checked) - len(shown["not_checked"]), expired=shown["expired"],
+            unused=shown["unused"]))
 
     return fit(render_first, len(ordered), limit)
 

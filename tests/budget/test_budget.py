@@ -688,3 +688,33 @@ def test_the_overlay_stamp_reads_back_the_thresholds_that_fired(tmp_path: Path) 
     assert alert is not None
     same = respond(policy, alert, policy_ref="eu-prod.yaml", stack="eu-prod")  # 84%: fires 0.5, as 84.99999% did
     assert not weaker_than(below, same, "2022-09", policy)
+
+
+def test_a_demand_history_written_relative_to_another_folder_is_not_restored(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # the policy given relative to the working directory, the overlay in another folder: the same
+    # demand file reads ../demand/inference.csv in one and ../../…/demand/inference.csv in the other
+    project = tmp_path / "repo" / "stacks"
+    shutil.copytree(POLICIES, project / "policies")
+    (project / "demand").symlink_to(POLICIES.parent / "demand")
+    monkeypatch.chdir(project.parent)
+    out = tmp_path / "elsewhere" / "x" / "eu-prod.budget.yaml"
+    out.parent.mkdir(parents=True)
+    march = json.loads(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "152,000.00"))
+    march["Timestamp"] = "2026-03-14T10:00:00.000Z"
+    april = json.loads(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "1,000.00"))
+    april["Timestamp"] = "2026-04-02T10:00:00.000Z"
+    (tmp_path / "march.json").write_text(json.dumps(march))
+    (tmp_path / "april.json").write_text(json.dumps(april))
+    policy = "stacks/policies/eu-prod.yaml"
+    code, _ = _respond(policy, str(tmp_path / "march.json"), "--stack", "eu-prod", "--out", str(out))
+    assert code == 0
+    # the inherited path is rebased to the overlay's folder: another text for the same file
+    rebased = {f.name: f.demand_history for f in load_policy(out).policy.fleets}["inference"]
+    assert rebased != "../demand/inference.csv" and rebased.endswith("demand/inference.csv")
+    code, js = _respond(policy, str(tmp_path / "april.json"), "--stack", "eu-prod", "--out", str(out), "-f", "json")
+    restored = {c["path"]: c for c in json.loads(js)["restored"]}
+    assert "fleets[llm-train].capacity.max" in restored  # the response is lifted ...
+    # ... but a fleet whose demand file the overlay only re-states gives nothing back
+    kept = [p for p, c in restored.items() if p.endswith(".demandHistory") and c["before"] and c["after"]]
+    assert kept == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -213,3 +214,63 @@ def test_removing_a_fleet_that_still_holds_reservations_says_they_stay_billed(tm
     # after the term, nothing is said
     assert main(["diff", str(base), str(head), "--as-of", "2027-02-01", "-f", "json"]) == 0
     assert _json.loads(capsys.readouterr().out)["notes"] == []
+
+
+CN = REPO / "stacks" / "policies" / "cn-prod.yaml"
+
+
+def _cn_overlay(tmp_path: Path, body: str) -> Path:
+    p = tmp_path / "cn-head.yaml"
+    p.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {CN}\n{body}", encoding="utf-8")
+    return p
+
+
+def test_unpriced_quantities_that_grow_are_a_change(tmp_path: Path) -> None:
+    # China has no EBS prices: 100x the storage moves no priced figure, yet it is not "no change"
+    head = _cn_overlay(tmp_path, "storage:\n  classes:\n    - {name: general, volumes: 200, sizeGib: 2000}\n")
+    code, js = _invoke("diff", str(CN), str(head), "-f", "json", "--as-of", "2026-12-01")
+    assert code == 0
+    doc = json.loads(js)
+    assert doc["monthly_total"]["delta"] == 0
+    moved = {(q["resource"], q["component"]): q for q in doc["unpriced_changes"]}
+    gp3 = moved[("general", "Storage (gp3)")]
+    assert (gp3["before"], gp3["after"], gp3["unit"], gp3["status"]) == (4000.0, 400000.0, "GB-months", "changed")
+    code, md = _invoke("diff", str(CN), str(head), "-f", "markdown", "--as-of", "2026-12-01")
+    assert "No cost or planner decision changes." not in md and md.startswith("❓")
+    assert "priced part ±0.00 CNY (±0.0%) vs base; unpriced quantities changed" in md.splitlines()[0]
+    assert "| general | Storage (gp3) | 4,000.00 | 400,000.00 | GB-months |" in md
+    code, text = _invoke("diff", str(CN), str(head), "--as-of", "2026-12-01")
+    assert "no cost or planner decision changes" not in text and "unpriced quantities changed" in text
+    assert re.search(r"general\s+│ Storage \(gp3\)\s+│\s+4,000.00 │\s+400,000.00 │ GB-months", text)
+
+
+def test_a_priced_saving_is_not_a_clean_saving_when_unpriced_quantities_grow(tmp_path: Path) -> None:
+    head = _cn_overlay(tmp_path, "fleets:\n  - name: batch-embed\n    $remove: true\n"
+                                 "storage:\n  classes:\n    - {name: general, volumes: 40}\n")
+    code, md = _invoke("diff", str(CN), str(head), "-f", "markdown", "--as-of", "2026-12-01")
+    first = md.splitlines()[0]
+    assert code == 0 and not first.startswith("🔻") and first.startswith("❓")
+    assert "priced part -" in first and "unpriced quantities changed" in first
+    # the fleet's unpriced root volumes went with it: listed as removed
+    assert "| batch-embed | Node root volumes (gp3, 200 GiB each) | 933.33 | — | GB-months |" in md
+
+
+def test_unpriced_quantities_by_hand() -> None:
+    def est(gib: float | None, *extra: CostComponent) -> Estimate:
+        comp = CostComponent("Storage (gp3)", "GB-months", gib, None, None, "USD", None, unpriced_reason="no price")
+        r = [ResourceCost("ebs", "vol", "EBS", [comp, *extra])]
+        return Estimate("p", "dev", "us-east-1", "USD", "plan", r, 0.0, True, {}, {"EBS": 0.0}, {}, 1000.0, "USD",
+                        [{"resource": "vol", "component": c.name, "reason": "no price"} for c in r[0].components])
+
+    iops = CostComponent("IOPS", "IOPS-months", 5.0, None, None, "USD", None, unpriced_reason="no price")
+    assert compare(est(100.0), est(100.0 + 1e-12)).unpriced_changes == []  # float noise is no change
+    assert not compare(est(100.0), est(100.0)).changed
+    grew = compare(est(100.0), est(200.0, iops))
+    assert [(q.component, q.status, q.before, q.after) for q in grew.unpriced_changes] == \
+        [("Storage (gp3)", "changed", 100.0, 200.0), ("IOPS", "added", None, 5.0)]
+    assert grew.changed and grew.unpriced_grew
+    shrank = compare(est(200.0, iops), est(100.0))
+    assert [(q.status, q.grew) for q in shrank.unpriced_changes] == [("changed", False), ("removed", False)]
+    assert shrank.changed and not shrank.unpriced_grew
+    assert "No cost or planner decision changes." not in diff_markdown(shrank)
+    assert compare(est(100.0), est(None)).unpriced_grew  # a quantity no longer known may be larger

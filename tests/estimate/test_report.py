@@ -98,8 +98,8 @@ def test_shares_and_percentages_never_show_minus_zero_and_points_match_the_share
     h = _helpers("USD")
     assert h["pct"](-0.00025) == "±0.0%" and h["pct"](0.0) == "±0.0%" and h["pct"](0.262) == "+26.2%"
     assert h["points"](0.4647, 0.4644) == "±0 pp"
-    # 45.51% -> 58.49%: the rows show 46% and 58%, so the change is 12 points (not 12.98 rounded to 13)
-    assert (h["share"](0.4551), h["share"](0.5849), h["points"](0.4551, 0.5849)) == ("46%", "58%", "+12 pp")
+    # 45.51% -> 58.49%: the rows show 45% and 58% (rounded down), so the change is 13 points
+    assert (h["share"](0.4551), h["share"](0.5849), h["points"](0.4551, 0.5849)) == ("45%", "58%", "+13 pp")
     assert h["signed"](-0.001) == "±0.00 USD"
 
 
@@ -122,3 +122,63 @@ def test_diff_comment_of_many_fleets_stays_under_the_github_limit() -> None:
     assert int(match.group(1).replace(",", "")) == 999 + 999 + 1 - fleet_rows - resource_rows - 1
     # the JSON keeps every line
     assert len(json.loads(json.dumps(d.to_json()))["fleets"]) == 1000
+
+
+def test_budget_shares_never_read_as_reaching_or_crossing_a_line_they_do_not() -> None:
+    h = _helpers("USD")
+    # 84.98% is not the 85% a threshold names; an overspend never reads 100%
+    assert (h["share"](0.8498), h["share"](0.29), h["share"](1.0), h["share"](1.0029), h["share"](1.1)) == \
+        ("84%", "29%", "100%", "101%", "110%")
+    assert h["points"](0.999, 1.001) == "+2 pp"
+    over = _est([ResourceCost("fleet", "a", "EC2", [_priced(1810.28)], fleet="a")], budget=1805.0)
+    md = estimate_markdown(over)
+    assert "Budget 1,805.00 CNY: **101%** used" in md and "**100%**" not in md
+    under = _est([ResourceCost("fleet", "a", "EC2", [_priced(849.8)], fleet="a")], budget=1000.0)
+    assert "**84%** used" in estimate_markdown(under)
+    d = compare(under, over)
+    assert "| Budget used | 84% | 101% | +17 pp |" in diff_markdown(d)
+
+
+def test_a_total_that_all_depends_on_usage_is_never_zero(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    import datetime as dt
+
+    from rich.console import Console
+
+    from seedance.commands.estimate import render_estimate
+
+    # eu-prod names its own KMS key (kmsKeyArn): what is left of KMS is the API requests, whose count
+    # the policy does not give
+    est = estimate_policy(stacks["eu-prod"], catalog, as_of=dt.date(2026, 12, 1))
+    doc = est.to_json()
+    assert doc["by_service_pricing"]["KMS"] == "usage" and {r["name"]: r["pricing"] for r in doc["resources"]}["kms"] == "usage"
+    md = estimate_markdown(est)
+    assert "| KMS | depends on usage |" in md and "| KMS | 0.00 USD |" not in md
+    console = Console(width=200, record=True)
+    render_estimate(console, est, "Estimate")
+    text = console.export_text()
+    assert re.search(r"service\s*│\s*KMS\s*│\s*depends on usage", text) and not re.search(r"KMS\s*│\s*0\.00 USD", text)
+    # a service with a priced component beside usage-dependent ones stays priced (its figure is a cost)
+    dev = estimate_policy(stacks["dev"], catalog, as_of=dt.date(2026, 12, 1))
+    assert dev.to_json()["by_service_pricing"]["KMS"] == "priced" and "| KMS | 1.00 USD |" in estimate_markdown(dev)
+
+
+def test_estimate_report_of_many_fleets_stays_under_the_github_limit() -> None:
+    names = [f"fleet-{i:04d}-" + "a" * 40 for i in range(1000)]
+    resources = [ResourceCost("fleet", n, "EC2", [_priced(100.0 + i), UNPRICED_GP3], fleet=n) for i, n in enumerate(names)]
+    est = _est(resources, budget=1e6)
+    md = estimate_markdown(est)
+    assert len(md) <= COMMENT_LIMIT < 65_536
+    assert md.startswith("### Seedance estimate") and "per month** (partial" in md and "used by this estimate" in md
+    # the services come first, then the costliest fleets; what is left out is counted
+    assert "\n| EC2 | " in md
+    fleet_rows = [line for line in md.splitlines() if line.startswith("| fleet-") and line.count(" | ") == 1]
+    assert 100 < len(fleet_rows) < 1000 and f"| {names[-1]} | 1,099.00 CNY |" in md and f"| {names[0]} | 100.00 CNY |" not in md
+    match = re.search(r"… ([0-9,]+) more line\(s\) not shown", md)
+    assert match and "seedance estimate --format json" in md
+    assert "\n\n\n" not in md and all(line.count("`") % 2 == 0 for line in md.splitlines())
+    shown_rows = sum(1 for line in md.splitlines() if line.startswith("| fleet-") and line.count(" | ") == 5)
+    unpriced = md.count("\n- fleet-")
+    total = 1 + 1000 + 1000 + 2000  # a service, the fleets, the unpriced lines, the resource rows
+    assert int(match.group(1).replace(",", "")) == total - 1 - len(fleet_rows) - unpriced - shown_rows
+    # a small estimate is rendered whole, without the note
+    assert "not shown" not in estimate_markdown(_est(resources[:3]))

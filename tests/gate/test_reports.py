@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 from pathlib import Path
 
 import jsonschema
@@ -157,3 +158,32 @@ def test_pr_comment_lists_waivers_that_matched_nothing() -> None:
     stale = Waiver("GDPR-32.1a-1", "old-volume", "migration", "a@example.com", "2026-12-31")
     text = render_pr_comment(Decision("dev", "2026-06-01", ["gdpr"], 48, [], unused_waivers=[stale]))
     assert "Waivers that matched nothing: GDPR-32.1a-1 on `old-volume`" in text
+
+
+def test_waiver_lists_never_crowd_out_findings() -> None:
+    from seedance.gate.decision import Given, Waiver
+
+    stale = [Waiver("GDPR-25.2-2", f"nomatch-{i}-" + "x" * 40, "matches nothing", "x@y.io", "2027-01-01") for i in range(1200)]
+    old = [Waiver("GDPR-32.1a-1", f"old-{i}", "migration", "a@example.com", "2026-01-01") for i in range(300)]
+    findings = [_finding(0), _finding(1, message="security group admits the internet on tcp ports 3389-3389"),
+                *(_finding(i, severity="advisory") for i in range(2, 5))]
+    given = Given(["subnet-1"], [], read=False, placeholders={"sg-x": "the cluster security group of EKS cluster c"})
+    decision = Decision("eu-prod", "2026-12-01", ["gdpr"], 48, findings, expired_waivers=old, unused_waivers=stale,
+                        given=given)
+    text = render_pr_comment(decision)
+    assert len(text) <= COMMENT_LIMIT
+    # every finding is there, mandatory first, and what was not checked
+    assert text.count("- **GDPR-25.2-2**") == 2 and text.count("\n- GDPR-25.2-2 `open-sg") == 3
+    assert "Not checked: the 1 subnet" in text and "Not checked: the cluster security group of EKS cluster c" in text
+    assert "more finding(s) not shown" not in text
+    # the waiver lists are cut, and say how much of them is shown
+    m = re.search(r"Waivers that matched nothing \(([0-9,]+) of 1,200; the JSON and SARIF outputs list them all\): ", text)
+    assert m and 0 < int(m.group(1).replace(",", "")) < 1200
+    assert "Expired waivers ignored: " in text and text.count("GDPR-32.1a-1 (2026-01-01)") == 300  # they come first
+    # never cut inside a code span: every line holds whole ones
+    assert all(line.count("`") % 2 == 0 for line in text.splitlines())
+    # when nothing of a list fits, its count still does
+    tight = render_pr_comment(decision, limit=3000)
+    assert len(tight) <= 3000 and tight.count("- **GDPR-25.2-2**") == 2
+    assert "1,200 waiver(s) matched nothing: not listed here" in tight or "of 1,200;" in tight
+    assert all(line.count("`") % 2 == 0 for line in tight.splitlines())
