@@ -51,7 +51,7 @@ demo: setup
 	@mkdir -p out
 	@for s in $(STACKS); do \
 	  echo "=== $$s"; \
-	  $(BIN)/seedance plan stacks/policies/$$s.yaml --out out/$$s.plan.json || exit $$?; \
+	  $(BIN)/seedance plan stacks/policies/$$s.yaml --stack $$s --out out/$$s.plan.json || exit $$?; \
 	  $(BIN)/seedance estimate stacks/policies/$$s.yaml --plan out/$$s.plan.json --stack $$s || exit $$?; \
 	  $(BIN)/seedance check $$s || exit $$?; \
 	done
