@@ -552,18 +552,21 @@ def test_the_report_says_how_to_revert_and_which_month_it_answers(tmp_path: Path
     code, md = _respond(str(policy), str(event), "--stack", "dev", "-f", "markdown")
     assert "No overlay was written" in md and "To revert" not in md
 
+def _march_and_april(folder: Path, march_spend: str) -> None:
+    """march.json (an alert at ``march_spend`` of 160,000 on 14 March 2026) and april.json (1,000 on 2
+    April: a new budget month) in ``folder``."""
+    for name, spend, stamp in (("march", march_spend, "2026-03-14"), ("april", "1,000.00", "2026-04-02")):
+        alert = json.loads(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", spend))
+        alert["Timestamp"] = f"{stamp}T10:00:00.000Z"
+        (folder / f"{name}.json").write_text(json.dumps(alert))
+
 
 def test_a_new_month_lists_what_lifting_the_response_restores(tmp_path: Path) -> None:
     project = tmp_path / "policies"
     shutil.copytree(POLICIES, project)
     (tmp_path / "demand").symlink_to(POLICIES.parent / "demand")
     policy, out = project / "eu-prod.yaml", tmp_path / "eu-prod.budget.yaml"
-    march = json.loads(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "150,000.00"))
-    march["Timestamp"] = "2026-03-14T10:00:00.000Z"
-    april = json.loads(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "1,000.00"))
-    april["Timestamp"] = "2026-04-02T10:00:00.000Z"
-    (tmp_path / "march.json").write_text(json.dumps(march))
-    (tmp_path / "april.json").write_text(json.dumps(april))
+    _march_and_april(tmp_path, "150,000.00")
     code, _ = _respond(str(policy), str(tmp_path / "march.json"), "--stack", "eu-prod", "--out", str(out))
     assert code == 0 and "fleets:" in out.read_text()
     degraded = out.read_text()
@@ -660,7 +663,6 @@ def test_the_fraction_never_reads_at_a_threshold_that_did_not_fire(tmp_path: Pat
     # 135,999.95 of 160,000 is 0.84999969: 0.85 (degrade) has not fired, so no figure may read 0.85
     event = tmp_path / "alert.json"
     event.write_bytes(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "135,999.95"))
-    out = tmp_path / "eu-prod.budget.yaml"
     code, raw = _respond(str(POLICIES / "eu-prod.yaml"), str(event), "--stack", "eu-prod", "-f", "json")
     doc = json.loads(raw)
     assert code == 0 and [f["at"] for f in doc["fired"]] == [0.5] and doc["fraction"] == 0.849999
@@ -700,12 +702,7 @@ def test_a_demand_history_written_relative_to_another_folder_is_not_restored(tmp
     monkeypatch.chdir(project.parent)
     out = tmp_path / "elsewhere" / "x" / "eu-prod.budget.yaml"
     out.parent.mkdir(parents=True)
-    march = json.loads(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "152,000.00"))
-    march["Timestamp"] = "2026-03-14T10:00:00.000Z"
-    april = json.loads(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "1,000.00"))
-    april["Timestamp"] = "2026-04-02T10:00:00.000Z"
-    (tmp_path / "march.json").write_text(json.dumps(march))
-    (tmp_path / "april.json").write_text(json.dumps(april))
+    _march_and_april(tmp_path, "152,000.00")
     policy = "stacks/policies/eu-prod.yaml"
     code, _ = _respond(policy, str(tmp_path / "march.json"), "--stack", "eu-prod", "--out", str(out))
     assert code == 0

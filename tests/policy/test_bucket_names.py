@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from seedance.awsnames import S3_BUCKET_NAME_MAX, checkpoint_bucket_name_max
 from seedance.policy import PolicyError, load_policy
 
