@@ -44,13 +44,18 @@ class LiveGroup:
     name: str
     desired: int  # DesiredCapacity: units when ``weighted``, else instances
     weighted: bool  # its instance types carry WeightedCapacity
+    instance_types: tuple[str, ...] = ()  # the types its mixed instances policy lists (empty: none listed)
 
 
-def _weighted(group: Mapping[str, Any]) -> bool:
+def _overrides(group: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     policy = group.get("MixedInstancesPolicy")
     template = policy.get("LaunchTemplate") if isinstance(policy, Mapping) else None
     overrides = template.get("Overrides") if isinstance(template, Mapping) else None
-    return any(isinstance(o, Mapping) and o.get("WeightedCapacity") not in (None, "") for o in overrides or [])
+    return [o for o in overrides or [] if isinstance(o, Mapping)]
+
+
+def _weighted(group: Mapping[str, Any]) -> bool:
+    return any(o.get("WeightedCapacity") not in (None, "") for o in _overrides(group))
 
 
 def sizes_from_groups(groups: Iterable[Mapping[str, Any]], stack: str) -> dict[str, int]:
@@ -72,17 +77,32 @@ def live_groups(groups: Iterable[Mapping[str, Any]], stack: str) -> dict[str, Li
         if fleet in found:
             raise LiveSizeError(f"fleet {fleet} of stack {stack} has two groups ({found[fleet].name}, {name}): "
                                 "cannot tell which one is live")
-        found[fleet] = LiveGroup(name, desired, _weighted(group))
+        types = tuple(str(o["InstanceType"]) for o in _overrides(group) if isinstance(o.get("InstanceType"), str))
+        found[fleet] = LiveGroup(name, desired, _weighted(group), types)
     return found
 
 
-def live_units(groups: Mapping[str, LiveGroup], plan: Plan) -> dict[str, int]:
+def live_units(groups: Mapping[str, LiveGroup], plan: Plan) -> dict[str, int | None]:
     """Each fleet's live size in the policy's units: a weighted group's desired capacity as it is, an
-    instance-counting group's times the units each of its instances holds by ``plan`` (the plan of the
-    policy the stack runs). Groups of fleets the plan does not have are left out."""
+    instance-counting group's times the units each of its instances holds, by the weights ``plan``
+    gives its own instance types (the plan of the policy the stack runs). A group running types the
+    plan does not list, or types of different weights, cannot be counted: None (a plan made since
+    the deploy may weigh other types). Groups of fleets the plan does not have are left out."""
     fleets = {f.name: f for f in plan.fleets}
-    return {name: g.desired if g.weighted else g.desired * fleets[name].smallest_weight
-            for name, g in groups.items() if name in fleets}
+    out: dict[str, int | None] = {}
+    for name, g in groups.items():
+        if name not in fleets:
+            continue
+        if g.weighted:
+            out[name] = g.desired
+            continue
+        weights = {c.instance_type: c.weight for c in fleets[name].instance_types}
+        if not g.instance_types:  # no types listed: the plan's smallest, which the group was given
+            out[name] = g.desired * fleets[name].smallest_weight
+            continue
+        seen = {weights.get(t) for t in g.instance_types}
+        out[name] = g.desired * seen.pop() if len(seen) == 1 and None not in seen else None
+    return out
 
 
 def fetch_live_groups(client: Any, stack: str) -> dict[str, LiveGroup]:

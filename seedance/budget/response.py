@@ -168,12 +168,15 @@ class BudgetResponse:
 
 
 def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: str | None = None,
-            live_sizes: Mapping[str, int] | None = None, earlier_caps: Mapping[str, int] | None = None,
-            planned_reserved: Mapping[str, int] | None = None, cluster: bool = True) -> BudgetResponse:
+            live_sizes: Mapping[str, int | None] | None = None, earlier_caps: Mapping[str, int] | None = None,
+            planned_reserved: Mapping[str, int] | None = None, cluster: bool = True,
+            weights: Mapping[str, int] | None = None) -> BudgetResponse:
     """Apply the thresholds that ``alert`` has crossed to ``policy`` (pure).
 
-    ``live_sizes``: each fleet's live group size in the policy's units, for ``freeze``; None when
-    not read. ``earlier_caps``: the ``capacity.max`` an earlier freeze of the same budget month set
+    ``live_sizes``: each fleet's live group size in the policy's units, for ``freeze`` (a fleet
+    whose group's size cannot be counted in units maps to None); None when not read.
+    ``weights``: the units one instance of each fleet's planned types holds (a cap is a whole number
+    of them); 1 when not given. ``earlier_caps``: the ``capacity.max`` an earlier freeze of the same budget month set
     per fleet (a floor for this one's). ``planned_reserved``: the reserved units the plan of
     ``policy`` holds per fleet (a freeze keeps them); None when not planned. ``cluster``: whether the
     stack's fleets join a cluster (a Cluster Autoscaler sizes them above ``capacity.min``).
@@ -214,10 +217,14 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
     for f in policy.fleets:
         live = None if live_sizes is None else live_sizes.get(f.name)
         frozen = _Freeze(live, (earlier_caps or {}).get(f.name),
-                         None if planned_reserved is None else planned_reserved.get(f.name), cluster)
+                         None if planned_reserved is None else planned_reserved.get(f.name), cluster,
+                         max(1, (weights or {}).get(f.name, 1)))
         new, fleet_changes, patch = _apply(f, actions, policy.metadata.environment, fraction, frozen)
         if ThresholdAction.FREEZE in actions and live_sizes is not None and live is None and new.capacity.max > 0:
-            notes.append(f"freeze: fleet {f.name} has no live group, so its capacity.max is unchanged")
+            notes.append(f"freeze: fleet {f.name} has no live group, so its capacity.max is unchanged"
+                         if f.name not in live_sizes else
+                         f"freeze: the size of fleet {f.name}'s group cannot be counted in the policy's units (it runs "
+                         "instance types the plan does not list), so its capacity.max is unchanged")
         fleets.append(new)
         changes += fleet_changes
         if patch:
@@ -276,6 +283,7 @@ class _Freeze:
     earlier_cap: int | None  # capacity.max an earlier freeze of the month set
     planned_reserved: int | None  # reserved units the policy's plan holds
     cluster: bool
+    weight: int = 1  # units one instance of the fleet's planned types holds
 
 
 def _apply(
@@ -323,10 +331,18 @@ def _apply(
         why = "freeze: no growth"
         live, earlier = frozen.live, frozen.earlier_cap
         if (live is not None or earlier is not None) and capacity.max > 0:
-            cap = min(max(*(x for x in (live, earlier) if x is not None), capacity.min, 1), capacity.max)
+            # without a cluster the group runs capacity.desired outside its windows (a size read inside a
+            # window that lowers it is not what runs by day); a cap holds whole instances
+            floor = max(capacity.min, 1, 0 if frozen.cluster else capacity.desired)
+            cap = max(*(x for x in (live, earlier) if x is not None), floor)
+            cap = min(-(-cap // frozen.weight) * frozen.weight, capacity.max)
             grounds = ([f"the {live} unit(s) running"] if live is not None else []) + (
                 [f"the cap of {earlier} an earlier freeze this month set (never lowered within the month)"]
-                if earlier is not None and (live is None or earlier > live) else [])
+                if earlier is not None and (live is None or earlier > live) else []) + (
+                [f"the desired size of {capacity.desired} its group runs outside its windows (no cluster resizes it)"]
+                if not frozen.cluster and capacity.desired > max(x for x in (live, earlier, 0) if x is not None) else []) + (
+                [f"whole instances of {frozen.weight} units"] if frozen.weight > 1 and cap % frozen.weight == 0
+                and cap > max(x for x in (live, earlier, floor) if x is not None) else [])
             desired = min(capacity.desired, cap)
             note("capacity.max", capacity.max, cap, f"{why} beyond {' and '.join(grounds)}")
             note("capacity.desired", capacity.desired, desired, f"{why}: at most the new maximum")

@@ -37,6 +37,7 @@ from seedance.budget.response import (
     weaker_than,
 )
 from seedance.commands.stack_option import joins_cluster, project_dir_option
+from seedance.policy.model import ThresholdAction
 from seedance.budget import signature
 from seedance.budget.signature import Verified
 from seedance.policy import PolicyError, load_policy
@@ -140,25 +141,41 @@ def _planned_response(loaded: LoadedPolicy, alert: BudgetAlert, *, ref: str, sta
                       groups: dict[str, Any] | None, earlier_caps: dict[str, int]) -> tuple[BudgetResponse, str | None]:
     """The response, with the policy planned as the gate plans it when an action changes fleets: the
     live sizes in units, the reservations a freeze keeps, and the overlay's projected cost (raises
-    BudgetResponseError; InvalidInputError when the policy cannot be planned)."""
+    BudgetResponseError). A policy or overlay that cannot be planned does not stop the response: it
+    acts without the plan (instance-counting groups keep their maximum) and a note says so."""
     from seedance.budget.live import live_units
-    from seedance.gate.inputs import plan_and_estimate
+    from seedance.gate.inputs import InvalidInputError, plan_and_estimate
 
     first = respond(loaded.policy, alert, policy_ref=ref, stack=stack, cluster=cluster)
-    if first.ignored is not None or not first.changes:
-        return first, None
-    plan, before = plan_and_estimate(loaded, cluster=cluster)
+    freezing = ThresholdAction.FREEZE in first.actions
+    if first.ignored is not None or not (first.changes or (freezing and (groups is not None or earlier_caps))):
+        return first, None  # nothing to plan: live sizes and earlier caps only matter to a freeze
+    try:
+        plan, before = plan_and_estimate(loaded, cluster=cluster)
+    except InvalidInputError as exc:  # the response must not wait on the planner: act without it, and say so
+        weighted = None if groups is None else {k: g.desired for k, g in groups.items() if g.weighted}
+        response = respond(loaded.policy, alert, policy_ref=ref, stack=stack, live_sizes=weighted,
+                           earlier_caps=earlier_caps, cluster=cluster)
+        why = (f"the policy could not be planned ({exc}), so no projected cost is given"
+               + ("; groups that count instances were not converted to units and keep their capacity.max"
+                  if groups is not None and len(weighted or {}) < len(groups) else ""))
+        return replace(response, notes=[*response.notes, why]), None
     units = None if groups is None else live_units(groups, plan)
     shown = None
     if groups is not None and units is not None:
-        shown = ", ".join(f"{k} {g.desired}" + ("" if g.weighted or k not in units else
+        shown = ", ".join(f"{k} {g.desired}" + ("" if g.weighted or units.get(k) is None else
                                                  f" instance(s) = {units[k]} unit(s)")
                           for k, g in sorted(groups.items())) or "no group found"
     response = respond(loaded.policy, alert, policy_ref=ref, stack=stack, live_sizes=units, earlier_caps=earlier_caps,
-                       planned_reserved={f.name: f.reserved_units for f in plan.fleets}, cluster=cluster)
+                       planned_reserved={f.name: f.reserved_units for f in plan.fleets}, cluster=cluster,
+                       weights={f.name: f.smallest_weight for f in plan.fleets})
     if not response.changes:
         return response, shown
-    _, after = plan_and_estimate(replace(loaded, policy=response.effective), cluster=cluster)
+    try:
+        _, after = plan_and_estimate(replace(loaded, policy=response.effective), cluster=cluster)
+    except InvalidInputError as exc:
+        return replace(response, notes=[*response.notes, f"the overlay could not be planned ({exc}): check it before "
+                                        "redeploying; no projected cost is given"]), shown
     budget = loaded.policy.budget
     projection = Projection(round(before.total, 2), round(after.total, 2), budget.monthly_amount, budget.currency.value)
     return replace(response, projection=projection, notes=[*response.notes, *projection.warnings()]), shown
@@ -169,7 +186,6 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
     """Apply the thresholds, write the overlay (``--out``) when something changed, print the report."""
     from seedance.budget.live import LiveSizeError
     from seedance.cli import console
-    from seedance.gate.inputs import InvalidInputError
 
     err = console(stderr=True)
     groups: dict[str, Any] | None = None
@@ -203,9 +219,6 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
                                             earlier_caps=earlier_caps)
     except BudgetResponseError as exc:
         err.print(f"error {source}: {exc}", markup=False)
-        return 1
-    except InvalidInputError as exc:
-        err.print(f"error {policy}: {exc}", markup=False)
         return 1
     if groups is not None:
         err.print(f"live group sizes of stack {stack}: "

@@ -715,3 +715,108 @@ def test_a_demand_history_written_relative_to_another_folder_is_not_restored(tmp
     # ... but a fleet whose demand file the overlay only re-states gives nothing back
     kept = [p for p, c in restored.items() if p.endswith(".demandHistory") and c["before"] and c["after"]]
     assert kept == []
+
+
+# ---------------------------------------------------------------- freeze with live sizes, planned
+
+
+def _freeze_project(tmp_path: Path, fleets: str, *, cluster: bool) -> tuple[Path, Path]:
+    """A project whose stack ``frz`` deploys dev.yaml with ``fleets`` and a freeze at 100%, with or
+    without a cluster; and a 101% alert for it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    policy = project / "frz.yaml"
+    policy.write_text(f"extends: {POLICIES / 'dev.yaml'}\nmetadata: {{name: frz}}\n"
+                      f"budget:\n  thresholds: [{{at: 1.0, action: freeze}}]\nfleets:\n{fleets}", encoding="utf-8")
+    (project / "Pulumi.yaml").write_text("name: frz\nruntime: python\n", encoding="utf-8")
+    (project / "__main__.py").write_text("", encoding="utf-8")
+    (project / "Pulumi.frz.yaml").write_text("config:\n  aws:region: us-east-1\n  seedance:policy: frz.yaml\n"
+                                             + ("  seedance:clusterName: gpu\n" if cluster else ""), encoding="utf-8")
+    alert = tmp_path / "alert.json"
+    alert.write_bytes(_monthly_alert("seedance-frz-monthly", "6,000.00", "6,060.00", account="777788889999"))
+    return project, alert
+
+
+def _freeze(monkeypatch: pytest.MonkeyPatch, project: Path, alert: Path, groups: dict[str, Any]) -> tuple[int, dict]:
+    import seedance.commands.budget as command
+
+    monkeypatch.setattr(command, "_live_groups", lambda loaded, stack: groups)  # the groups AWS would describe
+    code, raw = _respond(str(project / "frz.yaml"), str(alert), "--stack", "frz", "--project-dir", str(project),
+                         "--live-sizes", "-f", "json")
+    return code, json.loads(raw[raw.index("{"):])  # after the live sizes line (stderr, mixed in by the runner)
+
+
+def _caps(doc: dict) -> dict[str, Any]:
+    return {c["path"]: c["after"] for c in doc["changes"] if c["path"].endswith(".capacity.max")}
+
+
+def test_a_freeze_caps_at_live_sizes_when_nothing_else_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from seedance.budget.live import LiveGroup
+
+    # no reservations to keep, no windows to drop: the live sizes are the freeze's only change
+    fleets = ("  - {name: finetune, reserved: {mode: none}}\n  - {name: inference, reserved: {mode: none}}\n"
+              "  - {name: batch-embed, offPeak: []}\n")
+    project, alert = _freeze_project(tmp_path, fleets, cluster=True)
+    groups = {n: LiveGroup(f"{n}-asg", 1, False) for n in ("finetune", "inference", "batch-embed")}
+    code, doc = _freeze(monkeypatch, project, alert, groups)
+    assert code == 0 and _caps(doc) == {"fleets[finetune].capacity.max": 1, "fleets[inference].capacity.max": 1,
+                                        "fleets[batch-embed].capacity.max": 1}
+
+
+def test_a_freeze_caps_in_whole_instances(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from seedance.budget.live import LiveGroup
+
+    # 2 x A10G per unit: g5.12xlarge holds 2 units; a group scaled to nothing keeps room for one instance
+    fleets = "  - name: finetune\n    gpu: {model: A10G, count: 2, memoryGib: 24}\n    capacity: {min: 0, desired: 3, max: 8}\n"
+    project, alert = _freeze_project(tmp_path, fleets, cluster=True)
+    groups = {"finetune": LiveGroup("finetune-asg", 0, False, ("g5.12xlarge",)),
+              "inference": LiveGroup("inference-asg", 1, False), "batch-embed": LiveGroup("batch-embed-asg", 1, False)}
+    code, doc = _freeze(monkeypatch, project, alert, groups)
+    assert code == 0 and _caps(doc)["fleets[finetune].capacity.max"] == 2
+    # the overlay plans (the fleet keeps an instance type), so its projection is given
+    assert doc["projection"] is not None and not any("could not be planned" in n for n in doc["notes"])
+
+
+def test_a_freeze_without_a_cluster_never_caps_below_the_desired_size(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from seedance.budget.live import LiveGroup
+
+    # read inside a nightly window that lowers batch-embed from 4 to 1: the group runs 4 by day
+    fleets = ("  - name: batch-embed\n    capacity: {min: 0, desired: 4, max: 4}\n"
+              "    offPeak: [{cron: \"0 22 * * *\", hours: 8, desired: 1}]\n")
+    project, alert = _freeze_project(tmp_path, fleets, cluster=False)
+    groups = {n: LiveGroup(f"{n}-asg", 1, True) for n in ("finetune", "inference", "batch-embed")}
+    code, doc = _freeze(monkeypatch, project, alert, groups)
+    assert code == 0 and "fleets[batch-embed].capacity.max" not in _caps(doc)
+    assert not [c for c in doc["changes"] if c["path"] == "fleets[batch-embed].offPeak"]  # the lowering window stays
+
+
+def test_live_sizes_count_units_by_the_group_s_own_types() -> None:
+    from seedance.budget.live import LiveGroup, live_units
+    from seedance.planner.plan import FleetPlan, InstanceChoice, Plan
+
+    def fleet(name: str, *types: tuple[str, int]) -> FleetPlan:
+        return FleetPlan(name, [InstanceChoice(t, w, 1.0, None, "") for t, w in types], 0, [], 0, 0.0,
+                         "price-capacity-optimized", None, None, 0, 8, 1, {})
+
+    plan = Plan("p", "dev", "us-east-1", "USD", [fleet("a", ("g5.12xlarge", 2), ("g5.48xlarge", 4)),
+                                                  fleet("b", ("g5.xlarge", 1)), fleet("c", ("g5.xlarge", 1))], 0, 0, 0)
+    groups = {"a": LiveGroup("a", 3, False, ("g5.12xlarge",)), "b": LiveGroup("b", 3, False, ("g5.12xlarge",)),
+              "c": LiveGroup("c", 3, True, ("g5.xlarge",))}
+    # a's own type holds 2 units; b runs a type its plan no longer lists: not countable; c is weighted
+    assert live_units(groups, plan) == {"a": 6, "b": None, "c": 3}
+
+
+def test_a_response_does_not_wait_on_the_planner(tmp_path: Path) -> None:
+    # finetune needs 2 x A10G per unit but may run 1: no type fits, the policy cannot be planned;
+    # degrade and freeze still apply, and the report says why no projection is given
+    policy = tmp_path / "stuck.yaml"
+    policy.write_text(f"extends: {POLICIES / 'dev.yaml'}\nbudget:\n  thresholds: [{{at: 0.85, action: degrade}}]\n"
+                      "fleets:\n  - name: finetune\n    gpu: {model: A10G, count: 2, memoryGib: 24}\n"
+                      "    capacity: {min: 0, desired: 1, max: 1}\n", encoding="utf-8")
+    event = tmp_path / "alert.json"
+    event.write_bytes(_monthly_alert("seedance-dev-monthly", "6,000.00", "5,400.00"))
+    code, raw = _respond(str(policy), str(event), "--stack", "dev", "-f", "json")
+    doc = json.loads(raw)
+    assert code == 0 and any(c["path"].endswith(".capacity.max") for c in doc["changes"])
+    assert any("could not be planned" in n for n in doc["notes"]) and doc.get("projection") is None
