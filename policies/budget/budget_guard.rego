@@ -76,7 +76,7 @@ _problems contains findings.problem(b, msg) if {
 	some b in _guards
 	some t in object.get(_budget, "thresholds", [])
 	not _alerts_at(b, 100 * t.at)
-	msg := sprintf("AWS Budget has no ACTUAL notification to a subscriber at or below the policy's %s%% threshold (action %s): that response would never start", [fmt.percent(t.at), t.action])
+	msg := sprintf("AWS Budget has no ACTUAL notification to a subscriber at or below the policy's %s%% threshold (action %s): that response would never start", [fmt.percent_down(t.at), t.action])
 }
 
 _alerts_at(b, percent) if {

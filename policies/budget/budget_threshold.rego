@@ -38,7 +38,7 @@ _problems contains findings.problem(findings.stack(input.document), msg) if {
 	some t in input.policy.budget.thresholds
 	t.at == _crossed
 	# rounded down, as the budget response reads an alert: 84.98% is not the 85% threshold
-	msg := sprintf("projected monthly cost is %s%% of the budget, past the %s%% threshold (action: %s)", [fmt.percent_down(_cost / _amount), fmt.percent(t.at), t.action])
+	msg := sprintf("projected monthly cost is %s%% of the budget, past the %s%% threshold (action: %s)", [fmt.percent_down(_cost / _amount), fmt.percent_down(t.at), t.action])
 }
 
 # an estimate with unpriced components: the projection is a lower bound

@@ -43,5 +43,5 @@ _problems contains findings.problem(_stack, msg) if {
 _problems contains findings.problem(_stack, msg) if {
 	cost := budget.projected(input)
 	cost > _amount
-	msg := sprintf("projected monthly cost %s %s exceeds the budget of %s %s (%s%%)", [fmt.two_decimals(cost), _budget_currency, fmt.two_decimals(_amount), _budget_currency, fmt.percent_down(cost / _amount)])
+	msg := sprintf("projected monthly cost %s %s exceeds the budget of %s %s (%s%%)", [fmt.two_decimals(cost), _budget_currency, fmt.two_decimals(_amount), _budget_currency, fmt.percent_up(cost / _amount)])
 }

@@ -45,9 +45,10 @@ test_pass_exactly_at_budget if {
 	v == set()
 }
 
+# rounded up: a cost over the budget never reads as 100%
 test_fail_just_over_budget if {
 	v := monthly_budget.violation with input as _with({"monthly_total": 1000.01, "currency": "USD"})
-	v == {_f("projected monthly cost 1000.01 USD exceeds the budget of 1000.00 USD (100%)")}
+	v == {_f("projected monthly cost 1000.01 USD exceeds the budget of 1000.00 USD (100.01%)")}
 }
 
 # test audit: money already spent this month counts even when the estimate is lower

@@ -39,7 +39,7 @@ _problems contains findings.problem(findings.stack(input.document), msg) if {
 	some fp in object.get(input, ["plan", "fleets"], [])
 	cap := budget.spot_cap(input.policy, fp.name, _caps)
 	fp.spot_share_above_base > cap
-	msg := sprintf("plan runs fleet %s %s%% on spot above its base; the cap is %s%%", [fp.name, fmt.percent(fp.spot_share_above_base), fmt.percent(cap)])
+	msg := sprintf("plan runs fleet %s %s%% on spot above its base; the cap is %s%%", [fp.name, fmt.percent_down(fp.spot_share_above_base), fmt.percent_down(cap)])
 }
 
 _problems contains findings.problem(asg, msg) if {
@@ -49,7 +49,7 @@ _problems contains findings.problem(asg, msg) if {
 	asg := input.document.resources[i]
 	share := fleets.spot_share(asg)
 	share > cap + 0.0001
-	msg := sprintf("fleet %s runs %s%% on spot above its base; the cap is %s%%", [name, fmt.percent(share), fmt.percent(cap)])
+	msg := sprintf("fleet %s runs %s%% on spot above its base; the cap is %s%%", [name, fmt.percent_down(share), fmt.percent_down(cap)])
 }
 
 _problems contains findings.problem(asg, msg) if {
@@ -58,5 +58,5 @@ _problems contains findings.problem(asg, msg) if {
 	cap := _fleet_caps[name]
 	asg := input.document.resources[i]
 	not fleets.spot_share(asg)
-	msg := sprintf("fleet %s: onDemandPercentageAboveBaseCapacity is not a number (unknown until apply?), so its spot share cannot be shown within the cap of %s%%", [name, fmt.percent(cap)])
+	msg := sprintf("fleet %s: onDemandPercentageAboveBaseCapacity is not a number (unknown until apply?), so its spot share cannot be shown within the cap of %s%%", [name, fmt.percent_down(cap)])
 }

@@ -17,14 +17,17 @@ _pad2(s) := s if count(s) >= 2
 
 _pad2(s) := concat("", ["0", s]) if count(s) < 2
 
-# A fraction as a percentage with up to two decimals, trailing zeros dropped: percent(0.705) ==
-# "70.5", percent(0.71) == "71", percent(0.875) == "87.5". Whole percentages would print a cap of
-# 70.5% as 71% beside a share of 71% that exceeds it.
-percent(x) := _hundredths(round(x * 10000))
-
-# The same, rounded down (with a little slack for binary fractions, as thresholds fire): what a
-# measured share reads, so 84.996% never reads as the 85% threshold it has not reached.
+# A fraction as a percentage with up to two decimals, trailing zeros dropped, rounded down (with a
+# little slack for binary fractions, as thresholds fire): percent_down(0.705) == "70.5",
+# percent_down(0.875) == "87.5", percent_down(0.84996) == "84.99". Rounding down is monotonic, so a
+# share above a cap, or a cost past a threshold, never reads below it (whole percentages printed a
+# cap of 70.5% as 71% beside a share of 71% that exceeds it), and a measured share never reads as a
+# threshold it has not reached.
 percent_down(x) := _hundredths(floor((x * 10000) + 0.000001))
+
+# The same, rounded up: what a cost above the budget reads (100.001% is "100.01", never "100").
+# (never ceil below zero: OPA's ceil gives 1 for -0.000001)
+percent_up(x) := _hundredths(ceil(max([(x * 10000) - 0.000001, 0])))
 
 _hundredths(n) := format_int(whole, 10) if {
 	whole := floor(n / 100)

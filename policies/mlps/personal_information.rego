@@ -27,12 +27,21 @@ violation contains findings.finding("MLPS-L3-8.1.4.11", p.resource, p.message) i
 }
 
 # AWS resources are personal by their data-class tag, so each of them has tags
-_problems contains findings.problem(input.document.resources[i], msg) if {
+_problems contains findings.problem(input.document.resources[i], _lacks(tags)) if {
 	some i, tags in resources.tags_at
 	i in resources.personal_indices
 	not _complete(tags)
+}
+
+# aws-native resources: their own tags (their provider's default tags are not read)
+_problems contains findings.problem(input.document.resources[i], _lacks(tags)) if {
+	some i, tags in resources.native_tags_at
+	i in resources.personal_indices
+	not _complete(tags)
+}
+
+_lacks(tags) := sprintf("personal-information resource lacks tag(s): %s", [concat(", ", missing)]) if {
 	missing := [k | some k in ["purpose", "controller"]; object.get(tags, k, "") == ""]
-	msg := sprintf("personal-information resource lacks tag(s): %s", [concat(", ", missing)])
 }
 
 _complete(tags) if {
