@@ -216,15 +216,18 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
     overlay_fleets: list[dict[str, Any]] = []
     for f in policy.fleets:
         live = None if live_sizes is None else live_sizes.get(f.name)
+        # a group that runs but whose size cannot be counted in units: what runs is unknown, so no cap
+        uncounted = live_sizes is not None and f.name in live_sizes and live is None
         frozen = _Freeze(live, (earlier_caps or {}).get(f.name),
                          None if planned_reserved is None else planned_reserved.get(f.name), cluster,
-                         max(1, (weights or {}).get(f.name, 1)))
+                         max(1, (weights or {}).get(f.name, 1)), uncounted)
         new, fleet_changes, patch = _apply(f, actions, policy.metadata.environment, fraction, frozen)
         if ThresholdAction.FREEZE in actions and live_sizes is not None and live is None and new.capacity.max > 0:
-            notes.append(f"freeze: fleet {f.name} has no live group, so its capacity.max is unchanged"
-                         if f.name not in live_sizes else
-                         f"freeze: the size of fleet {f.name}'s group cannot be counted in the policy's units (it runs "
-                         "instance types the plan does not list), so its capacity.max is unchanged")
+            notes.append(f"freeze: the size of fleet {f.name}'s group cannot be counted in the policy's units (it runs "
+                         "instance types the plan does not list, or types of different weights, or the policy could "
+                         "not be planned), so its capacity.max is unchanged" if uncounted else
+                         f"freeze: fleet {f.name} has no live group, so its capacity.max is unchanged"
+                         + (" but for the cap an earlier freeze of this month set" if frozen.earlier_cap is not None else ""))
         fleets.append(new)
         changes += fleet_changes
         if patch:
@@ -234,8 +237,10 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
         notes.append("freeze: the policy was not planned, so reserved.mode auto became none: the fleets' steady hours "
                      "are priced on-demand, which can make the overlay cost more than the policy")
     if ThresholdAction.FREEZE in actions and live_sizes is None and any(f.capacity.max > 0 for f in fleets):
-        notes.append("freeze: live group sizes were not read, so no capacity.max was lowered (a maximum below "
-                     "what a group runs makes AWS shrink it); read them (--live-sizes) to cap each fleet where it is")
+        notes.append("freeze: live group sizes were not read, so no capacity.max was lowered"
+                     + (" but to the caps an earlier freeze of this month set" if earlier_caps else "")
+                     + " (a maximum below what a group runs makes AWS shrink it); read them (--live-sizes) to cap "
+                     "each fleet where it is")
     if ThresholdAction.NONPROD_SPOT_ONLY in actions and policy.metadata.environment == Environment.PROD:
         notes.append("nonprod-spot-only fired, but this is a prod policy: its fleets are unchanged")
     effective = policy.model_copy(update={"fleets": fleets}) if changes else policy
@@ -284,6 +289,7 @@ class _Freeze:
     planned_reserved: int | None  # reserved units the policy's plan holds
     cluster: bool
     weight: int = 1  # units one instance of the fleet's planned types holds
+    uncounted: bool = False  # its group runs, but its size cannot be counted in units: no cap
 
 
 def _apply(
@@ -330,7 +336,7 @@ def _apply(
     if ThresholdAction.FREEZE in actions:
         why = "freeze: no growth"
         live, earlier = frozen.live, frozen.earlier_cap
-        if (live is not None or earlier is not None) and capacity.max > 0:
+        if (live is not None or earlier is not None) and capacity.max > 0 and not frozen.uncounted:
             # without a cluster the group runs capacity.desired outside its windows (a size read inside a
             # window that lowers it is not what runs by day); a cap holds whole instances
             floor = max(capacity.min, 1, 0 if frozen.cluster else capacity.desired)
@@ -342,7 +348,9 @@ def _apply(
                 [f"the desired size of {capacity.desired} its group runs outside its windows (no cluster resizes it)"]
                 if not frozen.cluster and capacity.desired > max(x for x in (live, earlier, 0) if x is not None) else []) + (
                 [f"whole instances of {frozen.weight} units"] if frozen.weight > 1 and cap % frozen.weight == 0
-                and cap > max(x for x in (live, earlier, floor) if x is not None) else [])
+                and cap > max(x for x in (live, earlier, floor) if x is not None) else []) + (
+                [f"the fleet's minimum of {max(capacity.min, 1)} unit(s)"] if frozen.cluster
+                and max(capacity.min, 1) > max(x for x in (live, earlier, 0) if x is not None) else [])
             desired = min(capacity.desired, cap)
             note("capacity.max", capacity.max, cap, f"{why} beyond {' and '.join(grounds)}")
             note("capacity.desired", capacity.desired, desired, f"{why}: at most the new maximum")

@@ -153,12 +153,13 @@ def _planned_response(loaded: LoadedPolicy, alert: BudgetAlert, *, ref: str, sta
     try:
         plan, before = plan_and_estimate(loaded, cluster=cluster)
     except InvalidInputError as exc:  # the response must not wait on the planner: act without it, and say so
-        weighted = None if groups is None else {k: g.desired for k, g in groups.items() if g.weighted}
-        response = respond(loaded.policy, alert, policy_ref=ref, stack=stack, live_sizes=weighted,
+        # weighted groups count units; groups that count instances cannot be counted without the plan
+        sizes = None if groups is None else {k: g.desired if g.weighted else None for k, g in groups.items()}
+        response = respond(loaded.policy, alert, policy_ref=ref, stack=stack, live_sizes=sizes,
                            earlier_caps=earlier_caps, cluster=cluster)
         why = (f"the policy could not be planned ({exc}), so no projected cost is given"
-               + ("; groups that count instances were not converted to units and keep their capacity.max"
-                  if groups is not None and len(weighted or {}) < len(groups) else ""))
+               + ("; the caps from live sizes are not rounded to whole instances (the plan gives their weights)"
+                  if groups is not None and any(g.weighted for g in groups.values()) else ""))
         return replace(response, notes=[*response.notes, why]), None
     units = None if groups is None else live_units(groups, plan)
     shown = None

@@ -820,3 +820,35 @@ def test_a_response_does_not_wait_on_the_planner(tmp_path: Path) -> None:
     doc = json.loads(raw)
     assert code == 0 and any(c["path"].endswith(".capacity.max") for c in doc["changes"])
     assert any("could not be planned" in n for n in doc["notes"]) and doc.get("projection") is None
+
+
+def test_a_group_that_cannot_be_counted_keeps_its_maximum_whatever_an_earlier_cap_says() -> None:
+    # what runs is unknown: an earlier cap could be below it, and AWS would shrink the group
+    policy = load_policy(POLICIES / "dev.yaml").policy
+    frozen = policy.model_copy(update={"budget": policy.budget.model_copy(update={"thresholds": [
+        t.model_copy(update={"at": 1.0, "action": ThresholdAction.FREEZE}) for t in policy.budget.thresholds[:1]]})})
+    alert = parse_budget_event(_monthly_alert("seedance-dev-monthly", "6,000.00", "6,060.00"))
+    assert alert is not None
+    r = respond(frozen, alert, policy_ref="dev.yaml", stack="dev", live_sizes={"inference": None, "finetune": 1},
+                earlier_caps={"inference": 1, "finetune": 1})
+    caps = {c.path: c.after for c in r.changes if c.path.endswith(".capacity.max")}
+    assert "fleets[inference].capacity.max" not in caps and caps["fleets[finetune].capacity.max"] == 1
+    assert any("fleet inference's group cannot be counted" in n for n in r.notes)
+    # without live sizes an earlier cap is kept, and the note says so
+    r = respond(frozen, alert, policy_ref="dev.yaml", stack="dev", earlier_caps={"inference": 1})
+    assert {c.path: c.after for c in r.changes}["fleets[inference].capacity.max"] == 1
+    assert any("no capacity.max was lowered but to the caps an earlier freeze of this month set" in n for n in r.notes)
+
+
+def test_without_a_plan_groups_that_count_instances_are_not_capped(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from seedance.budget.live import LiveGroup
+
+    # finetune needs 2 x A10G per unit but may run 1: the policy cannot be planned
+    fleets = "  - name: finetune\n    gpu: {model: A10G, count: 2, memoryGib: 24}\n    capacity: {min: 0, desired: 1, max: 1}\n"
+    project, alert = _freeze_project(tmp_path, fleets, cluster=True)
+    groups = {n: LiveGroup(f"{n}-asg", 1, False) for n in ("finetune", "inference", "batch-embed")}
+    code, doc = _freeze(monkeypatch, project, alert, groups)
+    assert code == 0 and _caps(doc) == {}
+    assert any("could not be planned" in n for n in doc["notes"])
+    assert any("fleet inference's group cannot be counted" in n for n in doc["notes"])

@@ -61,7 +61,7 @@ def test_freeze_keeps_at_least_one_node_when_the_live_size_is_zero() -> None:
     r = respond(core_only, _eu_prod_alert("161,000.00"), policy_ref="eu-prod.yaml", live_sizes={"inference": 0})
     assert r.effective.fleet("inference").capacity == Capacity(min=0, desired=1, max=1)
     assert Change("fleets[inference].capacity.max", 48, 1,
-                  "freeze: no growth beyond the 0 unit(s) running (100.6% of budget)") in r.changes
+                  "freeze: no growth beyond the 0 unit(s) running and the fleet's minimum of 1 unit(s) (100.6% of budget)") in r.changes
     assert Change("fleets[inference].capacity.desired", 6, 1,
                   "freeze: no growth: at most the new maximum (100.6% of budget)") in r.changes
 
