@@ -63,6 +63,15 @@ def topic_policy(topic_arn: str, account_id: str) -> dict:
     }
 
 
+#: AWS Budgets' longest budget name (BudgetName)
+BUDGET_NAME_MAX = 100
+
+
+def budget_name(stack: str) -> str:
+    """The stack's AWS Budget: the name ``seedance budget respond`` recognises (seedance-STACK-monthly)."""
+    return f"seedance-{stack}-monthly"
+
+
 @dataclass
 class BudgetGuardArgs:
     budget: Budget
@@ -81,10 +90,19 @@ class BudgetGuardArgs:
                 f"per budget), got {len(b.thresholds)}")
         ats = [t.at for t in b.thresholds]
         require(len(ats) == len(set(ats)), "budget.thresholds", f"expected distinct 'at' values, got {ats}")
+        # the name `seedance budget respond` matches alerts by (AWS Budgets: at most 100 characters)
+        require(len(self.budget_name) <= BUDGET_NAME_MAX, "stack",
+                f"expected a stack name of at most {BUDGET_NAME_MAX - len(budget_name(''))} characters: the stack's "
+                f"AWS Budget is {self.budget_name!r} ({len(self.budget_name)} characters) and AWS Budgets allows "
+                f"{BUDGET_NAME_MAX}")
         if b.notify.sns_topic_arn:
             part = partition(self.region)
             require(b.notify.sns_topic_arn.startswith(f"arn:{part}:sns:"), "budget.notify.snsTopicArn",
                     f"expected an SNS topic in partition {part}, got {b.notify.sns_topic_arn}")
+
+    @property
+    def budget_name(self) -> str:
+        return budget_name(self.stack)
 
 
 class BudgetGuard(pulumi.ComponentResource):
@@ -128,7 +146,7 @@ class BudgetGuard(pulumi.ComponentResource):
         ]
         budget = aws.budgets.Budget(
             f"{name}-budget",
-            name=f"seedance-{args.stack}-monthly",
+            name=args.budget_name,
             budget_type="COST",
             time_unit="MONTHLY",
             limit_amount=budget_limit(b.monthly_amount),

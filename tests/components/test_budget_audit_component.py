@@ -197,6 +197,27 @@ def test_a_budget_without_thresholds_deploys_without_notifications():
                         account_id="111122223333", kms_key_arn="k").validate()
 
 
+def test_the_stack_s_budget_name_fits_aws_budgets():
+    from components.budget import BudgetGuardArgs, budget_name
+    from seedance.policy.model import Budget
+
+    def args(stack: str) -> BudgetGuardArgs:
+        return BudgetGuardArgs(budget=Budget.model_validate({"monthlyAmount": 1000}), stack=stack, owner="o@example.com",
+                               region="us-east-1", account_id="111122223333", kms_key_arn="k")
+
+    longest = "s" * (100 - len(budget_name("")))  # seedance-STACK-monthly within BudgetName's 100
+    args(longest).validate()
+    assert len(args(longest).budget_name) == 100
+    # and the topic it notifies is in the stack's partition
+    china = Budget.model_validate({"monthlyAmount": 1000, "notify": {"snsTopicArn": "arn:aws:sns:cn-north-1:111122223333:t"}})
+    with pytest.raises(ComponentArgsError, match=r"^budget.notify.snsTopicArn: expected an SNS topic in partition aws-cn"):
+        BudgetGuardArgs(budget=china, stack="s", owner="o@example.com", region="cn-north-1", account_id="111122223333",
+                        kms_key_arn="k").validate()
+    with pytest.raises(ComponentArgsError, match=r"^stack: expected a stack name of at most 83 characters: the stack's "
+                                                 r"AWS Budget is 'seedance-s{84}-monthly' \(101 characters\)"):
+        args(longest + "s").validate()
+
+
 @pytest.mark.parametrize(("ats", "expected"), [
     ([], []),
     ([1.0], [(1.0, "ACTUAL"), (1.0, "FORECASTED")]),
