@@ -12,14 +12,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_aws as aws
 
-from components.common import child, partition, policy_json, require
+from components.common import child, partition, policy_json, require, with_stack_digest
 from components.s3 import BucketParts, deny_deletion_statement, replicate, secure_bucket
 from seedance.policy.model import LOG_RETENTION_DAYS  # the retention values CloudWatch Logs accepts (days)
 
@@ -113,8 +112,7 @@ def trail_name(stack: str) -> str:
     name = f"seedance-{stack}"
     if _TRAIL_NAME.fullmatch(name):
         return name
-    digest = hashlib.sha256(stack.encode("utf-8")).hexdigest()[:8]
-    return f"{re.sub(r'[._-]+', '-', name).strip('-')}-{digest}"
+    return with_stack_digest(re.sub(r"[._-]+", "-", name).strip("-"), stack)
 
 
 class AuditBaseline(pulumi.ComponentResource):

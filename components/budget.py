@@ -14,6 +14,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.common import child, partition, policy_json, require
+from seedance.budget.status import budget_name  # the name `seedance budget respond` recognises
 from seedance.policy.model import Budget
 
 #: AWS Budgets allows five notifications per budget (CreateBudget: "A budget can have up to five
@@ -65,11 +66,6 @@ def topic_policy(topic_arn: str, account_id: str) -> dict:
 
 #: AWS Budgets' longest budget name (BudgetName)
 BUDGET_NAME_MAX = 100
-
-
-def budget_name(stack: str) -> str:
-    """The stack's AWS Budget: the name ``seedance budget respond`` recognises (seedance-STACK-monthly)."""
-    return f"seedance-{stack}-monthly"
 
 
 @dataclass

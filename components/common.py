@@ -50,10 +50,16 @@ def name_safe_stack(stack: str, max_len: int | None = None) -> str:
     safe = re.sub(r"[^a-zA-Z0-9_-]", "-", stack)
     if safe == stack:
         return stack
+    return with_stack_digest(safe, stack, max_len)
+
+
+def with_stack_digest(text: str, stack: str, max_len: int | None = None) -> str:
+    """``text`` followed by '-' and 8 hex digits of the SHA-256 of ``stack``'s name (so stacks whose
+    names clean or cut to the same text never share a name), ``text`` cut so the whole fits ``max_len``."""
     digest = hashlib.sha256(stack.encode("utf-8")).hexdigest()[:8]
     if max_len is not None:
-        safe = safe[: max(1, max_len - len(digest) - 1)]
-    return f"{safe}-{digest}"
+        text = text[: max(1, max_len - len(digest) - 1)]
+    return f"{text}-{digest}"
 
 
 def partition(region: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -10,7 +9,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
-from components.common import child, dns_suffix, name_safe_stack, partition, policy_json, require
+from components.common import child, dns_suffix, name_safe_stack, partition, policy_json, require, with_stack_digest
 
 #: EC2 Auto Scaling's service-linked role names are ``AWSServiceRoleForAutoScaling_SUFFIX``; IAM role
 #: names hold at most 64 characters
@@ -23,10 +22,7 @@ def autoscaling_role_suffix(stack: str) -> str:
     fit with 8 hex digits of the stack name's SHA-256 when it is too long (IAM role names take the
     characters of a Pulumi stack name: letters, digits, '_', '-', '.')."""
     suffix = f"seedance-{stack}"
-    if len(suffix) <= AUTOSCALING_SUFFIX_MAX:
-        return suffix
-    digest = hashlib.sha256(stack.encode("utf-8")).hexdigest()[:8]
-    return f"{suffix[:AUTOSCALING_SUFFIX_MAX - len(digest) - 1]}-{digest}"
+    return suffix if len(suffix) <= AUTOSCALING_SUFFIX_MAX else with_stack_digest(suffix, stack, AUTOSCALING_SUFFIX_MAX)
 
 
 def stack_alias(stack: str, suffix: str = "") -> str:

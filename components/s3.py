@@ -176,7 +176,8 @@ def replicate(
     role_name = f"{base}-replication-role"
     # Pulumi names the role ROLE_NAME-xxxxxxx, which IAM limits to 64 characters; a longer one gets a
     # prefix to which the provider adds a unique 26-character suffix (roles already deployed keep their names)
-    prefix = None if len(role_name) + AUTO_NAME_SUFFIX <= IAM_ROLE_NAME_MAX else f"{base[:IAM_ROLE_PREFIX_MAX - 6]}-repl-"
+    short = "-repl-"
+    prefix = None if len(role_name) + AUTO_NAME_SUFFIX <= IAM_ROLE_NAME_MAX else f"{base[:IAM_ROLE_PREFIX_MAX - len(short)]}{short}"
     role = aws.iam.Role(role_name, assume_role_policy=assume, description=f"S3 replication of {base}", tags=tags,
                         name_prefix=prefix, opts=child(parent))
     aws.iam.RolePolicy(

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from seedance.budget.events import BudgetAlert
+from seedance.budget.status import budget_name
 from seedance.policy.model import (
     Capacity,
     CostPolicy,
@@ -195,8 +196,8 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
     if alert.period != "month":
         return ignored("a budget alert that names no period (its message says neither 'for the current month' nor "
                        "'per day'): thresholds apply to the monthly budget, so nothing fires")
-    if stack is not None and alert.budget_name != f"seedance-{stack}-monthly":
-        return ignored(f"alert for budget {alert.budget_name!r}, not this stack's seedance-{stack}-monthly")
+    if stack is not None and alert.budget_name != budget_name(stack):
+        return ignored(f"alert for budget {alert.budget_name!r}, not this stack's {budget_name(stack)}")
     if stack is None and not SEEDANCE_BUDGET.match(alert.budget_name):
         return ignored(f"alert for budget {alert.budget_name!r}, which is not a Seedance budget (seedance-STACK-monthly): "
                        "ignored; pass the stack to name the budget it must be")

@@ -319,17 +319,16 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         else:
             no_history = f"only {n_hist} h of demand history (under {MIN_HISTORY_HOURS} h: treated as none)"
         if deployed:
-            from seedance.estimate.fleet import average_nodes, nodes_profile
+            from seedance.estimate.fleet import nodes_profile
 
             # the week the group runs (desired size, off-peak windows), the same every week: the
             # commitment horizon is that week repeated
-            _, off_peak = average_nodes(fleet, fleet.capacity.desired, w)
             profile = np.asarray(nodes_profile(fleet, fleet.capacity.desired, w), dtype=np.float64)
-            expected = float(profile.mean()) if profile.size else 0.0
-            commit_fc = np.tile(profile, -(-term_hours // max(profile.size, 1)))[:term_hours] if profile.size else profile
+            expected = float(profile.mean())
+            commit_fc = np.resize(profile, term_hours)
             why["demand"] = ("disabled (capacity.max 0): no node runs" if disabled else
                              f"the stack names no cluster, so nothing sizes the group to demand: it runs the policy's "
-                             f"desired size ({fleet.capacity.desired} unit(s))" + (" with off-peak windows" if off_peak else "")
+                             f"desired size ({fleet.capacity.desired} unit(s))" + (" with off-peak windows" if fleet.off_peak else "")
                              + f", {expected:.1f} units on average, every week"
                              + (f" (in whole {po.instance_type} instances of {w} units)" if w > 1 else "")
                              + (f"; the demand history ({inp.history_source}) is not what runs and is not read"
