@@ -135,7 +135,7 @@ _unchecked_stores contains object.union(problem(r, msg), {"class": class}) if {
 	_unchecked_type(type)
 	some i in resources.indices(type)
 	r := input.document.resources[i]
-	class := _class_of(i, r)
+	class := resources.class_at[i]
 	class in {"personal", "internal"}
 	msg := sprintf(
 		"%s-data %s: no rule here checks this type's encryption at rest, so it cannot be established; encrypt it, then waive this finding with the evidence",
@@ -150,8 +150,6 @@ _unchecked_type(type) if {
 }
 
 _unchecked_type(type) if startswith(type, "aws-native:")
-
-_class_of(i, _) := resources.class_at[i]
 
 # ---------------------------------------------------------------- encryption in transit
 

@@ -85,7 +85,7 @@ _root(r) := {"deviceName": "root", "ebs": object.union({"encrypted": false, "del
 } else := m if {
 	# an instance or spot request that leaves its root volume to its launch template: the template's
 	# mapping of the root device (the template's own check judges it too)
-	[t] := [s | some s in _template_of(r)]
+	t := _sole_template(r)
 	some m in object.get(t.inputs, "blockDeviceMappings", [])
 	is_object(object.get(m, "ebs", null))
 	object.get(m, "deviceName", "") in _root_devices
@@ -104,6 +104,8 @@ _template_of(r) := {s |
 	s.type == launch_template
 	_names_template(r, lt, s)
 }
+
+_sole_template(r) := t if [t] := [s | some s in _template_of(r)]
 
 _names_template(_, lt, s) if {
 	some k in ["id", "name"]
@@ -128,7 +130,7 @@ http_tokens(r) := tokens if {
 	tokens := object.get(r.inputs, ["metadataOptions", "httpTokens"], null)
 	tokens != null
 } else := tokens if {
-	[t] := [s | some s in _template_of(r)]
+	t := _sole_template(r)
 	tokens := object.get(t.inputs, ["metadataOptions", "httpTokens"], "optional")
 } else := "optional"
 

@@ -222,13 +222,15 @@ _native_class := object.union(
 	{i: t.value | some i, raw in _native_tags; is_array(raw); some t in raw; t.key == "data-class"},
 )
 
-_native_unknown := {i | some i, raw in _native_tags; not is_object(raw); not is_array(raw)}
 
 # the own tags of aws-native resources by position, as an object (tags_at holds pulumi-aws resources)
 native_tags_at := object.union(
 	{i: raw | some i, raw in _native_tags; is_object(raw)},
 	{i: {t.key: t.value | some t in raw} | some i, raw in _native_tags; is_array(raw)},
 )
+
+# positions of aws-native resources whose own tags are unknown until apply (not an object or a list)
+_native_unknown := object.keys(_native_tags) - object.keys(native_tags_at)
 
 # every data-class value in the document, normalised once
 _normalised := {v: normalise_class(v) | some v in _class_values}

@@ -25,7 +25,7 @@ from seedance.gate.engine import RegorusEngine
 from seedance.gate.errors import GateError
 from seedance.gate.metadata import ControlMeta
 from seedance.resources import CHECKOUT_DIR
-from seedance.synth.document import UNKNOWN, without_nulls
+from seedance.synth.document import UNKNOWN, urn_name, without_nulls
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +143,7 @@ def _is_default_provider(provider: Any) -> bool:
     name = getattr(provider, "name", None)
     if not isinstance(name, str):
         urn = getattr(provider, "urn", None)
-        name = urn.rsplit("::", 1)[-1] if isinstance(urn, str) else ""
+        name = urn_name(urn) if isinstance(urn, str) else ""
     return is_default_provider_name(name)
 
 
@@ -158,7 +158,7 @@ def _provider_entries(resources: list[Any]) -> list[dict[str, Any]]:
         if not isinstance(urn, str) or urn in held or urn in out:
             continue
         kind = getattr(provider, "resource_type", None) or urn.split("::")[2]
-        out[urn] = as_resource(kind, urn, getattr(provider, "name", None) or urn.rsplit("::", 1)[-1],
+        out[urn] = as_resource(kind, urn, getattr(provider, "name", None) or urn_name(urn),
                                getattr(provider, "props", None))
     return list(out.values())
 
