@@ -147,10 +147,13 @@ def rank_instances(
             eff = effective_spot_hourly(offer.spot_hourly, lost_fraction(rate)) / weight
             if eff < od:
                 share = float(max_spot_share or 0.0)
-            note += f", effective spot {eff:.4g}/unit-h (band <= {band:g}%/month)"
+            note += (f", effective spot {eff:.4g}/unit-h (band <= {band:g}%/month)" if math.isfinite(eff) else
+                     f", spot band {band_label(band)} loses every paid hour to interruptions: on-demand only")
         elif spot_ok:
             note += ", no spot price or interruption band: on-demand only"
-        cost = share * (eff or 0.0) + (1 - share) * od
+        # the expected cost of a unit: on-demand where spot is not used (an infinite effective spot
+        # cost times a share of 0 is not a number)
+        cost = share * eff + (1 - share) * od if share > 0 and eff is not None else od
         candidates.append(RankedType(offer, weight, od, eff, share, cost,
                                      f"weight {weight}; {note}; expected {cost:.4g} per unit-hour"))
     order = {t: i for i, t in enumerate(preferred)}
@@ -160,6 +163,7 @@ def rank_instances(
     what = _describe(req)
     where = f" in {region}" if region else ""
     pools = sum(c.effective_spot_per_unit is not None for c in ranked)  # types spot may launch in
+    too_big = sorted(t for t, why_not in not_used.items() if why_not.startswith("holds "))
     if not ranked:
         why = f"no catalog type{where} satisfies {what}" + (f" among the allowed {list(allowed)}" if allowed else "")
     elif spot_ok and pools < MIN_SPOT_TYPES:
@@ -170,6 +174,8 @@ def rank_instances(
                    f"interruption band" + (f" within interruptionTolerance {tolerance_text(tolerance)}"
                                            if tolerance is not None else ""))
         why += ((" within the allowed list" if allowed else "")
+                + (f" and hold no more units than the fleet's maximum {req.max_units} (not "
+                   f"{', '.join(too_big)})" if too_big else "")
                 + f", fewer than the {MIN_SPOT_TYPES} spot pools wanted; cheapest per unit first")
     else:
         why = f"{len(ranked)} type(s){where} satisfy {what}; cheapest expected cost per unit first"

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -44,6 +44,7 @@ from seedance.planner.spot import (
     band_hourly_rate,
     band_label,
     decide_spot,
+    effective_spot_hourly,
     stateless_lost_fraction,
     tolerance_text,
     whole_percent_share,
@@ -248,10 +249,9 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         # (one without a spot price or band, with a band above the tolerance, or no cheaper on spot
         # is left out), and interruptions are priced at the most interrupted of these pools, so the
         # checkpoint interval and the losses hold whichever the group runs in
-        spot_pools = [c for c in ranking.ranked if c is not primary and c.effective_spot_per_unit is not None
-                      and c.effective_spot_per_unit < c.ondemand_per_unit]
-        off_spot = [c.offer.instance_type for c in ranking.ranked if c is not primary and c not in spot_pools]
         band = po.interruption_band_max_pct
+        spot_pools, too_interrupted = _spot_pools(primary, ranking.ranked, lost)
+        off_spot = [c.offer.instance_type for c in ranking.ranked if c is not primary and c not in spot_pools]
         worst: tuple[float, str] | None = None
         if band is not None:
             worst = max([(band, po.instance_type)] + [(c.offer.interruption_band_max_pct, c.offer.instance_type)
@@ -285,6 +285,10 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
                                           f"{', '.join(off_spot)} (no spot price or interruption band, a band above "
                                           f"the tolerance, or spot no cheaper than on-demand; a group cannot keep "
                                           f"a type off spot)")
+                if too_interrupted:
+                    why["instance_types"] += (f"; of these, {', '.join(too_interrupted)} would be cheaper on spot alone, "
+                                              f"but the group's interruptions are priced at its most interrupted pool, "
+                                              f"and at theirs spot would no longer pay")
         if fleet.spot is not None:
             asked = ("the policy's spot.allocationStrategy" if "allocation_strategy" in fleet.spot.model_fields_set
                      else "default (pools with spare capacity at low price)")
@@ -554,6 +558,41 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
     if note:
         best.plan.rationale["instance_types"] += note
     return replace(best, ondemand_type=od_type)
+
+
+def _spot_pools(primary: RankedType, ranked: Sequence[RankedType],
+                lost: Callable[[float], float]) -> tuple[list[RankedType], list[str]]:
+    """The other types a group whose first type is ``primary`` lists for spot, and those left out
+    only for their interruptions.
+
+    The group may launch spot in any type it lists, so its interruptions are priced at its most
+    interrupted pool. A type joins, least interrupted first, when spot beats on-demand on it alone
+    and still does, on it, on ``primary`` and on every pool already kept, at the interruption rate
+    of the most interrupted of them: a pool of a high band is left out rather than taking the whole
+    fleet off spot.
+    """
+    alone = [c for c in ranked if c is not primary and c.effective_spot_per_unit is not None
+             and c.effective_spot_per_unit < c.ondemand_per_unit]
+    band = primary.offer.interruption_band_max_pct
+    if band is None or primary.offer.spot_hourly is None:
+        return alone, []
+
+    def pays(c: RankedType, rate: float) -> bool:
+        assert c.offer.spot_hourly is not None
+        return effective_spot_hourly(c.offer.spot_hourly, lost(rate)) / c.weight < c.ondemand_per_unit
+
+    kept: list[RankedType] = []
+    dropped: list[str] = []
+    top = band
+    for c in sorted(alone, key=lambda c: c.offer.interruption_band_max_pct or 0.0):
+        b = max(top, c.offer.interruption_band_max_pct or 0.0)
+        rate = band_hourly_rate(b)
+        if all(pays(k, rate) for k in (primary, *kept, c)):
+            kept.append(c)
+            top = b
+        else:
+            dropped.append(c.offer.instance_type)
+    return [c for c in alone if c in kept], dropped
 
 
 def decision_usage(decision: FleetDecision, fleet: Fleet, other_terms: tuple[tuple[Term, int], ...] = ()) -> FleetUsage:

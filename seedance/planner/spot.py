@@ -141,6 +141,10 @@ def decide_spot(
         return SpotDecision(0.0, None, None, None, allocation_strategy,
                             f"no interruption rate{label} (no Spot Advisor band): on-demand only")
     eff = effective_spot_hourly(spot_hourly, lost_fraction)
+    if math.isinf(eff):
+        return SpotDecision(0.0, eff, interruption_rate, lost_fraction, allocation_strategy,
+                            f"every paid spot hour would be lost to interruptions ({interruption_rate:.2g}/h){label}: "
+                            f"on-demand only")
     if eff >= ondemand_hourly:
         return SpotDecision(0.0, eff, interruption_rate, lost_fraction, allocation_strategy,
                             f"effective spot {eff:.4g}/h (spot {spot_hourly:.4g}, {lost_fraction:.1%} lost to "

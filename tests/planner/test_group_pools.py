@@ -149,3 +149,45 @@ def test_a_preferred_type_that_cannot_serve_is_named_not_used() -> None:
     only_unfit = _training(workload="inference", checkpoint=None, instanceTypes={"preferred": ["g4dn.12xlarge"]})
     why = _decide(only_unfit, offers).plan.rationale["instance_types"]
     assert "(the policy's preferred types first)" not in why and "g4dn.12xlarge (has no A100 GPUs)" in why
+
+
+def test_a_pool_whose_interruptions_would_take_the_fleet_off_spot_is_left_out_instead() -> None:
+    # eu-west-1 T4 rows: g4dn.xlarge (10-15%) pays on spot at its own band and at 15-20%; g4dn.2xlarge
+    # pays alone at >20% (0.7724 < 0.838) but at its rate the fleet's spot (0.3303 / (1 - 0.468) on
+    # g4dn.xlarge) no longer beats 0.587: listing it would take the whole fleet off spot
+    t4 = GpuModel.T4
+    fleet = _training(gpu={"model": "T4", "count": 1}, capacity={"min": 0, "desired": 4, "max": 4},
+                      spot={"maxShare": 1.0, "interruptionTolerance": "high"},
+                      checkpoint={"writeSeconds": 3000, "restartSeconds": 0})
+    offers = [OfferView("g4dn.xlarge", 4, 16, 1, t4, 16, 0.587, 0.330333, 16.0),
+              OfferView("g4dn.2xlarge", 8, 32, 1, t4, 16, 0.838, 0.410933, 100.0),
+              OfferView("g4dn.12xlarge", 48, 192, 4, t4, 64, 4.362, 1.985033, 22.0)]
+    lost = lost_fraction_fn(fleet)
+    assert 0.330333 / (1 - lost(band_hourly_rate(100.0))) > 0.587 > 0.410933 / (1 - lost(band_hourly_rate(100.0))) * 0.587 / 0.838
+    assert 0.410933 / (1 - lost(band_hourly_rate(100.0))) < 0.838  # g4dn.2xlarge pays on its own
+    fp = _decide(fleet, offers).plan
+    assert fp.spot_share_above_base == 1.0
+    assert [c.instance_type for c in fp.instance_types] == ["g4dn.xlarge", "g4dn.12xlarge"]
+    assert fp.interruption_rate_per_hour == pytest.approx(band_hourly_rate(22.0))
+    assert "g4dn.2xlarge would be cheaper on spot alone" in fp.rationale["instance_types"]
+    # a more tolerant fleet is never planned dearer than a less tolerant one on the same offers
+    medium = _training(**{**fleet.model_dump(by_alias=True, exclude_none=True),
+                          "spot": {"maxShare": 1.0, "interruptionTolerance": "medium"}})
+    assert _decide(fleet, offers).plan.rationale["spot"] == _decide(medium, offers).plan.rationale["spot"]
+
+
+def test_pools_of_a_lower_band_than_the_first_type_must_pay_at_its_rate() -> None:
+    # the first type is in the top band; a pool of a lower band is billed at the first type's rate
+    # when the group runs it, so it is listed only if spot still pays on it there
+    fleet = _training(workload="inference", checkpoint=None, gpu={"model": "T4", "count": 1},
+                      capacity={"min": 0, "desired": 4, "max": 4},
+                      spot={"maxShare": 1.0, "interruptionTolerance": "high"})
+    t4 = GpuModel.T4
+    lost = lost_fraction_fn(fleet)(band_hourly_rate(100.0))
+    offers = [OfferView("g4dn.xlarge", 4, 16, 1, t4, 16, 1.0, 0.1, 100.0),
+              # alone (5% band) it pays, at the top band's loss it does not
+              OfferView("g4dn.2xlarge", 8, 32, 1, t4, 16, 1.0, 1.01 * (1 - lost), 5.0)]
+    assert 0.1 / (1 - lost) < 1.0 and 1.01 * (1 - lost) / (1 - lost_fraction_fn(fleet)(band_hourly_rate(5.0))) < 1.0
+    fp = _decide(fleet, offers).plan
+    assert fp.spot_share_above_base == 1.0
+    assert [c.instance_type for c in fp.instance_types] == ["g4dn.xlarge"]

@@ -102,3 +102,21 @@ def test_a_mig_fleet_only_takes_gpus_of_its_profiles_memory() -> None:
     assert weight is None and why == "80 GiB per GPU; the fleet's MIG profile needs 40 GiB"
     plain = Requirement(GpuModel.A100, 8, 40, max_units=4)
     assert unit_weight(Offer(640), plain)[0] == 1  # type: ignore[arg-type] - without MIG more memory is fine
+
+
+def test_a_type_whose_spot_loses_every_hour_ranks_on_demand_not_as_nan():
+    # a restart longer than the mean time between interruptions: every paid spot hour is lost, the
+    # effective spot cost is infinite, the share 0 and the key the on-demand price (0 x inf is NaN)
+    offers = [offer("g5.2xlarge", 1, 1.2, 0.3, 100), offer("g5.12xlarge", 4, 5.6, 1.6, 100),
+              offer("g5.xlarge", 1, 1.0, 0.4, 100)]
+    r = rank_instances(offers, Requirement(A10G, 1, max_units=6), max_spot_share=1.0, lost_fraction=lambda rate: 1.0)
+    assert [c.offer.instance_type for c in r.ranked] == ["g5.xlarge", "g5.2xlarge", "g5.12xlarge"]
+    assert [c.cost_per_unit for c in r.ranked] == pytest.approx([1.0, 1.2, 1.4])
+    assert all(c.spot_share == 0 for c in r.ranked)
+    assert "loses every paid hour to interruptions: on-demand only" in r.ranked[0].rationale
+
+
+def test_the_reason_for_fewer_types_names_those_above_the_fleet_maximum():
+    r = rank_instances(OFFERS, Requirement(A10G, 1, 24, max_units=2), max_spot_share=0.5, lost_fraction=no_loss)
+    assert [c.offer.instance_type for c in r.ranked] == ["g5.xlarge", "g5.2xlarge"]
+    assert "hold no more units than the fleet's maximum 2 (not g5.12xlarge, g5.48xlarge)" in r.rationale
