@@ -173,14 +173,21 @@ def accelerator_label(fleet: Fleet) -> dict[str, str]:
 
 
 def node_gpu_resources(fleet: Fleet) -> dict[str, str]:
-    """Extended resources a node of the fleet advertises when GPU sharing multiplies them.
+    """Extended resources a node of the fleet advertises that the autoscaler cannot know from the
+    instance type.
 
     Time-slicing advertises ``replicas`` ``nvidia.com/gpu`` per GPU; MIG with the ``single`` strategy one
-    per MIG instance. Without sharing the autoscaler knows the GPU count from the instance type.
+    per MIG instance. Without sharing the autoscaler knows the NVIDIA GPU count from the instance type,
+    but not Neuron devices (it models only ``nvidia.com/gpu`` from the type): an Inferentia or Trainium
+    fleet's node template carries its ``aws.amazon.com/neuron`` count, without which a pod asking for
+    it never fits the modelled node and a group at zero never scales up.
     """
-    if fleet.gpu is None or fleet.gpu_sharing is None:
+    if fleet.gpu is None:
         return {}
     share = fleet.gpu_sharing
+    if share is None:
+        resource = device_resource(fleet.gpu.model)
+        return {resource: str(fleet.gpu.count)} if resource != "nvidia.com/gpu" else {}
     if share.time_slicing is not None:
         return {device_resource(fleet.gpu.model): str(fleet.gpu.count * share.time_slicing.replicas)}
     if share.mig is not None:

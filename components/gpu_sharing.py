@@ -14,7 +14,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
-from components.common import TagSet, child, mig_memory, require
+from components.common import TagSet, child, mig_memory, require, with_stack_digest
 from seedance.gpus import instances_per_gpu, mig_profiles
 from seedance.policy.model import Fleet
 
@@ -38,8 +38,16 @@ def time_slicing_config(replicas: int) -> dict:
     }
 
 
+#: A Kubernetes label value holds at most 63 characters (the MIG config's name is the node's label).
+LABEL_VALUE_MAX = 63
+
+
 def mig_config_name(fleet: Fleet) -> str:
-    return f"seedance-{fleet.name}"
+    """``seedance-FLEET``, the MIG manager's config for the fleet and the value of its nodes' label;
+    a name that would pass a label value's 63 characters is cut and ends in a hash of the fleet's name
+    (kubelet refuses a node label it cannot hold, so the node would never join)."""
+    name = f"seedance-{fleet.name}"
+    return name if len(name) <= LABEL_VALUE_MAX else with_stack_digest(name, fleet.name, LABEL_VALUE_MAX)
 
 
 def sharing_node_labels(fleet: Fleet) -> dict[str, str]:

@@ -6,8 +6,9 @@ The scheduler profile (``seedance-gpu-scheduler``) scores nodes with NodeResourc
 nodes can scale in; default topology spread keeps replicas across zones. The descheduler works with
 the scoring: with bin-packing it evicts the pods of under-used nodes (HighNodeUtilization, which
 upstream pairs with MostAllocated) so they repack and the empty node scales in; without it, it moves
-pods from over-used onto under-used nodes (LowNodeUtilization). PodLifeTime recycles long-lived
-serving pods of the inference and api fleets only, never training jobs.
+pods from over-used onto under-used nodes (LowNodeUtilization); neither evicts the pods of the
+training, fine-tuning and batch fleets' namespaces. PodLifeTime recycles long-lived serving pods of
+the inference and api fleets only.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import yaml
 
 from components.common import TagSet, child, mig_memory, quantity, require
 from seedance.gpus import instances_per_gpu
-from seedance.policy.model import Fleet, Scheduling, SlaTier, Workload
+from seedance.policy.model import JOB_WORKLOADS, Fleet, Scheduling, SlaTier, Workload
 
 SCHEDULER_NAME = "seedance-gpu-scheduler"
 DESCHEDULER_CONFIGMAP = "seedance-descheduler-policy"
@@ -77,15 +78,21 @@ def descheduler_policy(s: Scheduling, fleets: Sequence[Fleet] = ()) -> dict:
     plugin_config: list[dict] = [
         {"name": "DefaultEvictor", "args": {"evictLocalStoragePods": False, "ignorePvcPods": True}},
     ]
+    # the balancing plugins never evict the pods of job fleets (training, fine-tuning, batch): an
+    # evicted job loses its work since the last checkpoint, which repacking does not pay for (both
+    # plugins take only an exclude list)
+    jobs = sorted(f.name for f in fleets if f.workload in JOB_WORKLOADS)
+    spared = {"evictableNamespaces": {"exclude": jobs}} if jobs else {}
     if s.gpu_bin_packing:
         # extended resources count only when listed in the thresholds
         plugin_config.append({"name": "HighNodeUtilization", "args": {
-            "thresholds": {"cpu": d.cpu_below_pct, "memory": d.memory_below_pct, GPU_RESOURCE: d.gpu_below_pct}}})
+            "thresholds": {"cpu": d.cpu_below_pct, "memory": d.memory_below_pct, GPU_RESOURCE: d.gpu_below_pct},
+            **spared}})
         plugins: dict[str, dict] = {"balance": {"enabled": ["HighNodeUtilization"]}}
     else:
         plugin_config.append({"name": "LowNodeUtilization", "args": {
             "thresholds": {"cpu": d.cpu_below_pct, "memory": d.memory_below_pct},
-            "targetThresholds": {"cpu": d.target_above_pct, "memory": d.target_above_pct}}})
+            "targetThresholds": {"cpu": d.target_above_pct, "memory": d.target_above_pct}, **spared}})
         plugins = {"balance": {"enabled": ["LowNodeUtilization"]}}
     serving = sorted(f.name for f in fleets if f.workload in (Workload.INFERENCE, Workload.API))
     if d.pod_lifetime_hours is not None and serving:

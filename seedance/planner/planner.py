@@ -51,7 +51,7 @@ from seedance.planner.spot import (
     within_tolerance,
 )
 from seedance.policy.loader import LoadedPolicy
-from seedance.policy.model import Fleet, ReservedMode, SlaTier, Term, Workload
+from seedance.policy.model import JOB_WORKLOADS, Fleet, ReservedMode, SlaTier, Term, Workload
 from seedance.pricing.catalog import Catalog, InstanceOffer
 
 if TYPE_CHECKING:
@@ -63,8 +63,6 @@ TERM_HOURS = {Term.ONE_YEAR: 8760, Term.THREE_YEARS: 3 * 8760}
 REPLAN_STEP_HOURS = 168  # the planner is meant to run weekly
 MIN_HISTORY_HOURS = 24  # less than a day of history is treated as none
 CHECKPOINTED = (Workload.TRAINING, Workload.FINETUNE)
-#: workloads made of jobs that end: their commitments are capped by the recent weeks' use (forecast.commitment_forecast)
-JOB_WORKLOADS = (Workload.TRAINING, Workload.FINETUNE, Workload.BATCH)
 MONTH_HOURS = 730
 #: a history ending more than this many hours (one weekly re-plan step) before the decision point is stale
 STALE_HISTORY_HOURS = REPLAN_STEP_HOURS

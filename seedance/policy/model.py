@@ -130,6 +130,10 @@ class Workload(StrEnum):
     API = "api"
 
 
+#: Workloads made of jobs, which end (training, fine-tuning, batch), as against services.
+JOB_WORKLOADS = (Workload.TRAINING, Workload.FINETUNE, Workload.BATCH)
+
+
 class SlaTier(StrEnum):
     GOLD = "gold"
     SILVER = "silver"
@@ -466,7 +470,8 @@ class Fleet(_Model):
         default=None,
         description="Node taints. Absent: accelerator fleets get their device resource as a NoSchedule taint "
         "(nvidia.com/gpu=true, or aws.amazon.com/neuron=true for Inferentia/Trainium; on EKS, pods that request "
-        "the resource tolerate it automatically), CPU fleets none; [] for none.",
+        "the resource tolerate it automatically; a pod that asks only for aws.amazon.com/neuroncore must tolerate "
+        "aws.amazon.com/neuron itself), CPU fleets none; [] for none.",
     )
 
     def node_taints(self) -> list[Taint]:
@@ -587,7 +592,7 @@ class TopologySpread(_Model):
 class Descheduler(_Model):
     cpu_below_pct: Annotated[int, Field(ge=0, le=100, description=(
         "A node whose requested CPU is below this percentage is under-used. With gpuBinPacking the descheduler "
-        "(HighNodeUtilization) evicts the pods of under-used nodes so they repack onto busy ones and the "
+        "(HighNodeUtilization) evicts the pods of under-used nodes (never those of training, fine-tuning and batch fleets) so they repack onto busy ones and the "
         "autoscaler removes the empty node; without it (LowNodeUtilization) pods move from over-used nodes "
         "(above targetAbovePct) onto under-used ones."))] = 20
     memory_below_pct: Annotated[int, Field(ge=0, le=100, description="As cpuBelowPct, for requested memory.")] = 20
@@ -598,7 +603,7 @@ class Descheduler(_Model):
         "under-used ones. Not used with gpuBinPacking."))] = 50
     pod_lifetime_hours: Annotated[int, Field(gt=0, le=87_600)] | None = Field(default=None, description=(
         "Evict pods of inference and api fleets older than this (PodLifeTime), so long-lived replicas are "
-        "rescheduled onto cheaper or fuller nodes; other fleets' pods (training jobs) are never evicted for age."))
+        "rescheduled onto cheaper or fuller nodes; the pods of training, fine-tuning and batch fleets are never evicted (for age or for repacking)."))
 
 
 class Priorities(_Model):

@@ -20,7 +20,7 @@ from components.cluster import (
     node_user_data,
 )
 from components.common import ComponentArgsError
-from components.gpu_sharing import DEVICE_PLUGIN_LABEL, MIG_LABEL
+from components.gpu_sharing import DEVICE_PLUGIN_LABEL, MIG_LABEL, mig_config_name, sharing_node_labels
 from seedance.policy.model import Fleet, Taint
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -111,6 +111,27 @@ def test_shared_gpus_advertise_more_devices() -> None:
     assert node_gpu_resources(sliced) == {"nvidia.com/gpu": "12"}
     mig = _fleet(gpu={"model": "A100", "count": 8, "memoryGib": 40}, gpuSharing={"mig": {"profile": "1g.5gb"}})
     assert node_gpu_resources(mig) == {"nvidia.com/gpu": "56"}  # seven 1g.5gb instances per A100-40GB
+
+
+def test_neuron_nodes_advertise_their_devices_to_the_autoscaler() -> None:
+    # the autoscaler models only nvidia.com/gpu from an instance type: without the tag a pod asking for
+    # aws.amazon.com/neuron never fits a node of a group at zero, which then never scales up
+    assert node_gpu_resources(_fleet(gpu={"model": "Inferentia2", "count": 1})) == {"aws.amazon.com/neuron": "1"}
+    assert node_gpu_resources(_fleet(gpu={"model": "Trainium", "count": 16})) == {"aws.amazon.com/neuron": "16"}
+    assert node_gpu_resources(_fleet(cpu={"vcpu": 8, "memoryGib": 32})) == {}
+
+
+def test_a_mig_config_name_fits_a_label_value() -> None:
+    profile = {"gpu": {"model": "A100", "count": 8, "memoryGib": 40}, "gpuSharing": {"mig": {"profile": "1g.5gb"}}}
+    short = Fleet.model_validate({**_fleet(**profile).model_dump(by_alias=True, exclude_none=True), "name": "mig"})
+    assert sharing_node_labels(short) == {"nvidia.com/mig.config": "seedance-mig"}
+    names = ["m" * 63, "m" * 54 + "-a", "m" * 54 + "-b"]
+    values = [mig_config_name(Fleet.model_validate({**short.model_dump(by_alias=True, exclude_none=True), "name": n}))
+              for n in names]
+    assert all(len(v) <= 63 and v[-1].isalnum() for v in values)
+    assert len(set(values)) == 3  # cut to the same text, told apart by the hash of the whole name
+    assert len("seedance-" + "m" * 54) == 63 and mig_config_name(
+        Fleet.model_validate({**short.model_dump(by_alias=True, exclude_none=True), "name": "m" * 54})) == "seedance-" + "m" * 54
 
 
 @pytest.mark.parametrize("name", ["", "-lead", "has space", "x" * 101, "a/b"])

@@ -48,7 +48,12 @@ def test_descheduler_policy(eu):
     # base.yaml: gpuBinPacking on, cpuBelowPct 20, memoryBelowPct 20, podLifetimeHours 72. Bin-packing
     # pairs with HighNodeUtilization (drain under-used nodes so they scale in), never with
     # LowNodeUtilization, which spreads pods back out; the GPU counts only when listed.
-    assert plugins["HighNodeUtilization"] == {"thresholds": {"cpu": 20, "memory": 20, "nvidia.com/gpu": 20}}
+    # and it never evicts a job (its work since the last checkpoint would be lost): the training,
+    # fine-tuning and batch fleets' namespaces are excluded
+    jobs = sorted(f.name for f in eu.policy.fleets if f.workload.value in ("training", "finetune", "batch"))
+    assert "llm-train" in jobs and "inference" not in jobs
+    assert plugins["HighNodeUtilization"] == {"thresholds": {"cpu": 20, "memory": 20, "nvidia.com/gpu": 20},
+                                              "evictableNamespaces": {"exclude": jobs}}
     assert "LowNodeUtilization" not in plugins
     # age-based eviction only for the serving fleets, never for training jobs
     serving = sorted(f.name for f in eu.policy.fleets if f.workload.value in ("inference", "api"))
@@ -64,9 +69,14 @@ def test_descheduler_without_bin_packing_balances(eu):
     plugins = {p["name"]: p["args"] for p in profile["pluginConfig"]}
     d = s.descheduler
     assert plugins["LowNodeUtilization"] == {"thresholds": {"cpu": d.cpu_below_pct, "memory": d.memory_below_pct},
-                                             "targetThresholds": {"cpu": d.target_above_pct, "memory": d.target_above_pct}}
+                                             "targetThresholds": {"cpu": d.target_above_pct, "memory": d.target_above_pct},
+                                             "evictableNamespaces": {"exclude": ["llm-train"]}}
     assert "HighNodeUtilization" not in plugins
     assert "PodLifeTime" not in plugins and "deschedule" not in profile["plugins"]  # no serving fleet given
+    # with no job fleet there is nothing to exclude
+    serving = [f for f in eu.policy.fleets if f.workload.value == "inference"]
+    (profile,) = descheduler_policy(spread, serving)["profiles"]
+    assert "evictableNamespaces" not in {p["name"]: p["args"] for p in profile["pluginConfig"]}["LowNodeUtilization"]
 
 
 def test_hpa_on_the_external_metric(eu, dev):
