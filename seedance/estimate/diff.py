@@ -329,12 +329,12 @@ def _r(value: float | None, digits: int = 2) -> float | None:
 def held_after_removal(base: CostPolicy, head: CostPolicy, on: dt.date) -> list[str]:
     """A note per fleet the change removes while it still holds reservations: they stay billed until
     their term ends, which neither estimate shows (the head has no such fleet, the base prices it)."""
-    from seedance.planner.planner import active_held_units
+    from seedance.planner.planner import held_by_term_on
 
     kept = {f.name for f in head.fleets}
     out = []
     for f in base.fleets:
-        held = active_held_units(f, on) if f.name not in kept else 0
+        held = sum(held_by_term_on(f, on).values()) if f.name not in kept else 0
         if held:
             out.append(f"fleet {f.name} is removed, but its {held} held reserved unit(s) stay billed until their "
                        "term ends: this change saves less than it shows")

@@ -275,15 +275,15 @@ def _whole(units: float, weight: int) -> float:
 
 
 def held_units_on(fleet: Fleet, on: dt.date) -> int:
-    """Units of the fleet's held commitments running on ``on`` (purchased on or before it, term not
-    over): the planner's own rule, so a plan and a plan-less estimate count the same units."""
+    """Units of the fleet's held commitments a plan decided on ``on`` counts (those running through
+    the month it prices): the planner's own rule, so a plan and a plan-less estimate count the same units."""
     from seedance.planner.planner import active_held_units  # the planner imports this module
 
     return active_held_units(fleet, on)
 
 
 def _other_terms(fleet: Fleet, on: dt.date) -> tuple[tuple[Term, int], ...]:
-    """Held units running on ``on`` whose term is not the fleet's ``reserved.term``, by term."""
+    """Held units counted on ``on`` (as :func:`held_units_on`) whose term is not the fleet's ``reserved.term``, by term."""
     from seedance.planner.planner import active_held_by_term  # the planner imports this module
 
     return tuple(sorted((t, n) for t, n in active_held_by_term(fleet, on).items() if t != fleet.reserved.term))

@@ -64,6 +64,8 @@ REPLAN_STEP_HOURS = 168  # the planner is meant to run weekly
 MIN_HISTORY_HOURS = 24  # less than a day of history is treated as none
 CHECKPOINTED = (Workload.TRAINING, Workload.FINETUNE)
 MONTH_HOURS = 730
+#: the month a plan prices, in whole days from its decision date (730 h is 30.4 days)
+PRICED_DAYS = 30
 #: a history ending more than this many hours (one weekly re-plan step) before the decision point is stale
 STALE_HISTORY_HOURS = REPLAN_STEP_HOURS
 
@@ -626,19 +628,47 @@ def _duration(hours: int) -> str:
 # ---------------------------------------------------------------------- policy level (I/O here)
 
 
-def active_held_by_term(fleet: Fleet, on: dt.date) -> dict[Term, int]:
-    """Units of the policy's held commitments still running on ``on``, by term."""
+def held_by_term_on(fleet: Fleet, day: dt.date) -> dict[Term, int]:
+    """Units of the policy's held commitments running on ``day`` (bought on or before it, term not
+    over), by term."""
     out: dict[Term, int] = {}
     for c in fleet.reserved.held:
         ends = c.ends()  # None: past the last date (validation refuses it), so running on every date after
-        if c.purchased <= on and (ends is None or on < ends):
+        if c.purchased <= day and (ends is None or day < ends):
             out[c.term] = out.get(c.term, 0) + c.units
     return out
 
 
+def month_end(on: dt.date) -> dt.date:
+    """The last day of the month a plan decided on ``on`` prices (:data:`PRICED_DAYS` on)."""
+    return on + dt.timedelta(days=PRICED_DAYS) if on <= dt.date.max - dt.timedelta(days=PRICED_DAYS) else dt.date.max
+
+
+def active_held_by_term(fleet: Fleet, on: dt.date) -> dict[Term, int]:
+    """Units of the policy's held commitments a plan decided on ``on`` counts as held, by term: those
+    running through the month it prices (still running on its last day, :func:`month_end`).
+
+    A commitment that ends within the month is not counted: the plan's purchases replace it, from
+    its end (:func:`ending_within_month`). One bought within the month, a purchase queued to start
+    then, is counted, as if it ran from ``on``.
+    """
+    return held_by_term_on(fleet, month_end(on))
+
+
 def active_held_units(fleet: Fleet, on: dt.date) -> int:
-    """Units of the policy's held commitments still running on ``on``."""
+    """Units of the policy's held commitments a plan decided on ``on`` counts (:func:`active_held_by_term`)."""
     return sum(active_held_by_term(fleet, on).values())
+
+
+def ending_within_month(fleet: Fleet, on: dt.date) -> list[tuple[int, dt.date]]:
+    """Held commitments running on ``on`` that end within the month a plan of ``on`` prices: (units, end)."""
+    last = month_end(on)
+    out = []
+    for c in fleet.reserved.held:
+        ends = c.ends()
+        if c.purchased <= on and ends is not None and on < ends <= last:
+            out.append((c.units, ends))
+    return sorted(out, key=lambda x: x[1])
 
 
 def offer_view(offer: InstanceOffer) -> OfferView:
@@ -715,6 +745,19 @@ def plan_policy(
         )
         dec = plan_fleet(inp)
         fp = dec.plan
+        ending = [] if held is not None and fleet.name in held else ending_within_month(fleet, on)
+        if ending and fleet.reserved.mode != ReservedMode.NONE:
+            units = sum(n for n, _ in ending)
+            fp.rationale["reserved"] += (
+                f"; {units} held unit(s) end within the month priced ("
+                + ", ".join(f"{n} on {d.isoformat()}" for n, d in ending)
+                + "): not counted as held, so any purchase above replaces them from then; queue it to start "
+                  "that day (a purchase recorded with that date is counted as held)")
+        elif ending:
+            units = sum(n for n, _ in ending)
+            fp.rationale["reserved"] += (f"; {units} held unit(s) end within the month priced ("
+                                         + ", ".join(f"{n} on {d.isoformat()}" for n, d in ending)
+                                         + "): not counted, and reserved.mode none buys no replacement")
         if dec.primary is None:
             unpriced.append(f"{fleet.name}: no instance type in {region} satisfies the fleet's requirement")
             fleets.append(fp)

@@ -111,11 +111,13 @@ def _fleet_with_held(*held: tuple[int, str, str], mode: str = "auto", units: int
     ("held", "on", "units"),
     [
         ([(50, "1y", "2025-01-01")], "2026-12-01", 0),  # expired on 2026-01-01
-        ([(50, "1y", "2025-01-01")], "2025-12-31", 50),  # last day of the term
-        ([(50, "1y", "2025-01-01")], "2026-01-01", 0),  # the term's end is exclusive
+        ([(50, "1y", "2025-01-01")], "2025-12-01", 50),  # runs through the month priced (to 2025-12-31)
+        ([(50, "1y", "2025-01-01")], "2025-12-02", 0),  # ends within the month priced: replaced, not counted
         ([(5, "1y", "2099-01-01")], "2026-12-01", 0),  # not started
+        ([(5, "1y", "2026-12-31")], "2026-12-01", 5),  # queued to start within the month priced
         ([(5, "3y", "2024-06-01"), (3, "1y", "2026-11-30"), (7, "1y", "2020-01-01")], "2026-12-01", 8),
-        ([(2, "1y", "2024-02-29")], "2025-02-28", 0),  # a leap-day purchase ends on 28 February
+        ([(2, "1y", "2024-02-29")], "2025-01-29", 0),  # a leap-day purchase ends on 28 February
+        ([(2, "1y", "2024-02-29")], "2025-01-28", 2),
     ],
 )
 def test_usage_from_policy_counts_only_active_commitments(held: list[tuple[int, str, str]], on: str, units: int) -> None:

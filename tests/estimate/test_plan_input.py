@@ -308,9 +308,11 @@ def test_held_units_of_another_term_are_checked_against_the_plan_date(tmp_path: 
     assert problems(held_other_terms=[("1y", 1)]) == [
         "fleet 'web': held_other_terms lists 1 unit(s) of 1y, the fleet's own reserved.term (those are counted in "
         "reserved_units)"]
-    # the same plan dated before the purchase: nothing of 3y was held yet
-    assert problems(as_of="2024-01-09") == [
-        "fleet 'web': held_other_terms lists 1 unit(s) of 3y, but the policy holds 0 of 3y on 2024-01-09 (reserved.held)"]
+    # the same plan dated more than its month before the purchase: nothing of 3y was held yet (one
+    # bought within the month a plan prices is a queued purchase, counted)
+    assert problems(as_of="2023-12-01") == [
+        "fleet 'web': held_other_terms lists 1 unit(s) of 3y, but the policy holds 0 of 3y on 2023-12-01 (reserved.held)"]
+    assert problems(as_of="2024-01-09") == []
     assert problems(held_other_terms=[("3y", 1)], reserved_units=0, new_purchases=[]) == [
         "fleet 'web': held_other_terms total 1 units, more than reserved_units 0"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from seedance.planner.planner import active_held_by_term
+from seedance.planner.planner import active_held_by_term, held_by_term_on
 from seedance.policy.model import Commitment, Fleet, Reserved, Term
 
 
@@ -16,8 +16,8 @@ def _fleet(*held: Commitment) -> Fleet:
 
 def test_a_29_february_purchase_ends_on_28_february() -> None:
     fleet = _fleet(Commitment(units=2, term=Term.THREE_YEARS, purchased=dt.date(2024, 2, 29)))
-    assert active_held_by_term(fleet, dt.date(2027, 2, 27)) == {Term.THREE_YEARS: 2}
-    assert active_held_by_term(fleet, dt.date(2027, 2, 28)) == {}
+    assert held_by_term_on(fleet, dt.date(2027, 2, 27)) == {Term.THREE_YEARS: 2}
+    assert held_by_term_on(fleet, dt.date(2027, 2, 28)) == {}
 
 
 def test_a_term_past_the_last_date_is_no_crash() -> None:
@@ -25,7 +25,50 @@ def test_a_term_past_the_last_date_is_no_crash() -> None:
     late = Commitment.model_construct(units=1, term=Term.THREE_YEARS, purchased=dt.date(9999, 12, 31))
     feb = Commitment.model_construct(units=3, term=Term.ONE_YEAR, purchased=dt.date(9996, 2, 29))
     fleet = _fleet(late, feb)
-    assert active_held_by_term(fleet, dt.date(2024, 5, 30)) == {}
+    assert held_by_term_on(fleet, dt.date(2024, 5, 30)) == {}
+    assert held_by_term_on(fleet, dt.date(9999, 12, 31)) == {Term.THREE_YEARS: 1}
+    assert held_by_term_on(fleet, dt.date(9997, 2, 27)) == {Term.ONE_YEAR: 3}
+    assert held_by_term_on(fleet, dt.date(9997, 2, 28)) == {}
+    # a plan of the last dates: its month runs past the last date there is
     assert active_held_by_term(fleet, dt.date(9999, 12, 31)) == {Term.THREE_YEARS: 1}
-    assert active_held_by_term(fleet, dt.date(9997, 2, 27)) == {Term.ONE_YEAR: 3}
-    assert active_held_by_term(fleet, dt.date(9997, 2, 28)) == {}
+    assert active_held_by_term(fleet, dt.date(9999, 12, 1)) == {Term.THREE_YEARS: 1}
+
+
+EXPIRING = """apiVersion: seedance.io/v1
+kind: CostPolicy
+metadata: {name: held, environment: dev, owner: dev@example.com}
+cloud: {region: us-east-1, availabilityZones: [us-east-1a], vpcId: vpc-0123456789abcdef0,
+        subnetIds: [subnet-0123456789abcdef0]}
+budget: {monthlyAmount: 10000}
+fleets:
+  - name: web
+    workload: api
+    sla: silver
+    cpu: {vcpu: 4, memoryGib: 16}
+    capacity: {min: 2, desired: 2, max: 4}
+    reserved: {mode: auto, term: 1y, held: [{units: 2, term: 1y, purchased: 2023-06-01}]}
+"""
+
+
+def test_a_reservation_ending_within_the_month_is_replaced_not_priced_as_running(tmp_path) -> None:
+    # 2 units always run and are held until 2024-06-01. A plan of 2024-05-30 used to count them as
+    # held for its whole month (and its year): nothing bought, the month priced as reserved. They end
+    # in two days, so the plan buys their replacement and says to queue it for that day
+    from seedance.planner.planner import plan_policy
+    from seedance.policy import load_policy
+    from seedance.pricing.catalog import load_catalog
+
+    (tmp_path / "p.yaml").write_text(EXPIRING)
+    loaded, catalog = load_policy(tmp_path / "p.yaml"), load_catalog()
+    fp = plan_policy(loaded, catalog, as_of=dt.date(2024, 5, 30), cluster=False).fleets[0]
+    assert fp.new_purchases == [("1y", 2)] and fp.reserved_units == 2
+    assert "2 held unit(s) end within the month priced (2 on 2024-06-01)" in fp.rationale["reserved"]
+    # a month earlier they run through the month: held, nothing bought, no note
+    early = plan_policy(loaded, catalog, as_of=dt.date(2024, 4, 30), cluster=False).fleets[0]
+    assert early.new_purchases == [] and early.reserved_units == 2
+    assert "end within the month" not in early.rationale["reserved"]
+    # the replacement recorded as queued for that day is held: nothing more to buy
+    queued = EXPIRING.replace("purchased: 2023-06-01}]", "purchased: 2023-06-01}, {units: 2, term: 1y, purchased: 2024-06-01}]")
+    (tmp_path / "q.yaml").write_text(queued)
+    fq = plan_policy(load_policy(tmp_path / "q.yaml"), catalog, as_of=dt.date(2024, 5, 30), cluster=False).fleets[0]
+    assert fq.new_purchases == [] and fq.reserved_units == 2
