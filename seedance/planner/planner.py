@@ -427,8 +427,9 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
                 want = 1
                 why["reserved"] = (f"{no_history}: reserve the gold fleet's first node (1 of the minimum {lo}), which "
                                    f"must run on-demand: reserved {r_price:.4g}/h beats on-demand "
-                                   f"{po.ondemand_hourly:.4g}/h but not the blended {blended:.4g}/h the other "
-                                   f"always-running units are billed at")
+                                   f"{po.ondemand_hourly:.4g}/h" + (
+                                       f" but not the blended {blended:.4g}/h the other always-running units are "
+                                       f"billed at" if lo > 1 else ""))
             target = want // w
             if want % w:
                 why["reserved"] += (f"; in whole {inst}: {target} instance(s) = {target * w} units "

@@ -125,14 +125,23 @@ def optimal_reserved(
     free_k = int(np.argmin(np.arange(0, top + 1) * reserved_hourly * d.size
                            + blended_hourly * excess(d, np.arange(0, top + 1))))
     why = (
-        f"{k} unit(s) minimise the cost over {d.size} h: reserve a layer only if it is busy more than "
-        f"{ratio:.0%} of the hours (reserved {reserved_hourly:.4g} / blended {blended_hourly:.4g})"
+        f"{k} unit(s) minimise the cost over {d.size} h: "
+        + (f"reserve a layer only if it is busy more than {ratio:.0%} of the hours (reserved {reserved_hourly:.4g} / "
+           f"blended {blended_hourly:.4g})" if ratio < 1 else _busy_rule(ratio, reserved_hourly, blended_hourly))
     )
     if free_k < held:
         why += f"; {held} already held (the unconstrained optimum is {free_k})"
     if max_units is not None and k == max_units and k > held:
         why += f"; capped at the fleet's maximum {max_units}"
     return ReservedDecision(k, held, k - held, float(costs[i]), ratio, why)
+
+
+def _busy_rule(ratio: float, reserved_hourly: float, blended_hourly: float) -> str:
+    """When a layer pays: the share of hours it must be busy, or that none pays at the blend."""
+    if ratio < 1:
+        return f"reserve when busy > {ratio:.0%} of the hours"
+    return (f"no layer billed at the blend pays (reserved {reserved_hourly:.4g} >= blended {blended_hourly:.4g} "
+            f"per hour), only one billed above it")
 
 
 def commit_now(
@@ -170,7 +179,7 @@ def commit_now(
     cost = (k * reserved_hourly * f.size + float(billing.cost(f, k).sum())) if billing is not None \
         else reserved_cost(k, f, reserved_hourly, blended_hourly)
     rule = (f"each reserved layer pays for itself on the {f.size} h forecast by every later decision point "
-            f"(every {step_hours} h); reserve when busy > {ratio:.0%} of the hours")
+            f"(every {step_hours} h); " + _busy_rule(ratio, reserved_hourly, blended_hourly))
     free_k = _layers_bought(f, reserved_hourly, blended_hourly, billing, 0, step_hours, max_units) if held else 0
     if held > free_k:  # nothing is bought: say what the rule would have reserved with nothing held
         why = f"{k} {unit} already held, never reduced; with none held the rule would reserve {free_k} ({rule})"

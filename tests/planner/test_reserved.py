@@ -158,3 +158,14 @@ def test_property_uncovered_without_floor_equals_blended(demand, r, b, held):
     # on-demand b with no spot: the billing rule is the plain rate b, so the decisions agree
     assert commit_now(demand, r, Uncovered(float(b)), held=held, step_hours=24).units == commit_now(
         demand, r, b, held=held, step_hours=24).units
+
+
+def test_the_rationale_never_asks_for_more_than_all_the_hours() -> None:
+    # reserved 0.63 above the blend 0.40: no layer billed at the blend pays; a gold fleet's first unit,
+    # billed on-demand (1.0), does. The rule used to read "reserve when busy > 158% of the hours"
+    billing = Uncovered(1.0, 0.2, 0.75, 1.0)
+    dec = commit_now(np.full(168, 2.0), 0.63, billing, step_hours=168)
+    assert dec.units == 1
+    assert "busy >" not in dec.rationale and "no layer billed at the blend pays" in dec.rationale
+    assert "busy > 63% of the hours" in commit_now(np.full(168, 2.0), 0.63, 1.0).rationale
+    assert "busy more than" not in optimal_reserved(np.full(24, 2.0), 0.63, 0.40).rationale
