@@ -160,7 +160,7 @@ def rank_instances(
     candidates.sort(key=lambda c: (order.get(c.offer.instance_type, len(order)), c.cost_per_unit,
                                    c.weight, c.offer.instance_type))
     ranked = candidates[:MAX_TYPES]
-    what = _describe(req)
+    what = describe_requirement(req)
     where = f" in {region}" if region else ""
     pools = sum(c.effective_spot_per_unit is not None for c in ranked)  # types spot may launch in
     too_big = sorted(t for t, why_not in not_used.items() if why_not.startswith("holds "))
@@ -188,7 +188,8 @@ def rank_instances(
     return InstanceRanking(ranked, why)
 
 
-def _describe(req: Requirement) -> str:
+def describe_requirement(req: Requirement) -> str:
+    """The unit a requirement asks for, for messages: ``1 x A10G with >= 24 GiB each per unit``."""
     if req.gpu_model is not None:
         mem = f" with >= {req.gpu_memory_gib:g} GiB each" if req.gpu_memory_gib else ""
         if req.gpu_memory_sizes is not None:

@@ -9,7 +9,7 @@ of the whole file.
 
 from __future__ import annotations
 
-from seedance.planner.instances import unit_weight
+from seedance.planner.instances import describe_requirement, unit_weight
 from seedance.planner.planner import offer_view, requirement
 from seedance.policy.errors import Problem
 from seedance.policy.loader import LoadedPolicy
@@ -49,7 +49,32 @@ def instance_type_problems(loaded: LoadedPolicy, catalog: Catalog) -> list[Probl
             problems.append(Problem(
                 loaded.location(("fleets", i, "instanceTypes", "allowed")), f"fleets[{i}].instanceTypes.allowed",
                 "no allowed type can hold the fleet's unit, so the fleet cannot run: " + "; ".join(reasons), context))
+        elif not fleet.instance_types.allowed and fleet.capacity.max > 0:
+            problem = _no_type_problem(loaded, catalog, i)
+            if problem is not None:
+                problems.append(problem)
     return problems
+
+
+def _no_type_problem(loaded: LoadedPolicy, catalog: Catalog, i: int) -> Problem | None:
+    """A problem at the fleet's ``gpu`` / ``cpu`` when no type of the catalog in the region can hold
+    its unit (the planner would find nothing to run it on), naming why the nearest types cannot."""
+    fleet = loaded.policy.fleets[i]
+    region = loaded.policy.cloud.region
+    req = requirement(fleet)
+    near: list[str] = []
+    for offer in catalog.instances(region):
+        view = offer_view(offer)
+        weight, why = unit_weight(view, req)
+        if weight:
+            return None
+        if req.gpu_model is not None and view.gpu_model == req.gpu_model:
+            near.append(f"{offer.instance_type}: {why}")
+    field = "gpu" if fleet.gpu is not None else "cpu"
+    what = describe_requirement(req)
+    return Problem(loaded.location(("fleets", i, field)), f"fleets[{i}].{field}",
+                   f"no instance type of the price catalog in {region} holds {what}, so the fleet cannot run"
+                   + (f": {'; '.join(sorted(near)[:5])}" if near else ""), f"fleet {fleet.name!r}")
 
 
 def check_instance_types(loaded: LoadedPolicy, catalog: Catalog) -> None:

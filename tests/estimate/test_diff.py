@@ -182,9 +182,9 @@ def test_a_change_no_instance_type_can_serve_is_refused(tmp_path, capsys) -> Non
                     "  - name: finetune\n    gpu: {model: A10G, count: 3}\n")
     assert main(["diff", str(dev), str(head), "--as-of", "2026-06-01"]) == 1
     err = capsys.readouterr().err
-    assert "error: head: fleet 'finetune' cannot be planned" in err
+    assert f"{head}:6:10: fleets[0].gpu (fleet 'finetune'): no instance type of the price catalog in us-east-1" in err
     assert main(["diff", str(dev), str(head), "--no-plan"]) == 1  # without plans too
-    assert "error: head: fleet 'finetune' cannot be priced" in capsys.readouterr().err
+    assert "fleets[0].gpu (fleet 'finetune'): no instance type of the price catalog" in capsys.readouterr().err
     moved = tmp_path / "moved.yaml"
     moved.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {dev}\ncloud:\n  region: us-west-2\n"
                      "  availabilityZones: [us-west-2a, us-west-2b]\n")

@@ -212,10 +212,13 @@ def test_fleet_without_a_qualifying_type_cannot_be_planned(tmp_path, capsys):
     target = tmp_path / "plan.json"
     assert main(["plan", str(pol), "-o", str(target)]) == 1
     out, err = capsys.readouterr()
-    assert (f"error: {pol}: fleet 'web' cannot be planned: no catalog type in us-east-1 satisfies 3 x T4 per unit; "
-            "change its gpu/cpu requirement or instanceTypes.allowed") in err
+    # reported where the requirement is written, as `validate` reports it (it used to say "valid")
+    assert (f"{pol}:7:56: fleets[0].gpu (fleet 'web'): no instance type of the price catalog in us-east-1 holds "
+            "3 x T4 per unit, so the fleet cannot run: g4dn.12xlarge: 4 GPUs is not a multiple of 3") in err
     assert "'ok'" not in err and out == "" and "saved" not in out
     assert not target.exists()
+    assert main(["validate", str(pol)]) == 1
+    assert "fleets[0].gpu (fleet 'web'): no instance type of the price catalog" in capsys.readouterr().out
 
 
 # --- held reservations beyond use: the plan costs more than all on-demand, said plainly --------------
