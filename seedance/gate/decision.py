@@ -258,7 +258,8 @@ def decide(
         stack=stack,
         as_of=as_of.isoformat(),
         frameworks=sorted(frameworks),
-        controls_evaluated=len(bundle.controls),
+        # the controls that applied: the budget's always, a framework's when the stack names it
+        controls_evaluated=sum(c.framework == "budget" or c.framework in frameworks for c in bundle.controls),
         findings=findings,
         expired_waivers=expired,
         unused_waivers=[w for w in active if id(w) not in used],
