@@ -107,19 +107,23 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
               help="Output format (markdown: a report for a pull request or wiki).")
 @click.option("--plan", "plan_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Estimate this plan (JSON of `seedance plan`) instead of the policy's explicit values.")
+              help="Estimate this plan (JSON of `seedance plan`) instead of planning the policy now.")
+@click.option("--no-plan", is_flag=True,
+              help="Price the policy's own values without planning: the planner's instance types and spot, but "
+                   "reservations only as the policy fixes or holds them (not the figure the gate checks).")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set; else bundled only).")
 @click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
-              help="Count the policy's held reservations active on this day (default: today; a --plan carries its own).")
+              help="The decision date, as for `seedance plan` (default: today; a --plan carries its own).")
 @click.option("--stack", default=None, callback=stack_name,
               help="Pulumi stack name: the value of the seedance:stack cost-allocation tag (else that tag is left out); "
                    "when --project-dir holds its Pulumi.STACK.yaml, a stack naming no seedance:clusterName is priced "
                    "as deployed without a cluster (groups at their desired size; no StorageClass volumes, backups or EKS).")
 @project_dir_option
-def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Path | None,
+def estimate(policy_path: Path, fmt: str, plan_path: Path | None, no_plan: bool, cache_dir: Path | None,
              as_of: dt.datetime | None, stack: str | None, project_dir: Path) -> int:
-    """Estimate the monthly cost of POLICY from the bundled price catalog (offline)."""
+    """Estimate the monthly cost of POLICY from the bundled price catalog (offline), planned as
+    `seedance plan` plans it (the figure `seedance check` holds against the budget)."""
     from seedance.cli import console
     from seedance.estimate.estimate import estimate_policy
     from seedance.estimate.plan_json import read_plan
@@ -131,8 +135,19 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Pat
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         check_instance_types(loaded, catalog)  # PolicyError: reported by the CLI's error boundary
-        plan = read_plan(plan_path) if plan_path is not None else None
+        if plan_path is not None and no_plan:
+            raise click.UsageError("--plan and --no-plan exclude each other")
         cluster = joins_cluster(project_dir, stack, [policy_path])
+        plan = read_plan(plan_path) if plan_path is not None else None
+        if plan is None and not no_plan:
+            from seedance.planner.demand import DemandError
+            from seedance.planner.planner import PlanningError, plan_policy
+
+            try:
+                plan = plan_policy(loaded, catalog, as_of=as_of.date() if as_of else None, cluster=cluster)
+            except (DemandError, PlanningError) as exc:
+                console(stderr=True).print(f"error: {policy_path}: {exc}", markup=False)
+                return 1
         if plan is not None and stack is not None and plan.cluster != cluster:
             log.warning("%s was planned for a stack %s, but stack %s %s: its reservations were decided for other "
                         "group sizes than run; re-plan with `seedance plan --stack %s`", plan_path,
@@ -153,7 +168,7 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, cache_dir: Pat
     else:
         render_estimate(out, est, "Estimate" if plan is None else "Estimate (plan)")
         if plan is None and any(r.kind == "fleet" for r in est.resources):
-            out.print("basis: the policy's own values, without a plan: the planner's instance types and spot, but "
-                      "reservations only as the policy fixes or holds them; `seedance plan --out PLAN.json` then "
-                      "`seedance estimate --plan PLAN.json` prices the reservations the planner would buy", markup=False)
+            out.print("basis: the policy's own values, without a plan (--no-plan): the planner's instance types and "
+                      "spot, but reservations only as the policy fixes or holds them, so not the figure `seedance "
+                      "check` holds against the budget", markup=False)
     return 0

@@ -25,7 +25,7 @@ def _invoke(*args: str) -> tuple[int, str]:
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_text_table_on_every_stack(stack: str) -> None:
-    code, out = _invoke("estimate", str(POLICIES / f"{stack}.yaml"))
+    code, out = _invoke("estimate", "--no-plan", str(POLICIES / f"{stack}.yaml"))
     assert code == 0, out
     assert f"monthly, {CURRENCY[stack]}" in out and "Totals" in out and "per month" in out
     assert "basis: the policy's own values, without a plan" in out  # the plan's purchases are not in it
@@ -52,7 +52,7 @@ def test_json_on_every_stack(stack: str) -> None:
 
 
 def test_dev_json_total_to_the_cent() -> None:
-    _, out = _invoke("estimate", "-f", "json", str(POLICIES / "dev.yaml"))
+    _, out = _invoke("estimate", "-f", "json", "--no-plan", str(POLICIES / "dev.yaml"))
     doc = json.loads(out)
     # without a plan each fleet runs on the planner's first type, with spot where the planner puts it;
     # spot hours are billed as paid: useful hours / (1 - f), f the share lost to interruptions.
@@ -178,7 +178,7 @@ def test_as_of_counts_the_held_reservations_active_that_day(tmp_path) -> None:  
 
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
-            assert _main(["estimate", str(policy), "--format", "json", "--as-of", day]) == 0
+            assert _main(["estimate", str(policy), "--format", "json", "--no-plan", "--as-of", day]) == 0
         doc = _json.loads(buf.getvalue())
         fleet = next(r for r in doc["resources"] if r.get("fleet") == "inference")
         return sum(c["monthly_quantity"] or 0 for c in fleet["components"] if "eserved" in c["name"])
@@ -186,3 +186,20 @@ def test_as_of_counts_the_held_reservations_active_that_day(tmp_path) -> None:  
     assert reserved_hours("2026-06-01") > 0  # within the term
     assert reserved_hours("2027-02-01") == 0  # the term ended 2027-01-15
     assert reserved_hours("2025-12-01") == 0  # not bought yet
+
+
+def test_estimate_plans_the_policy_as_check_does(tmp_path: Path) -> None:
+    # without --plan the estimate is the planned one, the figure the gate holds against the budget (it
+    # used to price the policy's own values: the planner's reservations were missing, and a budget the
+    # gate blocked read as "84% used")
+    from seedance.cli import main as _main
+
+    policy = POLICIES / "eu-prod.yaml"
+    plan = tmp_path / "plan.json"
+    assert _main(["plan", str(policy), "--as-of", "2024-05-30", "-o", str(plan)]) == 0
+    _, planned = _invoke("estimate", "-f", "json", "--as-of", "2024-05-30", str(policy))
+    _, given = _invoke("estimate", "-f", "json", "--plan", str(plan), str(policy))
+    _, own = _invoke("estimate", "-f", "json", "--no-plan", "--as-of", "2024-05-30", str(policy))
+    assert json.loads(planned)["monthly_total"] == json.loads(given)["monthly_total"]
+    assert json.loads(planned)["monthly_total"] != json.loads(own)["monthly_total"]
+    assert _main(["estimate", "--no-plan", "--plan", str(plan), str(policy)]) == 2  # a usage error
