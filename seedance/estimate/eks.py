@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, Rate, ResourceCost, lookup, priced
 from seedance.estimate.context import EstimateContext
+from seedance.estimate.network import NOT_CREATED
 
 KIND = "eks"
 SERVICE = "EKS"
@@ -28,4 +29,7 @@ def resources(ctx: EstimateContext) -> list[ResourceCost]:
     usage = EksUsage()
     item = "cluster_extended_support" if usage.extended_support else "cluster_standard_support"
     rate = lookup(ctx.catalog, ctx.region, "EKS", item)
-    return [ResourceCost(KIND, "eks-cluster", SERVICE, cost_components(usage, rate, ctx.currency), tags=ctx.tags())]
+    # the cluster the stack's nodes join, looked up: its control plane is priced (the fleets need it)
+    # but carries none of the stack's tags (every stack joining it counts it)
+    return [ResourceCost(KIND, "eks-cluster", SERVICE, cost_components(usage, rate, ctx.currency),
+                         notes=[NOT_CREATED + "; every stack joining the cluster counts it"])]

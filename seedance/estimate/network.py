@@ -152,4 +152,16 @@ def resources(ctx: EstimateContext) -> list[ResourceCost]:
     prices = network_prices(ctx.catalog, ctx.region)
     notes = [f"{r.service}: {r.via} ({r.reason})" for r in routes(usage, prices)]
     comps = cost_components(usage, prices, ctx.currency)
-    return [ResourceCost(KIND, "vpc", SERVICE, comps, tags=ctx.tags(), notes=notes)]
+    # the NAT gateways are the VPC's (network.natGateways), not the stack's: priced, as the traffic
+    # they carry follows the stack's endpoint choice, but they carry none of its tags
+    nat = [c for c in comps if c.name.startswith("NAT ")]
+    own = [c for c in comps if not c.name.startswith("NAT ")]
+    out = [ResourceCost(KIND, "vpc", SERVICE, own, tags=ctx.tags(), notes=notes)]
+    if nat:
+        out.append(ResourceCost(KIND, "vpc-nat-gateways", SERVICE, nat, notes=[NOT_CREATED]))
+    return out
+
+
+#: The note on what the estimate prices that the stack does not create.
+NOT_CREATED = ("not created by the stack: it carries none of the stack's tags, so the stack's AWS Budget "
+               "(filtered on seedance:stack) does not count it")
