@@ -49,8 +49,10 @@ log = logging.getLogger(__name__)
 Loc = tuple[str | int, ...]
 Issue = tuple[Loc, str]
 
-GP3_MAX_IOPS = 16_000
-GP3_MAX_THROUGHPUT = 1_000
+# gp3's ranges as EC2's CreateVolume documents them in the installed botocore's service model
+# (3,000-80,000 IOPS, 125-2,000 MiB/s, 1-65,536 GiB; raised from 16,000 and 1,000 in 2025)
+GP3_MAX_IOPS = 80_000
+GP3_MAX_THROUGHPUT = 2_000
 GP3_BASELINE_IOPS = 3_000  # included with every gp3 volume, whatever its size
 GP3_MAX_IOPS_PER_GIB = 500  # AWS: at most 500 provisioned IOPS per GiB
 GP3_MAX_MIBPS_PER_IOPS = 0.25  # AWS: at most 0.25 MiB/s of throughput per provisioned IOPS

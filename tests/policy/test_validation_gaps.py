@@ -130,6 +130,8 @@ def _storage(classes: str) -> str:
         ("{name: a, tier: gp3, throughputMibps: 800}", "expected at most 750 with 3000 IOPS (or iops >= 3200), got 800"),
         ("{name: a, tier: io2, sizeGib: 4, iops: 256000}", "io2 allows at most 1000 IOPS per GiB: expected at most 4000 for 4 GiB (or sizeGib >= 256), got 256000"),
         ("{name: a, tier: io2, sizeGib: 2, iops: 100}", "io2 volumes are at least 4 GiB, got 2"),
+        # gp3's ranges as the installed botocore's CreateVolume documents them
+        ("{name: a, tier: gp3, sizeGib: 1000, iops: 80001}", "gp3 allows at most 80000 IOPS, got 80001"),
     ],
 )
 def test_ebs_ratio_limits(cls: str, message: str) -> None:
@@ -143,6 +145,7 @@ def test_ebs_ratio_limits(cls: str, message: str) -> None:
         "{name: a, tier: gp3, sizeGib: 32, iops: 16000, throughputMibps: 1000}",
         "{name: a, tier: gp3, sizeGib: 200, iops: 6000, throughputMibps: 250}",
         "{name: a, tier: io2, sizeGib: 2000, iops: 20000}",
+        "{name: a, tier: gp3, sizeGib: 1000, iops: 80000, throughputMibps: 2000}",  # gp3's 2025 maximums
     ],
 )
 def test_ebs_volumes_within_the_ratios_are_valid(cls: str) -> None:
