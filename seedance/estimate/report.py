@@ -236,7 +236,9 @@ def render_diff_text(out: Console, d: EstimateDiff, *, base: Estimate | None = N
         out.print(Text(f"note: {note}", style="yellow"))
     if d.budget_share_after is not None or d.budget_share_before is not None:
         out.print(Text(f"budget used: {h['share'](d.budget_share_before)} -> {h['share'](d.budget_share_after)} "
-                       f"({h['points'](d.budget_share_before, d.budget_share_after)})"))
+                       f"({h['points'](d.budget_share_before, d.budget_share_after)})"
+                       + (f"; the budget changes from {h['money'](d.budget_before)} to {h['money'](d.budget_after)}"
+                          if d.budget_before != d.budget_after else "")))
     if not d.changed and not d.new_unpriced:
         out.print("no cost or planner decision changes")
         return

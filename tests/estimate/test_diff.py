@@ -274,3 +274,17 @@ def test_unpriced_quantities_by_hand() -> None:
     assert shrank.changed and not shrank.unpriced_grew
     assert "No cost or planner decision changes." not in diff_markdown(shrank)
     assert compare(est(100.0), est(None)).unpriced_grew  # a quantity no longer known may be larger
+
+
+def test_a_budget_change_is_shown_beside_the_share(tmp_path: Path) -> None:
+    # the share went 16% -> 68% with nothing said about the budget falling from 120,000 to 30,000
+    head = tmp_path / "head.yaml"
+    head.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {DEV}\nbudget:\n  monthlyAmount: 500\n")
+    base_amount = load_policy(DEV).policy.budget.monthly_amount
+    text = CliRunner().invoke(app, ["diff", str(DEV), str(head), "--no-plan"], catch_exceptions=False).output
+    assert f"the budget changes from {base_amount:,.2f} USD to 500.00 USD" in text
+    md = CliRunner().invoke(app, ["diff", str(DEV), str(head), "--no-plan", "-f", "markdown"],
+                            catch_exceptions=False).output
+    assert f"| Monthly budget | {base_amount:,.2f} USD | 500.00 USD | {500 - base_amount:+,.2f} USD |" in md
+    same = CliRunner().invoke(app, ["diff", str(DEV), str(DEV), "--no-plan"], catch_exceptions=False).output
+    assert "the budget changes" not in same
