@@ -104,7 +104,7 @@ def validate_policy(policy: Any, *, source: str = "policy", cross_field: bool = 
     issues = semantics.check(model) if cross_field else []
     if issues:
         raise InvalidInputError("; ".join(f"{source}: {'.'.join(str(p) for p in loc) or '(top)'}: {msg}"
-                                          for loc, msg in issues[:20]))
+                                          for loc, msg, *_ in issues[:20]))
     return model.model_dump(mode="json", by_alias=True)
 
 

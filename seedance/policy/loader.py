@@ -150,8 +150,12 @@ def _validate_tree(
     except ValidationError as exc:
         problems += _schema_problems(tree, exc)
     parts = semantics.Parts.of(policy) if policy is not None else _valid_parts(tree)
-    for loc, message in semantics.check_parts(parts, base_dir or path.parent):
+    for loc, message, *other in semantics.check_parts(parts, base_dir or path.parent):
         hit = locate(tree, loc)
+        if other:  # the field compared with, when another file of the chain sets it
+            there = locate(tree, other[0])
+            if there.key_location is not None and there.location.file != hit.location.file:
+                message += f" ({there.path.rsplit('.', 1)[-1]} set at {there.location})"
         problems.append(Problem(hit.location, hit.path, message, hit.context))
     if problems:
         raise PolicyValidationError(problems)

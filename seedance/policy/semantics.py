@@ -47,7 +47,9 @@ from seedance.policy.model import (
 log = logging.getLogger(__name__)
 
 Loc = tuple[str | int, ...]
-Issue = tuple[Loc, str]
+#: A problem at a field, with the message; a comparison also names the other field it compares,
+#: which an overlay may set in another file than the field reported (the loader then says where)
+Issue = tuple[Loc, str] | tuple[Loc, str, Loc]
 
 # gp3's ranges as EC2's CreateVolume documents them in the installed botocore's service model
 # (3,000-80,000 IOPS, 125-2,000 MiB/s, 1-65,536 GiB; raised from 16,000 and 1,000 in 2025)
@@ -252,9 +254,11 @@ def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issu
             out.append((at, "a fleet needs exactly one of 'gpu' or 'cpu'"))
         c = f.capacity
         if c.min > c.desired:
-            out.append((at + ("capacity", "desired"), f"expected min <= desired, got min {c.min} > desired {c.desired}"))
+            out.append((at + ("capacity", "desired"), f"expected min <= desired, got min {c.min} > desired {c.desired}",
+                        at + ("capacity", "min")))
         if c.desired > c.max:
-            out.append((at + ("capacity", "desired"), f"expected desired <= max, got desired {c.desired} > max {c.max}"))
+            out.append((at + ("capacity", "desired"), f"expected desired <= max, got desired {c.desired} > max {c.max}",
+                        at + ("capacity", "max")))
         if c.max == 0 and f.autoscaling is not None:
             out.append((at + ("autoscaling",), "a disabled fleet (capacity.max 0) cannot autoscale: remove 'autoscaling'"))
         allowed = set(f.instance_types.allowed)

@@ -178,3 +178,19 @@ def test_paths_in_a_base_resolve_from_the_base(tmp_path: Path) -> None:
     p = _write(tmp_path, "prod.yaml", _overlay("base/base.yaml", ""))
     policy = load_policy(p).policy
     assert policy.fleets[0].demand_history == "base/demand.csv"
+
+
+def test_a_comparison_names_the_overlay_that_set_the_other_side(tmp_path: Path) -> None:
+    # the overlay lowers max; desired, reported, is in the base: the message says where max was set
+    _write(tmp_path, "base.yaml", BASE_FLEETS)
+    p = _write(tmp_path, "p.yaml", _overlay("base.yaml", "fleets:\n  - name: batch\n    capacity: {max: 0}\n"))
+    with pytest.raises(PolicyError) as exc:
+        load_policy(p)
+    (problem,) = [q for q in exc.value.problems if "desired <= max" in str(q)]
+    assert str(problem).startswith(str(tmp_path / "base.yaml"))
+    assert str(problem).endswith(f"got desired 1 > max 0 (max set at {p}:6:21)")
+    # both in one file: nothing added
+    one = _write(tmp_path, "one.yaml", BASE_FLEETS.replace("max: 2}\n    spot", "max: 0}\n    spot"))
+    with pytest.raises(PolicyError) as exc:
+        load_policy(one)
+    assert any(str(q).endswith("got desired 1 > max 0") for q in exc.value.problems)
