@@ -15,7 +15,7 @@ def policy_summary(p: CostPolicy) -> dict[str, Any]:
     frameworks = ", ".join(f.value for f in p.compliance.frameworks) or "no framework"
     headline = (
         f"{p.metadata.name}, {p.metadata.environment.value}, {p.cloud.region}, {len(p.fleets)} fleet(s), "
-        f"up to {gpus} GPUs, {frameworks}, budget {p.budget.monthly_amount:,.0f} {p.budget.currency.value}/month"
+        f"up to {gpus} GPU{'' if gpus == 1 else 's'}, {frameworks}, budget {p.budget.monthly_amount:,.0f} {p.budget.currency.value}/month"
     )
     return {
         "headline": headline,

@@ -111,6 +111,8 @@ def price_sensitivity() -> dict:
                 per.setdefault(case.name, {})[f"{split:.1f}"] = {
                     "seedance": rr["Seedance"]["ratio_to_optimum"], "violations": rr["Seedance"]["violations"],
                     "seedance_weekly": rr["Seedance"]["ratio_to_weekly"],
+                    "seedance_seen": rr["Seedance"]["ratio_to_seen"],
+                    "seen_optimum": rr[SEEN_OPT]["ratio_to_optimum"],
                     "below_ce": rr["Seedance"]["cost"] <= rr["Cost-Explorer 30-day"]["cost"],
                     "plain": rr["plain 30-day re-plan"]["ratio_to_optimum"],
                     "ondemand": case.ondemand, "reserved": case.reserved, "spot_mean": float(case.spot.mean()),
@@ -149,6 +151,21 @@ def render_prices(cases: list[Case], out: dict) -> list[str]:
     lines += ["", "Zero cap violations and never costlier than Cost-Explorer in every run." if not bad else
               "Runs with cap violations or above Cost-Explorer: " + ", ".join(
                   f"{label} {n} at {float(s):.0%}" for label, n, s, _ in bad) + ".", ""]
+    lines += ["Whose gap it is, at 30 / 40 / 50% billed: Seedance × the weekly-step optimum that never holds more",
+              "than the peak seen before each decision (the best a strategy without look-ahead could do), and in",
+              "brackets that bound × the offline optimum at 40%. A first figure near 1 means the rest of the gap",
+              "is the future; well above 1, it is Seedance's own.", "",
+              "| Prices | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    for label, per in out["price_sets"].items():
+        cells = []
+        for n in names:
+            if n not in per or "seedance_seen" not in per[n][splits[1]]:
+                cells.append("—")
+                continue
+            cells.append(" / ".join(f"{per[n][s]['seedance_seen']:.3f}" for s in splits)
+                         + f" ({per[n][splits[1]]['seen_optimum']:.3f})")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines.append("")
     return lines
 
 
