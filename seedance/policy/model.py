@@ -626,7 +626,9 @@ class Scheduling(_Model):
 class Waiver(_Model):
     control: Annotated[str, StringConstraints(pattern=r"^(GDPR|MLPS|BUDGET)-[A-Za-z0-9.\-]+$")]
     resource: Annotated[str, StringConstraints(min_length=1)] = Field(
-        description="Glob over resource URNs or names ('*' for the whole stack)."
+        description="Glob over resource URNs or names ('*' for the whole stack). A name matches every resource "
+        "of that name whatever its type (Pulumi names are unique per type only): to waive one of several, "
+        "give its URN or a glob ending in its type and name ('*aws:dynamodb/table:Table::store')."
     )
     reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=10)]
     approver: Email
