@@ -9,6 +9,10 @@
   type whatever the account's AWS Backup opt-in) narrowed by a ``StringEquals`` condition on the tag.
   StorageTiers puts the tag on the volumes of the StorageClasses that need backups through the EBS
   CSI driver's ``tagSpecification_N`` parameter;
+* under MLPS 2.0 level 3, when the volumes hold personal data (8.1.4.9 b, off-site backup): a vault
+  of the same name in the partner region (``copy_region``), encrypted with the stack's key there, and a
+  copy action on the rule that copies every recovery point to it, kept as long. A cross-Region copy is
+  encrypted with the destination vault's key (a key serves one Region only);
 * the service role AWS Backup assumes (``backup.amazonaws.com``, in China too) with the AWS-managed
   ``AWSBackupServiceRolePolicyForBackup`` and ``AWSBackupServiceRolePolicyForRestores``, and an inline
   policy letting it use the stack key as EBS encryption requires (Amazon EBS guide, "Requirements for
@@ -59,9 +63,11 @@ def assume_policy() -> dict:
     }
 
 
-def key_use_policy(key_arn: str) -> dict:
-    """What a principal needs to use a KMS key for EBS encryption (snapshots of encrypted volumes and
-    volumes restored from them), on that key only; grants only for AWS services."""
+def key_use_policy(*key_arns: str) -> dict:
+    """What a principal needs to use KMS keys for EBS encryption (snapshots of encrypted volumes,
+    their off-site copies and volumes restored from them), on those keys only; grants only for AWS
+    services."""
+    key_arn: str | list[str] = key_arns[0] if len(key_arns) == 1 else list(key_arns)
     return {
         "Version": "2012-10-17",
         "Statement": [
@@ -95,8 +101,14 @@ class EbsBackupArgs:
     retention_days: int
     tags: dict[str, str] = field(default_factory=dict)  # with the data class of what the vault holds
     schedule: str = DAILY_SCHEDULE
+    copy_region: str | None = None  # the off-site region every recovery point is copied to
+    copy_kms_key_arn: pulumi.Input[str] | None = None  # the key of the copies' vault, in copy_region
 
     def validate(self) -> None:
+        require((self.copy_region is None) == (self.copy_kms_key_arn is None), "EbsBackupArgs.copy_region",
+                "expected both an off-site region and a key there, or neither")
+        require(self.copy_region != self.region, "EbsBackupArgs.copy_region",
+                f"expected an off-site region other than the stack's {self.region}")
         require(self.retention_days >= MIN_BACKUP_RETENTION_DAYS, "storage.backupRetentionDays",
                 f"expected at least {MIN_BACKUP_RETENTION_DAYS} days, got {self.retention_days}")
         names = backup_names(self.stack)
@@ -128,6 +140,22 @@ class EbsBackup(pulumi.ComponentResource):
             tags=args.tags,
             opts=child(self),
         )
+        copies: list[aws.backup.PlanRuleCopyActionArgs] = []
+        self.copy_vault_arn: pulumi.Output[str] | None = None
+        if args.copy_region is not None:
+            copy_vault = aws.backup.Vault(
+                f"{name}-copy-vault",
+                name=names["vault"],
+                region=args.copy_region,
+                kms_key_arn=args.copy_kms_key_arn,
+                tags=args.tags,
+                opts=child(self),
+            )
+            copies.append(aws.backup.PlanRuleCopyActionArgs(
+                destination_vault_arn=copy_vault.arn,
+                lifecycle=aws.backup.PlanRuleCopyActionLifecycleArgs(delete_after=args.retention_days),
+            ))
+            self.copy_vault_arn = copy_vault.arn
         plan = aws.backup.Plan(
             f"{name}-plan",
             name=names["plan"],
@@ -137,6 +165,7 @@ class EbsBackup(pulumi.ComponentResource):
                 schedule=args.schedule,
                 lifecycle=aws.backup.PlanRuleLifecycleArgs(delete_after=args.retention_days),
                 recovery_point_tags=args.tags,
+                copy_actions=copies or None,
             )],
             tags=args.tags,
             opts=child(self),
@@ -157,10 +186,11 @@ class EbsBackup(pulumi.ComponentResource):
             )
             for policy in SERVICE_ROLE_POLICIES
         ]
+        keys = [args.kms_key_arn] + ([args.copy_kms_key_arn] if args.copy_kms_key_arn is not None else [])
         attachments.append(aws.iam.RolePolicy(
             f"{name}-kms",
             role=role.name,
-            policy=pulumi.Output.from_input(args.kms_key_arn).apply(lambda arn: policy_json(key_use_policy(arn))),
+            policy=pulumi.Output.all(*keys).apply(lambda arns: policy_json(key_use_policy(*arns))),
             opts=child(self),
         ))
         key, value = self.selection_tag
@@ -180,4 +210,5 @@ class EbsBackup(pulumi.ComponentResource):
         self.vault_arn = vault.arn
         self.plan_id = plan.id
         self.role_arn = role.arn
-        self.register_outputs({"vault_arn": self.vault_arn, "plan_id": self.plan_id, "role_arn": self.role_arn})
+        self.register_outputs({"vault_arn": self.vault_arn, "plan_id": self.plan_id, "role_arn": self.role_arn,
+                               "copy_vault_arn": self.copy_vault_arn})

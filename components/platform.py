@@ -267,6 +267,9 @@ def build_platform(args: PlatformArgs) -> Platform:
     )
     backup = None
     if backed_up:
+        held = most_sensitive([sc.data_class for sc in backed_up])
+        # off-site copies of personal data, as the checkpoint buckets' replicas (MLPS 8.1.4.9 b)
+        off_site = replica_region is not None and held is DataClass.PERSONAL
         backup = EbsBackup(
             "backup",
             EbsBackupArgs(
@@ -274,7 +277,9 @@ def build_platform(args: PlatformArgs) -> Platform:
                 region=cloud.region,
                 kms_key_arn=kms_key_arn,
                 retention_days=policy.storage.backup_retention_days,
-                tags=tag_set.for_resource(purpose="backup", data_class=most_sensitive([sc.data_class for sc in backed_up])),
+                tags=tag_set.for_resource(purpose="backup", data_class=held),
+                copy_region=replica_region if off_site else None,
+                copy_kms_key_arn=replica_key_arn if off_site else None,
             ),
             aws_opts,
         )

@@ -37,11 +37,12 @@ def test_vault_plan_selection_and_role(clustered):
     p = _parts(s)
     names = backup_names(s.stack)
     part = "aws-cn" if s.stack == "cn-prod" else "aws"
-    assert sorted(r.type for r in p["children"]) == [
+    off_site = s.stack == "cn-prod"  # MLPS: personal-data recovery points are copied off site
+    assert sorted(r.type for r in p["children"]) == sorted([
         "aws:backup/plan:Plan", "aws:backup/selection:Selection", "aws:backup/vault:Vault", "aws:iam/role:Role",
         "aws:iam/rolePolicy:RolePolicy", "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
         "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
-    ]
+    ] + (["aws:backup/vault:Vault"] if off_site else []))
     # the vault: in the stack's region, encrypted with the stack's customer key
     vault = p["vault"]
     assert vault.inputs["name"] == names["vault"] == f"seedance-{s.stack}-ebs"
@@ -50,6 +51,7 @@ def test_vault_plan_selection_and_role(clustered):
     assert "forceDestroy" not in vault.inputs or vault.inputs["forceDestroy"] is False
     # the plan: one daily rule into the vault, kept storage.backupRetentionDays
     (rule,) = p["plan"].inputs["rules"]
+    assert ("copyActions" in rule) is off_site
     assert rule["schedule"] == "cron(0 3 * * ? *)"
     assert rule["targetVaultName"] == vault.inputs["name"]
     assert rule["lifecycle"] == {"deleteAfter": s.policy.storage.backup_retention_days} == {"deleteAfter": 7}
@@ -71,10 +73,31 @@ def test_vault_plan_selection_and_role(clustered):
     ]
     # and the use of the stack key (only it) that snapshots of encrypted EBS volumes need
     use, grants = json.loads(p["kms"].inputs["policy"])["Statement"]
-    assert use["Resource"] == grants["Resource"] == s.kms_key_arn()
+    if off_site:  # and of the partner region's key, which encrypts the copies
+        assert use["Resource"] == grants["Resource"] == [s.kms_key_arn(), p["copy-vault"].inputs["kmsKeyArn"]]
+    else:
+        assert use["Resource"] == grants["Resource"] == s.kms_key_arn()
     assert use["Action"] == ["kms:Decrypt", "kms:DescribeKey", "kms:GenerateDataKeyWithoutPlaintext", "kms:ReEncrypt*"]
     assert (grants["Action"], grants["Condition"]) == ("kms:CreateGrant", {"Bool": {"kms:GrantIsForAWSResource": "true"}})
     assert p["kms"].inputs["role"] == p["role"].inputs.get("name", sel.inputs["iamRoleArn"].rsplit("/", 1)[1])
+
+
+def test_personal_recovery_points_are_copied_off_site_under_mlps(cn, eu):
+    # MLPS 2.0 level 3, 8.1.4.9 b: cn-prod's personal EBS class is backed up, and each recovery point
+    # copied to a vault of the same name in the partner region, encrypted with the stack's key there
+    p = _parts(cn)
+    copy = p["copy-vault"]
+    assert copy.region == "cn-northwest-1" != cn.policy.cloud.region
+    assert copy.inputs["name"] == p["vault"].inputs["name"]
+    replica_keys = [r for r in cn.doc.resources if r.type == "aws:kms/key:Key" and r.region == "cn-northwest-1"]
+    assert len(replica_keys) == 1 and copy.inputs["kmsKeyArn"].startswith("arn:aws-cn:kms:cn-northwest-1:")
+    (rule,) = p["plan"].inputs["rules"]
+    assert rule["copyActions"] == [{"destinationVaultArn": rule["copyActions"][0]["destinationVaultArn"],
+                                    "lifecycle": {"deleteAfter": cn.policy.storage.backup_retention_days}}]
+    assert rule["copyActions"][0]["destinationVaultArn"].startswith("arn:aws-cn:backup:cn-northwest-1:")
+    assert copy.inputs["tags"]["data-class"] == "personal"
+    # GDPR asks for no off-site copy: eu-prod keeps its recovery points in its region
+    assert "copy-vault" not in _parts(eu) and "copyActions" not in _parts(eu)["plan"].inputs["rules"][0]
 
 
 def test_storage_classes_that_need_backups_tag_their_volumes(eu, cn):
@@ -157,6 +180,8 @@ def _args(**kw) -> EbsBackupArgs:
     (dict(stack="s" * 40), r"^EbsBackupArgs.stack: expected a stack name that gives a backup vault name of at most 50 characters"),
     (dict(stack="s" * 35), r"^EbsBackupArgs.stack: expected a stack name that gives backup plan and selection names of at most 50"),
     (dict(tags={}), r"^EbsBackupArgs.tags: expected the data-class tag of the volumes the vault holds$"),
+    (dict(copy_region="eu-west-1"), r"^EbsBackupArgs.copy_region: expected both an off-site region and a key there"),
+    (dict(copy_region="eu-central-1", copy_kms_key_arn=KEY), r"^EbsBackupArgs.copy_region: expected an off-site region other"),
 ])
 def test_backup_args_are_validated(kw, message):
     with pytest.raises(ComponentArgsError, match=message):

@@ -69,3 +69,26 @@ def test_retention_is_the_policy_s(stacks: dict[str, LoadedPolicy], catalog: Cat
     (general,) = resources(ctx)
     assert general.notes[0] == "daily AWS Backup of storage class general, recovery points kept 30 days"
     assert general.components[1].usage_note.startswith("depends on usage: the blocks that change each day, kept 30 days")
+
+
+def test_off_site_copies_under_mlps_are_priced_in_the_partner_region(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    # eu-prod with MLPS level 3 on: its personal class's recovery points are copied to eu-west-1
+    # (components.backup), priced there: 200 GiB x 20 x eu-west-1's snapshot price, plus the transfer
+    from seedance.policy.model import Framework
+
+    policy = stacks["eu-prod"].policy
+    mlps = policy.model_copy(update={"compliance": policy.compliance.model_copy(
+        update={"frameworks": [*policy.compliance.frameworks, Framework.MLPS_L3]})})
+    ctx = EstimateContext(mlps, None, catalog, "eu-central-1", "USD", base_tags(mlps))
+    general = next(r for r in resources(ctx) if r.name == "general-backup")
+    names = [c.name for c in general.components]
+    assert names[2:] == ["Backup copies in eu-west-1 (EBS snapshots, provisioned size)",
+                         "Backup copy transfer to eu-west-1 (inter-region)"]
+    west = backup_prices(catalog, "eu-west-1").snapshot_storage.value
+    copies, transfer = general.components[2:]
+    assert copies.monthly_cost == pytest.approx(4000 * west) and copies.price_ref.endswith("region=eu-west-1].price")
+    assert transfer.monthly_cost is None and transfer.usage_note.startswith("depends on usage")
+    assert general.notes[0].endswith(", copied to eu-west-1")
+    # GDPR alone: no copy
+    plain = EstimateContext(policy, None, catalog, "eu-central-1", "USD", base_tags(policy))
+    assert len(next(r for r in resources(plain) if r.name == "general-backup").components) == 2

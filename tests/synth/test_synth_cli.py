@@ -28,9 +28,11 @@ def test_synth_every_example_stack(stack: str, tmp_path: Path, capsys: pytest.Ca
     assert all(not isinstance(v, float) or not v.is_integer() for r in fleets for v in _numbers(r["inputs"]))
     home = {"eu-prod": "eu-central-1", "cn-prod": "cn-north-1", "dev": "us-east-1"}[stack]
     elsewhere = {r.name: r.region for r in doc.resources if r.type.startswith("aws:") and r.region != home}
-    if stack == "cn-prod":  # MLPS off-site copies: the replica buckets and their key, pinned by their region input
+    if stack == "cn-prod":  # MLPS off-site copies: the replica buckets, their key and the backups' copy vault,
+        # pinned by their region input
         assert elsewhere and set(elsewhere.values()) == {"cn-northwest-1"}
-        assert all("replica" in name for name in elsewhere)
+        assert all("replica" in name for name in elsewhere if name != "backup-copy-vault")
+        assert "backup-copy-vault" in elsewhere
     else:
         assert elsewhere == {}
     assert f"stack {stack}" in capsys.readouterr().err
