@@ -54,11 +54,14 @@ def app(verbose: bool) -> None:
 @app.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-f", "--format", "fmt", type=FORMATS, default="text", show_default=True, help="Output format.")
-def validate(paths: tuple[Path, ...], fmt: str) -> int:
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
+              help="Check instance types against prices refreshed into this cache too (default: $SEEDANCE_PRICE_CACHE "
+                   "if set; else the bundled catalog only), as plan and estimate do.")
+def validate(paths: tuple[Path, ...], fmt: str, cache_dir: Path | None) -> int:
     """Validate cost policies; exit 0 when all are valid, 1 otherwise."""
     out = console()
     results = []
-    for path, loaded, problems in _load_each(paths):
+    for path, loaded, problems in _load_each(paths, cache_dir):
         if loaded is None:
             results.append({"path": str(path), "valid": False, "errors": [str(p) for p in problems]})
             if fmt == "text":
@@ -129,7 +132,7 @@ def _register_extra_commands() -> None:
 _register_extra_commands()
 
 
-def _load_each(paths: tuple[Path, ...]) -> Iterator[tuple[Path, LoadedPolicy | None, list[Problem]]]:
+def _load_each(paths: tuple[Path, ...], cache_dir: Path | None = None) -> Iterator[tuple[Path, LoadedPolicy | None, list[Problem]]]:
     """Each path with its loaded policy, or None and its problems: the language's, then the instance
     types it names that the bundled price catalog (or ``$SEEDANCE_PRICE_CACHE``) cannot serve."""
     from seedance.planner.type_checks import instance_type_problems
@@ -144,7 +147,7 @@ def _load_each(paths: tuple[Path, ...]) -> Iterator[tuple[Path, LoadedPolicy | N
             continue
         if catalog is None:
             try:
-                catalog = load_catalog()
+                catalog = load_catalog(cache_dir=cache_dir)
             except PricingError as exc:  # no usable catalog: the language alone is checked
                 log.warning("instance types not checked: %s", exc)
                 yield path, loaded, []

@@ -131,22 +131,30 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, no_plan: bool,
     from seedance.planner.type_checks import check_instance_types
     from seedance.pricing.catalog import load_catalog
 
+    if plan_path is not None and no_plan:
+        raise click.UsageError("--plan and --no-plan exclude each other")
     loaded = load_policy(policy_path)  # PolicyError is reported by the CLI's error boundary
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         check_instance_types(loaded, catalog)  # PolicyError: reported by the CLI's error boundary
-        if plan_path is not None and no_plan:
-            raise click.UsageError("--plan and --no-plan exclude each other")
         cluster = joins_cluster(project_dir, stack, [policy_path])
         plan = read_plan(plan_path) if plan_path is not None else None
         if plan is None and not no_plan:
             from seedance.planner.demand import DemandError
             from seedance.planner.planner import PlanningError, plan_policy
 
+            from seedance.commands.plan import unplannable_fleets
+
             try:
                 plan = plan_policy(loaded, catalog, as_of=as_of.date() if as_of else None, cluster=cluster)
             except (DemandError, PlanningError) as exc:
                 console(stderr=True).print(f"error: {policy_path}: {exc}", markup=False)
+                return 1
+            unplannable = unplannable_fleets(plan)
+            if unplannable:  # as `seedance plan`: a fleet without an instance type cannot run or be priced
+                err = console(stderr=True)
+                for line in unplannable:
+                    err.print(f"error: {policy_path}: {line}", markup=False)
                 return 1
         if plan is not None and stack is not None and plan.cluster != cluster:
             log.warning("%s was planned for a stack %s, but stack %s %s: its reservations were decided for other "

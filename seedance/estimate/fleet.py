@@ -410,8 +410,11 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         notes.extend(average_nodes(fleet, fleet.capacity.desired)[1])
         all_held, active = sum(c.units for c in fleet.reserved.held), held_units_on(fleet, on)
         if all_held != active:
-            notes.append(f"{active} of {all_held} held reserved unit(s) active on {on.isoformat()} "
-                         "(the others have expired or not started)")
+            from seedance.planner.planner import month_end  # the planner imports this module
+
+            notes.append(f"{active} of {all_held} held reserved unit(s) counted: those running through the month "
+                         f"priced, {on.isoformat()} to {month_end(on).isoformat()} (the others end within it, "
+                         "have ended or start after it)")
     offer = ctx.catalog.instance(ctx.region, usage.instance_type)  # unknown type given by the user: an error
     if ctx.plan is None and usage.spot_share_above_base > 0 and spot_rate is not None:
         # the planner's rate: the most interrupted spot pool the group lists

@@ -434,7 +434,7 @@ def _held_other_terms_problems(at: str, fp: FleetPlan, fleet: Any, active: dict[
                        "counted in reserved_units)")
         elif n > held.get(t, 0):
             out.append(f"{at}held_other_terms lists {n} unit(s) of {t}, but the policy holds {held.get(t, 0)} of {t} "
-                       f"on {on} (reserved.held)")
+                       f"through the month a plan of {on} prices (reserved.held)")
     total = sum(claimed.values())
     if total > fp.reserved_units:
         out.append(f"{at}held_other_terms total {total} units, more than reserved_units {fp.reserved_units}")

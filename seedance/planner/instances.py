@@ -162,7 +162,8 @@ def rank_instances(
     ranked = candidates[:MAX_TYPES]
     what = describe_requirement(req)
     where = f" in {region}" if region else ""
-    pools = sum(c.effective_spot_per_unit is not None for c in ranked)  # types spot may launch in
+    # types spot may launch in (one whose spot loses every hour is not one)
+    pools = sum(c.effective_spot_per_unit is not None and math.isfinite(c.effective_spot_per_unit) for c in ranked)
     too_big = sorted(t for t, why_not in not_used.items() if why_not.startswith("holds "))
     if not ranked:
         why = f"no catalog type{where} satisfies {what}" + (f" among the allowed {list(allowed)}" if allowed else "")

@@ -287,8 +287,8 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
                                           f"a type off spot)")
                 if too_interrupted:
                     why["instance_types"] += (f"; of these, {', '.join(too_interrupted)} would be cheaper on spot alone, "
-                                              f"but the group's interruptions are priced at its most interrupted pool, "
-                                              f"and at theirs spot would no longer pay")
+                                              f"but a group's interruptions are priced at its most interrupted pool, and "
+                                              f"with them listed spot would no longer pay on them or on the group's others")
         if fleet.spot is not None:
             asked = ("the policy's spot.allocationStrategy" if "allocation_strategy" in fleet.spot.model_fields_set
                      else "default (pools with spare capacity at low price)")
@@ -747,18 +747,13 @@ def plan_policy(
         dec = plan_fleet(inp)
         fp = dec.plan
         ending = [] if held is not None and fleet.name in held else ending_within_month(fleet, on)
-        if ending and fleet.reserved.mode != ReservedMode.NONE:
+        if ending:
             units = sum(n for n, _ in ending)
             fp.rationale["reserved"] += (
                 f"; {units} held unit(s) end within the month priced ("
-                + ", ".join(f"{n} on {d.isoformat()}" for n, d in ending)
-                + "): not counted as held, so any purchase above replaces them from then; queue it to start "
-                  "that day (a purchase recorded with that date is counted as held)")
-        elif ending:
-            units = sum(n for n, _ in ending)
-            fp.rationale["reserved"] += (f"; {units} held unit(s) end within the month priced ("
-                                         + ", ".join(f"{n} on {d.isoformat()}" for n, d in ending)
-                                         + "): not counted, and reserved.mode none buys no replacement")
+                + ", ".join(f"{n} on {d.isoformat()}" for n, d in ending) + "): not counted as held"
+                + ("; the purchase above replaces them: queue it to start that day (a purchase recorded with "
+                   "that date is counted as held)" if fp.new_purchases else "; nothing replaces them"))
         if dec.primary is None:
             unpriced.append(f"{fleet.name}: no instance type in {region} satisfies the fleet's requirement")
             fleets.append(fp)

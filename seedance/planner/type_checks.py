@@ -49,7 +49,7 @@ def instance_type_problems(loaded: LoadedPolicy, catalog: Catalog) -> list[Probl
             problems.append(Problem(
                 loaded.location(("fleets", i, "instanceTypes", "allowed")), f"fleets[{i}].instanceTypes.allowed",
                 "no allowed type can hold the fleet's unit, so the fleet cannot run: " + "; ".join(reasons), context))
-        elif not fleet.instance_types.allowed and fleet.capacity.max > 0:
+        elif not fleet.instance_types.allowed:  # a disabled fleet's group still lists a type
             problem = _no_type_problem(loaded, catalog, i)
             if problem is not None:
                 problems.append(problem)

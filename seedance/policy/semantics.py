@@ -272,7 +272,8 @@ def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issu
         if r.mode != ReservedMode.FIXED and r.units is not None:
             out.append((at + ("reserved", "units"), f"'units' is only read when mode is 'fixed' (mode is {r.mode.value!r})"))
         if r.units is not None and r.units > c.max:
-            out.append((at + ("reserved", "units"), f"expected at most capacity.max ({c.max}) units, got {r.units}"))
+            out.append((at + ("reserved", "units"), f"expected at most capacity.max ({c.max}) units, got {r.units}",
+                        at + ("capacity", "max")))
         for k, held in enumerate(r.held):
             if held.ends() is None:
                 latest = dt.date.max.replace(year=dt.MAXYEAR - TERM_YEARS[held.term])
@@ -360,13 +361,15 @@ def _off_peak(f: Fleet, at: Loc) -> list[Issue]:
         if f.workload not in (Workload.BATCH, Workload.TRAINING, Workload.FINETUNE):
             out.append((at + ("offPeak", j), f"off-peak windows apply to batch, training or finetune fleets, not {f.workload.value}"))
         if w.desired > c.max:
-            out.append((at + ("offPeak", j, "desired"), f"expected at most capacity.max ({c.max}), got {w.desired}"))
+            out.append((at + ("offPeak", j, "desired"), f"expected at most capacity.max ({c.max}), got {w.desired}",
+                        at + ("capacity", "max")))
         elif w.desired < c.min:
             out.append(
                 (
                     at + ("offPeak", j, "desired"),
                     f"expected at least capacity.min ({c.min}): a scheduled action cannot set the group below its "
                     f"minimum, got {w.desired}",
+                    at + ("capacity", "min"),
                 )
             )
         try:

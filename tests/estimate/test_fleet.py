@@ -145,7 +145,7 @@ def test_estimate_without_a_plan_bills_no_expired_or_future_reservation(stacks: 
     # type of us-east-1 is in a higher one, so the planner (and the estimate without a plan) runs no spot
     hours = {c.name.split(", ")[1]: c.monthly_quantity for c in inference.components if c.unit == "hours"}
     assert hours == pytest.approx({"on-demand": HOURS_PER_MONTH})
-    assert any("0 of 100 held reserved unit(s) active on" in n for n in inference.notes)
+    assert any("0 of 100 held reserved unit(s) counted: those running through the month priced" in n for n in inference.notes)
 
 
 def test_estimate_date_comes_from_the_context_when_it_has_one() -> None:

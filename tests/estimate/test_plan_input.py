@@ -233,8 +233,8 @@ def test_held_units_of_another_term_the_policy_does_not_hold(tmp_path: Path, cap
     doc = copy.deepcopy(dev_plan)
     _fleet(doc, "inference")["held_other_terms"] = [["3y", 1000000]]  # lowered the bill, exit 0
     _refused(tmp_path, capsys, doc,
-             f"fleet 'inference': held_other_terms lists 1000000 unit(s) of 3y, but the policy holds 0 of 3y on "
-             f"{dev_plan['as_of']} (reserved.held)",
+             f"fleet 'inference': held_other_terms lists 1000000 unit(s) of 3y, but the policy holds 0 of 3y through the "
+             f"month a plan of {dev_plan['as_of']} prices (reserved.held)",
              f"fleet 'inference': held_other_terms total 1000000 units, more than reserved_units "
              f"{_fleet(dev_plan, 'inference')['reserved_units']}")
 
@@ -303,7 +303,7 @@ def test_held_units_of_another_term_are_checked_against_the_plan_date(tmp_path: 
         return plan_problems(changed, loaded.policy, catalog, "us-east-1")
 
     assert problems(held_other_terms=[("3y", 2)]) == [
-        "fleet 'web': held_other_terms lists 2 unit(s) of 3y, but the policy holds 1 of 3y on 2024-05-30 (reserved.held)",
+        "fleet 'web': held_other_terms lists 2 unit(s) of 3y, but the policy holds 1 of 3y through the month a plan of 2024-05-30 prices (reserved.held)",
         "fleet 'web': held_other_terms total 2 units, more than reserved_units 1"]
     assert problems(held_other_terms=[("1y", 1)]) == [
         "fleet 'web': held_other_terms lists 1 unit(s) of 1y, the fleet's own reserved.term (those are counted in "
@@ -311,7 +311,7 @@ def test_held_units_of_another_term_are_checked_against_the_plan_date(tmp_path: 
     # the same plan dated more than its month before the purchase: nothing of 3y was held yet (one
     # bought within the month a plan prices is a queued purchase, counted)
     assert problems(as_of="2023-12-01") == [
-        "fleet 'web': held_other_terms lists 1 unit(s) of 3y, but the policy holds 0 of 3y on 2023-12-01 (reserved.held)"]
+        "fleet 'web': held_other_terms lists 1 unit(s) of 3y, but the policy holds 0 of 3y through the month a plan of 2023-12-01 prices (reserved.held)"]
     assert problems(as_of="2024-01-09") == []
     assert problems(held_other_terms=[("3y", 1)], reserved_units=0, new_purchases=[]) == [
         "fleet 'web': held_other_terms total 1 units, more than reserved_units 0"]

@@ -62,7 +62,12 @@ def test_a_reservation_ending_within_the_month_is_replaced_not_priced_as_running
     loaded, catalog = load_policy(tmp_path / "p.yaml"), load_catalog()
     fp = plan_policy(loaded, catalog, as_of=dt.date(2024, 5, 30), cluster=False).fleets[0]
     assert fp.new_purchases == [("1y", 2)] and fp.reserved_units == 2
-    assert "2 held unit(s) end within the month priced (2 on 2024-06-01)" in fp.rationale["reserved"]
+    assert "2 held unit(s) end within the month priced (2 on 2024-06-01): not counted as held; the purchase above " \
+        "replaces them: queue it to start that day" in fp.rationale["reserved"]
+    # nothing bought (reserved.mode none): nothing to queue
+    (tmp_path / "n.yaml").write_text(EXPIRING.replace("mode: auto", "mode: none"))
+    fn = plan_policy(load_policy(tmp_path / "n.yaml"), catalog, as_of=dt.date(2024, 5, 30), cluster=False).fleets[0]
+    assert fn.new_purchases == [] and fn.rationale["reserved"].endswith("not counted as held; nothing replaces them")
     # a month earlier they run through the month: held, nothing bought, no note
     early = plan_policy(loaded, catalog, as_of=dt.date(2024, 4, 30), cluster=False).fleets[0]
     assert early.new_purchases == [] and early.reserved_units == 2

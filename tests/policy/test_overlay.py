@@ -189,6 +189,14 @@ def test_a_comparison_names_the_overlay_that_set_the_other_side(tmp_path: Path) 
     (problem,) = [q for q in exc.value.problems if "desired <= max" in str(q)]
     assert str(problem).startswith(str(tmp_path / "base.yaml"))
     assert str(problem).endswith(f"got desired 1 > max 0 (max set at {p}:6:21)")
+    # an off-peak window's size against the overlay's max says so too
+    windows = BASE_FLEETS + "    offPeak: [{cron: '0 20 * * 1-5', hours: 8, desired: 1}]\n"
+    _write(tmp_path, "base2.yaml", windows)
+    p2 = _write(tmp_path, "p2.yaml", _overlay("base2.yaml", "fleets:\n  - name: batch\n    capacity: {desired: 0, max: 0}\n"))
+    with pytest.raises(PolicyError) as exc:
+        load_policy(p2)
+    assert any("offPeak[0].desired" in str(q) and str(q).endswith(f"got 1 (max set at {p2}:6:33)")
+               for q in exc.value.problems), [str(q) for q in exc.value.problems]
     # both in one file: nothing added
     one = _write(tmp_path, "one.yaml", BASE_FLEETS.replace("max: 2}\n    spot", "max: 0}\n    spot"))
     with pytest.raises(PolicyError) as exc:
