@@ -565,6 +565,13 @@ wildcard_admin(document) := {problem(r, _admin_message(res)) |
 	name := _managed_name(pair[1])
 	name in admin_managed_policies
 	msg := sprintf("attaches the AWS-managed policy %s, which allows Action \"*\" on Resource \"*\"", [name])
+} | {problem(r, msg) |
+	# AWS-managed policies that are the NotAction statement above
+	some pair in managed_policy_grants
+	r := pair[0]
+	name := _managed_name(pair[1])
+	not_actions := all_but_managed_policies[name]
+	msg := sprintf("attaches the AWS-managed policy %s, which allows every action except %s on Resource \"*\" (NotAction)", [name, not_actions])
 }
 
 # the Allow statements with a NotAction or NotResource (few: one pass over the statements finds them)
@@ -579,6 +586,10 @@ _negated(st) if st.NotResource
 
 # AWS-managed policies that amount to Action "*" on Resource "*"
 admin_managed_policies := {"AdministratorAccess"}
+
+# AWS-managed policies that allow every action but a few on Resource "*" (a NotAction statement),
+# and the actions they leave out (PowerUserAccess: its second statement adds a few IAM actions)
+all_but_managed_policies := {"PowerUserAccess": "iam:*, organizations:*, account:*"}
 
 # AWS-managed policies that allow iam:* (and so iam:PassRole) on every role
 iam_full_managed_policies := {"AdministratorAccess", "IAMFullAccess"}
