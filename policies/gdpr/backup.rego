@@ -9,8 +9,9 @@ import data.lib.frameworks
 # title: "Backup and restore"
 # description: >-
 #   Personal-data buckets are versioned so overwritten or deleted objects can be restored,
-#   databases keep automated backups for at least 7 days, and personal-data EBS volumes are under
-#   an AWS Backup plan: standalone volumes, and the volumes EBS CSI StorageClasses provision
+#   databases (RDS, DocumentDB, Neptune) keep automated backups for at least 7 days,
+#   personal-data DynamoDB tables have point-in-time recovery, and personal-data EBS volumes are
+#   under an AWS Backup plan: standalone volumes, and the volumes EBS CSI StorageClasses provision
 #   (through the tags their tagSpecification parameters give them), are selected by a backup
 #   selection in their region whose plan is in the stack with a rule that keeps recovery points
 #   at least 7 days. Tags, plan ids or retentions unknown until apply do not count.
@@ -24,9 +25,10 @@ import data.lib.frameworks
 #   severity: mandatory
 #   remediation: >-
 #     Enable versioning on the bucket (BucketVersioning status Enabled); set backupRetentionPeriod
-#     >= 7. Put personal-data EBS volumes under an AWS Backup plan of the stack whose rule keeps
-#     recovery points at least 7 days (lifecycle deleteAfter >= 7, or none) and a backup selection
-#     in the volumes' region that selects them by tag (selectionTags STRINGEQUALS, or conditions
+#     >= 7 (RDS, DocumentDB, Neptune); enable pointInTimeRecovery on DynamoDB tables. Put
+#     personal-data EBS volumes under an AWS Backup plan of the stack whose rule keeps recovery
+#     points at least 7 days (lifecycle deleteAfter >= 7, or none) and a backup selection in the
+#     volumes' region that selects them by tag (selectionTags STRINGEQUALS, or conditions
 #     stringEquals on aws:ResourceTag/KEY) or by ARN (arn:PARTITION:ec2:REGION:ACCOUNT:volume/*);
 #     give an EBS StorageClass a tagSpecification_N parameter "KEY=VALUE" that such a selection
 #     selects on (the components do this for storage.classes).
@@ -41,6 +43,10 @@ _problems contains p if {
 
 _problems contains p if {
 	some p in checks.db_backups(input.document)
+}
+
+_problems contains p if {
+	some p in checks.dynamodb_backups(input.document, {"personal"})
 }
 
 _problems contains p if {

@@ -494,10 +494,29 @@ _unversioned[class] contains problem(b, msg) if {
 	msg := sprintf("%s-data bucket is not versioned (no recovery from overwrite or deletion)", [class])
 }
 
+# RDS instances and clusters, DocumentDB and Neptune clusters: automated backups kept
+# backupRetentionPeriod days (1 when unset)
 db_backups(document) := {problem(db, msg) |
-	some db in resources.of_types(document, {"aws:rds/instance:Instance", "aws:rds/cluster:Cluster"})
+	some db in resources.of_types(document, _retained_databases)
 	days := object.get(db.inputs, "backupRetentionPeriod", 1)
 	msg := _db_backup_problem(days)
+}
+
+_retained_databases := {
+	"aws:rds/instance:Instance", "aws:rds/cluster:Cluster",
+	"aws:docdb/cluster:Cluster", "aws:neptune/cluster:Cluster",
+}
+
+# DynamoDB tables of the given data classes restore only with point-in-time recovery
+# (pointInTimeRecovery.enabled; off when unset; a value unknown until apply is not shown on)
+dynamodb_backups(_, classes) := {problem(t, msg) |
+	some i in resources.indices("aws:dynamodb/table:Table")
+	class := object.get(resources.class_at, i, null)
+	class in classes
+	t := input.document.resources[i]
+	enabled := object.get(t.inputs, ["pointInTimeRecovery", "enabled"], false)
+	not resources.truthy(enabled)
+	msg := sprintf("%s-data DynamoDB table has no point-in-time recovery (pointInTimeRecovery.enabled is %v, true required)", [class, enabled])
 }
 
 _db_backup_problem(days) := sprintf("database keeps backups %v days (at least 7 required)", [days]) if {
