@@ -168,7 +168,7 @@ _given_rules := [x |
 	sg := _given_groups[id]
 	some direction in ["ingress", "egress"]
 	some rule in sg[direction]
-	x := {
+	x := _with_prefix_lists({
 		"resource": r,
 		"position": i,
 		"direction": direction,
@@ -178,9 +178,7 @@ _given_rules := [x |
 		"cidrs": rule.cidrs,
 		"group": sprintf("its security group %s (%s, read from EC2)", [id, sg.name]),
 		"given": id,
-		"unknown_lists": [],
-		"reach": "the internet",
-	}
+	}, "", resources.elements(object.get(rule, "prefix_lists", [])))
 ]
 
 _given_groups := object.get(input, ["facts", "security_groups"], {})

@@ -204,3 +204,22 @@ test_pass_admin_ports_from_private_prefix_list if {
 	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# a given security group (read from EC2) whose SSH rule admits a prefix list: the document's list
+# is judged by its entries, one it does not hold cannot be shown not to be the internet
+test_given_group_ssh_from_prefix_lists if {
+	sg := "sg-0666666666666666a"
+	facts := {"region": "eu-central-1", "subnets": {}, "security_groups": {sg: {"name": "jump", "vpc_id": "vpc-0123456789abcdef0",
+		"ingress": [
+			{"protocol": "tcp", "from_port": 22, "to_port": 22, "cidrs": [], "groups": [], "prefix_lists": ["pl-0123456789abcdef0"]},
+			{"protocol": "tcp", "from_port": 3389, "to_port": 3389, "cidrs": [], "groups": [], "prefix_lists": ["pl-0000000000000cccc"]},
+		],
+		"egress": [],
+	}}}
+	resources := [
+		_prefix_list("office", "pl-0000000000000cccc", ["10.0.0.0/8"]),
+		fixtures.resource("aws:ec2/instance:Instance", "box", {"instanceType": "m5.large", "vpcSecurityGroupIds": [sg]}),
+	]
+	v := remote_administration.violation with input as object.union(fixtures.gate_input(fixtures.mlps_policy, resources), {"facts": facts})
+	v == {_f("aws:ec2/instance:Instance", "box", "its security group sg-0666666666666666a (jump, read from EC2) opens administration port 22 to prefix list pl-0123456789abcdef0 (not in the document), whose reach cannot be established")}
+}
