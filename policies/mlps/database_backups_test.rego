@@ -33,7 +33,7 @@ test_fail_database_backup_retention_unknown if {
 
 # red team: DocumentDB and Neptune clusters, and personal- or internal-data DynamoDB tables
 # without point-in-time recovery; a public-data table needs none
-test_fail_docdb_neptune_and_dynamodb_backups if {
+test_fail_document_graph_and_table_backups if {
 	resources := [
 		fixtures.resource("aws:docdb/cluster:Cluster", "docdb", {"storageEncrypted": true, "backupRetentionPeriod": 1}),
 		fixtures.resource("aws:neptune/cluster:Cluster", "neptune", {"storageEncrypted": true, "backupRetentionPeriod": "[unknown]"}),
@@ -48,7 +48,7 @@ test_fail_docdb_neptune_and_dynamodb_backups if {
 	}
 }
 
-test_pass_docdb_neptune_and_dynamodb_backups if {
+test_pass_document_graph_and_table_backups if {
 	resources := [
 		fixtures.resource("aws:docdb/cluster:Cluster", "docdb", {"storageEncrypted": true, "backupRetentionPeriod": 7}),
 		fixtures.resource("aws:dynamodb/table:Table", "events", {"hashKey": "id", "tags": fixtures.tags("internal"), "pointInTimeRecovery": {"enabled": "true"}}),

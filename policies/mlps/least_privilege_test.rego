@@ -336,7 +336,7 @@ test_pass_sidecar_sets_have_no_token_mount_of_their_own if {
 }
 
 # red team: PowerUserAccess attached is reported as its NotAction statement would be
-test_fail_power_user_access_attached if {
+test_fail_power_user_access_attachment if {
 	power := fixtures.resource("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "power", {"policyArn": "arn:aws-cn:iam::aws:policy/PowerUserAccess", "role": "ops"})
 	reader := fixtures.resource("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "reader", {"policyArn": "arn:aws-cn:iam::aws:policy/ReadOnlyAccess", "role": "ops"})
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, [power, reader])

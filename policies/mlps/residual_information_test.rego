@@ -120,7 +120,7 @@ _unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group
 
 # red team: an internal-data launch template without a root mapping releases the AMI's root
 # snapshot volume, not shown encrypted; mapping the root device encrypted passes
-test_fail_launch_template_without_root_mapping if {
+test_fail_template_root_volume_not_wiped if {
 	bare := fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", "bare", {"imageId": "ami-0123456789abcdef0", "tags": fixtures.tags("internal")})
 	v := residual_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, [bare])
 	v == {_f("aws:ec2/launchTemplate:LaunchTemplate", "bare", "EBS mapping root (no mapping of /dev/xvda or /dev/sda1, so the AMI's own snapshot) is not encrypted, so released blocks are readable")}

@@ -179,7 +179,7 @@ test_fail_a_group_launching_from_a_template_the_document_lacks if {
 
 # red team: an internal-data launch template without blockDeviceMappings boots on the AMI's root
 # snapshot, not shown encrypted; one mapping its root device encrypted passes
-test_fail_launch_template_without_root_mapping if {
+test_fail_template_root_volume_not_encrypted if {
 	bare := fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", "bare", {"imageId": "ami-0123456789abcdef0", "tags": fixtures.tags("internal")})
 	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, [bare, fixtures.launch_template("mapped", "internal", {})])
 	v == {_f("aws:ec2/launchTemplate:LaunchTemplate", "bare", "EBS mapping root (no mapping of /dev/xvda or /dev/sda1, so the AMI's own snapshot) is not encrypted")}
