@@ -357,3 +357,38 @@ test_pass_an_empty_weight_is_no_weight if {
 	v := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, [asg]), {"plan": plan})
 	v == set()
 }
+
+# red team: GPU compute of other services (SageMaker Studio apps, HyperPod, EMR Serverless, an
+# endpoint on a configuration the document does not hold) is capacity no fleet plans
+test_fail_gpu_compute_of_other_services if {
+	resources := [
+		fixtures.resource("aws:sagemaker/app:App", "studio", {"appType": "KernelGateway", "resourceSpec": {"instanceType": "ml.p4d.24xlarge"}}),
+		fixtures.resource("aws-native:sagemaker:Cluster", "hyperpod", {"instanceGroups": [{"instanceType": "ml.p5.48xlarge", "instanceCount": 16}]}),
+		fixtures.resource("aws:emrserverless/application:Application", "spark", {"type": "spark", "maximumCapacity": {"cpu": "4000 vCPU"}}),
+		fixtures.resource("aws:sagemaker/endpoint:Endpoint", "sdk-made", {"endpointConfigName": "made-by-ml-team-sdk"}),
+		fixtures.resource("aws:sagemaker/endpoint:Endpoint", "late", {"endpointConfigName": "[unknown]"}),
+	]
+	v := fleet_capacity.violation with input as _gate(resources)
+	{[f.resource_name, f.message] | some f in v} == {
+		["studio", "SageMaker Studio app, which runs on an instance of its resourceSpec, launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["hyperpod", "SageMaker HyperPod cluster (aws-native) launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["spark", "EMR Serverless application, whose workers run up to its maximumCapacity, launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+		["sdk-made", "SageMaker endpoint runs the instances of endpoint configuration made-by-ml-team-sdk, which the document does not hold, so no fleet of the policy plans them and the estimate the budget rules check does not cover them"],
+		["late", "SageMaker endpoint runs the instances of endpoint configuration [unknown], which the document does not hold, so no fleet of the policy plans them and the estimate the budget rules check does not cover them"],
+	}
+}
+
+# near miss: an endpoint whose configuration is in the document (by name, or by the dependency an
+# unknown name records) is reported once, on the configuration
+test_an_endpoint_on_a_configuration_of_the_document_is_reported_on_the_configuration if {
+	cfg := fixtures.resource("aws:sagemaker/endpointConfiguration:EndpointConfiguration", "cfg", {"name": "serve-cfg", "productionVariants": [{"instanceType": "ml.g5.xlarge", "initialInstanceCount": 1}]})
+	resources := [
+		cfg,
+		fixtures.resource("aws:sagemaker/endpoint:Endpoint", "by-name", {"endpointConfigName": "serve-cfg"}),
+		object.union(fixtures.resource("aws:sagemaker/endpoint:Endpoint", "by-dependency", {"endpointConfigName": "[unknown]"}), {"property_dependencies": {"endpointConfigName": [cfg.urn]}}),
+	]
+	v := fleet_capacity.violation with input as _gate(resources)
+	{[f.resource_name, f.message] | some f in v} == {
+		["cfg", "SageMaker endpoint configuration launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
+	}
+}

@@ -480,3 +480,35 @@ test_fail_storage_class_volumes_kept_too_briefly if {
 		"personal-data EBS StorageClass provisions volumes that are not under an AWS Backup plan that keeps recovery points at least 7 days (selection sel: backup plan plan deletes recovery points after 5 days; at least 7 days required)",
 	)}
 }
+
+# red team: DocumentDB and Neptune clusters keep automated backups as RDS does (1 day when unset),
+# and a personal-data DynamoDB table restores only with point-in-time recovery
+_table(name, class, inputs) := fixtures.resource("aws:dynamodb/table:Table", name, object.union({"hashKey": "id", "tags": fixtures.tags(class)}, inputs))
+
+test_fail_docdb_neptune_and_dynamodb_backups if {
+	resources := [
+		fixtures.resource("aws:docdb/cluster:Cluster", "docdb", {"storageEncrypted": true, "backupRetentionPeriod": 1}),
+		fixtures.resource("aws:neptune/cluster:Cluster", "neptune", {"storageEncrypted": true}),
+		_table("users", "personal", {}),
+		_table("late", "personal", {"pointInTimeRecovery": {"enabled": "[unknown]"}}),
+	]
+	v := backup.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:docdb/cluster:Cluster", "docdb", "database keeps backups 1 days (at least 7 required)"),
+		_f("aws:neptune/cluster:Cluster", "neptune", "database keeps backups 1 days (at least 7 required)"),
+		_f("aws:dynamodb/table:Table", "users", "personal-data DynamoDB table has no point-in-time recovery (pointInTimeRecovery.enabled is false, true required)"),
+		_f("aws:dynamodb/table:Table", "late", "personal-data DynamoDB table has no point-in-time recovery (pointInTimeRecovery.enabled is [unknown], true required)"),
+	}
+}
+
+# near miss: 7 days of backups, point-in-time recovery on, and an internal-data table (not GDPR's)
+test_pass_docdb_neptune_and_dynamodb_backups if {
+	resources := [
+		fixtures.resource("aws:docdb/cluster:Cluster", "docdb", {"storageEncrypted": true, "backupRetentionPeriod": 7}),
+		fixtures.resource("aws:neptune/cluster:Cluster", "neptune", {"storageEncrypted": true, "backupRetentionPeriod": 35}),
+		_table("users", "personal", {"pointInTimeRecovery": {"enabled": true}}),
+		_table("cache", "internal", {}),
+	]
+	v := backup.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}

@@ -325,5 +325,44 @@ test_an_instance_is_judged_by_its_template_s_root_volume if {
 		_launcher("aws:ec2/instance:Instance", "own-root", "personal", {"launchTemplate": {"id": "lt-0aaaaaaaaaaaaaaaa"}, "rootBlockDevice": {"volumeSize": 100}}),
 	]
 	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
-	{f.resource_name | some f in v} == {"no-root-mapping", "own-root"}
+	{f.resource_name | some f in v} == {"bare", "no-root-mapping", "own-root"}
+}
+
+# red team: a launch template that maps no root device boots its instances on the AMI's root
+# snapshot, not shown encrypted, as an instance without a root mapping is judged
+_lt_type := "aws:ec2/launchTemplate:LaunchTemplate"
+
+_ami_root := "EBS mapping root (no mapping of /dev/xvda or /dev/sda1, so the AMI's own snapshot) is not encrypted"
+
+test_fail_launch_template_without_root_mapping if {
+	data_only := {"deviceName": "/dev/xvdb", "ebs": {"encrypted": "true", "kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k"}}
+	resources := [
+		fixtures.resource(_lt_type, "no-mappings", {"imageId": "ami-0123456789abcdef0", "tags": fixtures.tags("personal")}),
+		fixtures.launch_template("empty", "personal", {"blockDeviceMappings": []}),
+		fixtures.launch_template("data-only", "personal", {"blockDeviceMappings": [data_only]}),
+		fixtures.launch_template("root-no-ebs", "personal", {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "noDevice": ""}]}),
+		fixtures.launch_template("late", "personal", {"blockDeviceMappings": "[unknown]"}),
+	]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f(_lt_type, "no-mappings", _ami_root),
+		_f(_lt_type, "empty", _ami_root),
+		_f(_lt_type, "data-only", _ami_root),
+		_f(_lt_type, "root-no-ebs", _ami_root),
+		_f(_lt_type, "late", "EBS mapping blockDeviceMappings unknown until apply ([unknown]) is not encrypted"),
+	}
+}
+
+# near miss: the root device mapped and encrypted under either name AMIs give it, beside a data volume
+test_pass_launch_template_mapping_its_root_device if {
+	key := "arn:aws:kms:eu-central-1:111122223333:key/k"
+	resources := [
+		fixtures.launch_template("xvda", "personal", {}),
+		fixtures.launch_template("sda1", "personal", {"blockDeviceMappings": [
+			{"deviceName": "/dev/xvdb", "ebs": {"encrypted": true, "kmsKeyId": key}},
+			{"deviceName": "/dev/sda1", "ebs": {"encrypted": true, "kmsKeyId": key}},
+		]}),
+	]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
 }

@@ -197,3 +197,20 @@ test_an_instance_takes_its_template_s_metadata_options if {
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	{f.resource_name | some f in v} == {"own-optional", "no-template"}
 }
+
+# red team: PowerUserAccess is the NotAction statement (every action but iam:*, organizations:*,
+# account:* on Resource "*"), attached or in a role's managedPolicyArns; a job-function policy of
+# a narrower scope (ReadOnlyAccess) still passes
+test_fail_power_user_access_attached if {
+	resources := [
+		_attachment("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "power", "arn:aws:iam::aws:policy/PowerUserAccess"),
+		fixtures.resource("aws:iam/role:Role", "ops", {"managedPolicyArns": ["arn:aws-cn:iam::aws:policy/PowerUserAccess"]}),
+		_attachment("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "reader", "arn:aws:iam::aws:policy/ReadOnlyAccess"),
+		_attachment("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "own", "arn:aws:iam::111122223333:policy/PowerUserAccess"),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "power", "attaches the AWS-managed policy PowerUserAccess, which allows every action except iam:*, organizations:*, account:* on Resource \"*\" (NotAction)"),
+		_f("aws:iam/role:Role", "ops", "attaches the AWS-managed policy PowerUserAccess, which allows every action except iam:*, organizations:*, account:* on Resource \"*\" (NotAction)"),
+	}
+}

@@ -57,7 +57,7 @@ _problems contains findings.problem(r, "personal-data instance gets a public IP 
 _problems contains findings.problem(rule.resource, msg) if {
 	some rule in network.world_ingress_rules(input.document)
 	not network.only_ports(rule, {443})
-	msg := sprintf("%s admits the internet on %s ports %v-%v", [rule.group, rule.protocol, rule.from, rule.to])
+	msg := network.admits(rule)
 }
 
 _internal_annotations := {

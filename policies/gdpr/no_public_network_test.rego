@@ -138,3 +138,21 @@ test_fail_a_public_ip_unknown_until_apply if {
 	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [lt, open])
 	{[f.resource_name, f.message] | some f in v} == {["lt", "personal-data launch template may give instances a public IP: associatePublicIpAddress is unknown until apply"]}
 }
+
+# red team: ingress from a prefix list whose entries (here an entry resource holding ::/0) reach
+# the internet, and from a list the document does not hold; near miss: 443 from such a list
+test_ingress_from_prefix_lists if {
+	lst := object.union(fixtures.resource("aws:ec2/managedPrefixList:ManagedPrefixList", "partners", {"addressFamily": "IPv6", "maxEntries": 5}), {"id": "pl-0000000000000dddd"})
+	resources := [
+		lst,
+		fixtures.resource("aws:ec2/managedPrefixListEntry:ManagedPrefixListEntry", "anyone", {"prefixListId": "pl-0000000000000dddd", "cidr": "::/0"}),
+		fixtures.security_group("app", [{"protocol": "tcp", "fromPort": 8443, "toPort": 8443, "prefixListIds": ["pl-0000000000000dddd"]}], []),
+		fixtures.security_group("db", [{"protocol": "tcp", "fromPort": 5432, "toPort": 5432, "prefixListIds": ["pl-0123456789abcdef0"]}], []),
+		fixtures.security_group("web", [{"protocol": "tcp", "fromPort": 443, "toPort": 443, "prefixListIds": ["pl-0123456789abcdef0"]}], []),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:ec2/securityGroup:SecurityGroup", "app", "security group admits the internet on tcp ports 8443-8443"),
+		_f("aws:ec2/securityGroup:SecurityGroup", "db", "security group admits tcp ports 5432-5432 from prefix list pl-0123456789abcdef0 (not in the document), whose reach cannot be established"),
+	}
+}

@@ -55,11 +55,25 @@ _nouns := {
 
 # EBS volumes as launch-template block device mappings ({deviceName, ebs}). An instance's root
 # volume is always there (rootBlockDevice, or the AMI's defaults when absent: unencrypted unless
-# stated); EC2 deletes instance volumes on termination unless told otherwise.
-ebs_mappings(r) := [m |
-	some m in object.get(r.inputs, "blockDeviceMappings", [])
-	is_object(object.get(m, "ebs", null))
-] if {
+# stated); EC2 deletes instance volumes on termination unless told otherwise. So is a launch
+# template's: one that maps no root device (/dev/xvda or /dev/sda1), or no device at all, boots
+# its instances on the AMI's root snapshot, not shown encrypted (as an instance that leaves its
+# root to such a template is judged); a mapping list unknown until apply may be anything.
+ebs_mappings(r) := array.concat(
+	[m |
+		some m in mappings
+		is_object(object.get(m, "ebs", null))
+	],
+	_template_root(mappings),
+) if {
+	r.type == launch_template
+	mappings := object.get(r.inputs, "blockDeviceMappings", [])
+	is_array(mappings)
+} else := [_template_root_unknown(mappings)] if {
+	r.type == launch_template
+	mappings := object.get(r.inputs, "blockDeviceMappings", [])
+	mappings != null
+} else := _template_root([]) if {
 	r.type == launch_template
 } else := array.concat([_root(r)], [_ebs(d) | some d in object.get(r.inputs, "ebsBlockDevices", [])]) if {
 	r.type in _instance_types
@@ -90,6 +104,21 @@ _root(r) := {"deviceName": "root", "ebs": object.union({"encrypted": false, "del
 	is_object(object.get(m, "ebs", null))
 	object.get(m, "deviceName", "") in _root_devices
 } else := {"deviceName": "root", "ebs": {"encrypted": false, "deleteOnTermination": true}}
+
+# a launch template's root volume when none of its mappings is the root device's: the AMI's own
+_template_root(mappings) := [] if {
+	some m in mappings
+	is_object(object.get(m, "ebs", null))
+	object.get(m, "deviceName", "") in _root_devices
+} else := [{
+	"deviceName": "root (no mapping of /dev/xvda or /dev/sda1, so the AMI's own snapshot)",
+	"ebs": {"encrypted": false, "deleteOnTermination": true},
+}]
+
+_template_root_unknown(mappings) := {
+	"deviceName": sprintf("blockDeviceMappings unknown until apply (%v)", [mappings]),
+	"ebs": {"encrypted": false, "deleteOnTermination": true},
+}
 
 # the names AMIs give their root device (Amazon Linux and Bottlerocket, Ubuntu and most others)
 _root_devices := {"/dev/xvda", "/dev/sda1"}

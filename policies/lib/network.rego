@@ -19,7 +19,9 @@ high_risk_ports := {22, 3389, 3306, 5432, 6379, 9200}
 
 admin_ports := {22, 3389}
 
-_inline(r, i, direction, rule) := {
+# a rule of a group's inline ingress or egress list (dependency field: that list) or a
+# SecurityGroupRule (prefixListIds)
+_inline(r, i, direction, rule, dep_field) := _with_prefix_lists({
 	"resource": r,
 	"position": i,
 	"direction": direction,
@@ -28,7 +30,79 @@ _inline(r, i, direction, rule) := {
 	"to": _port(object.get(rule, "toPort", 65535), 65535),
 	"cidrs": array.concat(object.get(rule, "cidrBlocks", []), object.get(rule, "ipv6CidrBlocks", [])),
 	"group": "security group",
+}, dep_field, resources.elements(object.get(rule, "prefixListIds", [])))
+
+# ---------------------------------------------------------------- prefix lists
+# A rule whose source (or destination) is a managed prefix list reaches the list's entries: those
+# of a prefix list of the document (its entries, and the ManagedPrefixListEntry resources added to
+# it) join the rule's CIDRs, so a list holding 0.0.0.0/0 is judged as that CIDR. A list the document
+# does not hold (an id only: another stack's, made by hand, AWS's own), one whose entries are
+# unknown until apply, or an id unknown until apply with no recorded dependency: where the rule
+# reaches cannot be established. Such a rule carries them in `unknown_lists`; the rules that judge
+# reach to the internet report it as one whose reach cannot be established (`reach`).
+_prefix_list_types := ["aws:ec2/managedPrefixList:ManagedPrefixList", "aws-native:ec2:PrefixList"]
+
+_prefix_list_entry := "aws:ec2/managedPrefixListEntry:ManagedPrefixListEntry"
+
+_with_prefix_lists(rule, dep_field, ids) := object.union(rule, {"unknown_lists": [], "reach": "the internet"}) if {
+	count(ids) == 0 # almost every rule: no prefix list
+} else := object.union(rule, {
+	"cidrs": array.concat(rule.cidrs, [c | some pl in lists; some c in _entries(pl)]),
+	"unknown_lists": unknown,
+	"reach": _reach(unknown),
+}) if {
+	lists := {pl | some id in ids; some pl in _prefix_lists_named(rule.resource, dep_field, id)}
+	unknown := sort({_unheld(id) | some id in ids; count(_prefix_lists_named(rule.resource, dep_field, id)) == 0} | {sprintf("%s (entries unknown until apply)", [pl.name]) |
+		some pl in lists
+		not _entries_known(pl)
+	})
 }
+
+_prefix_lists_named(r, dep_field, id) := {pl |
+	some pl in resources.of_types(input.document, _prefix_list_types)
+	_names_list(r, dep_field, id, pl)
+}
+
+_names_list(_, _, id, pl) if routing.names(id, pl)
+
+_names_list(_, _, id, pl) if {
+	is_string(id)
+	id == object.get(pl.inputs, "name", null) # a name is not an id, but a hand-written document may use it
+}
+
+# an id unknown until apply: the lists its input's property dependencies name
+_names_list(r, dep_field, id, pl) if {
+	id == "[unknown]"
+	pl.urn in object.get(r, ["property_dependencies", dep_field], [])
+}
+
+_entries(pl) := array.concat(
+	[c | some e in resources.elements(object.get(pl.inputs, "entries", [])); c := object.get(e, "cidr", null); is_string(c)],
+	[c |
+		some e in resources.of_type(input.document, _prefix_list_entry)
+		routing.refers(e, "prefixListId", pl)
+		c := object.get(e.inputs, "cidr", null)
+		is_string(c)
+	],
+)
+
+_entries_known(pl) if {
+	entries := object.get(pl.inputs, "entries", [])
+	is_array(entries)
+	every e in entries {
+		is_object(e)
+		is_string(object.get(e, "cidr", null))
+		object.get(e, "cidr", null) != "[unknown]"
+	}
+}
+
+_unheld(id) := "[unknown] (an id unknown until apply)" if {
+	id == "[unknown]"
+} else := sprintf("%v (not in the document)", [id])
+
+_reach(unknown) := "the internet" if {
+	count(unknown) == 0
+} else := sprintf("prefix list %s, whose reach cannot be established", [concat(", ", unknown)])
 
 # A port as a number: given as a number or as text ("22"); one unknown until apply counts as the end
 # of the widest range (`widest`: 0 for a range's start, 65535 for its end), so the rule is read as
@@ -56,19 +130,19 @@ _document_rules := array.concat(
 			r := input.document.resources[i]
 			some direction in ["ingress", "egress"]
 			some rule in object.get(r.inputs, direction, [])
-			x := _inline(r, i, direction, rule)
+			x := _inline(r, i, direction, rule, direction)
 		],
 		[x |
 			some i in resources.indices("aws:ec2/securityGroupRule:SecurityGroupRule")
 			r := input.document.resources[i]
-			x := _inline(r, i, r.inputs.type, r.inputs)
+			x := _inline(r, i, r.inputs.type, r.inputs, "prefixListIds")
 		],
 	),
 	[x |
 		some t in ["aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"]
 		some i in resources.indices(t)
 		r := input.document.resources[i]
-		x := {
+		x := _with_prefix_lists({
 			"resource": r,
 			"position": i,
 			"direction": _direction(r.type),
@@ -77,7 +151,7 @@ _document_rules := array.concat(
 			"to": _port(object.get(r.inputs, "toPort", 65535), 65535),
 			"cidrs": _cidr(r.inputs),
 			"group": "security group",
-		}
+		}, "prefixListId", [id | id := object.get(r.inputs, "prefixListId", null); id != null])
 	],
 )
 
@@ -94,7 +168,7 @@ _given_rules := [x |
 	sg := _given_groups[id]
 	some direction in ["ingress", "egress"]
 	some rule in sg[direction]
-	x := {
+	x := _with_prefix_lists({
 		"resource": r,
 		"position": i,
 		"direction": direction,
@@ -104,7 +178,7 @@ _given_rules := [x |
 		"cidrs": rule.cidrs,
 		"group": sprintf("its security group %s (%s, read from EC2)", [id, sg.name]),
 		"given": id,
-	}
+	}, "", resources.elements(object.get(rule, "prefix_lists", [])))
 ]
 
 _given_groups := object.get(input, ["facts", "security_groups"], {})
@@ -135,9 +209,27 @@ world_ingress_rules(_) := _world_ingress
 
 world_egress_rules(_) := _world_egress
 
-_world_ingress := [rule | some rule in _ingress; open_to_world(rule)]
+# (with the rules whose reach cannot be established: a prefix list the document does not hold)
+_world_ingress := [rule | some rule in _ingress; _may_reach_world(rule)]
 
-_world_egress := [rule | some rule in _egress; open_to_world(rule)]
+_world_egress := [rule | some rule in _egress; _may_reach_world(rule)]
+
+_may_reach_world(rule) if open_to_world(rule)
+
+# where a rule of world_ingress_rules or world_egress_rules reaches, for a message: the internet,
+# or the prefix lists whose reach cannot be established
+reach(rule) := "the internet" if open_to_world(rule) else := rule.reach
+
+# "security group admits the internet on tcp ports 22-22", or, for a rule whose reach cannot be
+# established, "security group admits tcp ports 22-22 from prefix list ..., whose reach ..."
+admits(rule) := sprintf("%s admits the internet on %s ports %v-%v", [rule.group, rule.protocol, rule.from, rule.to]) if {
+	open_to_world(rule)
+} else := sprintf("%s admits %s ports %v-%v from %s", [rule.group, rule.protocol, rule.from, rule.to, rule.reach])
+
+_may_reach_world(rule) if {
+	not open_to_world(rule)
+	count(rule.unknown_lists) > 0
+}
 
 _ingress := [rule | some rule in _rules; rule.direction == "ingress"]
 

@@ -30,3 +30,29 @@ test_fail_database_backup_retention_unknown if {
 	v := local_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {fixtures.finding("MLPS-L3-8.1.4.9a", "mandatory", "aws:rds/instance:Instance", "db", "database backup retention [unknown] cannot be established (at least 7 days required)")}
 }
+
+# red team: DocumentDB and Neptune clusters, and personal- or internal-data DynamoDB tables
+# without point-in-time recovery; a public-data table needs none
+test_fail_document_graph_and_table_backups if {
+	resources := [
+		fixtures.resource("aws:docdb/cluster:Cluster", "docdb", {"storageEncrypted": true, "backupRetentionPeriod": 1}),
+		fixtures.resource("aws:neptune/cluster:Cluster", "neptune", {"storageEncrypted": true, "backupRetentionPeriod": "[unknown]"}),
+		fixtures.resource("aws:dynamodb/table:Table", "events", {"hashKey": "id", "tags": fixtures.tags("internal"), "pointInTimeRecovery": {"enabled": false}}),
+		fixtures.resource("aws:dynamodb/table:Table", "catalog", {"hashKey": "id", "tags": fixtures.tags("public")}),
+	]
+	v := local_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.9a", "mandatory", "aws:docdb/cluster:Cluster", "docdb", "database keeps backups 1 days (at least 7 required)"),
+		fixtures.finding("MLPS-L3-8.1.4.9a", "mandatory", "aws:neptune/cluster:Cluster", "neptune", "database backup retention [unknown] cannot be established (at least 7 days required)"),
+		fixtures.finding("MLPS-L3-8.1.4.9a", "mandatory", "aws:dynamodb/table:Table", "events", "internal-data DynamoDB table has no point-in-time recovery (pointInTimeRecovery.enabled is false, true required)"),
+	}
+}
+
+test_pass_document_graph_and_table_backups if {
+	resources := [
+		fixtures.resource("aws:docdb/cluster:Cluster", "docdb", {"storageEncrypted": true, "backupRetentionPeriod": 7}),
+		fixtures.resource("aws:dynamodb/table:Table", "events", {"hashKey": "id", "tags": fixtures.tags("internal"), "pointInTimeRecovery": {"enabled": "true"}}),
+	]
+	v := local_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}

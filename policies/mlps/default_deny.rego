@@ -39,7 +39,7 @@ _problems contains findings.problem(sg, "default security group has rules (it sh
 _problems contains findings.problem(rule.resource, msg) if {
 	some rule in network.world_ingress_rules(input.document)
 	not network.only_ports(rule, {80, 443})
-	msg := sprintf("%s admits the internet on %s ports %v-%v", [rule.group, rule.protocol, rule.from, rule.to])
+	msg := network.admits(rule)
 }
 
 _problems contains findings.problem(ns, "namespace has no default-deny NetworkPolicy") if {

@@ -265,3 +265,25 @@ test_other_engines_deny_and_staged_policies if {
 	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {_f("kubernetes:projectcalico.org/v3:NetworkPolicy", "calico-mixed", "NetworkPolicy (projectcalico.org/v3) is a network policy of another engine, which the gate does not read: whether it admits traffic that voids a default-deny ingress cannot be established")}
 }
+
+# red team: a prefix list source is judged by its entries; an id unknown until apply by the list
+# its dependency names; a list the document does not hold cannot be shown not to be the internet.
+# Near misses: such a list on 443, and a list of private ranges on any port
+test_prefix_list_sources if {
+	world := object.union(fixtures.resource("aws:ec2/managedPrefixList:ManagedPrefixList", "world", {"addressFamily": "IPv4", "maxEntries": 1, "entries": [{"cidr": "0.0.0.0/0"}]}), {"id": "pl-0000000000000aaaa"})
+	office := object.union(fixtures.resource("aws:ec2/managedPrefixList:ManagedPrefixList", "office", {"addressFamily": "IPv4", "maxEntries": 1, "entries": [{"cidr": "10.0.0.0/8"}]}), {"id": "pl-0000000000000cccc"})
+	late := object.union(fixtures.security_group("late", [{"protocol": "tcp", "fromPort": 5432, "toPort": 5432, "prefixListIds": ["[unknown]"]}], []), {"property_dependencies": {"ingress": [world.urn]}})
+	resources := [
+		world,
+		office,
+		late,
+		fixtures.security_group("outside", [{"protocol": "tcp", "fromPort": 8080, "toPort": 8080, "prefixListIds": ["pl-0123456789abcdef0"]}], []),
+		fixtures.security_group("web", [{"protocol": "tcp", "fromPort": 443, "toPort": 443, "prefixListIds": ["pl-0123456789abcdef0"]}], []),
+		fixtures.security_group("private", [{"protocol": "-1", "fromPort": 0, "toPort": 0, "prefixListIds": ["pl-0000000000000cccc"]}], []),
+	]
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:ec2/securityGroup:SecurityGroup", "late", "security group admits the internet on tcp ports 5432-5432"),
+		_f("aws:ec2/securityGroup:SecurityGroup", "outside", "security group admits tcp ports 8080-8080 from prefix list pl-0123456789abcdef0 (not in the document), whose reach cannot be established"),
+	}
+}

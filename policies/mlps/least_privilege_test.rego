@@ -334,3 +334,11 @@ test_pass_sidecar_sets_have_no_token_mount_of_their_own if {
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, [sidecars])
 	v == set()
 }
+
+# red team: PowerUserAccess attached is reported as its NotAction statement would be
+test_fail_power_user_access_attachment if {
+	power := fixtures.resource("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "power", {"policyArn": "arn:aws-cn:iam::aws:policy/PowerUserAccess", "role": "ops"})
+	reader := fixtures.resource("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "reader", {"policyArn": "arn:aws-cn:iam::aws:policy/ReadOnlyAccess", "role": "ops"})
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, [power, reader])
+	v == {fixtures.finding("MLPS-L3-8.1.4.2d", "mandatory", "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "power", "attaches the AWS-managed policy PowerUserAccess, which allows every action except iam:*, organizations:*, account:* on Resource \"*\" (NotAction)")}
+}

@@ -9,9 +9,10 @@ import data.lib.frameworks
 # title: "Local backup"
 # description: >-
 #   As GDPR-32.1c-1 for important data: personal- and internal-data buckets are versioned,
-#   databases keep automated backups at least 7 days, and personal- and internal-data EBS volumes
-#   (standalone, or provisioned by an EBS CSI StorageClass through the tags of its tagSpecification
-#   parameters) are selected by an AWS Backup selection in their region whose plan is in the stack
+#   databases (RDS, DocumentDB, Neptune) keep automated backups at least 7 days,
+#   personal- and internal-data DynamoDB tables have point-in-time recovery, and personal- and
+#   internal-data EBS volumes (standalone, or provisioned by an EBS CSI StorageClass through the
+#   tags of its tagSpecification parameters) are selected by an AWS Backup selection in their region whose plan is in the stack
 #   with a rule that keeps recovery points at least 7 days.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
@@ -21,7 +22,8 @@ import data.lib.frameworks
 #   framework: mlps-l3
 #   severity: mandatory
 #   remediation: >-
-#     Enable bucket versioning; set backupRetentionPeriod >= 7. Put personal- and internal-data EBS
+#     Enable bucket versioning; set backupRetentionPeriod >= 7 (RDS, DocumentDB,
+#     Neptune); enable pointInTimeRecovery on DynamoDB tables. Put personal- and internal-data EBS
 #     volumes under an AWS Backup plan of the stack whose rule keeps recovery points at least 7 days
 #     and a backup selection in their region that selects them by tag or by ARN
 #     (arn:aws-cn:ec2:REGION:ACCOUNT:volume/*); give an EBS StorageClass a tagSpecification_N
@@ -37,6 +39,10 @@ _problems contains p if {
 
 _problems contains p if {
 	some p in checks.db_backups(input.document)
+}
+
+_problems contains p if {
+	some p in checks.dynamodb_backups(input.document, {"personal", "internal"})
 }
 
 _problems contains p if {

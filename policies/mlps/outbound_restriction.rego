@@ -31,7 +31,7 @@ _problems contains findings.problem(rule.resource, msg) if {
 	some rule in network.world_egress_rules(input.document)
 	rule.position in resources.sensitive_indices
 	network.all_ports(rule)
-	msg := sprintf("%s allows all-port egress to the internet", [rule.group])
+	msg := sprintf("%s allows all-port egress to %s", [rule.group, network.reach(rule)])
 }
 
 # A standalone rule (aws:ec2/securityGroupRule, aws:vpc/securityGroupEgressRule) names its group
@@ -42,7 +42,7 @@ _problems contains findings.problem(rule.resource, msg) if {
 	not rule.resource.type in network.inline_rule_types
 	not rule.given
 	network.all_ports(rule)
-	msg := "security group rule allows all-port egress to the internet (the group's data class cannot be established, so it counts as sensitive)"
+	msg := sprintf("security group rule allows all-port egress to %s (the group's data class cannot be established, so it counts as sensitive)", [network.reach(rule)])
 }
 
 _problems contains findings.problem(ns, "sensitive namespace has no default-deny egress NetworkPolicy") if {

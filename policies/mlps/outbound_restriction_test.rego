@@ -129,3 +129,22 @@ test_fail_network_policy_of_another_engine_with_egress_rules if {
 	v := outbound_restriction.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {_f("kubernetes:projectcalico.org/v3:NetworkPolicy", "calico-egress", "NetworkPolicy (projectcalico.org/v3) is a network policy of another engine, which the gate does not read: whether it lets pods reach destinations that void a default-deny egress cannot be established")}
 }
+
+# red team: all-port egress to a prefix list holding 0.0.0.0/0 is egress to the internet; to a
+# list of private ranges it is not
+test_egress_to_prefix_lists if {
+	world := object.union(fixtures.resource("aws:ec2/managedPrefixList:ManagedPrefixList", "world", {"addressFamily": "IPv4", "maxEntries": 1, "entries": [{"cidr": "0.0.0.0/0"}]}), {"id": "pl-0000000000000aaaa"})
+	office := object.union(fixtures.resource("aws:ec2/managedPrefixList:ManagedPrefixList", "office", {"addressFamily": "IPv4", "maxEntries": 1, "entries": [{"cidr": "10.0.0.0/8"}]}), {"id": "pl-0000000000000cccc"})
+	resources := [
+		world,
+		office,
+		fixtures.security_group("open", [], [{"protocol": "-1", "fromPort": 0, "toPort": 0, "prefixListIds": ["pl-0000000000000aaaa"]}]),
+		fixtures.security_group("private", [], [{"protocol": "-1", "fromPort": 0, "toPort": 0, "prefixListIds": ["pl-0000000000000cccc"]}]),
+		fixtures.resource("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "vpc-rule-out", {"ipProtocol": "-1", "prefixListId": "pl-0000000000000aaaa", "securityGroupId": "sg-0123456789abcdef0"}),
+	]
+	v := outbound_restriction.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:ec2/securityGroup:SecurityGroup", "open", "security group allows all-port egress to the internet"),
+		_f("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "vpc-rule-out", _standalone_msg),
+	}
+}

@@ -168,3 +168,58 @@ _unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group
 	"maxSize": 2, "launchTemplate": {"id": ref, "version": "$Latest"},
 	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
 })
+
+# red team: SSH and RDP from a managed prefix list are judged by its entries (inline, or
+# ManagedPrefixListEntry resources added to it): a list holding 0.0.0.0/0 or ::/0 is the internet;
+# a list the document does not hold (an id only) cannot be shown not to be
+_prefix_list(name, id, entries) := object.union(
+	fixtures.resource("aws:ec2/managedPrefixList:ManagedPrefixList", name, {"addressFamily": "IPv4", "maxEntries": 5, "entries": [{"cidr": c} | some c in entries]}),
+	{"id": id},
+)
+
+test_fail_admin_ports_from_prefix_lists if {
+	resources := [
+		_prefix_list("world", "pl-0000000000000aaaa", ["10.0.0.0/8", "0.0.0.0/0"]),
+		_prefix_list("grown", "pl-0000000000000bbbb", []),
+		fixtures.resource("aws:ec2/managedPrefixListEntry:ManagedPrefixListEntry", "grown-v6", {"prefixListId": "pl-0000000000000bbbb", "cidr": "::/0"}),
+		fixtures.security_group("inline", [{"protocol": "tcp", "fromPort": 22, "toPort": 22, "prefixListIds": ["pl-0000000000000aaaa"]}], []),
+		fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "rdp", {"securityGroupId": "sg-0123456789abcdef0", "ipProtocol": "tcp", "fromPort": 3389, "toPort": 3389, "prefixListId": "pl-0000000000000bbbb"}),
+		fixtures.resource("aws:ec2/securityGroupRule:SecurityGroupRule", "elsewhere", {"type": "ingress", "securityGroupId": "sg-0123456789abcdef0", "protocol": "tcp", "fromPort": 22, "toPort": 22, "prefixListIds": ["pl-0123456789abcdef0"]}),
+	]
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:ec2/securityGroup:SecurityGroup", "inline", "security group opens administration port 22 to the internet"),
+		_f("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "rdp", "security group opens administration port 3389 to the internet"),
+		_f("aws:ec2/securityGroupRule:SecurityGroupRule", "elsewhere", "security group opens administration port 22 to prefix list pl-0123456789abcdef0 (not in the document), whose reach cannot be established"),
+	}
+}
+
+# near miss: a prefix list of the document that holds only private ranges
+test_pass_admin_ports_from_private_prefix_list if {
+	resources := [
+		_prefix_list("office", "pl-0000000000000cccc", ["10.0.0.0/8", "192.168.0.0/16"]),
+		fixtures.security_group("inline", [{"protocol": "tcp", "fromPort": 22, "toPort": 22, "prefixListIds": ["pl-0000000000000cccc"]}], []),
+		fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "rdp", {"securityGroupId": "sg-0123456789abcdef0", "ipProtocol": "tcp", "fromPort": 3389, "toPort": 3389, "prefixListId": "pl-0000000000000cccc"}),
+	]
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
+
+# a given security group (read from EC2) whose SSH rule admits a prefix list: the document's list
+# is judged by its entries, one it does not hold cannot be shown not to be the internet
+test_given_group_ssh_from_prefix_lists if {
+	sg := "sg-0666666666666666a"
+	facts := {"region": "eu-central-1", "subnets": {}, "security_groups": {sg: {"name": "jump", "vpc_id": "vpc-0123456789abcdef0",
+		"ingress": [
+			{"protocol": "tcp", "from_port": 22, "to_port": 22, "cidrs": [], "groups": [], "prefix_lists": ["pl-0123456789abcdef0"]},
+			{"protocol": "tcp", "from_port": 3389, "to_port": 3389, "cidrs": [], "groups": [], "prefix_lists": ["pl-0000000000000cccc"]},
+		],
+		"egress": [],
+	}}}
+	resources := [
+		_prefix_list("office", "pl-0000000000000cccc", ["10.0.0.0/8"]),
+		fixtures.resource("aws:ec2/instance:Instance", "box", {"instanceType": "m5.large", "vpcSecurityGroupIds": [sg]}),
+	]
+	v := remote_administration.violation with input as object.union(fixtures.gate_input(fixtures.mlps_policy, resources), {"facts": facts})
+	v == {_f("aws:ec2/instance:Instance", "box", "its security group sg-0666666666666666a (jump, read from EC2) opens administration port 22 to prefix list pl-0123456789abcdef0 (not in the document), whose reach cannot be established")}
+}

@@ -117,3 +117,19 @@ _unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group
 	"maxSize": 2, "launchTemplate": {"id": ref, "version": "$Latest"},
 	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
 })
+
+# red team: an internal-data launch template without a root mapping releases the AMI's root
+# snapshot volume, not shown encrypted; mapping the root device encrypted passes
+test_fail_template_root_volume_not_wiped if {
+	bare := fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", "bare", {"imageId": "ami-0123456789abcdef0", "tags": fixtures.tags("internal")})
+	v := residual_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, [bare])
+	v == {_f("aws:ec2/launchTemplate:LaunchTemplate", "bare", "EBS mapping root (no mapping of /dev/xvda or /dev/sda1, so the AMI's own snapshot) is not encrypted, so released blocks are readable")}
+}
+
+test_pass_launch_template_mapping_sda1 if {
+	lt := fixtures.launch_template("sda1", "internal", {"blockDeviceMappings": [
+		{"deviceName": "/dev/sda1", "ebs": {"encrypted": "true", "deleteOnTermination": "true", "kmsKeyId": "arn:aws:kms:cn-north-1:111122223333:key/k"}},
+	]})
+	v := residual_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, [lt])
+	v == set()
+}

@@ -13,7 +13,8 @@ import data.lib.resources
 #   As GDPR-32.1a-1 (SSE-KMS buckets, encrypted EBS, encrypted EBS StorageClasses, KMS-encrypted
 #   log groups, encrypted RDS, DocumentDB, Neptune and EFS storage; personal or internal data in
 #   a type no rule checks is reported), plus no plaintext credentials in ConfigMaps, container env
-#   or launch-template user data, and EKS clusters encrypt Secrets with KMS.
+#   (pods, ECS task definitions), Lambda environment variables or launch-template user data, and
+#   EKS clusters encrypt Secrets with KMS.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -23,7 +24,8 @@ import data.lib.resources
 #   severity: mandatory
 #   remediation: >-
 #     Encrypt the storage (for a type no rule checks, then waive the finding with the evidence);
-#     move credentials to Secrets / Secrets Manager; add encryptionConfig for
+#     move credentials to Secrets / Secrets Manager (ECS: secrets with valueFrom; Lambda: read the
+#     secret at run time, naming its ARN); add encryptionConfig for
 #     secrets to the EKS cluster.
 violation contains findings.finding("MLPS-L3-8.1.4.8b", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
@@ -80,6 +82,64 @@ _unknown_env(c) := {"its env list" | object.get(c, "env", []) == "[unknown]"} | 
 	is_object(e)
 	object.get(e, "name", "") == "[unknown]"
 	is_string(object.get(e, "value", null))
+}
+
+# Lambda functions: environment.variables, a map of names to literal values (pulumi-aws and
+# aws-native alike); a value that is the ARN of a Secrets Manager secret or an SSM parameter names
+# where the credential is kept, not the credential
+_lambda_types := ["aws:lambda/function:Function", "aws-native:lambda:Function"]
+
+_problems contains findings.problem(f, msg) if {
+	some f in resources.of_types(input.document, _lambda_types)
+	variables := object.get(f.inputs, ["environment", "variables"], {})
+	is_object(variables)
+	some name, value in variables
+	resources.credential_key(name)
+	_plaintext(value)
+	msg := sprintf("function sets credential %s as a plaintext environment variable (environment.variables); expected a Secrets Manager or SSM reference read at run time", [name])
+}
+
+_problems contains findings.problem(f, "function's environment variables are unknown until apply, so a plaintext credential cannot be ruled out") if {
+	some f in resources.of_types(input.document, _lambda_types)
+	object.get(f.inputs, ["environment", "variables"], {}) == "[unknown]"
+}
+
+# ECS task definitions: each container's environment list ({name, value}); pulumi-aws gives
+# containerDefinitions as JSON text, aws-native as a list
+_task_types := ["aws:ecs/taskDefinition:TaskDefinition", "aws-native:ecs:TaskDefinition"]
+
+_problems contains findings.problem(td, msg) if {
+	some td in resources.of_types(input.document, _task_types)
+	some c in _container_definitions(object.get(td.inputs, "containerDefinitions", []))
+	is_object(c)
+	env := object.get(c, "environment", [])
+	is_array(env)
+	some e in env
+	is_object(e)
+	resources.credential_key(object.get(e, "name", ""))
+	_plaintext(object.get(e, "value", null))
+	msg := sprintf("container %v sets credential %s as a plaintext env value (environment); expected secrets with valueFrom", [object.get(c, "name", "?"), e.name])
+}
+
+_problems contains findings.problem(td, "task definition's containerDefinitions are unknown until apply, so a plaintext credential cannot be ruled out") if {
+	some td in resources.of_types(input.document, _task_types)
+	not _readable_containers(object.get(td.inputs, "containerDefinitions", []))
+}
+
+_container_definitions(raw) := raw if is_array(raw)
+
+_container_definitions(raw) := defs if {
+	is_string(raw)
+	json.is_valid(raw)
+	defs := json.unmarshal(raw)
+	is_array(defs)
+}
+
+_readable_containers(raw) if _container_definitions(raw)
+
+_plaintext(value) if {
+	is_string(value)
+	not regex.match(`^arn:aws[a-z-]*:(secretsmanager|ssm):`, value)
 }
 
 _problems contains findings.problem(lt, msg) if {

@@ -176,3 +176,52 @@ test_fail_a_group_launching_from_a_template_the_document_lacks if {
 	])
 	v == {_f("aws:autoscaling/group:Group", "other", "group launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: the encryption of its volumes cannot be checked")}
 }
+
+# red team: an internal-data launch template without blockDeviceMappings boots on the AMI's root
+# snapshot, not shown encrypted; one mapping its root device encrypted passes
+test_fail_template_root_volume_not_encrypted if {
+	bare := fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", "bare", {"imageId": "ami-0123456789abcdef0", "tags": fixtures.tags("internal")})
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, [bare, fixtures.launch_template("mapped", "internal", {})])
+	v == {_f("aws:ec2/launchTemplate:LaunchTemplate", "bare", "EBS mapping root (no mapping of /dev/xvda or /dev/sda1, so the AMI's own snapshot) is not encrypted")}
+}
+
+# red team: credentials as literal Lambda environment variables and ECS container env values
+# (containerDefinitions as JSON text, or a list in aws-native), whatever the data class
+_lambda(name, variables) := fixtures.resource("aws:lambda/function:Function", name, {
+	"runtime": "python3.12", "handler": "h.h", "role": "arn:aws-cn:iam::111122223333:role/x",
+	"environment": {"variables": variables}, "tags": fixtures.tags("public"),
+})
+
+_task(name, containers) := fixtures.resource("aws:ecs/taskDefinition:TaskDefinition", name, {"family": name, "containerDefinitions": json.marshal(containers), "tags": fixtures.tags("public")})
+
+test_fail_plaintext_credentials_in_lambda_and_ecs_env if {
+	resources := [
+		_lambda("fn", {"DB_PASSWORD": "hunter2", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG", "LOG_LEVEL": "info"}),
+		_lambda("late", "[unknown]"),
+		_task("web", [{"name": "app", "image": "nginx", "environment": [{"name": "DB_PASSWORD", "value": "hunter2"}, {"name": "PORT", "value": "80"}]}]),
+		fixtures.resource("aws-native:ecs:TaskDefinition", "native", {"containerDefinitions": [{"name": "worker", "image": "x", "environment": [{"name": "API_KEY", "value": "k"}]}]}),
+		fixtures.resource("aws:ecs/taskDefinition:TaskDefinition", "unknown", {"family": "u", "containerDefinitions": "[unknown]"}),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:lambda/function:Function", "fn", "function sets credential DB_PASSWORD as a plaintext environment variable (environment.variables); expected a Secrets Manager or SSM reference read at run time"),
+		_f("aws:lambda/function:Function", "fn", "function sets credential AWS_SECRET_ACCESS_KEY as a plaintext environment variable (environment.variables); expected a Secrets Manager or SSM reference read at run time"),
+		_f("aws:lambda/function:Function", "late", "function's environment variables are unknown until apply, so a plaintext credential cannot be ruled out"),
+		_f("aws:ecs/taskDefinition:TaskDefinition", "web", "container app sets credential DB_PASSWORD as a plaintext env value (environment); expected secrets with valueFrom"),
+		_f("aws-native:ecs:TaskDefinition", "native", "container worker sets credential API_KEY as a plaintext env value (environment); expected secrets with valueFrom"),
+		_f("aws:ecs/taskDefinition:TaskDefinition", "unknown", "task definition's containerDefinitions are unknown until apply, so a plaintext credential cannot be ruled out"),
+	}
+}
+
+# near miss: credentials through ECS secrets (valueFrom), a Lambda variable holding the ARN of the
+# secret or parameter that keeps the credential, and env names that are not credentials
+test_pass_credentials_by_reference_in_lambda_and_ecs if {
+	resources := [
+		_lambda("fn", {"DB_SECRET_ARN": "arn:aws-cn:secretsmanager:cn-north-1:111122223333:secret:db-AbCdEf", "API_TOKEN_PARAM": "arn:aws-cn:ssm:cn-north-1:111122223333:parameter/api-token", "LOG_LEVEL": "info"}),
+		_lambda("bare", {}),
+		fixtures.resource("aws:lambda/function:Function", "no-env", {"runtime": "python3.12", "handler": "h.h", "role": "arn:aws-cn:iam::111122223333:role/x"}),
+		_task("web", [{"name": "app", "image": "nginx", "environment": [{"name": "PORT", "value": "80"}], "secrets": [{"name": "DB_PASSWORD", "valueFrom": "arn:aws-cn:secretsmanager:cn-north-1:111122223333:secret:db-AbCdEf"}]}]),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
