@@ -28,9 +28,14 @@ _inline(r, i, direction, rule, dep_field) := _with_prefix_lists({
 	"protocol": lower(sprintf("%v", [object.get(rule, "protocol", "-1")])),
 	"from": _port(object.get(rule, "fromPort", 0), 0),
 	"to": _port(object.get(rule, "toPort", 65535), 65535),
-	"cidrs": array.concat(object.get(rule, "cidrBlocks", []), object.get(rule, "ipv6CidrBlocks", [])),
+	"cidrs": array.concat(_cidr_list(object.get(rule, "cidrBlocks", [])), _cidr_list(object.get(rule, "ipv6CidrBlocks", []))),
 	"group": "security group",
 }, dep_field, resources.elements(object.get(rule, "prefixListIds", [])))
+
+# a rule's CIDR list; one unknown until apply as a whole may hold anything: one unknown CIDR
+_cidr_list(v) := v if is_array(v) else := [_unknown] if v == _unknown else := []
+
+_unknown := "[unknown]"
 
 # ---------------------------------------------------------------- prefix lists
 # A rule whose source (or destination) is a managed prefix list reaches the list's entries: those
@@ -46,6 +51,7 @@ _prefix_list_entry := "aws:ec2/managedPrefixListEntry:ManagedPrefixListEntry"
 
 _with_prefix_lists(rule, dep_field, ids) := object.union(rule, {"unknown_lists": [], "reach": "the internet"}) if {
 	count(ids) == 0 # almost every rule: no prefix list
+	not _unknown in rule.cidrs
 } else := object.union(rule, {
 	"cidrs": array.concat(rule.cidrs, [c | some pl in lists; some c in _entries(pl)]),
 	"unknown_lists": unknown,
@@ -55,8 +61,11 @@ _with_prefix_lists(rule, dep_field, ids) := object.union(rule, {"unknown_lists":
 	unknown := sort({_unheld(id) | some id in ids; count(_prefix_lists_named(rule.resource, dep_field, id)) == 0} | {sprintf("%s (entries unknown until apply)", [pl.name]) |
 		some pl in lists
 		not _entries_known(pl)
-	})
+	} | {_unknown_cidr | _unknown in rule.cidrs})
 }
+
+# a CIDR unknown until apply (a preview's placeholder): where it reaches cannot be established
+_unknown_cidr := "a CIDR unknown until apply"
 
 _prefix_lists_named(r, dep_field, id) := {pl |
 	some pl in resources.of_types(input.document, _prefix_list_types)
@@ -102,7 +111,10 @@ _unheld(id) := "[unknown] (an id unknown until apply)" if {
 
 _reach(unknown) := "the internet" if {
 	count(unknown) == 0
-} else := sprintf("prefix list %s, whose reach cannot be established", [concat(", ", unknown)])
+} else := sprintf("%s, whose reach cannot be established", [concat(" and ", array.concat(
+	[sprintf("prefix list %s", [concat(", ", lists)]) | lists := [u | some u in unknown; u != _unknown_cidr]; count(lists) > 0],
+	[_unknown_cidr | _unknown_cidr in unknown],
+))])
 
 # A port as a number: given as a number or as text ("22"); one unknown until apply counts as the end
 # of the widest range (`widest`: 0 for a range's start, 65535 for its end), so the rule is read as

@@ -223,3 +223,28 @@ test_given_group_ssh_from_prefix_lists if {
 	v := remote_administration.violation with input as object.union(fixtures.gate_input(fixtures.mlps_policy, resources), {"facts": facts})
 	v == {_f("aws:ec2/instance:Instance", "box", "its security group sg-0666666666666666a (jump, read from EC2) opens administration port 22 to prefix list pl-0123456789abcdef0 (not in the document), whose reach cannot be established")}
 }
+
+# red team: a CIDR unknown until apply (a preview's placeholder, in a list or as the whole list)
+# cannot be shown not to be the internet; with a known one beside it, the rule says both
+test_fail_admin_ports_from_unknown_cidrs if {
+	resources := [
+		fixtures.security_group("inline", [{"protocol": "tcp", "fromPort": 22, "toPort": 22, "cidrBlocks": ["[unknown]"]}], []),
+		fixtures.security_group("whole", [{"protocol": "tcp", "fromPort": 22, "toPort": 22, "cidrBlocks": "[unknown]"}], []),
+		fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "rdp", {"securityGroupId": "sg-0123456789abcdef0", "ipProtocol": "tcp", "fromPort": 3389, "toPort": 3389, "cidrIpv4": "[unknown]"}),
+		fixtures.resource("aws:ec2/securityGroupRule:SecurityGroupRule", "both", {"type": "ingress", "securityGroupId": "sg-0123456789abcdef0", "protocol": "tcp", "fromPort": 22, "toPort": 22, "cidrBlocks": ["10.0.0.0/8", "[unknown]"], "prefixListIds": ["pl-0123456789abcdef0"]}),
+	]
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:ec2/securityGroup:SecurityGroup", "inline", "security group opens administration port 22 to a CIDR unknown until apply, whose reach cannot be established"),
+		_f("aws:ec2/securityGroup:SecurityGroup", "whole", "security group opens administration port 22 to a CIDR unknown until apply, whose reach cannot be established"),
+		_f("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "rdp", "security group opens administration port 3389 to a CIDR unknown until apply, whose reach cannot be established"),
+		_f("aws:ec2/securityGroupRule:SecurityGroupRule", "both", "security group opens administration port 22 to prefix list pl-0123456789abcdef0 (not in the document) and a CIDR unknown until apply, whose reach cannot be established"),
+	}
+}
+
+# near miss: known private ranges only
+test_pass_admin_ports_from_known_private_cidrs if {
+	resources := [fixtures.security_group("inline", [{"protocol": "tcp", "fromPort": 22, "toPort": 22, "cidrBlocks": ["10.0.0.0/8"]}], [])]
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
