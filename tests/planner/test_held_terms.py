@@ -34,20 +34,22 @@ def test_a_term_past_the_last_date_is_no_crash() -> None:
     assert active_held_by_term(fleet, dt.date(9999, 12, 1)) == {Term.THREE_YEARS: 1}
 
 
-EXPIRING = """apiVersion: seedance.io/v1
-kind: CostPolicy
-metadata: {name: held, environment: dev, owner: dev@example.com}
-cloud: {region: us-east-1, availabilityZones: [us-east-1a], vpcId: vpc-0123456789abcdef0,
-        subnetIds: [subnet-0123456789abcdef0]}
-budget: {monthlyAmount: 10000}
-fleets:
-  - name: web
-    workload: api
-    sla: silver
-    cpu: {vcpu: 4, memoryGib: 16}
-    capacity: {min: 2, desired: 2, max: 4}
-    reserved: {mode: auto, term: 1y, held: [{units: 2, term: 1y, purchased: 2023-06-01}]}
-"""
+def _expiring_policy(held: list[dict]) -> str:
+    """A one-fleet policy whose 2 always-running units are held as the list gives."""
+    import json
+
+    doc = {"apiVersion": "seedance.io/v1", "kind": "CostPolicy",
+           "metadata": {"name": "held", "environment": "dev", "owner": "dev@example.com"},
+           "cloud": {"region": "us-east-1", "availabilityZones": ["us-east-1a"], "vpcId": "vpc-0123456789abcdef0",
+                     "subnetIds": ["subnet-0123456789abcdef0"]},
+           "budget": {"monthlyAmount": 10000},
+           "fleets": [{"name": "web", "workload": "api", "sla": "silver", "cpu": {"vcpu": 4, "memoryGib": 16},
+                       "capacity": {"min": 2, "desired": 2, "max": 4},
+                       "reserved": {"mode": "auto", "term": "1y", "held": held}}]}
+    return json.dumps(doc)  # JSON is YAML
+
+
+EXPIRING = _expiring_policy([{"units": 2, "term": "1y", "purchased": "2023-06-01"}])
 
 
 def test_a_reservation_ending_within_the_month_is_replaced_not_priced_as_running(tmp_path) -> None:
@@ -65,7 +67,7 @@ def test_a_reservation_ending_within_the_month_is_replaced_not_priced_as_running
     assert "2 held unit(s) end within the month priced (2 on 2024-06-01): not counted as held; the purchase above " \
         "replaces them: queue it to start that day" in fp.rationale["reserved"]
     # nothing bought (reserved.mode none): nothing to queue
-    (tmp_path / "n.yaml").write_text(EXPIRING.replace("mode: auto", "mode: none"))
+    (tmp_path / "n.yaml").write_text(EXPIRING.replace('"mode": "auto"', '"mode": "none"'))
     fn = plan_policy(load_policy(tmp_path / "n.yaml"), catalog, as_of=dt.date(2024, 5, 30), cluster=False).fleets[0]
     assert fn.new_purchases == [] and fn.rationale["reserved"].endswith("not counted as held; nothing replaces them")
     # a month earlier they run through the month: held, nothing bought, no note
@@ -73,7 +75,8 @@ def test_a_reservation_ending_within_the_month_is_replaced_not_priced_as_running
     assert early.new_purchases == [] and early.reserved_units == 2
     assert "end within the month" not in early.rationale["reserved"]
     # the replacement recorded as queued for that day is held: nothing more to buy
-    queued = EXPIRING.replace("purchased: 2023-06-01}]", "purchased: 2023-06-01}, {units: 2, term: 1y, purchased: 2024-06-01}]")
+    queued = _expiring_policy([{"units": 2, "term": "1y", "purchased": "2023-06-01"},
+                               {"units": 2, "term": "1y", "purchased": "2024-06-01"}])
     (tmp_path / "q.yaml").write_text(queued)
     fq = plan_policy(load_policy(tmp_path / "q.yaml"), catalog, as_of=dt.date(2024, 5, 30), cluster=False).fleets[0]
     assert fq.new_purchases == [] and fq.reserved_units == 2
