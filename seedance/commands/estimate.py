@@ -140,10 +140,9 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, no_plan: bool,
         cluster = joins_cluster(project_dir, stack, [policy_path])
         plan = read_plan(plan_path) if plan_path is not None else None
         if plan is None and not no_plan:
+            from seedance.commands.plan import unplannable_fleets
             from seedance.planner.demand import DemandError
             from seedance.planner.planner import PlanningError, plan_policy
-
-            from seedance.commands.plan import unplannable_fleets
 
             try:
                 plan = plan_policy(loaded, catalog, as_of=as_of.date() if as_of else None, cluster=cluster)
