@@ -4,13 +4,15 @@ import data.lib.checks
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.resources
+import data.lib.routing
 
 # METADATA
 # title: "Personal information protection"
 # description: >-
 #   Personal-information resources are labelled with purpose and controller, and personal-data
 #   buckets are fully private: a public access block with all flags on and no unconditioned
-#   public grant or policy.
+#   public grant or policy. Personal-data queues and search domains grant no unconditioned public
+#   access either, and a personal-data function has no function URL without authentication.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -20,7 +22,8 @@ import data.lib.resources
 #   severity: mandatory
 #   remediation: >-
 #     Tag personal-data resources with purpose and controller; block public access on
-#     personal-data buckets and restrict access to named roles or aws:SourceVpce.
+#     personal-data buckets and restrict access to named roles or aws:SourceVpce, on queue and
+#     domain policies too; give a personal-data function's URL authorizationType AWS_IAM.
 violation contains findings.finding("MLPS-L3-8.1.4.11", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
@@ -51,4 +54,45 @@ _complete(tags) if {
 
 _problems contains p if {
 	some p in checks.public_buckets(input.document, {"personal"})
+}
+
+# personal-data queues and search domains whose own resource policy lets anyone in
+_inline_policies := {
+	"aws:sqs/queue:Queue": ["policy", "queue policy"],
+	"aws:opensearch/domain:Domain": ["accessPolicies", "domain access policy"],
+	"aws:elasticsearch/domain:Domain": ["accessPolicies", "domain access policy"],
+}
+
+_problems contains findings.problem(r, _public_message(noun)) if {
+	some t, [field, noun] in _inline_policies
+	some i in resources.indices(t)
+	i in resources.personal_indices
+	r := input.document.resources[i]
+	some st in resources.policy_statements(object.get(r.inputs, field, ""))
+	resources.unconditioned_public_allow(st)
+}
+
+# a QueuePolicy of a personal-data queue (tied by its queueUrl)
+_problems contains findings.problem(qp, _public_message("queue policy of a personal-data queue")) if {
+	some c in resources.indices("aws:sqs/queuePolicy:QueuePolicy")
+	qp := input.document.resources[c]
+	some st in resources.policy_statements(object.get(qp.inputs, "policy", ""))
+	resources.unconditioned_public_allow(st)
+	some i in resources.indices("aws:sqs/queue:Queue")
+	i in resources.personal_indices
+	routing.refers(qp, "queueUrl", input.document.resources[i])
+}
+
+_public_message(noun) := sprintf("%s allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition", [noun])
+
+# a function URL without authentication on a personal-data function (tied by its functionName)
+_problems contains findings.problem(url, msg) if {
+	some c in resources.indices("aws:lambda/functionUrl:FunctionUrl")
+	url := input.document.resources[c]
+	upper(sprintf("%v", [object.get(url.inputs, "authorizationType", "")])) == "NONE"
+	some i in resources.indices("aws:lambda/function:Function")
+	i in resources.personal_indices
+	fn := input.document.resources[i]
+	routing.refers(url, "functionName", fn)
+	msg := sprintf("function URL of personal-data function %s has authorizationType NONE: anyone may invoke it", [fn.name])
 }

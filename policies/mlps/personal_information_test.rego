@@ -28,3 +28,42 @@ test_fail_aws_native_personal_data_without_its_tags if {
 	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, [listed, tagged, internal])
 	v == {fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws-native:s3:Bucket", "native", "personal-information resource lacks tag(s): controller")}
 }
+
+# red team: personal-data queues, search domains and function URLs open to anyone
+_open := json.marshal({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*"}]})
+
+_vpce := json.marshal({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "sqs:*", "Resource": "*", "Condition": {"StringEquals": {"aws:SourceVpce": "vpce-0123456789abcdef0"}}}]})
+
+_tags := {"data-class": "personal", "purpose": "events", "controller": "ml"}
+
+test_fail_public_personal_queue_domain_and_function_url if {
+	resources := [
+		fixtures.resource("aws:sqs/queue:Queue", "events", {"tags": _tags, "policy": _open}),
+		fixtures.resource("aws:sqs/queue:Queue", "jobs", {"tags": _tags}),
+		fixtures.resource("aws:sqs/queuePolicy:QueuePolicy", "jobs-policy", {"queueUrl": "jobs-0123abcd", "policy": _open}),
+		fixtures.resource("aws:opensearch/domain:Domain", "search", {"tags": _tags, "accessPolicies": _open}),
+		fixtures.resource("aws:lambda/function:Function", "scorer", {"tags": _tags}),
+		fixtures.resource("aws:lambda/functionUrl:FunctionUrl", "scorer-url", {"functionName": "scorer-0123abcd", "authorizationType": "NONE"}),
+	]
+	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:sqs/queue:Queue", "events", "queue policy allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition"),
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:sqs/queuePolicy:QueuePolicy", "jobs-policy", "queue policy of a personal-data queue allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition"),
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:opensearch/domain:Domain", "search", "domain access policy allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition"),
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:lambda/functionUrl:FunctionUrl", "scorer-url", "function URL of personal-data function scorer has authorizationType NONE: anyone may invoke it"),
+	}
+}
+
+# near misses: a condition on the VPC endpoint, an internal-data queue, a URL that needs IAM
+test_pass_conditioned_internal_or_authenticated if {
+	internal := object.union(_tags, {"data-class": "internal"})
+	resources := [
+		fixtures.resource("aws:sqs/queue:Queue", "events", {"tags": _tags, "policy": _vpce}),
+		fixtures.resource("aws:sqs/queue:Queue", "jobs", {"tags": internal, "policy": _open}),
+		fixtures.resource("aws:sqs/queuePolicy:QueuePolicy", "jobs-policy", {"queueUrl": "jobs-0123abcd", "policy": _open}),
+		fixtures.resource("aws:lambda/function:Function", "scorer", {"tags": _tags}),
+		fixtures.resource("aws:lambda/functionUrl:FunctionUrl", "scorer-url", {"functionName": "scorer-0123abcd", "authorizationType": "AWS_IAM"}),
+	]
+	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
