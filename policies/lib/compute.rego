@@ -86,14 +86,14 @@ ebs_mappings(r) := array.concat(
 	r.type == spot_fleet
 }
 
-_spec_root(spec) := {"deviceName": "root", "ebs": object.union({"encrypted": false, "deleteOnTermination": true}, root)} if {
+_spec_root(spec) := {"deviceName": "root", "ebs": object.union(_unstated_ebs, root)} if {
 	some root in array.slice(resources.elements(object.get(spec, "rootBlockDevices", [])), 0, 1)
 	is_object(root)
-} else := {"deviceName": "root", "ebs": {"encrypted": false, "deleteOnTermination": true}}
+} else := {"deviceName": "root", "ebs": _unstated_ebs}
 
 _in_spec(k, m) := object.union(m, {"deviceName": sprintf("%v of launchSpecifications[%d]", [m.deviceName, k])})
 
-_root(r) := {"deviceName": "root", "ebs": object.union({"encrypted": false, "deleteOnTermination": true}, root)} if {
+_root(r) := {"deviceName": "root", "ebs": object.union(_unstated_ebs, root)} if {
 	root := object.get(r.inputs, "rootBlockDevice", null)
 	is_object(root)
 } else := m if {
@@ -103,7 +103,11 @@ _root(r) := {"deviceName": "root", "ebs": object.union({"encrypted": false, "del
 	some m in object.get(t.inputs, "blockDeviceMappings", [])
 	is_object(object.get(m, "ebs", null))
 	object.get(m, "deviceName", "") in _root_devices
-} else := {"deviceName": "root", "ebs": {"encrypted": false, "deleteOnTermination": true}}
+} else := {"deviceName": "root", "ebs": _unstated_ebs}
+
+# an instance volume as EC2 makes it where nothing says otherwise (a root volume nothing maps is
+# the AMI's snapshot): not shown encrypted, deleted with the instance
+_unstated_ebs := {"encrypted": false, "deleteOnTermination": true}
 
 # a launch template's root volume when none of its mappings is the root device's: the AMI's own
 _template_root(mappings) := [] if {
@@ -112,12 +116,12 @@ _template_root(mappings) := [] if {
 	object.get(m, "deviceName", "") in _root_devices
 } else := [{
 	"deviceName": "root (no mapping of /dev/xvda or /dev/sda1, so the AMI's own snapshot)",
-	"ebs": {"encrypted": false, "deleteOnTermination": true},
+	"ebs": _unstated_ebs,
 }]
 
 _template_root_unknown(mappings) := {
 	"deviceName": sprintf("blockDeviceMappings unknown until apply (%v)", [mappings]),
-	"ebs": {"encrypted": false, "deleteOnTermination": true},
+	"ebs": _unstated_ebs,
 }
 
 # the names AMIs give their root device (Amazon Linux and Bottlerocket, Ubuntu and most others)
@@ -151,7 +155,7 @@ _names_template(r, lt, s) if {
 
 _ebs(d) := {
 	"deviceName": object.get(d, "deviceName", "?"),
-	"ebs": object.remove(object.union({"encrypted": false, "deleteOnTermination": true}, d), ["deviceName"]),
+	"ebs": object.remove(object.union(_unstated_ebs, d), ["deviceName"]),
 }
 
 # an instance's own setting, else its launch template's (of the document), else EC2's default

@@ -21,7 +21,7 @@ admin_ports := {22, 3389}
 
 # a rule of a group's inline ingress or egress list (dependency field: that list) or a
 # SecurityGroupRule (prefixListIds)
-_inline(r, i, direction, rule, dep_field) := _with_prefix_lists({
+_inline(r, i, direction, rule, dep_field) := _with_reach({
 	"resource": r,
 	"position": i,
 	"direction": direction,
@@ -43,22 +43,24 @@ _unknown := "[unknown]"
 # it) join the rule's CIDRs, so a list holding 0.0.0.0/0 is judged as that CIDR. A list the document
 # does not hold (an id only: another stack's, made by hand, AWS's own), one whose entries are
 # unknown until apply, or an id unknown until apply with no recorded dependency: where the rule
-# reaches cannot be established. Such a rule carries them in `unknown_lists`; the rules that judge
-# reach to the internet report it as one whose reach cannot be established (`reach`).
+# reaches cannot be established; so is a CIDR unknown until apply. Such a rule carries them in
+# `unknown_reach`; the rules that judge reach to the internet report it as one whose reach cannot
+# be established (`reach`).
 _prefix_list_types := ["aws:ec2/managedPrefixList:ManagedPrefixList", "aws-native:ec2:PrefixList"]
 
 _prefix_list_entry := "aws:ec2/managedPrefixListEntry:ManagedPrefixListEntry"
 
-_with_prefix_lists(rule, dep_field, ids) := object.union(rule, {"unknown_lists": [], "reach": "the internet"}) if {
+_with_reach(rule, dep_field, ids) := object.union(rule, {"unknown_reach": [], "reach": "the internet"}) if {
 	count(ids) == 0 # almost every rule: no prefix list
 	not _unknown in rule.cidrs
 } else := object.union(rule, {
 	"cidrs": array.concat(rule.cidrs, [c | some pl in lists; some c in _entries(pl)]),
-	"unknown_lists": unknown,
+	"unknown_reach": unknown,
 	"reach": _reach(unknown),
 }) if {
-	lists := {pl | some id in ids; some pl in _prefix_lists_named(rule.resource, dep_field, id)}
-	unknown := sort({_unheld(id) | some id in ids; count(_prefix_lists_named(rule.resource, dep_field, id)) == 0} | {sprintf("%s (entries unknown until apply)", [pl.name]) |
+	named := {id: _prefix_lists_named(rule.resource, dep_field, id) | some id in ids}
+	lists := {pl | some pls in named; some pl in pls}
+	unknown := sort({_unheld(id) | some id, pls in named; count(pls) == 0} | {sprintf("%s (entries unknown until apply)", [pl.name]) |
 		some pl in lists
 		not _entries_known(pl)
 	} | {_unknown_cidr | _unknown in rule.cidrs})
@@ -81,7 +83,7 @@ _names_list(_, _, id, pl) if {
 
 # an id unknown until apply: the lists its input's property dependencies name
 _names_list(r, dep_field, id, pl) if {
-	id == "[unknown]"
+	id == _unknown
 	pl.urn in object.get(r, ["property_dependencies", dep_field], [])
 }
 
@@ -101,12 +103,12 @@ _entries_known(pl) if {
 	every e in entries {
 		is_object(e)
 		is_string(object.get(e, "cidr", null))
-		object.get(e, "cidr", null) != "[unknown]"
+		object.get(e, "cidr", null) != _unknown
 	}
 }
 
 _unheld(id) := "[unknown] (an id unknown until apply)" if {
-	id == "[unknown]"
+	id == _unknown
 } else := sprintf("%v (not in the document)", [id])
 
 _reach(unknown) := "the internet" if {
@@ -154,7 +156,7 @@ _document_rules := array.concat(
 		some t in ["aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"]
 		some i in resources.indices(t)
 		r := input.document.resources[i]
-		x := _with_prefix_lists({
+		x := _with_reach({
 			"resource": r,
 			"position": i,
 			"direction": _direction(r.type),
@@ -180,7 +182,7 @@ _given_rules := [x |
 	sg := _given_groups[id]
 	some direction in ["ingress", "egress"]
 	some rule in sg[direction]
-	x := _with_prefix_lists({
+	x := _with_reach({
 		"resource": r,
 		"position": i,
 		"direction": direction,
@@ -221,7 +223,8 @@ world_ingress_rules(_) := _world_ingress
 
 world_egress_rules(_) := _world_egress
 
-# (with the rules whose reach cannot be established: a prefix list the document does not hold)
+# (with the rules whose reach cannot be established: a prefix list the document does not hold, a
+# CIDR unknown until apply)
 _world_ingress := [rule | some rule in _ingress; _may_reach_world(rule)]
 
 _world_egress := [rule | some rule in _egress; _may_reach_world(rule)]
@@ -229,7 +232,7 @@ _world_egress := [rule | some rule in _egress; _may_reach_world(rule)]
 _may_reach_world(rule) if open_to_world(rule)
 
 # where a rule of world_ingress_rules or world_egress_rules reaches, for a message: the internet,
-# or the prefix lists whose reach cannot be established
+# or the prefix lists and CIDRs whose reach cannot be established
 reach(rule) := "the internet" if open_to_world(rule) else := rule.reach
 
 # "security group admits the internet on tcp ports 22-22", or, for a rule whose reach cannot be
@@ -240,7 +243,7 @@ admits(rule) := sprintf("%s admits the internet on %s ports %v-%v", [rule.group,
 
 _may_reach_world(rule) if {
 	not open_to_world(rule)
-	count(rule.unknown_lists) > 0
+	count(rule.unknown_reach) > 0
 }
 
 _ingress := [rule | some rule in _rules; rule.direction == "ingress"]

@@ -140,7 +140,7 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, no_plan: bool,
         cluster = joins_cluster(project_dir, stack, [policy_path])
         plan = read_plan(plan_path) if plan_path is not None else None
         if plan is None and not no_plan:
-            from seedance.commands.plan import unplannable_fleets
+            from seedance.commands.plan import refuse_unplannable
             from seedance.planner.demand import DemandError
             from seedance.planner.planner import PlanningError, plan_policy
 
@@ -149,11 +149,7 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, no_plan: bool,
             except (DemandError, PlanningError) as exc:
                 console(stderr=True).print(f"error: {policy_path}: {exc}", markup=False)
                 return 1
-            unplannable = unplannable_fleets(plan)
-            if unplannable:  # as `seedance plan`: a fleet without an instance type cannot run or be priced
-                err = console(stderr=True)
-                for line in unplannable:
-                    err.print(f"error: {policy_path}: {line}", markup=False)
+            if refuse_unplannable(policy_path, plan):  # as `seedance plan`
                 return 1
         if plan is not None and stack is not None and plan.cluster != cluster:
             log.warning("%s was planned for a stack %s, but stack %s %s: its reservations were decided for other "

@@ -171,11 +171,7 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
     except (PricingError, DemandError, PlanningError) as exc:
         console(stderr=True).print(f"error: {policy_path}: {exc}", markup=False)
         return 1
-    unplannable = unplannable_fleets(result)
-    if unplannable:  # a plan without instance types cannot be deployed or priced: nothing is written
-        err = console(stderr=True)
-        for line in unplannable:
-            err.print(f"error: {policy_path}: {line}", markup=False)
+    if refuse_unplannable(policy_path, result):  # nothing is written
         return 1
     doc = jsonout.dumps(result.to_json(), indent=2)
     to_stdout = out_path is not None and str(out_path) == "-"
@@ -193,6 +189,18 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
     if fmt == "text":
         render_plan(console(stderr=True) if to_stdout else out, result)  # stdout stays JSON with `--out -`
     return 0
+
+
+def refuse_unplannable(policy_path: Path, plan: Plan) -> bool:
+    """Print an error per fleet the planner found no instance type for, and say whether there was
+    one: a plan without instance types cannot be deployed or priced."""
+    from seedance.cli import console
+
+    unplannable = unplannable_fleets(plan)
+    err = console(stderr=True)
+    for line in unplannable:
+        err.print(f"error: {policy_path}: {line}", markup=False)
+    return bool(unplannable)
 
 
 def unplannable_fleets(plan: Plan) -> list[str]:
