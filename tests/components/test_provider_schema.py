@@ -9,7 +9,7 @@ import copy
 
 import pytest
 
-from tests.components.provider_schema import args_class, resource_classes, schema_problems
+from provider_schema import args_class, resource_classes, schema_problems
 
 
 def aws_resources(stack):  # noqa: ANN001, ANN201
