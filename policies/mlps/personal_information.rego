@@ -11,8 +11,8 @@ import data.lib.routing
 # description: >-
 #   Personal-information resources are labelled with purpose and controller, and personal-data
 #   buckets are fully private: a public access block with all flags on and no unconditioned
-#   public grant or policy. Personal-data queues and search domains grant no unconditioned public
-#   access either, and a personal-data function has no function URL without authentication.
+#   public grant or policy. Personal-data queues, topics and search domains grant no unconditioned
+#   public access either, and a personal-data function has no function URL without authentication.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -22,8 +22,8 @@ import data.lib.routing
 #   severity: mandatory
 #   remediation: >-
 #     Tag personal-data resources with purpose and controller; block public access on
-#     personal-data buckets and restrict access to named roles or aws:SourceVpce, on queue and
-#     domain policies too; give a personal-data function's URL authorizationType AWS_IAM.
+#     personal-data buckets and restrict access to named roles or aws:SourceVpce, on queue, topic
+#     and domain policies too; give a personal-data function's URL authorizationType AWS_IAM.
 violation contains findings.finding("MLPS-L3-8.1.4.11", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
@@ -56,9 +56,10 @@ _problems contains p if {
 	some p in checks.public_buckets(input.document, {"personal"})
 }
 
-# personal-data queues and search domains whose own resource policy lets anyone in
+# personal-data queues, topics and search domains whose own resource policy lets anyone in
 _inline_policies := {
 	"aws:sqs/queue:Queue": ["policy", "queue policy"],
+	"aws:sns/topic:Topic": ["policy", "topic policy"],
 	"aws:opensearch/domain:Domain": ["accessPolicies", "domain access policy"],
 	"aws:elasticsearch/domain:Domain": ["accessPolicies", "domain access policy"],
 }
@@ -72,15 +73,21 @@ _problems contains findings.problem(r, _public_message(noun)) if {
 	resources.unconditioned_public_allow(st)
 }
 
-# a QueuePolicy of a personal-data queue (tied by its queueUrl)
-_problems contains findings.problem(qp, _public_message("queue policy of a personal-data queue")) if {
-	some c in resources.indices("aws:sqs/queuePolicy:QueuePolicy")
+# a policy resource of a personal-data queue or topic: [the field that ties it, the store's type, noun]
+_attached_policies := {
+	"aws:sqs/queuePolicy:QueuePolicy": ["queueUrl", "aws:sqs/queue:Queue", "queue policy of a personal-data queue"],
+	"aws:sns/topicPolicy:TopicPolicy": ["arn", "aws:sns/topic:Topic", "topic policy of a personal-data topic"],
+}
+
+_problems contains findings.problem(qp, _public_message(noun)) if {
+	some t, [field, store, noun] in _attached_policies
+	some c in resources.indices(t)
 	qp := input.document.resources[c]
 	some st in resources.policy_statements(object.get(qp.inputs, "policy", ""))
 	resources.unconditioned_public_allow(st)
-	some i in resources.indices("aws:sqs/queue:Queue")
+	some i in resources.indices(store)
 	i in resources.personal_indices
-	routing.refers(qp, "queueUrl", input.document.resources[i])
+	routing.refers(qp, field, input.document.resources[i])
 }
 
 _public_message(noun) := sprintf("%s allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition", [noun])

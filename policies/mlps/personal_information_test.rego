@@ -67,3 +67,38 @@ test_pass_conditioned_internal_or_authenticated if {
 	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# personal-data SNS topics: their own policy, or a TopicPolicy tied by its arn (here through the
+# property dependency the program records; an ARN is not the topic's logical name)
+test_fail_public_personal_topic if {
+	alerts_policy := object.union(
+		fixtures.resource("aws:sns/topicPolicy:TopicPolicy", "alerts-policy", {"arn": "[unknown]", "policy": _open}),
+		{"property_dependencies": {"arn": [fixtures.urn("aws:sns/topic:Topic", "alerts")]}},
+	)
+	resources := [
+		fixtures.resource("aws:sns/topic:Topic", "events", {"tags": _tags, "policy": _open}),
+		fixtures.resource("aws:sns/topic:Topic", "alerts", {"tags": _tags}),
+		alerts_policy,
+	]
+	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:sns/topic:Topic", "events", "topic policy allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition"),
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:sns/topicPolicy:TopicPolicy", "alerts-policy", "topic policy of a personal-data topic allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition"),
+	}
+}
+
+# an internal-data topic's open policy, and a personal topic's policy narrowed to the VPC endpoint
+test_pass_internal_or_conditioned_topic if {
+	internal := object.union(_tags, {"data-class": "internal"})
+	internal_policy := object.union(
+		fixtures.resource("aws:sns/topicPolicy:TopicPolicy", "budget-policy", {"arn": "[unknown]", "policy": _open}),
+		{"property_dependencies": {"arn": [fixtures.urn("aws:sns/topic:Topic", "budget")]}},
+	)
+	resources := [
+		fixtures.resource("aws:sns/topic:Topic", "events", {"tags": _tags, "policy": _vpce}),
+		fixtures.resource("aws:sns/topic:Topic", "budget", {"tags": internal}),
+		internal_policy,
+	]
+	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
