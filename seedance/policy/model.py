@@ -55,7 +55,9 @@ MonthlyGb = Annotated[float, Field(ge=0, le=MAX_MONTHLY_GB)]
 #: Bounds of budget.monthlyAmount (in the budget's currency).
 MIN_BUDGET, MAX_BUDGET = 0.01, 1_000_000_000_000  # a cent (or fen) .. a trillion
 TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w .:/=+\-@]+$")]
-TagValue = Annotated[str, StringConstraints(max_length=256, pattern=r"^[\w .:/=+\-@]*$")]
+#: Tag values are not empty: CloudTrail refuses one (TagValue: min 1) and an empty default tag is
+#: dropped or diffs forever in the provider, taking the cost allocation with it.
+TagValue = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=r"^[\w .:/=+\-@]+$")]
 Email = Annotated[str, StringConstraints(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
 Cron = Annotated[
     str,
@@ -415,6 +417,10 @@ class Autoscaling(_Model):
     target: Annotated[float, Field(ge=1e-6, le=1e15)]
 
 
+#: Each off-peak window is two scheduled actions; EC2 Auto Scaling allows 125 per group (not adjustable).
+MAX_OFF_PEAK_WINDOWS = 62
+
+
 class OffPeakWindow(_Model):
     """Two scheduled actions: at `cron` the group goes to `desired` (within capacity min..max), `hours`
     later back to capacity.desired (a group a Cluster Autoscaler manages is left to it from there).
@@ -464,7 +470,10 @@ class Fleet(_Model):
         default=None, description="CSV of hourly demand in nodes (columns: hour, demand), relative to this file."
     )
     autoscaling: Autoscaling | None = None
-    off_peak: list[OffPeakWindow] = Field(default_factory=list)
+    off_peak: list[OffPeakWindow] = Field(
+        default_factory=list, max_length=MAX_OFF_PEAK_WINDOWS,
+        description=f"At most {MAX_OFF_PEAK_WINDOWS} windows: each is two scheduled actions on the fleet's group, "
+        "and AWS allows 125 per group.")
     gpu_sharing: GpuSharing | None = None
     taints: list[Taint] | None = Field(
         default=None,

@@ -462,9 +462,10 @@ def _storage(s: Storage) -> list[Issue]:
             first = b.hot_days + (b.warm_days or 0)
             if b.expire_days <= b.hot_days:
                 out.append((at + ("expireDays",), f"expiry (day {b.expire_days}) must come after the hot tier (day {b.hot_days})"))
-            elif b.warm_days is not None and b.expire_days < first:
+            elif b.warm_days is not None and b.expire_days <= first:
+                # S3 refuses an expiration on or before a transition's day
                 out.append(
-                    (at + ("expireDays",), f"expiry (day {b.expire_days}) comes before the Glacier transition (day {first}); drop 'warmDays' or expire later")
+                    (at + ("expireDays",), f"expiry (day {b.expire_days}) must come after the Glacier transition (day {first}); drop 'warmDays' or expire later")
                 )
         # the default (30 days) simply does not apply to an unversioned bucket; only an explicit value is an error
         if b.noncurrent_expire_days is not None and not b.versioning and "noncurrent_expire_days" in b.model_fields_set:

@@ -175,6 +175,37 @@ def test_tag_count_leaves_room_for_seedance_tags() -> None:
     assert problem.endswith("got 39")
 
 
+def test_an_empty_tag_value_is_refused() -> None:
+    # CloudTrail refuses it (TagValue min 1) and the provider drops an empty default tag
+    (problem,) = _problems(_tags("    legacy-id: ''\n"))
+    assert "metadata.tags.legacy-id" in problem and "at least 1 character" in problem
+    assert load_policy_text(_tags("    legacy-id: x\n")).metadata.tags == {"legacy-id": "x"}
+
+
+def _windows(n: int) -> str:
+    # n one-hour windows two hours apart through the week: none overlaps or touches another
+    crons = [f"0 {h} * * {d}" for d in range(7) for h in range(0, 24, 2)][:n]
+    windows = "".join(f"      - {{cron: '{c}', hours: 1, desired: 1}}\n" for c in crons)
+    return MINIMAL.replace("workload: api", "workload: batch") + "    offPeak:\n" + windows
+
+
+def test_off_peak_windows_fit_the_groups_125_scheduled_actions() -> None:
+    assert len(load_policy_text(_windows(62)).fleets[0].off_peak) == 62
+    (problem,) = _problems(_windows(63))
+    assert "fleets[0].offPeak" in problem and "at most 62" in problem
+
+
+@pytest.mark.parametrize(("expire", "valid"), [(60, False), (61, True)])
+def test_expiry_must_come_after_the_glacier_transition(expire: int, valid: bool) -> None:
+    # S3 refuses an expiration on the day of a transition: 30 days hot + 30 warm -> Glacier on day 60
+    text = MINIMAL + f"storage:\n  checkpointBuckets: [{{name: ck, hotDays: 30, warmDays: 30, expireDays: {expire}}}]\n"
+    if valid:
+        assert load_policy_text(text).storage.checkpoint_buckets[0].expire_days == expire
+    else:
+        (problem,) = _problems(text)
+        assert problem.endswith("expiry (day 60) must come after the Glacier transition (day 60); drop 'warmDays' or expire later")
+
+
 # ---------------------------------------------------------------- messages
 
 
