@@ -212,6 +212,9 @@ class SpotRiFleet(pulumi.ComponentResource):
 
         sg = aws.ec2.SecurityGroup(
             f"{name}-sg",
+            # its auto-name starts with the fleet's name, and EC2 refuses a group name starting with
+            # "sg-" (CreateSecurityGroup GroupName): such a fleet's group is named from a prefix
+            name_prefix=f"seedance-{name}-sg-" if name.lower().startswith("sg-") else None,
             description=f"Seedance fleet {fleet.name}: node-to-node only; egress for image pulls and APIs",
             vpc_id=args.vpc_id,
             ingress=[aws.ec2.SecurityGroupIngressArgs(protocol="-1", from_port=0, to_port=0, self=True, description="node to node (NCCL, kubelet)")],

@@ -239,3 +239,18 @@ def test_the_platform_deploys_only_a_plan_made_for_its_kind_of_stack(eu, dev) ->
         replace(args, cluster_name="gpu").validate()
     with pytest.raises(ComponentArgsError, match=r"^plan.cluster: expected a plan for a stack without a cluster "):
         replace(args, plan=replace(dev.plan, cluster=True)).validate()
+
+
+def test_a_fleet_named_sg_gets_a_group_name_ec2_takes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # EC2 refuses a security group name starting with "sg-"; the auto-name starts with the fleet's
+    import shutil
+
+    from seedance.synth.project import synthesize_stack
+
+    project = tmp_path / "stacks"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "stacks", project, ignore=shutil.ignore_patterns("__pycache__"))
+    for f in (project / "policies").glob("*.yaml"):
+        f.write_text(f.read_text().replace("batch-embed", "sg-embed"))
+    groups = {r.name: r.inputs for r in synthesize_stack("dev", project).document.of_type("aws:ec2/securityGroup:SecurityGroup")}
+    assert groups["sg-embed-sg"]["namePrefix"] == "seedance-sg-embed-sg-"
+    assert "namePrefix" not in groups["inference-sg"] and "name" not in groups["inference-sg"]
