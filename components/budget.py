@@ -126,8 +126,12 @@ class BudgetGuard(pulumi.ComponentResource):
                 opts=child(self),
             )
             topic_arn = topic.arn
+        # SNS subscribes in the topic's region: a topic the policy names in another region is
+        # subscribed to there, not through the stack's regional provider (Subscribe would fail)
+        topic_region = b.notify.sns_topic_arn.split(":")[3] if b.notify.sns_topic_arn else args.region
         for i, email in enumerate(e for e in dict.fromkeys(b.notify.emails) if e != args.owner):
-            aws.sns.TopicSubscription(f"{name}-email-{i}", topic=topic_arn, protocol="email", endpoint=email, opts=child(self))
+            aws.sns.TopicSubscription(f"{name}-email-{i}", topic=topic_arn, protocol="email", endpoint=email,
+                                      region=topic_region if topic_region != args.region else None, opts=child(self))
 
         notifications = [
             aws.budgets.BudgetNotificationArgs(

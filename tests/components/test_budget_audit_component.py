@@ -245,3 +245,20 @@ def test_the_trail_name_is_one_cloudtrail_takes(stack: str) -> None:
     if re.fullmatch(r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*", stack):
         assert name == f"seedance-{stack}"  # the names deployed so far are kept
     assert trail_name("dev--x") != trail_name("dev-x") and trail_name("dev_") != trail_name("dev")
+
+
+@pytest.mark.parametrize(("topic_region", "expected"), [("us-east-1", "us-east-1"), ("eu-central-1", None)])
+def test_a_topic_in_another_region_is_subscribed_to_there(topic_region, expected):
+    # SNS Subscribe must be called in the topic's region; the stack's provider is eu-central-1
+    from components.budget import BudgetGuard, BudgetGuardArgs
+    from seedance.policy.model import Budget
+    from seedance.synth.runtime import run_program
+
+    budget = Budget.model_validate({"monthlyAmount": 1000, "notify": {
+        "snsTopicArn": f"arn:aws:sns:{topic_region}:111122223333:finops", "emails": ["finops@example.com"]}})
+    args = BudgetGuardArgs(budget=budget, stack="s", owner="o@example.com", region="eu-central-1",
+                           account_id="111122223333", kms_key_arn="k")
+    doc = run_program(lambda: BudgetGuard("budget", args), project="p", stack="s", default_region="eu-central-1").document
+    (sub,) = doc.of_type("aws:sns/topicSubscription:TopicSubscription")
+    assert sub.inputs["topic"] == f"arn:aws:sns:{topic_region}:111122223333:finops"
+    assert sub.inputs.get("region") == expected
