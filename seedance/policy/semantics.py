@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from seedance.awsnames import CHECKPOINT_BUCKETS, REPLICA_SUFFIX, S3_BUCKET_NAME_MAX, checkpoint_bucket_name_max
-from seedance.gpus import NEURON_MODELS, mig_memory_sizes_of, mig_profiles
+from seedance.gpus import NEURON_MODELS, GpuModel, mig_memory_sizes_of, mig_profiles
 from seedance.textfile import path_kind
 from seedance.policy.cron import CronError, Window, first_clash, format_minute_of_week, parse_window_cron
 from seedance.policy.model import (
@@ -240,6 +240,14 @@ def _budget(b: Budget, region: str | None) -> list[Issue]:
 SYSTEM_NAMESPACES = frozenset({"gpu-operator", "amazon-cloudwatch", "cert-manager"})
 
 
+#: GPUs the fleets' node image cannot drive: nodes would start and bill, and no GPU pod would run.
+UNSUPPORTED_GPUS = {
+    GpuModel.K80: "K80 (p2) nodes would boot the EKS-optimised AL2023 NVIDIA AMI, whose driver does not support "
+                  "Kepler GPUs (NVIDIA's support ended with the R470 driver; EKS lists no p2 for the AMI): "
+                  "choose T4 (g4dn) or newer",
+}
+
+
 def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issue]:
     out: list[Issue] = []
     for k in _dupes([f.name for _, f in fleets]):
@@ -252,6 +260,8 @@ def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issu
                         "fleet gets a namespace of its name with a default-deny network policy; choose another name"))
         if (f.gpu is None) == (f.cpu is None):
             out.append((at, "a fleet needs exactly one of 'gpu' or 'cpu'"))
+        if f.gpu is not None and f.gpu.model in UNSUPPORTED_GPUS:
+            out.append((at + ("gpu", "model"), UNSUPPORTED_GPUS[f.gpu.model]))
         c = f.capacity
         if c.min > c.desired:
             out.append((at + ("capacity", "desired"), f"expected min <= desired, got min {c.min} > desired {c.desired}",

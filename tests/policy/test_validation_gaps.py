@@ -206,6 +206,16 @@ def test_expiry_must_come_after_the_glacier_transition(expire: int, valid: bool)
         assert problem.endswith("expiry (day 60) must come after the Glacier transition (day 60); drop 'warmDays' or expire later")
 
 
+@pytest.mark.parametrize(("model", "valid"), [("K80", False), ("T4", True)])
+def test_a_gpu_the_node_image_cannot_drive_is_refused(model: str, valid: bool) -> None:
+    text = MINIMAL.replace("cpu: {vcpu: 4, memoryGib: 16}", f"gpu: {{model: {model}, count: 1}}")
+    if valid:
+        assert load_policy_text(text).fleets[0].gpu.model.value == model
+    else:
+        (problem,) = _problems(text)
+        assert "fleets[0].gpu.model" in problem and "does not support Kepler GPUs" in problem
+
+
 # ---------------------------------------------------------------- messages
 
 
