@@ -9,8 +9,9 @@ import data.lib.resources
 # description: >-
 #   Gold-tier fleets keep at least one unit of on-demand (or reserved) base capacity, in the
 #   plan and on the autoscaling group (a group of a gold fleet by its seedance:sla tag or by the
-#   policy's fleet it belongs to; one that runs no spot at all needs none), so a spot reclaim
-#   cannot take the whole fleet down.
+#   policy's fleet it belongs to; one that runs no spot at all needs none, nor does a fleet or
+#   group that may run no node, such as one a budget response disabled), so a spot reclaim cannot
+#   take the whole fleet down.
 # related_resources:
 #   - ref: https://www.finops.org/framework/capabilities/budgeting/
 # custom:
@@ -27,6 +28,7 @@ violation contains findings.finding("BUDGET-GOLD-1", p.resource, p.message) if {
 _problems contains findings.problem(findings.stack(input.document), msg) if {
 	some fp in object.get(input, ["plan", "fleets"], [])
 	fp.name in _gold_fleets
+	not fp.name in _disabled
 	fp.on_demand_base < 1
 	msg := sprintf("plan gives gold fleet %s no on-demand base", [fp.name])
 }
@@ -38,6 +40,7 @@ _problems contains findings.problem(asg, msg) if {
 	asg := input.document.resources[i]
 	not fleets.has_on_demand_base(asg)
 	fleets.may_use_spot(asg)
+	not _runs_no_node(asg)
 	msg := _no_base(fleets.fleet(i), asg)
 }
 
@@ -55,6 +58,15 @@ _gold_tags(tags, name) if object.get(tags, "seedance:fleet", name) in _gold_flee
 
 # the policy's gold fleets, once
 _gold_fleets := {f.name | some f in object.get(input.policy, "fleets", []); f.sla == "gold"}
+
+# gold fleets the policy runs at no node (capacity.max 0): nothing to keep on-demand
+_disabled contains f.name if {
+	some f in object.get(input.policy, "fleets", [])
+	object.get(f, ["capacity", "max"], null) == 0
+}
+
+# a group whose maxSize is 0 (a number, or its text) launches nothing
+_runs_no_node(asg) if object.get(asg.inputs, "maxSize", null) in {0, "0"}
 
 _no_base(fleet, asg) := sprintf("gold fleet %s has onDemandBaseCapacity 0", [fleet]) if {
 	fleets.on_demand_base(asg) < 1

@@ -59,3 +59,28 @@ test_gold_by_policy_or_tag_case_and_all_on_demand if {
 		fixtures.finding("BUDGET-GOLD-1", "mandatory", "aws:autoscaling/group:Group", "upper-asg", "gold fleet other has onDemandBaseCapacity 0"),
 	}
 }
+
+# red team: a budget response that disables a gold fleet (capacity.max 0, its group's maxSize 0)
+# left the stack blocked; a fleet that runs no node has nothing to keep on-demand
+test_pass_disabled_gold_fleet if {
+	disabled := json.patch(_policy, [{"op": "add", "path": "/fleets/0/capacity", "value": {"min": 0, "desired": 0, "max": 0}}])
+	asg := json.patch(_asg("inference", "gold", 0), [{"op": "add", "path": "/inputs/maxSize", "value": 0}])
+	gate := object.union(_gate([asg], {"inference": 0}), {"policy": disabled})
+	v := gold_on_demand_base.violation with input as gate
+	v == set()
+}
+
+# near misses: a group that may still grow (maxSize 1, or unknown until apply) under a disabled
+# fleet is judged; a fleet at max 1 still needs its base
+test_fail_group_that_may_run_or_fleet_that_runs if {
+	disabled := json.patch(_policy, [{"op": "add", "path": "/fleets/0/capacity", "value": {"min": 0, "desired": 0, "max": 0}}])
+	one := json.patch(_asg("inference", "gold", 0), [{"op": "add", "path": "/inputs/maxSize", "value": 1}])
+	unknown := json.patch(_asg("inference", "gold", 0), [{"op": "add", "path": "/inputs/maxSize", "value": "[unknown]"}])
+	v := gold_on_demand_base.violation with input as object.union(_gate([one], {"inference": 0}), {"policy": disabled})
+	v == {fixtures.finding("BUDGET-GOLD-1", "mandatory", "aws:autoscaling/group:Group", "inference-asg", "gold fleet inference has onDemandBaseCapacity 0")}
+	w := gold_on_demand_base.violation with input as object.union(_gate([unknown], {"inference": 0}), {"policy": disabled})
+	w == {fixtures.finding("BUDGET-GOLD-1", "mandatory", "aws:autoscaling/group:Group", "inference-asg", "gold fleet inference has onDemandBaseCapacity 0")}
+	running := json.patch(_policy, [{"op": "add", "path": "/fleets/0/capacity", "value": {"min": 0, "desired": 0, "max": 1}}])
+	x := gold_on_demand_base.violation with input as object.union(_gate([], {"inference": 0}), {"policy": running})
+	x == {fixtures.stack_finding("BUDGET-GOLD-1", "mandatory", "plan gives gold fleet inference no on-demand base")}
+}
