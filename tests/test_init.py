@@ -260,3 +260,27 @@ def test_the_starter_budget_follows_what_a_stack_without_a_cluster_deploys(tmp_p
     alone = estimate_policy(loaded, catalog, plan, cluster=False).total
     assert loaded.policy.budget.monthly_amount == suggested_budget(alone)
     assert alone <= estimate_policy(loaded, catalog, plan).total
+
+
+def test_a_region_only_a_refresh_cache_prices(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # a refresh cache as `prices refresh` writes it for ap-south-1, which the bundled catalog lacks:
+    # the Price List API gives no GPU model (here us-west-2's rows stand in for the API's answer)
+    from seedance.pricing.catalog import _bundled_document
+    from seedance.pricing.refresh import write_cache
+
+    rows = [{**r, "region": "ap-south-1", "gpu_model": None} for r in _bundled_document()["instances"]
+            if r["region"] == "us-west-2"]
+    for r in rows:
+        r.pop("interruption", None)
+    write_cache({"region": "ap-south-1", "instances": rows}, tmp_path / "cache")
+    project = tmp_path / "p"
+    args = ["init", str(project), "--region", "ap-south-1", "--cost-center", "CC-1", "--cluster-name", "gpu"]
+    assert main(args) == 2  # the bundled catalog does not know the region
+    assert "ap-south-1" in capsys.readouterr().err
+    monkeypatch.setenv("SEEDANCE_PRICE_CACHE", str(tmp_path / "cache"))  # read by init, prices show and check
+    assert main(args) == 0
+    assert main(["prices", "show", "ap-south-1", "g5.xlarge"]) == 0
+    assert "1 x A10G" in capsys.readouterr().out  # the model, from the type's bundled record
+    assert main(["check", "dev", "--project-dir", str(project), "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["decision"] == "pass"

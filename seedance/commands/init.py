@@ -44,9 +44,12 @@ def _option_of(path: str | None) -> str | None:
               help="Cost-allocation tag 'cost-center'; the gate blocks until a real one is set.")
 @click.option("--cluster-name", default=None, help="EKS cluster the nodes join (seedance:clusterName).")
 @click.option("--project", "project", default=None, help="Pulumi project name (default: the directory's name).")
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
+              help="Prices refreshed into this cache too, for a region only `seedance prices refresh` prices "
+                   "(default: $SEEDANCE_PRICE_CACHE, else the bundled catalog).")
 def init(directory: Path, stack: str, region: str, environment: str, frameworks: tuple[str, ...], no_framework: bool,
          account_id: str | None, owner: str, budget: float | None, team: str | None, cost_center: str,
-         cluster_name: str | None, project: str | None) -> int:
+         cluster_name: str | None, project: str | None, cache_dir: Path | None) -> int:
     """Write a Pulumi project into DIRECTORY: Pulumi.yaml, Pulumi.STACK.yaml, __main__.py,
     requirements.txt and a starter policy in policies/STACK.yaml that validates and passes the gate.
 
@@ -79,7 +82,7 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
                            environment=Environment(environment), frameworks=chosen, account_id=account_id,
                            owner=owner, budget=budget, cluster_name=cluster_name, team=team, cost_center=cost_center)
     try:
-        catalog = load_catalog()
+        catalog = load_catalog(cache_dir=cache_dir)
         files = project_files(opts, catalog)
         check_free(directory, files)
         policy_file = f"policies/{stack}.yaml"

@@ -89,7 +89,8 @@ def refresh_cmd(region: str, cache_dir: Path | None, instance_types: tuple[str, 
 @prices.command("show")
 @click.argument("region")
 @click.argument("instance_type", required=False)
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, help="Overlay this refresh cache.")
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
+              help="Overlay this refresh cache (default: $SEEDANCE_PRICE_CACHE, else none).")
 def show_cmd(region: str, instance_type: str | None, cache_dir: Path | None) -> int:
     """Show the offers of REGION (or one INSTANCE_TYPE) with their sources."""
     from rich.table import Table

@@ -251,9 +251,33 @@ def offer_from_record(rec: dict[str, Any]) -> InstanceOffer:
     )
 
 
-def _merge_record(base: dict[str, Any] | None, new: dict[str, Any], where: str = "price cache") -> dict[str, Any]:
-    """Overlay a cached (refreshed) record on the bundled one: new prices win, facts fill gaps."""
+#: An instance type's own facts (the same in every region); the Price List API has no GPU model.
+_FACTS = ("vcpu", "memory_gib", "gpus", "gpu_model", "gpu_memory_gib_total")
+
+
+def _facts_of_type(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each instance type's facts from the bundled catalog, whatever region records them (the first
+    region in name order): a region only a refresh cache prices takes its types' facts from here."""
+    out: dict[str, dict[str, Any]] = {}
+    for rec in sorted(doc["instances"], key=lambda r: (r["instance_type"], r["region"])):
+        out.setdefault(rec["instance_type"], {k: rec.get(k) for k in _FACTS} | {"facts_ref": rec.get("facts_ref")})
+    return out
+
+
+def _merge_record(base: dict[str, Any] | None, new: dict[str, Any], where: str = "price cache",
+                  facts: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Overlay a cached (refreshed) record on the bundled one: new prices win, facts fill gaps.
+
+    A type the bundled catalog does not price in the cache's region takes the facts the cache lacks
+    (the GPU model, always) from ``facts``: the same type's record in another region."""
     if base is None:
+        if facts is not None:
+            new = dict(new)
+            filled = [k for k in _FACTS if new.get(k) in (None, "", 0) and facts.get(k) not in (None, "", 0)]
+            for key in filled:
+                new[key] = facts[key]
+            if filled:
+                new["facts_ref"] = f"{new.get('facts_ref')}; {', '.join(filled)} from {facts.get('facts_ref')}"
         missing = [k for k in ("vcpu", "memory_gib", "gpus") if new.get(k) is None]
         if missing:
             raise PriceDataError(
@@ -267,7 +291,7 @@ def _merge_record(base: dict[str, Any] | None, new: dict[str, Any], where: str =
             f"the bundled catalog in {base['currency']}; refusing to mix currencies"
         )
     out = dict(base)
-    for key in ("vcpu", "memory_gib", "gpus", "gpu_model", "gpu_memory_gib_total"):
+    for key in _FACTS:
         if new.get(key) not in (None, "", 0):
             out[key] = new[key]
     prices = dict(base["prices"])
@@ -498,13 +522,14 @@ def catalog_from_document(doc: dict[str, Any], caches: list[dict[str, Any]] | No
     services: dict[tuple[str, str, str], Price] = {}
     for s in doc["services"]:
         services[(s["region"], s["service"], s["item"])] = _price(s, s["currency"])  # type: ignore[assignment]
+    facts = _facts_of_type(doc) if caches else {}
     for n, cache in enumerate(caches or []):
         origin = origins[n] if origins is not None and n < len(origins) else f"price cache #{n + 1}"
         check_cache_document(cache, origin)
         for i, rec in enumerate(cache["instances"]):
             where = f"{origin}: instances[{i}]"
             key = (rec["region"], rec["instance_type"])
-            records[key] = _merge_record(records.get(key), rec, where)
+            records[key] = _merge_record(records.get(key), rec, where, facts.get(rec["instance_type"]))
             cur = region_currency.setdefault(rec["region"], rec["currency"])
             if cur != rec["currency"]:
                 raise PriceDataError(f"{where}: {rec['currency']} prices for {rec['region']}, whose prices are in {cur}; "

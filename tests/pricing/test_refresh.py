@@ -228,3 +228,16 @@ def test_refresh_command_unknown_region_is_a_clean_error(tmp_path: Path) -> None
     assert result.return_value == 1
     assert "error: unknown AWS region 'mars-east-1'" in result.output
     assert not list(tmp_path.iterdir())
+
+
+def test_a_region_only_the_cache_prices_takes_its_types_facts_from_another_region(tmp_path: Path) -> None:
+    # the Price List API names no GPU model: a region the bundled catalog lacks (ap-south-1) would
+    # price g5.xlarge as a GPU of no model, which no GPU fleet can use
+    rec = parse_product(_product("g5.xlarge", "SKU1", "1.2", "0.8", "5000"), "ap-south-1")
+    assert rec is not None and rec["gpu_model"] is None
+    write_cache({"region": "ap-south-1", "instances": [rec]}, tmp_path)
+    assert not load_catalog().has_region("ap-south-1")
+    g5 = load_catalog(cache_dir=tmp_path).instance("ap-south-1", "g5.xlarge")
+    bundled = load_catalog().instance("us-east-1", "g5.xlarge")
+    assert g5.gpu_model == bundled.gpu_model is not None and g5.gpus == 1
+    assert g5.ondemand.value == 1.2 and g5.ondemand.source == PRICING_SOURCE  # its own prices
