@@ -13,18 +13,19 @@ from seedance.planner.instances import describe_requirement, unit_weight
 from seedance.planner.planner import offer_view, requirement
 from seedance.policy.errors import Problem
 from seedance.policy.loader import LoadedPolicy
-from seedance.pricing.catalog import Catalog, UnknownPriceError
+from seedance.pricing.catalog import Catalog, UnknownPriceError, missing_region_message
 
 
 def instance_type_problems(loaded: LoadedPolicy, catalog: Catalog) -> list[Problem]:
     """Every type of ``instanceTypes.allowed`` / ``preferred`` the catalog does not price in the
     policy's region, and every ``allowed`` list none of whose types can hold the fleet's unit (the
-    fleet could not run at all). Nothing for a region the catalog does not know (that is reported
-    where prices are looked up)."""
+    fleet could not run at all). For a region the catalog does not price, that alone, at
+    ``cloud.region``."""
     policy = loaded.policy
     region = policy.cloud.region
     if not catalog.has_region(region):
-        return []
+        return [Problem(loaded.location(("cloud", "region")), "cloud.region",
+                        missing_region_message(region, catalog.regions()))]
     problems: list[Problem] = []
     for i, fleet in enumerate(policy.fleets):
         context = f"fleet {fleet.name!r}"

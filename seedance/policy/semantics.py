@@ -179,6 +179,21 @@ def aws_regions() -> frozenset[str]:
         return frozenset()
 
 
+#: The partitions Seedance deploys to. Others lack what every stack needs: botocore's endpoint data
+#: gives AWS Budgets (the stack's budget guard, `budget poll`) no endpoint in aws-us-gov or aws-eusc.
+SUPPORTED_PARTITIONS = ("aws", "aws-cn")
+
+
+@functools.cache
+def region_partitions() -> dict[str, str]:
+    """Region -> its partition, from the installed botocore's partition data (empty when unreadable)."""
+    try:
+        data = json.loads(importlib.resources.files("botocore").joinpath("data/partitions.json").read_text("utf-8"))
+        return {r: p["id"] for p in data["partitions"] for r in p["regions"] if not r.endswith("-global")}
+    except (ImportError, OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
 def _cloud(c: Cloud) -> list[Issue]:
     out: list[Issue] = []
     known = aws_regions()
@@ -187,6 +202,11 @@ def _cloud(c: Cloud) -> list[Issue]:
         hint = f"; closest: {', '.join(close)}" if close else ""
         out.append((("cloud", "region"), f"expected an AWS region, got {c.region!r}, which no AWS partition has{hint} "
                     "(the regions the installed botocore lists: upgrade boto3 for a newer one)"))
+    partition = region_partitions().get(c.region)
+    if partition is not None and partition not in SUPPORTED_PARTITIONS:
+        out.append((("cloud", "region"), f"{c.region!r} is in the {partition} partition, which Seedance does not deploy "
+                    f"to: AWS Budgets, which every stack's budget guard needs, has no endpoint there (the installed "
+                    f"botocore's endpoint data); expected a region of {' or '.join(SUPPORTED_PARTITIONS)}"))
     for i, az in enumerate(c.availability_zones):
         if az[:-1] != c.region:
             out.append((("cloud", "availabilityZones", i), f"zone {az!r} is not in region {c.region!r}"))

@@ -122,6 +122,18 @@ def _hint(found: list[str]) -> str:
     return f"; closest known: {', '.join(found)}" if found else ""
 
 
+def missing_region_message(region: str, known: list[str]) -> str:
+    """Why ``region`` has no prices: a real region the catalog lacks is added by a refresh (a
+    spelling hint would send a Stockholm user to Beijing); anything else gets the closest names."""
+    from seedance.policy.semantics import aws_regions
+
+    if region in aws_regions():
+        return (f"no prices for region {region!r}: the price catalog holds {', '.join(known)}; "
+                f"`seedance prices refresh --region {region} --cache-dir DIR` adds it (then give DIR as "
+                f"--cache-dir or $SEEDANCE_PRICE_CACHE)")
+    return f"no prices for region {region!r}" + _hint(_closest(region, known)) + f" (known regions: {', '.join(known)})"
+
+
 class Catalog:
     """Instance offers by (region, type) and service prices by (region, service, item)."""
 
@@ -195,10 +207,7 @@ class Catalog:
 
     def _require_region(self, region: str) -> None:
         if region not in self._currency:
-            raise UnknownRegionError(
-                f"no prices for region {region!r}" + _hint(_closest(region, sorted(self._currency)))
-                + f" (known regions: {', '.join(sorted(self._currency))})"
-            )
+            raise UnknownRegionError(missing_region_message(region, sorted(self._currency)))
 
 
 # ---------------------------------------------------------------------- (de)serialisation

@@ -93,6 +93,12 @@ def location(region: str) -> str:
     try:
         return LOCATIONS[region]
     except KeyError:
+        from seedance.policy.semantics import aws_regions
+
+        if region in aws_regions():  # real, but its Price List name is not in the table
+            raise UnknownRegionError(
+                f"cannot refresh {region!r}: its Price List API location name is not in Seedance's table "
+                f"(refresh knows {', '.join(sorted(LOCATIONS))})") from None
         raise UnknownRegionError(f"unknown AWS region {region!r}" + _hint(_closest(region, sorted(LOCATIONS)))) from None
 
 

@@ -48,3 +48,14 @@ def test_an_allowed_list_with_one_usable_type_or_a_disabled_fleet_passes(tmp_pat
     path = _overlay(tmp_path, "  - name: inference\n    capacity: {min: 0, desired: 0, max: 0}\n    autoscaling: null\n"
                               "    instanceTypes: {allowed: [g5.12xlarge]}\n")
     assert instance_type_problems(load_policy(path), catalog) == []
+
+
+def test_a_region_the_catalog_does_not_price_is_reported_at_cloud_region(tmp_path: Path, catalog) -> None:  # type: ignore[no-untyped-def]
+    # validate used to say "valid" and plan to fail without a line
+    p = tmp_path / "p.yaml"
+    p.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {STACKS / 'dev.yaml'}\ncloud:\n"
+                 "  region: eu-north-1\n  availabilityZones: [eu-north-1a, eu-north-1b]\n")
+    (problem,) = instance_type_problems(load_policy(p), catalog)
+    assert (problem.location.line, problem.path) == (5, "cloud.region")
+    assert problem.message.startswith("no prices for region 'eu-north-1': the price catalog holds ")
+    assert "`seedance prices refresh --region eu-north-1 --cache-dir DIR` adds it" in problem.message

@@ -216,6 +216,14 @@ def test_a_gpu_the_node_image_cannot_drive_is_refused(model: str, valid: bool) -
         assert "fleets[0].gpu.model" in problem and "does not support Kepler GPUs" in problem
 
 
+@pytest.mark.parametrize("region", ["us-gov-west-1", "us-gov-east-1"])
+def test_a_region_of_a_partition_without_aws_budgets_is_refused(region: str) -> None:
+    text = MINIMAL.replace("us-east-1", region)
+    (problem,) = _problems(text)
+    assert f"cloud.region: '{region}' is in the aws-us-gov partition, which Seedance does not deploy to" in problem
+    assert "AWS Budgets" in problem
+
+
 # ---------------------------------------------------------------- messages
 
 

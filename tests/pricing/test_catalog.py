@@ -90,9 +90,16 @@ def test_type_priced_elsewhere_says_where(catalog: Catalog) -> None:
 
 def test_unknown_region_names_the_closest(catalog: Catalog) -> None:
     with pytest.raises(UnknownRegionError) as exc:
-        catalog.instances("eu-central-2")
-    assert str(exc.value).startswith("no prices for region 'eu-central-2'; closest known: eu-central-1")
+        catalog.instances("eu-centrall-1")
+    assert str(exc.value).startswith("no prices for region 'eu-centrall-1'; closest known: eu-central-1")
     assert "known regions: ap-northeast-1, cn-north-1, cn-northwest-1, eu-central-1, eu-west-1, us-east-1, us-west-2" in str(exc.value)
+    # a real region the catalog lacks: how to add it, not a region of a similar name
+    with pytest.raises(UnknownRegionError) as exc:
+        catalog.instances("eu-central-2")
+    assert str(exc.value) == (
+        "no prices for region 'eu-central-2': the price catalog holds ap-northeast-1, cn-north-1, cn-northwest-1, "
+        "eu-central-1, eu-west-1, us-east-1, us-west-2; `seedance prices refresh --region eu-central-2 --cache-dir DIR` "
+        "adds it (then give DIR as --cache-dir or $SEEDANCE_PRICE_CACHE)")
     with pytest.raises(PricingError):
         catalog.instance("ap-south-1", "g5.xlarge")
     with pytest.raises(UnknownRegionError):

@@ -199,6 +199,9 @@ def test_refresh_writes_a_cache_that_overrides_the_bundled_catalog(tmp_path: Pat
 def test_refresh_of_an_unknown_region_names_the_closest() -> None:
     with pytest.raises(UnknownRegionError, match="unknown AWS region 'eu-centrall-1'; closest known: eu-central-1"):
         refresh_region("eu-centrall-1", instance_types=["g5.xlarge"], pricing_client=object(), ec2_client=object())
+    # a real region whose Price List name the table lacks is not "unknown", nor near another
+    with pytest.raises(UnknownRegionError, match=r"^cannot refresh 'mx-central-1': its Price List API location name is not in"):
+        refresh_region("mx-central-1", instance_types=["g5.xlarge"], pricing_client=object(), ec2_client=object())
 
 
 def test_refresh_command_writes_into_the_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, moto_endpoint: str,
