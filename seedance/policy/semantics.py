@@ -117,6 +117,8 @@ def check_parts(parts: Parts, base_dir: Path | None = None) -> list[Issue]:
         out += _cloud(parts.cloud)
     if parts.compliance is not None:
         out += _compliance(parts.compliance)
+    if parts.compliance is not None and parts.cloud is not None:
+        out += _framework_regions(parts.compliance, parts.cloud)
     if parts.budget is not None:
         out += _budget(parts.budget, parts.cloud.region if parts.cloud is not None else None)
     out += _fleets(parts.fleets, base_dir)
@@ -224,6 +226,14 @@ def _compliance(c: Compliance) -> list[Issue]:
                     f"expected a retention CloudWatch Logs offers ({', '.join(map(str, LOG_RETENTION_DAYS))}){hint}, "
                     f"got {c.log_retention_days}"))
     return out
+
+
+def _framework_regions(c: Compliance, cloud: Cloud) -> list[Issue]:
+    """MLPS 2.0 level 3 keeps data in mainland China (MLPS-L3-8.2.4-DIC-a): a stack of another region
+    could never pass its gate, and its off-site copies would have no partner region to go to."""
+    return [(("compliance", "frameworks", i), f"mlps-l3 keeps data in mainland China; {cloud.region} is not a China "
+             f"region (MLPS 2.0 level 3 stacks deploy to cn-north-1 or cn-northwest-1)", ("cloud", "region"))
+            for i, f in enumerate(c.frameworks) if f is Framework.MLPS_L3 and not cloud.region.startswith("cn-")]
 
 
 def _budget(b: Budget, region: str | None) -> list[Issue]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import socket
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from seedance.gate.facts import (
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "tests" / "synth" / "samples" / "eu-prod.json"
 POLICY = REPO / "stacks" / "policies" / "eu-prod.yaml"
+CN_POLICY = REPO / "stacks" / "policies" / "cn-prod.yaml"
 REGION = "eu-central-1"  # eu-prod's
 SAMPLE_SUBNETS = ("subnet-0a1b2c3d4e5f60001", "subnet-0a1b2c3d4e5f60002", "subnet-0a1b2c3d4e5f60003")
 SAMPLE_CLUSTER_SG = "sg-64bd28cd048509155"  # offline synthesis's placeholder for the EKS cluster security group
@@ -38,7 +40,7 @@ def ec2(moto_endpoint: str, aws_env, monkeypatch: pytest.MonkeyPatch):
     return boto3.client("ec2", region_name=REGION, endpoint_url=moto_endpoint)
 
 
-def _network(ec2) -> dict[str, str]:
+def _network(ec2, region: str = REGION) -> dict[str, str]:
     """A VPC whose main route table routes to its internet gateway, and four subnets: one on the main
     table, one associated with a public table, one with a private table, one mapping public IPs."""
     vpc = ec2.create_vpc(CidrBlock="10.20.0.0/16")["Vpc"]["VpcId"]
@@ -52,7 +54,7 @@ def _network(ec2) -> dict[str, str]:
     private = ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
     ids = {}
     for i, name in enumerate(("on-main", "public", "private", "maps-ips")):
-        ids[name] = ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.20.{i}.0/24", AvailabilityZone=f"{REGION}a")["Subnet"]["SubnetId"]
+        ids[name] = ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.20.{i}.0/24", AvailabilityZone=f"{region}a")["Subnet"]["SubnetId"]
     ec2.associate_route_table(RouteTableId=public, SubnetId=ids["public"])
     ec2.associate_route_table(RouteTableId=private, SubnetId=ids["private"])
     ec2.associate_route_table(RouteTableId=private, SubnetId=ids["maps-ips"])
@@ -304,12 +306,15 @@ def test_the_policy_pack_reads_the_given_subnets_with_seedance_lookup(ec2, monke
 
     from seedance.gate.pack import make_policies
 
-    n = _network(ec2)
+    # an MLPS stack (cn-prod's policy, without the fleet whose p3.16xlarge moto's EC2 does not
+    # describe) whose subnets EC2 in cn-north-1 describes
+    n = _network(boto3.client("ec2", region_name="cn-north-1", endpoint_url=os.environ["AWS_ENDPOINT_URL_EC2"]), "cn-north-1")
     (tmp_path / "Pulumi.yaml").write_text("name: seedance-gpu\nruntime: python\n")
     (tmp_path / "__main__.py").write_text("")  # the project's program (not run here)
     (tmp_path / "Pulumi.s1.yaml").write_text("config:\n  seedance:policy: policy.yaml\n")
-    (tmp_path / "policy.yaml").write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncompliance:\n"
-                                          f"  frameworks: [mlps-l3]\ncloud:\n  subnetIds: [{n['on-main']}, {n['private']}]\n")
+    (tmp_path / "policy.yaml").write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {CN_POLICY}\n"
+                                          f"cloud:\n  subnetIds: [{n['on-main']}, {n['private']}]\n"
+                                          "fleets:\n  - name: llm-train\n    $remove: true\n")
     asg = SimpleNamespace(resource_type="aws:autoscaling/group:Group", name="train",
                           urn="urn:pulumi:s1::seedance-gpu::aws:autoscaling/group:Group::train",
                           props={"vpcZoneIdentifiers": [n["on-main"], n["private"]],

@@ -224,6 +224,13 @@ def test_a_region_of_a_partition_without_aws_budgets_is_refused(region: str) -> 
     assert "AWS Budgets" in problem
 
 
+def test_mlps_outside_china_is_refused_where_it_is_declared() -> None:
+    # the gate could only ever block it, and its off-site copies would have no China partner region
+    text = MINIMAL.replace("budget:\n", "compliance:\n  frameworks: [mlps-l3]\nbudget:\n")
+    (problem,) = _problems(text)
+    assert "compliance.frameworks[0]: mlps-l3 keeps data in mainland China; us-east-1 is not a China region" in problem
+
+
 # ---------------------------------------------------------------- messages
 
 
