@@ -14,7 +14,10 @@ HEAD = (Path(__file__).parent / "valid" / "minimal.yaml").read_text()
 
 def _load(tmp_path: Path, extra: str):  # noqa: ANN202 - LoadedPolicy
     path = tmp_path / "p.yaml"
-    path.write_text(HEAD + extra)
+    head = HEAD
+    if "mlps-l3" in extra:  # MLPS stacks are in mainland China, billed in CNY
+        head = head.replace("us-east-1", "cn-north-1").replace("monthlyAmount: 1000", "monthlyAmount: 1000\n  currency: CNY")
+    path.write_text(head + extra)
     return load_policy(path)
 
 
