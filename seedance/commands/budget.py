@@ -387,6 +387,22 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
                                live=live, cluster=joins_cluster(project_dir, stack))
 
 
+def _caller_account(sts: Any) -> str:
+    """The account of the credentials (``sts:GetCallerIdentity``); BudgetStatusError for an answer that is not STS's."""
+    from seedance.awsclient import unreadable_answer_errors
+    from seedance.budget.status import BudgetStatusError
+
+    try:
+        account = sts.get_caller_identity().get("Account")
+    except unreadable_answer_errors() as exc:
+        raise BudgetStatusError(f"GetCallerIdentity: the answer is not an AWS STS response ({type(exc).__name__}: "
+                                f"{exc}); pass --account-id or set cloud.accountId") from None
+    if not isinstance(account, str) or not account:
+        raise BudgetStatusError("GetCallerIdentity: the answer names no account; pass --account-id or set "
+                                "cloud.accountId")
+    return account
+
+
 @budget.command("poll")
 @click.argument("policy", type=click.Path(path_type=Path))
 @click.option("--stack", required=True, help="Stack name: its budget is seedance-STACK-monthly.")
@@ -427,7 +443,7 @@ def poll_cmd(policy: Path, stack: str, account_id: str | None, forecasted: bool,
     try:
         account = account_id or declared
         if not account:
-            account = awsclient.client("sts", region).get_caller_identity()["Account"]
+            account = _caller_account(awsclient.client("sts", region))
         raw = fetch_budget(awsclient.client("budgets", region), account, budget_name(stack))
         alert = alert_from_budget(raw, alert_type="FORECASTED" if forecasted else "ACTUAL", account=account)
     except (BudgetStatusError, BotoCoreError, ClientError) as exc:
