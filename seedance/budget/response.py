@@ -56,6 +56,7 @@ from typing import Any
 
 from seedance.budget.events import BudgetAlert
 from seedance.budget.status import budget_name
+from seedance.policy.loader import BUDGET_RESPONSE_STAMP
 from seedance.policy.model import (
     Capacity,
     CostPolicy,
@@ -259,6 +260,15 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
     return BudgetResponse(policy.metadata.name, alert, fraction, fired, actions, changes, notes, effective, overlay)
 
 
+def fleets_changed_at(policy: CostPolicy, fraction: float, *, cluster: bool = True) -> set[str]:
+    """The fleets the thresholds fired at ``fraction`` of the budget change, judged from the policy alone
+    (no live sizes, no earlier caps, no plan) (pure)."""
+    actions = list(dict.fromkeys(t.action for t in policy.budget.thresholds if fired_at(t.at, fraction)))
+    frozen = _Freeze(live=None, earlier_cap=None, planned_reserved=None, cluster=cluster)
+    return {f.name for f in policy.fleets
+            if _apply(f, actions, policy.metadata.environment, fraction, frozen)[1]}
+
+
 def stop_purchases(reserved: Reserved, note: Callable[[str, Any, Any, str], None], why: str,
                    capacity_max: int) -> Reserved:
     """No new reservations: ``auto`` becomes ``none``. A ``fixed`` count is left as it is: it is the
@@ -403,7 +413,7 @@ def _apply(
     return (f.model_copy(update=update) if update else f), changes, patch
 
 
-STAMP_PREFIX = "# seedance-budget-response:"
+STAMP_PREFIX = BUDGET_RESPONSE_STAMP  # the loader recognises a budget-response overlay by it
 
 
 @dataclass(frozen=True)
