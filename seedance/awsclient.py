@@ -22,3 +22,13 @@ def client(service: str, region: str) -> Any:
     config = Config(connect_timeout=CONNECT_TIMEOUT_S, read_timeout=READ_TIMEOUT_S,
                     retries={"total_max_attempts": MAX_ATTEMPTS, "mode": "standard"})
     return boto3.client(service, region_name=region, config=config)
+
+
+def unreadable_answer_errors() -> tuple[type[Exception], ...]:
+    """What botocore raises when an endpoint's answer is not the service's (a proxy's or captive
+    portal's HTML page with status 200, say): ``ResponseParserError`` for a body it cannot parse, or a
+    ``KeyError`` from a query-protocol (XML) parser looking for the result element the page lacks.
+    Catch these around one client call only, so no other ``KeyError`` is taken for one."""
+    from botocore.parsers import ResponseParserError
+
+    return (ResponseParserError, KeyError)

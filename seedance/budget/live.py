@@ -107,10 +107,18 @@ def live_units(groups: Mapping[str, LiveGroup], plan: Plan) -> dict[str, int | N
 
 def fetch_live_groups(client: Any, stack: str) -> dict[str, LiveGroup]:
     """Read the stack's fleet groups with ``client`` (a boto3 ``autoscaling`` client)."""
+    from seedance.awsclient import unreadable_answer_errors
+
     groups: list[Mapping[str, Any]] = []
     paginator = client.get_paginator("describe_auto_scaling_groups")
-    for page in paginator.paginate(Filters=[{"Name": f"tag:{STACK_TAG}", "Values": [stack]}]):
-        groups.extend(page.get("AutoScalingGroups") or [])
+    try:
+        for page in paginator.paginate(Filters=[{"Name": f"tag:{STACK_TAG}", "Values": [stack]}]):
+            found = (page.get("AutoScalingGroups") if isinstance(page, Mapping) else None) or []
+            groups.extend(g for g in found if isinstance(g, Mapping))
+    except unreadable_answer_errors() as exc:
+        raise LiveSizeError(f"DescribeAutoScalingGroups: the answer is not an Auto Scaling response "
+                            f"({type(exc).__name__}: {exc}); check the endpoint (AWS_ENDPOINT_URL_AUTO_SCALING, "
+                            "a proxy)") from None
     return live_groups(groups, stack)
 
 

@@ -17,11 +17,14 @@ together (the result does not depend on the order alerts arrive in):
   what the group runs outside it, is kept: removing it would cost more), no reserved purchases
   beyond what the policy's plan already holds, and, when the live group sizes are given (in units,
   :func:`seedance.budget.live.live_units`), ``capacity.max`` drops to the fleet's live size (at
-  least ``min`` and 1; never below the cap an earlier freeze of the same budget month set, so a
-  later alert does not ratchet it down to a momentary low). Without them ``capacity.max`` is left
-  as it is (or at the earlier freeze's cap) and a note says so: the policy's ``desired`` is not the
-  live size once a Cluster Autoscaler manages the group, and a maximum below the live size makes
-  AWS shrink the group.
+  least ``min`` and 1). Once a freeze of a budget month has set a fleet's cap, every later freeze
+  of that month keeps it (``earlier_caps``): never lower, so a later alert does not ratchet it down
+  to a momentary low, and never higher, since a freeze stops growth from the moment it first fired
+  (a group running above it, grown before the cap was deployed, is named in a note; only a policy
+  whose ``min`` has since risen above it lifts it, to that minimum). Without live sizes
+  ``capacity.max`` is left as it is (or at the earlier freeze's cap) and a note says so: the
+  policy's ``desired`` is not the live size once a Cluster Autoscaler manages the group, and a
+  maximum below the live size makes AWS shrink the group.
 
 "No new reserved purchases" (``degrade``, ``nonprod-spot-only``) turns ``reserved.mode: auto`` into
 ``none``; a ``fixed`` count is left as it is, since it names reservations already bought, which stay
@@ -53,6 +56,7 @@ from typing import Any
 
 from seedance.budget.events import BudgetAlert
 from seedance.budget.status import budget_name
+from seedance.policy.loader import BUDGET_RESPONSE_STAMP
 from seedance.policy.model import (
     Capacity,
     CostPolicy,
@@ -223,12 +227,17 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
                          None if planned_reserved is None else planned_reserved.get(f.name), cluster,
                          max(1, (weights or {}).get(f.name, 1)), uncounted)
         new, fleet_changes, patch = _apply(f, actions, policy.metadata.environment, fraction, frozen)
+        earlier_note = " but for the cap an earlier freeze of this month set" if frozen.earlier_cap is not None else ""
         if ThresholdAction.FREEZE in actions and live_sizes is not None and live is None and new.capacity.max > 0:
             notes.append(f"freeze: the size of fleet {f.name}'s group cannot be counted in the policy's units (it runs "
                          "instance types the plan does not list, or types of different weights, or the policy could "
-                         "not be planned), so its capacity.max is unchanged" if uncounted else
-                         f"freeze: fleet {f.name} has no live group, so its capacity.max is unchanged"
-                         + (" but for the cap an earlier freeze of this month set" if frozen.earlier_cap is not None else ""))
+                         f"not be planned), so its capacity.max is unchanged{earlier_note}" if uncounted else
+                         f"freeze: fleet {f.name} has no live group, so its capacity.max is unchanged{earlier_note}")
+        if ThresholdAction.FREEZE in actions and frozen.earlier_cap is not None and live is not None \
+                and live > new.capacity.max > 0:
+            notes.append(f"freeze: fleet {f.name}'s group runs {live} unit(s), above the cap of {new.capacity.max} the "
+                         "first freeze of this month set; the cap is kept (a freeze stops growth from the moment it "
+                         "first fired), so redeploying the overlay shrinks the group to it")
         fleets.append(new)
         changes += fleet_changes
         if patch:
@@ -249,6 +258,15 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
     if changes:
         overlay = {"apiVersion": "seedance.io/v1", "kind": "CostPolicy", "extends": policy_ref, "fleets": overlay_fleets}
     return BudgetResponse(policy.metadata.name, alert, fraction, fired, actions, changes, notes, effective, overlay)
+
+
+def fleets_changed_at(policy: CostPolicy, fraction: float, *, cluster: bool = True) -> set[str]:
+    """The fleets the thresholds fired at ``fraction`` of the budget change, judged from the policy alone
+    (no live sizes, no earlier caps, no plan) (pure)."""
+    actions = list(dict.fromkeys(t.action for t in policy.budget.thresholds if fired_at(t.at, fraction)))
+    frozen = _Freeze(live=None, earlier_cap=None, planned_reserved=None, cluster=cluster)
+    return {f.name for f in policy.fleets
+            if _apply(f, actions, policy.metadata.environment, fraction, frozen)[1]}
 
 
 def stop_purchases(reserved: Reserved, note: Callable[[str, Any, Any, str], None], why: str,
@@ -337,21 +355,31 @@ def _apply(
     if ThresholdAction.FREEZE in actions:
         why = "freeze: no growth"
         live, earlier = frozen.live, frozen.earlier_cap
-        if (live is not None or earlier is not None) and capacity.max > 0 and not frozen.uncounted:
+        if earlier is not None and capacity.max > 0:
+            # the month's first freeze set the cap: kept whatever runs now (never lowered to a momentary
+            # low, never raised by growth since); only the fleet's minimum can lift it
+            cap = min(max(earlier, capacity.min, 1), capacity.max)
+            grounds = [f"the cap of {earlier} the first freeze of this month set (kept for the rest of the month)"
+                       if cap == earlier else
+                       f"the fleet's minimum of {cap} unit(s) (the first freeze of this month set {earlier})"
+                       if cap > earlier else f"the policy's maximum of {cap} unit(s)"]
+            desired = min(capacity.desired, cap)
+            note("capacity.max", capacity.max, cap, f"{why} beyond {' and '.join(grounds)}")
+            note("capacity.desired", capacity.desired, desired, f"{why}: at most the new maximum")
+            capacity = Capacity(min=capacity.min, desired=desired, max=cap)
+        elif live is not None and capacity.max > 0 and not frozen.uncounted:
             # without a cluster the group runs capacity.desired outside its windows (a size read inside a
             # window that lowers it is not what runs by day); a cap holds whole instances
             floor = max(capacity.min, 1, 0 if frozen.cluster else capacity.desired)
-            cap = max(*(x for x in (live, earlier) if x is not None), floor)
+            cap = max(live, floor)
             cap = min(-(-cap // frozen.weight) * frozen.weight, capacity.max)
-            grounds = ([f"the {live} unit(s) running"] if live is not None else []) + (
-                [f"the cap of {earlier} an earlier freeze this month set (never lowered within the month)"]
-                if earlier is not None and (live is None or earlier > live) else []) + (
+            grounds = [f"the {live} unit(s) running"] + (
                 [f"the desired size of {capacity.desired} its group runs outside its windows (no cluster resizes it)"]
-                if not frozen.cluster and capacity.desired > max(x for x in (live, earlier, 0) if x is not None) else []) + (
+                if not frozen.cluster and capacity.desired > live else []) + (
                 [f"whole instances of {frozen.weight} units"] if frozen.weight > 1 and cap % frozen.weight == 0
-                and cap > max(x for x in (live, earlier, floor) if x is not None) else []) + (
+                and cap > max(live, floor) else []) + (
                 [f"the fleet's minimum of {max(capacity.min, 1)} unit(s)"] if frozen.cluster
-                and max(capacity.min, 1) > max(x for x in (live, earlier, 0) if x is not None) else [])
+                and max(capacity.min, 1) > live else [])
             desired = min(capacity.desired, cap)
             note("capacity.max", capacity.max, cap, f"{why} beyond {' and '.join(grounds)}")
             note("capacity.desired", capacity.desired, desired, f"{why}: at most the new maximum")
@@ -385,7 +413,7 @@ def _apply(
     return (f.model_copy(update=update) if update else f), changes, patch
 
 
-STAMP_PREFIX = "# seedance-budget-response:"
+STAMP_PREFIX = BUDGET_RESPONSE_STAMP  # the loader recognises a budget-response overlay by it
 
 
 @dataclass(frozen=True)

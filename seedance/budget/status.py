@@ -85,8 +85,14 @@ def fetch_budget(client: Any, account_id: str, name: str) -> dict[str, Any]:
     """``DescribeBudget`` for ``name``; a clear :class:`BudgetStatusError` when it cannot be read."""
     from botocore.exceptions import BotoCoreError, ClientError
 
+    from seedance.awsclient import unreadable_answer_errors
+
     try:
-        return dict(client.describe_budget(AccountId=account_id, BudgetName=name)["Budget"])
+        answer = client.describe_budget(AccountId=account_id, BudgetName=name)
+    except unreadable_answer_errors() as exc:
+        raise BudgetStatusError(f"DescribeBudget {name!r}: the answer is not an AWS Budgets response "
+                                f"({type(exc).__name__}: {exc}); check the endpoint (AWS_ENDPOINT_URL_BUDGETS, "
+                                "a proxy)") from None
     except ClientError as exc:
         code = exc.response.get("Error", {}).get("Code", "")
         msg = exc.response.get("Error", {}).get("Message", str(exc))
@@ -95,3 +101,8 @@ def fetch_budget(client: Any, account_id: str, name: str) -> dict[str, Any]:
         raise BudgetStatusError(f"DescribeBudget {name!r} failed: {code}: {msg}") from None
     except BotoCoreError as exc:
         raise BudgetStatusError(f"DescribeBudget {name!r} failed: {exc}") from None
+    budget = answer.get("Budget") if isinstance(answer, dict) else None
+    if not isinstance(budget, dict):  # an HTML page with status 200 parses to no Budget at all
+        raise BudgetStatusError(f"DescribeBudget {name!r}: the answer holds no Budget, so it is not an AWS Budgets "
+                                "response; check the endpoint (AWS_ENDPOINT_URL_BUDGETS, a proxy)")
+    return dict(budget)

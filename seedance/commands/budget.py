@@ -7,8 +7,9 @@ import math
 import os
 import sys
 from datetime import timedelta
+from contextlib import nullcontext
 from pathlib import Path
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import click
@@ -16,6 +17,7 @@ import yaml
 
 from seedance import jsonout
 from seedance.atomic import write_text_atomically
+from seedance.overlaylock import LockError, exclusive_lock
 from seedance.budget.events import (
     MAX_EVENT_BYTES,
     BudgetAlert,
@@ -201,6 +203,51 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
         if out.is_dir():  # --out is dir_okay=False: one made since the command line was read
             err.print(f"error --out {out}: is a directory; expected a file path", markup=False)
             return 1
+
+    def waiting(lock: Path) -> None:
+        err.print(f"waiting for {out}: another seedance budget run is writing it (lock {lock.name})", markup=False)
+
+    # writers of one --out take turns, from reading the overlay in place through the rename of the new
+    # one: a second run decides against what the first wrote, as if they had run one after the other
+    try:
+        with nullcontext() if out is None else exclusive_lock(out, on_wait=waiting):
+            outcome = _decide_and_write(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=source,
+                                        command=command, cluster=cluster, groups=groups)
+    except LockError as exc:
+        err.print(f"error --out {out}: cannot write: {exc}; nothing was written", markup=False)
+        return 1
+    if isinstance(outcome, int):
+        return outcome
+    if outcome.markdown is not None:
+        click.echo(outcome.markdown, nl=False)
+    elif fmt == "json":
+        click.echo(jsonout.dumps(to_json(outcome.response, outcome.overlay_path, **outcome.extras), indent=2))
+    else:
+        render_text(console(), outcome.response, outcome.overlay_path, **outcome.shown)
+    return 0
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """What a response decided and wrote, for the report."""
+
+    response: BudgetResponse
+    overlay_path: str | None
+    extras: dict[str, Any]
+    shown: dict[str, Any]
+    markdown: str | None
+
+
+def _decide_and_write(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *, stack: str | None, out: Path | None,
+                      fmt: str, source: str, command: str, cluster: bool,
+                      groups: dict[str, Any] | None) -> _Outcome | int:
+    """Read the overlay in place, decide the response against it and write the new one (``--out``,
+    resolved); an exit status after printing the error when something is wrong. Called with the
+    overlay's lock held."""
+    from seedance.cli import console
+
+    err = console(stderr=True)
+    if out is not None:
         if out.exists() and not out.is_file():  # a FIFO or device: reading it to recognise an overlay would block
             err.print(f"error --out {out}: is not a regular file; expected the overlay's file path", markup=False)
             return 1
@@ -264,13 +311,7 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
         except _OverlayInvalid as exc:
             err.print(f"error --out {out}: the overlay would not load, so nothing was written: {exc}", markup=False)
             return 1
-    if markdown is not None:
-        click.echo(markdown, nl=False)
-    elif fmt == "json":
-        click.echo(jsonout.dumps(to_json(response, overlay_path, **extras), indent=2))
-    else:
-        render_text(console(), response, overlay_path, **shown)
-    return 0
+    return _Outcome(response, overlay_path, extras, shown, markdown)
 
 
 def _verify(message: dict[str, Any], signing_cert: Path | None, topic_arns: tuple[str, ...], max_age: timedelta) -> Verified:
@@ -387,6 +428,22 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
                                live=live, cluster=joins_cluster(project_dir, stack))
 
 
+def _caller_account(sts: Any) -> str:
+    """The account of the credentials (``sts:GetCallerIdentity``); BudgetStatusError for an answer that is not STS's."""
+    from seedance.awsclient import unreadable_answer_errors
+    from seedance.budget.status import BudgetStatusError
+
+    try:
+        account = sts.get_caller_identity().get("Account")
+    except unreadable_answer_errors() as exc:
+        raise BudgetStatusError(f"GetCallerIdentity: the answer is not an AWS STS response ({type(exc).__name__}: "
+                                f"{exc}); pass --account-id or set cloud.accountId") from None
+    if not isinstance(account, str) or not account:
+        raise BudgetStatusError("GetCallerIdentity: the answer names no account; pass --account-id or set "
+                                "cloud.accountId")
+    return account
+
+
 @budget.command("poll")
 @click.argument("policy", type=click.Path(path_type=Path))
 @click.option("--stack", required=True, help="Stack name: its budget is seedance-STACK-monthly.")
@@ -427,7 +484,7 @@ def poll_cmd(policy: Path, stack: str, account_id: str | None, forecasted: bool,
     try:
         account = account_id or declared
         if not account:
-            account = awsclient.client("sts", region).get_caller_identity()["Account"]
+            account = _caller_account(awsclient.client("sts", region))
         raw = fetch_budget(awsclient.client("budgets", region), account, budget_name(stack))
         alert = alert_from_budget(raw, alert_type="FORECASTED" if forecasted else "ACTUAL", account=account)
     except (BudgetStatusError, BotoCoreError, ClientError) as exc:

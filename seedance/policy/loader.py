@@ -14,7 +14,7 @@ import os
 import re
 import types
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,27 @@ log = logging.getLogger(__name__)
 Loc = tuple[str | int, ...]
 
 
+#: The comment line that marks a budget-response overlay (``seedance budget respond``/``poll`` write it;
+#: :class:`seedance.budget.response.OverlayStamp` reads and writes its fields).
+BUDGET_RESPONSE_STAMP = "# seedance-budget-response:"
+
+_STAMP_LINE = re.compile(rb"^" + re.escape(BUDGET_RESPONSE_STAMP.encode()) + rb"[^\r\n]*", re.M)
+
+
+def budget_response_stamp(data: bytes) -> str | None:
+    """The stamp line of a budget-response overlay's text, or None for any other policy file."""
+    m = _STAMP_LINE.search(data)
+    return m.group(0).decode("utf-8", errors="replace") if m else None
+
+
+@dataclass(frozen=True)
+class ResponseOverlay:
+    """The loaded file is a budget-response overlay: its stamp line and the fleets it names itself."""
+
+    stamp: str
+    fleets: tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class LoadedPolicy:
     """A validated policy with where it came from."""
@@ -58,6 +79,7 @@ class LoadedPolicy:
     path: Path
     tree: Any  # the merged located tree, to point findings at lines
     chain: tuple[Path, ...]  # the files merged, base first
+    response: ResponseOverlay | None = None  # when the file is a budget-response overlay
 
     @property
     def base_dir(self) -> Path:
@@ -74,8 +96,31 @@ def load_policy(path: str | Path) -> LoadedPolicy:
     """Load, merge and validate the policy at ``path``; raise :class:`PolicyError` on any problem."""
     path = Path(path)
     overlay_problems: list[Problem] = []
-    tree, chain = _read_chain(path, (), overlay_problems)
-    return _validate_tree(tree, path, chain, overlay_problems=overlay_problems)
+    responses: dict[Path, ResponseOverlay] = {}
+    tree, chain = _read_chain(path, (), overlay_problems, responses)
+    loaded = _validate_tree(tree, path, chain, overlay_problems=overlay_problems)
+    response = responses.get(path)
+    if response is None:
+        return loaded
+    loaded = replace(loaded, response=response)
+    from seedance.budget.coverage import uncovered_fleets_warning, uncovered_in  # the budget package reads stamps
+
+    found = uncovered_in(loaded)
+    if found is not None:
+        stamp, missing = found
+        _warn_once((str(path.resolve()), tuple(missing)), uncovered_fleets_warning(path, stamp, missing))
+    return loaded
+
+
+_warned: set[tuple[str, tuple[str, ...]]] = set()
+
+
+def _warn_once(key: tuple[str, tuple[str, ...]], message: str) -> None:
+    """Log ``message`` as a warning once a process for ``key`` (a command can load one policy several
+    times, by different spellings of its path)."""
+    if key not in _warned:
+        _warned.add(key)
+        log.warning("%s", message)
 
 
 def load_policy_text(text: str | bytes, file: str = "<string>", base_dir: Path | None = None) -> CostPolicy:
@@ -97,10 +142,15 @@ def _require_mapping(tree: Any, file: str) -> None:
         raise PolicyValidationError([Problem(Location(file, 1, 1), "", f"expected a CostPolicy mapping, got {kind}")])
 
 
-def _read_chain(path: Path, seen: tuple[Path, ...], problems: list[Problem]) -> tuple[Any, tuple[Path, ...]]:
+def _read_chain(path: Path, seen: tuple[Path, ...], problems: list[Problem],
+                responses: dict[Path, ResponseOverlay] | None = None) -> tuple[Any, tuple[Path, ...]]:
     file = str(path)
-    tree = parse(file, read_bytes(file))
+    data = read_bytes(file)
+    tree = parse(file, data)
     _require_mapping(tree, file)
+    stamp = budget_response_stamp(data)
+    if stamp is not None and responses is not None:
+        responses[path] = ResponseOverlay(stamp, _own_fleet_names(tree))
     ext = tree.get("extends")
     if ext is None:
         return tree, (path,)
@@ -126,7 +176,36 @@ def _read_chain(path: Path, seen: tuple[Path, ...], problems: list[Problem]) -> 
     # keep the user's relative spelling in messages (stacks/base.yaml, not an absolute path)
     base_tree, base_chain = _read_chain(path.parent / ext, seen + (path.resolve(),), problems)
     merged = merge(base_tree, tree, problems)
+    if stamp is not None:
+        problems.extend(_stale_response_fleets(base_tree, merged, file, ext))
     return merged, base_chain + (path,)
+
+
+def _own_fleet_names(tree: Any) -> tuple[str, ...]:
+    """The names of the fleets a file's own ``fleets`` list sets."""
+    items = tree.get("fleets") if isinstance(tree, LMap) else None
+    return tuple(i["name"] for i in items if isinstance(i, LMap) and isinstance(i.get("name"), str)) \
+        if isinstance(items, LList) else ()
+
+
+def _stale_response_fleets(base: Any, merged: Any, file: str, ext: str) -> list[Problem]:
+    """A budget-response overlay (``file``) naming a fleet its base policy no longer has (renamed or
+    removed since the response): the merge appended it as a new fleet, which the schema would report
+    as a fleet missing its required fields. Say what it is instead, where the overlay names it."""
+    base_items = base.get("fleets") if isinstance(base, LMap) else None
+    known = {i.get("name") for i in base_items if isinstance(i, LMap)} if isinstance(base_items, LList) else set()
+    items = merged.get("fleets") if isinstance(merged, LMap) else None
+    if not isinstance(items, LList):
+        return []
+    problems: list[Problem] = []
+    for i, (item, loc) in enumerate(zip(items, items.item_locs)):
+        name = item.get("name") if isinstance(item, LMap) else None
+        if isinstance(name, str) and name not in known and loc.file == file:
+            problems.append(Problem(loc, f"fleets[{i}]",
+                                    f"overlay names fleet {name!r}, which the policy no longer has ({ext} has no fleet "
+                                    "of that name): a stale budget response; re-run `seedance budget respond`/`poll`, "
+                                    "or delete the overlay", f"fleet {name!r}"))
+    return problems
 
 
 # --------------------------------------------------------------------------- validation
@@ -505,7 +584,9 @@ def _allowed_keys(loc: Loc) -> list[str]:
 
 
 __all__ = [
+    "BUDGET_RESPONSE_STAMP",
     "LoadedPolicy",
+    "ResponseOverlay",
     "PolicyError",
     "PolicySyntaxError",
     "PolicyValidationError",

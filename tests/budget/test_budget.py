@@ -822,8 +822,9 @@ def test_a_response_does_not_wait_on_the_planner(tmp_path: Path) -> None:
     assert any("could not be planned" in n for n in doc["notes"]) and doc.get("projection") is None
 
 
-def test_a_group_that_cannot_be_counted_keeps_its_maximum_whatever_an_earlier_cap_says() -> None:
-    # what runs is unknown: an earlier cap could be below it, and AWS would shrink the group
+def test_a_group_that_cannot_be_counted_keeps_the_cap_an_earlier_freeze_set() -> None:
+    # what runs is unknown, so no cap is made from it; but a cap the month's first freeze set is kept:
+    # dropping it would let the fleet grow again within the month
     policy = load_policy(POLICIES / "dev.yaml").policy
     frozen = policy.model_copy(update={"budget": policy.budget.model_copy(update={"thresholds": [
         t.model_copy(update={"at": 1.0, "action": ThresholdAction.FREEZE}) for t in policy.budget.thresholds[:1]]})})
@@ -832,8 +833,16 @@ def test_a_group_that_cannot_be_counted_keeps_its_maximum_whatever_an_earlier_ca
     r = respond(frozen, alert, policy_ref="dev.yaml", stack="dev", live_sizes={"inference": None, "finetune": 1},
                 earlier_caps={"inference": 1, "finetune": 1})
     caps = {c.path: c.after for c in r.changes if c.path.endswith(".capacity.max")}
-    assert "fleets[inference].capacity.max" not in caps and caps["fleets[finetune].capacity.max"] == 1
-    assert any("fleet inference's group cannot be counted" in n for n in r.notes)
+    assert caps["fleets[inference].capacity.max"] == 1 and caps["fleets[finetune].capacity.max"] == 1
+    assert any("fleet inference's group cannot be counted" in n and
+               n.endswith("so its capacity.max is unchanged but for the cap an earlier freeze of this month set")
+               for n in r.notes)
+    # without an earlier cap a group that cannot be counted keeps its maximum
+    r = respond(frozen, alert, policy_ref="dev.yaml", stack="dev", live_sizes={"inference": None})
+    assert not any(c.path == "fleets[inference].capacity.max" for c in r.changes)
+    assert any(n.endswith("fleet inference's group cannot be counted in the policy's units (it runs instance types the "
+                          "plan does not list, or types of different weights, or the policy could not be planned), so "
+                          "its capacity.max is unchanged") for n in r.notes)
     # without live sizes an earlier cap is kept, and the note says so
     r = respond(frozen, alert, policy_ref="dev.yaml", stack="dev", earlier_caps={"inference": 1})
     assert {c.path: c.after for c in r.changes}["fleets[inference].capacity.max"] == 1

@@ -37,8 +37,9 @@ def budgets(moto_endpoint: str, aws_env: None, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("AWS_ENDPOINT_URL_BUDGETS", moto_endpoint)
     client = boto3.client("budgets", region_name="us-east-1")
     yield client
-    for b in client.describe_budgets(AccountId=ACCOUNT).get("Budgets", []):
-        client.delete_budget(AccountId=ACCOUNT, BudgetName=b["BudgetName"])
+    for account in (ACCOUNT, "111122223333"):  # dev's and eu-prod's accounts: the server outlives the test
+        for b in client.describe_budgets(AccountId=account).get("Budgets", []):
+            client.delete_budget(AccountId=account, BudgetName=b["BudgetName"])
 
 
 def test_alert_from_budget_is_what_a_notification_would_say() -> None:
@@ -325,3 +326,32 @@ def test_freeze_reads_a_group_that_counts_instances_in_units(budgets, groups, mo
     finally:
         client.delete_auto_scaling_group(AutoScalingGroupName="eu-w-wide-asg", ForceDelete=True)
         budgets.delete_budget(AccountId="111122223333", BudgetName=budget_name("eu-w"))
+
+
+def test_a_later_freeze_of_the_month_never_raises_the_cap_the_first_set(budgets, groups, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """103% of budget, polled three times in one month while the group's live size moves: 30 sets the cap,
+    5 (a scale-in) does not lower it and 40 (growth since) does not raise it: a freeze stops growth from
+    the moment it first fired, and the report names the group running above the cap."""
+    client, make = groups
+    make("inference-asg-0a1b2c3", 30, {"seedance:stack": "eu-prod", "seedance:fleet": "inference"})
+    budgets.create_budget(AccountId="111122223333", Budget=_budget(budget_name("eu-prod"), "160000", "164800", "170000"))
+    out = tmp_path / "eu-prod-budget.yaml"
+    args = ["budget", "poll", str(EU_PROD), "--stack", "eu-prod", "--out", str(out), "--live-sizes", "-f", "json"]
+
+    def poll_at(size: int) -> tuple[int, list[str]]:
+        client.update_auto_scaling_group(AutoScalingGroupName="inference-asg-0a1b2c3", MaxSize=max(size, 1) * 2,
+                                         DesiredCapacity=size)
+        result = CliRunner().invoke(app, args, standalone_mode=False, catch_exceptions=False)
+        assert result.return_value == 0, result.output
+        doc = json.loads(result.stdout)
+        assert "freeze" in doc["actions"]
+        return load_policy(out).policy.fleet("inference").capacity.max, doc["notes"]
+
+    cap, notes = poll_at(30)
+    assert cap == 30 and not any("above the cap" in n for n in notes)
+    cap, notes = poll_at(5)
+    assert cap == 30 and not any("above the cap" in n for n in notes)
+    cap, notes = poll_at(40)
+    assert cap == 30
+    assert any(n.startswith("freeze: fleet inference's group runs 40 unit(s), above the cap of 30 the first freeze "
+                            "of this month set; the cap is kept") for n in notes)

@@ -240,9 +240,15 @@ def test_a_later_freeze_of_the_month_never_lowers_an_earlier_cap() -> None:
     # the autoscaler scaled in to 9 for a moment: the re-applied freeze keeps 27
     again = respond(policy, alert, policy_ref="eu-prod.yaml", live_sizes={"inference": 9}, earlier_caps={"inference": 27})
     assert again.effective.fleet("inference").capacity.max == 27
-    # more running than the earlier cap (the overlay was not deployed yet): never below what runs
+    # more running than the earlier cap (grown before the cap was deployed): the freeze stops growth from
+    # the moment it first fired, so the cap is kept, and a note names the group above it
     more = respond(policy, alert, policy_ref="eu-prod.yaml", live_sizes={"inference": 30}, earlier_caps={"inference": 27})
-    assert more.effective.fleet("inference").capacity.max == 30
+    assert more.effective.fleet("inference").capacity.max == 27
+    assert any(n.startswith("freeze: fleet inference's group runs 30 unit(s), above the cap of 27") for n in more.notes)
+    assert not any("runs 9 unit(s)" in n for n in again.notes)  # below the cap: nothing to say
+    # a policy whose minimum has since risen above the earlier cap lifts it to that minimum, no further
+    lifted = respond(policy, alert, policy_ref="eu-prod.yaml", live_sizes={"inference": 30}, earlier_caps={"inference": 2})
+    assert lifted.effective.fleet("inference").capacity.max == 4
     # not read this time: the earlier cap stays
     kept = respond(policy, alert, policy_ref="eu-prod.yaml", earlier_caps={"inference": 27})
     assert kept.effective.fleet("inference").capacity.max == 27
