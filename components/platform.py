@@ -237,6 +237,7 @@ def build_platform(args: PlatformArgs) -> Platform:
             vpc_id=cloud.vpc_id,
             vpc_cidr=cloud.vpc_cidr,
             subnet_ids=list(cloud.subnet_ids),
+            availability_zones=list(cloud.availability_zones),
             account_id=account_id,
             decisions=decide_endpoints(policy.network, len(cloud.availability_zones), args.endpoint_prices),
             route_table_ids=None if args.route_table_ids is None else list(args.route_table_ids),
