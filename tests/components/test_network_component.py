@@ -215,3 +215,24 @@ def test_offline_each_given_subnet_is_a_listed_zone_of_its_own(stack) -> None:  
         if inputs["vpcEndpointType"] == "Interface":
             assert inputs["subnetIds"] == list(stack.policy.cloud.subnet_ids), name
 
+
+def test_fewer_subnets_than_zones_price_and_decide_on_the_zones_the_endpoint_is_in(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # eu-prod given two subnets for its three zones: an interface endpoint is in two zones at most,
+    # so the break-even is 0.012 x 730 x 2 / (0.052 - 0.01) = 417.1 GB/month, and logs (600 GB) pays too
+    from seedance.estimate import estimate_policy
+    from seedance.policy import load_policy
+    from seedance.pricing.catalog import load_catalog
+
+    project = tmp_path / "stacks"
+    shutil.copytree(STACKS_DIR, project, ignore=shutil.ignore_patterns("__pycache__"))
+    policy = project / "policies" / "eu-prod.yaml"
+    policy.write_text(policy.read_text().replace(f", {EU_SUBNETS[2]}]", "]"))
+    eps = {r.name: r.inputs for r in synthesize_stack("eu-prod", project).document.of_type(EP)}
+    interfaces = {n: i for n, i in eps.items() if i["vpcEndpointType"] == "Interface"}
+    assert set(interfaces) == {"network-ecr-dkr-interface", "network-logs-interface"}
+    assert all(i["subnetIds"] == list(EU_SUBNETS[:2]) for i in interfaces.values())
+    assert {i["tags"]["seedance:break-even-gb"] for i in interfaces.values()} == {"417.1"}
+    est = estimate_policy(load_policy(policy), load_catalog())
+    hours = {c.name: c.monthly_quantity for r in est.resources if r.kind == "network" for c in r.components
+             if c.name.startswith("Interface endpoint (")}
+    assert hours == {"Interface endpoint (ecr.dkr)": 2 * 730, "Interface endpoint (logs)": 2 * 730}
