@@ -8,16 +8,23 @@ DynamoDB gateway endpoint, list the route tables to use explicitly. An interface
 the services :func:`seedance.planner.endpoints.decide_endpoints` routed to ``interface`` (traffic
 above break-even, or listed explicitly): private DNS on, a security group admitting only the VPC
 CIDR on 443, and an endpoint policy that admits only principals of the stack's account.
+
+AWS places an interface endpoint in at most one subnet per availability zone (``CreateVpcEndpoint``
+refuses two: ``DuplicateSubnetsInSameZone``), and only EC2 knows a given subnet's zone: the component
+asks it at deploy time (``aws.ec2.getSubnets`` for the given subnets in the policy's zones,
+``aws.ec2.getSubnet`` for each one's zone) and :func:`endpoint_subnets` keeps the first given subnet
+of each listed zone. Offline synthesis answers both lookups (see :mod:`seedance.synth.runtime`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_aws as aws
 
-from components.common import child, policy_json, require
+from components.common import ComponentArgsError, child, policy_json, require
 from seedance.planner.endpoints import EndpointDecision, Route
 from seedance.policy.model import EndpointService
 
@@ -72,12 +79,32 @@ def endpoint_policy(account_id: str, service: EndpointService | None = None, reg
     return {"Version": "2012-10-17", "Statement": statements}
 
 
+def endpoint_subnets(subnet_ids: Sequence[str], in_listed_zones: Collection[str], zone_of: Mapping[str, str]) -> list[str]:
+    """The subnets of an interface endpoint: of the given ``subnet_ids`` that are in a listed zone
+    (``in_listed_zones``), the first of each zone (``zone_of``: subnet -> zone), in the given order.
+
+    Raises :class:`ComponentArgsError` when no given subnet is in a listed zone (the endpoint would
+    have nowhere to go).
+    """
+    chosen: dict[str, str] = {}  # zone -> its first subnet
+    for subnet in subnet_ids:
+        if subnet in in_listed_zones:
+            chosen.setdefault(zone_of[subnet], subnet)
+    if not chosen:
+        raise ComponentArgsError("CostAwareNetworkArgs.subnet_ids", f"none of the subnets {', '.join(subnet_ids)} (cloud.subnetIds) "
+                                 "is in an availability zone of cloud.availabilityZones: an interface endpoint needs one")
+    return list(chosen.values())
+
+
 @dataclass
 class CostAwareNetworkArgs:
     region: str
     vpc_id: str
     vpc_cidr: str
     subnet_ids: list[str]
+    # the zones the stack runs in (the policy's cloud.availabilityZones): interface endpoints take
+    # one given subnet in each of them
+    availability_zones: list[str]
     account_id: pulumi.Input[str]
     decisions: list[EndpointDecision]
     # route tables for the gateway endpoints; None = every route table of the VPC (looked up)
@@ -86,6 +113,7 @@ class CostAwareNetworkArgs:
 
     def validate(self) -> None:
         require(bool(self.subnet_ids), "CostAwareNetworkArgs.subnet_ids", "expected at least one subnet")
+        require(bool(self.availability_zones), "CostAwareNetworkArgs.availability_zones", "expected at least one availability zone")
         require("/" in self.vpc_cidr, "CostAwareNetworkArgs.vpc_cidr", f"expected a CIDR, got {self.vpc_cidr!r}")
         seen = [d.service for d in self.decisions]
         require(len(seen) == len(set(seen)), "CostAwareNetworkArgs.decisions", f"expected one decision per service, got {seen}")
@@ -151,6 +179,7 @@ class CostAwareNetwork(pulumi.ComponentResource):
                 opts=child(self),
             )
             self.endpoint_security_group_id = sg.id
+            subnets = self._endpoint_subnets(args)
             for d in wanted:
                 be = "unknown" if d.break_even_gb is None else f"{d.break_even_gb:.1f}"
                 ep = aws.ec2.VpcEndpoint(
@@ -159,7 +188,7 @@ class CostAwareNetwork(pulumi.ComponentResource):
                     service_name=service_name(d.service, args.region),
                     vpc_endpoint_type="Interface",
                     private_dns_enabled=True,
-                    subnet_ids=list(args.subnet_ids),
+                    subnet_ids=subnets,
                     security_group_ids=[sg.id],
                     policy=policy(d.service),
                     tags={**args.tags, "seedance:endpoint-decision": "interface", "seedance:break-even-gb": be},
@@ -175,4 +204,19 @@ class CostAwareNetwork(pulumi.ComponentResource):
                 "interface_endpoint_ids": self.interface_endpoint_ids,
                 "rationale": self.rationale,
             }
+        )
+
+    def _endpoint_subnets(self, args: CostAwareNetworkArgs) -> pulumi.Output[list[str]]:
+        """Ask EC2 which given subnets are in the listed zones and each one's zone; choose with
+        :func:`endpoint_subnets`."""
+        ids = list(dict.fromkeys(args.subnet_ids))
+        opts = pulumi.InvokeOutputOptions(parent=self)
+        listed = aws.ec2.get_subnets_output(
+            filters=[aws.ec2.GetSubnetsFilterArgs(name="subnet-id", values=ids),
+                     aws.ec2.GetSubnetsFilterArgs(name="availability-zone", values=list(args.availability_zones))],
+            opts=opts,
+        ).ids
+        zones = [aws.ec2.get_subnet_output(id=subnet, opts=opts).availability_zone for subnet in ids]
+        return pulumi.Output.all(listed, *zones).apply(
+            lambda found: endpoint_subnets(ids, set(found[0] or []), dict(zip(ids, found[1:], strict=True)))
         )

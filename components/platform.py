@@ -26,6 +26,7 @@ from components.network import CostAwareNetwork, CostAwareNetworkArgs
 from components.scheduling import CostAwareScheduling, CostAwareSchedulingArgs
 from components.storage import StorageTiers, StorageTiersArgs
 from seedance.awsnames import CHECKPOINT_BUCKETS
+from seedance.estimate.network import interface_endpoint_zones
 from seedance.planner.endpoints import EndpointPrices, decide_endpoints
 from seedance.planner.plan import Plan
 from seedance.offsite import off_site_region
@@ -237,8 +238,10 @@ def build_platform(args: PlatformArgs) -> Platform:
             vpc_id=cloud.vpc_id,
             vpc_cidr=cloud.vpc_cidr,
             subnet_ids=list(cloud.subnet_ids),
+            availability_zones=list(cloud.availability_zones),
             account_id=account_id,
-            decisions=decide_endpoints(policy.network, len(cloud.availability_zones), args.endpoint_prices),
+            decisions=decide_endpoints(policy.network, interface_endpoint_zones(cloud.availability_zones, cloud.subnet_ids),
+                                       args.endpoint_prices),
             route_table_ids=None if args.route_table_ids is None else list(args.route_table_ids),
             tags=tag_set.for_resource(purpose="networking"),
         ),

@@ -4,8 +4,8 @@
   does not go through an endpoint.
 * Gateway endpoints (S3, DynamoDB): no charge (the shared data's sourced $0 rows); always used
   for those services, as the stack always deploys them (an explicit list too).
-* Interface endpoints: hourly per AZ (one ENI in each of the policy's availability zones) plus
-  per GB processed (first-1-PB tier).
+* Interface endpoints: hourly per AZ (one ENI in each availability zone the endpoint is in, see
+  :func:`interface_endpoint_zones`) plus per GB processed (first-1-PB tier).
 
 ``endpoints: auto`` takes an interface endpoint for a service exactly when its monthly traffic is
 above :func:`endpoint_break_even_gb` — the GB at which the endpoint's fixed monthly cost equals the
@@ -15,6 +15,7 @@ per-GB saving against NAT processing.  An explicit list takes endpoints for the 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, Rate, ResourceCost, lookup, priced
@@ -48,6 +49,18 @@ def endpoint_break_even_gb(
     if saving <= 0:
         return math.inf
     return az_count * hours * interface_hour_price / saving
+
+
+def interface_endpoint_zones(availability_zones: Sequence[str], subnet_ids: Sequence[str]) -> int:
+    """The availability zones an interface endpoint of the stack is priced in.
+
+    AWS takes one subnet per zone for an interface endpoint, and the stack gives it one given subnet
+    (``cloud.subnetIds``) in each zone the policy lists (``cloud.availabilityZones``; see
+    :func:`components.network.endpoint_subnets`): so at most one zone per listed zone and one per
+    given subnet. Given subnets that share a zone, or lie outside the listed zones, put the endpoint
+    in fewer zones; only EC2 knows a subnet's zone, so the estimate prices the upper bound.
+    """
+    return min(len(set(availability_zones)), len(set(subnet_ids)))
 
 
 @dataclass(frozen=True)
@@ -144,7 +157,8 @@ def usage_from_policy(ctx: EstimateContext) -> NetworkUsage:
     n = ctx.policy.network
     endpoints = None if n.endpoints == "auto" else tuple(sorted(e.value for e in n.endpoints))  # type: ignore[union-attr]
     traffic = tuple(sorted((k.value, float(v)) for k, v in n.monthly_traffic_gb.items()))
-    return NetworkUsage(len(ctx.policy.cloud.availability_zones), n.nat_gateways, traffic, endpoints)
+    zones = interface_endpoint_zones(ctx.policy.cloud.availability_zones, ctx.policy.cloud.subnet_ids)
+    return NetworkUsage(zones, n.nat_gateways, traffic, endpoints)
 
 
 def resources(ctx: EstimateContext) -> list[ResourceCost]:

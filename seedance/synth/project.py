@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import runpy
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -182,8 +183,11 @@ def _check_seedance_config(sc: StackConfig) -> None:
                          f"or [] for none), got {raw!r}")
 
 
-def synthesize_stack(stack: str, project_dir: Path = Path("stacks")) -> SynthResult:
-    """Run the project's program for ``stack`` under mocks and return its resource document."""
+def synthesize_stack(stack: str, project_dir: Path = Path("stacks"), *,
+                     subnet_zones: Mapping[str, str] | None = None) -> SynthResult:
+    """Run the project's program for ``stack`` under mocks and return its resource document.
+    ``subnet_zones`` (subnet id -> zone) answers the subnet lookups for the subnets it names; offline
+    every other subnet is in a zone of its own (see :class:`seedance.synth.runtime.SeedanceMocks`)."""
     sc = read_stack_config(project_dir, stack)
     _check_seedance_config(sc)
     if sc.secure_keys:
@@ -193,7 +197,7 @@ def synthesize_stack(stack: str, project_dir: Path = Path("stacks")) -> SynthRes
         runpy.run_path(str(sc.main), run_name="__main__")
 
     try:
-        result = run_program(program, project=sc.project, stack=stack, config=sc.config)
+        result = run_program(program, project=sc.project, stack=stack, config=sc.config, subnet_zones=subnet_zones)
     except (ConfigMissingError, ConfigTypeError) as exc:
         raise _config_error(sc, exc) from None
     if sc.secure_keys:

@@ -89,11 +89,19 @@ def _short_hash(*parts: str, n: int = 8) -> str:
 
 
 class SeedanceMocks(pmocks.Mocks):
-    """Deterministic ids and ARNs; region and account come from the resource's provider."""
+    """Deterministic ids and ARNs; region and account come from the resource's provider.
 
-    def __init__(self, default_region: str | None = None, default_account: str = DEFAULT_ACCOUNT) -> None:
+    ``subnet_zones`` (subnet id -> availability zone) answers the subnet lookups
+    (``aws.ec2.getSubnet``, ``aws.ec2.getSubnets``) for the subnets it names; offline there is no
+    EC2 to ask about any other, so each of those counts as in a zone of its own that is one of the
+    zones asked for, as the gate counts given subnets without ``--lookup``.
+    """
+
+    def __init__(self, default_region: str | None = None, default_account: str = DEFAULT_ACCOUNT,
+                 subnet_zones: Mapping[str, str] | None = None) -> None:
         self.default_region = default_region
         self.default_account = default_account
+        self.subnet_zones = dict(subnet_zones or {})
         self._providers: dict[str, tuple[str | None, str]] = {}  # provider id -> (region, account)
         self.placeholders: dict[str, str] = {}  # value made up for a lookup -> what it stands for
         self.worker_loops: set[asyncio.AbstractEventLoop] = set()
@@ -152,12 +160,37 @@ class SeedanceMocks(pmocks.Mocks):
             rtb = f"rtb-{_short_hash('route-table', vpc, n=17)}"
             self.placeholders[rtb] = f"the route tables of VPC {vpc}"
             return {"ids": [rtb], "vpcId": vpc, "id": region}
+        if args.token == "aws:ec2/getSubnet:getSubnet":
+            return _subnet(str(args.args.get("id") or ""), self.subnet_zones, region)
+        if args.token == "aws:ec2/getSubnets:getSubnets":
+            return {"ids": _subnets_in(args.args.get("filters"), self.subnet_zones), "id": region}
         if args.token == "aws:eks/getCluster:getCluster":
             cluster = _cluster(str(args.args.get("name") or ""), region, account, part)
             self.placeholders[cluster["vpcConfig"]["clusterSecurityGroupId"]] = f"the cluster security group of EKS cluster {cluster['name']}"
             return cluster
         log.warning("synth: no mock answer for invoke %s; returning an empty result", args.token)
         return {}
+
+
+def _subnet(subnet_id: str, zones: Mapping[str, str], region: str) -> dict[str, Any]:
+    """Offline answer to ``aws.ec2.getSubnet(id=...)``: its zone in ``zones``, else a made-up zone of
+    its own (named after the subnet, so no two subnets share it)."""
+    zone = zones.get(subnet_id) or f"{region}-zone-of-{subnet_id}"
+    return {"id": subnet_id, "availabilityZone": zone, "state": "available"}
+
+
+def _subnets_in(filters: Any, zones: Mapping[str, str]) -> list[str]:
+    """Offline answer to ``aws.ec2.getSubnets``: the ids its ``subnet-id`` filter names, in that
+    order, less those ``zones`` places outside its ``availability-zone`` filter (a subnet ``zones``
+    does not name is in one of the zones asked for). Without a ``subnet-id`` filter nothing is known."""
+    by_name: dict[str, list[str]] = {}
+    for f in filters if isinstance(filters, list) else []:
+        if isinstance(f, dict):
+            name = {"availabilityZone": "availability-zone"}.get(str(f.get("name")), str(f.get("name")))
+            by_name[name] = [str(v) for v in f.get("values") or []]
+    asked = by_name.get("availability-zone")
+    return [s for s in dict.fromkeys(by_name.get("subnet-id", []))
+            if asked is None or s not in zones or zones[s] in asked]
 
 
 def _cluster(name: str, region: str, account: str, part: str) -> dict[str, Any]:
@@ -280,13 +313,15 @@ def run_program(
     stack: str,
     config: Mapping[str, str] | None = None,
     default_region: str | None = None,
+    subnet_zones: Mapping[str, str] | None = None,
 ) -> SynthResult:
-    """Run ``program`` (which registers resources) under the mock runtime; return its document."""
+    """Run ``program`` (which registers resources) under the mock runtime; return its document.
+    ``subnet_zones``: the zones the subnet lookups answer with (see :class:`SeedanceMocks`)."""
     cfg = dict(config or {})
     region = default_region or cfg.get("aws:region")
     with _RUN_LOCK:
         start = time.perf_counter()
-        mocks = SeedanceMocks(default_region=region)
+        mocks = SeedanceMocks(default_region=region, subnet_zones=subnet_zones)
         monitor = RecordingMonitor(mocks)
         _reset_runtime(cfg)
         pmocks.set_mocks(

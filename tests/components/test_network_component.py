@@ -140,3 +140,99 @@ def test_route_table_ids_must_be_a_list_under_pulumi_up_too(value) -> None:  # t
 
     with pytest.raises(ComponentArgsError, match="seedance:routeTableIds: expected a list of route table ids"):
         _route_table_ids(Config())  # type: ignore[arg-type]
+
+
+# --- interface endpoints: one subnet per availability zone -------------------------------------
+# AWS refuses an interface endpoint two subnets of one zone (DuplicateSubnetsInSameZone), which
+# offline synthesis cannot see; the component asks EC2 for the zones (aws.ec2.getSubnets,
+# aws.ec2.getSubnet) and the mock runtime answers, from subnet_zones where a test gives them.
+
+EU_SUBNETS = ("subnet-0a1b2c3d4e5f60001", "subnet-0a1b2c3d4e5f60002", "subnet-0a1b2c3d4e5f60003")
+CN_SUBNETS = ("subnet-0c1b2c3d4e5f60001", "subnet-0c1b2c3d4e5f60002")
+
+
+@pytest.mark.parametrize(("subnets", "zones", "listed", "chosen"), [
+    # public and private subnets per zone: the first of each zone, in the policy's order
+    (["pub-a", "pub-b", "priv-a", "priv-b"], {"pub-a": "z-a", "priv-a": "z-a", "pub-b": "z-b", "priv-b": "z-b"},
+     {"pub-a", "pub-b", "priv-a", "priv-b"}, ["pub-a", "pub-b"]),
+    # two private subnets per zone, grouped by zone
+    (["a1", "a2", "b1", "b2"], {"a1": "z-a", "a2": "z-a", "b1": "z-b", "b2": "z-b"}, {"a1", "a2", "b1", "b2"}, ["a1", "b1"]),
+    # a subnet outside the policy's zones is left out; the next one of the zone stands in
+    (["x", "a1", "a2"], {"x": "z-x", "a1": "z-a", "a2": "z-a"}, {"a1", "a2"}, ["a1"]),
+    (["a2", "a1", "b"], {"a1": "z-a", "a2": "z-a", "b": "z-b"}, {"a1", "a2", "b"}, ["a2", "b"]),
+    # each in its own zone: all of them, as given
+    (["s1", "s2", "s3"], {"s1": "z-1", "s2": "z-2", "s3": "z-3"}, {"s1", "s2", "s3"}, ["s1", "s2", "s3"]),
+])
+def test_endpoint_subnets_one_per_listed_zone(subnets, zones, listed, chosen) -> None:  # type: ignore[no-untyped-def]
+    from components.network import endpoint_subnets
+
+    assert endpoint_subnets(subnets, listed, zones) == chosen
+
+
+def test_endpoint_subnets_refuse_when_no_subnet_is_in_a_listed_zone() -> None:
+    from components.common import ComponentArgsError
+    from components.network import endpoint_subnets
+
+    with pytest.raises(ComponentArgsError, match=r"none of the subnets s1, s2 \(cloud.subnetIds\) is in an availability zone"):
+        endpoint_subnets(["s1", "s2"], set(), {"s1": "z-x", "s2": "z-y"})
+
+
+def _interfaces(stack: str, zones: dict[str, str]) -> dict[str, list[str]]:
+    doc = synthesize_stack(stack, STACKS_DIR, subnet_zones=zones).document
+    return {r.name: r.inputs["subnetIds"] for r in doc.of_type(EP) if r.inputs["vpcEndpointType"] == "Interface"}
+
+
+def test_two_subnets_in_one_zone_give_the_endpoint_one_of_them() -> None:
+    s1, s2, s3 = EU_SUBNETS
+    zones = {s1: "eu-central-1a", s2: "eu-central-1a", s3: "eu-central-1b"}
+    assert _interfaces("eu-prod", zones) == {"network-ecr-dkr-interface": [s1, s3]}
+    # the same answer in the other order: still the policy's first subnet of each zone
+    assert _interfaces("eu-prod", {s1: "eu-central-1b", s2: "eu-central-1a", s3: "eu-central-1a"}) == {
+        "network-ecr-dkr-interface": [s1, s2]}
+
+
+def test_every_interface_endpoint_of_a_stack_takes_the_same_subnets_and_groups_keep_them_all() -> None:
+    s1, s2 = CN_SUBNETS
+    doc = synthesize_stack("cn-prod", STACKS_DIR, subnet_zones={s1: "cn-north-1a", s2: "cn-north-1a"}).document
+    interfaces = [r for r in doc.of_type(EP) if r.inputs["vpcEndpointType"] == "Interface"]
+    assert len(interfaces) == 5 and all(r.inputs["subnetIds"] == [s1] for r in interfaces)
+    # an autoscaling group may have several subnets of a zone: its subnets are the policy's
+    groups = doc.of_type("aws:autoscaling/group:Group")
+    assert groups and all(g.inputs["vpcZoneIdentifiers"] == [s1, s2] for g in groups)
+
+
+def test_a_subnet_outside_the_policys_zones_gets_no_endpoint_interface() -> None:
+    s1, s2 = CN_SUBNETS
+    # cn-prod lists cn-north-1a and cn-north-1b; cn-north-1d is not the stack's
+    assert set(map(tuple, _interfaces("cn-prod", {s1: "cn-north-1d", s2: "cn-north-1b"}).values())) == {(s2,)}
+
+
+def test_offline_each_given_subnet_is_a_listed_zone_of_its_own(stack) -> None:  # type: ignore[no-untyped-def]
+    # without subnet_zones the mock runtime answers as the gate counts given subnets without
+    # --lookup: each in a zone of its own, one the policy lists, so every given subnet is kept
+    # (the example stacks' documents are unchanged)
+    for name, inputs in endpoints(stack).items():
+        if inputs["vpcEndpointType"] == "Interface":
+            assert inputs["subnetIds"] == list(stack.policy.cloud.subnet_ids), name
+
+
+def test_fewer_subnets_than_zones_price_and_decide_on_the_zones_the_endpoint_is_in(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # eu-prod given two subnets for its three zones: an interface endpoint is in two zones at most,
+    # so the break-even is 0.012 x 730 x 2 / (0.052 - 0.01) = 417.1 GB/month, and logs (600 GB) pays too
+    from seedance.estimate import estimate_policy
+    from seedance.policy import load_policy
+    from seedance.pricing.catalog import load_catalog
+
+    project = tmp_path / "stacks"
+    shutil.copytree(STACKS_DIR, project, ignore=shutil.ignore_patterns("__pycache__"))
+    policy = project / "policies" / "eu-prod.yaml"
+    policy.write_text(policy.read_text().replace(f", {EU_SUBNETS[2]}]", "]"))
+    eps = {r.name: r.inputs for r in synthesize_stack("eu-prod", project).document.of_type(EP)}
+    interfaces = {n: i for n, i in eps.items() if i["vpcEndpointType"] == "Interface"}
+    assert set(interfaces) == {"network-ecr-dkr-interface", "network-logs-interface"}
+    assert all(i["subnetIds"] == list(EU_SUBNETS[:2]) for i in interfaces.values())
+    assert {i["tags"]["seedance:break-even-gb"] for i in interfaces.values()} == {"417.1"}
+    est = estimate_policy(load_policy(policy), load_catalog())
+    hours = {c.name: c.monthly_quantity for r in est.resources if r.kind == "network" for c in r.components
+             if c.name.startswith("Interface endpoint (")}
+    assert hours == {"Interface endpoint (ecr.dkr)": 2 * 730, "Interface endpoint (logs)": 2 * 730}

@@ -57,3 +57,15 @@ def test_china_network_is_unpriced(catalog: Catalog) -> None:
     assert [r.via for r in routes(u, p)] == ["nat", "nat", "gateway"]
     comps = cost_components(u, p, "CNY")
     assert comps and all(c.monthly_cost is None and c.unpriced_reason for c in comps)
+
+
+@pytest.mark.parametrize(("zones", "subnets", "priced"), [
+    (["a", "b", "c"], ["s1", "s2", "s3"], 3),
+    (["a", "b", "c"], ["s1", "s2"], 2),  # two subnets: an endpoint is in two zones at most
+    (["a", "b"], ["s1", "s2", "s3", "s4"], 2),  # public and private per zone: one subnet per zone
+    (["a"], ["s1", "s1"], 1),
+])
+def test_interface_endpoints_are_priced_in_the_zones_they_can_be_in(zones: list[str], subnets: list[str], priced: int) -> None:
+    from seedance.estimate.network import interface_endpoint_zones
+
+    assert interface_endpoint_zones(zones, subnets) == priced

@@ -91,3 +91,24 @@ def test_a_name_pulumi_would_make_too_long_fails_as_a_preview_does():
         run_program(lambda: _named("b", "r" * 57), project="p", stack="s", default_region="eu-west-1")
     # a prefix gets the provider's 26 characters instead
     run_program(lambda: _named("b", "r" * 57, role_prefix="short-"), project="p", stack="s", default_region="eu-west-1")
+
+
+def _subnet_lookups() -> None:
+    given = ["subnet-0000000000000000a", "subnet-0000000000000000b", "subnet-0000000000000000c"]
+    zones = [aws.ec2.get_subnet_output(id=s).availability_zone for s in given]
+    listed = aws.ec2.get_subnets_output(filters=[aws.ec2.GetSubnetsFilterArgs(name="subnet-id", values=given),
+                                                 aws.ec2.GetSubnetsFilterArgs(name="availability-zone", values=["eu-west-1a"])]).ids
+    pulumi.export("zones", pulumi.Output.all(*zones))
+    pulumi.export("listed", listed)
+
+
+def test_subnet_lookups_answer_offline_from_the_zones_given_else_a_zone_of_each_subnets_own():
+    cfg = {"aws:region": "eu-west-1"}
+    out = run_program(_subnet_lookups, project="p", stack="s", config=cfg).outputs
+    # nothing given: three zones of their own, each counted as one of the zones asked for
+    assert len(set(out["zones"])) == 3
+    assert out["listed"] == ["subnet-0000000000000000a", "subnet-0000000000000000b", "subnet-0000000000000000c"]
+    given = {"subnet-0000000000000000a": "eu-west-1b", "subnet-0000000000000000b": "eu-west-1a"}
+    out = run_program(_subnet_lookups, project="p", stack="s", config=cfg, subnet_zones=given).outputs
+    assert out["zones"][:2] == ["eu-west-1b", "eu-west-1a"]
+    assert out["listed"] == ["subnet-0000000000000000b", "subnet-0000000000000000c"]
