@@ -9,8 +9,8 @@ import data.lib.resources
 # title: "Personal data stays in allowed regions"
 # description: >-
 #   Every personal-data resource, and every replication and log destination of one, is in a
-#   region allowed for GDPR transfers (the EEA regions eu-*, settable in data) and in the
-#   policy's compliance.dataResidency list. AWS Backup copy destinations count whatever the
+#   region allowed for GDPR transfers (the EEA's regions and those of countries with an EU
+#   adequacy decision, by name; settable in data) and in the policy's compliance.dataResidency list. AWS Backup copy destinations count whatever the
 #   plan's tags (its selections decide what it copies), and a destination whose region the
 #   document does not establish (a replica bucket outside the stack) is reported, not assumed.
 # related_resources:
@@ -23,9 +23,9 @@ import data.lib.resources
 #   framework: gdpr
 #   severity: mandatory
 #   remediation: >-
-#     Deploy personal data in an EEA region listed in compliance.dataResidency, and point
-#     replication and log destinations there too; a transfer elsewhere needs an adequacy decision
-#     or safeguards recorded as a waiver.
+#     Deploy personal data in an EEA (or adequacy-decision) region listed in
+#     compliance.dataResidency, and point replication and log destinations there too; a transfer
+#     elsewhere needs safeguards (Art. 46) recorded as a waiver.
 violation contains findings.finding("GDPR-44-1", p.resource, p.message) if {
 	frameworks.applies(input.policy, "gdpr")
 	some p in _problems

@@ -2,8 +2,11 @@ package gdpr.data_residency_test
 
 import data.gdpr.data_residency
 import data.lib.fixtures
+import data.lib.frameworks
 
 _f(type, name, msg) := fixtures.finding("GDPR-44-1", "mandatory", type, name, msg)
+
+_regions := concat(", ", frameworks.default_settings.gdpr_regions)
 
 _replication(name, dest) := fixtures.bucket_part("aws:s3/bucketReplicationConfig:BucketReplicationConfig", name, "replication", {
 	"role": "arn:aws:iam::111122223333:role/r",
@@ -34,15 +37,15 @@ test_pass_eu_stack if {
 test_fail_replica_outside_eu if {
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, fail_resources)
 	v == {
-		_f("aws:s3/bucket:Bucket", "ds-replica", "personal data in us-east-1, outside the GDPR transfer regions (eu-*)"),
-		_f("aws:s3/bucket:Bucket", "ds", "replication of personal data goes to us-east-1, outside the GDPR transfer regions (eu-*)"),
+		_f("aws:s3/bucket:Bucket", "ds-replica", sprintf("personal data in us-east-1, outside the GDPR transfer regions (%s)", [_regions])),
+		_f("aws:s3/bucket:Bucket", "ds", sprintf("replication of personal data goes to us-east-1, outside the GDPR transfer regions (%s)", [_regions])),
 	}
 }
 
 # jurisdiction branch: the China stack with GDPR forced on fails residency even though its own list allows cn-*
 test_fail_china_stack_under_gdpr if {
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.both_cn_policy, [fixtures.launch_template("lt", "personal", {})])
-	v == {_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", "personal data in cn-north-1, outside the GDPR transfer regions (eu-*)")}
+	v == {_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", sprintf("personal data in cn-north-1, outside the GDPR transfer regions (%s)", [_regions]))}
 }
 
 test_fail_eea_region_outside_declared_list if {
@@ -58,8 +61,8 @@ test_fail_region_not_shown if {
 	unknown := object.union(fixtures.launch_template("lt", "personal", {}), {"region": "[unknown]"})
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [secret, unknown])
 	v == {
-		_f("aws:s3/bucket:Bucket", "ds", "personal data in a region the document does not show ([secret]), outside the GDPR transfer regions (eu-*)"),
-		_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", "personal data in a region the document does not show ([unknown]), outside the GDPR transfer regions (eu-*)"),
+		_f("aws:s3/bucket:Bucket", "ds", sprintf("personal data in a region the document does not show ([secret]), outside the GDPR transfer regions (%s)", [_regions])),
+		_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", sprintf("personal data in a region the document does not show ([unknown]), outside the GDPR transfer regions (%s)", [_regions])),
 	}
 }
 
@@ -84,7 +87,7 @@ test_fail_backup_copy_and_undeclared_replica if {
 	]
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == {
-		_f("aws:backup/plan:Plan", "plan", "backup copy of personal data goes to us-east-1, outside the GDPR transfer regions (eu-*)"),
+		_f("aws:backup/plan:Plan", "plan", sprintf("backup copy of personal data goes to us-east-1, outside the GDPR transfer regions (%s)", [_regions])),
 		_f("aws:s3/bucket:Bucket", "ds", "replication of personal data goes to arn:aws:s3:::analytics-us-east-1-copy, whose region the stack does not establish; declare the destination in the stack or waive"),
 	}
 }
@@ -93,7 +96,7 @@ test_fail_backup_copy_and_undeclared_replica if {
 test_fail_inline_replication_abroad if {
 	bucket := object.union(fixtures.bucket("ds", "personal"), {"inputs": {"replicationConfiguration": {"role": "arn:aws:iam::111122223333:role/r", "rules": [{"status": "Enabled", "destination": {"bucket": "arn:aws:s3:::ds-replica"}}]}}})
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [bucket, object.union(fixtures.bucket("ds-replica", "internal"), {"region": "us-east-1"})])
-	v == {_f("aws:s3/bucket:Bucket", "ds", "replication of personal data goes to us-east-1, outside the GDPR transfer regions (eu-*)")}
+	v == {_f("aws:s3/bucket:Bucket", "ds", sprintf("replication of personal data goes to us-east-1, outside the GDPR transfer regions (%s)", [_regions]))}
 }
 
 # copies other services keep: a DynamoDB global-table replica, an EFS replication (reported on the
@@ -110,8 +113,8 @@ test_fail_other_services_replicas_outside_eu if {
 	]
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == {
-		_f("aws:dynamodb/table:Table", "events", "global-table replica of personal data goes to us-east-1, outside the GDPR transfer regions (eu-*)"),
-		_f("aws:efs/fileSystem:FileSystem", "shared", "EFS replication of personal data goes to us-west-2, outside the GDPR transfer regions (eu-*)"),
+		_f("aws:dynamodb/table:Table", "events", sprintf("global-table replica of personal data goes to us-east-1, outside the GDPR transfer regions (%s)", [_regions])),
+		_f("aws:efs/fileSystem:FileSystem", "shared", sprintf("EFS replication of personal data goes to us-west-2, outside the GDPR transfer regions (%s)", [_regions])),
 	}
 }
 
@@ -134,8 +137,24 @@ test_fail_aws_native_personal_data_outside_eu if {
 	)
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [listed, mapped, unknown, internal, in_eu])
 	v == {
-		_f("aws-native:s3:Bucket", "native", "personal data in us-east-1, outside the GDPR transfer regions (eu-*)"),
-		_f("aws-native:dynamodb:Table", "table", "personal data in ap-south-1, outside the GDPR transfer regions (eu-*)"),
-		_f("aws-native:sqs:Queue", "queue", "personal data in us-west-2, outside the GDPR transfer regions (eu-*)"),
+		_f("aws-native:s3:Bucket", "native", sprintf("personal data in us-east-1, outside the GDPR transfer regions (%s)", [_regions])),
+		_f("aws-native:dynamodb:Table", "table", sprintf("personal data in ap-south-1, outside the GDPR transfer regions (%s)", [_regions])),
+		_f("aws-native:sqs:Queue", "queue", sprintf("personal data in us-west-2, outside the GDPR transfer regions (%s)", [_regions])),
 	}
 }
+
+# the default transfer regions: the EEA's and those of adequacy decisions, by name (eu-* let Zurich
+# and London in but not Tel Aviv or Tokyo, though all four have one); not the US or others
+test_adequacy_regions_by_name if {
+	every region in ["eu-west-1", "eu-north-1", "eu-south-2", "eu-central-2", "eu-west-2", "il-central-1", "ap-northeast-1", "ap-northeast-2", "ca-central-1"] {
+		data_residency.violation == set() with input as fixtures.gate_input(_undeclared, [_in(region)])
+	}
+	every region in ["us-east-1", "me-central-1", "ap-southeast-1", "sa-east-1", "eu-isoe-west-1"] {
+		count(data_residency.violation) == 1 with input as fixtures.gate_input(_undeclared, [_in(region)])
+	}
+}
+
+_in(region) := object.union(fixtures.bucket("ds", "personal"), {"region": region})
+
+# a policy that declares no dataResidency of its own: the transfer regions alone decide
+_undeclared := json.patch(fixtures.gdpr_policy, [{"op": "replace", "path": "/compliance/dataResidency", "value": []}])
