@@ -30,8 +30,13 @@ AS_OF = dt.date(2026, 6, 1)
 UPDATE = os.environ.get("SEEDANCE_UPDATE_GOLDEN") == "1"
 
 
+#: Frameworks a case forces on beyond its policy's, as `seedance check --framework` does (a policy
+#: may not declare MLPS outside China).
+FORCED = {"eu-prod-both-frameworks": ["mlps-l3"]}
+
+
 def _decision(case: str, bundle):
-    gate_input = from_json(read_json(GOLDEN / case / "input.json"), source=case)
+    gate_input = from_json(read_json(GOLDEN / case / "input.json"), source=case).with_frameworks(FORCED.get(case, []))
     return evaluate(gate_input, bundle, RegorusEngine(), as_of=AS_OF)
 
 
