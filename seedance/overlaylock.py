@@ -33,6 +33,11 @@ class LockError(Exception):
     """The lock could not be taken: the lock file cannot be opened, or another writer held it too long."""
 
 
+class LockUnavailable(LockError):
+    """The lock file cannot be opened at all (a read-only directory, say): no writer can lock this
+    path, so the caller may go on without the lock, as before locks existed."""
+
+
 def lock_path(path: Path) -> Path:
     """The lock file of ``path``: ``.NAME.lock`` in the same directory."""
     return path.parent / f".{path.name}.lock"
@@ -49,10 +54,7 @@ def exclusive_lock(path: Path, *, timeout_s: float = LOCK_WAIT_S,
     deadline = time.monotonic() + timeout_s
     waited = False
     while True:
-        try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
-        except OSError as exc:
-            raise LockError(f"cannot create its lock file {lock.name}: {exc.strerror or exc}") from None
+        fd = _open(lock)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -78,6 +80,22 @@ def exclusive_lock(path: Path, *, timeout_s: float = LOCK_WAIT_S,
         except OSError:
             pass
         os.close(fd)  # closing the descriptor releases the lock
+
+
+def _open(lock: Path) -> int:
+    """A descriptor of the lock file, created if need be; never through a symlink. A lock file another
+    user left (mode 0644 under umask 022) is opened read-only: flock takes an exclusive lock on any
+    descriptor."""
+    flags = os.O_CLOEXEC | os.O_NOFOLLOW
+    try:
+        return os.open(lock, os.O_RDWR | os.O_CREAT | flags, 0o666)
+    except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EPERM) and lock.exists():
+            try:
+                return os.open(lock, os.O_RDONLY | flags)
+            except OSError:
+                pass
+        raise LockUnavailable(f"cannot open its lock file {lock.name}: {exc.strerror or exc}") from None
 
 
 def _same_file(fd: int, path: Path) -> bool:

@@ -284,3 +284,13 @@ def test_a_region_only_a_refresh_cache_prices(tmp_path: Path, monkeypatch: pytes
     assert "1 x A10G" in capsys.readouterr().out  # the model, from the type's bundled record
     assert main(["check", "dev", "--project-dir", str(project), "-f", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["decision"] == "pass"
+
+
+def test_a_price_cache_not_made_yet_is_no_reason_to_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    # the variable may be set before the first `prices refresh` creates its directory
+    monkeypatch.setenv("SEEDANCE_PRICE_CACHE", str(tmp_path / "later"))
+    assert main(["init", str(tmp_path / "p"), "--region", "eu-central-1", "--cost-center", "CC-1"]) == 0
+    assert "does not exist yet: using the bundled prices" in capsys.readouterr().err
+    # given on the command line, a missing directory is still an error
+    assert main(["init", str(tmp_path / "q"), "--region", "eu-central-1", "--cache-dir", str(tmp_path / "later")]) == 1

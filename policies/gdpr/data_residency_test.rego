@@ -146,7 +146,7 @@ test_fail_aws_native_personal_data_outside_eu if {
 # the default transfer regions: the EEA's and those of adequacy decisions, by name (eu-* let Zurich
 # and London in but not Tel Aviv or Tokyo, though all four have one); not the US or others
 test_adequacy_regions_by_name if {
-	every region in ["eu-west-1", "eu-north-1", "eu-south-2", "eu-central-2", "eu-west-2", "il-central-1", "ap-northeast-1", "ap-northeast-2", "ca-central-1"] {
+	every region in ["eu-west-1", "eu-north-1", "eu-south-2", "eu-central-2", "eu-west-2", "il-central-1", "ap-northeast-1", "ap-northeast-2", "ap-southeast-6", "ca-central-1"] {
 		data_residency.violation == set() with input as fixtures.gate_input(_undeclared, [_in(region)])
 	}
 	every region in ["us-east-1", "me-central-1", "ap-southeast-1", "sa-east-1", "eu-isoe-west-1"] {

@@ -12,14 +12,14 @@ default_settings := {
 	# GDPR Chapter V: personal data stays in the EEA, or goes where a Commission adequacy decision
 	# (Art. 45: no further authorisation needed) covers it. By name, not eu-*: Zurich and London are
 	# not in the EEA (adequacy decisions for Switzerland and the UK), and Tel Aviv, Tokyo, Osaka,
-	# Seoul and Canada's regions are covered as they are (Israel, Japan, Republic of Korea, Canada:
-	# commercial organisations under PIPEDA). The US is not (the Data Privacy Framework covers only
+	# Seoul, Auckland and Canada's regions are covered as they are (Israel, Japan, Republic of Korea,
+	# New Zealand, Canada: commercial organisations under PIPEDA). The US is not (the Data Privacy Framework covers only
 	# certified organisations): a transfer there, or anywhere else, needs safeguards recorded as a
 	# waiver. A policy narrows this with compliance.dataResidency.
 	"gdpr_regions": [
 		"eu-central-1", "eu-north-1", "eu-south-1", "eu-south-2", "eu-west-1", "eu-west-3", # EEA
 		"eu-central-2", "eu-west-2", "il-central-1", "ap-northeast-1", "ap-northeast-3", "ap-northeast-2",
-		"ca-central-1", "ca-west-1",
+		"ap-southeast-6", "ca-central-1", "ca-west-1",
 	],
 	# MLPS cloud extension: data stored inside mainland China
 	"mlps_regions": ["cn-north-1", "cn-northwest-1"],

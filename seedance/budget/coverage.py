@@ -50,4 +50,4 @@ def uncovered_fleets_warning(path: Path, stamp: OverlayStamp, missing: Collectio
     return (f"{path}: the budget response in this overlay ({stamp.alert_type} alert of {stamp.month}, "
             f"{percent(stamp.fraction)} of budget) does not cover fleet(s) {names} of the policy it extends, which "
             f"that response would change: they run as the policy says; re-run `seedance budget respond` or "
-            f"`seedance budget poll` with --out {path.name} to respond for them")
+            f"`seedance budget poll` with --out {path} to respond for them")

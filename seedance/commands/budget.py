@@ -17,7 +17,7 @@ import yaml
 
 from seedance import jsonout
 from seedance.atomic import write_text_atomically
-from seedance.overlaylock import LockError, exclusive_lock
+from seedance.overlaylock import LockError, LockUnavailable, exclusive_lock
 from seedance.budget.events import (
     MAX_EVENT_BYTES,
     BudgetAlert,
@@ -209,10 +209,19 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
 
     # writers of one --out take turns, from reading the overlay in place through the rename of the new
     # one: a second run decides against what the first wrote, as if they had run one after the other
+    def decide(lock: Any) -> _Outcome | int:
+        with lock:
+            return _decide_and_write(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=source,
+                                     command=command, cluster=cluster, groups=groups)
+
     try:
-        with nullcontext() if out is None else exclusive_lock(out, on_wait=waiting):
-            outcome = _decide_and_write(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=source,
-                                        command=command, cluster=cluster, groups=groups)
+        outcome = decide(nullcontext() if out is None else exclusive_lock(out, on_wait=waiting))
+    except LockUnavailable as exc:
+        # no run can lock this path (a read-only directory, say): decide as before locks existed; a
+        # run with nothing to write still ends 0, and a write fails as it would have
+        err.print(f"warning --out {out}: {exc}; deciding without the lock (a concurrent run on this file is not "
+                  "serialised with this one)", markup=False)
+        outcome = decide(nullcontext())
     except LockError as exc:
         err.print(f"error --out {out}: cannot write: {exc}; nothing was written", markup=False)
         return 1

@@ -75,6 +75,12 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
     )
 
     err = console(stderr=True)
+    if cache_dir is not None and not cache_dir.exists() and \
+            click.get_current_context().get_parameter_source("cache_dir") is click.core.ParameterSource.ENVIRONMENT:
+        # $SEEDANCE_PRICE_CACHE may be set before the first `prices refresh` creates it
+        err.print(f"warning: $SEEDANCE_PRICE_CACHE names {cache_dir}, which does not exist yet: using the bundled "
+                  "prices", markup=False)
+        cache_dir = None
     if no_framework and frameworks:
         raise click.UsageError("--no-framework and --framework exclude each other: give one of them")
     chosen = () if no_framework else (tuple(Framework(f) for f in dict.fromkeys(frameworks)) if frameworks else None)

@@ -5,8 +5,8 @@ for ``noncurrentDays`` under the wrong parent, say) synthesises cleanly and only
 dropped, at ``pulumi up``. The SDK's generated classes carry the provider schema: every resource
 module has an ``@input_type`` args class whose properties map Python names to the provider's
 (camelCase) names and types, nested input types included. ``schema_problems`` walks a registered
-resource's inputs through them: unknown properties at any depth, and nested objects missing a
-property their type requires.
+resource's inputs through them: unknown properties at any depth, nested objects missing a property
+their type requires, and a list given where one object goes (or an object where a list goes).
 """
 
 from __future__ import annotations
@@ -87,7 +87,11 @@ def _check(value: Any, cls: type, path: str, problems: list[str], top: bool) -> 
             problems.append(f"{path}.{key}: not a property of {cls.__name__}")
             continue
         nested = _nested(types[key])
-        if isinstance(item, list) and "list" in nested:
+        if isinstance(item, list) and "list" not in nested and "one" in nested:
+            problems.append(f"{path}.{key}: a list where {cls.__name__} takes one {nested['one'].__name__}")
+        elif isinstance(item, dict) and nested and not {"one", "map"} & nested.keys():
+            problems.append(f"{path}.{key}: an object where {cls.__name__} takes a list of {nested['list'].__name__}")
+        elif isinstance(item, list) and "list" in nested:
             for i, element in enumerate(item):
                 _check(element, nested["list"], f"{path}.{key}[{i}]", problems, False)
         elif isinstance(item, dict) and "one" in nested:

@@ -49,9 +49,8 @@ def test_a_wrong_input_is_found_at_its_depth(eu, mutate, expected):
     assert len(problems) == 1 and expected in problems[0], problems
 
 
-def test_a_map_of_input_types_is_walked(eu):
-    # Budget notifications are a list; a policy document is a string; tags a map of strings: none of
-    # them may hide an object the walk does not look into
+def test_a_list_of_input_types_is_walked(eu):
+    # Budget notifications are a list of objects: each is checked
     budget = _one(eu, "aws:budgets/budget:Budget")
     budget.inputs["notifications"][0]["subscriberEmails"] = ["x@example.com"]
     assert [p.split(": ")[0] for p in schema_problems(budget.type, budget.name, budget.inputs)] == [
@@ -60,3 +59,16 @@ def test_a_map_of_input_types_is_walked(eu):
 
 def test_an_unknown_type_is_reported():
     assert schema_problems("aws:s3/bucketV3:BucketV3", "b", {}) == ["b: aws:s3/bucketV3:BucketV3 is not a pulumi-aws resource type"]
+
+
+def test_a_list_for_an_object_or_an_object_for_a_list_is_found(eu):
+    # nothing under a value of the wrong shape would be checked otherwise
+    rule = _one(eu, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "storage-llm-checkpoints-lifecycle")
+    as_object = copy.deepcopy(rule.inputs)
+    as_object["rules"] = as_object["rules"][0]
+    assert schema_problems(rule.type, rule.name, as_object) == [
+        f"{rule.name}.rules: an object where BucketLifecycleConfigurationArgs takes a list of BucketLifecycleConfigurationRuleArgs"]
+    as_list = copy.deepcopy(rule.inputs)
+    as_list["rules"][0]["filter"] = [as_list["rules"][0]["filter"]]
+    assert schema_problems(rule.type, rule.name, as_list) == [
+        f"{rule.name}.rules[0].filter: a list where BucketLifecycleConfigurationRuleArgs takes one BucketLifecycleConfigurationRuleFilterArgs"]

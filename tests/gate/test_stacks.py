@@ -53,7 +53,7 @@ def test_china_stack_fails_gdpr_residency_with_both_frameworks(stack_input, bund
     residency = [f for f in decision.blocking if f.control_id == "GDPR-44-1"]
     assert residency, "cn-prod must fail GDPR residency"
     regions = "eu-central-1, eu-north-1, eu-south-1, eu-south-2, eu-west-1, eu-west-3, eu-central-2, eu-west-2, " \
-              "il-central-1, ap-northeast-1, ap-northeast-3, ap-northeast-2, ca-central-1, ca-west-1"
+              "il-central-1, ap-northeast-1, ap-northeast-3, ap-northeast-2, ap-southeast-6, ca-central-1, ca-west-1"
     assert all(f.message.endswith(f"outside the GDPR transfer regions ({regions})") for f in residency)
     assert any(f.message == f"personal data in cn-north-1, outside the GDPR transfer regions ({regions})" for f in residency)
     assert decision.exit_code == 1
