@@ -358,10 +358,15 @@ def _apply(
         if earlier is not None and capacity.max > 0:
             # the month's first freeze set the cap: kept whatever runs now (never lowered to a momentary
             # low, never raised by growth since); only the fleet's minimum can lift it
-            cap = min(max(earlier, capacity.min, 1), capacity.max)
+            cap = max(earlier, capacity.min, 1)
+            if cap > earlier:  # lifted to the minimum: a cap still holds whole instances
+                cap = -(-cap // frozen.weight) * frozen.weight
+            cap = min(cap, capacity.max)
             grounds = [f"the cap of {earlier} the first freeze of this month set (kept for the rest of the month)"
                        if cap == earlier else
-                       f"the fleet's minimum of {cap} unit(s) (the first freeze of this month set {earlier})"
+                       f"the fleet's minimum of {max(capacity.min, 1)} unit(s)"
+                       + (f" in whole instances of {frozen.weight} units" if cap > max(capacity.min, 1) else "")
+                       + f" (the first freeze of this month set {earlier})"
                        if cap > earlier else f"the policy's maximum of {cap} unit(s)"]
             desired = min(capacity.desired, cap)
             note("capacity.max", capacity.max, cap, f"{why} beyond {' and '.join(grounds)}")

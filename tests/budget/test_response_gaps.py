@@ -249,6 +249,12 @@ def test_a_later_freeze_of_the_month_never_lowers_an_earlier_cap() -> None:
     # a policy whose minimum has since risen above the earlier cap lifts it to that minimum, no further
     lifted = respond(policy, alert, policy_ref="eu-prod.yaml", live_sizes={"inference": 30}, earlier_caps={"inference": 2})
     assert lifted.effective.fleet("inference").capacity.max == 4
+    # in whole instances when one holds several units (instances of 3 units: 4 -> 6)
+    weighted = respond(policy, alert, policy_ref="eu-prod.yaml", live_sizes={"inference": 30},
+                       earlier_caps={"inference": 2}, weights={"inference": 3})
+    assert weighted.effective.fleet("inference").capacity.max == 6
+    assert any("the fleet's minimum of 4 unit(s) in whole instances of 3 units (the first freeze of this month set 2)"
+               in c.reason for c in weighted.changes), weighted.changes
     # not read this time: the earlier cap stays
     kept = respond(policy, alert, policy_ref="eu-prod.yaml", earlier_caps={"inference": 27})
     assert kept.effective.fleet("inference").capacity.max == 27
