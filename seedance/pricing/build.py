@@ -394,6 +394,13 @@ def build_catalog(shared: Path | None = None) -> dict[str, Any]:
         rec["interruption"]["savings_pct"] = adv.amount("savings_vs_ondemand_pct", positive=False, maximum=100)
         rec["interruption"]["savings_ref"] = _ref(ADVISOR, akey, "savings_vs_ondemand_pct")
 
+    # 4b. the same bands for the catalog's types in every other region the snapshot covers: a region
+    # only `prices refresh` prices (the Price List API has no interruption data) takes its types' band
+    # from here, so its fleets can plan spot
+    types = {itype for _, itype in records}
+    spot_bands = [_advisor_band(adv, region, itype) for (region, itype), adv in sorted(advisor_linux.items())
+                  if itype in types and (region, itype) not in records]
+
     # 5. service list prices
     services: list[dict[str, Any]] = []
     for row in _rows(shared, SERVICES):
@@ -417,7 +424,24 @@ def build_catalog(shared: Path | None = None) -> dict[str, Any]:
         "ondemand_cross_checks": sorted(cross_checks, key=lambda c: (c["region"], c["instance_type"])),
         "region_currency": dict(sorted(region_currency.items())),
         "instances": [records[k] for k in sorted(records)],
+        "spot_bands": spot_bands,
         "services": sorted(services, key=lambda s: (s["region"], s["service"], s["item"])),
+    }
+
+
+def _advisor_band(adv: _Row, region: str, itype: str) -> dict[str, Any]:
+    """One Spot Advisor row as an ``interruption`` record, keyed by region and type."""
+    akey = {"region": region, "os": "Linux", "instance_type": itype}
+    return {
+        "region": region,
+        "instance_type": itype,
+        "band": adv.band("interruption_frequency_band"),
+        "max_pct": adv.amount("band_upper_bound_pct", positive=True, maximum=100),
+        "source": ADVISOR_SOURCE,
+        "date": ADVISOR_DATE,
+        "ref": _ref(ADVISOR, akey, "interruption_frequency_band"),
+        "savings_pct": adv.amount("savings_vs_ondemand_pct", positive=False, maximum=100),
+        "savings_ref": _ref(ADVISOR, akey, "savings_vs_ondemand_pct"),
     }
 
 
@@ -431,15 +455,16 @@ def dumps_catalog(doc: dict[str, Any]) -> str:
 
 
 def _dumps_catalog(doc: dict[str, Any]) -> str:
-    head = {k: v for k, v in doc.items() if k not in ("instances", "services")}
+    listed = [name for name in ("instances", "spot_bands", "services") if name in doc]  # one record a line
+    head = {k: v for k, v in doc.items() if k not in listed}
     lines = ["{"]
     for k in sorted(head):
         lines.append(f"{json.dumps(k)}: {json.dumps(head[k], sort_keys=True, ensure_ascii=False, allow_nan=False)},")
-    for name in ("instances", "services"):
+    for name in listed:
         lines.append(f'"{name}": [')
         body = [json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False) for r in doc[name]]
         lines.append(",\n".join(body))
-        lines.append("]," if name == "instances" else "]")
+        lines.append("]" if name == listed[-1] else "],")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -537,13 +537,20 @@ def catalog_from_document(doc: dict[str, Any], caches: list[dict[str, Any]] | No
     for s in doc["services"]:
         services[(s["region"], s["service"], s["item"])] = _price(s, s["currency"])  # type: ignore[assignment]
     facts = _facts_of_type(doc) if caches else {}
+    # Spot Advisor bands of the bundled types in the regions the bundled records do not cover
+    bands = {(b["region"], b["instance_type"]): b for b in doc.get("spot_bands", [])} if caches else {}
     for n, cache in enumerate(caches or []):
         origin = origins[n] if origins is not None and n < len(origins) else f"price cache #{n + 1}"
         check_cache_document(cache, origin)
         for i, rec in enumerate(cache["instances"]):
             where = f"{origin}: instances[{i}]"
             key = (rec["region"], rec["instance_type"])
-            records[key] = _merge_record(records.get(key), rec, where, facts.get(rec["instance_type"]))
+            base = records.get(key)
+            records[key] = _merge_record(base, rec, where, facts.get(rec["instance_type"]))
+            band = bands.get(key)
+            if base is None and band is not None and not records[key].get("interruption"):
+                records[key] = {**records[key], "interruption": {k: v for k, v in band.items()
+                                                                 if k not in ("region", "instance_type")}}
             cur = region_currency.setdefault(rec["region"], rec["currency"])
             if cur != rec["currency"]:
                 raise PriceDataError(f"{where}: {rec['currency']} prices for {rec['region']}, whose prices are in {cur}; "

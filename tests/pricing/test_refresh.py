@@ -8,8 +8,10 @@ the PriceList entries follow the documented Price List shape.
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import json
+import os
 from pathlib import Path
 
 import boto3
@@ -244,3 +246,10 @@ def test_a_region_only_the_cache_prices_takes_its_types_facts_from_another_regio
     bundled = load_catalog().instance("us-east-1", "g5.xlarge")
     assert g5.gpu_model == bundled.gpu_model is not None and g5.gpus == 1
     assert g5.ondemand.value == 1.2 and g5.ondemand.source == PRICING_SOURCE  # its own prices
+    # nor does the API give a Spot Advisor band: the catalog carries the snapshot's for this region
+    advisor = Path(os.environ.get("SEEDANCE_SHARED_DATA") or Path(__file__).resolve().parents[3] / "shared" / "data")
+    row = next(r for r in csv.DictReader((advisor / "aws_spot_interruption" / "spot_advisor_snapshot_2024-02.csv").open())
+               if (r["region"], r["os"], r["instance_type"]) == ("ap-south-1", "Linux", "g5.xlarge"))
+    assert (g5.interruption_band, g5.interruption_band_max_pct) == (row["interruption_frequency_band"],
+                                                                     float(row["band_upper_bound_pct"]))
+    assert g5.spot_savings_pct == float(row["savings_vs_ondemand_pct"])
