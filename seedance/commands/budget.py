@@ -191,13 +191,6 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
     from seedance.cli import console
 
     err = console(stderr=True)
-    groups: dict[str, Any] | None = None
-    if live:
-        try:
-            groups = _live_groups(loaded, stack)
-        except LiveSizeError as exc:
-            err.print(f"error --live-sizes: {exc}", markup=False)
-            return 1
     if out is not None:
         out = out.resolve()  # one path for the overlay's `extends` and for the write, symlinks followed
         if out.is_dir():  # --out is dir_okay=False: one made since the command line was read
@@ -211,6 +204,15 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
     # one: a second run decides against what the first wrote, as if they had run one after the other
     def decide(lock: Any) -> _Outcome | int:
         with lock:
+            # the live sizes are read under the lock too: a run that waited decides on the groups as
+            # they are when it goes on, not as they were when it started
+            groups: dict[str, Any] | None = None
+            if live:
+                try:
+                    groups = _live_groups(loaded, stack)
+                except LiveSizeError as exc:
+                    err.print(f"error --live-sizes: {exc}", markup=False)
+                    return 1
             return _decide_and_write(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=source,
                                      command=command, cluster=cluster, groups=groups)
 
