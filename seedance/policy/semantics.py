@@ -173,12 +173,7 @@ def aws_regions() -> frozenset[str]:
     """Every region of every AWS partition, as the installed botocore's partition data lists them
     (``botocore/data/partitions.json``, which the SDKs share); empty when it cannot be read, and
     then no region is refused."""
-    try:
-        data = json.loads(importlib.resources.files("botocore").joinpath("data/partitions.json").read_text("utf-8"))
-        return frozenset(r for p in data["partitions"] for r in p["regions"] if not r.endswith("-global"))
-    except (ImportError, OSError, ValueError, KeyError, TypeError) as exc:
-        log.warning("cannot read botocore's partition data (%s): regions are not checked", exc)
-        return frozenset()
+    return frozenset(region_partitions())
 
 
 #: The partitions Seedance deploys to. Others lack what every stack needs: botocore's endpoint data
@@ -192,7 +187,8 @@ def region_partitions() -> dict[str, str]:
     try:
         data = json.loads(importlib.resources.files("botocore").joinpath("data/partitions.json").read_text("utf-8"))
         return {r: p["id"] for p in data["partitions"] for r in p["regions"] if not r.endswith("-global")}
-    except (ImportError, OSError, ValueError, KeyError, TypeError):
+    except (ImportError, OSError, ValueError, KeyError, TypeError) as exc:
+        log.warning("cannot read botocore's partition data (%s): regions are not checked", exc)
         return {}
 
 
