@@ -381,25 +381,17 @@ def build_catalog(shared: Path | None = None) -> dict[str, Any]:
         adv = advisor_linux.get((region, itype))
         if adv is None:
             continue
-        akey = {"region": region, "os": "Linux", "instance_type": itype}
-        band = rec.get("interruption")
-        if band is None:
-            rec["interruption"] = {
-                "band": adv.band("interruption_frequency_band"),
-                "max_pct": adv.amount("band_upper_bound_pct", positive=True, maximum=100),
-                "source": ADVISOR_SOURCE,
-                "date": ADVISOR_DATE,
-                "ref": _ref(ADVISOR, akey, "interruption_frequency_band"),
-            }
-        rec["interruption"]["savings_pct"] = adv.amount("savings_vs_ondemand_pct", positive=False, maximum=100)
-        rec["interruption"]["savings_ref"] = _ref(ADVISOR, akey, "savings_vs_ondemand_pct")
+        if rec.get("interruption") is None:
+            rec["interruption"] = _advisor_band(adv, region, itype)
+        rec["interruption"].update(_advisor_savings(adv, region, itype))
 
     # 4b. the same bands for the catalog's types in every other region the snapshot covers: a region
     # only `prices refresh` prices (the Price List API has no interruption data) takes its types' band
     # from here, so its fleets can plan spot
     types = {itype for _, itype in records}
-    spot_bands = [_advisor_band(adv, region, itype) for (region, itype), adv in sorted(advisor_linux.items())
-                  if itype in types and (region, itype) not in records]
+    spot_bands = [{"region": region, "instance_type": itype, **_advisor_band(adv, region, itype),
+                   **_advisor_savings(adv, region, itype)}
+                  for (region, itype), adv in sorted(advisor_linux.items()) if itype in types and (region, itype) not in records]
 
     # 5. service list prices
     services: list[dict[str, Any]] = []
@@ -430,19 +422,22 @@ def build_catalog(shared: Path | None = None) -> dict[str, Any]:
 
 
 def _advisor_band(adv: _Row, region: str, itype: str) -> dict[str, Any]:
-    """One Spot Advisor row as an ``interruption`` record, keyed by region and type."""
+    """A Spot Advisor row's interruption band (an ``interruption`` record without its savings)."""
     akey = {"region": region, "os": "Linux", "instance_type": itype}
     return {
-        "region": region,
-        "instance_type": itype,
         "band": adv.band("interruption_frequency_band"),
         "max_pct": adv.amount("band_upper_bound_pct", positive=True, maximum=100),
         "source": ADVISOR_SOURCE,
         "date": ADVISOR_DATE,
         "ref": _ref(ADVISOR, akey, "interruption_frequency_band"),
-        "savings_pct": adv.amount("savings_vs_ondemand_pct", positive=False, maximum=100),
-        "savings_ref": _ref(ADVISOR, akey, "savings_vs_ondemand_pct"),
     }
+
+
+def _advisor_savings(adv: _Row, region: str, itype: str) -> dict[str, Any]:
+    """A Spot Advisor row's savings against on-demand, with its reference."""
+    akey = {"region": region, "os": "Linux", "instance_type": itype}
+    return {"savings_pct": adv.amount("savings_vs_ondemand_pct", positive=False, maximum=100),
+            "savings_ref": _ref(ADVISOR, akey, "savings_vs_ondemand_pct")}
 
 
 def dumps_catalog(doc: dict[str, Any]) -> str:
