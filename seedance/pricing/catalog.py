@@ -124,18 +124,18 @@ def _hint(found: list[str]) -> str:
 
 def missing_region_message(region: str, known: list[str]) -> str:
     """Why ``region`` has no prices: a real region the catalog lacks is added by a refresh where
-    refresh knows it (a spelling hint would send a Stockholm user to Beijing); anything else gets the
-    closest names."""
-    from seedance.policy.semantics import aws_regions
-    from seedance.pricing.refresh import LOCATIONS
+    refresh can price it (a spelling hint would send a Stockholm user to Beijing); anything else gets
+    the closest names."""
+    from seedance.policy.semantics import SUPPORTED_PARTITIONS, region_partitions
 
-    if region in LOCATIONS:
+    partition = region_partitions().get(region)
+    if partition in SUPPORTED_PARTITIONS:
         return (f"no prices for region {region!r}: the price catalog holds {', '.join(known)}; "
                 f"`seedance prices refresh --region {region} --cache-dir DIR` adds it (then give DIR as "
                 f"--cache-dir or $SEEDANCE_PRICE_CACHE)")
-    if region in aws_regions():
+    if partition is not None:
         return (f"no prices for region {region!r}: the price catalog holds {', '.join(known)}, and `seedance prices "
-                f"refresh` cannot add it yet (its Price List location name is not in Seedance's table)")
+                f"refresh` cannot add it (it is in the {partition} partition, which Seedance does not deploy to)")
     return f"no prices for region {region!r}" + _hint(_closest(region, known)) + f" (known regions: {', '.join(known)})"
 
 

@@ -33,41 +33,6 @@ log = logging.getLogger(__name__)
 
 HOURS_PER_YEAR = 8760
 
-#: Region code -> the Price List API's ``location`` attribute.
-LOCATIONS: dict[str, str] = {
-    "af-south-1": "Africa (Cape Town)",
-    "ap-east-1": "Asia Pacific (Hong Kong)",
-    "ap-northeast-1": "Asia Pacific (Tokyo)",
-    "ap-northeast-2": "Asia Pacific (Seoul)",
-    "ap-northeast-3": "Asia Pacific (Osaka)",
-    "ap-south-1": "Asia Pacific (Mumbai)",
-    "ap-south-2": "Asia Pacific (Hyderabad)",
-    "ap-southeast-1": "Asia Pacific (Singapore)",
-    "ap-southeast-2": "Asia Pacific (Sydney)",
-    "ap-southeast-3": "Asia Pacific (Jakarta)",
-    "ap-southeast-4": "Asia Pacific (Melbourne)",
-    "ca-central-1": "Canada (Central)",
-    "ca-west-1": "Canada West (Calgary)",
-    "cn-north-1": "China (Beijing)",
-    "cn-northwest-1": "China (Ningxia)",
-    "eu-central-1": "EU (Frankfurt)",
-    "eu-central-2": "EU (Zurich)",
-    "eu-north-1": "EU (Stockholm)",
-    "eu-south-1": "EU (Milan)",
-    "eu-south-2": "EU (Spain)",
-    "eu-west-1": "EU (Ireland)",
-    "eu-west-2": "EU (London)",
-    "eu-west-3": "EU (Paris)",
-    "il-central-1": "Israel (Tel Aviv)",
-    "me-central-1": "Middle East (UAE)",
-    "me-south-1": "Middle East (Bahrain)",
-    "sa-east-1": "South America (Sao Paulo)",
-    "us-east-1": "US East (N. Virginia)",
-    "us-east-2": "US East (Ohio)",
-    "us-west-1": "US West (N. California)",
-    "us-west-2": "US West (Oregon)",
-}
-
 PRICING_SOURCE = "AWS Price List API pricing:GetProducts (AmazonEC2)"
 SPOT_SOURCE = "AWS EC2 DescribeSpotPriceHistory (Linux/UNIX)"
 
@@ -78,9 +43,15 @@ def pricing_endpoint_region(region: str) -> str:
 
 
 def product_filters(instance_type: str, region: str) -> list[dict[str, str]]:
+    """The Price List query for one type's Linux, shared-tenancy, on-demand-capacity product in the
+    region.  The region is matched by its code (``regionCode``), not by the ``location`` display name,
+    so a region is priced without a table of names; ``locationType`` keeps out the Local Zones and
+    Wavelength Zones whose products carry their parent region's code."""
+    check_refreshable(region)
     pairs = [
         ("instanceType", instance_type),
-        ("location", location(region)),
+        ("regionCode", region),
+        ("locationType", "AWS Region"),
         ("operatingSystem", "Linux"),
         ("tenancy", "Shared"),
         ("preInstalledSw", "NA"),
@@ -89,17 +60,20 @@ def product_filters(instance_type: str, region: str) -> list[dict[str, str]]:
     return [{"Type": "TERM_MATCH", "Field": f, "Value": v} for f, v in pairs]
 
 
-def location(region: str) -> str:
-    try:
-        return LOCATIONS[region]
-    except KeyError:
-        from seedance.policy.semantics import aws_regions
+def check_refreshable(region: str) -> None:
+    """Refuse what the Price List API cannot price for Seedance: a name no AWS partition lists, or a
+    region of a partition Seedance does not deploy to (see ``SUPPORTED_PARTITIONS``)."""
+    from seedance.policy.semantics import SUPPORTED_PARTITIONS, region_partitions
 
-        if region in aws_regions():  # real, but its Price List name is not in the table
-            raise UnknownRegionError(
-                f"cannot refresh {region!r}: its Price List API location name is not in Seedance's table "
-                f"(refresh knows {', '.join(sorted(LOCATIONS))})") from None
-        raise UnknownRegionError(f"unknown AWS region {region!r}" + _hint(_closest(region, sorted(LOCATIONS)))) from None
+    partitions = region_partitions()
+    if not partitions:  # botocore's partition data could not be read: let the API answer
+        return
+    partition = partitions.get(region)
+    if partition is None:
+        raise UnknownRegionError(f"unknown AWS region {region!r}" + _hint(_closest(region, sorted(partitions))))
+    if partition not in SUPPORTED_PARTITIONS:
+        raise UnknownRegionError(f"cannot refresh {region!r}: it is in the {partition} partition, and Seedance "
+                                 f"deploys to {' and '.join(SUPPORTED_PARTITIONS)} only")
 
 
 # ---------------------------------------------------------------------- parsing (pure)
@@ -145,6 +119,10 @@ def parse_product(item: str | dict[str, Any], region: str) -> dict[str, Any] | N
     product = doc.get("product", {})
     attrs = product.get("attributes", {})
     sku = product.get("sku", "?")
+    if attrs.get("regionCode", region) != region or attrs.get("locationType", "AWS Region") != "AWS Region":
+        log.warning("Price List entry %s is for %s (%s), not the region %s; ignored", sku, attrs.get("regionCode"),
+                    attrs.get("locationType"), region)
+        return None
     date = str(doc.get("publicationDate", ""))[:10] or "undated"
     terms = doc.get("terms", {})
     ondemand = None
@@ -256,7 +234,7 @@ def refresh_region(
     now: dt.datetime | None = None,
 ) -> dict[str, Any]:
     """Fetch current prices for ``region`` and return a cache document (clients injectable for tests)."""
-    location(region)  # validate early
+    check_refreshable(region)  # validate early
     types = sorted(set(instance_types or default_instance_types(region)))
     now = now or dt.datetime.now(dt.timezone.utc)
     if pricing_client is None or ec2_client is None:

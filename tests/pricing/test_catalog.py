@@ -100,11 +100,15 @@ def test_unknown_region_names_the_closest(catalog: Catalog) -> None:
         "no prices for region 'eu-central-2': the price catalog holds ap-northeast-1, cn-north-1, cn-northwest-1, "
         "eu-central-1, eu-west-1, us-east-1, us-west-2; `seedance prices refresh --region eu-central-2 --cache-dir DIR` "
         "adds it (then give DIR as --cache-dir or $SEEDANCE_PRICE_CACHE)")
-    # one refresh cannot price either: no advice it would refuse
+    # the newest regions are refreshed by code like the others
     with pytest.raises(UnknownRegionError) as exc:
         catalog.instances("ap-southeast-7")
-    assert str(exc.value).endswith("`seedance prices refresh` cannot add it yet (its Price List location name is not "
-                                   "in Seedance's table)")
+    assert "`seedance prices refresh --region ap-southeast-7 --cache-dir DIR` adds it" in str(exc.value)
+    # a partition refresh cannot price: no advice it would refuse
+    with pytest.raises(UnknownRegionError) as exc:
+        catalog.instances("us-gov-west-1")
+    assert str(exc.value).endswith("`seedance prices refresh` cannot add it (it is in the aws-us-gov partition, which "
+                                   "Seedance does not deploy to)")
     with pytest.raises(PricingError):
         catalog.instance("ap-south-1", "g5.xlarge")
     with pytest.raises(UnknownRegionError):

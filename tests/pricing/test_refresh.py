@@ -126,7 +126,8 @@ def test_spot_history_keeps_the_latest_price_of_each_az() -> None:
 def test_filters_match_the_documented_price_list_fields() -> None:
     assert product_filters("g5.xlarge", "eu-central-1") == [
         {"Type": "TERM_MATCH", "Field": "instanceType", "Value": "g5.xlarge"},
-        {"Type": "TERM_MATCH", "Field": "location", "Value": "EU (Frankfurt)"},
+        {"Type": "TERM_MATCH", "Field": "regionCode", "Value": "eu-central-1"},
+        {"Type": "TERM_MATCH", "Field": "locationType", "Value": "AWS Region"},
         {"Type": "TERM_MATCH", "Field": "operatingSystem", "Value": "Linux"},
         {"Type": "TERM_MATCH", "Field": "tenancy", "Value": "Shared"},
         {"Type": "TERM_MATCH", "Field": "preInstalledSw", "Value": "NA"},
@@ -201,9 +202,22 @@ def test_refresh_writes_a_cache_that_overrides_the_bundled_catalog(tmp_path: Pat
 def test_refresh_of_an_unknown_region_names_the_closest() -> None:
     with pytest.raises(UnknownRegionError, match="unknown AWS region 'eu-centrall-1'; closest known: eu-central-1"):
         refresh_region("eu-centrall-1", instance_types=["g5.xlarge"], pricing_client=object(), ec2_client=object())
-    # a real region whose Price List name the table lacks is not "unknown", nor near another
-    with pytest.raises(UnknownRegionError, match=r"^cannot refresh 'mx-central-1': its Price List API location name is not in"):
-        refresh_region("mx-central-1", instance_types=["g5.xlarge"], pricing_client=object(), ec2_client=object())
+    # regions are matched by code: the newest regions need no table of display names
+    assert {"Type": "TERM_MATCH", "Field": "regionCode", "Value": "mx-central-1"} in product_filters("g5.xlarge", "mx-central-1")
+    # a partition Seedance does not deploy to is refused, not queried
+    with pytest.raises(UnknownRegionError, match=r"^cannot refresh 'us-gov-west-1': it is in the aws-us-gov partition"):
+        refresh_region("us-gov-west-1", instance_types=["g5.xlarge"], pricing_client=object(), ec2_client=object())
+
+
+def test_a_product_of_another_region_or_a_local_zone_is_ignored() -> None:
+    base = json.loads(_product("g5.xlarge", "S", "1.0060000000", "0.6340000000", "5182"))
+    here = dict(base, product=dict(base["product"], attributes=dict(
+        base["product"]["attributes"], regionCode="us-east-1", locationType="AWS Region")))
+    assert parse_product(json.dumps(here), "us-east-1") is not None
+    zone = dict(here, product=dict(here["product"], attributes=dict(
+        here["product"]["attributes"], location="US East (Boston)", locationType="AWS Local Zone")))
+    assert parse_product(json.dumps(zone), "us-east-1") is None
+    assert parse_product(json.dumps(here), "eu-west-1") is None
 
 
 def test_refresh_command_writes_into_the_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, moto_endpoint: str,
