@@ -1,7 +1,10 @@
 """AuditBaseline: the logging every compliant stack needs.
 
 * CloudTrail: multi-region, global service events, log-file validation, KMS-encrypted; management
-  events plus S3 object-level data events on the buckets that hold personal data.
+  events plus S3 object-level data events on the buckets that hold personal data.  Where the policy
+  names a trail that already records the account (``compliance.existingTrail``), the stack's trail
+  records only those data events, and there is none when the existing trail records them too or the
+  stack holds no personal data.
 * The trail bucket: versioned, KMS-encrypted, all public access blocked, a policy that admits
   CloudTrail for this trail only, refuses plain HTTP and refuses every object deletion (expiry
   after the policy's log retention is done by the lifecycle rule, which bucket policies do not
@@ -87,6 +90,10 @@ class AuditBaselineArgs:
     replica_region: str | None = None
     replica_kms_key_arn: pulumi.Input[str] | None = None
     tags: dict[str, str] = field(default_factory=dict)
+    # a trail that already records the account (compliance.existingTrail): then the stack's own trail,
+    # if any, records only the data events that one does not
+    existing_trail_arn: str | None = None
+    existing_trail_s3_data_events: bool = False
 
     def validate(self) -> None:
         if self.replica_region:
@@ -98,6 +105,20 @@ class AuditBaselineArgs:
     @property
     def trail_name(self) -> str:
         return trail_name(self.stack)
+
+    @property
+    def own_trail(self) -> bool:
+        """Whether the stack creates a trail: without an existing one, or for the S3 data events of its
+        personal-data buckets that the existing one does not record."""
+        if self.existing_trail_arn is None:
+            return True
+        return bool(self.data_event_bucket_arns) and not self.existing_trail_s3_data_events
+
+    @property
+    def own_management_events(self) -> bool:
+        """Whether the stack's own trail records management events (not when an existing trail does:
+        every copy after the first is billed)."""
+        return self.existing_trail_arn is None
 
 
 #: CloudTrail trail names: letters, digits, '.', '_', '-', starting and ending with a letter or digit,
@@ -116,8 +137,8 @@ def trail_name(stack: str) -> str:
 
 
 class AuditBaseline(pulumi.ComponentResource):
-    trail_arn: pulumi.Output[str]
-    trail_bucket: pulumi.Output[str]
+    trail_arn: pulumi.Output[str]  # the stack's own trail, else the existing one
+    trail_bucket: pulumi.Output[str]  # '' without a trail of the stack's own
     flow_log_group: pulumi.Output[str]
     buckets: list[BucketParts]  # the trail bucket and its replica
 
@@ -125,77 +146,11 @@ class AuditBaseline(pulumi.ComponentResource):
         super().__init__("seedance:audit:AuditBaseline", name, None, opts)
         args.validate()
         part = partition(args.region)
-        trail_arn = pulumi.Output.from_input(args.account_id).apply(
-            lambda acct: f"arn:{part}:cloudtrail:{args.region}:{acct}:trail/{args.trail_name}"
-        )
-
-        base = f"{name}-trail-bucket"
-        rules = [
-            aws.s3.BucketLifecycleConfigurationRuleArgs(
-                id="log-retention",
-                status="Enabled",
-                filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
-                expiration=aws.s3.BucketLifecycleConfigurationRuleExpirationArgs(days=args.log_retention_days),
-                noncurrent_version_expiration=aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(
-                    noncurrent_days=min(30, args.log_retention_days)
-                ),
-            )
-        ]
-        parts = secure_bucket(
-            self,
-            base,
-            kms_key_arn=args.kms_key_arn,
-            tags=args.tags,
-            lifecycle_rules=rules,
-            extra_statements=lambda arn: pulumi.Output.all(trail_arn, args.account_id).apply(
-                lambda v: [deny_deletion_statement(arn), *trail_statements(arn, v[0], v[1])]
-            ),
-        )
-        bucket = parts.bucket
-        self.buckets = [parts]  # every bucket made, replicas included (e.g. for access logging)
-        if args.replica_region:
-            assert args.replica_kms_key_arn is not None
-            self.buckets.append(replicate(
-                self,
-                base,
-                parts,
-                source_kms_key_arn=args.kms_key_arn,
-                replica_region=args.replica_region,
-                replica_kms_key_arn=args.replica_kms_key_arn,
-                account_id=args.account_id,
-                tags=args.tags,
-                lifecycle_rules=rules,
-                extra_statements=lambda arn: [deny_deletion_statement(arn)],
-            ))
-        trail = aws.cloudtrail.Trail(
-            f"{name}-trail",
-            name=args.trail_name,
-            s3_bucket_name=bucket.bucket,
-            is_multi_region_trail=True,
-            include_global_service_events=True,
-            enable_log_file_validation=True,
-            enable_logging=True,
-            kms_key_id=args.kms_key_arn,
-            event_selectors=[
-                aws.cloudtrail.TrailEventSelectorArgs(
-                    read_write_type="All",
-                    include_management_events=True,
-                    data_resources=(
-                        [
-                            aws.cloudtrail.TrailEventSelectorDataResourceArgs(
-                                type="AWS::S3::Object",
-                                values=[pulumi.Output.from_input(arn).apply(lambda a: f"{a}/") for arn in args.data_event_bucket_arns],
-                            )
-                        ]
-                        if args.data_event_bucket_arns
-                        else None
-                    ),
-                )
-            ],
-            tags=args.tags,
-            opts=child(self, depends_on=[parts.policy]),
-        )
-
+        self.buckets = []  # every bucket made, replicas included (e.g. for access logging)
+        self.trail_arn = pulumi.Output.from_input(args.existing_trail_arn or "")
+        self.trail_bucket = pulumi.Output.from_input("")
+        if args.own_trail:
+            self.trail_arn, self.trail_bucket = self._trail(name, args, part)
         log_group = aws.cloudwatch.LogGroup(
             f"{name}-flow-logs",
             name=f"/seedance/{args.stack}/vpc-flow-logs",
@@ -228,7 +183,78 @@ class AuditBaseline(pulumi.ComponentResource):
             tags=args.tags,
             opts=child(self),
         )
-        self.trail_arn = trail.arn
-        self.trail_bucket = bucket.bucket
         self.flow_log_group = log_group.name
         self.register_outputs({"trail_arn": self.trail_arn, "trail_bucket": self.trail_bucket, "flow_log_group": self.flow_log_group})
+
+    def _trail(self, name: str, args: AuditBaselineArgs, part: str) -> tuple[pulumi.Output[str], pulumi.Output[str]]:
+        """The stack's trail and its bucket (and the bucket's off-site replica); (trail ARN, bucket name)."""
+        trail_arn = pulumi.Output.from_input(args.account_id).apply(
+            lambda acct: f"arn:{part}:cloudtrail:{args.region}:{acct}:trail/{args.trail_name}"
+        )
+        base = f"{name}-trail-bucket"
+        rules = [
+            aws.s3.BucketLifecycleConfigurationRuleArgs(
+                id="log-retention",
+                status="Enabled",
+                filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
+                expiration=aws.s3.BucketLifecycleConfigurationRuleExpirationArgs(days=args.log_retention_days),
+                noncurrent_version_expiration=aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(
+                    noncurrent_days=min(30, args.log_retention_days)
+                ),
+            )
+        ]
+        parts = secure_bucket(
+            self,
+            base,
+            kms_key_arn=args.kms_key_arn,
+            tags=args.tags,
+            lifecycle_rules=rules,
+            extra_statements=lambda arn: pulumi.Output.all(trail_arn, args.account_id).apply(
+                lambda v: [deny_deletion_statement(arn), *trail_statements(arn, v[0], v[1])]
+            ),
+        )
+        bucket = parts.bucket
+        self.buckets.append(parts)
+        if args.replica_region:
+            assert args.replica_kms_key_arn is not None
+            self.buckets.append(replicate(
+                self,
+                base,
+                parts,
+                source_kms_key_arn=args.kms_key_arn,
+                replica_region=args.replica_region,
+                replica_kms_key_arn=args.replica_kms_key_arn,
+                account_id=args.account_id,
+                tags=args.tags,
+                lifecycle_rules=rules,
+                extra_statements=lambda arn: [deny_deletion_statement(arn)],
+            ))
+        trail = aws.cloudtrail.Trail(
+            f"{name}-trail",
+            name=args.trail_name,
+            s3_bucket_name=bucket.bucket,
+            is_multi_region_trail=True,
+            include_global_service_events=True,
+            enable_log_file_validation=True,
+            enable_logging=True,
+            kms_key_id=args.kms_key_arn,
+            event_selectors=[
+                aws.cloudtrail.TrailEventSelectorArgs(
+                    read_write_type="All",
+                    include_management_events=args.own_management_events,
+                    data_resources=(
+                        [
+                            aws.cloudtrail.TrailEventSelectorDataResourceArgs(
+                                type="AWS::S3::Object",
+                                values=[pulumi.Output.from_input(arn).apply(lambda a: f"{a}/") for arn in args.data_event_bucket_arns],
+                            )
+                        ]
+                        if args.data_event_bucket_arns
+                        else None
+                    ),
+                )
+            ],
+            tags=args.tags,
+            opts=child(self, depends_on=[parts.policy]),
+        )
+        return trail.arn, bucket.bucket

@@ -324,6 +324,8 @@ def build_platform(args: PlatformArgs) -> Platform:
             replica_region=replica_region if tag_set.stack_data_class is DataClass.PERSONAL else None,
             replica_kms_key_arn=replica_key_arn,
             tags=tag_set.for_resource(purpose="audit-logging"),
+            existing_trail_arn=existing.arn if (existing := policy.compliance.existing_trail) else None,
+            existing_trail_s3_data_events=bool(existing and existing.s3_data_events),
         ),
         aws_opts,
     )

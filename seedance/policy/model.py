@@ -284,6 +284,26 @@ class Trusted(_Model):
     )
 
 
+#: A CloudTrail trail's ARN (CreateTrail names: letters, digits, '.', '_', '-', 3 to 128 characters).
+TRAIL_ARN_PATTERN = r"^arn:aws(-cn)?:cloudtrail:[a-z0-9-]+:[0-9]{12}:trail/[A-Za-z0-9][A-Za-z0-9._-]{1,126}[A-Za-z0-9]$"
+
+
+class ExistingTrail(_Model):
+    """A trail that already records the account (an organization trail, Control Tower's, or the
+    account's own): the stack then creates no management-events trail of its own."""
+
+    arn: Annotated[str, StringConstraints(pattern=TRAIL_ARN_PATTERN)] = Field(
+        description="The trail's ARN, e.g. arn:aws:cloudtrail:us-east-1:111122223333:trail/org-trail. It must be "
+        "multi-region, validate its log files, encrypt them with KMS and record management events "
+        "(`seedance check --lookup` reads it and reports what it lacks)."
+    )
+    s3_data_events: bool = Field(
+        default=False, description="The trail also records S3 object-level data events on the stack's personal-data "
+        "buckets (e.g. on every bucket). When false, the stack keeps a trail of its own for those data events only "
+        "(no management events, so they are not billed twice); a stack without personal-data buckets creates none."
+    )
+
+
 class Compliance(_Model):
     frameworks: list[Framework] = Field(default_factory=list)
     jurisdiction: Jurisdiction = Jurisdiction.OTHER
@@ -299,6 +319,10 @@ class Compliance(_Model):
     )
     kms_key_arn: Annotated[str, StringConstraints(pattern=r"^arn:aws(-cn|-us-gov)?:kms:[a-z0-9-]+:[0-9]{12}:(key|alias)/.+$")] | None = None
     trusted: Trusted = Field(default_factory=Trusted)
+    existing_trail: ExistingTrail | None = Field(
+        default=None, description="Rely on a trail that already records the account instead of creating one per stack "
+        "(CloudTrail allows 5 trails a region, and bills every copy of management events after the first)."
+    )
 
 
 # --------------------------------------------------------------------------- budget

@@ -119,6 +119,7 @@ def check_parts(parts: Parts, base_dir: Path | None = None) -> list[Issue]:
         out += _compliance(parts.compliance)
     if parts.compliance is not None and parts.cloud is not None:
         out += _framework_regions(parts.compliance, parts.cloud)
+        out += _existing_trail(parts.compliance, parts.cloud)
     if parts.budget is not None:
         out += _budget(parts.budget, parts.cloud.region if parts.cloud is not None else None)
     out += _fleets(parts.fleets, base_dir)
@@ -222,6 +223,19 @@ def _compliance(c: Compliance) -> list[Issue]:
                     f"expected a retention CloudWatch Logs offers ({', '.join(map(str, LOG_RETENTION_DAYS))}){hint}, "
                     f"got {c.log_retention_days}"))
     return out
+
+
+def _existing_trail(c: Compliance, cloud: Cloud) -> list[Issue]:
+    """An existing trail is of the stack's partition and, where the policy names one, its account (an
+    organization trail lives in the management account: its ARN then names another, which is fine)."""
+    if c.existing_trail is None:
+        return []
+    partition = c.existing_trail.arn.split(":")[1]
+    expected = region_partitions().get(cloud.region) or ("aws-cn" if cloud.region.startswith("cn-") else "aws")
+    if partition != expected:
+        return [(("compliance", "existingTrail", "arn"), f"expected a trail of the {expected} partition (the stack's region "
+                 f"{cloud.region} is in it), got one of {partition}", ("cloud", "region"))]
+    return []
 
 
 def _framework_regions(c: Compliance, cloud: Cloud) -> list[Issue]:

@@ -262,3 +262,63 @@ def test_a_topic_in_another_region_is_subscribed_to_there(topic_region, expected
     (sub,) = doc.of_type("aws:sns/topicSubscription:TopicSubscription")
     assert sub.inputs["topic"] == f"arn:aws:sns:{topic_region}:111122223333:finops"
     assert sub.inputs.get("region") == expected
+
+
+
+ORG_TRAIL = "arn:aws:cloudtrail:us-east-1:999988887777:trail/org-trail"
+
+
+def _with_existing_trail(tmp_path, stack: str, s3_data_events: bool):
+    import shutil
+    from pathlib import Path
+
+    from seedance.synth.project import synthesize_stack
+
+    stacks_dir = Path(__file__).resolve().parents[2] / "stacks"
+
+    project = tmp_path / "stacks"
+    shutil.copytree(stacks_dir, project, ignore=shutil.ignore_patterns("__pycache__"))
+    path = project / "policies" / f"{stack}.yaml"
+    text = path.read_text()
+    assert "\ncompliance:\n" in text
+    path.write_text(text.replace("\ncompliance:\n", f"\ncompliance:\n  existingTrail: {{arn: '{ORG_TRAIL}', "
+                                                      f"s3DataEvents: {str(s3_data_events).lower()}}}\n", 1))
+    return synthesize_stack(stack, project)
+
+
+def test_an_existing_trail_leaves_the_stack_a_trail_for_its_personal_data_events_only(tmp_path, eu):
+    result = _with_existing_trail(tmp_path, "eu-prod", s3_data_events=False)
+    (trail,) = result.document.of_type("aws:cloudtrail/trail:Trail")
+    (selector,) = trail.inputs["eventSelectors"]
+    # management events are the existing trail's: a second copy would be billed
+    assert selector["includeManagementEvents"] is False
+    assert selector["dataResources"] == eu.one("audit-trail").inputs["eventSelectors"][0]["dataResources"]
+    assert trail.inputs["isMultiRegionTrail"] is True and trail.inputs["enableLogFileValidation"] is True
+    # its bucket is protected as before; flow logs are the stack's whatever the trail
+    assert result.document.by_name("audit-trail-bucket-policy")
+    assert result.document.of_type("aws:ec2/flowLog:FlowLog")
+
+
+def test_an_existing_trail_that_records_the_data_events_leaves_no_trail_nor_trail_bucket(tmp_path, eu):
+    result = _with_existing_trail(tmp_path, "eu-prod", s3_data_events=True)
+    assert result.document.of_type("aws:cloudtrail/trail:Trail") == []
+    buckets = {r.name for r in result.document.of_type("aws:s3/bucket:Bucket")} or {
+        r.name for r in result.document.of_type("aws:s3/bucketV2:BucketV2")}
+    assert buckets and not any(n.startswith("audit-trail-bucket") for n in buckets)
+    assert any(r.name.startswith("audit-trail-bucket") for r in eu.doc.resources)
+    assert result.outputs["trail"] == ORG_TRAIL
+    assert len(result.document.of_type("aws:ec2/flowLog:FlowLog")) == 1
+
+
+@pytest.mark.parametrize(("existing", "data_buckets", "recorded", "own", "management"), [
+    (None, [], False, True, True),  # no existing trail: the stack's records everything
+    (None, ["arn:aws:s3:::b"], False, True, True),
+    (ORG_TRAIL, [], False, False, False),  # nothing the existing trail leaves out
+    (ORG_TRAIL, ["arn:aws:s3:::b"], False, True, False),  # data events only
+    (ORG_TRAIL, ["arn:aws:s3:::b"], True, False, False),
+])
+def test_what_the_stack_s_own_trail_records(existing, data_buckets, recorded, own, management):
+    args = AuditBaselineArgs(stack="s", region="us-east-1", vpc_id="vpc-1", account_id="111122223333", kms_key_arn="k",
+                             log_retention_days=90, data_event_bucket_arns=data_buckets, existing_trail_arn=existing,
+                             existing_trail_s3_data_events=recorded)
+    assert (args.own_trail, args.own_management_events) == (own, management)

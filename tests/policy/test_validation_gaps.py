@@ -231,6 +231,23 @@ def test_mlps_outside_china_is_refused_where_it_is_declared() -> None:
     assert "compliance.frameworks[0]: mlps-l3 keeps data in mainland China; us-east-1 is not a China region" in problem
 
 
+@pytest.mark.parametrize(("arn", "error"), [
+    ("arn:aws:cloudtrail:us-east-1:999988887777:trail/org-trail", None),  # an organization trail of another account
+    ("arn:aws-cn:cloudtrail:cn-north-1:999988887777:trail/org-trail",
+     "compliance.existingTrail.arn: expected a trail of the aws partition (the stack's region us-east-1 is in it), got one of aws-cn"),
+    ("arn:aws:cloudtrail:us-east-1:999988887777:org-trail", "compliance.existingTrail.arn"),  # no trail/ resource
+    ("arn:aws:cloudtrail:us-east-1:999988887777:trail/ab", "compliance.existingTrail.arn"),  # CloudTrail's 3-character minimum
+])
+def test_an_existing_trail_is_a_trail_arn_of_the_stack_s_partition(arn: str, error: str | None) -> None:
+    text = MINIMAL.replace("budget:\n", f"compliance:\n  existingTrail: {{arn: '{arn}'}}\nbudget:\n")
+    if error is None:
+        trail = load_policy_text(text).compliance.existing_trail
+        assert trail is not None and trail.arn == arn and trail.s3_data_events is False
+    else:
+        (problem,) = _problems(text)
+        assert error in problem
+
+
 # ---------------------------------------------------------------- messages
 
 
