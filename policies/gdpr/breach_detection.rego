@@ -11,7 +11,8 @@ import data.lib.s3
 # description: >-
 #   A multi-region CloudTrail trail with log-file validation records management events and S3
 #   data events on personal-data buckets, the stack's VPC has flow logs, and EKS clusters send
-#   audit logs.
+#   audit logs. A trail the policy relies on instead (compliance.existingTrail) is judged on what
+#   CloudTrail says of it (seedance check --lookup); without that, on the policy's word.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-33-gdpr/
 #   - ref: https://gdpr-info.eu/art-32-gdpr/
@@ -34,19 +35,44 @@ _trails := resources.of_type(input.document, "aws:cloudtrail/trail:Trail")
 
 _problems contains findings.problem(_stack, "no CloudTrail trail records the stack's account") if {
 	count(_trails) == 0
+	not audit.existing_trail
 }
 
 _problems contains p if {
 	some p in audit.trail_weaknesses(input.document)
 }
 
-_problems contains findings.problem(b, "no trail records S3 data events for this personal-data bucket") if {
+_problems contains p if {
+	some p in audit.existing_weaknesses(input.document, {
+		"is not multi-region", "has log-file validation off",
+		"is not recording (logging is stopped)", "does not record management events",
+	})
+}
+
+# the stack's trails record only data events, and no existing trail is named
+_problems contains findings.problem(_stack, "no trail records the account's management events") if {
 	count(_trails) > 0
+	not audit.existing_trail
+	not _management_recorded
+}
+
+# (a stopped trail is reported as such)
+_management_recorded if {
+	some t in _trails
+	audit.management_events(t)
+}
+
+_problems contains findings.problem(b, "no trail records S3 data events for this personal-data bucket") if {
+	_some_trail
 	some i in s3.bucket_indices & resources.personal_indices
 	not i in audit.trail_destinations
 	not audit.data_events_cover(i)
 	b := input.document.resources[i]
 }
+
+_some_trail if count(_trails) > 0
+
+_some_trail if audit.existing_trail
 
 _problems contains findings.problem(_stack, msg) if {
 	some vpc in audit.vpcs(input.document, input.policy)

@@ -145,3 +145,72 @@ test_fail_flow_log_of_rejected_traffic_only if {
 	w := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, array.concat(only, [reject]))
 	w == {fixtures.stack_finding("GDPR-33-1", "mandatory", "VPC vpc-0123456789abcdef0 has no flow log of ALL traffic (trafficType \"ALL\")")}
 }
+
+# An existing trail (compliance.existingTrail) records the account: the stack needs no trail of its
+# own but for the personal-data buckets' S3 data events, which it may record too
+_no_trail := [fixtures.flow_log("flow", "vpc-0123456789abcdef0")]
+
+_data_trail := fixtures.trail("audit", {"eventSelectors": [{
+	"readWriteType": "All",
+	"includeManagementEvents": false,
+	"dataResources": [{"type": "AWS::S3::Object", "values": ["arn:aws:s3:::ds/"]}],
+}]})
+
+test_pass_existing_trail_without_lookup_on_the_policy_s_word if {
+	policy := fixtures.with_existing_trail(fixtures.gdpr_policy, true)
+	v := breach_detection.violation with input as fixtures.gate_input(policy, array.concat(fixtures.good_bucket("ds", "personal"), _no_trail))
+	v == set()
+}
+
+test_fail_existing_trail_that_records_no_data_events_leaves_personal_buckets_unrecorded if {
+	policy := fixtures.with_existing_trail(fixtures.gdpr_policy, false)
+	v := breach_detection.violation with input as fixtures.gate_input(policy, array.concat(fixtures.good_bucket("ds", "personal"), _no_trail))
+	v == {_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket")}
+}
+
+test_pass_existing_trail_with_a_data_events_trail_of_the_stack if {
+	policy := fixtures.with_existing_trail(fixtures.gdpr_policy, false)
+	resources := array.concat(fixtures.good_bucket("ds", "personal"), [_data_trail, fixtures.flow_log("flow", "vpc-0123456789abcdef0")])
+	v := breach_detection.violation with input as fixtures.gate_input(policy, resources)
+	v == set()
+}
+
+test_fail_data_events_trail_without_an_existing_trail if {
+	resources := array.concat(fixtures.good_bucket("ds", "personal"), [_data_trail, fixtures.flow_log("flow", "vpc-0123456789abcdef0")])
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", "no trail records the account's management events")}
+}
+
+test_fail_existing_trail_as_cloudtrail_describes_it if {
+	policy := fixtures.with_existing_trail(fixtures.gdpr_policy, true)
+	fact := fixtures.trail_fact({"multi_region": false, "logging": false, "management_events": false, "log_file_validation": false})
+	gate_in := fixtures.with_trail_fact(fixtures.gate_input(policy, array.concat(fixtures.good_bucket("ds", "personal"), _no_trail)), fact)
+	v := breach_detection.violation with input as gate_in
+	arn := fixtures.existing_trail_arn
+	v == {
+		fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("existing trail %s is not multi-region (read from CloudTrail)", [arn])),
+		fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("existing trail %s has log-file validation off (read from CloudTrail)", [arn])),
+		fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("existing trail %s is not recording (logging is stopped) (read from CloudTrail)", [arn])),
+		fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("existing trail %s does not record management events (read from CloudTrail)", [arn])),
+		# the policy says it records the data events; CloudTrail says it records none
+		_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket"),
+	}
+}
+
+test_pass_existing_trail_whose_data_events_cover_the_bucket if {
+	policy := fixtures.with_existing_trail(fixtures.gdpr_policy, true)
+	every values in [["arn:aws:s3"], ["arn:aws:s3:::ds/"]] {
+		fact := fixtures.trail_fact({"s3_data_events": values})
+		gate_in := fixtures.with_trail_fact(fixtures.gate_input(policy, array.concat(fixtures.good_bucket("ds", "personal"), _no_trail)), fact)
+		v := breach_detection.violation with input as gate_in
+		v == set()
+	}
+}
+
+test_fail_existing_trail_whose_data_events_cover_another_bucket if {
+	policy := fixtures.with_existing_trail(fixtures.gdpr_policy, true)
+	fact := fixtures.trail_fact({"s3_data_events": ["arn:aws:s3:::other/"]})
+	gate_in := fixtures.with_trail_fact(fixtures.gate_input(policy, array.concat(fixtures.good_bucket("ds", "personal"), _no_trail)), fact)
+	v := breach_detection.violation with input as gate_in
+	v == {_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket")}
+}

@@ -48,6 +48,53 @@ management_events(t) if {
 	"Management" in object.get(fs, "equals", [])
 }
 
+# The trail the policy relies on instead of one of its own (compliance.existingTrail), and what
+# CloudTrail says of it (input.facts.trails, read by seedance check --lookup). Without the facts its
+# settings are not checked (every report says so) and the policy's word is taken for what it records.
+existing_trail := arn if {
+	arn := object.get(input.policy, ["compliance", "existingTrail", "arn"], null)
+	is_string(arn)
+}
+
+existing_fact := input.facts.trails[existing_trail]
+
+_existing_read if {
+	_ := existing_fact
+}
+
+# the existing trail records the account's management events in every region
+existing_records_management if {
+	_ := existing_trail
+	not _existing_read
+}
+
+existing_records_management if {
+	f := existing_fact
+	f.multi_region == true
+	f.include_global_service_events == true
+	f.logging == true
+	f.management_events == true
+}
+
+# what CloudTrail reports the existing trail lacks, as problems of the stack
+existing_weaknesses(document, wanted) := {findings.problem(findings.stack(document), msg) |
+	some w in _existing_weak
+	w in wanted
+	msg := sprintf("existing trail %s %s (read from CloudTrail)", [existing_trail, w])
+}
+
+_existing_weak contains "is not multi-region" if existing_fact.multi_region == false
+
+_existing_weak contains "has log-file validation off" if existing_fact.log_file_validation == false
+
+_existing_weak contains "is not recording (logging is stopped)" if existing_fact.logging == false
+
+_existing_weak contains "does not record management events" if existing_fact.management_events == false
+
+_existing_weak contains "does not record global service events" if existing_fact.include_global_service_events == false
+
+_existing_weak contains "log files are not encrypted with a KMS key" if existing_fact.kms_key_id == null
+
 # S3 data events: the bucket keys some trail's selectors cover (built once; "*" covers every bucket)
 _data_event_keys contains key if {
 	some t in trails(input.document)
@@ -65,6 +112,18 @@ _data_event_keys contains key if {
 	"Data" in object.get(fields, ["eventCategory", "equals"], [])
 	"AWS::S3::Object" in object.get(fields, ["resources.type", "equals"], [])
 	some key in _arn_selector_keys(object.get(fields, "resources.ARN", {}))
+}
+
+# the existing trail's S3 data events: as CloudTrail reports them, else as the policy declares them
+_data_event_keys contains key if {
+	some v in existing_fact.s3_data_events
+	some key in _selector_keys(v)
+}
+
+_data_event_keys contains "*" if {
+	_ := existing_trail
+	not _existing_read
+	object.get(input.policy, ["compliance", "existingTrail", "s3DataEvents"], false) == true
 }
 
 _arn_selector_keys(selector) := {"*"} if selector == {}

@@ -256,3 +256,30 @@ node_class_defaults := {
 	"subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "gpu"}}],
 	"securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "gpu"}}],
 }
+
+# A trail the policy relies on instead of its own (compliance.existingTrail), and CloudTrail's
+# description of it as `seedance check --lookup` passes it (input.facts.trails)
+existing_trail_arn := "arn:aws:cloudtrail:us-east-1:999988887777:trail/org-trail"
+
+with_existing_trail(policy, s3_data_events) := object.union(policy, {"compliance": object.union(
+	policy.compliance,
+	{"existingTrail": {"arn": existing_trail_arn, "s3DataEvents": s3_data_events}},
+)})
+
+trail_fact(overrides) := object.union(
+	{
+		"multi_region": true,
+		"include_global_service_events": true,
+		"log_file_validation": true,
+		"kms_key_id": "arn:aws:kms:us-east-1:999988887777:key/k",
+		"logging": true,
+		"management_events": true,
+		"s3_data_events": [],
+		"organization": true,
+		"home_region": "us-east-1",
+		"s3_bucket": "org-audit-logs",
+	},
+	overrides,
+)
+
+with_trail_fact(gate_in, fact) := object.union(gate_in, {"facts": {"region": gate_in.policy.cloud.region, "trails": {existing_trail_arn: fact}}})

@@ -10,7 +10,8 @@ import data.lib.s3
 # METADATA
 # title: "Protect audit records"
 # description: >-
-#   Trails validate log files and encrypt them with a KMS key, and the buckets receiving them or S3
+#   Trails validate log files and encrypt them with a KMS key (a trail the policy relies on,
+#   compliance.existingTrail, as CloudTrail describes it), and the buckets receiving them or S3
 #   server access logs are versioned and protected by Object Lock or a bucket policy denying
 #   deletes.
 # related_resources:
@@ -37,6 +38,10 @@ _problems contains findings.problem(t, "trail has log-file validation off") if {
 _problems contains findings.problem(t, "trail log files are not encrypted with a KMS key") if {
 	some t in audit.trails(input.document)
 	object.get(t.inputs, "kmsKeyId", "") == ""
+}
+
+_problems contains p if {
+	some p in audit.existing_weaknesses(input.document, {"has log-file validation off", "log files are not encrypted with a KMS key"})
 }
 
 # positions of the buckets that receive trail log files or S3 server access logs

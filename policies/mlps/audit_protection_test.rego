@@ -58,3 +58,21 @@ test_fail_unprotected_access_log_bucket if {
 		fixtures.finding("MLPS-L3-8.1.4.3c", "mandatory", "aws:s3/bucket:Bucket", "access-logs", "audit log bucket has neither Object Lock nor a policy denying deletes"),
 	}
 }
+
+# a trail the policy relies on (compliance.existingTrail), as CloudTrail describes it
+test_pass_existing_trail_validated_and_encrypted if {
+	policy := fixtures.with_existing_trail(fixtures.mlps_policy, false)
+	v := audit_protection.violation with input as fixtures.with_trail_fact(fixtures.gate_input(policy, []), fixtures.trail_fact({}))
+	v == set()
+}
+
+test_fail_existing_trail_unvalidated_and_unencrypted if {
+	policy := fixtures.with_existing_trail(fixtures.mlps_policy, false)
+	fact := fixtures.trail_fact({"log_file_validation": false, "kms_key_id": null})
+	v := audit_protection.violation with input as fixtures.with_trail_fact(fixtures.gate_input(policy, []), fact)
+	arn := fixtures.existing_trail_arn
+	v == {
+		fixtures.stack_finding("MLPS-L3-8.1.4.3c", "mandatory", sprintf("existing trail %s has log-file validation off (read from CloudTrail)", [arn])),
+		fixtures.stack_finding("MLPS-L3-8.1.4.3c", "mandatory", sprintf("existing trail %s log files are not encrypted with a KMS key (read from CloudTrail)", [arn])),
+	}
+}

@@ -9,7 +9,8 @@ import data.lib.resources
 # METADATA
 # title: "Audit users and important events"
 # description: >-
-#   A multi-region CloudTrail trail records management events (including global services), EKS
+#   A multi-region CloudTrail trail records management events (including global services; a trail
+#   the policy relies on, compliance.existingTrail, as CloudTrail describes it), EKS
 #   clusters send audit and authenticator logs, and every S3 bucket sends server access logs
 #   (a BucketLogging resource, or the bucket's inline logging) to a bucket the stack creates in
 #   the same region, without S3 Object Lock; a bucket that receives other buckets' access logs
@@ -44,6 +45,15 @@ _audited if {
 	object.get(t.inputs, "includeGlobalServiceEvents", true) != false
 	not audit.stopped(t)
 	audit.management_events(t)
+}
+
+_audited if audit.existing_records_management
+
+_problems contains p if {
+	some p in audit.existing_weaknesses(input.document, {
+		"is not multi-region", "is not recording (logging is stopped)",
+		"does not record management events", "does not record global service events",
+	})
 }
 
 _problems contains p if {

@@ -170,3 +170,25 @@ test_fail_target_with_object_lock if {
 		_bucket_finding("data-c", sprintf(msg, ["locked-c"])),
 	}
 }
+
+# a trail the policy relies on (compliance.existingTrail) records management events: on the policy's
+# word without --lookup, else as CloudTrail describes it
+test_pass_existing_trail_records_management_events if {
+	policy := fixtures.with_existing_trail(fixtures.mlps_policy, false)
+	v := security_audit.violation with input as fixtures.gate_input(policy, [])
+	v == set()
+	w := security_audit.violation with input as fixtures.with_trail_fact(fixtures.gate_input(policy, []), fixtures.trail_fact({}))
+	w == set()
+}
+
+test_fail_existing_trail_unrecording_or_without_global_events if {
+	policy := fixtures.with_existing_trail(fixtures.mlps_policy, false)
+	fact := fixtures.trail_fact({"include_global_service_events": false, "logging": false})
+	v := security_audit.violation with input as fixtures.with_trail_fact(fixtures.gate_input(policy, []), fact)
+	arn := fixtures.existing_trail_arn
+	v == {
+		fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", "no multi-region CloudTrail trail records management events"),
+		fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", sprintf("existing trail %s does not record global service events (read from CloudTrail)", [arn])),
+		fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", sprintf("existing trail %s is not recording (logging is stopped) (read from CloudTrail)", [arn])),
+	}
+}

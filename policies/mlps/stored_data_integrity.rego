@@ -10,7 +10,8 @@ import data.lib.s3
 # title: "Integrity of stored data"
 # description: >-
 #   Buckets holding important (personal or internal) data and audit-log buckets are versioned,
-#   and trails validate their log files.
+#   and trails validate their log files (a trail the policy relies on, compliance.existingTrail, as
+#   CloudTrail describes it).
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -36,4 +37,8 @@ _important := s3.bucket_indices & (resources.sensitive_indices | audit.trail_des
 _problems contains findings.problem(t, "trail has log-file validation off") if {
 	some t in audit.trails(input.document)
 	not resources.truthy(object.get(t.inputs, "enableLogFileValidation", false))
+}
+
+_problems contains p if {
+	some p in audit.existing_weaknesses(input.document, {"has log-file validation off"})
 }

@@ -57,7 +57,8 @@ def _with_facts(gate_input: GateInput, *, save: Path | None) -> GateInput:
     its instance types (raises FactsError); written to ``save`` too when given."""
     facts = lookup(gate_input.policy, gate_input.document)
     _console(stderr=True).print(f"read {len(facts.subnets)} subnet(s), {len(facts.security_groups)} security group(s) and "
-                                f"{len(facts.instance_types)} instance type(s) from EC2 in {escape(facts.region)}")
+                                f"{len(facts.instance_types)} instance type(s) from EC2 in {escape(facts.region)}"
+                                + (f", and {len(facts.trails)} trail(s) from CloudTrail" if facts.trails else ""))
     as_json = facts.model_dump(mode="json")
     if save is not None:
         try:

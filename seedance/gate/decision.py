@@ -51,9 +51,10 @@ class Finding:
 
 @dataclass(frozen=True)
 class Given:
-    """What the rules can only see when EC2 is read (``seedance check --lookup``; then ``read``, in
-    ``region``): the subnets and security groups a stack is given (not in its document), and the
-    instance types it launches (whether their instance store is encrypted)."""
+    """What the rules can only see when AWS is read (``seedance check --lookup``; then ``read``, in
+    ``region``): the subnets and security groups a stack is given (not in its document), the
+    instance types it launches (whether their instance store is encrypted), and the existing trail
+    the policy relies on (as CloudTrail describes it)."""
 
     subnets: list[str]
     security_groups: list[str]
@@ -64,25 +65,33 @@ class Given:
     instance_types: list[str] = field(default_factory=list)  # whose instance-store encryption EC2 tells
     read_at: str | None = None  # when EC2 was read (facts recorded earlier: seedance check --facts)
     missing: Given | None = None  # what the facts do not cover (recorded before the document named it)
+    trails: list[str] = field(default_factory=list)  # the existing trail the policy relies on, which CloudTrail describes
 
     def to_json(self) -> dict:
         return {"read": self.read, **({"region": self.region} if self.region else {}),
                 **({"readAt": self.read_at} if self.read_at else {}),
                 "subnets": self.subnets, "securityGroups": self.security_groups, "instanceTypes": self.instance_types,
+                **({"trails": self.trails} if self.trails else {}),
                 **({"placeholders": self.placeholders} if self.placeholders else {}),
                 **({"notInFacts": {"subnets": self.missing.subnets, "securityGroups": self.missing.security_groups,
-                                   "instanceTypes": self.missing.instance_types}} if self.missing else {})}
+                                   "instanceTypes": self.missing.instance_types,
+                                   **({"trails": self.missing.trails} if self.missing.trails else {})}}
+                   if self.missing else {})}
 
     def read_line(self) -> str:
         """'Read from EC2 in R at T: ...', or '' when EC2 was not read."""
         if not (self.read and self.summary()):
             return ""
-        return f"Read from EC2 in {self.region or '?'}{f' at {self.read_at}' if self.read_at else ''}: {self.summary()}"
+        return f"Read from {self._sources()} in {self.region or '?'}{f' at {self.read_at}' if self.read_at else ''}: {self.summary()}"
+
+    def _sources(self) -> str:
+        return "EC2 and CloudTrail" if self.trails and (self.subnets or self.security_groups or self.instance_types) \
+            else "CloudTrail" if self.trails else "EC2"
 
     def not_checked(self) -> str:
         """What the rules did not see, for a 'Not checked: ...' line, or ''."""
         if not self.read and self.summary():
-            return f"{self.summary()} (`seedance check --lookup` reads them from EC2)"
+            return f"{self.summary()} (`seedance check --lookup` reads them from {self._sources()})"
         if self.missing and self.missing.summary():
             return f"{self.missing.summary()} (not in the facts read earlier: `seedance check --lookup` reads them)"
         return ""
@@ -105,6 +114,8 @@ class Given:
         if self.instance_types:
             n = len(self.instance_types)
             parts.append(f"the instance-store encryption of its {n} instance type{'' if n == 1 else 's'}")
+        if self.trails:
+            parts.append(f"the settings of the existing trail {', '.join(self.trails)} it relies on")
         return " and ".join(parts)
 
 

@@ -9,7 +9,10 @@ cluster carry). ``seedance check --lookup`` reads them from EC2 (``DescribeSubne
 passes them to the rules as ``input.facts``: for each subnet, whether it maps public IPs on launch
 its zone and the routes of the route table that routes it (its own association, else its VPC's main
 route table); for each security group, its ingress and egress rules; for each instance type the stack
-launches, whether it has an instance store and whether that is encrypted.
+launches, whether it has an instance store and whether that is encrypted. A trail the policy relies
+on instead of its own (``compliance.existingTrail``) is read from CloudTrail (``GetTrail``,
+``GetTrailStatus``, ``GetEventSelectors``, in the trail's home region): its settings, whether it is
+recording, and which management and S3 data events it records.
 """
 
 from __future__ import annotations
@@ -80,12 +83,30 @@ class InstanceTypeFact(_Fact):
         "supported or unsupported; none without an instance store.")
 
 
+class TrailFact(_Fact):
+    """An existing trail the policy relies on (``compliance.existingTrail``), as CloudTrail describes it
+    (``GetTrail``, ``GetTrailStatus``, ``GetEventSelectors`` in the trail's home region)."""
+
+    multi_region: bool
+    include_global_service_events: bool
+    log_file_validation: bool
+    kms_key_id: str | None = Field(default=None, description="The KMS key its log files are encrypted with; none: SSE-S3 only.")
+    logging: bool = Field(description="Whether it is recording now (GetTrailStatus IsLogging).")
+    management_events: bool = Field(description="Whether its event selectors record management events.")
+    s3_data_events: list[str] = Field(default_factory=list, description="The S3 object ARNs (prefixes) whose data events "
+                                      "it records, as its selectors give them; 'arn:aws:s3' (or aws-cn) for every bucket.")
+    organization: bool = False
+    home_region: str | None = None
+    s3_bucket: str | None = Field(default=None, description="The bucket its log files go to (not the stack's: not checked).")
+
+
 class AwsFacts(_Fact):
     region: str
     read_at: str | None = Field(default=None, description="When EC2 was read (ISO 8601, UTC).")
     subnets: dict[str, SubnetFact] = Field(default_factory=dict)
     security_groups: dict[str, SecurityGroupFact] = Field(default_factory=dict)
     instance_types: dict[str, InstanceTypeFact] = Field(default_factory=dict)
+    trails: dict[str, TrailFact] = Field(default_factory=dict, description="The existing trail the policy names, by ARN.")
 
 
 class FactsError(GateError):
@@ -285,6 +306,103 @@ def read_instance_type_facts(ec2: Any, types: Iterable[str], *, region: str) -> 
     return out
 
 
+def existing_trail_arns(policy: dict[str, Any]) -> list[str]:
+    """The trail the policy relies on instead of one of its own (``compliance.existingTrail.arn``)."""
+    arn = (((policy.get("compliance") or {}).get("existingTrail")) or {}).get("arn")
+    return [arn] if isinstance(arn, str) else []
+
+
+def read_trail_facts(client_of: Any, arns: Iterable[str]) -> dict[str, TrailFact]:
+    """Describe each trail in its home region (the region its ARN names; ``client_of(region)`` gives a
+    boto3 CloudTrail client there). Raises FactsError naming the call and AWS's error, e.g. for a
+    trail this account cannot see."""
+    out: dict[str, TrailFact] = {}
+    for arn in sorted(set(arns)):
+        region = arn.split(":")[3]
+        ct = client_of(region)
+        trail = _one(ct, region, "get_trail", "Trail", Name=arn)
+        status = _answer(ct, region, "cloudtrail", "get_trail_status", Name=arn)
+        selectors = _answer(ct, region, "cloudtrail", "get_event_selectors", TrailName=arn)
+        basic = [s for s in selectors.get("EventSelectors") or [] if isinstance(s, dict)]
+        advanced = [s for s in selectors.get("AdvancedEventSelectors") or [] if isinstance(s, dict)]
+        out[arn] = TrailFact(
+            multi_region=bool(trail.get("IsMultiRegionTrail")),
+            include_global_service_events=bool(trail.get("IncludeGlobalServiceEvents")),
+            log_file_validation=bool(trail.get("LogFileValidationEnabled")),
+            kms_key_id=trail.get("KmsKeyId") or None,
+            logging=bool(status.get("IsLogging")),
+            management_events=_records_management_events(basic, advanced),
+            s3_data_events=_s3_data_event_arns(basic, advanced, arn.split(":")[1]),
+            organization=bool(trail.get("IsOrganizationTrail")),
+            home_region=trail.get("HomeRegion") or region,
+            s3_bucket=trail.get("S3BucketName"),
+        )
+    if out:
+        log.info("read %d trail(s) from CloudTrail", len(out))
+    return out
+
+
+def _records_management_events(basic: list[dict[str, Any]], advanced: list[dict[str, Any]]) -> bool:
+    """As CloudTrail applies selectors: none at all records management events; advanced selectors
+    (which replace the basic ones) must select the Management category; a basic one must not leave
+    them out."""
+    if advanced:
+        return any(fs.get("Field") == "eventCategory" and "Management" in (fs.get("Equals") or [])
+                   for sel in advanced for fs in sel.get("FieldSelectors") or [])
+    if not basic:
+        return True
+    return any(sel.get("IncludeManagementEvents", True) is not False for sel in basic)
+
+
+def _s3_data_event_arns(basic: list[dict[str, Any]], advanced: list[dict[str, Any]], partition: str) -> list[str]:
+    """The S3 object ARN prefixes whose data events the selectors record ('arn:PARTITION:s3' for every
+    bucket). An advanced selector that narrows by anything but StartsWith/Equals on resources.ARN
+    (NotStartsWith, say) is not counted: which buckets it leaves out cannot be read off it."""
+    values: set[str] = set()
+    if not advanced:
+        for sel in basic:
+            for dr in sel.get("DataResources") or []:
+                if dr.get("Type") == "AWS::S3::Object":
+                    values.update(v for v in dr.get("Values") or [] if isinstance(v, str))
+        return sorted(values)
+    for sel in advanced:
+        fields = {fs.get("Field"): fs for fs in sel.get("FieldSelectors") or [] if isinstance(fs, dict)}
+        if "Data" not in (fields.get("eventCategory") or {}).get("Equals", []):
+            continue
+        if "AWS::S3::Object" not in (fields.get("resources.type") or {}).get("Equals", []):
+            continue
+        narrowing = {k for k, fs in fields.items() if k not in ("eventCategory", "resources.type", "readOnly")}
+        arn_selector = fields.get("resources.ARN")
+        if not narrowing:
+            values.add(f"arn:{partition}:s3")
+        elif narrowing == {"resources.ARN"} and arn_selector is not None and set(arn_selector) <= {"Field", "StartsWith", "Equals"}:
+            values.update(v for v in (*(arn_selector.get("StartsWith") or []), *(arn_selector.get("Equals") or []))
+                          if isinstance(v, str))
+    return sorted(values)
+
+
+def _one(client: Any, region: str, method: str, key: str, **kwargs: Any) -> dict[str, Any]:
+    value = _answer(client, region, "cloudtrail", method, **kwargs).get(key)
+    if not isinstance(value, dict):
+        operation = "".join(part.capitalize() for part in method.split("_"))
+        raise FactsError(f"cloudtrail {operation} in {region}: no {key} in the answer")
+    return value
+
+
+def _answer(client: Any, region: str, service: str, method: str, **kwargs: Any) -> dict[str, Any]:
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    operation = "".join(part.capitalize() for part in method.split("_"))
+    try:
+        answer = getattr(client, method)(**kwargs)
+    except ClientError as exc:
+        error = exc.response.get("Error") or {}
+        raise FactsError(f"{service} {operation} in {region}: {error.get('Code', '?')}: {error.get('Message', exc)}") from None
+    except BotoCoreError as exc:
+        raise FactsError(f"{service} {operation} in {region}: {exc}") from None
+    return answer if isinstance(answer, dict) else {}
+
+
 def plan_instance_types(plan: dict[str, Any] | None) -> list[str]:
     """The instance types a plan's fleets run (``seedance.planner`` JSON)."""
     return sorted({t["instance_type"] for f in (plan or {}).get("fleets") or [] for t in f.get("instance_types") or []
@@ -293,7 +411,8 @@ def plan_instance_types(plan: dict[str, Any] | None) -> list[str]:
 
 def lookup(policy: dict[str, Any], document: dict[str, Any] | None = None, plan: dict[str, Any] | None = None) -> AwsFacts:
     """Read from EC2, in the policy's region, the subnets and security groups the stack is given and
-    the instance types its document (and plan) launch (raises FactsError)."""
+    the instance types its document (and plan) launch, and from CloudTrail the existing trail the
+    policy relies on (raises FactsError)."""
     from seedance.awsclient import client
 
     region = str(policy["cloud"]["region"])
@@ -303,12 +422,19 @@ def lookup(policy: dict[str, Any], document: dict[str, Any] | None = None, plan:
         ec2 = client("ec2", region)
     except Exception as exc:  # botocore cannot build a client (e.g. a malformed endpoint setting)
         raise FactsError(f"ec2 in {region}: {type(exc).__name__}: {exc}") from None
+    def cloudtrail(where: str) -> Any:
+        try:
+            return client("cloudtrail", where)
+        except Exception as exc:  # as for EC2 above
+            raise FactsError(f"cloudtrail in {where}: {type(exc).__name__}: {exc}") from None
+
     return AwsFacts(
         region=region,
         read_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         subnets=read_subnet_facts(ec2, given_subnet_ids(policy, document, refs), region=region),
         security_groups=read_security_group_facts(ec2, given_security_group_ids(document, refs), region=region),
         instance_types=read_instance_type_facts(ec2, [*instance_types(document, refs), *plan_instance_types(plan)], region=region),
+        trails=read_trail_facts(cloudtrail, existing_trail_arns(policy)),
     )
 
 

@@ -40,7 +40,14 @@ def evaluate(gate_input: GateInput, bundle: PolicyBundle, engine: Engine, *, as_
 def given(gate_input: GateInput) -> Given | None:
     """What only EC2 tells the rules about the stack, and whether (and when) it was read; None when
     there is nothing (or the document cannot be read for it)."""
-    from seedance.gate.facts import given_security_group_ids, given_subnet_ids, instance_types, placeholder_security_groups, references
+    from seedance.gate.facts import (
+        existing_trail_arns,
+        given_security_group_ids,
+        given_subnet_ids,
+        instance_types,
+        placeholder_security_groups,
+        references,
+    )
 
     document = gate_input.document
     try:
@@ -48,13 +55,17 @@ def given(gate_input: GateInput) -> Given | None:
         made_up = placeholder_security_groups(document, refs)
         subnets, groups = given_subnet_ids(gate_input.policy, document, refs), given_security_group_ids(document, refs)
         types = instance_types(document, refs)
+        trails = existing_trail_arns(gate_input.policy)
     except (AttributeError, TypeError):  # a hand-written gate input of unexpected shape: nothing to report
         return None
     facts = gate_input.facts
     if facts is None:
-        return Given(subnets, groups, False, None, made_up, types) if subnets or groups or made_up or types else None
-    have = {k: set(facts.get(k) or {}) for k in ("subnets", "security_groups", "instance_types")}
+        return (Given(subnets, groups, False, None, made_up, types, trails=trails)
+                if subnets or groups or made_up or types or trails else None)
+    have = {k: set(facts.get(k) or {}) for k in ("subnets", "security_groups", "instance_types", "trails")}
     missing = Given([s for s in subnets if s not in have["subnets"]], [g for g in groups if g not in have["security_groups"]],
-                    False, instance_types=[t for t in types if t not in have["instance_types"]])
+                    False, instance_types=[t for t in types if t not in have["instance_types"]],
+                    trails=[t for t in trails if t not in have["trails"]])
     return Given(sorted(have["subnets"]), sorted(have["security_groups"]), True, facts.get("region"), made_up,
-                 sorted(have["instance_types"]), facts.get("read_at"), missing if missing.summary() else None)
+                 sorted(have["instance_types"]), facts.get("read_at"), missing if missing.summary() else None,
+                 sorted(have["trails"] & set(trails)))

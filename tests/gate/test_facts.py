@@ -6,6 +6,7 @@ import datetime as dt
 import json
 import os
 import socket
+import uuid
 from pathlib import Path
 
 import boto3
@@ -15,11 +16,14 @@ from seedance.awsclient import client
 from seedance.cli import main
 from seedance.gate.facts import (
     FactsError,
+    _records_management_events,
+    _s3_data_event_arns,
     given_security_group_ids,
     given_subnet_ids,
     read_instance_type_facts,
     read_security_group_facts,
     read_subnet_facts,
+    read_trail_facts,
     references,
 )
 
@@ -406,3 +410,113 @@ def test_recorded_facts_that_cannot_serve_are_undecided(ec2, capsys, tmp_path: P
     assert code == 2 and "facts read in eu-west-1, but the policy's region is eu-central-1" in err
     code, out, err = _check(capsys, tmp_path, subnets, n["cluster-sg"], "--facts", str(elsewhere), "--lookup")
     assert code == 2 and "--facts and --lookup: give one" in err
+
+
+# ---------------------------------------------------------------- compliance.existingTrail: the trail
+# the policy relies on instead of its own, read from CloudTrail in the trail's home region
+
+TRAIL_HOME = "us-east-1"
+
+
+@pytest.fixture
+def cloudtrail(moto_endpoint: str, aws_env, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("AWS_ENDPOINT_URL_CLOUDTRAIL", moto_endpoint)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_EC2", moto_endpoint)
+    s3 = boto3.client("s3", region_name=TRAIL_HOME, endpoint_url=moto_endpoint)
+    ct = boto3.client("cloudtrail", region_name=TRAIL_HOME, endpoint_url=moto_endpoint)
+
+    def make(*, validation: bool = True, multi_region: bool = True, logging: bool = True, data: list[str] | None = None,
+             management: bool = True) -> str:
+        name = f"org-{uuid.uuid4().hex[:10]}"
+        s3.create_bucket(Bucket=f"{name}-logs")
+        arn = ct.create_trail(Name=name, S3BucketName=f"{name}-logs", IsMultiRegionTrail=multi_region,
+                              IncludeGlobalServiceEvents=True, EnableLogFileValidation=validation)["TrailARN"]
+        ct.put_event_selectors(TrailName=arn, EventSelectors=[{
+            "ReadWriteType": "All", "IncludeManagementEvents": management,
+            "DataResources": [{"Type": "AWS::S3::Object", "Values": data}] if data else []}])
+        if logging:
+            ct.start_logging(Name=arn)
+        return arn
+
+    return make
+
+
+def _client_of(region: str):  # noqa: ANN202
+    return client("cloudtrail", region)
+
+
+def test_read_trail_facts(cloudtrail) -> None:
+    good = cloudtrail(data=["arn:aws:s3:::ds/"])
+    bad = cloudtrail(validation=False, multi_region=False, logging=False, management=False)
+    facts = read_trail_facts(_client_of, [good, bad, good])
+    assert sorted(facts) == sorted([good, bad])
+    g, b = facts[good], facts[bad]
+    assert (g.multi_region, g.log_file_validation, g.logging, g.management_events, g.s3_data_events) == (
+        True, True, True, True, ["arn:aws:s3:::ds/"])
+    assert (b.multi_region, b.log_file_validation, b.logging, b.management_events, b.s3_data_events) == (
+        False, False, False, False, [])
+    assert g.home_region == TRAIL_HOME and g.s3_bucket == good.rsplit("/", 1)[1] + "-logs"
+
+
+def test_a_trail_cloudtrail_does_not_know_is_an_error(cloudtrail) -> None:
+    missing = f"arn:aws:cloudtrail:{TRAIL_HOME}:123456789012:trail/nowhere-{uuid.uuid4().hex[:6]}"
+    with pytest.raises(FactsError, match=rf"^cloudtrail GetTrail in {TRAIL_HOME}: TrailNotFoundException"):
+        read_trail_facts(_client_of, [missing])
+
+
+def test_selectors_are_read_as_cloudtrail_applies_them() -> None:
+    # no selector at all: management events only
+    assert _records_management_events([], []) is True
+    assert _records_management_events([{"IncludeManagementEvents": False}], []) is False
+    # advanced selectors replace the basic ones
+    data_only = [{"FieldSelectors": [{"Field": "eventCategory", "Equals": ["Data"]},
+                                     {"Field": "resources.type", "Equals": ["AWS::S3::Object"]}]}]
+    assert _records_management_events([{"IncludeManagementEvents": True}], data_only) is False
+    assert _s3_data_event_arns([], data_only, "aws") == ["arn:aws:s3"]  # every bucket
+    narrowed = [{"FieldSelectors": [*data_only[0]["FieldSelectors"],
+                                    {"Field": "resources.ARN", "StartsWith": ["arn:aws:s3:::ds/"]}]}]
+    assert _s3_data_event_arns([], narrowed, "aws") == ["arn:aws:s3:::ds/"]
+    # which buckets a NotStartsWith leaves out cannot be read off it: counted as none
+    excluding = [{"FieldSelectors": [*data_only[0]["FieldSelectors"],
+                                     {"Field": "resources.ARN", "NotStartsWith": ["arn:aws:s3:::ds/"]}]}]
+    assert _s3_data_event_arns([], excluding, "aws") == []
+    assert _s3_data_event_arns([{"DataResources": [{"Type": "AWS::Lambda::Function", "Values": ["arn:aws:lambda"]}]}],
+                               [], "aws") == []
+
+
+def _check_trail(capsys, tmp_path: Path, ec2, arn: str, *extra: str) -> tuple[int, dict, str]:  # noqa: ANN001
+    """eu-prod's sample in subnets EC2 knows, its policy relying on the trail ``arn``."""
+    private = _network(ec2)["private"]
+    sample = tmp_path / "sample.json"
+    text = SAMPLE.read_text()
+    for old in SAMPLE_SUBNETS:
+        text = text.replace(old, private)
+    sample.write_text(text)
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n"
+                      f"  subnetIds: [{private}, {private}, {private}]\ncompliance:\n"
+                      f"  existingTrail: {{arn: '{arn}', s3DataEvents: true}}\n")
+    code = main(["check", str(sample), "--policy", str(policy), "--format", "json", *extra])
+    out, err = capsys.readouterr()
+    return code, json.loads(out), err
+
+
+def test_check_reads_the_existing_trail_with_lookup(cloudtrail, ec2, capsys, tmp_path: Path) -> None:
+    arn = cloudtrail(logging=False)
+    code, report, _ = _check_trail(capsys, tmp_path, ec2, arn)
+    mine = [f for f in report["findings"] if "existing trail" in f["message"]]
+    assert mine == []  # not read: the policy's word is taken, and the report says what was not checked
+    assert report["given"]["read"] is False and report["given"]["trails"] == [arn]
+    code, report, err = _check_trail(capsys, tmp_path, ec2, arn, "--lookup")
+    assert "1 trail(s) from CloudTrail" in err
+    assert report["given"]["read"] is True and report["given"]["trails"] == [arn]
+    assert {(f["controlId"], f["message"]) for f in report["findings"] if "existing trail" in f["message"]} == {
+        ("GDPR-33-1", f"existing trail {arn} is not recording (logging is stopped) (read from CloudTrail)")}
+    assert code == 1
+
+
+def test_a_lookup_that_cannot_read_the_trail_is_undecided(cloudtrail, ec2, capsys, tmp_path: Path) -> None:
+    missing = f"arn:aws:cloudtrail:{TRAIL_HOME}:123456789012:trail/nowhere-{uuid.uuid4().hex[:6]}"
+    code, report, _ = _check_trail(capsys, tmp_path, ec2, missing, "--lookup")
+    assert code == 2 and report["decision"] == "undecided"
+    assert "TrailNotFoundException" in json.dumps(report)
