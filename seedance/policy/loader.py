@@ -53,8 +53,12 @@ Loc = tuple[str | int, ...]
 #: The comment line that marks a budget-response overlay (``seedance budget respond``/``poll`` write it;
 #: :class:`seedance.budget.response.OverlayStamp` reads and writes its fields).
 BUDGET_RESPONSE_STAMP = "# seedance-budget-response:"
+#: The comment line after the stamp that records the thresholds the response applied (an overlay from
+#: an older Seedance has none; :class:`seedance.budget.response.FiredThresholds` reads and writes it).
+BUDGET_RESPONSE_FIRED = "# seedance-budget-fired:"
 
 _STAMP_LINE = re.compile(rb"^" + re.escape(BUDGET_RESPONSE_STAMP.encode()) + rb"[^\r\n]*", re.M)
+_FIRED_LINE = re.compile(rb"^" + re.escape(BUDGET_RESPONSE_FIRED.encode()) + rb"[^\r\n]*", re.M)
 
 
 def budget_response_stamp(data: bytes) -> str | None:
@@ -63,12 +67,25 @@ def budget_response_stamp(data: bytes) -> str | None:
     return m.group(0).decode("utf-8", errors="replace") if m else None
 
 
+def _fired_line(data: bytes) -> str | None:
+    """The line recording the thresholds a budget response applied, or None."""
+    m = _FIRED_LINE.search(data)
+    return m.group(0).decode("utf-8", errors="replace") if m else None
+
+
 @dataclass(frozen=True)
 class ResponseOverlay:
-    """The loaded file is a budget-response overlay: its stamp line and the fleets it names itself."""
+    """The loaded file is a budget-response overlay: its stamp line, the fleets it names itself and
+    the line recording the thresholds the response applied (None in an older overlay)."""
 
     stamp: str
     fleets: tuple[str, ...]
+    fired: str | None = None
+
+    @property
+    def stamp_text(self) -> str:
+        """The stamp's lines, as :meth:`seedance.budget.response.OverlayStamp.parse` reads them."""
+        return "\n".join(line for line in (self.stamp, self.fired) if line is not None)
 
 
 @dataclass(frozen=True)
@@ -150,7 +167,7 @@ def _read_chain(path: Path, seen: tuple[Path, ...], problems: list[Problem],
     _require_mapping(tree, file)
     stamp = budget_response_stamp(data)
     if stamp is not None and responses is not None:
-        responses[path] = ResponseOverlay(stamp, _own_fleet_names(tree))
+        responses[path] = ResponseOverlay(stamp, _own_fleet_names(tree), _fired_line(data))
     ext = tree.get("extends")
     if ext is None:
         return tree, (path,)
@@ -584,6 +601,7 @@ def _allowed_keys(loc: Loc) -> list[str]:
 
 
 __all__ = [
+    "BUDGET_RESPONSE_FIRED",
     "BUDGET_RESPONSE_STAMP",
     "LoadedPolicy",
     "ResponseOverlay",

@@ -1,12 +1,14 @@
 """A budget-response overlay (recognised by its stamp) that no longer fits the policy it extends:
 a fleet renamed or removed since is a clear load error at the overlay's line; a fleet added since,
-which the response would have changed, is a warning whenever the overlay is loaded."""
+which the response would have changed, is a warning whenever the overlay is loaded, and so are
+thresholds (or a budget amount) changed since so that they no longer fire what the overlay applies."""
 
 from __future__ import annotations
 
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,9 +18,11 @@ import pytest
 from click.testing import CliRunner
 
 from seedance.budget.coverage import uncovered_fleets
-from seedance.budget.response import OverlayStamp
+from seedance.budget.response import FiredThresholds, OverlayStamp
 from seedance.cli import app
 from seedance.policy import PolicyError, load_policy
+from seedance.policy.loader import BUDGET_RESPONSE_FIRED, BUDGET_RESPONSE_STAMP
+from seedance.policy.model import ThresholdAction
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ["SEEDANCE_SHARED_DATA"]) if os.environ.get("SEEDANCE_SHARED_DATA") else REPO.parent / "shared" / "data"
@@ -153,3 +157,42 @@ def test_the_warning_reaches_stderr_of_the_commands_that_load_the_stack(stacks: 
     named = [line for line in run.stderr.splitlines() if "does not cover fleet(s) 'scratch'" in line]
     assert len(named) == 1, run.stderr  # once, however often the command loads the policy
     assert named[0].startswith("WARNING ") and "re-run `seedance budget respond`" in named[0]
+
+
+def test_the_stamp_records_the_thresholds_the_response_applied(stacks: Path) -> None:
+    overlay = _respond(stacks, "140,000.00")  # 87.5%
+    budget = load_policy(stacks / "policies" / "eu-prod.yaml").policy.budget
+    expected = tuple((t.at, t.action) for t in budget.thresholds if t.at <= 140_000 / budget.monthly_amount)
+    assert [a for _, a in expected] == [ThresholdAction.NOTIFY, ThresholdAction.DEGRADE]
+    lines = overlay.read_text(encoding="utf-8").splitlines()
+    assert lines[1].startswith(f"{BUDGET_RESPONSE_STAMP} fraction=0.875 type=ACTUAL month=")
+    assert lines[2] == (f"{BUDGET_RESPONSE_FIRED} thresholds=" + ",".join(f"{at}:{a.value}" for at, a in expected)
+                        + f" amount=140000.0 budget={float(budget.monthly_amount)}")
+    stamp = OverlayStamp.parse("\n".join(lines))
+    assert stamp is not None and stamp.fraction == 0.875
+    assert stamp.fired == FiredThresholds(expected, 140_000.0, budget.monthly_amount)
+    loaded = load_policy(overlay)
+    assert loaded.response is not None and loaded.response.fired == lines[2]
+    assert OverlayStamp.parse(loaded.response.stamp_text) == stamp
+
+
+def test_the_thresholds_line_reads_back_exactly_and_an_older_stamp_has_none() -> None:
+    fired = FiredThresholds(((0.8499999, ThresholdAction.DEGRADE), (1.0, ThresholdAction.NONPROD_SPOT_ONLY)),
+                            135_999.99, 160_000.0)
+    for stamp in (OverlayStamp(0.8499999, "FORECASTED", "2026-03", fired),
+                  OverlayStamp(0.1, "ACTUAL", "2026-04", FiredThresholds((), 16_000.0, 160_000.0)),
+                  OverlayStamp(1e-7, "ACTUAL", "2026-04", FiredThresholds((), 0.0, 1e-2))):
+        text = "# Budget response to x\n" + stamp.comment() + "apiVersion: seedance.io/v1\n"
+        assert OverlayStamp.parse(text) == stamp
+        line = next(x for x in text.splitlines() if x.startswith(BUDGET_RESPONSE_FIRED))
+        assert not re.search(r"[0-9][eE]", line)  # every figure positional, as the fraction
+    assert " thresholds=- " in OverlayStamp(0.1, "ACTUAL", "2026-04", FiredThresholds((), 1.0, 10.0)).comment()
+    # an older Seedance wrote the stamp line alone: it reads as before, with nothing recorded
+    older = f"{BUDGET_RESPONSE_STAMP} fraction=0.875 type=ACTUAL month=2026-03\n"
+    assert OverlayStamp.parse(older) == OverlayStamp(0.875, "ACTUAL", "2026-03", None)
+    assert OverlayStamp(0.875, "ACTUAL", "2026-03").comment() == older
+    # a thresholds line this version cannot read (an action it does not know) leaves the stamp itself readable
+    unknown = older + f"{BUDGET_RESPONSE_FIRED} thresholds=0.85:shutdown amount=140000 budget=160000\n"
+    assert OverlayStamp.parse(unknown) == OverlayStamp(0.875, "ACTUAL", "2026-03", None)
+    # the stamp line is unchanged, so an older Seedance still reads the stamp of a newer overlay
+    assert OverlayStamp(0.875, "ACTUAL", "2026-03", fired).comment().splitlines()[0] == older.rstrip("\n")
