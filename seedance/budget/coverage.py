@@ -26,9 +26,12 @@ from seedance.policy.model import CostPolicy
 
 def uncovered_fleets(policy: CostPolicy, named: Collection[str], stamp: OverlayStamp) -> list[str]:
     """The fleets of ``policy`` (the overlay merged onto its base) that the response the stamp records
-    would change but the overlay does not name, in the policy's order."""
-    changed = fleets_changed_at(policy, stamp.fraction, cluster=True) & fleets_changed_at(policy, stamp.fraction,
-                                                                                          cluster=False)
+    would change but the overlay does not name, in the policy's order. The response applies the actions
+    the stamp records when it records them, whatever the thresholds say now, else those the policy's
+    thresholds fire at its fraction."""
+    actions = None if stamp.fired is None else [a for _, a in stamp.fired.thresholds]
+    changed = fleets_changed_at(policy, stamp.fraction, cluster=True, actions=actions) & \
+        fleets_changed_at(policy, stamp.fraction, cluster=False, actions=actions)
     return [f.name for f in policy.fleets if f.name in changed and f.name not in set(named)]
 
 
@@ -37,7 +40,7 @@ def uncovered_in(loaded: LoadedPolicy) -> tuple[OverlayStamp, list[str]] | None:
     overlay that leaves any."""
     if loaded.response is None:
         return None
-    stamp = OverlayStamp.parse(loaded.response.stamp)
+    stamp = OverlayStamp.parse(loaded.response.stamp_text)
     if stamp is None:  # a stamp line this version cannot read: nothing to compare
         return None
     missing = uncovered_fleets(loaded.policy, loaded.response.fleets, stamp)

@@ -49,7 +49,7 @@ import math
 import os
 import re
 from decimal import ROUND_FLOOR, Decimal, localcontext
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -260,10 +260,15 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
     return BudgetResponse(policy.metadata.name, alert, fraction, fired, actions, changes, notes, effective, overlay)
 
 
-def fleets_changed_at(policy: CostPolicy, fraction: float, *, cluster: bool = True) -> set[str]:
+def fleets_changed_at(policy: CostPolicy, fraction: float, *, cluster: bool = True,
+                      actions: Sequence[ThresholdAction] | None = None) -> set[str]:
     """The fleets the thresholds fired at ``fraction`` of the budget change, judged from the policy alone
-    (no live sizes, no earlier caps, no plan) (pure)."""
-    actions = list(dict.fromkeys(t.action for t in policy.budget.thresholds if fired_at(t.at, fraction)))
+    (no live sizes, no earlier caps, no plan) (pure). ``actions``: those to apply instead of the ones the
+    policy's thresholds fire (what a stamped response applied, whatever the thresholds say now)."""
+    if actions is None:
+        actions = list(dict.fromkeys(t.action for t in policy.budget.thresholds if fired_at(t.at, fraction)))
+    else:
+        actions = list(dict.fromkeys(actions))
     frozen = _Freeze(live=None, earlier_cap=None, planned_reserved=None, cluster=cluster)
     return {f.name for f in policy.fleets
             if _apply(f, actions, policy.metadata.environment, fraction, frozen)[1]}

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from seedance.budget.coverage import uncovered_fleets
-from seedance.budget.response import FiredThresholds, OverlayStamp
+from seedance.budget.response import FiredThresholds, OverlayStamp, fleets_changed_at
 from seedance.cli import app
 from seedance.policy import PolicyError, load_policy
 from seedance.policy.loader import BUDGET_RESPONSE_FIRED, BUDGET_RESPONSE_STAMP
@@ -196,3 +196,23 @@ def test_the_thresholds_line_reads_back_exactly_and_an_older_stamp_has_none() ->
     assert OverlayStamp.parse(unknown) == OverlayStamp(0.875, "ACTUAL", "2026-03", None)
     # the stamp line is unchanged, so an older Seedance still reads the stamp of a newer overlay
     assert OverlayStamp(0.875, "ACTUAL", "2026-03", fired).comment().splitlines()[0] == older.rstrip("\n")
+
+
+def test_the_fleets_a_response_covers_are_judged_by_the_actions_its_stamp_records(stacks: Path) -> None:
+    overlay = _respond(stacks, "140,000.00")  # degrade, at 85%
+    base = stacks / "policies" / "base.yaml"
+    text = base.read_text(encoding="utf-8")
+    assert text.count("    - at: 0.85\n      action: degrade\n") == 1
+    base.write_text(text.replace("    - at: 0.85\n      action: degrade\n", "    - at: 0.85\n      action: freeze\n"),
+                    encoding="utf-8")
+    loaded = load_policy(overlay)
+    stamp = OverlayStamp.parse(overlay.read_text(encoding="utf-8"))
+    assert loaded.response is not None and stamp is not None and stamp.fired is not None
+    # the degrade it applied covers every fleet degrade changes; what a freeze would change is not its to cover
+    assert uncovered_fleets(loaded.policy, loaded.response.fleets, stamp) == []
+    # an older stamp records no actions: those the thresholds fire now are the response's
+    older = OverlayStamp(stamp.fraction, stamp.alert_type, stamp.month)
+    frozen = fleets_changed_at(loaded.policy, stamp.fraction, cluster=True) & \
+        fleets_changed_at(loaded.policy, stamp.fraction, cluster=False)
+    expected = [f.name for f in loaded.policy.fleets if f.name in frozen and f.name not in loaded.response.fleets]
+    assert expected and uncovered_fleets(loaded.policy, loaded.response.fleets, older) == expected
