@@ -14,6 +14,7 @@ import os
 import re
 import types
 import typing
+from collections.abc import Hashable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -120,19 +121,28 @@ def load_policy(path: str | Path) -> LoadedPolicy:
     if response is None:
         return loaded
     loaded = replace(loaded, response=response)
-    from seedance.budget.coverage import uncovered_fleets_warning, uncovered_in  # the budget package reads stamps
+    from seedance.budget.coverage import (  # the budget package reads stamps
+        drifted_in,
+        threshold_drift_warning,
+        uncovered_fleets_warning,
+        uncovered_in,
+    )
 
     found = uncovered_in(loaded)
     if found is not None:
         stamp, missing = found
         _warn_once((str(path.resolve()), tuple(missing)), uncovered_fleets_warning(path, stamp, missing))
+    drifted = drifted_in(loaded)
+    if drifted is not None:
+        stamp, drift = drifted
+        _warn_once((str(path.resolve()), "thresholds", drift), threshold_drift_warning(path, stamp, drift))
     return loaded
 
 
-_warned: set[tuple[str, tuple[str, ...]]] = set()
+_warned: set[Hashable] = set()
 
 
-def _warn_once(key: tuple[str, tuple[str, ...]], message: str) -> None:
+def _warn_once(key: Hashable, message: str) -> None:
     """Log ``message`` as a warning once a process for ``key`` (a command can load one policy several
     times, by different spellings of its path)."""
     if key not in _warned:
