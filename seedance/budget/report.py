@@ -11,13 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from seedance.budget.response import BudgetResponse, Change, fraction_down, percent
+from seedance.budget.response import BudgetResponse, Change, fraction_down, percent, threshold_label
 from seedance.templating import get_template, md_code
-
-
-def threshold_label(at: float) -> str:
-    """A threshold as a percentage with every digit it has (0.995 is 99.5%, never a rounded 100%)."""
-    return f"{round(at * 100, 6):g}%"
 
 
 def spend_label(r: BudgetResponse) -> str:

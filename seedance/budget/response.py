@@ -49,14 +49,14 @@ import math
 import os
 import re
 from decimal import ROUND_FLOOR, Decimal, localcontext
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from seedance.budget.events import BudgetAlert
 from seedance.budget.status import budget_name
-from seedance.policy.loader import BUDGET_RESPONSE_STAMP
+from seedance.policy.loader import BUDGET_RESPONSE_FIRED, BUDGET_RESPONSE_STAMP
 from seedance.policy.model import (
     Capacity,
     CostPolicy,
@@ -260,10 +260,15 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
     return BudgetResponse(policy.metadata.name, alert, fraction, fired, actions, changes, notes, effective, overlay)
 
 
-def fleets_changed_at(policy: CostPolicy, fraction: float, *, cluster: bool = True) -> set[str]:
+def fleets_changed_at(policy: CostPolicy, fraction: float, *, cluster: bool = True,
+                      actions: Sequence[ThresholdAction] | None = None) -> set[str]:
     """The fleets the thresholds fired at ``fraction`` of the budget change, judged from the policy alone
-    (no live sizes, no earlier caps, no plan) (pure)."""
-    actions = list(dict.fromkeys(t.action for t in policy.budget.thresholds if fired_at(t.at, fraction)))
+    (no live sizes, no earlier caps, no plan) (pure). ``actions``: those to apply instead of the ones the
+    policy's thresholds fire (what a stamped response applied, whatever the thresholds say now)."""
+    if actions is None:
+        actions = list(dict.fromkeys(t.action for t in policy.budget.thresholds if fired_at(t.at, fraction)))
+    else:
+        actions = list(dict.fromkeys(actions))
     frozen = _Freeze(live=None, earlier_cap=None, planned_reserved=None, cluster=cluster)
     return {f.name for f in policy.fleets
             if _apply(f, actions, policy.metadata.environment, fraction, frozen)[1]}
@@ -419,25 +424,80 @@ def _apply(
 
 
 STAMP_PREFIX = BUDGET_RESPONSE_STAMP  # the loader recognises a budget-response overlay by it
+FIRED_PREFIX = BUDGET_RESPONSE_FIRED  # the line after it: the thresholds the response applied
+
+
+def threshold_label(at: float) -> str:
+    """A threshold as a percentage with every digit it has (0.995 is 99.5%, never a rounded 100%)."""
+    return f"{round(at * 100, 6):g}%"
+
+
+_NUMBER = r"[0-9]+(?:\.[0-9]+)?"
+_FIRED_LINE = re.compile(rf"^{re.escape(FIRED_PREFIX)} thresholds=(-|{_NUMBER}:[a-z-]+(?:,{_NUMBER}:[a-z-]+)*) "
+                         rf"amount=(-?{_NUMBER}) budget=({_NUMBER})$", re.M)
+
+
+@dataclass(frozen=True)
+class FiredThresholds:
+    """What a stamped response applied: the thresholds that fired (``at`` and action, in the policy's
+    order), the alert's spend and the policy's monthly budget it was a fraction of. A later load
+    compares them with what the policy fires now for the same spend."""
+
+    thresholds: tuple[tuple[float, ThresholdAction], ...]
+    amount: float  # the alert's ACTUAL or FORECASTED amount, in the budget's currency
+    budget: float  # the policy's budget.monthlyAmount when the response was written
+
+    def comment(self) -> str:
+        """The line written after the stamp (every figure exact, as the stamp's fraction)."""
+        fired = ",".join(f"{exact_decimal(at)}:{action.value}" for at, action in self.thresholds) or "-"
+        return (f"{FIRED_PREFIX} thresholds={fired} amount={exact_decimal(self.amount)} "
+                f"budget={exact_decimal(self.budget)}\n")
+
+    @classmethod
+    def parse(cls, text: str) -> FiredThresholds | None:
+        """The line in an overlay's text, or None (an overlay from an older Seedance has none; one this
+        version cannot read, an action it does not know say, is treated the same)."""
+        m = _FIRED_LINE.search(text)
+        if not m:
+            return None
+        try:
+            thresholds = tuple((float(at), ThresholdAction(action))
+                               for at, action in (item.split(":") for item in m.group(1).split(",") if item != "-"))
+            return cls(thresholds, float(m.group(2)), float(m.group(3)))
+        except ValueError:
+            return None
 
 
 @dataclass(frozen=True)
 class OverlayStamp:
-    """What an overlay was written for: the alert's fraction of the budget, its type and its month.
+    """What an overlay was written for: the alert's fraction of the budget, its type and its month,
+    and (``fired``; None in a stamp older Seedance wrote) the thresholds the response applied.
 
-    Written as a comment line in the overlay (the policy schema has no field for it) so a later
-    alert can tell whether it would weaken the response already in place.
+    Written as comment lines in the overlay (the policy schema has no field for it) so a later
+    alert can tell whether it would weaken the response already in place, and a later load whether
+    the policy's thresholds still fire what the overlay applies. The thresholds are a line of their
+    own, after the stamp line, which older Seedance reads unchanged.
     """
 
     fraction: float
     alert_type: str
     month: str  # "YYYY-MM" (UTC) of the alert
+    fired: FiredThresholds | None = None
+
+    @classmethod
+    def of(cls, response: BudgetResponse, month: str) -> OverlayStamp:
+        """The stamp of the overlay ``response`` writes for its alert of ``month``."""
+        fired = tuple((t.at, t.action) for t in response.fired)
+        return cls(response.fraction, response.alert.alert_type, month,
+                   FiredThresholds(fired, response.alert.amount, response.effective.budget.monthly_amount))
 
     def comment(self) -> str:
-        """The stamp line. The fraction is written exactly (it reads back as the same float), so a later
-        alert compares with the thresholds this one fired, never with a rounded figure that fires
-        another (``.6f`` wrote 0.8499999 as 0.850000, reading back a threshold at 0.85 that had not fired)."""
-        return f"{STAMP_PREFIX} fraction={exact_decimal(self.fraction)} type={self.alert_type} month={self.month}\n"
+        """The stamp line (and the thresholds' line, when recorded). The fraction is written exactly (it
+        reads back as the same float), so a later alert compares with the thresholds this one fired, never
+        with a rounded figure that fires another (``.6f`` wrote 0.8499999 as 0.850000, reading back a
+        threshold at 0.85 that had not fired)."""
+        line = f"{STAMP_PREFIX} fraction={exact_decimal(self.fraction)} type={self.alert_type} month={self.month}\n"
+        return line + (self.fired.comment() if self.fired is not None else "")
 
     @classmethod
     def parse(cls, text: str) -> OverlayStamp | None:
@@ -447,7 +507,7 @@ class OverlayStamp:
         if not m:
             return None  # hand-edited or from an older Seedance: treated as unstamped
         try:
-            return cls(float(m.group(1)), m.group(2), m.group(3))
+            return cls(float(m.group(1)), m.group(2), m.group(3), FiredThresholds.parse(text))
         except ValueError:
             return None
 

@@ -14,6 +14,7 @@ import os
 import re
 import types
 import typing
+from collections.abc import Hashable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -53,8 +54,12 @@ Loc = tuple[str | int, ...]
 #: The comment line that marks a budget-response overlay (``seedance budget respond``/``poll`` write it;
 #: :class:`seedance.budget.response.OverlayStamp` reads and writes its fields).
 BUDGET_RESPONSE_STAMP = "# seedance-budget-response:"
+#: The comment line after the stamp that records the thresholds the response applied (an overlay from
+#: an older Seedance has none; :class:`seedance.budget.response.FiredThresholds` reads and writes it).
+BUDGET_RESPONSE_FIRED = "# seedance-budget-fired:"
 
 _STAMP_LINE = re.compile(rb"^" + re.escape(BUDGET_RESPONSE_STAMP.encode()) + rb"[^\r\n]*", re.M)
+_FIRED_LINE = re.compile(rb"^" + re.escape(BUDGET_RESPONSE_FIRED.encode()) + rb"[^\r\n]*", re.M)
 
 
 def budget_response_stamp(data: bytes) -> str | None:
@@ -63,12 +68,25 @@ def budget_response_stamp(data: bytes) -> str | None:
     return m.group(0).decode("utf-8", errors="replace") if m else None
 
 
+def _fired_line(data: bytes) -> str | None:
+    """The line recording the thresholds a budget response applied, or None."""
+    m = _FIRED_LINE.search(data)
+    return m.group(0).decode("utf-8", errors="replace") if m else None
+
+
 @dataclass(frozen=True)
 class ResponseOverlay:
-    """The loaded file is a budget-response overlay: its stamp line and the fleets it names itself."""
+    """The loaded file is a budget-response overlay: its stamp line, the fleets it names itself and
+    the line recording the thresholds the response applied (None in an older overlay)."""
 
     stamp: str
     fleets: tuple[str, ...]
+    fired: str | None = None
+
+    @property
+    def stamp_text(self) -> str:
+        """The stamp's lines, as :meth:`seedance.budget.response.OverlayStamp.parse` reads them."""
+        return "\n".join(line for line in (self.stamp, self.fired) if line is not None)
 
 
 @dataclass(frozen=True)
@@ -103,19 +121,28 @@ def load_policy(path: str | Path) -> LoadedPolicy:
     if response is None:
         return loaded
     loaded = replace(loaded, response=response)
-    from seedance.budget.coverage import uncovered_fleets_warning, uncovered_in  # the budget package reads stamps
+    from seedance.budget.coverage import (  # the budget package reads stamps
+        drifted_in,
+        threshold_drift_warning,
+        uncovered_fleets_warning,
+        uncovered_in,
+    )
 
     found = uncovered_in(loaded)
     if found is not None:
         stamp, missing = found
         _warn_once((str(path.resolve()), tuple(missing)), uncovered_fleets_warning(path, stamp, missing))
+    drifted = drifted_in(loaded)
+    if drifted is not None:
+        stamp, drift = drifted
+        _warn_once((str(path.resolve()), "thresholds", drift), threshold_drift_warning(path, stamp, drift))
     return loaded
 
 
-_warned: set[tuple[str, tuple[str, ...]]] = set()
+_warned: set[Hashable] = set()
 
 
-def _warn_once(key: tuple[str, tuple[str, ...]], message: str) -> None:
+def _warn_once(key: Hashable, message: str) -> None:
     """Log ``message`` as a warning once a process for ``key`` (a command can load one policy several
     times, by different spellings of its path)."""
     if key not in _warned:
@@ -150,7 +177,7 @@ def _read_chain(path: Path, seen: tuple[Path, ...], problems: list[Problem],
     _require_mapping(tree, file)
     stamp = budget_response_stamp(data)
     if stamp is not None and responses is not None:
-        responses[path] = ResponseOverlay(stamp, _own_fleet_names(tree))
+        responses[path] = ResponseOverlay(stamp, _own_fleet_names(tree), _fired_line(data))
     ext = tree.get("extends")
     if ext is None:
         return tree, (path,)
@@ -584,6 +611,7 @@ def _allowed_keys(loc: Loc) -> list[str]:
 
 
 __all__ = [
+    "BUDGET_RESPONSE_FIRED",
     "BUDGET_RESPONSE_STAMP",
     "LoadedPolicy",
     "ResponseOverlay",
