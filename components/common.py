@@ -11,7 +11,10 @@ from typing import Any
 
 import pulumi
 
+from seedance import awsnames
 from seedance.policy.model import CostPolicy, DataClass, Fleet, Workload
+
+partition = awsnames.partition  # the partition of a region, as ARNs name it
 
 #: Most to least sensitive: the stack-wide data class is the most sensitive one it holds.
 _DATA_CLASS_RANK = {DataClass.PERSONAL: 0, DataClass.INTERNAL: 1, DataClass.PUBLIC: 2}
@@ -60,14 +63,6 @@ def with_stack_digest(text: str, stack: str, max_len: int | None = None) -> str:
     if max_len is not None:
         text = text[: max(1, max_len - len(digest) - 1)]
     return f"{text}-{digest}"
-
-
-def partition(region: str) -> str:
-    if region.startswith("cn-"):
-        return "aws-cn"
-    if region.startswith("us-gov-"):
-        return "aws-us-gov"
-    return "aws"
 
 
 def dns_suffix(region: str) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
-from components.common import ComponentArgsError, child, policy_json, require
+from components.common import ComponentArgsError, child, partition, policy_json, require
 from seedance.planner.endpoints import EndpointDecision, Route
 from seedance.policy.model import EndpointService
 
@@ -60,7 +60,7 @@ def endpoint_policy(account_id: str, service: EndpointService | None = None, reg
         }
     ]
     if service is EndpointService.S3:
-        part = "aws-cn" if region.startswith("cn-") else "aws-us-gov" if region.startswith("us-gov-") else "aws"
+        part = partition(region)
         statements.append({
             "Sid": "EcrImageLayers",
             "Effect": "Allow",

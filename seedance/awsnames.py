@@ -26,3 +26,12 @@ def checkpoint_bucket_name_max(replicated: bool) -> int:
     when ``replicated``, Pulumi can auto-name within S3's limit."""
     used = len(CHECKPOINT_BUCKETS) + 1 + AUTO_NAME_SUFFIX + (len(REPLICA_SUFFIX) if replicated else 0)
     return S3_BUCKET_NAME_MAX - used
+
+
+def partition(region: str) -> str:
+    """The partition of ``region`` as ARNs name it (mainland China ``aws-cn``, GovCloud ``aws-us-gov``)."""
+    if region.startswith("cn-"):
+        return "aws-cn"
+    if region.startswith("us-gov-"):
+        return "aws-us-gov"
+    return "aws"

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from seedance.awsnames import CHECKPOINT_BUCKETS, REPLICA_SUFFIX, S3_BUCKET_NAME_MAX, checkpoint_bucket_name_max
+from seedance.awsnames import CHECKPOINT_BUCKETS, REPLICA_SUFFIX, S3_BUCKET_NAME_MAX, checkpoint_bucket_name_max, partition
 from seedance.gpus import NEURON_MODELS, GpuModel, mig_memory_sizes_of, mig_profiles
 from seedance.textfile import path_kind
 from seedance.policy.cron import CronError, Window, first_clash, format_minute_of_week, parse_window_cron
@@ -231,7 +231,7 @@ def _existing_trail(c: Compliance, cloud: Cloud) -> list[Issue]:
     if c.existing_trail is None:
         return []
     partition = c.existing_trail.arn.split(":")[1]
-    expected = region_partitions().get(cloud.region) or ("aws-cn" if cloud.region.startswith("cn-") else "aws")
+    expected = region_partitions().get(cloud.region) or partition(cloud.region)
     if partition != expected:
         return [(("compliance", "existingTrail", "arn"), f"expected a trail of the {expected} partition (the stack's region "
                  f"{cloud.region} is in it), got one of {partition}", ("cloud", "region"))]
@@ -261,7 +261,7 @@ def _budget(b: Budget, region: str | None) -> list[Issue]:
                     f"expected at most {MAX_BUDGET_THRESHOLDS} thresholds (AWS Budgets allows {MAX_BUDGET_THRESHOLDS} "
                     f"notifications per budget, one per threshold), got {len(b.thresholds)}"))
     if region is not None and b.notify.sns_topic_arn:
-        part = "aws-cn" if region.startswith("cn-") else "aws-us-gov" if region.startswith("us-gov-") else "aws"
+        part = partition(region)
         if not b.notify.sns_topic_arn.startswith(f"arn:{part}:sns:"):
             out.append((("budget", "notify", "snsTopicArn"),
                         f"region {region} is in the {part} partition; expected an arn:{part}:sns: topic, "
