@@ -18,7 +18,7 @@ from pathlib import Path
 from seedance import __version__
 from seedance.atomic import write_text_atomically
 from seedance.policy.loader import LoadedPolicy
-from seedance.policy.model import MAX_BUDGET, MIN_BUDGET, Environment, Framework, Jurisdiction
+from seedance.policy.model import MAX_BUDGET, MIN_BUDGET, TRAIL_ARN_PATTERN, Environment, Framework, Jurisdiction
 from seedance.pricing.catalog import Catalog
 from seedance.templating import get_template
 
@@ -58,6 +58,7 @@ class ScaffoldOptions:
     cluster_name: str | None = None
     team: str | None = None  # default: the project name
     cost_center: str = "unassigned"  # the gate blocks until a real one is set
+    existing_trail: str | None = None  # compliance.existingTrail.arn: a trail that records the account already
 
     def resolved_frameworks(self) -> tuple[Framework, ...]:
         if self.frameworks is not None:
@@ -93,6 +94,9 @@ def project_files(opts: ScaffoldOptions, catalog: Catalog) -> dict[str, str]:
     if opts.cluster_name is not None and not _CLUSTER.match(opts.cluster_name):
         raise ScaffoldOptionError("cluster_name", f"cluster name {opts.cluster_name!r}: expected an EKS cluster name "
                                   "(letters, digits, '-', '_')")
+    if opts.existing_trail is not None and not re.fullmatch(TRAIL_ARN_PATTERN, opts.existing_trail):
+        raise ScaffoldOptionError("existing_trail", f"trail {opts.existing_trail!r}: expected a CloudTrail trail ARN, "
+                                  "arn:PARTITION:cloudtrail:REGION:ACCOUNT:trail/NAME")
     if opts.account_id is not None and not re.fullmatch(r"[0-9]{12}", opts.account_id):
         raise ScaffoldOptionError("account_id", f"account id {opts.account_id!r}: expected 12 digits")
     currency = catalog.currency(opts.region)  # UnknownRegionError names the closest known regions
@@ -131,6 +135,7 @@ def project_files(opts: ScaffoldOptions, catalog: Catalog) -> dict[str, str]:
         "training_gpu": TRAINING_GPU[0],
         "training_gpus": TRAINING_GPU[1],
         "cluster_name": opts.cluster_name,
+        "existing_trail": opts.existing_trail,
         "version": __version__,
     }
     render = lambda name: get_template(f"init/{name}").render(**context)  # noqa: E731

@@ -294,3 +294,29 @@ def test_a_price_cache_not_made_yet_is_no_reason_to_fail(tmp_path: Path, monkeyp
     assert "does not exist yet: using the bundled prices" in capsys.readouterr().err
     # given on the command line, a missing directory is still an error
     assert main(["init", str(tmp_path / "q"), "--region", "eu-central-1", "--cache-dir", str(tmp_path / "later")]) == 1
+
+
+def test_an_existing_trail_is_written_and_the_project_still_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trail = "arn:aws:cloudtrail:us-east-1:999988887777:trail/org-trail"
+    project = tmp_path / "p"
+    assert main(["init", str(project), "--region", "eu-central-1", "--environment", "prod", "--cost-center", "CC-1",
+                 "--existing-trail", trail]) == 0
+    capsys.readouterr()
+    existing = load_policy(project / "policies" / "dev.yaml").policy.compliance.existing_trail
+    assert existing is not None and (existing.arn, existing.s3_data_events) == (trail, False)
+    assert main(["check", "dev", "--project-dir", str(project), "-f", "json"]) == 0
+    decision = json.loads(capsys.readouterr().out)
+    assert decision["decision"] == "pass" and decision["given"]["trails"] == [trail]
+    # without the option the starter only shows where it would go
+    assert main(["init", str(tmp_path / "q"), "--region", "us-east-1"]) == 0
+    text = (tmp_path / "q" / "policies" / "dev.yaml").read_text()
+    assert "# existingTrail:" in text and load_policy(tmp_path / "q" / "policies" / "dev.yaml").policy.compliance.existing_trail is None
+
+
+def test_an_existing_trail_of_another_partition_or_no_arn_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err = _usage_error(capsys, str(tmp_path / "a"), "--region", "us-east-1", "--existing-trail", "org-trail")
+    assert "Invalid value for --existing-trail: trail 'org-trail': expected a CloudTrail trail ARN" in err
+    err = _usage_error(capsys, str(tmp_path / "b"), "--region", "us-east-1", "--existing-trail",
+                       "arn:aws-cn:cloudtrail:cn-north-1:999988887777:trail/org-trail")
+    assert "Invalid value for '--existing-trail'" in err and "expected a trail of the aws partition" in err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

@@ -12,11 +12,11 @@ from seedance.policy.model import Environment, Framework
 
 #: The command-line option each field of ScaffoldOptions comes from (a malformed one is a usage error, exit 2).
 _OPTIONS = {"stack": "--stack", "region": "--region", "frameworks": "--framework", "budget": "--budget",
-            "cluster_name": "--cluster-name", "account_id": "--account-id"}
+            "cluster_name": "--cluster-name", "account_id": "--account-id", "existing_trail": "--existing-trail"}
 #: The starter policy's fields an option is written to: a problem there is the option's.
 _POLICY_FIELDS = (("metadata.owner", "--owner"), ("budget.notify.emails", "--owner"),
                   ("metadata.tags.team", "--team"), ("metadata.tags.cost-center", "--cost-center"),
-                  ("budget.monthlyAmount", "--budget"))
+                  ("budget.monthlyAmount", "--budget"), ("compliance.existingTrail", "--existing-trail"))
 
 
 def _option_of(path: str | None) -> str | None:
@@ -44,12 +44,15 @@ def _option_of(path: str | None) -> str | None:
               help="Cost-allocation tag 'cost-center'; the gate blocks until a real one is set.")
 @click.option("--cluster-name", default=None, help="EKS cluster the nodes join (seedance:clusterName).")
 @click.option("--project", "project", default=None, help="Pulumi project name (default: the directory's name).")
+@click.option("--existing-trail", default=None, metavar="ARN",
+              help="A CloudTrail trail that already records the account (an organization trail): the stack creates "
+                   "no management-events trail of its own (compliance.existingTrail).")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Prices refreshed into this cache too, for a region only `seedance prices refresh` prices "
                    "(default: $SEEDANCE_PRICE_CACHE, else the bundled catalog).")
 def init(directory: Path, stack: str, region: str, environment: str, frameworks: tuple[str, ...], no_framework: bool,
          account_id: str | None, owner: str, budget: float | None, team: str | None, cost_center: str,
-         cluster_name: str | None, project: str | None, cache_dir: Path | None) -> int:
+         cluster_name: str | None, project: str | None, existing_trail: str | None, cache_dir: Path | None) -> int:
     """Write a Pulumi project into DIRECTORY: Pulumi.yaml, Pulumi.STACK.yaml, __main__.py,
     requirements.txt and a starter policy in policies/STACK.yaml that validates and passes the gate.
 
@@ -86,7 +89,8 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
     chosen = () if no_framework else (tuple(Framework(f) for f in dict.fromkeys(frameworks)) if frameworks else None)
     opts = ScaffoldOptions(project=project or project_name(directory), stack=stack, region=region,
                            environment=Environment(environment), frameworks=chosen, account_id=account_id,
-                           owner=owner, budget=budget, cluster_name=cluster_name, team=team, cost_center=cost_center)
+                           owner=owner, budget=budget, cluster_name=cluster_name, team=team, cost_center=cost_center,
+                           existing_trail=existing_trail)
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         files = project_files(opts, catalog)
