@@ -79,6 +79,9 @@ class InstanceRanking:
 def unit_weight(offer: OfferView, req: Requirement) -> tuple[int | None, str]:
     """How many units ``offer`` holds (None when it does not qualify) and why."""
     if req.gpu_model is not None:
+        if offer.gpus > 0 and offer.gpu_model is None:
+            return None, (f"has {offer.gpus} GPU(s) of a model the price data does not name (refreshed prices name "
+                          "none, and no bundled type of its family has one)")
         if offer.gpu_model != req.gpu_model or offer.gpus <= 0:
             return None, f"has no {req.gpu_model.value} GPUs"
         if offer.gpus % req.gpus:

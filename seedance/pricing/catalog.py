@@ -278,6 +278,40 @@ def _facts_of_type(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _family(instance_type: str) -> str:
+    return instance_type.partition(".")[0]
+
+
+def _gpus_of_family(facts: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The GPU model (and memory per GPU) of each instance family whose bundled GPU types all carry the
+    same one (``g6`` -> L4 from g6.xlarge): a GPU type no bundled region prices (g6.2xlarge refreshed in
+    a new region) takes them from its family; a family of mixed models gives nothing."""
+    seen: dict[str, set[tuple[str, float]]] = {}
+    refs: dict[str, str] = {}
+    for itype, f in sorted(facts.items()):
+        if f.get("gpu_model") and f.get("gpus"):
+            per_gpu = round(float(f.get("gpu_memory_gib_total") or 0.0) / int(f["gpus"]), 3)
+            seen.setdefault(_family(itype), set()).add((f["gpu_model"], per_gpu))
+            refs.setdefault(_family(itype), itype)
+    return {fam: {"gpu_model": model, "gpu_memory_gib_per_gpu": per_gpu, "from": refs[fam]}
+            for fam, found in seen.items() if len(found) == 1 for model, per_gpu in found}
+
+
+def _with_family_gpu(new: dict[str, Any], family: dict[str, Any] | None) -> dict[str, Any]:
+    """``new`` with the GPU model (and total GPU memory, when missing) of its family, when it has GPUs
+    the record does not name the model of."""
+    if family is None or not new.get("gpus") or new.get("gpu_model"):
+        return new
+    new = dict(new, gpu_model=family["gpu_model"])
+    filled = ["gpu_model"]
+    if not new.get("gpu_memory_gib_total") and family["gpu_memory_gib_per_gpu"]:
+        new["gpu_memory_gib_total"] = family["gpu_memory_gib_per_gpu"] * int(new["gpus"])
+        filled.append("gpu_memory_gib_total")
+    new["facts_ref"] = (f"{new.get('facts_ref')}; {', '.join(filled)} of the {_family(new['instance_type'])} family "
+                        f"(bundled {family['from']})")
+    return new
+
+
 def _merge_record(base: dict[str, Any] | None, new: dict[str, Any], where: str = "price cache",
                   facts: dict[str, Any] | None = None) -> dict[str, Any]:
     """Overlay a cached (refreshed) record on the bundled one: new prices win, facts fill gaps.
@@ -537,6 +571,7 @@ def catalog_from_document(doc: dict[str, Any], caches: list[dict[str, Any]] | No
     for s in doc["services"]:
         services[(s["region"], s["service"], s["item"])] = _price(s, s["currency"])  # type: ignore[assignment]
     facts = _facts_of_type(doc) if caches else {}
+    families = _gpus_of_family(facts) if caches else {}
     # Spot Advisor bands of the bundled types in the regions the bundled records do not cover
     bands = {(b["region"], b["instance_type"]): b for b in doc.get("spot_bands", [])} if caches else {}
     for n, cache in enumerate(caches or []):
@@ -547,6 +582,8 @@ def catalog_from_document(doc: dict[str, Any], caches: list[dict[str, Any]] | No
             key = (rec["region"], rec["instance_type"])
             base = records.get(key)
             records[key] = _merge_record(base, rec, where, facts.get(rec["instance_type"]))
+            if base is None and rec["instance_type"] not in facts:
+                records[key] = _with_family_gpu(records[key], families.get(_family(rec["instance_type"])))
             band = bands.get(key)
             if base is None and band is not None and not records[key].get("interruption"):
                 records[key] = {**records[key], "interruption": {k: v for k, v in band.items()

@@ -267,3 +267,24 @@ def test_a_region_only_the_cache_prices_takes_its_types_facts_from_another_regio
     assert (g5.interruption_band, g5.interruption_band_max_pct) == (row["interruption_frequency_band"],
                                                                      float(row["band_upper_bound_pct"]))
     assert g5.spot_savings_pct == float(row["savings_vs_ondemand_pct"])
+
+
+def test_a_gpu_type_no_bundled_region_prices_takes_its_family_s_gpu(tmp_path: Path) -> None:
+    # g6.2xlarge is in no bundled region; its family's bundled types (g6.xlarge, g6.12xlarge) are all L4
+    assert not any(o.instance_type == "g6.2xlarge" for r in load_catalog().regions() for o in load_catalog().instances(r))
+    rec = parse_product(_product("g6.2xlarge", "SKU6", "1.1", "0.7", "4000"), "ap-south-1")
+    assert rec is not None and rec["gpus"] == 1 and rec["gpu_model"] is None
+    no_memory = dict(parse_product(_product("g6.4xlarge", "SKU7", "1.5", "0.9", "5000"), "ap-south-1"), gpu_memory_gib_total=0.0)
+    mixed = parse_product(_product("p9.xlarge", "SKU8", "9", "6", "50000"), "ap-south-1")  # no bundled family
+    write_cache({"region": "ap-south-1", "instances": [rec, no_memory, mixed]}, tmp_path)
+    catalog = load_catalog(cache_dir=tmp_path)
+    g6 = catalog.instance("ap-south-1", "g6.2xlarge")
+    assert g6.gpu_model is not None and g6.gpu_model.value == "L4" and g6.gpu_memory_gib_total == 24.0
+    assert catalog.instance("ap-south-1", "g6.4xlarge").gpu_memory_gib_total == 24.0  # the family's per-GPU memory
+    assert catalog.instance("ap-south-1", "p9.xlarge").gpu_model is None
+    # a fleet cannot use a GPU of a model nobody names, and is told so rather than "has no L4 GPUs"
+    from seedance.gpus import GpuModel
+    from seedance.planner.instances import Requirement, unit_weight
+
+    weight, why = unit_weight(catalog.instance("ap-south-1", "p9.xlarge"), Requirement(gpu_model=GpuModel("L4"), gpus=1))
+    assert weight is None and "a model the price data does not name" in why
