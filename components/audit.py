@@ -96,6 +96,10 @@ class AuditBaselineArgs:
     existing_trail_s3_data_events: bool = False
 
     def validate(self) -> None:
+        if self.existing_trail_arn is not None:
+            require(self.existing_trail_arn.rpartition(":trail/")[2] != self.trail_name, "compliance.existingTrail.arn",
+                    f"names this stack's own trail {self.trail_name}, which this deploy would stop recording management "
+                    "events (or delete): name a trail the stack does not manage")
         if self.replica_region:
             require(self.replica_kms_key_arn is not None, "AuditBaselineArgs.replica_kms_key_arn", "a replica region needs a KMS key in that region")
             require(self.replica_region != self.region, "AuditBaselineArgs.replica_region", f"expected a region other than {self.region}")

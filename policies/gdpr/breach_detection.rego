@@ -43,10 +43,7 @@ _problems contains p if {
 }
 
 _problems contains p if {
-	some p in audit.existing_weaknesses(input.document, {
-		"is not multi-region", "has log-file validation off",
-		"is not recording (logging is stopped)", "does not record management events",
-	})
+	some p in audit.existing_weaknesses(input.document, {"multi-region", "validation", "logging", "management", "account", "own"})
 }
 
 # the stack's trails record only data events, and no existing trail is named

@@ -191,7 +191,7 @@ test_fail_existing_trail_as_cloudtrail_describes_it if {
 		fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("existing trail %s is not multi-region (read from CloudTrail)", [arn])),
 		fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("existing trail %s has log-file validation off (read from CloudTrail)", [arn])),
 		fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("existing trail %s is not recording (logging is stopped) (read from CloudTrail)", [arn])),
-		fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("existing trail %s does not record management events (read from CloudTrail)", [arn])),
+		fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("existing trail %s does not record management events, reads and writes (read from CloudTrail)", [arn])),
 		# the policy says it records the data events; CloudTrail says it records none
 		_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket"),
 	}
@@ -214,3 +214,44 @@ test_fail_existing_trail_whose_data_events_cover_another_bucket if {
 	v := breach_detection.violation with input as gate_in
 	v == {_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket")}
 }
+
+# audit: a bucket of the same logical name elsewhere (another stack's, or this one's before a
+# replacement) is not this bucket: the existing trail's buckets are matched by their exact names
+test_fail_existing_trail_recording_a_bucket_of_the_same_stem if {
+	policy := fixtures.with_existing_trail(fixtures.gdpr_policy, true)
+	named := object.union(fixtures.bucket("ds", "personal"), {"inputs": object.union(fixtures.bucket("ds", "personal").inputs, {"bucket": "ds-1a2b3c4"})})
+	bucket := array.concat([named], array.slice(fixtures.good_bucket("ds", "personal"), 1, 100))
+	same := fixtures.with_trail_fact(fixtures.gate_input(policy, array.concat(bucket, _no_trail)), fixtures.trail_fact({"s3_data_events": ["arn:aws:s3:::ds-1a2b3c4/"]}))
+	ok := breach_detection.violation with input as same
+	ok == set()
+	other := fixtures.with_trail_fact(fixtures.gate_input(policy, array.concat(bucket, _no_trail)), fixtures.trail_fact({"s3_data_events": ["arn:aws:s3:::ds-0abcdef/"]}))
+	v := breach_detection.violation with input as other
+	v == {_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket")}
+}
+
+# audit: the policy names the stack's own trail (seedance-STACK), which this deploy turns into a
+# data-events trail (or deletes)
+test_fail_existing_trail_that_is_the_stack_s_own if {
+	own := sprintf("arn:aws:cloudtrail:eu-central-1:111122223333:trail/seedance-%s", [fixtures.stack])
+	policy := object.union(fixtures.gdpr_policy, {"compliance": object.union(fixtures.gdpr_policy.compliance, {"existingTrail": {"arn": own, "s3DataEvents": true}})})
+	v := breach_detection.violation with input as fixtures.gate_input(policy, array.concat(fixtures.good_bucket("ds", "personal"), _no_trail))
+	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("existing trail %s is this stack's own trail, which this deploy stops recording management events (or deletes): name a trail the stack does not manage", [own]))}
+}
+
+# audit: another account's trail records that account only, unless it is an organization trail
+test_fail_existing_trail_of_another_account_not_an_organization_trail if {
+	policy := fixtures.with_existing_trail(object.union(fixtures.gdpr_policy, {"cloud": object.union(fixtures.gdpr_policy.cloud, {"accountId": "111122223333"})}), true)
+	gate_in := fixtures.gate_input(policy, array.concat(fixtures.good_bucket("ds", "personal"), _no_trail))
+	org := breach_detection.violation with input as fixtures.with_trail_fact(gate_in, fixtures.trail_fact({"s3_data_events": ["arn:aws:s3"]}))
+	org == set()
+	v := breach_detection.violation with input as fixtures.with_trail_fact(gate_in, fixtures.trail_fact({"organization": false, "s3_data_events": ["arn:aws:s3"]}))
+	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("existing trail %s is a trail of account 999988887777 and not an organization trail, so it does not record account 111122223333 (read from CloudTrail)", [fixtures.existing_trail_arn]))}
+}
+
+# audit: a trail whose selectors keep reads only records no change
+test_fail_read_only_trail_records_no_management_events if {
+	trail := fixtures.trail("audit", {"eventSelectors": [{"readWriteType": "ReadOnly", "includeManagementEvents": true}]})
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [trail, fixtures.flow_log("flow", "vpc-0123456789abcdef0")])
+	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", "no trail records the account's management events")}
+}
+

@@ -30,22 +30,34 @@ stopped(t) if object.get(t.inputs, "enableLogging", true) in {false, "false"}
 
 # Management events are on unless the selectors turn them off: with no selectors of either kind,
 # when a basic selector includes them, or when an advanced selector (which replaces the basic
-# ones) selects the Management category. A selector list unknown until apply decides nothing.
+# ones) selects the Management category. Only a selector of reads and writes counts (readWriteType
+# All; an advanced one without a readOnly field). A selector list unknown until apply decides nothing.
 management_events(t) if {
 	object.get(t.inputs, "eventSelectors", []) == []
 	object.get(t.inputs, "advancedEventSelectors", []) == []
 }
 
 management_events(t) if {
+	object.get(t.inputs, "advancedEventSelectors", []) == []
 	some sel in object.get(t.inputs, "eventSelectors", [])
 	not object.get(sel, "includeManagementEvents", true) in {false, "false"}
+	_reads_and_writes(sel)
 }
 
 management_events(t) if {
 	some sel in object.get(t.inputs, "advancedEventSelectors", [])
+	_advanced_reads_and_writes(sel)
 	some fs in sel.fieldSelectors
 	fs.field == "eventCategory"
 	"Management" in object.get(fs, "equals", [])
+}
+
+_reads_and_writes(sel) if object.get(sel, "readWriteType", "All") == "All"
+
+_advanced_reads_and_writes(sel) if {
+	every fs in object.get(sel, "fieldSelectors", []) {
+		fs.field != "readOnly"
+	}
 }
 
 # The trail the policy relies on instead of one of its own (compliance.existingTrail), and what
@@ -76,29 +88,60 @@ existing_records_management if {
 	f.management_events == true
 }
 
-# what CloudTrail reports the existing trail lacks, as problems of the stack
+# what the existing trail lacks, as problems of the stack: `wanted` names the kinds a rule reports
+# (multi-region, validation, logging, management, global, kms, account, own)
 existing_weaknesses(document, wanted) := {findings.problem(findings.stack(document), msg) |
-	some w in _existing_weak
-	w in wanted
-	msg := sprintf("existing trail %s %s (read from CloudTrail)", [existing_trail, w])
+	some kind, text in _existing_weak
+	kind in wanted
+	msg := sprintf("existing trail %s %s", [existing_trail, text])
 }
 
-_existing_weak contains "is not multi-region" if existing_fact.multi_region == false
+_existing_weak["multi-region"] := "is not multi-region (read from CloudTrail)" if existing_fact.multi_region == false
 
-_existing_weak contains "has log-file validation off" if existing_fact.log_file_validation == false
+_existing_weak.validation := "has log-file validation off (read from CloudTrail)" if existing_fact.log_file_validation == false
 
-_existing_weak contains "is not recording (logging is stopped)" if existing_fact.logging == false
+_existing_weak.logging := "is not recording (logging is stopped) (read from CloudTrail)" if existing_fact.logging == false
 
-_existing_weak contains "does not record management events" if existing_fact.management_events == false
+_existing_weak.management := "does not record management events, reads and writes (read from CloudTrail)" if {
+	existing_fact.management_events == false
+}
 
-_existing_weak contains "does not record global service events" if existing_fact.include_global_service_events == false
+_existing_weak.global := "does not record global service events (read from CloudTrail)" if {
+	existing_fact.include_global_service_events == false
+}
 
-_existing_weak contains "log files are not encrypted with a KMS key" if existing_fact.kms_key_id == null
+_existing_weak.kms := "log files are not encrypted with a KMS key (read from CloudTrail)" if existing_fact.kms_key_id == null
+
+# a trail of another account records that account only, unless it is an organization trail
+_existing_weak.account := msg if {
+	existing_fact.organization == false
+	owner := split(existing_trail, ":")[4]
+	account := object.get(input.policy, ["cloud", "accountId"], null)
+	is_string(account)
+	owner != account
+	msg := sprintf("is a trail of account %s and not an organization trail, so it does not record account %s (read from CloudTrail)", [owner, account])
+}
+
+# the stack's own trail (seedance-STACK): this deploy turns off its management events, or deletes it
+_existing_weak.own := "is this stack's own trail, which this deploy stops recording management events (or deletes): name a trail the stack does not manage" if {
+	name := split(existing_trail, ":trail/")[1]
+	name in _own_trail_names
+}
+
+_own_trail_names contains sprintf("seedance-%s", [input.document.stack])
+
+_own_trail_names contains name if {
+	some t in trails(input.document)
+	name := object.get(t.inputs, "name", null)
+	is_string(name)
+}
 
 # S3 data events: the bucket keys some trail's selectors cover (built once; "*" covers every bucket)
 _data_event_keys contains key if {
 	some t in trails(input.document)
+	object.get(t.inputs, "advancedEventSelectors", []) == []
 	some sel in object.get(t.inputs, "eventSelectors", [])
+	_reads_and_writes(sel)
 	some dr in object.get(sel, "dataResources", [])
 	dr.type == "AWS::S3::Object"
 	some v in dr.values
@@ -108,16 +151,25 @@ _data_event_keys contains key if {
 _data_event_keys contains key if {
 	some t in trails(input.document)
 	some sel in object.get(t.inputs, "advancedEventSelectors", [])
+	_advanced_reads_and_writes(sel)
 	fields := {fs.field: fs | some fs in sel.fieldSelectors}
 	"Data" in object.get(fields, ["eventCategory", "equals"], [])
 	"AWS::S3::Object" in object.get(fields, ["resources.type", "equals"], [])
 	some key in _arn_selector_keys(object.get(fields, "resources.ARN", {}))
 }
 
-# the existing trail's S3 data events: as CloudTrail reports them, else as the policy declares them
+# the existing trail's S3 data events: as CloudTrail reports them (whole buckets, named exactly: a
+# bucket of the same logical name elsewhere is not this one), else as the policy declares them
 _data_event_keys contains key if {
 	some v in existing_fact.s3_data_events
-	some key in _selector_keys(v)
+	some key in _exact_selector_keys(v)
+}
+
+_exact_selector_keys(value) := {"*"} if value in {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
+
+_exact_selector_keys(value) := {s3.arn_bucket(value)} if {
+	not value in {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
+	s3.arn_bucket(value) != ""
 }
 
 _data_event_keys contains "*" if {

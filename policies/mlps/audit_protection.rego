@@ -41,7 +41,7 @@ _problems contains findings.problem(t, "trail log files are not encrypted with a
 }
 
 _problems contains p if {
-	some p in audit.existing_weaknesses(input.document, {"has log-file validation off", "log files are not encrypted with a KMS key"})
+	some p in audit.existing_weaknesses(input.document, {"validation", "kms"})
 }
 
 # positions of the buckets that receive trail log files or S3 server access logs

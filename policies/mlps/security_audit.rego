@@ -50,10 +50,7 @@ _audited if {
 _audited if audit.existing_records_management
 
 _problems contains p if {
-	some p in audit.existing_weaknesses(input.document, {
-		"is not multi-region", "is not recording (logging is stopped)",
-		"does not record management events", "does not record global service events",
-	})
+	some p in audit.existing_weaknesses(input.document, {"multi-region", "logging", "management", "global", "account", "own"})
 }
 
 _problems contains p if {

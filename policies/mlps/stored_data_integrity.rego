@@ -40,5 +40,5 @@ _problems contains findings.problem(t, "trail has log-file validation off") if {
 }
 
 _problems contains p if {
-	some p in audit.existing_weaknesses(input.document, {"has log-file validation off"})
+	some p in audit.existing_weaknesses(input.document, {"validation"})
 }

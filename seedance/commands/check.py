@@ -91,12 +91,14 @@ def _with_recorded_facts(gate_input: GateInput, path: Path) -> GateInput:
 @click.option("--severity", "severities", multiple=True, metavar="CONTROL=LEVEL", help="Override a control's severity (mandatory|advisory); repeatable.")
 @click.option("--lookup", is_flag=True, help="Read from EC2, in the policy's region, the subnets and security groups the "
               "stack is given (cloud.subnetIds, and subnet and security-group ids its resources name) and its instance "
-              "types' instance-store encryption, so the rules check them too; needs AWS credentials allowed "
-              "ec2:DescribeSubnets, ec2:DescribeRouteTables, ec2:DescribeSecurityGroups and ec2:DescribeInstanceTypes.")
+              "types' instance-store encryption, and from CloudTrail the existing trail the policy relies on "
+              "(compliance.existingTrail), so the rules check them too; needs AWS credentials allowed "
+              "ec2:DescribeSubnets, ec2:DescribeRouteTables, ec2:DescribeSecurityGroups and ec2:DescribeInstanceTypes "
+              "(and cloudtrail:GetTrail, GetTrailStatus and GetEventSelectors with an existing trail).")
 @click.option("--save-facts", type=click.Path(path_type=Path), default=None, metavar="FILE",
-              help="With --lookup: also write what EC2 said to FILE (JSON), for --facts in runs without credentials.")
+              help="With --lookup: also write what AWS said to FILE (JSON), for --facts in runs without credentials.")
 @click.option("--facts", "facts_path", type=click.Path(path_type=Path), default=None, metavar="FILE",
-              help="Use facts an earlier --lookup --save-facts wrote instead of reading EC2 (e.g. in pull-request "
+              help="Use facts an earlier --lookup --save-facts wrote instead of reading AWS (e.g. in pull-request "
               "checks); what they do not cover is reported as not checked.")
 def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, project_dir: Path,
           policies_dir: Path | None, frameworks: tuple[str, ...], as_of: str | None, severities: tuple[str, ...],

@@ -82,28 +82,37 @@ class Given:
         """'Read from EC2 in R at T: ...', or '' when EC2 was not read."""
         if not (self.read and self.summary()):
             return ""
-        return f"Read from {self._sources()} in {self.region or '?'}{f' at {self.read_at}' if self.read_at else ''}: {self.summary()}"
+        return f"Read from {self._sources()}{f' at {self.read_at}' if self.read_at else ''}: {self.summary()}"
 
-    def _sources(self) -> str:
-        return "EC2 and CloudTrail" if self.trails and (self.subnets or self.security_groups or self.instance_types) \
-            else "CloudTrail" if self.trails else "EC2"
+    def _sources(self, *, where: bool = True) -> str:
+        """'EC2 in R', 'CloudTrail in H' (the trail's home region) or both; without ``where``, the services."""
+        ec2 = bool(self.subnets or self.security_groups or self.instance_types) or not self.trails
+        homes = ", ".join(sorted({t.split(":")[3] for t in self.trails if t.count(":") >= 5}))
+        parts = ([f"EC2 in {self.region or '?'}" if where else "EC2"] if ec2 else []) + \
+            ([f"CloudTrail in {homes or '?'}" if where else "CloudTrail"] if self.trails else [])
+        return " and ".join(parts)
 
     def not_checked(self) -> str:
         """What the rules did not see, for a 'Not checked: ...' line, or ''."""
         if not self.read and self.summary():
-            return f"{self.summary()} (`seedance check --lookup` reads them from {self._sources()})"
+            return f"{self.summary()} (`seedance check --lookup` reads them from {self._sources(where=False)})"
         if self.missing and self.missing.summary():
             return f"{self.missing.summary()} (not in the facts read earlier: `seedance check --lookup` reads them)"
         return ""
 
     def unseen(self) -> str:
-        """Why the placeholders were not checked ('the cluster security group of EKS cluster X: offline
-        synthesis cannot know its id ...'), or '' when there are none."""
-        if not self.placeholders:
-            return ""
-        return (f"{', '.join(sorted(self.placeholders.values()))}: offline synthesis cannot know "
-                f"{'its id' if len(self.placeholders) == 1 else 'their ids'} (a document converted from a "
-                "pulumi preview holds the real ones)")
+        """What no lookup reads: the placeholders ('the cluster security group of EKS cluster X: offline
+        synthesis cannot know its id ...') and an existing trail's log bucket; '' when there is neither."""
+        lines = []
+        if self.placeholders:
+            lines.append(f"{', '.join(sorted(self.placeholders.values()))}: offline synthesis cannot know "
+                         f"{'its id' if len(self.placeholders) == 1 else 'their ids'} (a document converted from a "
+                         "pulumi preview holds the real ones)")
+        trails = sorted({*self.trails, *(self.missing.trails if self.missing else [])})
+        if trails:
+            lines.append(f"the log bucket of the existing trail {', '.join(trails)} (its retention, versioning, deletion "
+                         "protection, off-site copy and region): it is its owner's, and Seedance does not read it")
+        return "; ".join(lines)
 
     def summary(self) -> str:
         """'the 3 subnets and 1 security group the stack is given and the instance-store encryption of

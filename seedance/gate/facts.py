@@ -342,42 +342,62 @@ def read_trail_facts(client_of: Any, arns: Iterable[str]) -> dict[str, TrailFact
     return out
 
 
+def _reads_and_writes(sel: dict[str, Any], advanced: bool) -> bool:
+    """Whether a selector records both reads and writes: a basic one of ReadWriteType All, an advanced one
+    without a readOnly field (either value of which keeps only reads or only writes)."""
+    if advanced:
+        return not any(fs.get("Field") == "readOnly" for fs in sel.get("FieldSelectors") or [] if isinstance(fs, dict))
+    return sel.get("ReadWriteType", "All") == "All"
+
+
 def _records_management_events(basic: list[dict[str, Any]], advanced: list[dict[str, Any]]) -> bool:
     """As CloudTrail applies selectors: none at all records management events; advanced selectors
     (which replace the basic ones) must select the Management category; a basic one must not leave
-    them out."""
+    them out. Only a selector that records reads and writes counts (a read-only trail misses every
+    change, a write-only one every read of data)."""
     if advanced:
-        return any(fs.get("Field") == "eventCategory" and "Management" in (fs.get("Equals") or [])
+        return any(_reads_and_writes(sel, True) and fs.get("Field") == "eventCategory" and "Management" in (fs.get("Equals") or [])
                    for sel in advanced for fs in sel.get("FieldSelectors") or [])
     if not basic:
         return True
-    return any(sel.get("IncludeManagementEvents", True) is not False for sel in basic)
+    return any(sel.get("IncludeManagementEvents", True) is not False and _reads_and_writes(sel, False) for sel in basic)
+
+
+#: A data-resource value that covers whole buckets: every bucket (arn:P:s3, arn:P:s3:::) or one bucket,
+#: with or without the trailing '/' of an empty object prefix. A value with an object prefix after the
+#: '/' covers only part of the bucket.
+_WHOLE_BUCKETS = re.compile(r"^arn:aws(-cn|-us-gov)?:s3(:::([a-z0-9][a-z0-9.-]{1,61}[a-z0-9]/?)?)?$")
 
 
 def _s3_data_event_arns(basic: list[dict[str, Any]], advanced: list[dict[str, Any]], partition: str) -> list[str]:
-    """The S3 object ARN prefixes whose data events the selectors record ('arn:PARTITION:s3' for every
-    bucket). An advanced selector that narrows by anything but StartsWith/Equals on resources.ARN
-    (NotStartsWith, say) is not counted: which buckets it leaves out cannot be read off it."""
+    """The S3 buckets whose data events (reads and writes) the selectors record, as ARNs ('arn:PARTITION:s3'
+    for every bucket). Only whole buckets count: a value with an object prefix covers part of one, an
+    advanced ``Equals`` on resources.ARN one object. An advanced selector that narrows by anything but
+    StartsWith on resources.ARN (NotStartsWith, say) is not counted: which buckets it leaves out cannot
+    be read off it; nor is a selector of reads or writes only."""
     values: set[str] = set()
     if not advanced:
         for sel in basic:
+            if not _reads_and_writes(sel, False):
+                continue
             for dr in sel.get("DataResources") or []:
                 if dr.get("Type") == "AWS::S3::Object":
-                    values.update(v for v in dr.get("Values") or [] if isinstance(v, str))
+                    values.update(v for v in dr.get("Values") or [] if isinstance(v, str) and _WHOLE_BUCKETS.match(v))
         return sorted(values)
     for sel in advanced:
+        if not _reads_and_writes(sel, True):
+            continue
         fields = {fs.get("Field"): fs for fs in sel.get("FieldSelectors") or [] if isinstance(fs, dict)}
         if "Data" not in (fields.get("eventCategory") or {}).get("Equals", []):
             continue
         if "AWS::S3::Object" not in (fields.get("resources.type") or {}).get("Equals", []):
             continue
-        narrowing = {k for k, fs in fields.items() if k not in ("eventCategory", "resources.type", "readOnly")}
+        narrowing = {k for k in fields if k not in ("eventCategory", "resources.type")}
         arn_selector = fields.get("resources.ARN")
         if not narrowing:
             values.add(f"arn:{partition}:s3")
-        elif narrowing == {"resources.ARN"} and arn_selector is not None and set(arn_selector) <= {"Field", "StartsWith", "Equals"}:
-            values.update(v for v in (*(arn_selector.get("StartsWith") or []), *(arn_selector.get("Equals") or []))
-                          if isinstance(v, str))
+        elif narrowing == {"resources.ARN"} and arn_selector is not None and set(arn_selector) <= {"Field", "StartsWith"}:
+            values.update(v for v in arn_selector.get("StartsWith") or [] if isinstance(v, str) and _WHOLE_BUCKETS.match(v))
     return sorted(values)
 
 

@@ -13,6 +13,7 @@ import functools
 import importlib.resources
 import json
 import logging
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -225,16 +226,31 @@ def _compliance(c: Compliance) -> list[Issue]:
     return out
 
 
+#: CloudTrail trail names (CreateTrail): no two of '.', '_', '-' side by side, not an IP address
+_TRAIL_NAME = re.compile(r"^[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*$")
+_IP_ADDRESS = re.compile(r"^[0-9]{1,3}(\.[0-9]{1,3}){3}$")
+
+
 def _existing_trail(c: Compliance, cloud: Cloud) -> list[Issue]:
-    """An existing trail is of the stack's partition and, where the policy names one, its account (an
-    organization trail lives in the management account: its ARN then names another, which is fine)."""
+    """An existing trail is a trail CloudTrail could have named, in a region of the stack's partition
+    (its home region may be any: a multi-region trail records them all). Its account may differ from
+    the stack's (an organization trail lives in the management account); the gate checks that with
+    ``--lookup``."""
     if c.existing_trail is None:
         return []
-    partition = c.existing_trail.arn.split(":")[1]
+    loc = ("compliance", "existingTrail", "arn")
+    _, arn_partition, _, arn_region, _, resource = c.existing_trail.arn.split(":", 5)
+    name = resource.removeprefix("trail/")
     expected = region_partitions().get(cloud.region) or partition(cloud.region)
-    if partition != expected:
-        return [(("compliance", "existingTrail", "arn"), f"expected a trail of the {expected} partition (the stack's region "
-                 f"{cloud.region} is in it), got one of {partition}", ("cloud", "region"))]
+    if arn_partition != expected:
+        return [(loc, f"expected a trail of the {expected} partition (the stack's region {cloud.region} is in it), "
+                      f"got one of {arn_partition}", ("cloud", "region"))]
+    known = region_partitions()
+    if known and known.get(arn_region) != arn_partition:
+        return [(loc, f"the trail's region {arn_region!r} is not a region of the {arn_partition} partition")]
+    if not _TRAIL_NAME.match(name) or _IP_ADDRESS.match(name):
+        return [(loc, f"trail name {name!r} is not one CloudTrail accepts (letters, digits and single '.', '_' or '-' "
+                      "between them; not an IP address)")]
     return []
 
 

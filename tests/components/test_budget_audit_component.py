@@ -322,3 +322,13 @@ def test_what_the_stack_s_own_trail_records(existing, data_buckets, recorded, ow
                              log_retention_days=90, data_event_bucket_arns=data_buckets, existing_trail_arn=existing,
                              existing_trail_s3_data_events=recorded)
     assert (args.own_trail, args.own_management_events) == (own, management)
+
+
+def test_the_stack_s_own_trail_is_not_an_existing_trail():
+    from components.common import ComponentArgsError
+
+    args = AuditBaselineArgs(stack="eu-prod", region="eu-central-1", vpc_id="vpc-1", account_id="111122223333", kms_key_arn="k",
+                             log_retention_days=90, existing_trail_arn="arn:aws:cloudtrail:eu-central-1:111122223333:trail/seedance-eu-prod")
+    with pytest.raises(ComponentArgsError, match=r"^compliance.existingTrail.arn: names this stack's own trail seedance-eu-prod"):
+        args.validate()
+

@@ -446,13 +446,13 @@ def _client_of(region: str):  # noqa: ANN202
 
 
 def test_read_trail_facts(cloudtrail) -> None:
-    good = cloudtrail(data=["arn:aws:s3:::ds/"])
+    good = cloudtrail(data=["arn:aws:s3:::datasets/"])
     bad = cloudtrail(validation=False, multi_region=False, logging=False, management=False)
     facts = read_trail_facts(_client_of, [good, bad, good])
     assert sorted(facts) == sorted([good, bad])
     g, b = facts[good], facts[bad]
     assert (g.multi_region, g.log_file_validation, g.logging, g.management_events, g.s3_data_events) == (
-        True, True, True, True, ["arn:aws:s3:::ds/"])
+        True, True, True, True, ["arn:aws:s3:::datasets/"])
     assert (b.multi_region, b.log_file_validation, b.logging, b.management_events, b.s3_data_events) == (
         False, False, False, False, [])
     assert g.home_region == TRAIL_HOME and g.s3_bucket == good.rsplit("/", 1)[1] + "-logs"
@@ -474,11 +474,24 @@ def test_selectors_are_read_as_cloudtrail_applies_them() -> None:
     assert _records_management_events([{"IncludeManagementEvents": True}], data_only) is False
     assert _s3_data_event_arns([], data_only, "aws") == ["arn:aws:s3"]  # every bucket
     narrowed = [{"FieldSelectors": [*data_only[0]["FieldSelectors"],
-                                    {"Field": "resources.ARN", "StartsWith": ["arn:aws:s3:::ds/"]}]}]
-    assert _s3_data_event_arns([], narrowed, "aws") == ["arn:aws:s3:::ds/"]
+                                    {"Field": "resources.ARN", "StartsWith": ["arn:aws:s3:::datasets/", "arn:aws:s3:::datasets/tmp/"]}]}]
+    assert _s3_data_event_arns([], narrowed, "aws") == ["arn:aws:s3:::datasets/"]  # a prefix covers part of a bucket
+    one_object = [{"FieldSelectors": [*data_only[0]["FieldSelectors"],
+                                      {"Field": "resources.ARN", "Equals": ["arn:aws:s3:::datasets/readme.txt"]}]}]
+    assert _s3_data_event_arns([], one_object, "aws") == []
+    # reads only (or writes only) is not recording a bucket's data events, nor the account's management events
+    reads = [{"FieldSelectors": [*data_only[0]["FieldSelectors"], {"Field": "readOnly", "Equals": ["true"]}]},
+             {"FieldSelectors": [{"Field": "eventCategory", "Equals": ["Management"]}, {"Field": "readOnly", "Equals": ["true"]}]}]
+    assert _s3_data_event_arns([], reads, "aws") == [] and _records_management_events([], reads) is False
+    basic_reads = [{"ReadWriteType": "ReadOnly", "IncludeManagementEvents": True,
+                    "DataResources": [{"Type": "AWS::S3::Object", "Values": ["arn:aws:s3"]}]}]
+    assert _s3_data_event_arns(basic_reads, [], "aws") == [] and _records_management_events(basic_reads, []) is False
+    whole = [{"ReadWriteType": "All", "DataResources": [{"Type": "AWS::S3::Object", "Values": [
+        "arn:aws:s3:::datasets/", "arn:aws:s3:::other", "arn:aws:s3:::datasets/tmp/", "arn:aws:s3:::"]}]}]
+    assert _s3_data_event_arns(whole, [], "aws") == ["arn:aws:s3:::", "arn:aws:s3:::datasets/", "arn:aws:s3:::other"]
     # which buckets a NotStartsWith leaves out cannot be read off it: counted as none
     excluding = [{"FieldSelectors": [*data_only[0]["FieldSelectors"],
-                                     {"Field": "resources.ARN", "NotStartsWith": ["arn:aws:s3:::ds/"]}]}]
+                                     {"Field": "resources.ARN", "NotStartsWith": ["arn:aws:s3:::datasets/"]}]}]
     assert _s3_data_event_arns([], excluding, "aws") == []
     assert _s3_data_event_arns([{"DataResources": [{"Type": "AWS::Lambda::Function", "Values": ["arn:aws:lambda"]}]}],
                                [], "aws") == []
@@ -510,9 +523,17 @@ def test_check_reads_the_existing_trail_with_lookup(cloudtrail, ec2, capsys, tmp
     code, report, err = _check_trail(capsys, tmp_path, ec2, arn, "--lookup")
     assert "1 trail(s) from CloudTrail" in err
     assert report["given"]["read"] is True and report["given"]["trails"] == [arn]
+    # moto's trail is in its default account, not eu-prod's, and is no organization trail
     assert {(f["controlId"], f["message"]) for f in report["findings"] if "existing trail" in f["message"]} == {
-        ("GDPR-33-1", f"existing trail {arn} is not recording (logging is stopped) (read from CloudTrail)")}
+        ("GDPR-33-1", f"existing trail {arn} is not recording (logging is stopped) (read from CloudTrail)"),
+        ("GDPR-33-1", f"existing trail {arn} is a trail of account 123456789012 and not an organization trail, so it "
+                      "does not record account 111122223333 (read from CloudTrail)")}
     assert code == 1
+    # the text report says where each was read, and that the trail's log bucket was not
+    main(["check", str(tmp_path / "sample.json"), "--policy", str(tmp_path / "policy.yaml"), "--lookup"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"Read from EC2 in eu-central-1 and CloudTrail in {TRAIL_HOME} at " in text
+    assert "not checked: " in text and f"the log bucket of the existing trail {arn} (its retention" in text
 
 
 def test_a_lookup_that_cannot_read_the_trail_is_undecided(cloudtrail, ec2, capsys, tmp_path: Path) -> None:

@@ -237,6 +237,11 @@ def test_mlps_outside_china_is_refused_where_it_is_declared() -> None:
      "compliance.existingTrail.arn: expected a trail of the aws partition (the stack's region us-east-1 is in it), got one of aws-cn"),
     ("arn:aws:cloudtrail:us-east-1:999988887777:org-trail", "compliance.existingTrail.arn"),  # no trail/ resource
     ("arn:aws:cloudtrail:us-east-1:999988887777:trail/ab", "compliance.existingTrail.arn"),  # CloudTrail's 3-character minimum
+    ("arn:aws:cloudtrail:cn-north-1:999988887777:trail/org-trail",
+     "compliance.existingTrail.arn: the trail's region 'cn-north-1' is not a region of the aws partition"),
+    ("arn:aws:cloudtrail:mars-east-9:999988887777:trail/org-trail", "'mars-east-9' is not a region of the aws partition"),
+    ("arn:aws:cloudtrail:us-east-1:999988887777:trail/a._b_.c", "trail name 'a._b_.c' is not one CloudTrail accepts"),
+    ("arn:aws:cloudtrail:us-east-1:999988887777:trail/192.168.1.1", "trail name '192.168.1.1' is not one CloudTrail accepts"),
 ])
 def test_an_existing_trail_is_a_trail_arn_of_the_stack_s_partition(arn: str, error: str | None) -> None:
     text = MINIMAL.replace("budget:\n", f"compliance:\n  existingTrail: {{arn: '{arn}'}}\nbudget:\n")
