@@ -292,17 +292,52 @@ def refresh_region(
     }
 
 
+def _existing_records(path: Path, region: str) -> dict[str, dict[str, Any]]:
+    """The records of the region's cache file already at ``path`` by instance type; none when there is no
+    file, and none (with a warning) when it cannot be read or is not a cache of ``region``."""
+    from seedance.pricing.catalog import PriceDataError
+    from seedance.textfile import TextFileError, read_json_file
+
+    if not path.exists():
+        return {}
+    try:
+        old = check_cache_document(read_json_file(path), str(path))
+    except (TextFileError, PriceDataError) as exc:
+        log.warning("the existing price cache cannot be read, so the new prices are written alone: %s", exc)
+        return {}
+    other = sorted({str(r.get("region")) for r in old["instances"] if r.get("region") != region})
+    if other:
+        log.warning("the existing price cache %s holds prices of %s, not %s only, so the new prices are written alone",
+                    path, ", ".join(other), region)
+        return {}
+    return {r["instance_type"]: r for r in old["instances"]}
+
+
 def write_cache(doc: dict[str, Any], cache_dir: Path) -> Path:
-    """Write ``doc`` to ``cache_dir/prices-<region>.json`` whole or not at all (a reader sees the old cache or
-    the new one, never half of it).  ``doc`` is checked first with the reader's own checks
+    """Merge ``doc`` into ``cache_dir/prices-<region>.json`` and write it whole or not at all (a reader sees
+    the old cache or the new one, never half of it).
+
+    The new records replace the file's records of the same instance type; the file's other types are
+    kept as they were, with their own price dates (a refresh of one ``--instance-type`` drops nothing).
+    An existing file that cannot be read is said so (a warning) and the new records are written alone.
+    ``doc`` is checked first with the reader's own checks
     (:func:`seedance.pricing.catalog.check_cache_document`), so a cache the catalog would refuse is never
-    written: :class:`~seedance.pricing.catalog.PriceDataError` then, and the old cache is kept."""
+    written: :class:`~seedance.pricing.catalog.PriceDataError` then, and the old cache is kept.  A ``doc``
+    with no instance record is refused the same way."""
     from seedance.atomic import write_text_atomically
+    from seedance.pricing.catalog import PriceDataError
 
     cache_dir = Path(cache_dir)
     path = cache_dir / f"prices-{doc['region']}.json"
-    check_cache_document(doc, f"{path} (not written)")
-    text = json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n"
+    origin = f"{path} (not written)"
+    check_cache_document(doc, origin)
+    if not doc["instances"]:
+        raise PriceDataError(f"{origin}: instances: no instance record (a refresh that priced nothing changes no cache)")
+    records = _existing_records(path, doc["region"])
+    records.update({r["instance_type"]: r for r in doc["instances"]})
+    merged = {**doc, "instances": [records[t] for t in sorted(records)]}
+    check_cache_document(merged, origin)
+    text = json.dumps(merged, indent=1, sort_keys=True, allow_nan=False) + "\n"
     cache_dir.mkdir(parents=True, exist_ok=True)
     write_text_atomically(path, text)
     return path

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+import logging
 import os
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from seedance.cli import app
 from seedance.estimate import FleetUsage, fleet_components
 from seedance.policy.model import PaymentOption, Term
 from seedance.pricing import UnknownRegionError, load_catalog
+from seedance.pricing.catalog import PriceDataError
 from seedance.pricing.refresh import (
     PRICING_SOURCE,
     SPOT_SOURCE,
@@ -288,3 +290,83 @@ def test_a_gpu_type_no_bundled_region_prices_takes_its_family_s_gpu(tmp_path: Pa
 
     weight, why = unit_weight(catalog.instance("ap-south-1", "p9.xlarge"), Requirement(gpu_model=GpuModel("L4"), gpus=1))
     assert weight is None and "a model the price data does not name" in why
+
+
+# ---------------------------------------------------------------------- the cache file is merged, never emptied
+
+
+def _stub_one(pricing, itype: str, region: str, price_list: list[str]) -> Stubber:  # type: ignore[no-untyped-def]
+    ps = Stubber(pricing)
+    ps.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": price_list},
+                    {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "MaxResults": 100,
+                     "Filters": product_filters(itype, region)})
+    return ps
+
+
+def _refresh_cli(monkeypatch: pytest.MonkeyPatch, pricing, ec2, *args: str):  # type: ignore[no-untyped-def]
+    import seedance.pricing.refresh as refresh
+
+    def stubbed(region: str, instance_types: list[str] | None = None) -> dict:
+        return refresh_region(region, instance_types=instance_types, pricing_client=pricing, ec2_client=ec2, now=NOW)
+
+    monkeypatch.setattr(refresh, "refresh_region", stubbed)
+    return CliRunner().invoke(app, ["prices", "refresh", *args], standalone_mode=False, catch_exceptions=False)
+
+
+def test_a_refresh_of_one_type_keeps_the_region_s_other_types(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               moto_endpoint: str, aws_env: None) -> None:
+    old_m5 = parse_product(_product("m5.xlarge", "SKUM5XL", "0.1920000000", "0.1210000000", "1033"), "us-east-1")
+    old_g5 = parse_product(_product("g5.xlarge", "SKUG5XL", "1.0060000000", "0.6340000000", "5182"), "us-east-1")
+    assert old_m5 is not None and old_g5 is not None
+    old_m5["prices"]["ondemand"]["date"] = "2025-12-01"  # an older refresh of its own
+    write_cache({"region": "us-east-1", "instances": [old_g5, old_m5]}, tmp_path)
+    pricing, ec2 = _clients(moto_endpoint)
+    newer = _product("g5.xlarge", "SKUG5XL", "1.1000000000", "0.7000000000", "5500").replace("2026-02-01", "2026-02-20")
+    with _stub_one(pricing, "g5.xlarge", "us-east-1", [newer]) as ps:
+        result = _refresh_cli(monkeypatch, pricing, ec2, "--region", "us-east-1", "--cache-dir", str(tmp_path),
+                              "--instance-type", "g5.xlarge")
+        ps.assert_no_pending_responses()
+    assert result.return_value == 0, result.output
+    assert "1 instance type(s) in us-east-1" in result.output
+    written = json.loads((tmp_path / "prices-us-east-1.json").read_text())
+    assert [r["instance_type"] for r in written["instances"]] == ["g5.xlarge", "m5.xlarge"]
+    assert written["instances"][1] == old_m5  # kept as it was, with its own date
+    assert written["refreshed_at"] == "2026-03-01T12:00:00+00:00"
+    catalog = load_catalog(cache_dir=tmp_path)
+    assert catalog.instance("us-east-1", "g5.xlarge").ondemand.value == 1.1
+    assert catalog.instance("us-east-1", "g5.xlarge").ondemand.date == "2026-02-20"
+    assert catalog.instance("us-east-1", "m5.xlarge").ondemand.date == "2025-12-01"
+
+
+def test_a_refresh_that_priced_nothing_is_an_error_and_keeps_the_old_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                         moto_endpoint: str, aws_env: None) -> None:
+    pricing, ec2 = _clients(moto_endpoint)
+    args = ("--region", "us-east-1", "--cache-dir", str(tmp_path), "--instance-type", "g5.xlarge")
+    with _stub_one(pricing, "g5.xlarge", "us-east-1", []):
+        result = _refresh_cli(monkeypatch, pricing, ec2, *args)
+    assert result.return_value == 1
+    assert ("error: the Price List API returned no Linux on-demand price for g5.xlarge in us-east-1; the price cache is "
+            "left as it was") in result.output
+    assert not list(tmp_path.iterdir())  # no empty cache
+    old = write_cache({"region": "us-east-1", "instances": [
+        parse_product(_product("g5.xlarge", "SKUG5XL", "1.0060000000", "0.6340000000", "5182"), "us-east-1")]}, tmp_path)
+    before = old.read_bytes()
+    with _stub_one(pricing, "g5.xlarge", "us-east-1", []):
+        result = _refresh_cli(monkeypatch, pricing, ec2, *args)
+    assert result.return_value == 1 and "no Linux on-demand price for g5.xlarge in us-east-1" in result.output
+    assert old.read_bytes() == before
+    with pytest.raises(PriceDataError, match=r"prices-us-east-1\.json \(not written\): instances: no instance record"):
+        write_cache({"region": "us-east-1", "instances": []}, tmp_path)
+    assert old.read_bytes() == before
+
+
+def test_an_unreadable_cache_is_said_so_and_replaced_by_the_new_records(tmp_path: Path,
+                                                                        caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "prices-us-east-1.json").write_text('{"instances": [{"instance_type": "m5.xlarge"', encoding="utf-8")
+    rec = parse_product(_product("g5.xlarge", "SKUG5XL", "1.0060000000", "0.6340000000", "5182"), "us-east-1")
+    with caplog.at_level(logging.WARNING, logger="seedance.pricing.refresh"):
+        path = write_cache({"region": "us-east-1", "instances": [rec]}, tmp_path)
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warned) == 1
+    assert warned[0].startswith(f"the existing price cache cannot be read, so the new prices are written alone: {path}")
+    assert [r["instance_type"] for r in json.loads(path.read_text())["instances"]] == ["g5.xlarge"]
