@@ -71,7 +71,10 @@ def refresh_cmd(region: str, cache_dir: Path | None, instance_types: tuple[str, 
         err.print(f"error: {exc}", markup=False)
         return 1
     except (BotoCoreError, ClientError) as exc:
-        err.print(f"error: AWS call failed: {exc} (credentials and network access are needed for a refresh)", markup=False)
+        code = exc.response.get("Error", {}).get("Code") if isinstance(exc, ClientError) else None
+        hint = (f"{region} must be enabled for the account (an opt-in region) before it can be refreshed"
+                if code == "OptInRequired" else "credentials and network access are needed for a refresh")
+        err.print(f"error: AWS call failed: {exc} ({hint})", markup=False)
         return 1
     if not doc["instances"]:  # nothing priced: the old cache stays as it was
         asked = sorted(set(instance_types)) or default_instance_types(region)

@@ -225,6 +225,47 @@ def default_instance_types(region: str) -> list[str]:
     return here or sorted({r["instance_type"] for r in doc["instances"]})
 
 
+#: What EC2 answers in an opt-in region the account has not enabled (``OptInRequired``; some endpoints say
+#: ``AuthFailure``), or to credentials that may not call DescribeSpotPriceHistory (``UnauthorizedOperation``).
+NOT_ENABLED_CODES = frozenset({"OptInRequired", "AuthFailure", "UnauthorizedOperation"})
+
+
+def _error_code(exc: BaseException) -> str | None:
+    """The AWS error code of a botocore ``ClientError`` (None for anything else)."""
+    response = getattr(exc, "response", None)
+    if not isinstance(response, dict):
+        return None
+    code = response.get("Error", {}).get("Code")
+    return str(code) if code else None
+
+
+def _no_spot_message(region: str, code: str) -> str:
+    tail = "no spot prices; on-demand and reserved prices written"
+    if code == "UnauthorizedOperation":
+        return f"the credentials may not call ec2:DescribeSpotPriceHistory in {region} ({code}): {tail}"
+    return f"{region} is not enabled for this account ({code}): {tail}"
+
+
+def _spot_history(ec2_client: Any, types: list[str], now: dt.datetime) -> list[dict[str, Any]]:
+    """Every page of ``describe_spot_price_history`` for ``types`` (Linux) from ``now``."""
+    entries: list[dict[str, Any]] = []
+    token: str | None = None
+    while True:
+        kwargs: dict[str, Any] = {
+            "InstanceTypes": types,
+            "ProductDescriptions": sorted(LINUX_PRODUCTS),
+            "StartTime": now,
+            "MaxResults": 1000,
+        }
+        if token:
+            kwargs["NextToken"] = token
+        resp = ec2_client.describe_spot_price_history(**kwargs)
+        entries.extend(resp.get("SpotPriceHistory", []))
+        token = resp.get("NextToken")
+        if not token:
+            return entries
+
+
 def refresh_region(
     region: str,
     *,
@@ -233,7 +274,11 @@ def refresh_region(
     ec2_client: Any = None,
     now: dt.datetime | None = None,
 ) -> dict[str, Any]:
-    """Fetch current prices for ``region`` and return a cache document (clients injectable for tests)."""
+    """Fetch current prices for ``region`` and return a cache document (clients injectable for tests).
+
+    A region the account has not enabled (EC2 answers the spot call with one of :data:`NOT_ENABLED_CODES`)
+    gets no spot prices, with a warning: its on-demand and reserved prices come from the Price List API,
+    which answers for every region.  Any other error of either call propagates."""
     check_refreshable(region)  # validate early
     types = sorted(set(instance_types or default_instance_types(region)))
     now = now or dt.datetime.now(dt.timezone.utc)
@@ -264,22 +309,16 @@ def refresh_region(
                 break
         if itype not in records:
             log.warning("no on-demand Linux price for %s in %s from the Price List API", itype, region)
-    spot_entries: list[dict[str, Any]] = []
-    token = None
-    while True:
-        spot_kwargs: dict[str, Any] = {
-            "InstanceTypes": types,
-            "ProductDescriptions": sorted(LINUX_PRODUCTS),
-            "StartTime": now,
-            "MaxResults": 1000,
-        }
-        if token:
-            spot_kwargs["NextToken"] = token
-        resp = ec2_client.describe_spot_price_history(**spot_kwargs)
-        spot_entries.extend(resp.get("SpotPriceHistory", []))
-        token = resp.get("NextToken")
-        if not token:
-            break
+    from botocore.exceptions import ClientError
+
+    try:
+        spot_entries = _spot_history(ec2_client, types, now)
+    except ClientError as exc:
+        code = _error_code(exc)
+        if code not in NOT_ENABLED_CODES:
+            raise
+        log.warning("%s", _no_spot_message(region, code))
+        spot_entries = []
     for itype, spot in parse_spot_history(spot_entries).items():
         if itype in records:
             records[itype]["prices"].update(spot)

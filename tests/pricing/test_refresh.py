@@ -38,8 +38,9 @@ from seedance.pricing.refresh import (
 NOW = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.timezone.utc)
 
 
-def _product(itype: str, sku: str, od: str, ri_no: str, ri_all_upfront: str, currency: str = "USD") -> str:
-    """One PriceList entry: a JSON string with product, terms.OnDemand and terms.Reserved."""
+def _product(itype: str, sku: str, od: str, ri_no: str, ri_all_upfront: str, currency: str = "USD",
+             region: str = "us-east-1") -> str:
+    """One PriceList entry of ``region``: a JSON string with product, terms.OnDemand and terms.Reserved."""
     return json.dumps({
         "product": {
             "productFamily": "Compute Instance",
@@ -47,7 +48,8 @@ def _product(itype: str, sku: str, od: str, ri_no: str, ri_all_upfront: str, cur
             "attributes": {
                 "instanceType": itype, "vcpu": "4", "memory": "16 GiB", "gpu": "1", "gpuMemory": "24 GiB",
                 "location": "US East (N. Virginia)", "operatingSystem": "Linux", "tenancy": "Shared",
-                "preInstalledSw": "NA", "capacitystatus": "Used",
+                "preInstalledSw": "NA", "capacitystatus": "Used", "regionCode": region, "locationType": "AWS Region",
+                "marketoption": "OnDemand",
             },
         },
         "serviceCode": "AmazonEC2",
@@ -254,7 +256,7 @@ def test_refresh_command_unknown_region_is_a_clean_error(tmp_path: Path) -> None
 def test_a_region_only_the_cache_prices_takes_its_types_facts_from_another_region(tmp_path: Path) -> None:
     # the Price List API names no GPU model: a region the bundled catalog lacks (ap-south-1) would
     # price g5.xlarge as a GPU of no model, which no GPU fleet can use
-    rec = parse_product(_product("g5.xlarge", "SKU1", "1.2", "0.8", "5000"), "ap-south-1")
+    rec = parse_product(_product("g5.xlarge", "SKU1", "1.2", "0.8", "5000", region="ap-south-1"), "ap-south-1")
     assert rec is not None and rec["gpu_model"] is None
     write_cache({"region": "ap-south-1", "instances": [rec]}, tmp_path)
     assert not load_catalog().has_region("ap-south-1")
@@ -274,10 +276,12 @@ def test_a_region_only_the_cache_prices_takes_its_types_facts_from_another_regio
 def test_a_gpu_type_no_bundled_region_prices_takes_its_family_s_gpu(tmp_path: Path) -> None:
     # g6.2xlarge is in no bundled region; its family's bundled types (g6.xlarge, g6.12xlarge) are all L4
     assert not any(o.instance_type == "g6.2xlarge" for r in load_catalog().regions() for o in load_catalog().instances(r))
-    rec = parse_product(_product("g6.2xlarge", "SKU6", "1.1", "0.7", "4000"), "ap-south-1")
+    rec = parse_product(_product("g6.2xlarge", "SKU6", "1.1", "0.7", "4000", region="ap-south-1"), "ap-south-1")
     assert rec is not None and rec["gpus"] == 1 and rec["gpu_model"] is None
-    no_memory = dict(parse_product(_product("g6.4xlarge", "SKU7", "1.5", "0.9", "5000"), "ap-south-1"), gpu_memory_gib_total=0.0)
-    mixed = parse_product(_product("p9.xlarge", "SKU8", "9", "6", "50000"), "ap-south-1")  # no bundled family
+    no_memory = dict(parse_product(_product("g6.4xlarge", "SKU7", "1.5", "0.9", "5000", region="ap-south-1"),
+                                   "ap-south-1"), gpu_memory_gib_total=0.0)
+    mixed = parse_product(_product("p9.xlarge", "SKU8", "9", "6", "50000", region="ap-south-1"),
+                          "ap-south-1")  # no bundled family
     write_cache({"region": "ap-south-1", "instances": [rec, no_memory, mixed]}, tmp_path)
     catalog = load_catalog(cache_dir=tmp_path)
     g6 = catalog.instance("ap-south-1", "g6.2xlarge")
@@ -370,3 +374,61 @@ def test_an_unreadable_cache_is_said_so_and_replaced_by_the_new_records(tmp_path
     assert len(warned) == 1
     assert warned[0].startswith(f"the existing price cache cannot be read, so the new prices are written alone: {path}")
     assert [r["instance_type"] for r in json.loads(path.read_text())["instances"]] == ["g5.xlarge"]
+
+
+# ---------------------------------------------------------------------- a region the account has not enabled
+
+
+def _refresh_with_spot_error(region: str, code: str):  # type: ignore[no-untyped-def]
+    """refresh_region of g5.xlarge in ``region``, the Price List answering and EC2 failing with ``code``."""
+    pricing = boto3.client("pricing", region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t")
+    ec2 = boto3.client("ec2", region_name=region, aws_access_key_id="t", aws_secret_access_key="t")
+    ps = _stub_one(pricing, "g5.xlarge", region, [_product("g5.xlarge", "SKUG5", "1.2", "0.8", "5000", region=region)])
+    es = Stubber(ec2)
+    es.add_client_error("describe_spot_price_history", service_error_code=code,
+                        service_message="You are not subscribed to this service.", http_status_code=401)
+    with ps, es:
+        return refresh_region(region, instance_types=["g5.xlarge"], pricing_client=pricing, ec2_client=ec2, now=NOW)
+
+
+@pytest.mark.parametrize(("code", "message"), [
+    ("OptInRequired", "ap-southeast-7 is not enabled for this account (OptInRequired): no spot prices; on-demand and "
+                      "reserved prices written"),
+    ("AuthFailure", "ap-southeast-7 is not enabled for this account (AuthFailure): no spot prices; on-demand and "
+                    "reserved prices written"),
+    ("UnauthorizedOperation", "the credentials may not call ec2:DescribeSpotPriceHistory in ap-southeast-7 "
+                              "(UnauthorizedOperation): no spot prices; on-demand and reserved prices written"),
+])
+def test_a_region_not_enabled_gets_its_price_list_prices_and_no_spot(code: str, message: str,
+                                                                     caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="seedance.pricing.refresh"):
+        doc = _refresh_with_spot_error("ap-southeast-7", code)
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [message]
+    [rec] = doc["instances"]
+    assert set(rec["prices"]) == {"ondemand", "reserved"} and rec["prices"]["ondemand"]["value"] == 1.2
+
+
+def test_other_spot_errors_still_fail_the_refresh() -> None:
+    from botocore.exceptions import ClientError
+
+    with pytest.raises(ClientError, match="RequestLimitExceeded"):
+        _refresh_with_spot_error("ap-southeast-7", "RequestLimitExceeded")
+
+
+def test_opt_in_required_elsewhere_asks_for_the_region_not_for_credentials(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import seedance.pricing.refresh as refresh
+    from botocore.exceptions import ClientError
+
+    def failing(region: str, instance_types: list[str] | None = None) -> dict:
+        raise ClientError({"Error": {"Code": "OptInRequired", "Message": "You are not subscribed to this service."}},
+                          "DescribeSpotPriceHistory")
+
+    monkeypatch.setattr(refresh, "refresh_region", failing)
+    result = CliRunner().invoke(app, ["prices", "refresh", "--region", "ap-southeast-7", "--cache-dir", str(tmp_path)],
+                                standalone_mode=False)
+    assert result.return_value == 1
+    assert ("error: AWS call failed: An error occurred (OptInRequired) when calling the DescribeSpotPriceHistory "
+            "operation: You are not subscribed to this service. (ap-southeast-7 must be enabled for the account (an "
+            "opt-in region) before it can be refreshed)") in result.output
+    assert "credentials" not in result.output and not list(tmp_path.iterdir())
