@@ -119,9 +119,14 @@ def parse_product(item: str | dict[str, Any], region: str) -> dict[str, Any] | N
     product = doc.get("product", {})
     attrs = product.get("attributes", {})
     sku = product.get("sku", "?")
-    if attrs.get("regionCode", region) != region or attrs.get("locationType", "AWS Region") != "AWS Region":
-        log.warning("Price List entry %s is for %s (%s), not the region %s; ignored", sku, attrs.get("regionCode"),
-                    attrs.get("locationType"), region)
+    # the query matches regionCode and locationType: an entry without them is not known to be this region's
+    if attrs.get("regionCode") != region or attrs.get("locationType") != "AWS Region":
+        log.warning("Price List entry %s is for %s (%s), not the region %s; ignored", sku,
+                    attrs.get("regionCode", "no regionCode"), attrs.get("locationType", "no locationType"), region)
+        return None
+    market = attrs.get("marketoption")
+    if market is not None and market != "OnDemand":  # a Capacity Block's price is not the on-demand one
+        log.info("Price List entry %s is a %s offer, not an on-demand one; ignored", sku, market)
         return None
     date = str(doc.get("publicationDate", ""))[:10] or "undated"
     terms = doc.get("terms", {})
@@ -289,6 +294,7 @@ def refresh_region(
         ec2_client = ec2_client or awsclient.client("ec2", region)
     records: dict[str, dict[str, Any]] = {}
     for itype in types:
+        matched: list[dict[str, Any]] = []
         token: str | None = None
         while True:
             kwargs: dict[str, Any] = {
@@ -302,13 +308,18 @@ def refresh_region(
             resp = pricing_client.get_products(**kwargs)
             for item in resp.get("PriceList", []):
                 rec = parse_product(item, region)
-                if rec is not None and rec["instance_type"] == itype and itype not in records:
-                    records[itype] = rec
+                if rec is not None and rec["instance_type"] == itype:
+                    matched.append(rec)
             token = resp.get("NextToken")
             if not token:
                 break
-        if itype not in records:
+        if not matched:
             log.warning("no on-demand Linux price for %s in %s from the Price List API", itype, region)
+            continue
+        records[itype] = matched[0]
+        if len(matched) > 1:
+            log.info("%d Price List entries price %s in %s (%s); the first is used", len(matched), itype, region,
+                     ", ".join(r["prices"]["ondemand"]["ref"] for r in matched))
     from botocore.exceptions import ClientError
 
     try:

@@ -432,3 +432,59 @@ def test_opt_in_required_elsewhere_asks_for_the_region_not_for_credentials(tmp_p
             "operation: You are not subscribed to this service. (ap-southeast-7 must be enabled for the account (an "
             "opt-in region) before it can be refreshed)") in result.output
     assert "credentials" not in result.output and not list(tmp_path.iterdir())
+
+
+# ---------------------------------------------------------------------- which Price List entries are the region's
+
+
+def _entry(region: str, sku: str, od: str, *, drop: tuple[str, ...] = (), **attrs: str) -> str:
+    doc = json.loads(_product("g5.xlarge", sku, od, "0.8", "5000", region=region))
+    for key in drop:
+        del doc["product"]["attributes"][key]
+    doc["product"]["attributes"].update(attrs)
+    return json.dumps(doc)
+
+
+@pytest.mark.parametrize(("drop", "said"), [
+    (("regionCode",), "Price List entry S is for no regionCode (AWS Region), not the region us-east-1; ignored"),
+    (("locationType",), "Price List entry S is for us-east-1 (no locationType), not the region us-east-1; ignored"),
+])
+def test_an_entry_that_does_not_name_the_region_is_not_the_region_s(drop: tuple[str, ...], said: str,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="seedance.pricing.refresh"):
+        assert parse_product(_entry("us-east-1", "S", "1.0", drop=drop), "us-east-1") is None
+    assert [r.getMessage() for r in caplog.records] == [said]
+
+
+def test_a_capacity_block_entry_is_not_an_on_demand_price(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="seedance.pricing.refresh"):
+        assert parse_product(_entry("us-east-1", "CB", "1.5", marketoption="CapacityBlock"), "us-east-1") is None
+    assert [r.getMessage() for r in caplog.records] == [
+        "Price List entry CB is a CapacityBlock offer, not an on-demand one; ignored"]
+    assert parse_product(_entry("us-east-1", "OD", "1.5", marketoption="OnDemand"), "us-east-1") is not None
+    assert parse_product(_entry("us-east-1", "OD", "1.5", drop=("marketoption",)), "us-east-1") is not None
+
+
+def test_the_refresh_takes_the_region_s_on_demand_entry(caplog: pytest.LogCaptureFixture) -> None:
+    region = "ap-southeast-7"
+    pricing = boto3.client("pricing", region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t")
+    ec2 = boto3.client("ec2", region_name=region, aws_access_key_id="t", aws_secret_access_key="t")
+    ps, es = Stubber(pricing), Stubber(ec2)
+    base = {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "MaxResults": 100,
+            "Filters": product_filters("g5.xlarge", region)}
+    pages = [
+        [_entry("us-east-1", "USE1", "0.5", drop=("regionCode", "locationType")),  # no region named: not this one's
+         _entry(region, "ZERO", "0.0000000000")],  # no hourly price
+        [_entry(region, "CB", "1.5", marketoption="CapacityBlock"), _entry(region, "TH", "1.2"),
+         _entry(region, "TH2", "1.3")],
+    ]
+    ps.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": pages[0], "NextToken": "p1"}, base)
+    ps.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": pages[1]}, {**base, "NextToken": "p1"})
+    es.add_response("describe_spot_price_history", {"SpotPriceHistory": []}, None)
+    with ps, es, caplog.at_level(logging.INFO, logger="seedance.pricing.refresh"):
+        doc = refresh_region(region, instance_types=["g5.xlarge"], pricing_client=pricing, ec2_client=ec2, now=NOW)
+    [rec] = doc["instances"]
+    assert rec["prices"]["ondemand"]["value"] == 1.2
+    assert rec["prices"]["ondemand"]["ref"] == "pricing.get_products[sku=TH,term=TH.JRTCKXETXF]"
+    assert ("2 Price List entries price g5.xlarge in ap-southeast-7 (pricing.get_products[sku=TH,term=TH.JRTCKXETXF], "
+            "pricing.get_products[sku=TH2,term=TH2.JRTCKXETXF]); the first is used") in caplog.messages
