@@ -22,10 +22,12 @@ from typing import Any
 from seedance.pricing.catalog import (
     CACHE_SCHEMA,
     CACHE_VERSION,
+    PricingError,
     UnknownRegionError,
     _bundled_document,
     _closest,
     _hint,
+    catalog_from_document,
     check_cache_document,
 )
 
@@ -371,7 +373,9 @@ def write_cache(doc: dict[str, Any], cache_dir: Path) -> Path:
     kept as they were, with their own price dates (a refresh of one ``--instance-type`` drops nothing).
     An existing file that cannot be read is said so (a warning) and the new records are written alone.
     ``doc`` is checked first with the reader's own checks
-    (:func:`seedance.pricing.catalog.check_cache_document`), so a cache the catalog would refuse is never
+    (:func:`seedance.pricing.catalog.check_cache_document`), and the merged cache is overlaid on the bundled
+    catalog as a reader would (:func:`seedance.pricing.catalog.catalog_from_document`: prices in another
+    currency than the bundled ones of the region are refused), so a cache the catalog would refuse is never
     written: :class:`~seedance.pricing.catalog.PriceDataError` then, and the old cache is kept.  A ``doc``
     with no instance record is refused the same way."""
     from seedance.atomic import write_text_atomically
@@ -387,6 +391,12 @@ def write_cache(doc: dict[str, Any], cache_dir: Path) -> Path:
     records.update({r["instance_type"]: r for r in doc["instances"]})
     merged = {**doc, "instances": [records[t] for t in sorted(records)]}
     check_cache_document(merged, origin)
+    try:  # and it must overlay the bundled catalog (the same currency as the bundled prices of the region)
+        catalog_from_document(_bundled_document(), [merged], origins=[origin])
+    except PriceDataError:
+        raise
+    except PricingError as exc:
+        raise PriceDataError(f"{origin}: {exc}") from None
     text = json.dumps(merged, indent=1, sort_keys=True, allow_nan=False) + "\n"
     cache_dir.mkdir(parents=True, exist_ok=True)
     write_text_atomically(path, text)

@@ -488,3 +488,26 @@ def test_the_refresh_takes_the_region_s_on_demand_entry(caplog: pytest.LogCaptur
     assert rec["prices"]["ondemand"]["ref"] == "pricing.get_products[sku=TH,term=TH.JRTCKXETXF]"
     assert ("2 Price List entries price g5.xlarge in ap-southeast-7 (pricing.get_products[sku=TH,term=TH.JRTCKXETXF], "
             "pricing.get_products[sku=TH2,term=TH2.JRTCKXETXF]); the first is used") in caplog.messages
+
+
+def test_a_cache_in_another_currency_than_the_bundled_region_s_is_not_written(tmp_path: Path) -> None:
+    assert load_catalog().currency("cn-north-1") == "CNY"
+    usd = parse_product(_product("g5.xlarge", "SKUCN", "1.2", "0.8", "5000", region="cn-north-1"), "cn-north-1")
+    assert usd is not None and usd["currency"] == "USD"
+    with pytest.raises(PriceDataError) as raised:
+        write_cache({"region": "cn-north-1", "instances": [usd]}, tmp_path)
+    assert str(raised.value) == (f"{tmp_path / 'prices-cn-north-1.json'} (not written): instances[0]: cache for "
+                                 f"cn-north-1/g5.xlarge is in USD, the bundled catalog in CNY; refusing to mix currencies")
+    assert not list(tmp_path.iterdir())
+    load_catalog(cache_dir=tmp_path)  # every command using the folder still works
+    cny = parse_product(_product("g5.xlarge", "SKUCN", "9.1", "6.0", "40000", currency="CNY", region="cn-north-1"),
+                        "cn-north-1")
+    path = write_cache({"region": "cn-north-1", "instances": [cny]}, tmp_path)
+    assert load_catalog(cache_dir=tmp_path).instance("cn-north-1", "g5.xlarge").ondemand.value == 9.1
+    before = path.read_bytes()
+    # a type the bundled catalog does not price there: the region's currency decides
+    p4d = dict(usd, instance_type="p4d.24xlarge")
+    with pytest.raises(PriceDataError, match=r"\(not written\): instances\[1\]: USD prices for cn-north-1, whose prices "
+                                             r"are in CNY; refusing to mix currencies"):
+        write_cache({"region": "cn-north-1", "instances": [p4d]}, tmp_path)
+    assert path.read_bytes() == before
