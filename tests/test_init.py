@@ -79,6 +79,11 @@ def test_a_new_project_passes_the_gate(tmp_path: Path, region: str, environment:
     budget = [f["message"] for f in decision["findings"] if f["controlId"].startswith("BUDGET-")]
     if currency == "CNY":
         assert len(budget) == 1 and "component(s) unpriced" in budget[0] and "lower bound" in budget[0]
+        # which a refresh cannot price (it fetches instance prices only): the remediation does not send there
+        [fix] = [f["remediation"] for f in decision["findings"] if f["controlId"] == "BUDGET-COST-2"]
+        assert fix.endswith("or reduce the plan's cost. Unpriced components have no price in the bundled data for the "
+                            "region (a price refresh fetches EC2 instance prices only): the projection is a lower bound, "
+                            "so keep the budget's margin for them.")
     else:
         assert budget == []
 
