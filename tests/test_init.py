@@ -79,6 +79,11 @@ def test_a_new_project_passes_the_gate(tmp_path: Path, region: str, environment:
     budget = [f["message"] for f in decision["findings"] if f["controlId"].startswith("BUDGET-")]
     if currency == "CNY":
         assert len(budget) == 1 and "component(s) unpriced" in budget[0] and "lower bound" in budget[0]
+        # which a refresh cannot price (it fetches instance prices only): the remediation does not send there
+        [fix] = [f["remediation"] for f in decision["findings"] if f["controlId"] == "BUDGET-COST-2"]
+        assert fix.endswith("or reduce the plan's cost. Unpriced components have no price in the bundled data for the "
+                            "region (a price refresh fetches EC2 instance prices only): the projection is a lower bound, "
+                            "so keep the budget's margin for them.")
     else:
         assert budget == []
 
@@ -284,6 +289,35 @@ def test_a_region_only_a_refresh_cache_prices(tmp_path: Path, monkeypatch: pytes
     assert "1 x A10G" in capsys.readouterr().out  # the model, from the type's bundled record
     assert main(["check", "dev", "--project-dir", str(project), "-f", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["decision"] == "pass"
+
+
+def test_the_next_step_of_a_region_only_the_cache_prices_exports_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from seedance.pricing.catalog import _bundled_document
+    from seedance.pricing.refresh import write_cache
+
+    rows = [{**r, "region": "ap-south-1"} for r in _bundled_document()["instances"] if r["region"] == "us-west-2"]
+    for r in rows:
+        r.pop("interruption", None)
+    cache = tmp_path / "my cache"
+    write_cache({"region": "ap-south-1", "instances": rows}, cache)
+    monkeypatch.delenv("SEEDANCE_PRICE_CACHE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "p", "--region", "ap-south-1", "--cost-center", "CC-1", "--cache-dir", "my cache"]) == 0
+    out = capsys.readouterr().out
+    assert (f"next: edit the 'yours:' lines of policies/dev.yaml, then `export SEEDANCE_PRICE_CACHE='{cache.resolve()}'` "
+            "(ap-south-1 is priced only by that refresh cache), `seedance check dev --project-dir p` and `pulumi up` in p"
+            ) in out
+    assert main(["check", "dev", "--project-dir", "p", "-f", "json"]) == 2  # undecided: without the cache, no prices
+    capsys.readouterr()
+    monkeypatch.setenv("SEEDANCE_PRICE_CACHE", str(cache.resolve()))  # as the next step says
+    assert main(["check", "dev", "--project-dir", "p", "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["decision"] == "pass"
+    # a region the bundled catalog prices needs no cache to be checked: the next step is the usual one
+    monkeypatch.delenv("SEEDANCE_PRICE_CACHE")
+    assert main(["init", "q", "--region", "us-west-2", "--cost-center", "CC-1", "--cache-dir", "my cache"]) == 0
+    assert ("next: edit the 'yours:' lines of policies/dev.yaml, then `seedance check dev --project-dir q` and "
+            "`pulumi up` in q") in capsys.readouterr().out
 
 
 def test_a_price_cache_not_made_yet_is_no_reason_to_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

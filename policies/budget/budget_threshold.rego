@@ -20,7 +20,8 @@ import data.lib.fmt
 #   severity: advisory
 #   remediation: >-
 #     Act on the threshold (notify, degrade non-core fleets, spot-only non-prod) or reduce the
-#     plan's cost; for unpriced components, price them (seedance prices refresh) or keep the
+#     plan's cost. Unpriced components have no price in the bundled data for the region (a price
+#     refresh fetches EC2 instance prices only): the projection is a lower bound, so keep the
 #     budget's margin for them.
 violation contains findings.finding("BUDGET-COST-2", p.resource, p.message) if {
 	some p in _problems

@@ -137,6 +137,10 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
         err.print("warning: no --cost-center: the policy's cost-center tag is 'unassigned', and `seedance check` "
                   "blocks the deploy until it names a real cost center (metadata.tags.cost-center)", markup=False)
     where = shlex.quote(str(directory))
-    out.print(f"next: edit the 'yours:' lines of policies/{stack}.yaml, then "
+    then = ""
+    if cache_dir is not None and not load_catalog().has_region(region):  # both commands need the cache
+        cache = shlex.quote(str(cache_dir.resolve()))
+        then = f"`export SEEDANCE_PRICE_CACHE={cache}` ({region} is priced only by that refresh cache), "
+    out.print(f"next: edit the 'yours:' lines of policies/{stack}.yaml, then {then}"
               f"`seedance check {shlex.quote(stack)} --project-dir {where}` and `pulumi up` in {where}", markup=False)
     return 0

@@ -10,6 +10,10 @@ import click
 from seedance.pricing.catalog import PricingError
 
 
+#: How many of the asked instance types an error names before "and N more".
+_SHOWN_TYPES = 8
+
+
 def default_cache_dir() -> Path:
     env = os.environ.get("SEEDANCE_PRICE_CACHE")
     return Path(env) if env else Path.home() / ".cache" / "seedance" / "prices"
@@ -58,7 +62,7 @@ def refresh_cmd(region: str, cache_dir: Path | None, instance_types: tuple[str, 
     from botocore.exceptions import BotoCoreError, ClientError
 
     from seedance.cli import console
-    from seedance.pricing.refresh import refresh_region, write_cache
+    from seedance.pricing.refresh import default_instance_types, refresh_region, write_cache
 
     err = console(stderr=True)
     try:
@@ -67,7 +71,16 @@ def refresh_cmd(region: str, cache_dir: Path | None, instance_types: tuple[str, 
         err.print(f"error: {exc}", markup=False)
         return 1
     except (BotoCoreError, ClientError) as exc:
-        err.print(f"error: AWS call failed: {exc} (credentials and network access are needed for a refresh)", markup=False)
+        code = exc.response.get("Error", {}).get("Code") if isinstance(exc, ClientError) else None
+        hint = (f"{region} must be enabled for the account (an opt-in region) before it can be refreshed"
+                if code == "OptInRequired" else "credentials and network access are needed for a refresh")
+        err.print(f"error: AWS call failed: {exc} ({hint})", markup=False)
+        return 1
+    if not doc["instances"]:  # nothing priced: the old cache stays as it was
+        asked = sorted(set(instance_types)) or default_instance_types(region)
+        shown = ", ".join(asked[:_SHOWN_TYPES]) + (f" and {len(asked) - _SHOWN_TYPES} more" if len(asked) > _SHOWN_TYPES else "")
+        err.print(f"error: the Price List API returned no Linux on-demand price for {shown} in {region}; "
+                  f"the price cache is left as it was", markup=False)
         return 1
     try:
         path = write_cache(doc, cache_dir or default_cache_dir())

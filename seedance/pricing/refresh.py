@@ -22,10 +22,12 @@ from typing import Any
 from seedance.pricing.catalog import (
     CACHE_SCHEMA,
     CACHE_VERSION,
+    PricingError,
     UnknownRegionError,
     _bundled_document,
     _closest,
     _hint,
+    catalog_from_document,
     check_cache_document,
 )
 
@@ -119,9 +121,14 @@ def parse_product(item: str | dict[str, Any], region: str) -> dict[str, Any] | N
     product = doc.get("product", {})
     attrs = product.get("attributes", {})
     sku = product.get("sku", "?")
-    if attrs.get("regionCode", region) != region or attrs.get("locationType", "AWS Region") != "AWS Region":
-        log.warning("Price List entry %s is for %s (%s), not the region %s; ignored", sku, attrs.get("regionCode"),
-                    attrs.get("locationType"), region)
+    # the query matches regionCode and locationType: an entry without them is not known to be this region's
+    if attrs.get("regionCode") != region or attrs.get("locationType") != "AWS Region":
+        log.warning("Price List entry %s is for %s (%s), not the region %s; ignored", sku,
+                    attrs.get("regionCode", "no regionCode"), attrs.get("locationType", "no locationType"), region)
+        return None
+    market = attrs.get("marketoption")
+    if market is not None and market != "OnDemand":  # a Capacity Block's price is not the on-demand one
+        log.info("Price List entry %s is a %s offer, not an on-demand one; ignored", sku, market)
         return None
     date = str(doc.get("publicationDate", ""))[:10] or "undated"
     terms = doc.get("terms", {})
@@ -225,6 +232,47 @@ def default_instance_types(region: str) -> list[str]:
     return here or sorted({r["instance_type"] for r in doc["instances"]})
 
 
+#: What EC2 answers in an opt-in region the account has not enabled (``OptInRequired``; some endpoints say
+#: ``AuthFailure``), or to credentials that may not call DescribeSpotPriceHistory (``UnauthorizedOperation``).
+NOT_ENABLED_CODES = frozenset({"OptInRequired", "AuthFailure", "UnauthorizedOperation"})
+
+
+def _error_code(exc: BaseException) -> str | None:
+    """The AWS error code of a botocore ``ClientError`` (None for anything else)."""
+    response = getattr(exc, "response", None)
+    if not isinstance(response, dict):
+        return None
+    code = response.get("Error", {}).get("Code")
+    return str(code) if code else None
+
+
+def _no_spot_message(region: str, code: str) -> str:
+    tail = "no spot prices; on-demand and reserved prices written"
+    if code == "UnauthorizedOperation":
+        return f"the credentials may not call ec2:DescribeSpotPriceHistory in {region} ({code}): {tail}"
+    return f"{region} is not enabled for this account ({code}): {tail}"
+
+
+def _spot_history(ec2_client: Any, types: list[str], now: dt.datetime) -> list[dict[str, Any]]:
+    """Every page of ``describe_spot_price_history`` for ``types`` (Linux) from ``now``."""
+    entries: list[dict[str, Any]] = []
+    token: str | None = None
+    while True:
+        kwargs: dict[str, Any] = {
+            "InstanceTypes": types,
+            "ProductDescriptions": sorted(LINUX_PRODUCTS),
+            "StartTime": now,
+            "MaxResults": 1000,
+        }
+        if token:
+            kwargs["NextToken"] = token
+        resp = ec2_client.describe_spot_price_history(**kwargs)
+        entries.extend(resp.get("SpotPriceHistory", []))
+        token = resp.get("NextToken")
+        if not token:
+            return entries
+
+
 def refresh_region(
     region: str,
     *,
@@ -233,7 +281,11 @@ def refresh_region(
     ec2_client: Any = None,
     now: dt.datetime | None = None,
 ) -> dict[str, Any]:
-    """Fetch current prices for ``region`` and return a cache document (clients injectable for tests)."""
+    """Fetch current prices for ``region`` and return a cache document (clients injectable for tests).
+
+    A region the account has not enabled (EC2 answers the spot call with one of :data:`NOT_ENABLED_CODES`)
+    gets no spot prices, with a warning: its on-demand and reserved prices come from the Price List API,
+    which answers for every region.  Any other error of either call propagates."""
     check_refreshable(region)  # validate early
     types = sorted(set(instance_types or default_instance_types(region)))
     now = now or dt.datetime.now(dt.timezone.utc)
@@ -244,6 +296,7 @@ def refresh_region(
         ec2_client = ec2_client or awsclient.client("ec2", region)
     records: dict[str, dict[str, Any]] = {}
     for itype in types:
+        matched: list[dict[str, Any]] = []
         token: str | None = None
         while True:
             kwargs: dict[str, Any] = {
@@ -257,29 +310,28 @@ def refresh_region(
             resp = pricing_client.get_products(**kwargs)
             for item in resp.get("PriceList", []):
                 rec = parse_product(item, region)
-                if rec is not None and rec["instance_type"] == itype and itype not in records:
-                    records[itype] = rec
+                if rec is not None and rec["instance_type"] == itype:
+                    matched.append(rec)
             token = resp.get("NextToken")
             if not token:
                 break
-        if itype not in records:
+        if not matched:
             log.warning("no on-demand Linux price for %s in %s from the Price List API", itype, region)
-    spot_entries: list[dict[str, Any]] = []
-    token = None
-    while True:
-        spot_kwargs: dict[str, Any] = {
-            "InstanceTypes": types,
-            "ProductDescriptions": sorted(LINUX_PRODUCTS),
-            "StartTime": now,
-            "MaxResults": 1000,
-        }
-        if token:
-            spot_kwargs["NextToken"] = token
-        resp = ec2_client.describe_spot_price_history(**spot_kwargs)
-        spot_entries.extend(resp.get("SpotPriceHistory", []))
-        token = resp.get("NextToken")
-        if not token:
-            break
+            continue
+        records[itype] = matched[0]
+        if len(matched) > 1:
+            log.info("%d Price List entries price %s in %s (%s); the first is used", len(matched), itype, region,
+                     ", ".join(r["prices"]["ondemand"]["ref"] for r in matched))
+    from botocore.exceptions import ClientError
+
+    try:
+        spot_entries = _spot_history(ec2_client, types, now)
+    except ClientError as exc:
+        code = _error_code(exc)
+        if code not in NOT_ENABLED_CODES:
+            raise
+        log.warning("%s", _no_spot_message(region, code))
+        spot_entries = []
     for itype, spot in parse_spot_history(spot_entries).items():
         if itype in records:
             records[itype]["prices"].update(spot)
@@ -292,17 +344,60 @@ def refresh_region(
     }
 
 
+def _existing_records(path: Path, region: str) -> dict[str, dict[str, Any]]:
+    """The records of the region's cache file already at ``path`` by instance type; none when there is no
+    file, and none (with a warning) when it cannot be read or is not a cache of ``region``."""
+    from seedance.pricing.catalog import PriceDataError
+    from seedance.textfile import TextFileError, read_json_file
+
+    if not path.exists():
+        return {}
+    try:
+        old = check_cache_document(read_json_file(path), str(path))
+    except (TextFileError, PriceDataError) as exc:
+        log.warning("the existing price cache cannot be read, so the new prices are written alone: %s", exc)
+        return {}
+    other = sorted({str(r.get("region")) for r in old["instances"] if r.get("region") != region})
+    if other:
+        log.warning("the existing price cache %s holds prices of %s, not %s only, so the new prices are written alone",
+                    path, ", ".join(other), region)
+        return {}
+    return {r["instance_type"]: r for r in old["instances"]}
+
+
 def write_cache(doc: dict[str, Any], cache_dir: Path) -> Path:
-    """Write ``doc`` to ``cache_dir/prices-<region>.json`` whole or not at all (a reader sees the old cache or
-    the new one, never half of it).  ``doc`` is checked first with the reader's own checks
-    (:func:`seedance.pricing.catalog.check_cache_document`), so a cache the catalog would refuse is never
-    written: :class:`~seedance.pricing.catalog.PriceDataError` then, and the old cache is kept."""
+    """Merge ``doc`` into ``cache_dir/prices-<region>.json`` and write it whole or not at all (a reader sees
+    the old cache or the new one, never half of it).
+
+    The new records replace the file's records of the same instance type; the file's other types are
+    kept as they were, with their own price dates (a refresh of one ``--instance-type`` drops nothing).
+    An existing file that cannot be read is said so (a warning) and the new records are written alone.
+    ``doc`` is checked first with the reader's own checks
+    (:func:`seedance.pricing.catalog.check_cache_document`), and the merged cache is overlaid on the bundled
+    catalog as a reader would (:func:`seedance.pricing.catalog.catalog_from_document`: prices in another
+    currency than the bundled ones of the region are refused), so a cache the catalog would refuse is never
+    written: :class:`~seedance.pricing.catalog.PriceDataError` then, and the old cache is kept.  A ``doc``
+    with no instance record is refused the same way."""
     from seedance.atomic import write_text_atomically
+    from seedance.pricing.catalog import PriceDataError
 
     cache_dir = Path(cache_dir)
     path = cache_dir / f"prices-{doc['region']}.json"
-    check_cache_document(doc, f"{path} (not written)")
-    text = json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n"
+    origin = f"{path} (not written)"
+    check_cache_document(doc, origin)
+    if not doc["instances"]:
+        raise PriceDataError(f"{origin}: instances: no instance record (a refresh that priced nothing changes no cache)")
+    records = _existing_records(path, doc["region"])
+    records.update({r["instance_type"]: r for r in doc["instances"]})
+    merged = {**doc, "instances": [records[t] for t in sorted(records)]}
+    check_cache_document(merged, origin)
+    try:  # and it must overlay the bundled catalog (the same currency as the bundled prices of the region)
+        catalog_from_document(_bundled_document(), [merged], origins=[origin])
+    except PriceDataError:
+        raise
+    except PricingError as exc:
+        raise PriceDataError(f"{origin}: {exc}") from None
+    text = json.dumps(merged, indent=1, sort_keys=True, allow_nan=False) + "\n"
     cache_dir.mkdir(parents=True, exist_ok=True)
     write_text_atomically(path, text)
     return path

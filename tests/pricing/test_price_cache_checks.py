@@ -164,7 +164,8 @@ def _product(itype: str) -> str:
     sku = "SKU1"
     return json.dumps({
         "product": {"sku": sku, "attributes": {"instanceType": itype, "vcpu": "4", "memory": "16 GiB", "gpu": "1",
-                                               "gpuMemory": "24 GiB"}},
+                                               "gpuMemory": "24 GiB", "regionCode": "us-east-1",
+                                               "locationType": "AWS Region"}},
         "publicationDate": "2026-02-01T00:00:00Z",
         "terms": {
             "OnDemand": {f"{sku}.A": {"priceDimensions": {"d": {"unit": "Hrs", "pricePerUnit": {"USD": "1.0060000000"}}}}},

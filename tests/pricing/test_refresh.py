@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+import logging
 import os
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from seedance.cli import app
 from seedance.estimate import FleetUsage, fleet_components
 from seedance.policy.model import PaymentOption, Term
 from seedance.pricing import UnknownRegionError, load_catalog
+from seedance.pricing.catalog import PriceDataError
 from seedance.pricing.refresh import (
     PRICING_SOURCE,
     SPOT_SOURCE,
@@ -36,8 +38,9 @@ from seedance.pricing.refresh import (
 NOW = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.timezone.utc)
 
 
-def _product(itype: str, sku: str, od: str, ri_no: str, ri_all_upfront: str, currency: str = "USD") -> str:
-    """One PriceList entry: a JSON string with product, terms.OnDemand and terms.Reserved."""
+def _product(itype: str, sku: str, od: str, ri_no: str, ri_all_upfront: str, currency: str = "USD",
+             region: str = "us-east-1") -> str:
+    """One PriceList entry of ``region``: a JSON string with product, terms.OnDemand and terms.Reserved."""
     return json.dumps({
         "product": {
             "productFamily": "Compute Instance",
@@ -45,7 +48,8 @@ def _product(itype: str, sku: str, od: str, ri_no: str, ri_all_upfront: str, cur
             "attributes": {
                 "instanceType": itype, "vcpu": "4", "memory": "16 GiB", "gpu": "1", "gpuMemory": "24 GiB",
                 "location": "US East (N. Virginia)", "operatingSystem": "Linux", "tenancy": "Shared",
-                "preInstalledSw": "NA", "capacitystatus": "Used",
+                "preInstalledSw": "NA", "capacitystatus": "Used", "regionCode": region, "locationType": "AWS Region",
+                "marketoption": "OnDemand",
             },
         },
         "serviceCode": "AmazonEC2",
@@ -252,7 +256,7 @@ def test_refresh_command_unknown_region_is_a_clean_error(tmp_path: Path) -> None
 def test_a_region_only_the_cache_prices_takes_its_types_facts_from_another_region(tmp_path: Path) -> None:
     # the Price List API names no GPU model: a region the bundled catalog lacks (ap-south-1) would
     # price g5.xlarge as a GPU of no model, which no GPU fleet can use
-    rec = parse_product(_product("g5.xlarge", "SKU1", "1.2", "0.8", "5000"), "ap-south-1")
+    rec = parse_product(_product("g5.xlarge", "SKU1", "1.2", "0.8", "5000", region="ap-south-1"), "ap-south-1")
     assert rec is not None and rec["gpu_model"] is None
     write_cache({"region": "ap-south-1", "instances": [rec]}, tmp_path)
     assert not load_catalog().has_region("ap-south-1")
@@ -272,10 +276,12 @@ def test_a_region_only_the_cache_prices_takes_its_types_facts_from_another_regio
 def test_a_gpu_type_no_bundled_region_prices_takes_its_family_s_gpu(tmp_path: Path) -> None:
     # g6.2xlarge is in no bundled region; its family's bundled types (g6.xlarge, g6.12xlarge) are all L4
     assert not any(o.instance_type == "g6.2xlarge" for r in load_catalog().regions() for o in load_catalog().instances(r))
-    rec = parse_product(_product("g6.2xlarge", "SKU6", "1.1", "0.7", "4000"), "ap-south-1")
+    rec = parse_product(_product("g6.2xlarge", "SKU6", "1.1", "0.7", "4000", region="ap-south-1"), "ap-south-1")
     assert rec is not None and rec["gpus"] == 1 and rec["gpu_model"] is None
-    no_memory = dict(parse_product(_product("g6.4xlarge", "SKU7", "1.5", "0.9", "5000"), "ap-south-1"), gpu_memory_gib_total=0.0)
-    mixed = parse_product(_product("p9.xlarge", "SKU8", "9", "6", "50000"), "ap-south-1")  # no bundled family
+    no_memory = dict(parse_product(_product("g6.4xlarge", "SKU7", "1.5", "0.9", "5000", region="ap-south-1"),
+                                   "ap-south-1"), gpu_memory_gib_total=0.0)
+    mixed = parse_product(_product("p9.xlarge", "SKU8", "9", "6", "50000", region="ap-south-1"),
+                          "ap-south-1")  # no bundled family
     write_cache({"region": "ap-south-1", "instances": [rec, no_memory, mixed]}, tmp_path)
     catalog = load_catalog(cache_dir=tmp_path)
     g6 = catalog.instance("ap-south-1", "g6.2xlarge")
@@ -288,3 +294,220 @@ def test_a_gpu_type_no_bundled_region_prices_takes_its_family_s_gpu(tmp_path: Pa
 
     weight, why = unit_weight(catalog.instance("ap-south-1", "p9.xlarge"), Requirement(gpu_model=GpuModel("L4"), gpus=1))
     assert weight is None and "a model the price data does not name" in why
+
+
+# ---------------------------------------------------------------------- the cache file is merged, never emptied
+
+
+def _stub_one(pricing, itype: str, region: str, price_list: list[str]) -> Stubber:  # type: ignore[no-untyped-def]
+    ps = Stubber(pricing)
+    ps.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": price_list},
+                    {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "MaxResults": 100,
+                     "Filters": product_filters(itype, region)})
+    return ps
+
+
+def _refresh_cli(monkeypatch: pytest.MonkeyPatch, pricing, ec2, *args: str):  # type: ignore[no-untyped-def]
+    import seedance.pricing.refresh as refresh
+
+    def stubbed(region: str, instance_types: list[str] | None = None) -> dict:
+        return refresh_region(region, instance_types=instance_types, pricing_client=pricing, ec2_client=ec2, now=NOW)
+
+    monkeypatch.setattr(refresh, "refresh_region", stubbed)
+    return CliRunner().invoke(app, ["prices", "refresh", *args], standalone_mode=False, catch_exceptions=False)
+
+
+def test_a_refresh_of_one_type_keeps_the_region_s_other_types(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               moto_endpoint: str, aws_env: None) -> None:
+    old_m5 = parse_product(_product("m5.xlarge", "SKUM5XL", "0.1920000000", "0.1210000000", "1033"), "us-east-1")
+    old_g5 = parse_product(_product("g5.xlarge", "SKUG5XL", "1.0060000000", "0.6340000000", "5182"), "us-east-1")
+    assert old_m5 is not None and old_g5 is not None
+    old_m5["prices"]["ondemand"]["date"] = "2025-12-01"  # an older refresh of its own
+    write_cache({"region": "us-east-1", "instances": [old_g5, old_m5]}, tmp_path)
+    pricing, ec2 = _clients(moto_endpoint)
+    newer = _product("g5.xlarge", "SKUG5XL", "1.1000000000", "0.7000000000", "5500").replace("2026-02-01", "2026-02-20")
+    with _stub_one(pricing, "g5.xlarge", "us-east-1", [newer]) as ps:
+        result = _refresh_cli(monkeypatch, pricing, ec2, "--region", "us-east-1", "--cache-dir", str(tmp_path),
+                              "--instance-type", "g5.xlarge")
+        ps.assert_no_pending_responses()
+    assert result.return_value == 0, result.output
+    assert "1 instance type(s) in us-east-1" in result.output
+    written = json.loads((tmp_path / "prices-us-east-1.json").read_text())
+    assert [r["instance_type"] for r in written["instances"]] == ["g5.xlarge", "m5.xlarge"]
+    assert written["instances"][1] == old_m5  # kept as it was, with its own date
+    assert written["refreshed_at"] == "2026-03-01T12:00:00+00:00"
+    catalog = load_catalog(cache_dir=tmp_path)
+    assert catalog.instance("us-east-1", "g5.xlarge").ondemand.value == 1.1
+    assert catalog.instance("us-east-1", "g5.xlarge").ondemand.date == "2026-02-20"
+    assert catalog.instance("us-east-1", "m5.xlarge").ondemand.date == "2025-12-01"
+
+
+def test_a_refresh_that_priced_nothing_is_an_error_and_keeps_the_old_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                         moto_endpoint: str, aws_env: None) -> None:
+    pricing, ec2 = _clients(moto_endpoint)
+    args = ("--region", "us-east-1", "--cache-dir", str(tmp_path), "--instance-type", "g5.xlarge")
+    with _stub_one(pricing, "g5.xlarge", "us-east-1", []):
+        result = _refresh_cli(monkeypatch, pricing, ec2, *args)
+    assert result.return_value == 1
+    assert ("error: the Price List API returned no Linux on-demand price for g5.xlarge in us-east-1; the price cache is "
+            "left as it was") in result.output
+    assert not list(tmp_path.iterdir())  # no empty cache
+    old = write_cache({"region": "us-east-1", "instances": [
+        parse_product(_product("g5.xlarge", "SKUG5XL", "1.0060000000", "0.6340000000", "5182"), "us-east-1")]}, tmp_path)
+    before = old.read_bytes()
+    with _stub_one(pricing, "g5.xlarge", "us-east-1", []):
+        result = _refresh_cli(monkeypatch, pricing, ec2, *args)
+    assert result.return_value == 1 and "no Linux on-demand price for g5.xlarge in us-east-1" in result.output
+    assert old.read_bytes() == before
+    with pytest.raises(PriceDataError, match=r"prices-us-east-1\.json \(not written\): instances: no instance record"):
+        write_cache({"region": "us-east-1", "instances": []}, tmp_path)
+    assert old.read_bytes() == before
+
+
+def test_an_unreadable_cache_is_said_so_and_replaced_by_the_new_records(tmp_path: Path,
+                                                                        caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "prices-us-east-1.json").write_text('{"instances": [{"instance_type": "m5.xlarge"', encoding="utf-8")
+    rec = parse_product(_product("g5.xlarge", "SKUG5XL", "1.0060000000", "0.6340000000", "5182"), "us-east-1")
+    with caplog.at_level(logging.WARNING, logger="seedance.pricing.refresh"):
+        path = write_cache({"region": "us-east-1", "instances": [rec]}, tmp_path)
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warned) == 1
+    assert warned[0].startswith(f"the existing price cache cannot be read, so the new prices are written alone: {path}")
+    assert [r["instance_type"] for r in json.loads(path.read_text())["instances"]] == ["g5.xlarge"]
+
+
+# ---------------------------------------------------------------------- a region the account has not enabled
+
+
+def _refresh_with_spot_error(region: str, code: str):  # type: ignore[no-untyped-def]
+    """refresh_region of g5.xlarge in ``region``, the Price List answering and EC2 failing with ``code``."""
+    pricing = boto3.client("pricing", region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t")
+    ec2 = boto3.client("ec2", region_name=region, aws_access_key_id="t", aws_secret_access_key="t")
+    ps = _stub_one(pricing, "g5.xlarge", region, [_product("g5.xlarge", "SKUG5", "1.2", "0.8", "5000", region=region)])
+    es = Stubber(ec2)
+    es.add_client_error("describe_spot_price_history", service_error_code=code,
+                        service_message="You are not subscribed to this service.", http_status_code=401)
+    with ps, es:
+        return refresh_region(region, instance_types=["g5.xlarge"], pricing_client=pricing, ec2_client=ec2, now=NOW)
+
+
+@pytest.mark.parametrize(("code", "message"), [
+    ("OptInRequired", "ap-southeast-7 is not enabled for this account (OptInRequired): no spot prices; on-demand and "
+                      "reserved prices written"),
+    ("AuthFailure", "ap-southeast-7 is not enabled for this account (AuthFailure): no spot prices; on-demand and "
+                    "reserved prices written"),
+    ("UnauthorizedOperation", "the credentials may not call ec2:DescribeSpotPriceHistory in ap-southeast-7 "
+                              "(UnauthorizedOperation): no spot prices; on-demand and reserved prices written"),
+])
+def test_a_region_not_enabled_gets_its_price_list_prices_and_no_spot(code: str, message: str,
+                                                                     caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="seedance.pricing.refresh"):
+        doc = _refresh_with_spot_error("ap-southeast-7", code)
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [message]
+    [rec] = doc["instances"]
+    assert set(rec["prices"]) == {"ondemand", "reserved"} and rec["prices"]["ondemand"]["value"] == 1.2
+
+
+def test_other_spot_errors_still_fail_the_refresh() -> None:
+    from botocore.exceptions import ClientError
+
+    with pytest.raises(ClientError, match="RequestLimitExceeded"):
+        _refresh_with_spot_error("ap-southeast-7", "RequestLimitExceeded")
+
+
+def test_opt_in_required_elsewhere_asks_for_the_region_not_for_credentials(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import seedance.pricing.refresh as refresh
+    from botocore.exceptions import ClientError
+
+    def failing(region: str, instance_types: list[str] | None = None) -> dict:
+        raise ClientError({"Error": {"Code": "OptInRequired", "Message": "You are not subscribed to this service."}},
+                          "DescribeSpotPriceHistory")
+
+    monkeypatch.setattr(refresh, "refresh_region", failing)
+    result = CliRunner().invoke(app, ["prices", "refresh", "--region", "ap-southeast-7", "--cache-dir", str(tmp_path)],
+                                standalone_mode=False)
+    assert result.return_value == 1
+    assert ("error: AWS call failed: An error occurred (OptInRequired) when calling the DescribeSpotPriceHistory "
+            "operation: You are not subscribed to this service. (ap-southeast-7 must be enabled for the account (an "
+            "opt-in region) before it can be refreshed)") in result.output
+    assert "credentials" not in result.output and not list(tmp_path.iterdir())
+
+
+# ---------------------------------------------------------------------- which Price List entries are the region's
+
+
+def _entry(region: str, sku: str, od: str, *, drop: tuple[str, ...] = (), **attrs: str) -> str:
+    doc = json.loads(_product("g5.xlarge", sku, od, "0.8", "5000", region=region))
+    for key in drop:
+        del doc["product"]["attributes"][key]
+    doc["product"]["attributes"].update(attrs)
+    return json.dumps(doc)
+
+
+@pytest.mark.parametrize(("drop", "said"), [
+    (("regionCode",), "Price List entry S is for no regionCode (AWS Region), not the region us-east-1; ignored"),
+    (("locationType",), "Price List entry S is for us-east-1 (no locationType), not the region us-east-1; ignored"),
+])
+def test_an_entry_that_does_not_name_the_region_is_not_the_region_s(drop: tuple[str, ...], said: str,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="seedance.pricing.refresh"):
+        assert parse_product(_entry("us-east-1", "S", "1.0", drop=drop), "us-east-1") is None
+    assert [r.getMessage() for r in caplog.records] == [said]
+
+
+def test_a_capacity_block_entry_is_not_an_on_demand_price(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="seedance.pricing.refresh"):
+        assert parse_product(_entry("us-east-1", "CB", "1.5", marketoption="CapacityBlock"), "us-east-1") is None
+    assert [r.getMessage() for r in caplog.records] == [
+        "Price List entry CB is a CapacityBlock offer, not an on-demand one; ignored"]
+    assert parse_product(_entry("us-east-1", "OD", "1.5", marketoption="OnDemand"), "us-east-1") is not None
+    assert parse_product(_entry("us-east-1", "OD", "1.5", drop=("marketoption",)), "us-east-1") is not None
+
+
+def test_the_refresh_takes_the_region_s_on_demand_entry(caplog: pytest.LogCaptureFixture) -> None:
+    region = "ap-southeast-7"
+    pricing = boto3.client("pricing", region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t")
+    ec2 = boto3.client("ec2", region_name=region, aws_access_key_id="t", aws_secret_access_key="t")
+    ps, es = Stubber(pricing), Stubber(ec2)
+    base = {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "MaxResults": 100,
+            "Filters": product_filters("g5.xlarge", region)}
+    pages = [
+        [_entry("us-east-1", "USE1", "0.5", drop=("regionCode", "locationType")),  # no region named: not this one's
+         _entry(region, "ZERO", "0.0000000000")],  # no hourly price
+        [_entry(region, "CB", "1.5", marketoption="CapacityBlock"), _entry(region, "TH", "1.2"),
+         _entry(region, "TH2", "1.3")],
+    ]
+    ps.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": pages[0], "NextToken": "p1"}, base)
+    ps.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": pages[1]}, {**base, "NextToken": "p1"})
+    es.add_response("describe_spot_price_history", {"SpotPriceHistory": []}, None)
+    with ps, es, caplog.at_level(logging.INFO, logger="seedance.pricing.refresh"):
+        doc = refresh_region(region, instance_types=["g5.xlarge"], pricing_client=pricing, ec2_client=ec2, now=NOW)
+    [rec] = doc["instances"]
+    assert rec["prices"]["ondemand"]["value"] == 1.2
+    assert rec["prices"]["ondemand"]["ref"] == "pricing.get_products[sku=TH,term=TH.JRTCKXETXF]"
+    assert ("2 Price List entries price g5.xlarge in ap-southeast-7 (pricing.get_products[sku=TH,term=TH.JRTCKXETXF], "
+            "pricing.get_products[sku=TH2,term=TH2.JRTCKXETXF]); the first is used") in caplog.messages
+
+
+def test_a_cache_in_another_currency_than_the_bundled_region_s_is_not_written(tmp_path: Path) -> None:
+    assert load_catalog().currency("cn-north-1") == "CNY"
+    usd = parse_product(_product("g5.xlarge", "SKUCN", "1.2", "0.8", "5000", region="cn-north-1"), "cn-north-1")
+    assert usd is not None and usd["currency"] == "USD"
+    with pytest.raises(PriceDataError) as raised:
+        write_cache({"region": "cn-north-1", "instances": [usd]}, tmp_path)
+    assert str(raised.value) == (f"{tmp_path / 'prices-cn-north-1.json'} (not written): instances[0]: cache for "
+                                 f"cn-north-1/g5.xlarge is in USD, the bundled catalog in CNY; refusing to mix currencies")
+    assert not list(tmp_path.iterdir())
+    load_catalog(cache_dir=tmp_path)  # every command using the folder still works
+    cny = parse_product(_product("g5.xlarge", "SKUCN", "9.1", "6.0", "40000", currency="CNY", region="cn-north-1"),
+                        "cn-north-1")
+    path = write_cache({"region": "cn-north-1", "instances": [cny]}, tmp_path)
+    assert load_catalog(cache_dir=tmp_path).instance("cn-north-1", "g5.xlarge").ondemand.value == 9.1
+    before = path.read_bytes()
+    # a type the bundled catalog does not price there: the region's currency decides
+    p4d = dict(usd, instance_type="p4d.24xlarge")
+    with pytest.raises(PriceDataError, match=r"\(not written\): instances\[1\]: USD prices for cn-north-1, whose prices "
+                                             r"are in CNY; refusing to mix currencies"):
+        write_cache({"region": "cn-north-1", "instances": [p4d]}, tmp_path)
+    assert path.read_bytes() == before
