@@ -23,6 +23,7 @@ import pulumi_aws as aws
 
 from components.common import child, partition, policy_json, require, with_stack_digest
 from components.s3 import BucketParts, deny_deletion_statement, replicate, secure_bucket
+from seedance.awsnames import TRAIL_NAME
 from seedance.policy.model import LOG_RETENTION_DAYS  # the retention values CloudWatch Logs accepts (days)
 
 
@@ -125,9 +126,6 @@ class AuditBaselineArgs:
         return self.existing_trail_arn is None
 
 
-#: CloudTrail trail names: letters, digits, '.', '_', '-', starting and ending with a letter or digit,
-#: no two of '.', '_', '-' side by side (CreateTrail's Name)
-_TRAIL_NAME = re.compile(r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*")
 
 
 def trail_name(stack: str) -> str:
@@ -135,7 +133,7 @@ def trail_name(stack: str) -> str:
     holding side by side, '.', '_' or '-') each run of them becomes one '-' and 8 hex digits of the
     name's SHA-256 follow, so ``a--b`` and ``a-b`` never share a trail."""
     name = f"seedance-{stack}"
-    if _TRAIL_NAME.fullmatch(name):
+    if TRAIL_NAME.fullmatch(name):
         return name
     return with_stack_digest(re.sub(r"[._-]+", "-", name).strip("-"), stack)
 

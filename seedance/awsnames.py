@@ -7,6 +7,8 @@ characters from the provider instead."""
 
 from __future__ import annotations
 
+import re
+
 #: what Pulumi's auto-naming adds to the logical name: '-' and 7 hex digits
 AUTO_NAME_SUFFIX = 8
 #: S3 bucket names (S3 user guide, bucket naming rules)
@@ -35,3 +37,9 @@ def partition(region: str) -> str:
     if region.startswith("us-gov-"):
         return "aws-us-gov"
     return "aws"
+
+
+#: CloudTrail trail names (CreateTrail's Name): letters, digits, '.', '_', '-', starting and ending with
+#: a letter or digit, no two of '.', '_', '-' side by side (and not an IP address, see ``IP_ADDRESS``)
+TRAIL_NAME = re.compile(r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*")
+IP_ADDRESS = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}")

@@ -79,7 +79,7 @@ class Given:
                    if self.missing else {})}
 
     def read_line(self) -> str:
-        """'Read from EC2 in R at T: ...', or '' when EC2 was not read."""
+        """'Read from EC2 in R (and CloudTrail in H) at T: ...', or '' when AWS was not read."""
         if not (self.read and self.summary()):
             return ""
         return f"Read from {self._sources()}{f' at {self.read_at}' if self.read_at else ''}: {self.summary()}"

@@ -38,7 +38,7 @@ def evaluate(gate_input: GateInput, bundle: PolicyBundle, engine: Engine, *, as_
 
 
 def given(gate_input: GateInput) -> Given | None:
-    """What only EC2 tells the rules about the stack, and whether (and when) it was read; None when
+    """What only AWS tells the rules about the stack, and whether (and when) it was read; None when
     there is nothing (or the document cannot be read for it)."""
     from seedance.gate.facts import (
         existing_trail_arns,

@@ -13,12 +13,19 @@ import functools
 import importlib.resources
 import json
 import logging
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from seedance.awsnames import CHECKPOINT_BUCKETS, REPLICA_SUFFIX, S3_BUCKET_NAME_MAX, checkpoint_bucket_name_max, partition
+from seedance.awsnames import (
+    CHECKPOINT_BUCKETS,
+    IP_ADDRESS,
+    REPLICA_SUFFIX,
+    S3_BUCKET_NAME_MAX,
+    TRAIL_NAME,
+    checkpoint_bucket_name_max,
+    partition,
+)
 from seedance.gpus import NEURON_MODELS, GpuModel, mig_memory_sizes_of, mig_profiles
 from seedance.textfile import path_kind
 from seedance.policy.cron import CronError, Window, first_clash, format_minute_of_week, parse_window_cron
@@ -226,11 +233,6 @@ def _compliance(c: Compliance) -> list[Issue]:
     return out
 
 
-#: CloudTrail trail names (CreateTrail): no two of '.', '_', '-' side by side, not an IP address
-_TRAIL_NAME = re.compile(r"^[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*$")
-_IP_ADDRESS = re.compile(r"^[0-9]{1,3}(\.[0-9]{1,3}){3}$")
-
-
 def _existing_trail(c: Compliance, cloud: Cloud) -> list[Issue]:
     """An existing trail is a trail CloudTrail could have named, in a region of the stack's partition
     (its home region may be any: a multi-region trail records them all). Its account may differ from
@@ -248,7 +250,7 @@ def _existing_trail(c: Compliance, cloud: Cloud) -> list[Issue]:
     known = region_partitions()
     if known and known.get(arn_region) != arn_partition:
         return [(loc, f"the trail's region {arn_region!r} is not a region of the {arn_partition} partition")]
-    if not _TRAIL_NAME.match(name) or _IP_ADDRESS.match(name):
+    if not TRAIL_NAME.fullmatch(name) or IP_ADDRESS.fullmatch(name):
         return [(loc, f"trail name {name!r} is not one CloudTrail accepts (letters, digits and single '.', '_' or '-' "
                       "between them; not an IP address)")]
     return []
