@@ -79,6 +79,9 @@ class ThresholdDrift:
     moved: tuple[tuple[ThresholdAction, tuple[float, ...]], ...]  # an action applied, no longer fired: its thresholds
     fraction: float  # the spend's fraction of the budget as it is now
     budget: float | None  # the policy's budget now, when it is not the one the response was a fraction of
+    # whether the actions the policy fires now change some fleet: only then does a re-run replace the
+    # overlay (a response that changes nothing leaves an overlay of its month in place)
+    rerun_replaces: bool = False
 
 
 def _changing(thresholds: Iterable[tuple[float, ThresholdAction]], environment: Environment) -> Fired:
@@ -88,27 +91,34 @@ def _changing(thresholds: Iterable[tuple[float, ThresholdAction]], environment: 
                  and not (a is ThresholdAction.NONPROD_SPOT_ONLY and environment is Environment.PROD))
 
 
-def threshold_drift(policy: CostPolicy, stamp: OverlayStamp) -> ThresholdDrift | None:
+def threshold_drift(policy: CostPolicy, stamp: OverlayStamp, base: CostPolicy | None = None) -> ThresholdDrift | None:
     """How the actions the policy's thresholds fire now for the stamped alert's spend differ from those
     the stamped response applied (pure); None when they are the same, or the stamp does not record them.
 
     The spend is the stamp's fraction while the budget amount is the one it was a fraction of; after the
     amount changed, the alert's spend over the new amount (so a new amount alone counts only when that
-    crosses other thresholds)."""
+    crosses other thresholds). ``base``: the policy the overlay extends, on which a re-run decides
+    whether the new actions change fleets (default ``policy``)."""
     if stamp.fired is None:
         return None
     budget = policy.budget.monthly_amount
     changed_budget = stamp.fired.budget != budget
     fraction = stamp.fired.amount / budget if changed_budget else stamp.fraction
     env = policy.metadata.environment
-    applied = _changing(stamp.fired.thresholds, env)
+    # the actions applied, judged in the environment the response was written for (a staging overlay's
+    # nonprod-spot-only still raises spot after the policy became prod)
+    applied = _changing(stamp.fired.thresholds, stamp.fired.environment or env)
     now = _changing(((t.at, t.action) for t in policy.budget.thresholds if fired_at(t.at, fraction)), env)
     now_actions = {a for _, a in now}
     if {a for _, a in applied} == now_actions:
         return None
     gone = dict.fromkeys(a for _, a in applied if a not in now_actions)
     moved = tuple((a, tuple(t.at for t in policy.budget.thresholds if t.action is a)) for a in gone)
-    return ThresholdDrift(applied, now, moved, fraction, budget if changed_budget else None)
+    # `respond` decides on the policy the overlay extends (``base``; the overlay's own fleets are changed already)
+    actions, decided_on = [a for _, a in now], base or policy
+    replaces = bool(actions) and bool(fleets_changed_at(decided_on, fraction, cluster=True, actions=actions)
+                                      | fleets_changed_at(decided_on, fraction, cluster=False, actions=actions))
+    return ThresholdDrift(applied, now, moved, fraction, budget if changed_budget else None, replaces)
 
 
 def drifted_in(loaded: LoadedPolicy) -> tuple[OverlayStamp, ThresholdDrift] | None:
@@ -120,6 +130,13 @@ def drifted_in(loaded: LoadedPolicy) -> tuple[OverlayStamp, ThresholdDrift] | No
     if stamp is None:
         return None
     drift = threshold_drift(loaded.policy, stamp)
+    if drift is not None and drift.now and len(loaded.chain) > 1:  # would a re-run replace it? judged on the base
+        from seedance.policy.loader import PolicyError, load_policy
+
+        try:
+            drift = threshold_drift(loaded.policy, stamp, load_policy(loaded.chain[-2]).policy)
+        except PolicyError:
+            pass  # the overlay loaded, so its base does; keep the judgement on the overlay
     return (stamp, drift) if drift is not None else None
 
 
@@ -139,7 +156,7 @@ def threshold_drift_warning(path: Path, stamp: OverlayStamp, drift: ThresholdDri
     moved = "; ".join(f"{a.value} at {', '.join(map(threshold_label, at))}: not reached" if at else
                       f"no {a.value} threshold" for a, at in drift.moved)
     # a response that changes nothing leaves an overlay of its month in place: re-running does not lift it
-    if drift.now:
+    if drift.rerun_replaces:
         todo = (f"re-run `seedance budget respond` or `seedance budget poll` with --out {full} to respond as the "
                 "policy now says, or delete the overlay to lift the response")
     else:

@@ -434,7 +434,7 @@ def threshold_label(at: float) -> str:
 
 _NUMBER = r"[0-9]+(?:\.[0-9]+)?"
 _FIRED_LINE = re.compile(rf"^{re.escape(FIRED_PREFIX)} thresholds=(-|{_NUMBER}:[a-z-]+(?:,{_NUMBER}:[a-z-]+)*) "
-                         rf"amount=(-?{_NUMBER}) budget=({_NUMBER})$", re.M)
+                         rf"amount=(-?{_NUMBER}) budget=({_NUMBER})(?: env=([a-z]+))?$", re.M)
 
 
 @dataclass(frozen=True)
@@ -446,12 +446,16 @@ class FiredThresholds:
     thresholds: tuple[tuple[float, ThresholdAction], ...]
     amount: float  # the alert's ACTUAL or FORECASTED amount, in the budget's currency
     budget: float  # the policy's budget.monthlyAmount when the response was written
+    # the policy's metadata.environment then (nonprod-spot-only acts only outside prod); None in a line
+    # written before it was recorded
+    environment: Environment | None = None
 
     def comment(self) -> str:
         """The line written after the stamp (every figure exact, as the stamp's fraction)."""
         fired = ",".join(f"{exact_decimal(at)}:{action.value}" for at, action in self.thresholds) or "-"
+        env = f" env={self.environment.value}" if self.environment is not None else ""
         return (f"{FIRED_PREFIX} thresholds={fired} amount={exact_decimal(self.amount)} "
-                f"budget={exact_decimal(self.budget)}\n")
+                f"budget={exact_decimal(self.budget)}{env}\n")
 
     @classmethod
     def parse(cls, text: str) -> FiredThresholds | None:
@@ -463,7 +467,10 @@ class FiredThresholds:
         try:
             thresholds = tuple((float(at), ThresholdAction(action))
                                for at, action in (item.split(":") for item in m.group(1).split(",") if item != "-"))
-            return cls(thresholds, float(m.group(2)), float(m.group(3)))
+            amount, budget = float(m.group(2)), float(m.group(3))
+            if not (math.isfinite(amount) and math.isfinite(budget) and amount >= 0 and budget > 0):
+                return None  # hand-edited: nothing to compare with
+            return cls(thresholds, amount, budget, Environment(m.group(4)) if m.group(4) else None)
         except ValueError:
             return None
 
@@ -489,7 +496,8 @@ class OverlayStamp:
         """The stamp of the overlay ``response`` writes for its alert of ``month``."""
         fired = tuple((t.at, t.action) for t in response.fired)
         return cls(response.fraction, response.alert.alert_type, month,
-                   FiredThresholds(fired, response.alert.amount, response.effective.budget.monthly_amount))
+                   FiredThresholds(fired, response.alert.amount, response.effective.budget.monthly_amount,
+                                   response.effective.metadata.environment))
 
     def comment(self) -> str:
         """The stamp line (and the thresholds' line, when recorded). The fraction is written exactly (it
@@ -574,6 +582,9 @@ def weaker_than(earlier: OverlayStamp, response: BudgetResponse, month: str, pol
         return True  # a late alert of an earlier month (SNS retries): it never changes a newer response
     if earlier.month != month:
         return False
-    fired_before = {t.at for t in policy.budget.thresholds if fired_at(t.at, earlier.fraction)}
+    # the earlier alert's spend as a fraction of the budget as it is now (the amount may have changed since)
+    before = (earlier.fired.amount / policy.budget.monthly_amount
+              if earlier.fired is not None and earlier.fired.budget != policy.budget.monthly_amount else earlier.fraction)
+    fired_before = {t.at for t in policy.budget.thresholds if fired_at(t.at, before)}
     fired_now = {t.at for t in response.fired}
     return fired_now < fired_before

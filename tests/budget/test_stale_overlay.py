@@ -22,7 +22,7 @@ from seedance.budget.response import FiredThresholds, OverlayStamp, fleets_chang
 from seedance.cli import app
 from seedance.policy import PolicyError, load_policy
 from seedance.policy.loader import BUDGET_RESPONSE_FIRED, BUDGET_RESPONSE_STAMP
-from seedance.policy.model import ThresholdAction
+from seedance.policy.model import Environment, ThresholdAction
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ["SEEDANCE_SHARED_DATA"]) if os.environ.get("SEEDANCE_SHARED_DATA") else REPO.parent / "shared" / "data"
@@ -172,10 +172,10 @@ def test_the_stamp_records_the_thresholds_the_response_applied(stacks: Path) -> 
     lines = overlay.read_text(encoding="utf-8").splitlines()
     assert lines[1].startswith(f"{BUDGET_RESPONSE_STAMP} fraction=0.875 type=ACTUAL month=")
     assert lines[2] == (f"{BUDGET_RESPONSE_FIRED} thresholds=" + ",".join(f"{at}:{a.value}" for at, a in expected)
-                        + f" amount=140000.0 budget={float(budget.monthly_amount)}")
+                        + f" amount=140000.0 budget={float(budget.monthly_amount)} env=prod")
     stamp = OverlayStamp.parse("\n".join(lines))
     assert stamp is not None and stamp.fraction == 0.875
-    assert stamp.fired == FiredThresholds(expected, 140_000.0, budget.monthly_amount)
+    assert stamp.fired == FiredThresholds(expected, 140_000.0, budget.monthly_amount, Environment.PROD)
     loaded = load_policy(overlay)
     assert loaded.response is not None and loaded.response.fired == lines[2]
     assert OverlayStamp.parse(loaded.response.stamp_text) == stamp
@@ -402,3 +402,49 @@ def test_nonprod_spot_only_counts_in_a_non_prod_policy() -> None:
     assert text.startswith(f"{os.path.abspath('dev.budget.yaml')}: the budget response in this overlay (ACTUAL alert "
                            "of 2026-03) applies ")
     assert f"nonprod-spot-only (threshold {spot_only * 100:g}%)" in text and "(no nonprod-spot-only threshold)" in text
+
+
+def test_a_re_run_after_the_budget_rose_answers_the_spend_as_the_budget_now_is(stacks: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # review: the same-month check compared today's thresholds with the spend's fraction of the old
+    # budget, so the re-run the warning advises kept the stronger overlay ("crossed more thresholds")
+    _set_thresholds(stacks, _edited(_thresholds(stacks), 1.0, (0.98, "freeze")))
+    overlay = _respond(stacks, "158,400.00")  # 99% of 160,000: degrade and freeze
+    _set_budget(stacks, 170_000)  # 93.2%: degrade only
+    (warning,) = _loader_warnings(caplog, overlay)
+    assert "re-run `seedance budget respond`" in warning
+    overlay = _respond(stacks, "158,400.00")
+    assert _loader_warnings(caplog, overlay) == []
+    stamp = OverlayStamp.parse(overlay.read_text(encoding="utf-8"))
+    assert stamp is not None and stamp.fired is not None
+    assert [a for _, a in stamp.fired.thresholds] == [ThresholdAction.NOTIFY, ThresholdAction.DEGRADE]
+
+
+def test_a_non_prod_response_still_counts_after_the_policy_became_prod() -> None:
+    # review: nonprod-spot-only was judged in the environment the policy has now, on both sides, so
+    # a staging overlay that raised spot kept doing so in prod without a word
+    policy = load_policy(REPO / "stacks" / "policies" / "dev.yaml").policy
+    budget = policy.budget
+    spot_only = next(t.at for t in budget.thresholds if t.action is ThresholdAction.NONPROD_SPOT_ONLY)
+    fraction = min(1.0, spot_only + 0.01)
+    fired = tuple((t.at, t.action) for t in budget.thresholds if t.at <= fraction)
+    stamp = OverlayStamp(fraction, "ACTUAL", "2026-03", FiredThresholds(fired, fraction * budget.monthly_amount,
+                                                                         budget.monthly_amount, policy.metadata.environment))
+    assert threshold_drift(policy, stamp) is None
+    prod = policy.model_copy(update={"metadata": policy.metadata.model_copy(update={"environment": Environment.PROD})})
+    drift = threshold_drift(prod, stamp)
+    assert drift is not None and (spot_only, ThresholdAction.NONPROD_SPOT_ONLY) in drift.applied
+    assert ThresholdAction.NONPROD_SPOT_ONLY not in [a for _, a in drift.now]
+    # a line from before the environment was recorded is judged as before
+    older = OverlayStamp(fraction, "ACTUAL", "2026-03", FiredThresholds(fired, fraction * budget.monthly_amount,
+                                                                         budget.monthly_amount))
+    assert all(a is not ThresholdAction.NONPROD_SPOT_ONLY for _, a in (threshold_drift(prod, older) or drift).now)
+
+
+@pytest.mark.parametrize("line", [
+    "thresholds=0.85:degrade amount=140000 budget=0",
+    "thresholds=0.85:degrade amount=-140000 budget=160000",
+])
+def test_a_hand_edited_thresholds_line_without_a_budget_is_not_compared(line: str) -> None:
+    text = f"{BUDGET_RESPONSE_STAMP} fraction=0.875 type=ACTUAL month=2026-03\n{BUDGET_RESPONSE_FIRED} {line}\n"
+    stamp = OverlayStamp.parse(text)
+    assert stamp is not None and stamp.fired is None
