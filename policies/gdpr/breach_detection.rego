@@ -59,13 +59,22 @@ _management_recorded if {
 	audit.management_events(t)
 }
 
-_problems contains findings.problem(b, "no trail records S3 data events for this personal-data bucket") if {
+_problems contains findings.problem(b, msg) if {
 	_some_trail
 	some i in s3.bucket_indices & resources.personal_indices
 	not i in audit.trail_destinations
 	not audit.data_events_cover(i)
 	b := input.document.resources[i]
+	msg := _unrecorded(i)
 }
+
+_unrecorded(i) := concat("", [
+	"no trail is shown to record S3 data events for this personal-data bucket: the existing trail records ",
+	"named buckets, and this document does not know this bucket's name (offline synthesis); check a document ",
+	"converted from a pulumi preview",
+]) if audit.existing_names_unknown(i)
+
+_unrecorded(i) := "no trail records S3 data events for this personal-data bucket" if not audit.existing_names_unknown(i)
 
 _some_trail if count(_trails) > 0
 

@@ -255,3 +255,17 @@ test_fail_read_only_trail_records_no_management_events if {
 	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", "no trail records the account's management events")}
 }
 
+
+# audit: the existing trail's buckets are matched with a bucket's own name, never its logical name;
+# a bucket whose name the document does not know (offline synthesis) cannot be shown recorded
+test_fail_existing_trail_recording_the_logical_name_or_an_unnamed_bucket if {
+	policy := fixtures.with_existing_trail(fixtures.gdpr_policy, true)
+	named := object.union(fixtures.bucket("ds", "personal"), {"inputs": object.union(fixtures.bucket("ds", "personal").inputs, {"bucket": "ds-1a2b3c4"})})
+	logical := fixtures.with_trail_fact(fixtures.gate_input(policy, array.concat([named], _no_trail)), fixtures.trail_fact({"s3_data_events": ["arn:aws:s3:::ds/"]}))
+	v := breach_detection.violation with input as logical
+	v == {_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket")}
+	unnamed := fixtures.resource("aws:s3/bucket:Bucket", "ds", {"tags": fixtures.tags("personal")})
+	offline := fixtures.with_trail_fact(fixtures.gate_input(policy, array.concat([unnamed], _no_trail)), fixtures.trail_fact({"s3_data_events": ["arn:aws:s3:::ds-1a2b3c4/"]}))
+	w := breach_detection.violation with input as offline
+	w == {_f("aws:s3/bucket:Bucket", "ds", "no trail is shown to record S3 data events for this personal-data bucket: the existing trail records named buckets, and this document does not know this bucket's name (offline synthesis); check a document converted from a pulumi preview")}
+}

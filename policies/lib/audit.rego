@@ -37,20 +37,38 @@ management_events(t) if {
 	object.get(t.inputs, "advancedEventSelectors", []) == []
 }
 
+# reads and writes, by one selector or between them
 management_events(t) if {
 	object.get(t.inputs, "advancedEventSelectors", []) == []
-	some sel in object.get(t.inputs, "eventSelectors", [])
-	not object.get(sel, "includeManagementEvents", true) in {false, "false"}
-	_reads_and_writes(sel)
+	kinds := {k |
+		some sel in object.get(t.inputs, "eventSelectors", [])
+		not object.get(sel, "includeManagementEvents", true) in {false, "false"}
+		some k in _basic_kinds(sel)
+	}
+	count(kinds) == 2
 }
 
 management_events(t) if {
-	some sel in object.get(t.inputs, "advancedEventSelectors", [])
-	_advanced_reads_and_writes(sel)
-	some fs in sel.fieldSelectors
-	fs.field == "eventCategory"
-	"Management" in object.get(fs, "equals", [])
+	kinds := {k |
+		some sel in object.get(t.inputs, "advancedEventSelectors", [])
+		some fs in sel.fieldSelectors
+		fs.field == "eventCategory"
+		"Management" in object.get(fs, "equals", [])
+		some k in _advanced_kinds(sel)
+	}
+	count(kinds) == 2
 }
+
+_basic_kinds(sel) := {"All": {"read", "write"}, "ReadOnly": {"read"}, "WriteOnly": {"write"}}[object.get(sel, "readWriteType", "All")]
+
+_advanced_kinds(sel) := {"read", "write"} if _advanced_reads_and_writes(sel)
+
+_advanced_kinds(sel) := {k |
+	some fs in sel.fieldSelectors
+	fs.field == "readOnly"
+	some v in object.get(fs, "equals", [])
+	k := {"true": "read", "false": "write"}[lower(sprintf("%v", [v]))]
+} if not _advanced_reads_and_writes(sel)
 
 _reads_and_writes(sel) if object.get(sel, "readWriteType", "All") == "All"
 
@@ -160,16 +178,25 @@ _data_event_keys contains key if {
 
 # the existing trail's S3 data events: as CloudTrail reports them (whole buckets, named exactly: a
 # bucket of the same logical name elsewhere is not this one), else as the policy declares them
-_data_event_keys contains key if {
+_data_event_keys contains "*" if {
 	some v in existing_fact.s3_data_events
-	some key in _exact_selector_keys(v)
+	v in {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
 }
 
-_exact_selector_keys(value) := {"*"} if value in {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
+# the bucket names the existing trail records, matched only with a bucket's own name (inputs.bucket,
+# which a document converted from a preview holds), never with its logical name
+_existing_bucket_names contains name if {
+	some v in existing_fact.s3_data_events
+	not v in {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
+	name := s3.arn_bucket(v)
+	name != ""
+}
 
-_exact_selector_keys(value) := {s3.arn_bucket(value)} if {
-	not value in {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
-	s3.arn_bucket(value) != ""
+# a personal-data bucket whose name the document does not know (offline synthesis auto-names it at
+# apply): whether the existing trail's named buckets include it cannot be shown
+existing_names_unknown(b) if {
+	count(_existing_bucket_names) > 0
+	not is_string(object.get(input.document.resources[b].inputs, "bucket", null))
 }
 
 _data_event_keys contains "*" if {
@@ -198,6 +225,11 @@ data_events_cover(b) if b in _data_event_buckets
 _data_event_buckets contains b if {
 	some key in _data_event_keys
 	some b in s3.with_ref(key)
+}
+
+_data_event_buckets contains b if {
+	some b in s3.bucket_indices
+	object.get(input.document.resources[b].inputs, "bucket", null) in _existing_bucket_names
 }
 
 # the stack's VPC and any VPC the document creates (by URN)

@@ -192,3 +192,20 @@ test_fail_existing_trail_unrecording_or_without_global_events if {
 		fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", sprintf("existing trail %s is not recording (logging is stopped) (read from CloudTrail)", [arn])),
 	}
 }
+
+# audit: reads and writes of management events may come from two selectors; reads alone do not count
+test_management_events_of_reads_and_writes_by_two_selectors if {
+	split := fixtures.trail("audit", {"eventSelectors": [
+		{"readWriteType": "ReadOnly", "includeManagementEvents": true},
+		{"readWriteType": "WriteOnly", "includeManagementEvents": true},
+	]})
+	v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [split])
+	v == set()
+	reads := fixtures.trail("audit", {"eventSelectors": [], "advancedEventSelectors": [{"name": "r", "fieldSelectors": [
+		{"field": "eventCategory", "equals": ["Management"]},
+		{"field": "readOnly", "equals": ["true"]},
+	]}]})
+	w := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [reads])
+	w == {fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", "no multi-region CloudTrail trail records management events")}
+}
+

@@ -325,42 +325,59 @@ def read_trail_facts(client_of: Any, arns: Iterable[str]) -> dict[str, TrailFact
         selectors = _answer(ct, region, "cloudtrail", "get_event_selectors", TrailName=arn)
         basic = [s for s in selectors.get("EventSelectors") or [] if isinstance(s, dict)]
         advanced = [s for s in selectors.get("AdvancedEventSelectors") or [] if isinstance(s, dict)]
-        out[arn] = TrailFact(
-            multi_region=bool(trail.get("IsMultiRegionTrail")),
-            include_global_service_events=bool(trail.get("IncludeGlobalServiceEvents")),
-            log_file_validation=bool(trail.get("LogFileValidationEnabled")),
-            kms_key_id=trail.get("KmsKeyId") or None,
-            logging=bool(status.get("IsLogging")),
-            management_events=_records_management_events(basic, advanced),
-            s3_data_events=_s3_data_event_arns(basic, advanced, arn.split(":")[1]),
-            organization=bool(trail.get("IsOrganizationTrail")),
-            home_region=trail.get("HomeRegion") or region,
-            s3_bucket=trail.get("S3BucketName"),
-        )
+        try:
+            fact = _trail_fact(trail, status, basic, advanced, region, arn)
+        except (AttributeError, TypeError, ValueError) as exc:  # an answer of another shape than CloudTrail's
+            raise FactsError(f"cloudtrail in {region}: unreadable answer for {arn} ({type(exc).__name__}: {exc})") from None
+        out[arn] = fact
     if out:
         log.info("read %d trail(s) from CloudTrail", len(out))
     return out
 
 
-def _reads_and_writes(sel: dict[str, Any], advanced: bool) -> bool:
-    """Whether a selector records both reads and writes: a basic one of ReadWriteType All, an advanced one
-    without a readOnly field (either value of which keeps only reads or only writes)."""
+def _trail_fact(trail: dict[str, Any], status: dict[str, Any], basic: list[dict[str, Any]], advanced: list[dict[str, Any]],
+                region: str, arn: str) -> TrailFact:
+    return TrailFact(
+        multi_region=bool(trail.get("IsMultiRegionTrail")),
+        include_global_service_events=bool(trail.get("IncludeGlobalServiceEvents")),
+        log_file_validation=bool(trail.get("LogFileValidationEnabled")),
+        kms_key_id=trail.get("KmsKeyId") or None,
+        logging=bool(status.get("IsLogging")),
+        management_events=_records_management_events(basic, advanced),
+        s3_data_events=_s3_data_event_arns(basic, advanced, arn.split(":")[1]),
+        organization=bool(trail.get("IsOrganizationTrail")),
+        home_region=trail.get("HomeRegion") or region,
+        s3_bucket=trail.get("S3BucketName"),
+    )
+
+
+def _kinds(sel: dict[str, Any], advanced: bool) -> set[str]:
+    """What a selector records of each event: {'read', 'write'} for both; a basic one by its ReadWriteType,
+    an advanced one by its readOnly field (absent: both)."""
     if advanced:
-        return not any(fs.get("Field") == "readOnly" for fs in sel.get("FieldSelectors") or [] if isinstance(fs, dict))
-    return sel.get("ReadWriteType", "All") == "All"
+        values = {str(v).lower() for fs in sel.get("FieldSelectors") or [] if isinstance(fs, dict) and fs.get("Field") == "readOnly"
+                  for v in fs.get("Equals") or []}
+        if not any(isinstance(fs, dict) and fs.get("Field") == "readOnly" for fs in sel.get("FieldSelectors") or []):
+            return {"read", "write"}
+        return {k for v, k in (("true", "read"), ("false", "write")) if v in values}
+    return {"All": {"read", "write"}, "ReadOnly": {"read"}, "WriteOnly": {"write"}}.get(sel.get("ReadWriteType", "All"), set())
 
 
 def _records_management_events(basic: list[dict[str, Any]], advanced: list[dict[str, Any]]) -> bool:
     """As CloudTrail applies selectors: none at all records management events; advanced selectors
     (which replace the basic ones) must select the Management category; a basic one must not leave
-    them out. Only a selector that records reads and writes counts (a read-only trail misses every
-    change, a write-only one every read of data)."""
+    them out. Reads and writes must both be recorded, by one selector or between them (a read-only
+    trail misses every change)."""
     if advanced:
-        return any(_reads_and_writes(sel, True) and fs.get("Field") == "eventCategory" and "Management" in (fs.get("Equals") or [])
-                   for sel in advanced for fs in sel.get("FieldSelectors") or [])
-    if not basic:
+        kinds = {k for sel in advanced
+                 if any(isinstance(fs, dict) and fs.get("Field") == "eventCategory" and "Management" in (fs.get("Equals") or [])
+                        for fs in sel.get("FieldSelectors") or [])
+                 for k in _kinds(sel, True)}
+    elif not basic:
         return True
-    return any(sel.get("IncludeManagementEvents", True) is not False and _reads_and_writes(sel, False) for sel in basic)
+    else:
+        kinds = {k for sel in basic if sel.get("IncludeManagementEvents", True) is not False for k in _kinds(sel, False)}
+    return kinds >= {"read", "write"}
 
 
 #: A data-resource value that covers whole buckets: every bucket (arn:P:s3, arn:P:s3:::) or one bucket,
@@ -370,35 +387,35 @@ _WHOLE_BUCKETS = re.compile(r"^arn:aws(-cn|-us-gov)?:s3(:::([a-z0-9][a-z0-9.-]{1
 
 
 def _s3_data_event_arns(basic: list[dict[str, Any]], advanced: list[dict[str, Any]], partition: str) -> list[str]:
-    """The S3 buckets whose data events (reads and writes) the selectors record, as ARNs ('arn:PARTITION:s3'
-    for every bucket). Only whole buckets count: a value with an object prefix covers part of one, an
-    advanced ``Equals`` on resources.ARN one object. An advanced selector that narrows by anything but
-    StartsWith on resources.ARN (NotStartsWith, say) is not counted: which buckets it leaves out cannot
-    be read off it; nor is a selector of reads or writes only."""
-    values: set[str] = set()
+    """The S3 buckets whose data events, reads and writes (by one selector or between them), the
+    selectors record, as ARNs ('arn:PARTITION:s3' for every bucket). Only whole buckets count: a value
+    with an object prefix covers part of one, an advanced ``Equals`` on resources.ARN one object. An
+    advanced selector that narrows by anything but StartsWith on resources.ARN (and readOnly) is not
+    counted: which buckets it leaves out (NotStartsWith, say) cannot be read off it."""
+    seen: dict[str, set[str]] = {}
     if not advanced:
         for sel in basic:
-            if not _reads_and_writes(sel, False):
-                continue
             for dr in sel.get("DataResources") or []:
                 if dr.get("Type") == "AWS::S3::Object":
-                    values.update(v for v in dr.get("Values") or [] if isinstance(v, str) and _WHOLE_BUCKETS.match(v))
-        return sorted(values)
+                    for v in dr.get("Values") or []:
+                        if isinstance(v, str) and _WHOLE_BUCKETS.match(v):
+                            seen.setdefault(v, set()).update(_kinds(sel, False))
     for sel in advanced:
-        if not _reads_and_writes(sel, True):
-            continue
         fields = {fs.get("Field"): fs for fs in sel.get("FieldSelectors") or [] if isinstance(fs, dict)}
         if "Data" not in (fields.get("eventCategory") or {}).get("Equals", []):
             continue
         if "AWS::S3::Object" not in (fields.get("resources.type") or {}).get("Equals", []):
             continue
-        narrowing = {k for k in fields if k not in ("eventCategory", "resources.type")}
+        narrowing = {k for k in fields if k not in ("eventCategory", "resources.type", "readOnly")}
         arn_selector = fields.get("resources.ARN")
+        values: list[str] = []
         if not narrowing:
-            values.add(f"arn:{partition}:s3")
+            values = [f"arn:{partition}:s3"]
         elif narrowing == {"resources.ARN"} and arn_selector is not None and set(arn_selector) <= {"Field", "StartsWith"}:
-            values.update(v for v in arn_selector.get("StartsWith") or [] if isinstance(v, str) and _WHOLE_BUCKETS.match(v))
-    return sorted(values)
+            values = [v for v in arn_selector.get("StartsWith") or [] if isinstance(v, str) and _WHOLE_BUCKETS.match(v)]
+        for v in values:
+            seen.setdefault(v, set()).update(_kinds(sel, True))
+    return sorted(v for v, kinds in seen.items() if kinds >= {"read", "write"})
 
 
 def _one(client: Any, region: str, method: str, key: str, **kwargs: Any) -> dict[str, Any]:

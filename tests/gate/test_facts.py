@@ -486,6 +486,14 @@ def test_selectors_are_read_as_cloudtrail_applies_them() -> None:
     basic_reads = [{"ReadWriteType": "ReadOnly", "IncludeManagementEvents": True,
                     "DataResources": [{"Type": "AWS::S3::Object", "Values": ["arn:aws:s3"]}]}]
     assert _s3_data_event_arns(basic_reads, [], "aws") == [] and _records_management_events(basic_reads, []) is False
+    # reads by one selector and writes by another record both
+    split = [{"ReadWriteType": "ReadOnly", "DataResources": [{"Type": "AWS::S3::Object", "Values": ["arn:aws:s3:::datasets/"]}]},
+             {"ReadWriteType": "WriteOnly", "DataResources": [{"Type": "AWS::S3::Object", "Values": ["arn:aws:s3:::datasets/"]}]}]
+    assert _s3_data_event_arns(split, [], "aws") == ["arn:aws:s3:::datasets/"] and _records_management_events(split, []) is True
+    advanced_split = [{"FieldSelectors": [{"Field": "eventCategory", "Equals": ["Management"]}, {"Field": "readOnly", "Equals": [v]}]}
+                      for v in ("true", "false")]
+    assert _records_management_events([], advanced_split) is True
+    assert _records_management_events([], advanced_split[:1]) is False
     whole = [{"ReadWriteType": "All", "DataResources": [{"Type": "AWS::S3::Object", "Values": [
         "arn:aws:s3:::datasets/", "arn:aws:s3:::other", "arn:aws:s3:::datasets/tmp/", "arn:aws:s3:::"]}]}]
     assert _s3_data_event_arns(whole, [], "aws") == ["arn:aws:s3:::", "arn:aws:s3:::datasets/", "arn:aws:s3:::other"]
@@ -541,3 +549,20 @@ def test_a_lookup_that_cannot_read_the_trail_is_undecided(cloudtrail, ec2, capsy
     code, report, _ = _check_trail(capsys, tmp_path, ec2, missing, "--lookup")
     assert code == 2 and report["decision"] == "undecided"
     assert "TrailNotFoundException" in json.dumps(report)
+
+
+def test_a_cloudtrail_answer_of_another_shape_is_an_error_not_a_crash() -> None:
+    class Garbled:
+        def get_trail(self, **_: object) -> dict:
+            return {"Trail": {"IsMultiRegionTrail": True, "KmsKeyId": ["not", "a", "key"]}}
+
+        def get_trail_status(self, **_: object) -> dict:
+            return {"IsLogging": True}
+
+        def get_event_selectors(self, **_: object) -> dict:
+            return {"EventSelectors": [{"ReadWriteType": "All", "DataResources": "garbage"}]}
+
+    arn = "arn:aws:cloudtrail:us-east-1:123456789012:trail/org"
+    with pytest.raises(FactsError, match=r"^cloudtrail in us-east-1: unreadable answer for arn:aws:cloudtrail:us-east-1:123456789012:trail/org"):
+        read_trail_facts(lambda region: Garbled(), [arn])
+
