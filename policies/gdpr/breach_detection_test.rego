@@ -269,3 +269,19 @@ test_fail_existing_trail_recording_the_logical_name_or_an_unnamed_bucket if {
 	w := breach_detection.violation with input as offline
 	w == {_f("aws:s3/bucket:Bucket", "ds", "no trail is shown to record S3 data events for this personal-data bucket: the existing trail records named buckets, and this document does not know this bucket's name (offline synthesis); check a document converted from a pulumi preview")}
 }
+
+# audit: a bucket's object reads and writes may be recorded by two selectors; reads alone do not count
+_data_selector(kind) := {
+	"readWriteType": kind, "includeManagementEvents": true,
+	"dataResources": [{"type": "AWS::S3::Object", "values": ["arn:aws:s3:::ds/"]}],
+}
+
+test_data_events_of_reads_and_writes_by_two_selectors if {
+	split := fixtures.trail("audit", {"eventSelectors": [_data_selector("ReadOnly"), _data_selector("WriteOnly")]})
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, array.concat(fixtures.good_bucket("ds", "personal"), [split, fixtures.flow_log("flow", "vpc-0123456789abcdef0")]))
+	v == set()
+	reads := fixtures.trail("audit", {"eventSelectors": [_data_selector("ReadOnly"), {"readWriteType": "WriteOnly", "includeManagementEvents": true}]})
+	w := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, array.concat(fixtures.good_bucket("ds", "personal"), [reads, fixtures.flow_log("flow", "vpc-0123456789abcdef0")]))
+	w == {_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket")}
+}
+

@@ -155,25 +155,32 @@ _own_trail_names contains name if {
 }
 
 # S3 data events: the bucket keys some trail's selectors cover (built once; "*" covers every bucket)
+# reads and writes of a bucket's objects, by one selector or between two
 _data_event_keys contains key if {
+	some [kind, key] in _data_event_kinds
+	kind == "read"
+	["write", key] in _data_event_kinds
+}
+
+_data_event_kinds contains [kind, key] if {
 	some t in trails(input.document)
 	object.get(t.inputs, "advancedEventSelectors", []) == []
 	some sel in object.get(t.inputs, "eventSelectors", [])
-	_reads_and_writes(sel)
 	some dr in object.get(sel, "dataResources", [])
 	dr.type == "AWS::S3::Object"
 	some v in dr.values
 	some key in _selector_keys(v)
+	some kind in _basic_kinds(sel)
 }
 
-_data_event_keys contains key if {
+_data_event_kinds contains [kind, key] if {
 	some t in trails(input.document)
 	some sel in object.get(t.inputs, "advancedEventSelectors", [])
-	_advanced_reads_and_writes(sel)
 	fields := {fs.field: fs | some fs in sel.fieldSelectors}
 	"Data" in object.get(fields, ["eventCategory", "equals"], [])
 	"AWS::S3::Object" in object.get(fields, ["resources.type", "equals"], [])
 	some key in _arn_selector_keys(object.get(fields, "resources.ARN", {}))
+	some kind in _advanced_kinds(sel)
 }
 
 # the existing trail's S3 data events: as CloudTrail reports them (whole buckets, named exactly: a
