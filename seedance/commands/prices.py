@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
@@ -15,8 +14,9 @@ _SHOWN_TYPES = 8
 
 
 def default_cache_dir() -> Path:
-    env = os.environ.get("SEEDANCE_PRICE_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "seedance" / "prices"
+    from seedance.pricing.catalog import default_refresh_dir
+
+    return default_refresh_dir()
 
 
 @click.group()

@@ -129,6 +129,12 @@ def missing_region_message(region: str, known: list[str]) -> str:
     from seedance.policy.semantics import SUPPORTED_PARTITIONS, region_partitions
 
     partition = region_partitions().get(region)
+    unread = default_refresh_dir()
+    if partition in SUPPORTED_PARTITIONS and (unread / f"prices-{region}.json").is_file():
+        # `prices refresh` without --cache-dir wrote it where no command reads unless told
+        return (f"no prices for region {region!r}: the price catalog holds {', '.join(known)}; a refresh cache "
+                f"for it is in {unread}, where `seedance prices refresh` writes by default, and no command reads "
+                f"it unless named: give --cache-dir {unread} or set ${PRICE_CACHE_ENV}={unread}")
     if partition in SUPPORTED_PARTITIONS:
         return (f"no prices for region {region!r}: the price catalog holds {', '.join(known)}; "
                 f"`seedance prices refresh --region {region} --cache-dir DIR` adds it (then give DIR as "
@@ -643,6 +649,12 @@ def _load_cached(cache_key: str | None) -> Catalog:
 
 
 PRICE_CACHE_ENV = "SEEDANCE_PRICE_CACHE"
+
+
+def default_refresh_dir() -> Path:
+    """Where ``seedance prices refresh`` writes without ``--cache-dir``: ``$SEEDANCE_PRICE_CACHE``, else
+    ``~/.cache/seedance/prices`` (which nothing reads unless it is named)."""
+    return env_cache_dir() or Path.home() / ".cache" / "seedance" / "prices"
 
 
 def env_cache_dir() -> Path | None:

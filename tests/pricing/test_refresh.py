@@ -511,3 +511,20 @@ def test_a_cache_in_another_currency_than_the_bundled_region_s_is_not_written(tm
                                              r"are in CNY; refusing to mix currencies"):
         write_cache({"region": "cn-north-1", "instances": [p4d]}, tmp_path)
     assert path.read_bytes() == before
+
+
+def test_a_region_refreshed_into_the_default_cache_says_where_its_prices_are(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `prices refresh` without --cache-dir writes ~/.cache/seedance/prices, which no command reads unless named
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("SEEDANCE_PRICE_CACHE", raising=False)
+    default = tmp_path / ".cache" / "seedance" / "prices"
+    rec = parse_product(_product("g5.xlarge", "SKU1", "1.2", "0.8", "5000", region="ap-south-1"), "ap-south-1")
+    write_cache({"region": "ap-south-1", "instances": [rec]}, default)
+    with pytest.raises(UnknownRegionError) as exc:
+        load_catalog().instances("ap-south-1")
+    assert f"a refresh cache for it is in {default}, where `seedance prices refresh` writes by default" in str(exc.value)
+    assert f"give --cache-dir {default} or set $SEEDANCE_PRICE_CACHE={default}" in str(exc.value)
+    assert load_catalog(cache_dir=default).instance("ap-south-1", "g5.xlarge").ondemand.value == 1.2
+    # another region without a cache keeps the refresh advice
+    with pytest.raises(UnknownRegionError, match="`seedance prices refresh --region eu-central-2 --cache-dir DIR` adds it"):
+        load_catalog().instances("eu-central-2")
