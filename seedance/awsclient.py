@@ -32,3 +32,12 @@ def unreadable_answer_errors() -> tuple[type[Exception], ...]:
     from botocore.parsers import ResponseParserError
 
     return (ResponseParserError, KeyError)
+
+
+def error_code(exc: BaseException) -> str | None:
+    """The AWS error code of a botocore ``ClientError`` (``OptInRequired``, ...); None for anything else."""
+    response = getattr(exc, "response", None)
+    if not isinstance(response, dict):
+        return None
+    code = (response.get("Error") or {}).get("Code")
+    return str(code) if code else None

@@ -70,8 +70,6 @@ _advanced_kinds(sel) := {k |
 	k := {"true": "read", "false": "write"}[lower(sprintf("%v", [v]))]
 } if not _advanced_reads_and_writes(sel)
 
-_reads_and_writes(sel) if object.get(sel, "readWriteType", "All") == "All"
-
 _advanced_reads_and_writes(sel) if {
 	every fs in object.get(sel, "fieldSelectors", []) {
 		fs.field != "readOnly"
@@ -187,14 +185,14 @@ _data_event_kinds contains [kind, key] if {
 # bucket of the same logical name elsewhere is not this one), else as the policy declares them
 _data_event_keys contains "*" if {
 	some v in existing_fact.s3_data_events
-	v in {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
+	v in _every_bucket
 }
 
 # the bucket names the existing trail records, matched only with a bucket's own name (inputs.bucket,
 # which a document converted from a preview holds), never with its logical name
 _existing_bucket_names contains name if {
 	some v in existing_fact.s3_data_events
-	not v in {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
+	not v in _every_bucket
 	name := s3.arn_bucket(v)
 	name != ""
 }
@@ -216,11 +214,14 @@ _arn_selector_keys(selector) := {"*"} if selector == {}
 
 _arn_selector_keys(selector) := {k | some v in object.get(selector, "startsWith", []); some k in _selector_keys(v)} if selector != {}
 
+# the data-resource values that select every bucket
+_every_bucket := {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
+
 # "arn:aws:s3" (every bucket) or a bucket's ARN / prefix -> the bucket name, with and without an auto-name suffix
-_selector_keys(value) := {"*"} if value in {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
+_selector_keys(value) := {"*"} if value in _every_bucket
 
 _selector_keys(value) := {name, s3.strip_autoname(name)} if {
-	not value in {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
+	not value in _every_bucket
 	name := s3.arn_bucket(value)
 }
 

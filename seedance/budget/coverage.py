@@ -46,13 +46,17 @@ def uncovered_fleets(policy: CostPolicy, named: Collection[str], stamp: OverlayS
     return [f.name for f in policy.fleets if f.name in changed and f.name not in set(named)]
 
 
+def _stamp_of(loaded: LoadedPolicy) -> OverlayStamp | None:
+    """The stamp of a budget-response overlay; None for any other policy, or a stamp line this version
+    cannot read (nothing to compare)."""
+    return OverlayStamp.parse(loaded.response.stamp_text) if loaded.response is not None else None
+
+
 def uncovered_in(loaded: LoadedPolicy) -> tuple[OverlayStamp, list[str]] | None:
     """The stamp of ``loaded`` and the fleets its response leaves uncovered, when it is a budget-response
     overlay that leaves any."""
-    if loaded.response is None:
-        return None
-    stamp = OverlayStamp.parse(loaded.response.stamp_text)
-    if stamp is None:  # a stamp line this version cannot read: nothing to compare
+    stamp = _stamp_of(loaded)
+    if stamp is None:
         return None
     missing = uncovered_fleets(loaded.policy, loaded.response.fleets, stamp)
     return (stamp, missing) if missing else None
@@ -124,9 +128,7 @@ def threshold_drift(policy: CostPolicy, stamp: OverlayStamp, base: CostPolicy | 
 def drifted_in(loaded: LoadedPolicy) -> tuple[OverlayStamp, ThresholdDrift] | None:
     """The stamp of ``loaded`` and how the policy's thresholds now differ from what it applied, when it is
     a budget-response overlay whose stamp records them and they differ."""
-    if loaded.response is None:
-        return None
-    stamp = OverlayStamp.parse(loaded.response.stamp_text)
+    stamp = _stamp_of(loaded)
     if stamp is None:
         return None
     drift = threshold_drift(loaded.policy, stamp)

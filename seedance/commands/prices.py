@@ -61,6 +61,7 @@ def refresh_cmd(region: str, cache_dir: Path | None, instance_types: tuple[str, 
     """Fetch current prices from AWS (Price List API, spot price history) into the local cache."""
     from botocore.exceptions import BotoCoreError, ClientError
 
+    from seedance.awsclient import error_code
     from seedance.cli import console
     from seedance.pricing.refresh import default_instance_types, refresh_region, write_cache
 
@@ -71,9 +72,8 @@ def refresh_cmd(region: str, cache_dir: Path | None, instance_types: tuple[str, 
         err.print(f"error: {exc}", markup=False)
         return 1
     except (BotoCoreError, ClientError) as exc:
-        code = exc.response.get("Error", {}).get("Code") if isinstance(exc, ClientError) else None
         hint = (f"{region} must be enabled for the account (an opt-in region) before it can be refreshed"
-                if code == "OptInRequired" else "credentials and network access are needed for a refresh")
+                if error_code(exc) == "OptInRequired" else "credentials and network access are needed for a refresh")
         err.print(f"error: AWS call failed: {exc} ({hint})", markup=False)
         return 1
     if not doc["instances"]:  # nothing priced: the old cache stays as it was

@@ -17,10 +17,12 @@ recording, and which management and S3 data events it records.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import functools
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -427,17 +429,34 @@ def _one(client: Any, region: str, method: str, key: str, **kwargs: Any) -> dict
 
 
 def _answer(client: Any, region: str, service: str, method: str, **kwargs: Any) -> dict[str, Any]:
+    with _aws_errors(service, method, region):
+        answer = getattr(client, method)(**kwargs)
+    return answer if isinstance(answer, dict) else {}
+
+
+@contextlib.contextmanager
+def _aws_errors(service: str, method: str, region: str) -> Iterator[None]:
+    """Turn botocore's errors of one call into a FactsError naming the service, the call and AWS's answer."""
     from botocore.exceptions import BotoCoreError, ClientError
 
     operation = "".join(part.capitalize() for part in method.split("_"))
     try:
-        answer = getattr(client, method)(**kwargs)
+        yield
     except ClientError as exc:
         error = exc.response.get("Error") or {}
         raise FactsError(f"{service} {operation} in {region}: {error.get('Code', '?')}: {error.get('Message', exc)}") from None
     except BotoCoreError as exc:
         raise FactsError(f"{service} {operation} in {region}: {exc}") from None
-    return answer if isinstance(answer, dict) else {}
+
+
+def _client(service: str, region: str) -> Any:
+    """A boto3 client, or a FactsError when botocore cannot build one (e.g. a malformed endpoint setting)."""
+    from seedance.awsclient import client
+
+    try:
+        return client(service, region)
+    except Exception as exc:
+        raise FactsError(f"{service} in {region}: {type(exc).__name__}: {exc}") from None
 
 
 def plan_instance_types(plan: dict[str, Any] | None) -> list[str]:
@@ -450,28 +469,17 @@ def lookup(policy: dict[str, Any], document: dict[str, Any] | None = None, plan:
     """Read from EC2, in the policy's region, the subnets and security groups the stack is given and
     the instance types its document (and plan) launch, and from CloudTrail the existing trail the
     policy relies on (raises FactsError)."""
-    from seedance.awsclient import client
-
     region = str(policy["cloud"]["region"])
     document = document or {}
     refs = references(document)
-    try:
-        ec2 = client("ec2", region)
-    except Exception as exc:  # botocore cannot build a client (e.g. a malformed endpoint setting)
-        raise FactsError(f"ec2 in {region}: {type(exc).__name__}: {exc}") from None
-    def cloudtrail(where: str) -> Any:
-        try:
-            return client("cloudtrail", where)
-        except Exception as exc:  # as for EC2 above
-            raise FactsError(f"cloudtrail in {where}: {type(exc).__name__}: {exc}") from None
-
+    ec2 = _client("ec2", region)
     return AwsFacts(
         region=region,
         read_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         subnets=read_subnet_facts(ec2, given_subnet_ids(policy, document, refs), region=region),
         security_groups=read_security_group_facts(ec2, given_security_group_ids(document, refs), region=region),
         instance_types=read_instance_type_facts(ec2, [*instance_types(document, refs), *plan_instance_types(plan)], region=region),
-        trails=read_trail_facts(cloudtrail, existing_trail_arns(policy)),
+        trails=read_trail_facts(functools.partial(_client, "cloudtrail"), existing_trail_arns(policy)),
     )
 
 
@@ -482,15 +490,7 @@ def _route(route: dict[str, Any]) -> RouteFact:
 
 
 def _call(ec2: Any, region: str, method: str, key: str, *, paginate: bool = True, **kwargs: Any) -> list[dict[str, Any]]:
-    from botocore.exceptions import BotoCoreError, ClientError
-
-    operation = "".join(part.capitalize() for part in method.split("_"))
-    try:
+    with _aws_errors("ec2", method, region):
         if not paginate:
             return list(getattr(ec2, method)(**kwargs).get(key) or [])
         return [item for page in ec2.get_paginator(method).paginate(**kwargs) for item in page.get(key) or []]
-    except ClientError as exc:
-        error = exc.response.get("Error") or {}
-        raise FactsError(f"ec2 {operation} in {region}: {error.get('Code', '?')}: {error.get('Message', exc)}") from None
-    except BotoCoreError as exc:
-        raise FactsError(f"ec2 {operation} in {region}: {exc}") from None

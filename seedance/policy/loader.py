@@ -62,16 +62,19 @@ _STAMP_LINE = re.compile(rb"^" + re.escape(BUDGET_RESPONSE_STAMP.encode()) + rb"
 _FIRED_LINE = re.compile(rb"^" + re.escape(BUDGET_RESPONSE_FIRED.encode()) + rb"[^\r\n]*", re.M)
 
 
+def _first_line(pattern: re.Pattern[bytes], data: bytes) -> str | None:
+    m = pattern.search(data)
+    return m.group(0).decode("utf-8", errors="replace") if m else None
+
+
 def budget_response_stamp(data: bytes) -> str | None:
     """The stamp line of a budget-response overlay's text, or None for any other policy file."""
-    m = _STAMP_LINE.search(data)
-    return m.group(0).decode("utf-8", errors="replace") if m else None
+    return _first_line(_STAMP_LINE, data)
 
 
 def _fired_line(data: bytes) -> str | None:
     """The line recording the thresholds a budget response applied, or None."""
-    m = _FIRED_LINE.search(data)
-    return m.group(0).decode("utf-8", errors="replace") if m else None
+    return _first_line(_FIRED_LINE, data)
 
 
 @dataclass(frozen=True)

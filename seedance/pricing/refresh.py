@@ -237,15 +237,6 @@ def default_instance_types(region: str) -> list[str]:
 NOT_ENABLED_CODES = frozenset({"OptInRequired", "AuthFailure", "UnauthorizedOperation"})
 
 
-def _error_code(exc: BaseException) -> str | None:
-    """The AWS error code of a botocore ``ClientError`` (None for anything else)."""
-    response = getattr(exc, "response", None)
-    if not isinstance(response, dict):
-        return None
-    code = response.get("Error", {}).get("Code")
-    return str(code) if code else None
-
-
 def _no_spot_message(region: str, code: str) -> str:
     tail = "no spot prices; on-demand and reserved prices written"
     if code == "UnauthorizedOperation":
@@ -324,11 +315,13 @@ def refresh_region(
                      ", ".join(r["prices"]["ondemand"]["ref"] for r in matched))
     from botocore.exceptions import ClientError
 
+    from seedance.awsclient import error_code
+
     try:
         spot_entries = _spot_history(ec2_client, types, now)
     except ClientError as exc:
-        code = _error_code(exc)
-        if code not in NOT_ENABLED_CODES:
+        code = error_code(exc)
+        if code is None or code not in NOT_ENABLED_CODES:
             raise
         log.warning("%s", _no_spot_message(region, code))
         spot_entries = []
@@ -347,14 +340,13 @@ def refresh_region(
 def _existing_records(path: Path, region: str) -> dict[str, dict[str, Any]]:
     """The records of the region's cache file already at ``path`` by instance type; none when there is no
     file, and none (with a warning) when it cannot be read or is not a cache of ``region``."""
-    from seedance.pricing.catalog import PriceDataError
-    from seedance.textfile import TextFileError, read_json_file
+    from seedance.pricing.catalog import PriceDataError, read_cache
 
     if not path.exists():
         return {}
     try:
-        old = check_cache_document(read_json_file(path), str(path))
-    except (TextFileError, PriceDataError) as exc:
+        old = read_cache(path)
+    except PriceDataError as exc:
         log.warning("the existing price cache cannot be read, so the new prices are written alone: %s", exc)
         return {}
     other = sorted({str(r.get("region")) for r in old["instances"] if r.get("region") != region})
