@@ -160,9 +160,11 @@ def threshold_drift_warning(path: Path, stamp: OverlayStamp, drift: ThresholdDri
     # a response that changes nothing leaves an overlay of its month in place: re-running does not lift it
     if drift.rerun_replaces:
         todo = (f"re-run `seedance budget respond` or `seedance budget poll` with --out {full} to respond as the "
-                "policy now says, or delete the overlay to lift the response")
+                "policy now says, or point the stack's seedance:policy back to the policy it extends, then delete the "
+                "overlay, to lift the response")
     else:
-        todo = (f"delete the overlay to lift the response (`seedance budget respond` or `seedance budget poll` with "
+        todo = (f"point the stack's seedance:policy back to the policy it extends, then delete the overlay, to lift "
+                f"the response (`seedance budget respond` or `seedance budget poll` with "
                 f"--out {full} replaces it only with a response that changes fleets, or in a new budget month)")
     return (f"{full}: the budget response in this overlay ({stamp.alert_type} alert of {stamp.month}) applies "
             f"{_listed(drift.applied)}, but for {spend} the policy it extends now applies {_listed(drift.now)}"

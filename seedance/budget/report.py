@@ -12,7 +12,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from seedance.budget.response import BudgetResponse, Change, fraction_down, percent, threshold_label
-from seedance.templating import get_template, md_code
+from seedance.budget.wiring import Segment, Wiring, deploy_steps, plain, revert_steps
+from seedance.templating import get_template, md_code, md_text
 
 
 def spend_label(r: BudgetResponse) -> str:
@@ -42,7 +43,7 @@ def _change_json(c: Change) -> dict[str, Any]:
 
 
 def to_json(r: BudgetResponse, overlay_path: str | None = None, *, month: str | None = None,
-            restored: Sequence[Change] = ()) -> dict[str, Any]:
+            restored: Sequence[Change] = (), stack: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         "policy": r.policy,
         "alert": {
@@ -63,6 +64,9 @@ def to_json(r: BudgetResponse, overlay_path: str | None = None, *, month: str | 
         "restored": [_change_json(c) for c in restored],  # a new month: fields the rewritten overlay gives back
         "notes": r.notes,
         "overlay": overlay_path,
+        # what the stack's Pulumi.STACK.yaml deploys (seedance:policy), and the commands that point it
+        # at the overlay or back to the policy; None without --stack or a stack file
+        "stack": stack,
         # the monthly cost seedance check projects (BUDGET-COST-1) for the policy and for the overlay
         "projection": None if r.projection is None else {
             "policy": r.projection.policy, "overlay": r.projection.overlay, "budget": r.projection.budget,
@@ -73,17 +77,20 @@ def to_json(r: BudgetResponse, overlay_path: str | None = None, *, month: str | 
 
 def render_markdown(r: BudgetResponse, overlay_path: str | None = None, *, month: str | None = None,
                     policy_path: str | None = None, kept_overlay: str | None = None,
-                    restored: Sequence[Change] = ()) -> str:
+                    restored: Sequence[Change] = (), wiring: Wiring | None = None) -> str:
     """The cost-incident report.
 
     ``overlay_path``: the overlay this response wrote; ``kept_overlay``: an earlier overlay left in
     place; ``policy_path``: the policy they extend (what ``seedance:policy`` points back to);
+    ``wiring``: what the stack deploys now (:mod:`seedance.budget.wiring`), which the steps follow;
     ``month``: the budget month of the alert; ``restored``: fields a new month's overlay gives back.
     """
     icon = "⚪" if r.ignored else "🔴" if r.changes else "🟡" if r.fired else "🟢"
     text = get_template("cost_incident.md.j2").render(
         r=r, budget=r.effective.budget.monthly_amount, icon=icon, overlay_path=overlay_path, pct=spend_label(r),
-        month=month, policy_path=policy_path, kept_overlay=kept_overlay, restored=list(restored),
+        month=month, kept_overlay=kept_overlay, restored=list(restored),
+        deploy=markdown_steps(deploy_steps(overlay_path, wiring)) if overlay_path else "",
+        revert=markdown_steps(revert_steps(overlay_path or kept_overlay or "", policy_path, wiring)),
         threshold=threshold_label, value=value_label,
     )
     return text.rstrip("\n") + "\n"  # each block ends in a blank line; the report in one newline
@@ -96,16 +103,14 @@ def render_not_a_budget_alert(source: str) -> str:
             "(a subscription confirmation or another service's message): nothing to do.\n")
 
 
-def revert_line(overlay: str, policy_path: str | None) -> str:
-    back = (f" (or point the stack's seedance:policy back to the policy, {policy_path}; seedance:policy is a path "
-            f"relative to the Pulumi project directory)") if policy_path else \
-        " (or point the stack's seedance:policy back to the policy)"
-    return f"to revert: delete {overlay}{back}, run seedance check, then pulumi up"
+def markdown_steps(segments: list[Segment]) -> str:
+    """Steps of :mod:`seedance.budget.wiring` as Markdown: code in backticks, the rest escaped."""
+    return "".join(f"`{md_code(text)}`" if is_code else md_text(text) for is_code, text in segments)
 
 
 def render_text(console: Console, r: BudgetResponse, overlay_path: str | None = None, *, month: str | None = None,
                 policy_path: str | None = None, kept_overlay: str | None = None,
-                restored: Sequence[Change] = ()) -> None:
+                restored: Sequence[Change] = (), wiring: Wiring | None = None) -> None:
     a = r.alert
     if r.ignored:
         console.print(f"[bold]{escape(r.policy)}[/bold]: {escape(a.alert_type.lower())} alert of budget {escape(a.budget_name)} "
@@ -134,11 +139,11 @@ def render_text(console: Console, r: BudgetResponse, overlay_path: str | None = 
         console.print(f"[yellow]note[/yellow] {escape(n)}")
     if overlay_path:
         console.print(f"overlay written: {escape(overlay_path)}" + (f" (budget month {month})" if month else "")
-                      + "; commit it, run seedance check, then pulumi up")
+                      + "; " + escape(plain(deploy_steps(overlay_path, wiring))))
     elif not r.changes and not kept_overlay and r.ignored is None:
         console.print("no overlay written: no threshold action changes the policy")
     if overlay_path or kept_overlay:
-        console.print(escape(revert_line(overlay_path or kept_overlay or "", policy_path)))
+        console.print("to revert: " + escape(plain(revert_steps(overlay_path or kept_overlay or "", policy_path, wiring))))
 
 
 __all__ = ["render_markdown", "render_not_a_budget_alert", "render_text", "spend_label", "threshold_label", "to_json",

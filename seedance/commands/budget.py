@@ -26,6 +26,7 @@ from seedance.budget.events import (
     read_envelope,
 )
 from seedance.budget.report import render_markdown, render_not_a_budget_alert, render_text, to_json
+from seedance.budget.wiring import stack_wiring
 from seedance.budget.response import (
     BudgetResponse,
     BudgetResponseError,
@@ -185,7 +186,8 @@ def _planned_response(loaded: LoadedPolicy, alert: BudgetAlert, *, ref: str, sta
 
 
 def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *, stack: str | None, out: Path | None,
-                        fmt: str, source: str, command: str, live: bool = False, cluster: bool = True) -> int:
+                        fmt: str, source: str, command: str, project_dir: Path, live: bool = False,
+                        cluster: bool = True) -> int:
     """Apply the thresholds, write the overlay (``--out``) when something changed, print the report."""
     from seedance.budget.live import LiveSizeError
     from seedance.cli import console
@@ -214,7 +216,7 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
                     err.print(f"error --live-sizes: {exc}", markup=False)
                     return 1
             return _decide_and_write(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=source,
-                                     command=command, cluster=cluster, groups=groups)
+                                     command=command, cluster=cluster, project_dir=project_dir, groups=groups)
 
     try:
         outcome = decide(nullcontext() if out is None else exclusive_lock(out, on_wait=waiting))
@@ -250,7 +252,7 @@ class _Outcome:
 
 
 def _decide_and_write(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *, stack: str | None, out: Path | None,
-                      fmt: str, source: str, command: str, cluster: bool,
+                      fmt: str, source: str, command: str, cluster: bool, project_dir: Path,
                       groups: dict[str, Any] | None) -> _Outcome | int:
     """Read the overlay in place, decide the response against it and write the new one (``--out``,
     resolved); an exit status after printing the error when something is wrong. Called with the
@@ -291,7 +293,7 @@ def _decide_and_write(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *,
                 if month < earlier.month else
                 f"kept {out}: an earlier alert this month ({earlier.alert_type}, {percent(earlier.fraction)} of budget) "
                 "crossed more thresholds, and a later, lower alert never undoes a stronger response; "
-                "delete the overlay to lift it"
+                "point the stack's seedance:policy back to the policy, then delete the overlay, to lift it"
             )
             response = replace(response, overlay={}, changes=[], projection=None)
         elif not response.overlay and earlier is not None and month > earlier.month:
@@ -301,11 +303,14 @@ def _decide_and_write(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *,
             response.notes.append(f"a new budget month ({month}): the response of {earlier.month} is lifted; "
                                   f"{out} now only extends the policy")
         elif not response.overlay:
-            response.notes.append(f"the overlay {out} from an earlier alert is left as it is; delete it to lift it")
+            response.notes.append(f"the overlay {out} from an earlier alert is left as it is; point the stack's "
+                                  "seedance:policy back to the policy, then delete the overlay, to lift it")
     overlay_path = str(out) if out is not None and response.overlay else None
     kept = str(out) if out is not None and not response.overlay and out.exists() else None
+    wiring = None if response.ignored else stack_wiring(project_dir, stack, policy=policy, overlay=out)
     extras: dict[str, Any] = {"month": None if response.ignored else month, "restored": restored}
-    shown = {**extras, "policy_path": str(policy), "kept_overlay": kept}
+    shown = {**extras, "policy_path": str(policy), "kept_overlay": kept, "wiring": wiring}
+    extras["stack"] = None if wiring is None else wiring.to_json(overlay_path or kept, str(policy))
     markdown = None
     if fmt == "markdown":  # rendered before the overlay is written: a missing template changes nothing
         markdown = render_markdown(response, overlay_path, **shown)
@@ -436,7 +441,7 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
             click.echo(render_not_a_budget_alert(str(event)), nl=False)
         return 0
     return _respond_and_report(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=str(event), command="respond",
-                               live=live, cluster=joins_cluster(project_dir, stack))
+                               project_dir=project_dir, live=live, cluster=joins_cluster(project_dir, stack))
 
 
 def _caller_account(sts: Any) -> str:
@@ -502,4 +507,4 @@ def poll_cmd(policy: Path, stack: str, account_id: str | None, forecasted: bool,
         err.print(f"error {budget_name(stack)}: {exc}", markup=False)
         return 1
     return _respond_and_report(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=budget_name(stack), command="poll",
-                               live=live, cluster=joins_cluster(project_dir, stack))
+                               project_dir=project_dir, live=live, cluster=joins_cluster(project_dir, stack))

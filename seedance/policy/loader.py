@@ -234,7 +234,8 @@ def _stale_response_fleets(base: Any, merged: Any, file: str, ext: str) -> list[
             problems.append(Problem(loc, f"fleets[{i}]",
                                     f"overlay names fleet {name!r}, which the policy no longer has ({ext} has no fleet "
                                     "of that name): a stale budget response; re-run `seedance budget respond`/`poll`, "
-                                    "or delete the overlay", f"fleet {name!r}"))
+                                    "or point the stack's seedance:policy back to the policy, then delete the overlay",
+                                    f"fleet {name!r}"))
     return problems
 
 

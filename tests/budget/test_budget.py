@@ -537,17 +537,29 @@ def test_the_report_says_how_to_revert_and_which_month_it_answers(tmp_path: Path
     assert code == 0 and out.is_file() and "month=2022-09" in out.read_text()
     assert md.startswith("## 🔴 Cost incident: gpu-platform-dev at 96.0% of its monthly budget (2022-09)")
     assert f"Redeploy from the overlay `{out}` (budget month 2022-09)" in md
-    assert f"**To revert:** delete `{out}` (or point the stack's `seedance:policy` back to `{policy}`)" in md
-    # JSON carries the month; text says it too
+    # stacks/Pulumi.dev.yaml deploys the policy, not the overlay: the report says how to point it there
+    assert "stack dev still deploys `policies/dev.yaml` (`seedance:policy` in `stacks/Pulumi.dev.yaml`)" in md
+    here = os.path.relpath(out, REPO / "stacks")
+    assert f"`pulumi config set seedance:policy {here} --stack dev --cwd stacks`; commit both" in md
+    assert f"**To revert:** stack dev does not deploy the overlay, so nothing is in force; delete `{out}`" in md
+    # JSON carries the month and the stack's wiring; text says both too
     code, js = _respond(str(policy), str(event), "--stack", "dev", "--out", str(out), "-f", "json")
-    assert json.loads(js)["month"] == "2022-09"
+    doc = json.loads(js)
+    assert doc["month"] == "2022-09" and doc["stack"]["deploys"] == "policy"
+    assert doc["stack"]["seedancePolicy"] == "policies/dev.yaml" and doc["stack"]["file"] == "stacks/Pulumi.dev.yaml"
+    assert doc["stack"]["pointAtOverlay"] == f"pulumi config set seedance:policy {here} --stack dev --cwd stacks"
+    assert doc["stack"]["pointBack"] == "pulumi config set seedance:policy policies/dev.yaml --stack dev --cwd stacks"
     code, text = _respond(str(policy), str(event), "--stack", "dev", "--out", str(out))
-    assert "budget month 2022-09" in text and f"to revert: delete {out}" in text
+    assert "budget month 2022-09" in text and "so pulumi up does not apply the overlay until it names it" in text
     # a weaker alert keeps the overlay: still how to revert it
     weak = tmp_path / "weak.json"
     weak.write_bytes(_monthly_alert("seedance-dev-monthly", "6,000.00", "3,100.00"))
     code, md = _respond(str(policy), str(weak), "--stack", "dev", "--out", str(out), "-f", "markdown")
-    assert "Redeploy from" not in md and f"**To revert:** delete `{out}`" in md
+    assert "Redeploy from" not in md and f"delete `{out}` to drop the response" in md
+    # without --stack the stack is unknown: point it at the overlay, and back before deleting it
+    code, text = _respond(str(policy), str(event), "--out", str(out))
+    assert "point the stack's seedance:policy at it" in text and f"once no stack names it" in text
+    assert json.loads(_respond(str(policy), str(event), "--out", str(out), "-f", "json")[1])["stack"] is None
     # without --out nothing is written, and the report says so
     code, md = _respond(str(policy), str(event), "--stack", "dev", "-f", "markdown")
     assert "No overlay was written" in md and "To revert" not in md
@@ -861,3 +873,27 @@ def test_without_a_plan_groups_that_count_instances_are_not_capped(tmp_path: Pat
     assert code == 0 and _caps(doc) == {}
     assert any("could not be planned" in n for n in doc["notes"])
     assert any("fleet inference's group cannot be counted" in n for n in doc["notes"])
+
+
+def test_the_steps_follow_what_the_stack_deploys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the steady state of a pipeline: the stack deploys the overlay, which each alert rewrites
+    project, alert = _freeze_project(tmp_path, "  - {name: finetune, reserved: {mode: none}}\n", cluster=False)
+    stack_file = project / "Pulumi.frz.yaml"
+    stack_file.write_text(stack_file.read_text().replace("seedance:policy: frz.yaml", "seedance:policy: frz.budget.yaml"))
+    monkeypatch.chdir(project)
+    args = ("frz.yaml", str(alert), "--stack", "frz", "--project-dir", ".", "--out", "frz.budget.yaml")
+    code, text = _respond(*args)
+    assert code == 0 and (project / "frz.budget.yaml").is_file()
+    assert "stack frz deploys it (seedance:policy in Pulumi.frz.yaml): commit it, run seedance check" in text
+    # deleting the overlay first would leave the stack naming a missing file: point back, then delete
+    assert ("to revert: point the stack back to the policy: pulumi config set seedance:policy frz.yaml --stack frz, "
+            "run seedance check, then pulumi up; delete") in text and "only after that (the stack reads it)" in text
+    doc = json.loads(_respond(*args, "-f", "json")[1])
+    assert doc["stack"]["deploys"] == "overlay" and doc["stack"]["pointAtOverlay"] is None
+    md = _respond(*args, "-f", "markdown")[1]
+    assert "it extends the policy; stack frz deploys it (`seedance:policy` in `Pulumi.frz.yaml`)" in md
+    # a stack that deploys some other file: named, and how to point it at the overlay
+    stack_file.write_text(stack_file.read_text().replace("frz.budget.yaml", "other.yaml"))
+    code, text = _respond(*args)
+    assert "stack frz deploys other.yaml, neither the policy nor this overlay" in text
+    assert "pulumi config set seedance:policy frz.budget.yaml --stack frz; commit both" in text

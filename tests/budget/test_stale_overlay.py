@@ -101,7 +101,8 @@ def test_an_overlay_naming_a_fleet_the_policy_no_longer_has_is_a_stale_response(
     assert (where.file, where.line, where.column) == (str(overlay), _line_of(overlay, "- name: eval"), 3)
     assert str(problems[0]).endswith(
         "(fleet 'eval'): overlay names fleet 'eval', which the policy no longer has (eu-prod.yaml has no fleet of "
-        "that name): a stale budget response; re-run `seedance budget respond`/`poll`, or delete the overlay")
+        "that name): a stale budget response; re-run `seedance budget respond`/`poll`, or point the stack's seedance:policy "
+        "back to the policy, then delete the overlay")
     assert problems[0].path.startswith("fleets[") and "missing required field" not in str(caught.value)
 
 
@@ -260,11 +261,13 @@ def _loader_warnings(caplog: pytest.LogCaptureFixture, overlay: Path) -> list[st
 
 def _rerun_hint(overlay: Path) -> str:
     return (f"re-run `seedance budget respond` or `seedance budget poll` with --out {os.path.abspath(overlay)} to "
-            "respond as the policy now says, or delete the overlay to lift the response")
+            "respond as the policy now says, or point the stack's seedance:policy back to the policy it extends, then "
+            "delete the overlay, to lift the response")
 
 
 def _delete_hint(overlay: Path) -> str:
-    return (f"delete the overlay to lift the response (`seedance budget respond` or `seedance budget poll` with --out "
+    return (f"point the stack's seedance:policy back to the policy it extends, then delete the overlay, to lift "
+            f"the response (`seedance budget respond` or `seedance budget poll` with --out "
             f"{os.path.abspath(overlay)} replaces it only with a response that changes fleets, or in a new budget "
             "month)")
 
