@@ -43,3 +43,19 @@ def partition(region: str) -> str:
 #: a letter or digit, no two of '.', '_', '-' side by side (and not an IP address, see ``IP_ADDRESS``)
 TRAIL_NAME = re.compile(r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*")
 IP_ADDRESS = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}")
+
+
+#: an instance type's family: a prefix (``m``, ``hpc``), a generation and its attribute letters (``gd``, ``gn``)
+_FAMILY = re.compile(r"^([a-z]+)(\d+)([a-z-]*)\.")
+
+
+def arm64_instance_type(instance_type: str) -> bool:
+    """Whether ``instance_type`` runs an arm64 (AWS Graviton) processor: the ``a1`` family and every
+    family whose attribute letters hold ``g`` (``m7g``, ``c6gn``, ``x2gd``, ``im4gn``, ``is4gen``,
+    ``g5g``; EC2's instance type naming). x86_64 families never carry ``g`` there (``g4dn``'s ``g``
+    is its prefix)."""
+    m = _FAMILY.match(instance_type)
+    if m is None:
+        return False
+    prefix, generation, attributes = m.groups()
+    return (prefix, generation) == ("a", "1") or "g" in attributes

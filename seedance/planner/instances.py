@@ -25,6 +25,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from seedance.awsnames import arm64_instance_type
 from seedance.gpus import GpuModel
 from seedance.planner.spot import band_hourly_rate, band_label, effective_spot_hourly, tolerance_text, within_tolerance
 
@@ -78,6 +79,9 @@ class InstanceRanking:
 
 def unit_weight(offer: OfferView, req: Requirement) -> tuple[int | None, str]:
     """How many units ``offer`` holds (None when it does not qualify) and why."""
+    if arm64_instance_type(offer.instance_type):
+        return None, ("is an arm64 (AWS Graviton) type: the fleet's nodes boot the x86_64 EKS-optimised AMI, "
+                      "which it cannot run")
     if req.gpu_model is not None:
         if offer.gpus > 0 and offer.gpu_model is None:
             return None, (f"has {offer.gpus} GPU(s) of a model the price data does not name (refreshed prices name "

@@ -95,6 +95,7 @@ def test_a_mig_fleet_only_takes_gpus_of_its_profiles_memory() -> None:
     class Offer:
         def __init__(self, total: float) -> None:
             self.gpu_model, self.gpus, self.gpu_memory_gib_total = GpuModel.A100, 8, total
+            self.instance_type = "p4d.24xlarge"
 
     mig = Requirement(GpuModel.A100, 8, 40, gpu_memory_sizes=(40,), max_units=4)
     assert unit_weight(Offer(320), mig)[0] == 1  # type: ignore[arg-type]
@@ -120,3 +121,17 @@ def test_the_reason_for_fewer_types_names_those_above_the_fleet_maximum():
     r = rank_instances(OFFERS, Requirement(A10G, 1, 24, max_units=2), max_spot_share=0.5, lost_fraction=no_loss)
     assert [c.offer.instance_type for c in r.ranked] == ["g5.xlarge", "g5.2xlarge"]
     assert "hold no more units than the fleet's maximum 2 (not g5.12xlarge, g5.48xlarge)" in r.rationale
+
+
+def test_arm64_types_are_never_ranked():
+    # the groups boot the x86_64 EKS AMI: a Graviton type (priced by a refresh) would fail every launch,
+    # however cheap; a preferred one is named with the reason
+    cpu = Requirement(vcpu=4, memory_gib=16, max_units=4)
+    graviton = OfferView("m7g.xlarge", 4, 16, 0, None, 0.0, 0.16)
+    x86 = [OfferView("m5.xlarge", 4, 16, 0, None, 0.0, 0.19), OfferView("m6i.xlarge", 4, 16, 0, None, 0.0, 0.19)]
+    assert unit_weight(graviton, cpu)[0] is None and "arm64 (AWS Graviton)" in unit_weight(graviton, cpu)[1]
+    r = rank_instances([graviton, *x86], cpu, max_spot_share=None, lost_fraction=no_loss, preferred=["m7g.xlarge"])
+    assert [c.offer.instance_type for c in r.ranked] == ["m5.xlarge", "m6i.xlarge"]
+    assert "preferred type(s) not used: m7g.xlarge (is an arm64 (AWS Graviton) type" in r.rationale
+    arm_gpu = offer("g5g.xlarge", 1, 0.42, model=GpuModel.T4, mem=16)  # Graviton with NVIDIA GPUs
+    assert unit_weight(arm_gpu, Requirement(GpuModel.T4, 1, max_units=2))[0] is None

@@ -59,3 +59,24 @@ def test_a_region_the_catalog_does_not_price_is_reported_at_cloud_region(tmp_pat
     assert (problem.location.line, problem.path) == (5, "cloud.region")
     assert problem.message.startswith("no prices for region 'eu-north-1': the price catalog holds ")
     assert "`seedance prices refresh --region eu-north-1 --cache-dir DIR` adds it" in problem.message
+
+
+def test_an_allowed_graviton_type_is_refused_where_it_is_written(tmp_path: Path) -> None:
+    # a refresh prices Graviton types; the groups boot the x86_64 AMI, so one would fail every launch
+    import json
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    ondemand = {"value": 0.1632, "unit": "hour", "source": "AWS Price List API", "date": "2026-01-01", "ref": "x"}
+    (cache / "prices-us-east-1.json").write_text(json.dumps({
+        "schema": "seedance.io/price-cache", "version": 1, "region": "us-east-1", "refreshed_at": "2026-01-01T00:00:00Z",
+        "instances": [{"instance_type": "m7g.xlarge", "region": "us-east-1", "currency": "USD", "vcpu": 4,
+                       "memory_gib": 16.0, "gpus": 0, "gpu_model": None, "gpu_memory_gib_total": 0.0, "facts_ref": "x",
+                       "prices": {"ondemand": ondemand}}]}))
+    catalog = load_catalog(cache_dir=cache)
+    assert catalog.instance("us-east-1", "m7g.xlarge").instance_type == "m7g.xlarge"  # priced, yet unusable
+    path = _overlay(tmp_path, "  - name: batch-embed\n    instanceTypes: {allowed: [m7g.xlarge]}\n")
+    (problem,) = instance_type_problems(load_policy(path), catalog)
+    assert problem.path == "fleets[2].instanceTypes.allowed" and problem.message == (
+        "no allowed type can hold the fleet's unit, so the fleet cannot run: m7g.xlarge: is an arm64 (AWS Graviton) "
+        "type: the fleet's nodes boot the x86_64 EKS-optimised AMI, which it cannot run")
