@@ -134,7 +134,9 @@ _register_extra_commands()
 
 def _load_each(paths: tuple[Path, ...], cache_dir: Path | None = None) -> Iterator[tuple[Path, LoadedPolicy | None, list[Problem]]]:
     """Each path with its loaded policy, or None and its problems: the language's, then the instance
-    types it names that the bundled price catalog (or ``$SEEDANCE_PRICE_CACHE``) cannot serve."""
+    types it names that the bundled price catalog (or ``$SEEDANCE_PRICE_CACHE``) cannot serve, and
+    the demand histories the planner could not read."""
+    from seedance.planner.demand import history_problems
     from seedance.planner.type_checks import instance_type_problems
     from seedance.pricing.catalog import PricingError, load_catalog
 
@@ -148,11 +150,12 @@ def _load_each(paths: tuple[Path, ...], cache_dir: Path | None = None) -> Iterat
         if catalog is None:
             try:
                 catalog = load_catalog(cache_dir=cache_dir)
-            except PricingError as exc:  # no usable catalog: the language alone is checked
+            except PricingError as exc:  # no usable catalog: the language (and the demand files) alone are checked
                 log.warning("instance types not checked: %s", exc)
-                yield path, loaded, []
+                problems = history_problems(loaded)
+                yield (path, None, problems) if problems else (path, loaded, [])
                 continue
-        problems = instance_type_problems(loaded, catalog)
+        problems = instance_type_problems(loaded, catalog) + history_problems(loaded)
         yield (path, None, problems) if problems else (path, loaded, [])
 
 

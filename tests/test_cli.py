@@ -119,3 +119,29 @@ def test_a_closed_output_pipe_exits_141_not_a_decision(tmp_path, monkeypatch, ar
 
     monkeypatch.setattr(sys, "stdout", _ClosedPipe(tmp_path / "out"))
     assert main(args) == EXIT_OUTPUT_CLOSED == 141
+
+
+def test_validate_reads_demand_histories_as_the_planner_does(tmp_path: Path) -> None:
+    # plan refused the file with its line; validate used to say valid and synth "internal error"
+    (tmp_path / "bad.csv").write_text("hour,demand\n2024-05-01T00:00:00Z,1\n2024-05-01T02:00:00Z,2\n")
+    policy = tmp_path / "p.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICIES / 'dev.yaml'}\n"
+                      "fleets:\n  - name: inference\n    demandHistory: bad.csv\n")
+    code, out = _invoke("validate", str(policy))
+    assert code == 1
+    assert f"{policy}:6:20: fleets[1].demandHistory (fleet 'inference'): {tmp_path / 'bad.csv'}:3: hour: expected " \
+           "2024-05-01T01:00:00Z (consecutive hours), got 2024-05-01T02:00:00Z" in out.replace("\n", "")
+    (tmp_path / "bad.csv").write_text("hour,demand\n2024-05-01T00:00:00Z,1\n2024-05-01T01:00:00Z,2\n")
+    assert _invoke("validate", str(policy))[0] == 0
+
+
+def test_synth_reports_a_bad_demand_history_as_an_error_not_an_internal_one(tmp_path: Path) -> None:
+    import shutil
+
+    project = tmp_path / "project"
+    shutil.copytree(POLICIES.parent, project, ignore=shutil.ignore_patterns("__pycache__"))
+    (project / "demand" / "inference.csv").write_text("hour,demand\n2024-05-01T00:00:00Z,-1\n")
+    result = CliRunner().invoke(app, ["synth", "eu-prod", "--project-dir", str(project)],
+                                   standalone_mode=False, catch_exceptions=False)
+    assert result.return_value == 1 and "internal error" not in result.stderr
+    assert "inference.csv:2: demand: expected a number of nodes from 0" in result.stderr

@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from seedance.policy.errors import Problem
+from seedance.policy.loader import LoadedPolicy
 from seedance.textfile import TextFileError, read_text_file
 
 HOUR = dt.timedelta(hours=1)
@@ -138,3 +140,18 @@ _LAST_HOUR = dt.datetime(9999, 12, 1, tzinfo=dt.UTC)
 
 def _fmt(t: dt.datetime) -> str:
     return t.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def history_problems(loaded: LoadedPolicy) -> list[Problem]:
+    """Every fleet's ``demandHistory`` that cannot be read as the planner reads it, reported at the
+    policy's field with the file's own line (``seedance validate``: the planner would refuse it)."""
+    out: list[Problem] = []
+    for i, fleet in enumerate(loaded.policy.fleets):
+        if not fleet.demand_history:
+            continue
+        try:
+            read_demand_csv(loaded.base_dir / fleet.demand_history)
+        except DemandError as exc:
+            out.append(Problem(loaded.location(("fleets", i, "demandHistory")), f"fleets[{i}].demandHistory", str(exc),
+                               f"fleet {fleet.name!r}"))
+    return out

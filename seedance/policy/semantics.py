@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import fnmatch
 import functools
 import importlib.resources
 import json
@@ -26,6 +27,7 @@ from seedance.awsnames import (
     checkpoint_bucket_name_max,
     partition,
 )
+from seedance.offsite import PARTNER_REGIONS
 from seedance.gpus import NEURON_MODELS, GpuModel, mig_memory_sizes_of, mig_profiles
 from seedance.textfile import path_kind
 from seedance.policy.cron import CronError, Window, first_clash, format_minute_of_week, parse_window_cron
@@ -76,6 +78,11 @@ SEEDANCE_TAG_KEYS = (
     "environment", "owner", "team", "cost-center", "controller", "purpose", "data-class",
     "seedance:stack", "seedance:policy", "seedance:fleet", "seedance:sla", "seedance:spot-interruption",
 )
+#: tags Seedance sets per resource (components.common.TagSet.for_resource): a policy's value never applies
+PER_RESOURCE_TAGS = {"purpose": "what the resource is for", "data-class": "the data class of what it holds"}
+#: tags Seedance sets from the metadata field of their name (TagSet.from_policy): a policy tag may repeat, not
+#: contradict, it
+METADATA_TAGS = {"environment": lambda m: m.environment.value, "owner": lambda m: m.owner}
 S3_MIN_DAYS_BEFORE_IA = 30  # S3 refuses a Standard-IA transition before 30 days
 S3_MIN_DAYS_IN_IA = 30
 
@@ -128,6 +135,8 @@ def check_parts(parts: Parts, base_dir: Path | None = None) -> list[Issue]:
     if parts.compliance is not None and parts.cloud is not None:
         out += _framework_regions(parts.compliance, parts.cloud)
         out += _existing_trail(parts.compliance, parts.cloud)
+        out += _kms_key(parts.compliance, parts.cloud)
+        out += _off_site(parts.compliance, parts.cloud, parts.storage)
     if parts.budget is not None:
         out += _budget(parts.budget, parts.cloud.region if parts.cloud is not None else None)
     out += _fleets(parts.fleets, base_dir)
@@ -164,6 +173,13 @@ def _metadata(m: Metadata) -> list[Issue]:
             out.append((("metadata", "tags", key), f"tag keys starting with 'aws:' are reserved for AWS, got {key!r}"))
         elif key.lower().startswith("seedance:"):
             out.append((("metadata", "tags", key), f"tag keys starting with 'seedance:' are set by Seedance itself, got {key!r}"))
+        elif key in PER_RESOURCE_TAGS:
+            out.append((("metadata", "tags", key), f"tag {key!r} is set by Seedance on each resource ("
+                        f"{PER_RESOURCE_TAGS[key]}), so this value would never be applied; remove it"))
+        elif key in METADATA_TAGS and m.tags[key] != METADATA_TAGS[key](m):
+            out.append((("metadata", "tags", key), f"tag {key!r} is set by Seedance from metadata.{key} "
+                        f"({METADATA_TAGS[key](m)!r}), so {m.tags[key]!r} would never be applied; remove it or set "
+                        f"metadata.{key}"))
     ours = [k for k in SEEDANCE_TAG_KEYS if k not in m.tags]
     allowed = AWS_MAX_TAGS - len(ours)
     if len(m.tags) > allowed:
@@ -254,6 +270,44 @@ def _existing_trail(c: Compliance, cloud: Cloud) -> list[Issue]:
         return [(loc, f"trail name {name!r} is not one CloudTrail accepts (letters, digits and single '.', '_' or '-' "
                       "between them; not an IP address)")]
     return []
+
+
+def _kms_key(c: Compliance, cloud: Cloud) -> list[Issue]:
+    """The stack's KMS key encrypts its volumes, buckets and log groups, which take only a key of their
+    own region (KMS keys are regional): a key of another region or partition fails the deploy."""
+    if c.kms_key_arn is None:
+        return []
+    _, arn_partition, _, arn_region, _ = c.kms_key_arn.split(":", 4)
+    expected = region_partitions().get(cloud.region) or partition(cloud.region)
+    if arn_partition != expected:
+        return [(("compliance", "kmsKeyArn"), f"expected a key of the {expected} partition (the stack's region "
+                 f"{cloud.region} is in it), got one of {arn_partition}", ("cloud", "region"))]
+    if arn_region != cloud.region:
+        return [(("compliance", "kmsKeyArn"), f"expected a key in the stack's region {cloud.region} (EBS, S3 and "
+                 f"CloudWatch Logs take only a KMS key of their own region), got one in {arn_region}",
+                 ("cloud", "region"))]
+    return []
+
+
+def _off_site(c: Compliance, cloud: Cloud, storage: Storage | None) -> list[Issue]:
+    """MLPS 2.0 level 3's off-site copies (8.1.4.9 b) go to the partner region: it must be known and
+    inside ``dataResidency``, and the personal-data buckets replicated there need versioning."""
+    if Framework.MLPS_L3 not in c.frameworks or not cloud.region.startswith("cn-"):
+        return []  # a non-China MLPS stack is refused by _framework_regions
+    partner = PARTNER_REGIONS.get(cloud.region)
+    if partner is None:
+        return [(("cloud", "region"), f"no off-site backup region is known for {cloud.region} (MLPS 2.0 level 3 "
+                 "off-site backup of personal data)")]
+    out: list[Issue] = []
+    if c.data_residency and not any(fnmatch.fnmatchcase(partner, g) for g in c.data_residency):
+        out.append((("compliance", "dataResidency"), f"expected the off-site backup region {partner} among "
+                    f"{c.data_residency}: MLPS 2.0 level 3 copies personal data to it (add {partner!r})"))
+    for i, b in enumerate(storage.checkpoint_buckets if storage is not None else []):
+        if b.data_class is DataClass.PERSONAL and not b.versioning:
+            out.append((("storage", "checkpointBuckets", i, "versioning"), f"expected true: bucket {b.name!r} holds "
+                        f"personal data, which MLPS 2.0 level 3 copies off site to {partner}, and S3 replication needs "
+                        "versioning on"))
+    return out
 
 
 def _framework_regions(c: Compliance, cloud: Cloud) -> list[Issue]:
@@ -471,6 +525,9 @@ def _storage(s: Storage) -> list[Issue]:
         out.append((("storage", "checkpointBuckets", i, "name"), f"bucket {s.checkpoint_buckets[i].name!r} is defined twice"))
     for i, c in enumerate(s.classes):
         at = ("storage", "classes", i)
+        if not c.encrypted and c.data_class is not DataClass.PUBLIC:
+            out.append((at + ("encrypted",), f"unencrypted volumes are only allowed for public data, got dataClass "
+                                              f"{c.data_class.value}"))
         if c.tier == StorageTier.GP3:
             iops = c.iops if c.iops is not None else GP3_BASELINE_IOPS
             if c.iops is not None and c.iops > GP3_MAX_IOPS:
@@ -559,6 +616,9 @@ def _backup_retention(s: Storage, c: Compliance) -> list[Issue]:
 
 
 def _scheduling(s: Scheduling) -> list[Issue]:
+    p = s.priorities
+    if not p.gold > p.silver > p.bronze:  # the tiers' PriorityClasses: gold pods preempt silver, silver bronze
+        return [(("scheduling", "priorities"), f"expected gold > silver > bronze, got {p.gold}/{p.silver}/{p.bronze}")]
     d = s.descheduler
     # the targets bound the low thresholds only where they are used (LowNodeUtilization, no bin-packing)
     if not s.gpu_bin_packing and (d.cpu_below_pct > d.target_above_pct or d.memory_below_pct > d.target_above_pct):

@@ -409,3 +409,74 @@ def test_vpc_cidr_is_a_network_aws_accepts_for_a_vpc(cidr: str, expected: str) -
 def test_vpc_cidr_accepts_vpc_networks(cidr: str) -> None:
     policy = load_policy_text(MINIMAL.replace("cloud:\n", f"cloud:\n  vpcCidr: {cidr}\n", 1), file="p.yaml")
     assert policy.cloud.vpc_cidr == cidr
+
+
+# ---------------------------------------------------------------- rules the components also enforce (red team)
+
+
+def test_tags_seedance_sets_are_refused_unless_they_repeat_its_value() -> None:
+    problems = _problems(_tags("    owner: finops\n    environment: prod\n    purpose: training\n    data-class: public\n"))
+    assert [p.split(": ", 2)[1:] for p in problems] == [
+        ["metadata.tags.owner", "tag 'owner' is set by Seedance from metadata.owner ('dev@example.com'), so 'finops' "
+                                "would never be applied; remove it or set metadata.owner"],
+        ["metadata.tags.environment", "tag 'environment' is set by Seedance from metadata.environment ('dev'), so 'prod' "
+                                      "would never be applied; remove it or set metadata.environment"],
+        ["metadata.tags.purpose", "tag 'purpose' is set by Seedance on each resource (what the resource is for), so "
+                                  "this value would never be applied; remove it"],
+        ["metadata.tags.data-class", "tag 'data-class' is set by Seedance on each resource (the data class of what it "
+                                     "holds), so this value would never be applied; remove it"],
+    ]
+    # repeating the metadata's own value is harmless
+    assert load_policy_text(_tags("    owner: dev@example.com\n    environment: dev\n")).metadata.tags["owner"] == \
+        "dev@example.com"
+
+
+@pytest.mark.parametrize(("arn", "error"), [
+    ("arn:aws:kms:us-east-1:111122223333:key/7f1c2a4e-0d1b-4c55-9a31-2b6f0e8d1c10", None),
+    ("arn:aws:kms:us-east-1:111122223333:alias/platform", None),
+    ("arn:aws:kms:eu-central-1:111122223333:key/7f1c2a4e-0d1b-4c55-9a31-2b6f0e8d1c10",
+     "compliance.kmsKeyArn: expected a key in the stack's region us-east-1 (EBS, S3 and CloudWatch Logs take only a "
+     "KMS key of their own region), got one in eu-central-1"),
+    ("arn:aws-cn:kms:cn-north-1:111122223333:key/7f1c2a4e-0d1b-4c55-9a31-2b6f0e8d1c10",
+     "compliance.kmsKeyArn: expected a key of the aws partition (the stack's region us-east-1 is in it), got one of aws-cn"),
+])
+def test_the_kms_key_is_of_the_stack_s_region(arn: str, error: str | None) -> None:
+    text = MINIMAL.replace("budget:\n", f"compliance:\n  kmsKeyArn: {arn}\nbudget:\n")
+    if error is None:
+        assert load_policy_text(text).compliance.kms_key_arn == arn
+    else:
+        (problem,) = _problems(text)
+        assert error in problem
+
+
+def test_priorities_must_rank_the_tiers() -> None:
+    text = MINIMAL + "scheduling:\n  priorities: {gold: 1000, silver: 100000, bronze: 1000000}\n"
+    (problem,) = _problems(text)
+    assert problem.endswith("scheduling.priorities: expected gold > silver > bronze, got 1000/100000/1000000")
+    assert load_policy_text(MINIMAL + "scheduling:\n  priorities: {gold: 3, silver: 2, bronze: 1}\n").scheduling.priorities.gold == 3
+
+
+def test_unencrypted_volumes_only_for_public_data() -> None:
+    (problem,) = _problems(_storage("    - {name: scratch, tier: gp3, encrypted: false}\n"))
+    assert "storage.classes[0].encrypted (storage class 'scratch'): unencrypted volumes are only allowed for public " \
+           "data, got dataClass internal" in problem
+    assert load_policy_text(_storage("    - {name: scratch, tier: gp3, encrypted: false, dataClass: public}\n"))
+
+
+_CN = (MINIMAL.replace("us-east-1", "cn-north-1").replace("monthlyAmount: 1000", "monthlyAmount: 1000\n  currency: CNY")
+       .replace("budget:\n", "compliance:\n  frameworks: [mlps-l3]\n  dataResidency: [cn-north-1]\nbudget:\n"))
+
+
+def test_mlps_off_site_copies_need_their_region_allowed_and_versioned_buckets() -> None:
+    # MLPS 2.0 level 3 copies personal data to the partner region (cn-northwest-1): synthesis refused
+    # these, so the gate was undecided where validate said valid
+    (problem,) = _problems(_CN)
+    assert "compliance.dataResidency: expected the off-site backup region cn-northwest-1 among ['cn-north-1']" in problem
+    ok = _CN.replace("dataResidency: [cn-north-1]", "dataResidency: ['cn-*']")
+    assert load_policy_text(ok).compliance.data_residency == ["cn-*"]
+    bucket = ok + ("storage:\n  checkpointBuckets:\n    - {name: datasets, dataClass: personal, versioning: false, "
+                   "noncurrentExpireDays: null}\n")
+    (problem,) = _problems(bucket)
+    assert "storage.checkpointBuckets[0].versioning (bucket 'datasets'): expected true: bucket 'datasets' holds " \
+           "personal data, which MLPS 2.0 level 3 copies off site to cn-northwest-1" in problem
+    assert load_policy_text(bucket.replace("dataClass: personal", "dataClass: internal"))
