@@ -16,7 +16,7 @@ import pulumi
 from components.common import ComponentArgsError
 from components.platform import PlatformArgs, build_platform
 from seedance.planner.endpoints import endpoint_prices
-from seedance.synth.program import catalog, load_stack_policy, plan_for
+from seedance.synth.program import catalog, check_one_stack_per_cluster, load_stack_policy, plan_for
 
 
 def run(project_dir: Path) -> None:
@@ -25,6 +25,7 @@ def run(project_dir: Path) -> None:
     loaded = load_stack_policy(project_dir, config.require("policy"), region)
     prices = catalog()
     cluster_name = config.get("clusterName")
+    check_one_stack_per_cluster(project_dir, pulumi.get_stack(), cluster_name, region)
     plan = plan_for(loaded, prices, cluster=bool(cluster_name))
     platform = build_platform(
         PlatformArgs(

@@ -30,6 +30,35 @@ def load_stack_policy(project_dir: Path, policy_path: str, region: str | None) -
     return loaded
 
 
+def check_one_stack_per_cluster(project_dir: Path, stack: str, cluster: str | None, region: str | None) -> None:
+    """Refuse a second stack of the project joining the same cluster (StackConfigError).
+
+    Seedance's Kubernetes objects are named per cluster, not per stack: the tiers' PriorityClasses
+    (``seedance-gold`` ...), the scheduler and descheduler ConfigMaps in ``kube-system``, the GPU
+    operator's configs and a namespace per fleet name. A second stack in the cluster would fail on
+    them, or take them over and delete them when either stack is destroyed. Only the project's own
+    stack files can be seen; stacks of other projects cannot."""
+    from seedance.synth.project import available_stacks, read_stack_config
+    from seedance.synth.runtime import SynthError
+
+    if not cluster:
+        return
+    for other in available_stacks(project_dir):
+        if other == stack:
+            continue
+        try:
+            config = read_stack_config(project_dir, other).config
+        except SynthError:
+            continue  # that stack's own runs report its file
+        if config.get("seedance:clusterName") == cluster and (config.get("aws:region") or region) == region:
+            raise StackConfigError(
+                f"stacks {other} and {stack} of this project both join cluster {cluster}"
+                + (f" in {region}" if region else "") + ": Seedance's Kubernetes objects (the tiers' PriorityClasses, "
+                "the scheduler and descheduler ConfigMaps, the GPU operator's configs, a namespace per fleet) are named "
+                "per cluster, so one stack's would collide with the other's; give each stack its own cluster, or "
+                f"remove seedance:clusterName from Pulumi.{other}.yaml if that stack is gone")
+
+
 def plan_for(loaded: LoadedPolicy, catalog: Catalog, *, cluster: bool = True) -> Plan:
     """The planner's plan for the policy (``cluster``: whether the stack names one, ``seedance:clusterName``:
     without it the groups run their desired size, which is planned on)."""

@@ -205,3 +205,24 @@ def test_a_cluster_autoscaler_tag_key_too_long_stops_the_program_before_any_reso
     assert main(["synth", "eu-prod", "--out", str(tmp_path / "d.json"), "--project-dir", str(project)]) == 1
     err = capsys.readouterr().err
     assert "fleets[eval]: the Cluster Autoscaler tag" in err and "is longer than AWS takes" in err
+
+
+def test_a_second_stack_of_the_project_in_the_same_cluster_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    # the Kubernetes objects are named per cluster: a second stack's would collide with the first's
+    import shutil
+
+    project = tmp_path / "project"
+    shutil.copytree(STACKS, project)
+    staging = project / "Pulumi.eu-staging.yaml"
+    staging.write_text((STACKS / "Pulumi.eu-prod.yaml").read_text())
+    for stack, other in (("eu-prod", "eu-staging"), ("eu-staging", "eu-prod")):
+        assert main(["synth", stack, "--out", str(tmp_path / "d.json"), "--project-dir", str(project)]) == 1
+        err = " ".join(capsys.readouterr().err.split())
+        assert f"stacks {other} and {stack} of this project both join cluster gpu-eu-prod in eu-central-1" in err
+    # another cluster, or none, is fine; so is the same cluster name in another region
+    for changed in ("seedance:clusterName: gpu-eu-staging", "# no cluster"):
+        staging.write_text(re.sub(r"seedance:clusterName: \S+", changed, (STACKS / "Pulumi.eu-prod.yaml").read_text()))
+        assert main(["synth", "eu-prod", "--out", str(tmp_path / "d.json"), "--project-dir", str(project)]) == 0
+    staging.write_text((STACKS / "Pulumi.eu-prod.yaml").read_text().replace("aws:region: eu-central-1",
+                                                                            "aws:region: eu-west-1"))
+    assert main(["synth", "eu-prod", "--out", str(tmp_path / "d.json"), "--project-dir", str(project)]) == 0
