@@ -145,3 +145,15 @@ def test_synth_reports_a_bad_demand_history_as_an_error_not_an_internal_one(tmp_
                                    standalone_mode=False, catch_exceptions=False)
     assert result.return_value == 1 and "internal error" not in result.stderr
     assert "inference.csv:2: demand: expected a number of nodes from 0" in result.stderr
+
+
+def test_diff_says_a_warning_both_sides_share_once(caplog: pytest.LogCaptureFixture) -> None:
+    # base and head plan from the same stale histories: the warning is one, not one per side
+    import logging
+
+    policy = str(POLICIES / "eu-prod.yaml")
+    with caplog.at_level(logging.WARNING):
+        assert _invoke("diff", policy, policy, "--as-of", "2026-12-01")[0] == 0
+    stale = [r for r in caplog.records if "demand history ends more than 7 days before" in r.getMessage()]
+    assert len(stale) == 1
+    assert not logging.getLogger().handlers or all(not h.filters for h in logging.getLogger().handlers)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +13,18 @@ from seedance import jsonout
 from seedance.clock import utc_today
 from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_name
 from seedance.pricing.catalog import PricingError
+
+
+class _OncePerMessage(logging.Filter):
+    """Lets a warning through once: the base and the head log the same one when they share an input."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._first: dict[tuple[str, str], logging.LogRecord] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        # one filter on every handler: the record that came first passes each of them
+        return self._first.setdefault((record.name, record.getMessage()), record) is record
 
 
 @click.command("diff")
@@ -53,6 +66,10 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     head = load_policy(head_path)
     when = as_of.date() if as_of else None  # None: today, UTC (as `seedance plan`)
     cluster = joins_cluster(project_dir, stack, [base_path, head_path])
+    repeats = _OncePerMessage()  # both sides plan from the same histories: one warning says it for both
+    handlers = list(logging.getLogger().handlers)  # a logger's filter would not see its children's records
+    for handler in handlers:
+        handler.addFilter(repeats)
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         for loaded in (base, head):
@@ -78,6 +95,9 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     except (PricingError, DemandError, PlanningError) as exc:
         console(stderr=True).print(f"error: {exc}", markup=False)
         return 1
+    finally:
+        for handler in handlers:
+            handler.removeFilter(repeats)
     notes = [f"the {what} changes from {a} to {b}"
              for what, a, b in (("region", base.policy.cloud.region, head.policy.cloud.region),
                                 ("policy", base.policy.metadata.name, head.policy.metadata.name),
