@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,7 +64,10 @@ def read_demand_csv(path: str | Path) -> DemandHistory:
 
 
 def parse_demand_csv(text: str, source: str = "<string>") -> DemandHistory:
-    rows = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip() and not line.lstrip().startswith("#")]
+    # lines end where an editor ends them (\n, \r\n or \r): str.splitlines() also breaks at U+2028 and
+    # other separators, which would shift every line number after one
+    lines = re.split(r"\r\n|\r|\n", text)
+    rows = [(i, line) for i, line in enumerate(lines, start=1) if line.strip() and not line.lstrip().startswith("#")]
     if not rows:
         raise DemandError(f"{source}: empty demand history; expected a header 'hour,demand' and hourly rows")
     header_line, header = rows[0]

@@ -88,6 +88,7 @@ def _decode(file: str, data: bytes) -> str:
 def parse(file: str, data: bytes) -> Any:
     """Parse one YAML document into a located tree (or raise :class:`PolicySyntaxError`)."""
     text = _decode(file, data)
+    _check_line_breaks(file, text)
     if not text.strip() or all(ln.strip().startswith("#") or not ln.strip() for ln in text.splitlines()):
         raise PolicySyntaxError([Problem(Location(file, 1, 1), "", "empty document: expected a CostPolicy mapping")])
     _check_depth(file, text)
@@ -111,6 +112,24 @@ def parse(file: str, data: bytes) -> Any:
         return _Builder(file, loader).build(node)
     finally:
         loader.dispose()
+
+
+#: characters YAML 1.1 (PyYAML) reads as line breaks that editors and line counts do not: every line
+#: number after one would be off
+_HIDDEN_BREAKS = {"\x85": "NEXT LINE", "\u2028": "LINE SEPARATOR", "\u2029": "PARAGRAPH SEPARATOR"}
+
+
+def _check_line_breaks(file: str, text: str) -> None:
+    """Refuse a line break only YAML sees (U+0085, U+2028, U+2029), at the line an editor shows it on."""
+    problems: list[Problem] = []
+    for lineno, line in enumerate(re.split(r"\r\n|\r|\n", text), start=1):
+        for col, ch in enumerate(line, start=1):
+            if ch in _HIDDEN_BREAKS:
+                problems.append(Problem(Location(file, lineno, col), "", (
+                    f"U+{ord(ch):04X} ({_HIDDEN_BREAKS[ch]}): YAML reads it as a line break, which editors do not "
+                    "show; remove it (or write it as an escape in a double-quoted string)")))
+    if problems:
+        raise PolicySyntaxError(problems[:20])
 
 
 def _check_depth(file: str, text: str) -> None:

@@ -83,3 +83,13 @@ def test_a_byte_order_mark_is_allowed(tmp_path):
     p = tmp_path / "d.csv"
     p.write_bytes("\ufeffhour,demand\n2024-01-01T00:00:00Z,2\n".encode())
     assert list(read_demand_csv(p).values) == [2.0]
+
+
+def test_line_numbers_count_only_the_line_ends_editors_show():
+    # str.splitlines() also breaks at U+2028 and friends, which put the error a line below the bad row
+    text = "hour,demand\n2024-01-01T00:00Z,1 \u2028\n2024-01-01T01:00Z,x\n"
+    with pytest.raises(DemandError, match=r"^h.csv:3: demand: expected a number of nodes, got 'x'$"):
+        parse_demand_csv(text, "h.csv")
+    # CRLF and CR-only files still read as lines
+    assert parse_demand_csv("hour,demand\r\n2024-01-01T00:00Z,1\r\n2024-01-01T01:00Z,2\r\n").values.tolist() == [1, 2]
+    assert parse_demand_csv("hour,demand\r2024-01-01T00:00Z,1\r2024-01-01T01:00Z,2\r").values.tolist() == [1, 2]

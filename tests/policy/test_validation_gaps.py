@@ -480,3 +480,15 @@ def test_mlps_off_site_copies_need_their_region_allowed_and_versioned_buckets() 
     assert "storage.checkpointBuckets[0].versioning (bucket 'datasets'): expected true: bucket 'datasets' holds " \
            "personal data, which MLPS 2.0 level 3 copies off site to cn-northwest-1" in problem
     assert load_policy_text(bucket.replace("dataClass: personal", "dataClass: internal"))
+
+
+@pytest.mark.parametrize("ch", ["\u2028", "\u2029", "\x85"])
+def test_a_line_break_only_yaml_sees_is_refused_at_the_line_editors_show(ch: str) -> None:
+    # PyYAML breaks lines at these; every later line number would be one off what an editor shows
+    text = MINIMAL.replace("  environment: dev\n", f"  environment: dev  # a comment{ch}with a break\n")
+    with pytest.raises(PolicySyntaxError) as exc:
+        load_policy_text(text, file="p.yaml")
+    (problem,) = exc.value.problems
+    assert (problem.location.line, problem.location.column) == (5, 32)
+    assert f"U+{ord(ch):04X}" in problem.message and "YAML reads it as a line break" in problem.message
+    assert load_policy_text(text.replace(ch, " ")).metadata.environment.value == "dev"
