@@ -28,6 +28,7 @@ from components.common import ComponentArgsError, child, require
 from seedance.estimate.fleet import ROOT_VOLUME_GIB
 from seedance.gpus import NEURON_MODELS
 from seedance.planner.plan import FleetPlan, InstanceChoice
+from seedance.planner.planner import max_instances
 from seedance.policy.model import AllocationStrategy, Fleet, OffPeakWindow, SlaTier
 
 log = logging.getLogger(__name__)
@@ -186,7 +187,7 @@ def group_shape(plan: FleetPlan, autoscaler_managed: bool) -> GroupShape:
     if dropped:
         log.info("fleet %s: the Cluster Autoscaler manages its group, which therefore lists only its %d-unit types "
                  "(%s), not %s", plan.name, w, ", ".join(c.instance_type for c in types), ", ".join(dropped))
-    max_size = plan.max_size // w  # never more units than capacity.max
+    max_size = max_instances(plan.max_size, w, managed=True)  # never more units than capacity.max, as the plan counts
     require(max_size >= 1 or plan.max_size == 0, f"fleets[{plan.name}].capacity.max",
             f"expected at least one instance of the smallest type ({types[0].instance_type}, {w} units), "
             f"got a maximum of {plan.max_size} units")

@@ -11,9 +11,11 @@ Billing rule for a fleet month (``HOURS_PER_MONTH`` = 730 h):
   ``spot / (1 - f)``.  ``f`` comes from the type's Spot Advisor band and the fleet's workload and
   checkpointing (:func:`seedance.planner.planner.lost_fraction_fn`), in the plan and here alike.
 
-Without a plan the mix comes from the policy's explicit values: reserved units = ``fixed`` units
-(or the units already held: commitments purchased on or before the estimate's date whose term has
-not ended, as the planner counts them), on-demand base = reserved units (at least 1 for gold fleets);
+Without a plan the mix comes from the policy's explicit values, as the planner turns them into a
+group: reserved units = ``fixed`` units in whole instances of the first type, rounded down (or the
+units already held, never fewer: commitments purchased on or before the estimate's date whose term
+has not ended, as the planner counts them), on-demand base = those reserved units within
+``capacity.max`` (at least 1 for gold fleets);
 the instance type and spot share are the planner's: its first-ranked type (preferred types first,
 within the allowed ones, else the cheapest expected cost per unit) and that type's spot share
 (``spot.maxShare`` where the type's interruption band is within the fleet's tolerance and spot,
@@ -224,12 +226,15 @@ def requirement_text(fleet: Fleet) -> str:
     return "any type"
 
 
-def average_nodes(fleet: Fleet, desired: float, weight: int = 1) -> tuple[float, list[str]]:
+def average_nodes(fleet: Fleet, desired: float, weight: int = 1, *, managed: bool = False) -> tuple[float, list[str]]:
     """Average running nodes over a week: ``desired``, and each off-peak window's size while it runs.
 
     With ``weight`` > 1 (a type holding that many units per instance) every size is rounded up to
     whole instances, as the group runs them: the units those instances hold, which may exceed
-    ``capacity.max`` by less than one instance (a weighted group overshoots its sizes so).
+    ``capacity.max`` by less than one instance (a weighted group overshoots its sizes so). A group
+    the Cluster Autoscaler manages (``managed``) counts instances and runs no more units than
+    ``capacity.max``: its sizes stop at ``floor(capacity.max / weight)`` instances
+    (:func:`seedance.planner.planner.max_instances`).
 
     The windows are costed as they are deployed for a group nobody else sizes (two scheduled actions
     each, see ``components/fleet.py``): at a window's start the group goes to the window's size, at
@@ -238,21 +243,21 @@ def average_nodes(fleet: Fleet, desired: float, weight: int = 1) -> tuple[float,
     never leaves [0, capacity.max].  A window whose cron is outside the weekly subset validation
     accepts (:mod:`seedance.policy.cron`) is left out, with a note.
     """
-    windows, notes = _windows(fleet, weight)
-    nodes = average_size(_whole(desired, weight), windows)
-    return min(max(nodes, 0.0), _whole(max(fleet.capacity.max, 0), weight)), notes
+    windows, notes = _windows(fleet, weight, managed)
+    nodes = average_size(_whole(fleet, desired, weight, managed), windows)
+    return min(max(nodes, 0.0), _whole(fleet, fleet.capacity.max, weight, managed)), notes
 
 
-def nodes_profile(fleet: Fleet, desired: float, weight: int = 1) -> list[float]:
+def nodes_profile(fleet: Fleet, desired: float, weight: int = 1, *, managed: bool = False) -> list[float]:
     """The running units hour by hour over a week (Sunday 00:00 UTC first) that
     :func:`average_nodes` averages: ``desired``, each off-peak window's size while it runs, in whole
-    instances of ``weight`` units, never above capacity.max (in whole instances)."""
-    windows, _ = _windows(fleet, weight)
-    top = _whole(max(fleet.capacity.max, 0), weight)
-    return [min(max(x, 0.0), top) for x in hourly_sizes(_whole(desired, weight), windows)]
+    instances of ``weight`` units, never above the most the group can run (see :func:`average_nodes`)."""
+    windows, _ = _windows(fleet, weight, managed)
+    top = _whole(fleet, fleet.capacity.max, weight, managed)
+    return [min(max(x, 0.0), top) for x in hourly_sizes(_whole(fleet, desired, weight, managed), windows)]
 
 
-def _windows(fleet: Fleet, weight: int) -> tuple[list[Window], list[str]]:
+def _windows(fleet: Fleet, weight: int, managed: bool = False) -> tuple[list[Window], list[str]]:
     notes: list[str] = []
     windows: list[Window] = []
     for w in fleet.off_peak:
@@ -261,17 +266,18 @@ def _windows(fleet: Fleet, weight: int) -> tuple[list[Window], list[str]]:
         except CronError as exc:
             notes.append(f"off-peak window {w.cron!r} is not a weekly schedule ({exc}); not included in the average")
             continue
-        windows.append(Window(schedule, w.hours, _whole(w.desired, weight)))
+        windows.append(Window(schedule, w.hours, _whole(fleet, w.desired, weight, managed)))
         notes.append(f"off-peak {w.cron!r}: {w.desired} nodes for {w.hours} h, {schedule.describe_days()} "
                      f"({len(schedule.days)} day(s)/week)")
     return windows, notes
 
 
-def _whole(units: float, weight: int) -> float:
-    """``units`` rounded up to whole instances of ``weight`` units (1: unchanged), as the planner counts them."""
-    from seedance.planner.planner import whole_units  # the planner imports this module
+def _whole(fleet: Fleet, units: float, weight: int, managed: bool) -> float:
+    """``units`` rounded up to whole instances of ``weight`` units (1: unchanged), never more than the
+    fleet's group can run (:func:`seedance.planner.planner.group_units`), as the planner counts them."""
+    from seedance.planner.planner import group_units  # the planner imports this module
 
-    return float(whole_units(float(units), weight))
+    return float(group_units(float(max(units, 0.0)), weight, max(fleet.capacity.max, 0), managed))
 
 
 def held_units_on(fleet: Fleet, on: dt.date) -> int:
@@ -289,16 +295,22 @@ def _other_terms(fleet: Fleet, on: dt.date) -> tuple[tuple[Term, int], ...]:
     return tuple(sorted((t, n) for t, n in active_held_by_term(fleet, on).items() if t != fleet.reserved.term))
 
 
-def usage_from_policy(fleet: Fleet, instance_type: str, on: dt.date, weight: int = 1) -> FleetUsage:
+def usage_from_policy(fleet: Fleet, instance_type: str, on: dt.date, weight: int = 1, *,
+                      managed: bool = False) -> FleetUsage:
     """The fleet month from the policy's explicit values, with the commitments held on ``on``
-    (``weight``: units one instance of ``instance_type`` holds, run in whole instances)."""
+    (``weight``: units one instance of ``instance_type`` holds, run in whole instances; ``managed``:
+    a Cluster Autoscaler manages the group, see :func:`average_nodes`). The reserved units and the
+    on-demand base are the planner's for them: ``fixed`` units in whole instances (rounded down,
+    never below those held), and the base those reserved units, within ``capacity.max``."""
+    from seedance.planner.planner import fixed_reserved_units, on_demand_base_units  # the planner imports this module
+
     held = held_units_on(fleet, on)
-    reserved = max(fleet.reserved.units or 0, held) if fleet.reserved.mode == ReservedMode.FIXED else held
-    nodes, _ = average_nodes(fleet, fleet.capacity.desired, weight)
-    base = reserved
-    if fleet.sla == SlaTier.GOLD and fleet.capacity.desired >= 1:
-        base = max(base, 1)
-    within_reserved, within_base = profile_layers(nodes_profile(fleet, fleet.capacity.desired, weight), reserved, base, weight)
+    reserved = (fixed_reserved_units(fleet.reserved.units or 0, held, max(weight, 1))
+                if fleet.reserved.mode == ReservedMode.FIXED else held)
+    nodes, _ = average_nodes(fleet, fleet.capacity.desired, weight, managed=managed)
+    base = on_demand_base_units(reserved, fleet.capacity.max, fleet.sla == SlaTier.GOLD)
+    within_reserved, within_base = profile_layers(
+        nodes_profile(fleet, fleet.capacity.desired, weight, managed=managed), reserved, base, weight)
     return FleetUsage(
         fleet=fleet.name,
         instance_type=instance_type,
@@ -346,7 +358,7 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         layers: tuple[float | None, float | None] = (None, None)
         if not ctx.cluster:
             # nothing sizes the group to demand: it runs its desired size and off-peak windows
-            nodes, notes = average_nodes(fleet, fp.desired, w)
+            nodes, notes = average_nodes(fleet, fp.desired, w, managed=False)
             sized = f"its desired size ({fp.desired:g} units)" + (", with its off-peak windows" if fleet.off_peak else "")
             notes.insert(0, "the stack names no cluster, so no Cluster Autoscaler sizes the group to demand: it runs "
                          f"{sized}, {nodes:g} units on average"
@@ -356,9 +368,10 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             # the plan's demand hour by hour, in layers (older plans: none, the average every hour)
             layers = (getattr(fp, "expected_within_reserved", None), getattr(fp, "expected_within_base", None))
         else:
-            nodes, notes = average_nodes(fleet, fp.desired, w)
+            nodes, notes = average_nodes(fleet, fp.desired, w, managed=True)
         if layers == (None, None) and (not ctx.cluster or expected is None):
-            layers = profile_layers(nodes_profile(fleet, fp.desired, w), fp.reserved_units, fp.on_demand_base, w)
+            layers = profile_layers(nodes_profile(fleet, fp.desired, w, managed=ctx.cluster), fp.reserved_units,
+                                    fp.on_demand_base, w)
         # held units of another term: as the plan priced them; a plan written before it recorded them
         # counts the policy's held list when that is what the plan counted as held
         on = dt.date.fromisoformat(ctx.plan.as_of) if ctx.plan.as_of else estimate_date(ctx)
@@ -400,7 +413,7 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         itype, w = first.offer.instance_type, first.weight
         notes.append(f"instance type: the planner's first ({itype}: {first.rationale})")
         on = estimate_date(ctx)
-        usage = usage_from_policy(fleet, itype, on, w)
+        usage = usage_from_policy(fleet, itype, on, w, managed=ctx.cluster)
         if usage.spot_share_above_base > 0 and share == 0:
             notes.append(f"no spot: the planner plans none on {itype} ({why_spot})")
         usage = replace(usage, spot_share_above_base=share if usage.spot_share_above_base > 0 else 0.0)

@@ -316,7 +316,7 @@ def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str, on: dt
     from seedance.clock import utc_today
     from seedance.estimate.fleet import requirement_text
     from seedance.planner.instances import unit_weight
-    from seedance.planner.planner import active_held_by_term, offer_view, requirement
+    from seedance.planner.planner import active_held_by_term, max_instances, offer_view, requirement
     from seedance.pricing.catalog import UnknownPriceError
 
     held_on = dt.date.fromisoformat(plan.as_of) if plan.as_of else (on or utc_today())
@@ -354,7 +354,10 @@ def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str, on: dt
         if fp.expected_nodes is not None and not 0 <= fp.expected_nodes <= top * (1 + _TOLERANCE):
             out.append(f"{at}expected_nodes {fp.expected_nodes:g} is outside [0, {top}] (capacity.max"
                        + (f" in whole instances of {w} units)" if top != cap.max else ")"))
-        if fp.expected_nodes is not None and fp.expected_nodes < min(cap.min, cap.max) * (1 - _TOLERANCE):
+        # the least the group runs: capacity.min, in the whole instances it can run (a group the Cluster
+        # Autoscaler manages stops at floor(capacity.max / w) instances)
+        floor_units = min(cap.min, cap.max, max_instances(max(cap.max, 0), w, plan.cluster) * w)
+        if fp.expected_nodes is not None and fp.expected_nodes < floor_units * (1 - _TOLERANCE):
             out.append(f"{at}expected_nodes {fp.expected_nodes:g} is below capacity.min {cap.min}, which the group "
                        "never goes under")
         inside = [v for v in (fp.expected_within_reserved, fp.expected_within_base) if v is not None]
@@ -369,7 +372,7 @@ def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str, on: dt
         if fleet.demand_history is None and fp.expected_nodes is not None:
             from seedance.estimate.fleet import average_nodes  # the planner's own basis without history
 
-            average, _ = average_nodes(fleet, cap.desired, w)
+            average, _ = average_nodes(fleet, cap.desired, w, managed=plan.cluster)
             if not math.isclose(fp.expected_nodes, average, rel_tol=1e-6, abs_tol=1e-6):
                 out.append(f"{at}expected_nodes {fp.expected_nodes:g}, but the policy's desired size and off-peak "
                            f"windows give {average:g} on average (the plan is stale: run `seedance plan` again)")
@@ -378,8 +381,10 @@ def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str, on: dt
             out.append(f"{at}new_purchases total {bought} units, more than reserved_units {fp.reserved_units}")
         if bought and fleet.reserved.mode.value == "none":
             out.append(f"{at}new_purchases of {bought} unit(s), but the policy's reserved.mode is none")
-        if bought > cap.max:
-            out.append(f"{at}new_purchases total {bought} units, more than capacity.max {cap.max} could run")
+        most = max_instances(max(cap.max, 0), w, plan.cluster)  # whole instances of the first type the group runs
+        if -(-bought // w) > most:
+            out.append(f"{at}new_purchases total {bought} units, more than capacity.max {cap.max} could run"
+                       + (f" ({most} whole instance(s) of {w} units)" if w > 1 else ""))
         term = fleet.reserved.term.value
         other = sorted({t for t, _ in fp.new_purchases if t != term})
         if other:

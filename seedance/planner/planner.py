@@ -139,6 +139,43 @@ def whole_units(units: NDArray[np.float64] | float, w: int) -> NDArray[np.float6
     return np.ceil(units / w - 1e-9) * w
 
 
+def max_instances(cap_units: int, w: int, managed: bool) -> int:
+    """The most instances of a type holding ``w`` units the fleet's group can run at its maximum of
+    ``cap_units`` units (``components/fleet.py`` sizes it). A group nobody else sizes is weighted:
+    AWS launches until the units are met and may exceed its maximum by less than one instance's
+    weight, so ``ceil(cap_units / w)``. A group the Cluster Autoscaler manages (``managed``) lists
+    its types without weights and counts instances, never more units than the maximum, so
+    ``floor(cap_units / w)``."""
+    if w < 1 or cap_units < 0:
+        raise ValueError(f"expected a weight >= 1 and a maximum >= 0 units, got {w} and {cap_units}")
+    return cap_units // w if managed else -(-cap_units // w)
+
+
+def group_units(units: NDArray[np.float64] | float, w: int, cap_units: int,
+                managed: bool) -> NDArray[np.float64] | float:
+    """Units the group runs for ``units`` (hour by hour, or one size): whole instances of ``w`` units
+    enough to hold them (:func:`whole_units`), never more than :func:`max_instances` of them."""
+    top = float(max_instances(cap_units, w, managed) * w)
+    whole = whole_units(units, w)
+    return np.minimum(whole, top) if isinstance(whole, np.ndarray) else min(float(whole), top)
+
+
+def fixed_reserved_units(fixed: int, held: int, w: int) -> int:
+    """Units reserved under ``reserved.mode: fixed`` at ``fixed`` units with ``held`` already held, in
+    whole instances of ``w`` units: ``fixed // w`` instances (rounded down, never more than the
+    policy fixes), never fewer than those held; held units are never reduced."""
+    if fixed < 0 or held < 0 or w < 1:
+        raise ValueError(f"expected fixed >= 0, held >= 0 and a weight >= 1, got {fixed}, {held} and {w}")
+    return held + max(0, fixed // w - held // w) * w
+
+
+def on_demand_base_units(reserved_units: int, cap_units: int, gold: bool) -> int:
+    """The group's on-demand base in units: the reserved units, as far as the fleet's maximum lets
+    them run, and at least 1 for a gold fleet that can run a node."""
+    base = min(reserved_units, cap_units)
+    return 1 if gold and cap_units >= 1 and base < 1 else base
+
+
 def unbounded_spot_loss(fleet: Fleet) -> bool:
     """A training or finetune fleet without a ``checkpoint`` block: an interruption loses all the
     work since its job started, a loss no known quantity bounds, so the planner puts none of it
@@ -242,6 +279,9 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         why = dict(base_why)
         po = primary.offer
         w = primary.weight
+        # the most instances of it the group can run: a weighted group overshoots capacity.max by less
+        # than one instance, a group the Cluster Autoscaler manages counts instances within it
+        top_inst = max_instances(cap_units, w, not deployed)
 
         # spot share and its effective cost, on the first-ranked type. The group's spot share applies
         # to every type it lists, and the allocation strategy may launch spot in any of them: the
@@ -327,7 +367,7 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
 
             # the week the group runs (desired size, off-peak windows), the same every week: the
             # commitment horizon is that week repeated
-            profile = np.asarray(nodes_profile(fleet, fleet.capacity.desired, w), dtype=np.float64)
+            profile = np.asarray(nodes_profile(fleet, fleet.capacity.desired, w, managed=False), dtype=np.float64)
             expected = float(profile.mean())
             commit_fc = np.resize(profile, term_hours)
             why["demand"] = ("disabled (capacity.max 0): no node runs" if disabled else
@@ -364,8 +404,10 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
             month = np.clip(fc[:MONTH_HOURS], lo, cap_units)
             demand_month = month
             if w > 1:  # the group runs whole instances of w units: their units are what is billed
-                month = whole_units(month, w)
-                notes.append(f"in whole {po.instance_type} instances of {w} units")
+                month = np.asarray(group_units(month, w, cap_units, managed=True), dtype=np.float64)
+                notes.append(f"in whole {po.instance_type} instances of {w} units"
+                             + (f", at most {top_inst} (the group the Cluster Autoscaler manages counts instances, "
+                                f"never more units than capacity.max {cap_units})" if top_inst * w < cap_units else ""))
             expected = float(month.mean())
             profile = month
             gap = inp.history_gap_hours
@@ -378,12 +420,15 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         else:
             from seedance.estimate.fleet import average_nodes, nodes_profile
 
-            expected, off_peak = average_nodes(fleet, fleet.capacity.desired, w)
-            profile = np.asarray(nodes_profile(fleet, fleet.capacity.desired, w), dtype=np.float64)
+            expected, off_peak = average_nodes(fleet, fleet.capacity.desired, w, managed=True)
+            profile = np.asarray(nodes_profile(fleet, fleet.capacity.desired, w, managed=True), dtype=np.float64)
             why["demand"] = ("disabled (capacity.max 0): no node runs" if disabled else
                              f"{no_history}: the policy's desired size" + (" with off-peak windows" if off_peak else "")
                              + f", {expected:.1f} units on average"
-                             + (f" (in whole {po.instance_type} instances of {w} units)" if w > 1 else ""))
+                             + (f" (in whole {po.instance_type} instances of {w} units"
+                                + (f", at most {top_inst}: the group the Cluster Autoscaler manages counts instances, "
+                                   f"never more units than capacity.max {cap_units}" if top_inst * w < cap_units else "")
+                                + ")" if w > 1 else ""))
 
         # reserved units, bought in whole instances of the first-ranked type (w units each)
         held = held_units
@@ -400,7 +445,7 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
             why["reserved"] = "reserved.mode none" + (f"; {held} unit(s) already held are kept" if held else "")
         elif mode == ReservedMode.FIXED:
             fixed = fleet.reserved.units or 0
-            target = fixed // w
+            target = fixed // w  # as fixed_reserved_units counts it (the plan-less estimate's rule)
             why["reserved"] = f"reserved.mode fixed at {fixed} unit(s)"
             if fixed % w:
                 why["reserved"] += (f", {fixed / w:g} {inst}: reservations are bought per instance, so "
@@ -430,18 +475,24 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
                                    f"{po.ondemand_hourly:.4g}/h" + (
                                        f" but not the blended {blended:.4g}/h the other always-running units are "
                                        f"billed at" if lo > 1 else ""))
-            target = want // w
-            if want % w:
-                why["reserved"] += (f"; in whole {inst}: {target} instance(s) = {target * w} units "
-                                    f"(only whole instances are always busy)")
+            # the group runs whole instances: the always-running units take ceil(want / w) of them, all
+            # always running and billed, as far as the group can run them
+            target = min(-(-want // w), top_inst)
+            if want % w or target * w < want:
+                why["reserved"] += (f"; in whole {inst}: {target} instance(s) = {target * w} units, "
+                                    + ("the instances the group always runs for them"
+                                       if target * w >= want else
+                                       f"the most the group can run (a group the Cluster Autoscaler manages "
+                                       f"counts instances, never more units than capacity.max {cap_units})"))
             if held > target * w:
                 why["reserved"] += f"; {held} already held"
         else:
             billing = Uncovered(po.ondemand_hourly, spot.effective_hourly if spot.share > 0 else None, spot.share,
                                 1.0 if gold else 0.0)
             # in instances: an hour that needs part of an instance runs a whole one
-            dec: ReservedDecision = commit_now(whole_units(commit_fc, w) / w, r_price, billing, held=held_inst,
-                                               step_hours=REPLAN_STEP_HOURS, max_units=cap_units // w,
+            demand_inst = np.asarray(group_units(commit_fc, w, cap_units, managed=not deployed), dtype=np.float64) / w
+            dec: ReservedDecision = commit_now(demand_inst, r_price, billing, held=held_inst,
+                                               step_hours=REPLAN_STEP_HOURS, max_units=top_inst,
                                                unit="unit(s)" if w == 1 else inst)
             target = dec.units
             basis = "on the group's own weekly schedule" if deployed else "on the forecast without unseen growth"
@@ -460,14 +511,20 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
         purchases = [(term, new)] if new > 0 else []
 
         # on-demand base (units): the reserved units, as far as the fleet's maximum lets them run
-        base = min(units, cap_units)
-        if gold and cap_units >= 1 and base < 1:
-            base = 1
+        base = on_demand_base_units(units, cap_units, gold)
+        idle = max(0, units // w - top_inst)  # reserved whole instances the group can never start
+        if gold and cap_units >= 1 and min(units, cap_units) < 1:
             why["on_demand_base"] = "gold SLA: at least one on-demand node"
-        elif base < units:
+        elif idle:
             why["on_demand_base"] = (f"{base}: the fleet's maximum" + (" (disabled)" if disabled else "")
                                      + f"; {units} reserved unit(s) are billed whether or not they run: the "
-                                     f"{units - base} above the maximum never run and bill idle until their term ends")
+                                     + (f"{idle} above the maximum never run" if w == 1 else
+                                        f"{idle} {inst} above the {top_inst} the group can run never start")
+                                     + " and bill idle until their term ends")
+        elif base < units:  # whole instances of w units: the group's base overshoots its maximum in whole instances
+            base_inst = min(-(-base // w), top_inst)
+            why["on_demand_base"] = (f"{base}: the fleet's maximum, which the group's base runs as "
+                                     f"{base_inst} whole {inst}: all {units // w} reserved whole instance(s) run")
         elif disabled:
             why["on_demand_base"] = "0: the fleet is disabled (capacity.max 0)"
         else:
@@ -769,9 +826,9 @@ def plan_policy(
         od_name, od_w = dec.ondemand_type or (offer.instance_type, w)
         od_offer = by_type[od_name]
         if dec.month_units is not None:
-            od_instances = float(whole_units(dec.month_units, od_w).mean()) / od_w
+            od_instances = float(np.mean(group_units(dec.month_units, od_w, fleet.capacity.max, managed=cluster))) / od_w
         else:
-            od_instances = average_nodes(fleet, fleet.capacity.desired, od_w)[0] / od_w
+            od_instances = average_nodes(fleet, fleet.capacity.desired, od_w, managed=cluster)[0] / od_w
         od_usage = FleetUsage(fleet.name, od_offer.instance_type, od_instances, 0, fleet.reserved.term,
                               fleet.reserved.payment, 0, 0.0)
         od_comps = fleet_month(od_usage, od_offer, gp3)
