@@ -1,6 +1,10 @@
 """CostAwareNetwork: VPC endpoints where they pay for themselves.
 
-S3 and DynamoDB always get gateway endpoints (free). A gateway endpoint only carries traffic from
+S3 and DynamoDB get gateway endpoints (free). A service whose endpoint the VPC already has
+(``network.existingEndpoints``: another stack's, the landing zone's; route ``existing``) gets none,
+gateway or interface, nor a security group or policy for one: AWS refuses a second private-DNS
+interface endpoint for a service in one VPC, and a route table holds one gateway endpoint per
+service. A gateway endpoint only carries traffic from
 the route tables it is attached to: ``route_table_ids`` when given, else every route table of the
 VPC, looked up at deploy time (``aws.ec2.getRouteTables``), so S3 traffic leaves the NAT gateways
 by default. A route table can hold one gateway endpoint per service: if the VPC already has an S3 or

@@ -103,3 +103,28 @@ test_fail_missing_and_open_endpoints if {
 		fixtures.stack_finding("GDPR-44-2", "advisory", "no VPC endpoint for logs: its traffic leaves through NAT"),
 	}
 }
+
+# endpoints the VPC already has (network.existingEndpoints): present on the policy's word, so
+# neither "no VPC endpoint" nor a policy finding (the document holds no endpoint to judge)
+_existing(policy, services) := json.patch(policy, [{"op": "add", "path": "/network", "value": {"existingEndpoints": services}}])
+
+test_pass_endpoints_the_vpc_already_has_gdpr if {
+	resources := [_ep("s3", "s3", "Gateway", _restricted)]
+	v := exfiltration_paths.violation with input as fixtures.gate_input(_existing(fixtures.gdpr_policy, ["kms", "logs"]), resources)
+	v == set()
+}
+
+test_fail_only_the_endpoints_the_vpc_lacks_gdpr if {
+	v := exfiltration_paths.violation with input as fixtures.gate_input(_existing(fixtures.gdpr_policy, ["kms", "ecr.dkr"]), [])
+	v == {
+		fixtures.stack_finding("GDPR-44-2", "advisory", "no VPC endpoint for s3: its traffic leaves through NAT"),
+		fixtures.stack_finding("GDPR-44-2", "advisory", "no VPC endpoint for logs: its traffic leaves through NAT"),
+	}
+}
+
+# a value that is no list (a hand-written gate input) names no endpoint
+test_fail_existing_endpoints_not_a_list_gdpr if {
+	resources := [_ep("s3", "s3", "Gateway", _restricted), _ep("logs", "logs", "Interface", _restricted)]
+	v := exfiltration_paths.violation with input as fixtures.gate_input(_existing(fixtures.gdpr_policy, "kms"), resources)
+	v == {fixtures.stack_finding("GDPR-44-2", "advisory", "no VPC endpoint for kms: its traffic leaves through NAT")}
+}

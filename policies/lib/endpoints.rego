@@ -1,6 +1,8 @@
 # METADATA
 # title: VPC endpoint helpers
-# description: VPC endpoints by service (the last part of the service name) and their policies.
+# description: >-
+#   VPC endpoints by service (the last part of the service name) and their policies, and the
+#   endpoints the policy says the VPC already has (network.existingEndpoints).
 # scope: package
 package lib.endpoints
 
@@ -25,6 +27,20 @@ _by_service[name] contains i if {
 for_service(_, name) := [input.document.resources[i] | some i in object.get(_by_service, name, set())]
 
 exists(_, name) if count(object.get(_by_service, name, set())) > 0
+
+# a service whose endpoint the VPC already has, another stack's or the landing zone's, as the policy
+# says (network.existingEndpoints): not in the document, so taken on the policy's word (every report
+# says its state, private DNS and policy were not checked)
+existing(name) if {
+	listed := object.get(input.policy, ["network", "existingEndpoints"], [])
+	is_array(listed)
+	name in listed
+}
+
+# the VPC has an endpoint for the service: one of the document's, or one the policy says it has
+present(doc, name) if exists(doc, name)
+
+present(_, name) if existing(name)
 
 interface(ep) if object.get(ep.inputs, "vpcEndpointType", "Gateway") == "Interface"
 

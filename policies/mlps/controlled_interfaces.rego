@@ -26,7 +26,7 @@ import data.lib.routing
 #     Set mapPublicIpOnLaunch false, associatePublicIpAddress false, associate data subnets with
 #     route tables whose default route goes through a NAT gateway or nowhere (never an internet
 #     gateway), and create VPC endpoints for s3, kms, logs, ecr.api and ecr.dkr (network.endpoints
-#     in the policy).
+#     in the policy; network.existingEndpoints for those the VPC already has).
 violation contains findings.finding("MLPS-L3-8.1.3.1a", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
@@ -72,7 +72,7 @@ _problems contains findings.problem(r, "instance gets a public IP (an Elastic IP
 
 _problems contains findings.problem(findings.stack(input.document), msg) if {
 	some service in _required
-	not endpoints.exists(input.document, service)
+	not endpoints.present(input.document, service)
 	msg := sprintf("no VPC endpoint for %s: its traffic crosses the internet boundary through NAT", [service])
 }
 

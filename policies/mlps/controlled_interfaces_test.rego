@@ -243,3 +243,21 @@ _unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group
 	"maxSize": 2, "launchTemplate": {"id": ref, "version": "$Latest"},
 	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
 })
+
+# endpoints the VPC already has (network.existingEndpoints), another stack's or the landing
+# zone's: present on the policy's word
+_with_existing(services) := json.patch(fixtures.mlps_policy, [{"op": "add", "path": "/network", "value": {"existingEndpoints": services}}])
+
+test_pass_endpoints_the_vpc_already_has_mlps if {
+	resources := [_ep("s3"), _ep("ecr.api"), fixtures.launch_template("lt", "internal", {})]
+	v := controlled_interfaces.violation with input as fixtures.gate_input(_with_existing(["kms", "logs", "ecr.dkr"]), resources)
+	v == set()
+}
+
+test_fail_endpoints_neither_created_nor_existing_mlps if {
+	resources := [_ep("s3"), fixtures.launch_template("lt", "internal", {})]
+	v := controlled_interfaces.violation with input as fixtures.gate_input(_with_existing(["kms", "sts"]), resources)
+	v == {fixtures.stack_finding("MLPS-L3-8.1.3.1a", "mandatory", sprintf("no VPC endpoint for %s: its traffic crosses the internet boundary through NAT", [s])) |
+		some s in ["logs", "ecr.api", "ecr.dkr"]
+	}
+}

@@ -10,6 +10,9 @@
 ``endpoints: auto`` takes an interface endpoint for a service exactly when its monthly traffic is
 above :func:`endpoint_break_even_gb` — the GB at which the endpoint's fixed monthly cost equals the
 per-GB saving against NAT processing.  An explicit list takes endpoints for the listed services.
+A service the VPC already has an endpoint for (``network.existingEndpoints``) is priced nothing: the
+stack creates no endpoint for it, and its traffic goes through the VPC's endpoint, not the NAT (the
+endpoint's owner pays its hours and processing).
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ class NetworkUsage:
     nat_gateways: int
     monthly_traffic_gb: tuple[tuple[str, float], ...]  # (service, GB) sorted by service
     endpoints: tuple[str, ...] | None  # None = "auto"
+    existing: tuple[str, ...] = ()  # the VPC's own endpoints (network.existingEndpoints), sorted
 
 
 @dataclass(frozen=True)
@@ -96,14 +100,14 @@ def network_prices(catalog: Catalog, region: str) -> NetworkPrices:
 @dataclass(frozen=True)
 class Route:
     service: str
-    via: str  # "gateway" | "interface" | "nat"
+    via: str  # "gateway" | "interface" | "nat" | "existing"
     reason: str
 
 
 def routes(u: NetworkUsage, p: NetworkPrices) -> list[Route]:
     """Where each service's traffic goes (pure)."""
     traffic = dict(u.monthly_traffic_gb)
-    services = sorted(set(traffic) | set(u.endpoints or ()))
+    services = sorted(set(traffic) | set(u.endpoints or ()) | set(u.existing))
     out = []
     be: float | None = None
     if None not in (p.interface_hour.value, p.interface_gb.value, p.nat_gb.value):
@@ -115,7 +119,10 @@ def routes(u: NetworkUsage, p: NetworkPrices) -> list[Route]:
         )
     for s in services:
         gb = traffic.get(s, 0.0)
-        if s in GATEWAY_SERVICES:  # deployed whatever network.endpoints lists (seedance.planner.endpoints)
+        if s in u.existing:  # no endpoint of the stack's (seedance.planner.endpoints), and no NAT
+            out.append(Route(s, "existing", "the VPC's existing endpoint is used (network.existingEndpoints): "
+                                            "the stack creates none, and its owner pays its hours and processing"))
+        elif s in GATEWAY_SERVICES:  # deployed whatever network.endpoints lists (seedance.planner.endpoints)
             out.append(Route(s, "gateway", "gateway endpoints have no charge; the stack always has them"))
         elif u.endpoints is not None:
             if s in u.endpoints:
@@ -158,7 +165,8 @@ def usage_from_policy(ctx: EstimateContext) -> NetworkUsage:
     endpoints = None if n.endpoints == "auto" else tuple(sorted(e.value for e in n.endpoints))  # type: ignore[union-attr]
     traffic = tuple(sorted((k.value, float(v)) for k, v in n.monthly_traffic_gb.items()))
     zones = interface_endpoint_zones(ctx.policy.cloud.availability_zones, ctx.policy.cloud.subnet_ids)
-    return NetworkUsage(zones, n.nat_gateways, traffic, endpoints)
+    existing = tuple(sorted({e.value for e in n.existing_endpoints}))
+    return NetworkUsage(zones, n.nat_gateways, traffic, endpoints, existing)
 
 
 def resources(ctx: EstimateContext) -> list[ResourceCost]:

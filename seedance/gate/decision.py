@@ -66,12 +66,18 @@ class Given:
     read_at: str | None = None  # when EC2 was read (facts recorded earlier: seedance check --facts)
     missing: Given | None = None  # what the facts do not cover (recorded before the document named it)
     trails: list[str] = field(default_factory=list)  # the existing trail the policy relies on, which CloudTrail describes
+    # the services whose endpoint the policy says the VPC already has (network.existingEndpoints): the
+    # rules count them as present on the policy's word, and no lookup reads them
+    endpoints: list[str] = field(default_factory=list)
+    vpc: str | None = None  # the policy's cloud.vpcId, where those endpoints are said to be
 
     def to_json(self) -> dict:
         return {"read": self.read, **({"region": self.region} if self.region else {}),
                 **({"readAt": self.read_at} if self.read_at else {}),
                 "subnets": self.subnets, "securityGroups": self.security_groups, "instanceTypes": self.instance_types,
                 **({"trails": self.trails} if self.trails else {}),
+                **({"existingEndpoints": {"services": self.endpoints, **({"vpc": self.vpc} if self.vpc else {}),
+                                          "checked": False}} if self.endpoints else {}),
                 **({"placeholders": self.placeholders} if self.placeholders else {}),
                 **({"notInFacts": {"subnets": self.missing.subnets, "securityGroups": self.missing.security_groups,
                                    "instanceTypes": self.missing.instance_types,
@@ -102,7 +108,8 @@ class Given:
 
     def unseen(self) -> str:
         """What no lookup reads: the placeholders ('the cluster security group of EKS cluster X: offline
-        synthesis cannot know its id ...') and an existing trail's log bucket; '' when there is neither."""
+        synthesis cannot know its id ...'), an existing trail's log bucket and the VPC's existing endpoints
+        the policy names; '' when there is none of them."""
         lines = []
         if self.placeholders:
             lines.append(f"{', '.join(sorted(self.placeholders.values()))}: offline synthesis cannot know "
@@ -112,6 +119,14 @@ class Given:
         if trails:
             lines.append(f"the log bucket of the existing trail {', '.join(trails)} (its retention, versioning, deletion "
                          "protection, off-site copy and region): it is its owner's, and Seedance does not read it")
+        if self.endpoints:
+            n = len(self.endpoints)
+            lines.append(f"the VPC endpoint{'' if n == 1 else 's'} for {', '.join(self.endpoints)} that the policy says "
+                         f"{self.vpc or 'the VPC'} already has (network.existingEndpoints), counted as present on the "
+                         f"policy's word: whether {'it exists' if n == 1 else 'each exists'} and is available, has "
+                         "private DNS (interface) or is on the stack's route tables (gateway), and what "
+                         f"{'its' if n == 1 else 'their'} endpoint polic{'y allows' if n == 1 else 'ies allow'}, "
+                         "Seedance does not read")
         return "; ".join(lines)
 
     def summary(self) -> str:

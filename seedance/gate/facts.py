@@ -314,6 +314,13 @@ def existing_trail_arns(policy: dict[str, Any]) -> list[str]:
     return [arn] if isinstance(arn, str) else []
 
 
+def existing_endpoint_services(policy: dict[str, Any]) -> list[str]:
+    """The services whose endpoint the policy says the VPC already has (``network.existingEndpoints``),
+    which the rules count as present on the policy's word: no lookup reads them."""
+    listed = ((policy.get("network") or {}).get("existingEndpoints")) or []
+    return sorted({s for s in listed if isinstance(s, str)}) if isinstance(listed, list) else []
+
+
 def read_trail_facts(client_of: Any, arns: Iterable[str]) -> dict[str, TrailFact]:
     """Describe each trail in its home region (the region its ARN names; ``client_of(region)`` gives a
     boto3 CloudTrail client there). Raises FactsError naming the call and AWS's error, e.g. for a

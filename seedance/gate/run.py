@@ -41,6 +41,7 @@ def given(gate_input: GateInput) -> Given | None:
     """What only AWS tells the rules about the stack, and whether (and when) it was read; None when
     there is nothing (or the document cannot be read for it)."""
     from seedance.gate.facts import (
+        existing_endpoint_services,
         existing_trail_arns,
         given_security_group_ids,
         given_subnet_ids,
@@ -56,16 +57,19 @@ def given(gate_input: GateInput) -> Given | None:
         subnets, groups = given_subnet_ids(gate_input.policy, document, refs), given_security_group_ids(document, refs)
         types = instance_types(document, refs)
         trails = existing_trail_arns(gate_input.policy)
+        endpoints = existing_endpoint_services(gate_input.policy)
+        vpc = (gate_input.policy.get("cloud") or {}).get("vpcId")
     except (AttributeError, TypeError):  # a hand-written gate input of unexpected shape: nothing to report
         return None
     facts = gate_input.facts
     if facts is None:
-        return (Given(subnets, groups, False, None, made_up, types, trails=trails)
-                if subnets or groups or made_up or types or trails else None)
+        return (Given(subnets, groups, False, None, made_up, types, trails=trails, endpoints=endpoints,
+                      vpc=vpc if isinstance(vpc, str) else None)
+                if subnets or groups or made_up or types or trails or endpoints else None)
     have = {k: set(facts.get(k) or {}) for k in ("subnets", "security_groups", "instance_types", "trails")}
     missing = Given([s for s in subnets if s not in have["subnets"]], [g for g in groups if g not in have["security_groups"]],
                     False, instance_types=[t for t in types if t not in have["instance_types"]],
                     trails=[t for t in trails if t not in have["trails"]])
     return Given(sorted(have["subnets"]), sorted(have["security_groups"]), True, facts.get("region"), made_up,
                  sorted(have["instance_types"]), facts.get("read_at"), missing if missing.summary() else None,
-                 sorted(have["trails"] & set(trails)))
+                 sorted(have["trails"] & set(trails)), endpoints=endpoints, vpc=vpc if isinstance(vpc, str) else None)

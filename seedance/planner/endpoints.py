@@ -7,7 +7,9 @@ interface endpoint therefore pays for itself above
 
     break-even GB/month = hourly_per_az x 730 x AZs / (nat_per_gb - endpoint_per_gb)
 
-S3 and DynamoDB get gateway endpoints, which are free, whatever the traffic. Prices arrive as an
+S3 and DynamoDB get gateway endpoints, which are free, whatever the traffic. A service the VPC
+already has an endpoint for (``network.existingEndpoints``) gets none of the stack's: its traffic
+uses that endpoint, whoever created it. Prices arrive as an
 argument (:class:`EndpointPrices`); :func:`endpoint_prices` looks them up in a catalog. Without
 sourced prices the break-even is an explicit unknown and traffic stays on the NAT unless the
 policy lists the service explicitly.
@@ -34,6 +36,7 @@ class Route(StrEnum):
     GATEWAY = "gateway"  # free gateway endpoint (S3, DynamoDB)
     INTERFACE = "interface"  # interface endpoint (PrivateLink)
     NAT = "nat"  # stays on the NAT gateway
+    EXISTING = "existing"  # the VPC's endpoint (network.existingEndpoints): none of the stack's
 
 
 @dataclass(frozen=True)
@@ -79,15 +82,26 @@ def break_even_gb(prices: EndpointPrices, azs: int) -> float | None:
 
 
 def decide_endpoints(network: Network, azs: int, prices: EndpointPrices | None) -> list[EndpointDecision]:
-    """One decision per service: the gateway services always, then every service with declared
-    traffic or listed explicitly, in the order of :class:`EndpointService`."""
+    """One decision per service: the gateway services and the VPC's existing endpoints always, then
+    every service with declared traffic or listed explicitly, in the order of :class:`EndpointService`."""
     if azs < 1:
         raise ValueError(f"azs: expected at least one availability zone for interface endpoints, got {azs}")
     explicit = None if network.endpoints == "auto" else set(network.endpoints)
+    existing = set(network.existing_endpoints)
     traffic = network.monthly_traffic_gb
     out: list[EndpointDecision] = []
     for service in EndpointService:
         gb = traffic.get(service)
+        if service in existing:
+            declared = "no traffic declared" if gb is None else f"{gb:,.0f} GB/month declared"
+            out.append(
+                EndpointDecision(
+                    service, Route.EXISTING, gb, None, None, None, None,
+                    f"{service}: existing (the VPC's existing endpoint is used, network.existingEndpoints); the stack "
+                    f"creates none and pays neither an endpoint nor NAT processing for it; {declared}",
+                )
+            )
+            continue
         if service in GATEWAY_SERVICES:
             out.append(
                 EndpointDecision(

@@ -39,6 +39,7 @@ from seedance.policy.model import (
     CostPolicy,
     Fleet,
     Metadata,
+    Network,
     Scheduling,
     Storage,
 )
@@ -280,6 +281,7 @@ _PART_MODELS = {
     "budget": Budget,
     "storage": Storage,
     "scheduling": Scheduling,
+    "network": Network,
 }
 
 

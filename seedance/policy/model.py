@@ -534,6 +534,16 @@ class Network(_Model):
     endpoints: Literal["auto"] | list[EndpointService] = Field(
         default="auto", description="'auto': interface endpoints where traffic makes them cheaper than NAT."
     )
+    existing_endpoints: list[EndpointService] = Field(
+        default_factory=list,
+        description="Services for which the VPC already has an endpoint the stack's traffic uses (another stack's "
+        "in the same VPC, or the landing zone's): the stack creates none for them (AWS refuses a second "
+        "private-DNS interface endpoint for a service in one VPC, and a route table holds one gateway endpoint "
+        "per service), `auto` never chooses one, and their traffic is priced neither as NAT processing nor as "
+        "the stack's endpoint (the endpoint's owner pays). Not in an explicit `endpoints` list. The gate takes "
+        "them on the policy's word: it counts them as present and reports their state, private DNS and "
+        "endpoint policy as not checked.",
+    )
     monthly_traffic_gb: dict[EndpointService, MonthlyGb] = Field(
         default_factory=dict, description="Expected GB a month through each service.")
     nat_gateways: Annotated[int, Field(ge=0, le=100)] = Field(default=1, description="NAT gateways the VPC runs (one per AZ for HA).")

@@ -45,6 +45,7 @@ from seedance.policy.model import (
     MIN_BACKUP_RETENTION_DAYS,
     Fleet,
     Metadata,
+    Network,
     ReservedMode,
     Scheduling,
     Storage,
@@ -112,10 +113,12 @@ class Parts:
     fleets: list[tuple[int, Fleet]] = field(default_factory=list)
     storage: Storage | None = None
     scheduling: Scheduling | None = None
+    network: Network | None = None
 
     @classmethod
     def of(cls, p: CostPolicy) -> Parts:
-        return cls(p.metadata, p.cloud, p.compliance, p.budget, list(enumerate(p.fleets)), p.storage, p.scheduling)
+        return cls(p.metadata, p.cloud, p.compliance, p.budget, list(enumerate(p.fleets)), p.storage, p.scheduling,
+                   p.network)
 
 
 def check(policy: CostPolicy, base_dir: Path | None = None) -> list[Issue]:
@@ -147,6 +150,30 @@ def check_parts(parts: Parts, base_dir: Path | None = None) -> list[Issue]:
         out += _bucket_names(parts.storage, parts.compliance)
     if parts.scheduling is not None:
         out += _scheduling(parts.scheduling)
+    if parts.network is not None:
+        out += _network(parts.network)
+    return out
+
+
+def _network(n: Network) -> list[Issue]:
+    """Existing endpoints (``network.existingEndpoints``): each service once, and none the stack is also
+    told to create (``network.endpoints``): AWS refuses a second private-DNS interface endpoint for a
+    service in one VPC, and a route table holds one gateway endpoint per service."""
+    existing = [s.value for s in n.existing_endpoints]
+    twice = set(_dupes(existing))
+    out: list[Issue] = [(("network", "existingEndpoints", i), f"{existing[i]} listed twice") for i in sorted(twice)]
+    if n.endpoints == "auto":
+        return out
+    listed = [s.value for s in n.endpoints]  # type: ignore[union-attr]
+    for i, service in enumerate(existing):
+        if service in listed and i not in twice:
+            j = listed.index(service)
+            out.append((("network", "existingEndpoints", i),
+                        f"{service} is also listed in network.endpoints, which makes the stack create an endpoint of its "
+                        f"own beside the VPC's (AWS refuses a second private-DNS interface endpoint for a service in one "
+                        f"VPC, and a route table holds one gateway endpoint per service): remove {service} from "
+                        f"network.endpoints to use the VPC's endpoint, or from network.existingEndpoints if the VPC has "
+                        f"none", ("network", "endpoints", j)))
     return out
 
 

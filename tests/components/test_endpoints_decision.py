@@ -60,3 +60,26 @@ def test_explicit_list_and_unknown_prices():
 def test_needs_an_az():
     with pytest.raises(ValueError, match="azs: expected at least one availability zone"):
         decide_endpoints(net(), 0, EU)
+
+
+def test_existing_endpoints_are_used_never_created():
+    # ecr.dkr's 1500 GB would pay for an interface endpoint, and s3 always gets a gateway: the VPC
+    # already has both (another stack's, the landing zone's), so the stack decides on neither
+    n = net(existingEndpoints=["ecr.dkr", "s3", "kms"], monthlyTrafficGb={"s3": 40000, "ecr.dkr": 1500, "logs": 600})
+    decisions = decide_endpoints(n, 3, EU)
+    routes = {d.service: d.route for d in decisions}
+    assert routes == {
+        S.S3: Route.EXISTING,
+        S.DYNAMODB: Route.GATEWAY,
+        S.ECR_DKR: Route.EXISTING,
+        S.LOGS: Route.NAT,  # 600 <= 625.7, as without the field
+        S.KMS: Route.EXISTING,  # listed with no traffic declared: still a decision, so the rationale says so
+    }
+    dkr = next(d for d in decisions if d.service is S.ECR_DKR)
+    assert not dkr.interface and dkr.break_even_gb is None
+    assert dkr.monthly_cost_endpoint is None and dkr.monthly_cost_nat is None
+    assert "the VPC's existing endpoint is used" in dkr.rationale and "1,500 GB/month declared" in dkr.rationale
+    # an explicit list leaves them out too (validation refuses a service in both lists)
+    explicit = decide_endpoints(net(endpoints=["logs"], existingEndpoints=["kms"]), 2, None)
+    assert {d.service: d.route for d in explicit} == {S.S3: Route.GATEWAY, S.DYNAMODB: Route.GATEWAY,
+                                                      S.LOGS: Route.INTERFACE, S.KMS: Route.EXISTING}

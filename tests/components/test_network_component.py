@@ -236,3 +236,47 @@ def test_fewer_subnets_than_zones_price_and_decide_on_the_zones_the_endpoint_is_
     hours = {c.name: c.monthly_quantity for r in est.resources if r.kind == "network" for c in r.components
              if c.name.startswith("Interface endpoint (")}
     assert hours == {"Interface endpoint (ecr.dkr)": 2 * 730, "Interface endpoint (logs)": 2 * 730}
+
+
+# --- endpoints the VPC already has (network.existingEndpoints) ---------------------------------
+# AWS refuses a second private-DNS interface endpoint for a service in one VPC (a second stack in
+# the VPC, a landing zone's endpoints), and a route table holds one gateway endpoint per service.
+
+def _with_existing(tmp_path, stack: str, network: str):  # type: ignore[no-untyped-def]
+    project = tmp_path / "stacks"
+    shutil.copytree(STACKS_DIR, project, ignore=shutil.ignore_patterns("__pycache__"))
+    policy = project / "policies" / f"{stack}.yaml"
+    text = policy.read_text()
+    if "\nnetwork:\n" in text:  # cn-prod: replace its network section's endpoints line
+        text = "\n".join(ln for ln in text.splitlines() if not ln.startswith("  endpoints:")) + "\n"
+        text = text.replace("\nnetwork:\n", f"\nnetwork:\n{network}", 1)
+    else:
+        text += f"network:\n{network}"
+    policy.write_text(text)
+    return synthesize_stack(stack, project)
+
+
+def test_no_endpoint_for_a_service_the_vpc_already_has(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # eu-prod would create an ecr.dkr interface endpoint (1500 GB above break-even) and the s3 gateway
+    result = _with_existing(tmp_path, "eu-prod", "  existingEndpoints: [ecr.dkr, s3]\n")
+    eps = {r.name: r.inputs for r in result.document.of_type(EP)}
+    assert set(eps) == {"network-dynamodb-gateway"}
+    # no interface endpoint left: no endpoint security group either
+    assert not [r for r in result.document.resources if r.name == "network-endpoints-sg"]
+    rationale = result.outputs["endpointRationale"]
+    assert "the VPC's existing endpoint is used" in rationale["ecr.dkr"]
+    assert "the VPC's existing endpoint is used" in rationale["s3"]
+    assert result.outputs["interfaceEndpoints"] == {}
+
+
+def test_explicit_list_beside_existing_endpoints(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # a second MLPS stack in cn-prod's VPC: the first stack's kms, logs and sts endpoints are used,
+    # its own list keeps the rest
+    result = _with_existing(tmp_path, "cn-prod", "  endpoints: [s3, dynamodb, ecr.api, ecr.dkr]\n"
+                                                 "  existingEndpoints: [kms, logs, sts]\n")
+    eps = {r.name: r.inputs for r in result.document.of_type(EP)}
+    assert set(eps) == {"network-s3-gateway", "network-dynamodb-gateway", "network-ecr-api-interface",
+                        "network-ecr-dkr-interface"}
+    assert all(not n.startswith(("network-kms", "network-logs", "network-sts")) for n in eps)
+    assert [r.name for r in result.document.resources if r.name == "network-endpoints-sg"] == ["network-endpoints-sg"]
+    assert set(result.outputs["endpointRationale"]) >= {"kms", "logs", "sts"}

@@ -69,3 +69,55 @@ def test_interface_endpoints_are_priced_in_the_zones_they_can_be_in(zones: list[
     from seedance.estimate.network import interface_endpoint_zones
 
     assert interface_endpoint_zones(zones, subnets) == priced
+
+
+def test_existing_endpoints_are_priced_neither_as_endpoint_nor_as_nat(catalog: Catalog) -> None:
+    # ecr.dkr (1000 GB, above break-even) and logs (100 GB, on NAT) go through the VPC's existing
+    # endpoints, s3 through its existing gateway: the stack pays for none of them
+    u = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=TRAFFIC, endpoints=None,
+                     existing=("ecr.dkr", "kms", "logs", "s3"))
+    p = network_prices(catalog, "us-east-1")
+    rs = routes(u, p)
+    assert [(r.service, r.via) for r in rs] == [("ecr.dkr", "existing"), ("kms", "existing"), ("logs", "existing"),
+                                                ("s3", "existing")]
+    assert all("the VPC's existing endpoint is used" in r.reason for r in rs)
+    comps = cost_components(u, p, "USD")
+    assert [(c.name, round(c.monthly_cost, 2)) for c in comps] == [("NAT gateway", 32.85)]  # the VPC's hours only
+    # an explicit list: the listed interface endpoint is the stack's, the existing one is not, and
+    # traffic to neither is NAT processing
+    u = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=TRAFFIC, endpoints=("logs",), existing=("ecr.dkr",))
+    comps = cost_components(u, p, "USD")
+    assert [c.name for c in comps] == ["NAT gateway", "Interface endpoint (logs)", "Interface endpoint data processed (logs)",
+                                       "Gateway endpoint (s3)"]
+
+
+def test_existing_endpoints_leave_the_estimate_of_the_policy(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # eu-prod: ecr.dkr (1500 GB) has an interface endpoint and kms (2 GB) and logs (600 GB) go
+    # through NAT; with those three existing, none of them is priced and the total drops by as much
+    import shutil
+    from pathlib import Path
+
+    from seedance.estimate import estimate_policy
+    from seedance.policy import load_policy
+    from seedance.pricing.catalog import load_catalog
+
+    stacks = Path(__file__).resolve().parents[2] / "stacks"
+    shutil.copytree(stacks, tmp_path / "stacks", ignore=shutil.ignore_patterns("__pycache__"))
+    policy = tmp_path / "stacks" / "policies" / "eu-prod.yaml"
+    cat = load_catalog()
+    before = estimate_policy(load_policy(policy), cat)
+    policy.write_text(policy.read_text() + "network:\n  existingEndpoints: [ecr.dkr, kms, logs]\n")
+    after = estimate_policy(load_policy(policy), cat)
+
+    def network(est):  # type: ignore[no-untyped-def]
+        return {c.name: c.monthly_cost for r in est.resources if r.kind == "network" for c in r.components}
+
+    old, new = network(before), network(after)
+    assert "Interface endpoint (ecr.dkr)" in old and not any("ecr.dkr" in name for name in new)
+    assert old["NAT data processed (ecr.api, kms, logs, sts)"] == pytest.approx((5 + 2 + 600 + 1) * 0.052)
+    assert new["NAT data processed (ecr.api, sts)"] == pytest.approx((5 + 1) * 0.052)
+    saved = old["Interface endpoint (ecr.dkr)"] + old["Interface endpoint data processed (ecr.dkr)"] + (2 + 600) * 0.052
+    assert before.total - after.total == pytest.approx(saved, abs=0.01)
+    notes = [n for r in after.resources if r.kind == "network" for n in r.notes]
+    assert "kms: existing (the VPC's existing endpoint is used (network.existingEndpoints): the stack creates none, " \
+           "and its owner pays its hours and processing)" in notes
