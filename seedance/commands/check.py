@@ -58,6 +58,9 @@ def _with_facts(gate_input: GateInput, *, save: Path | None) -> GateInput:
     facts = lookup(gate_input.policy, gate_input.document)
     _console(stderr=True).print(f"read {len(facts.subnets)} subnet(s), {len(facts.security_groups)} security group(s) and "
                                 f"{len(facts.instance_types)} instance type(s) from EC2 in {escape(facts.region)}"
+                                + (f", {sum(map(len, facts.vpc_endpoints.services.values()))} VPC endpoint(s) of "
+                                   f"{escape(facts.vpc_endpoints.vpc_id)} for {escape(', '.join(facts.vpc_endpoints.services))}"
+                                   if facts.vpc_endpoints else "")
                                 + (f", and {len(facts.trails)} trail(s) from CloudTrail" if facts.trails else ""))
     as_json = facts.model_dump(mode="json")
     if save is not None:
@@ -91,10 +94,11 @@ def _with_recorded_facts(gate_input: GateInput, path: Path) -> GateInput:
 @click.option("--severity", "severities", multiple=True, metavar="CONTROL=LEVEL", help="Override a control's severity (mandatory|advisory); repeatable.")
 @click.option("--lookup", is_flag=True, help="Read from EC2, in the policy's region, the subnets and security groups the "
               "stack is given (cloud.subnetIds, and subnet and security-group ids its resources name) and its instance "
-              "types' instance-store encryption, and from CloudTrail the existing trail the policy relies on "
-              "(compliance.existingTrail), so the rules check them too; needs AWS credentials allowed "
-              "ec2:DescribeSubnets, ec2:DescribeRouteTables, ec2:DescribeSecurityGroups and ec2:DescribeInstanceTypes "
-              "(and cloudtrail:GetTrail, GetTrailStatus and GetEventSelectors with an existing trail).")
+              "types' instance-store encryption and the VPC's endpoints for network.existingEndpoints, and from "
+              "CloudTrail the existing trail the policy relies on (compliance.existingTrail), so the rules check them "
+              "too; needs AWS credentials allowed ec2:DescribeSubnets, ec2:DescribeRouteTables, "
+              "ec2:DescribeSecurityGroups and ec2:DescribeInstanceTypes (ec2:DescribeVpcEndpoints with existing "
+              "endpoints; cloudtrail:GetTrail, GetTrailStatus and GetEventSelectors with an existing trail).")
 @click.option("--save-facts", type=click.Path(path_type=Path), default=None, metavar="FILE",
               help="With --lookup: also write what AWS said to FILE (JSON), for --facts in runs without credentials.")
 @click.option("--facts", "facts_path", type=click.Path(path_type=Path), default=None, metavar="FILE",

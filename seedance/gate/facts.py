@@ -12,7 +12,10 @@ route table); for each security group, its ingress and egress rules; for each in
 launches, whether it has an instance store and whether that is encrypted. A trail the policy relies
 on instead of its own (``compliance.existingTrail``) is read from CloudTrail (``GetTrail``,
 ``GetTrailStatus``, ``GetEventSelectors``, in the trail's home region): its settings, whether it is
-recording, and which management and S3 data events it records.
+recording, and which management and S3 data events it records. The endpoints the policy says the VPC
+already has (``network.existingEndpoints``) are read from EC2 (``DescribeVpcEndpoints`` in the
+policy's ``cloud.vpcId``, by the region's service names): each one's type, state, private DNS, policy
+and (a gateway's) route tables.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import functools
+import json
 import logging
 import re
 from collections.abc import Iterable, Iterator
@@ -102,6 +106,25 @@ class TrailFact(_Fact):
     s3_bucket: str | None = Field(default=None, description="The bucket its log files go to (not the stack's: not checked).")
 
 
+class EndpointFact(_Fact):
+    """One VPC endpoint of a service the policy says the VPC already has, as ``DescribeVpcEndpoints`` gives it."""
+
+    id: str
+    service_name: str = Field(description="com.amazonaws.REGION.SERVICE (some services cn.com.amazonaws... in China).")
+    type: str = Field(description="Interface, Gateway or GatewayLoadBalancer.")
+    state: str = Field(description="available, pending, deleting, deleted, rejected, failed ... (only an available one serves).")
+    private_dns_enabled: bool = False
+    policy: dict[str, Any] | None = Field(default=None, description="Its endpoint policy (the policy document, parsed).")
+    route_table_ids: list[str] = Field(default_factory=list, description="A gateway endpoint's route tables.")
+
+
+class VpcEndpointsFact(_Fact):
+    """The endpoints of ``vpc_id`` for each service of ``network.existingEndpoints``: none is an empty list."""
+
+    vpc_id: str
+    services: dict[str, list[EndpointFact]] = Field(default_factory=dict)
+
+
 class AwsFacts(_Fact):
     region: str
     read_at: str | None = Field(default=None, description="When EC2 was read (ISO 8601, UTC).")
@@ -109,6 +132,8 @@ class AwsFacts(_Fact):
     security_groups: dict[str, SecurityGroupFact] = Field(default_factory=dict)
     instance_types: dict[str, InstanceTypeFact] = Field(default_factory=dict)
     trails: dict[str, TrailFact] = Field(default_factory=dict, description="The existing trail the policy names, by ARN.")
+    vpc_endpoints: VpcEndpointsFact | None = Field(default=None, description="The VPC's endpoints for the services of "
+                                                   "network.existingEndpoints (none when the policy lists none).")
 
 
 class FactsError(GateError):
@@ -316,9 +341,68 @@ def existing_trail_arns(policy: dict[str, Any]) -> list[str]:
 
 def existing_endpoint_services(policy: dict[str, Any]) -> list[str]:
     """The services whose endpoint the policy says the VPC already has (``network.existingEndpoints``),
-    which the rules count as present on the policy's word: no lookup reads them."""
+    which the rules count as present on the policy's word unless ``--lookup`` read them
+    (:func:`read_endpoint_facts`)."""
     listed = ((policy.get("network") or {}).get("existingEndpoints")) or []
     return sorted({s for s in listed if isinstance(s, str)}) if isinstance(listed, list) else []
+
+
+def existing_endpoint_vpc(policy: dict[str, Any]) -> str | None:
+    """The VPC whose endpoints ``network.existingEndpoints`` names (the policy's ``cloud.vpcId``)."""
+    vpc = (policy.get("cloud") or {}).get("vpcId")
+    return vpc if isinstance(vpc, str) else None
+
+
+# Some services' endpoint names carry a ``cn.`` prefix in the China regions (see
+# ``components.network.service_name``): both names are asked for there, so either spelling is found.
+def endpoint_service_names(service: str, region: str) -> list[str]:
+    """The names ``DescribeVpcEndpoints`` may give ``service``'s endpoint in ``region``:
+    com.amazonaws.REGION.SERVICE, and in China cn.com.amazonaws.REGION.SERVICE too."""
+    names = [f"com.amazonaws.{region}.{service}"]
+    return [f"cn.{names[0]}", *names] if region.startswith("cn-") else names
+
+
+def read_endpoint_facts(ec2: Any, vpc_id: str, services: Iterable[str], *, region: str) -> VpcEndpointsFact:
+    """Read the endpoints of ``vpc_id`` for ``services`` (``DescribeVpcEndpoints`` filtered by vpc-id and
+    the services' names; ``ec2`` a boto3 EC2 client of ``region``). Every service asked for has an entry,
+    an empty list when the VPC has no endpoint for it. Raises FactsError naming the call and AWS's error."""
+    wanted = sorted(set(services))
+    by_name = {name: s for s in wanted for name in endpoint_service_names(s, region)}
+    out: dict[str, list[EndpointFact]] = {s: [] for s in wanted}
+    if not wanted:
+        return VpcEndpointsFact(vpc_id=vpc_id, services=out)
+    found = _call(ec2, region, "describe_vpc_endpoints", "VpcEndpoints",
+                  Filters=[{"Name": "vpc-id", "Values": [vpc_id]}, {"Name": "service-name", "Values": sorted(by_name)}])
+    for ep in found:
+        service = by_name.get(ep.get("ServiceName"))
+        if service is None or ep.get("VpcId", vpc_id) != vpc_id:  # filters a server ignored: not counted
+            continue
+        try:
+            fact = _endpoint_fact(ep)
+        except (AttributeError, TypeError, ValueError, KeyError) as exc:  # an answer of another shape than EC2's
+            raise FactsError(f"ec2 DescribeVpcEndpoints in {region}: unreadable answer for {ep.get('VpcEndpointId', '?')} "
+                             f"({type(exc).__name__}: {exc})") from None
+        out[service].append(fact)
+    for facts in out.values():
+        facts.sort(key=lambda f: f.id)
+    log.info("read %d VPC endpoint(s) of %s from EC2 in %s", sum(map(len, out.values())), vpc_id, region)
+    return VpcEndpointsFact(vpc_id=vpc_id, services=out)
+
+
+def _endpoint_fact(ep: dict[str, Any]) -> EndpointFact:
+    document = ep.get("PolicyDocument")
+    policy = json.loads(document) if isinstance(document, str) and document.strip() else None
+    if policy is not None and not isinstance(policy, dict):
+        raise ValueError("its policy document is not a JSON object")
+    return EndpointFact(
+        id=ep["VpcEndpointId"],
+        service_name=ep["ServiceName"],
+        type=str(ep.get("VpcEndpointType") or "Gateway"),
+        state=str(ep.get("State") or "?"),
+        private_dns_enabled=bool(ep.get("PrivateDnsEnabled")),
+        policy=policy,
+        route_table_ids=[t for t in ep.get("RouteTableIds") or [] if isinstance(t, str)],
+    )
 
 
 def read_trail_facts(client_of: Any, arns: Iterable[str]) -> dict[str, TrailFact]:
@@ -474,8 +558,9 @@ def plan_instance_types(plan: dict[str, Any] | None) -> list[str]:
 
 def lookup(policy: dict[str, Any], document: dict[str, Any] | None = None, plan: dict[str, Any] | None = None) -> AwsFacts:
     """Read from EC2, in the policy's region, the subnets and security groups the stack is given and
-    the instance types its document (and plan) launch, and from CloudTrail the existing trail the
-    policy relies on (raises FactsError)."""
+    the instance types its document (and plan) launch and the VPC's endpoints for the services of
+    ``network.existingEndpoints``, and from CloudTrail the existing trail the policy relies on
+    (raises FactsError)."""
     region = str(policy["cloud"]["region"])
     document = document or {}
     refs = references(document)
@@ -487,6 +572,8 @@ def lookup(policy: dict[str, Any], document: dict[str, Any] | None = None, plan:
         security_groups=read_security_group_facts(ec2, given_security_group_ids(document, refs), region=region),
         instance_types=read_instance_type_facts(ec2, [*instance_types(document, refs), *plan_instance_types(plan)], region=region),
         trails=read_trail_facts(functools.partial(_client, "cloudtrail"), existing_trail_arns(policy)),
+        vpc_endpoints=read_endpoint_facts(ec2, vpc, services, region=region)
+        if (services := existing_endpoint_services(policy)) and (vpc := existing_endpoint_vpc(policy)) else None,
     )
 
 

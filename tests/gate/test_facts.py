@@ -20,6 +20,8 @@ from seedance.gate.facts import (
     _s3_data_event_arns,
     given_security_group_ids,
     given_subnet_ids,
+    endpoint_service_names,
+    read_endpoint_facts,
     read_instance_type_facts,
     read_security_group_facts,
     read_subnet_facts,
@@ -566,3 +568,84 @@ def test_a_cloudtrail_answer_of_another_shape_is_an_error_not_a_crash() -> None:
     with pytest.raises(FactsError, match=r"^cloudtrail in us-east-1: unreadable answer for arn:aws:cloudtrail:us-east-1:123456789012:trail/org"):
         read_trail_facts(lambda region: Garbled(), [arn])
 
+
+
+# ---------------------------------------------------------------- network.existingEndpoints: the
+# VPC's endpoints for the services the policy says it already has (DescribeVpcEndpoints)
+
+_RESTRICTED = json.dumps({"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*",
+                                         "Condition": {"StringEquals": {"aws:PrincipalAccount": "111122223333"}}}]})
+
+
+def _endpoints(ec2, region: str = REGION) -> dict[str, str]:
+    """A VPC with an interface endpoint for kms (private DNS, a restricted policy), one for logs without
+    private DNS, an S3 gateway on a route table, an ecr.api endpoint since deleted; another VPC with an
+    sts endpoint."""
+    vpc = ec2.create_vpc(CidrBlock="10.30.0.0/16")["Vpc"]["VpcId"]
+    other = ec2.create_vpc(CidrBlock="10.31.0.0/16")["Vpc"]["VpcId"]
+    subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.30.0.0/24", AvailabilityZone=f"{region}a")["Subnet"]["SubnetId"]
+    table = ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
+
+    def make(service: str, kind: str, vpc_id: str = vpc, **kwargs: object) -> str:
+        return ec2.create_vpc_endpoint(VpcId=vpc_id, ServiceName=f"com.amazonaws.{region}.{service}", VpcEndpointType=kind,
+                                       **kwargs)["VpcEndpoint"]["VpcEndpointId"]
+
+    ids = {
+        "vpc": vpc, "other": other, "table": table,
+        "kms": make("kms", "Interface", SubnetIds=[subnet], PrivateDnsEnabled=True, PolicyDocument=_RESTRICTED),
+        "logs": make("logs", "Interface", SubnetIds=[subnet], PrivateDnsEnabled=False),
+        "s3": make("s3", "Gateway", RouteTableIds=[table]),
+        "ecr.api": make("ecr.api", "Interface", SubnetIds=[subnet], PrivateDnsEnabled=True),
+        "sts": make("sts", "Interface", other),
+    }
+    ec2.delete_vpc_endpoints(VpcEndpointIds=[ids["ecr.api"]])
+    return ids
+
+
+def test_read_endpoint_facts(ec2) -> None:
+    n = _endpoints(ec2)
+    read = read_endpoint_facts(client("ec2", REGION), n["vpc"], ["kms", "logs", "s3", "ecr.api", "sts", "dynamodb", "kms"],
+                               region=REGION)
+    assert read.vpc_id == n["vpc"]
+    facts = read.services
+    assert sorted(facts) == ["dynamodb", "ecr.api", "kms", "logs", "s3", "sts"]
+    assert facts["dynamodb"] == [] and facts["sts"] == []  # none; another VPC's is not counted
+    [kms], [logs], [s3], [ecr] = facts["kms"], facts["logs"], facts["s3"], facts["ecr.api"]
+    assert (kms.id, kms.type, kms.state, kms.private_dns_enabled) == (n["kms"], "Interface", "available", True)
+    assert kms.service_name == f"com.amazonaws.{REGION}.kms"
+    assert kms.policy == json.loads(_RESTRICTED)
+    assert (logs.id, logs.type, logs.private_dns_enabled) == (n["logs"], "Interface", False)
+    assert logs.policy["Statement"][0]["Principal"] == "*"  # EC2's default policy: full access
+    assert (s3.id, s3.type, s3.state, s3.route_table_ids) == (n["s3"], "Gateway", "available", [n["table"]])
+    assert (ecr.id, ecr.state) == (n["ecr.api"], "deleted")
+    assert read_endpoint_facts(client("ec2", REGION), n["other"], ["sts"], region=REGION).services["sts"][0].id == n["sts"]
+    assert read_endpoint_facts(client("ec2", REGION), n["vpc"], [], region=REGION).services == {}
+
+
+def test_endpoint_service_names() -> None:
+    assert endpoint_service_names("kms", "eu-central-1") == ["com.amazonaws.eu-central-1.kms"]
+    assert endpoint_service_names("ecr.dkr", "cn-north-1") == ["cn.com.amazonaws.cn-north-1.ecr.dkr",
+                                                              "com.amazonaws.cn-north-1.ecr.dkr"]
+
+
+def test_china_endpoint_names_are_read_in_either_spelling(moto_endpoint: str, aws_env, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_ENDPOINT_URL_EC2", moto_endpoint)
+    cn = boto3.client("ec2", region_name="cn-north-1", endpoint_url=moto_endpoint)
+    vpc = cn.create_vpc(CidrBlock="10.40.0.0/16")["Vpc"]["VpcId"]
+    sts = cn.create_vpc_endpoint(VpcId=vpc, ServiceName="cn.com.amazonaws.cn-north-1.sts", VpcEndpointType="Interface",
+                                 PrivateDnsEnabled=True)["VpcEndpoint"]["VpcEndpointId"]
+    kms = cn.create_vpc_endpoint(VpcId=vpc, ServiceName="com.amazonaws.cn-north-1.kms", VpcEndpointType="Interface",
+                                 PrivateDnsEnabled=True)["VpcEndpoint"]["VpcEndpointId"]
+    facts = read_endpoint_facts(client("ec2", "cn-north-1"), vpc, ["sts", "kms"], region="cn-north-1").services
+    assert [f.id for f in facts["sts"]] == [sts] and [f.id for f in facts["kms"]] == [kms]
+
+
+def test_a_vpc_without_endpoints_reads_none_and_errors_name_the_call(ec2, monkeypatch: pytest.MonkeyPatch) -> None:
+    # DescribeVpcEndpoints filters: a VPC without endpoints (or one EC2 does not know) has none
+    assert read_endpoint_facts(client("ec2", REGION), "vpc-0123456789abcdef0", ["kms"], region=REGION).services == {"kms": []}
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("AWS_ENDPOINT_URL_EC2", f"http://127.0.0.1:{port}")
+    with pytest.raises(FactsError, match=r"^ec2 DescribeVpcEndpoints in eu-central-1: Could not connect"):
+        read_endpoint_facts(client("ec2", REGION), "vpc-0123456789abcdef0", ["kms"], region=REGION)
