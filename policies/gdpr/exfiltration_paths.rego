@@ -31,7 +31,7 @@ _stack := findings.stack(input.document)
 _problems contains findings.problem(_stack, msg) if {
 	some service in ["s3", "kms", "logs"]
 	not endpoints.present(input.document, service)
-	msg := sprintf("no VPC endpoint for %s: its traffic leaves through NAT", [service])
+	msg := endpoints.missing_message(service, "its traffic leaves through NAT")
 }
 
 _problems contains findings.problem(ep, msg) if {
@@ -39,4 +39,12 @@ _problems contains findings.problem(ep, msg) if {
 	some ep in endpoints.for_service(input.document, service)
 	not endpoints.org_restricted(ep)
 	msg := sprintf("VPC endpoint for %s has no policy restricting it to the organisation or account", [service])
+}
+
+# the VPC's endpoints the policy names (network.existingEndpoints), as EC2 describes them (--lookup)
+_problems contains findings.problem(_stack, msg) if {
+	some service in ["s3", "kms", "logs"]
+	some ep in endpoints.read_available(service)
+	not endpoints.policy_restricted(object.get(ep, "policy", null))
+	msg := sprintf("VPC endpoint %s for %s (network.existingEndpoints, read from EC2) has no policy restricting it to the organisation or account", [ep.id, service])
 }

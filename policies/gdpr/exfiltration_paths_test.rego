@@ -128,3 +128,68 @@ test_fail_existing_endpoints_not_a_list_gdpr if {
 	v := exfiltration_paths.violation with input as fixtures.gate_input(_existing(fixtures.gdpr_policy, "kms"), resources)
 	v == {fixtures.stack_finding("GDPR-44-2", "advisory", "no VPC endpoint for kms: its traffic leaves through NAT")}
 }
+
+# ...and, when seedance check --lookup read them (input.facts.vpc_endpoints), as EC2 describes them
+_vpc := "vpc-0123456789abcdef0"
+
+_kms_fact(policy) := fixtures.endpoint_fact("vpce-0aaaaaaaaaaaaaaa1", "kms", "Interface", "available", true, policy)
+
+_s3_fact := fixtures.endpoint_fact("vpce-0aaaaaaaaaaaaaaa2", "s3", "Gateway", "available", false, fixtures.account_endpoint_policy)
+
+test_pass_existing_endpoints_read_from_ec2_gdpr if {
+	services := {"kms": [_kms_fact(fixtures.account_endpoint_policy)], "s3": [_s3_fact], "logs": [
+		fixtures.endpoint_fact("vpce-0aaaaaaaaaaaaaaa3", "logs", "Interface", "available", true, fixtures.account_endpoint_policy),
+	]}
+	v := exfiltration_paths.violation with input as fixtures.gate_input_with_endpoints(fixtures.gdpr_policy, [], ["s3", "kms", "logs"], _vpc, services)
+	v == set()
+}
+
+test_fail_existing_endpoint_ec2_does_not_have_gdpr if {
+	services := {"kms": [_kms_fact(fixtures.account_endpoint_policy)], "logs": []}
+	resources := [_ep("s3", "s3", "Gateway", _restricted)]
+	v := exfiltration_paths.violation with input as fixtures.gate_input_with_endpoints(fixtures.gdpr_policy, resources, ["kms", "logs"], _vpc, services)
+	v == {fixtures.stack_finding("GDPR-44-2", "advisory", "no VPC endpoint for logs: network.existingEndpoints names it, but vpc-0123456789abcdef0 has none available (from DescribeVpcEndpoints): its traffic leaves through NAT")}
+}
+
+# only an available endpoint serves: one being deleted, pending or rejected does not
+test_fail_existing_endpoint_not_available_gdpr if {
+	services := {"kms": [
+		fixtures.endpoint_fact("vpce-0aaaaaaaaaaaaaaa5", "kms", "Interface", "deleted", true, fixtures.account_endpoint_policy),
+		fixtures.endpoint_fact("vpce-0aaaaaaaaaaaaaaa4", "kms", "Interface", "pendingAcceptance", true, fixtures.account_endpoint_policy),
+	]}
+	resources := [_ep("s3", "s3", "Gateway", _restricted), _ep("logs", "logs", "Interface", _restricted)]
+	v := exfiltration_paths.violation with input as fixtures.gate_input_with_endpoints(fixtures.gdpr_policy, resources, ["kms"], _vpc, services)
+	v == {fixtures.stack_finding("GDPR-44-2", "advisory", "no VPC endpoint for kms: network.existingEndpoints names it, but vpc-0123456789abcdef0 has none available (vpce-0aaaaaaaaaaaaaaa4 is pendingAcceptance, vpce-0aaaaaaaaaaaaaaa5 is deleted) (from DescribeVpcEndpoints): its traffic leaves through NAT")}
+}
+
+# the existing endpoint's policy is judged as the document's endpoints' are (EC2's default: full access)
+test_fail_existing_endpoint_policy_unrestricted_gdpr if {
+	services := {"kms": [_kms_fact(fixtures.full_access_endpoint_policy)], "s3": [_s3_fact]}
+	resources := [_ep("logs", "logs", "Interface", _restricted)]
+	v := exfiltration_paths.violation with input as fixtures.gate_input_with_endpoints(_own, resources, ["kms", "s3"], _vpc, services)
+	v == {fixtures.stack_finding("GDPR-44-2", "advisory", "VPC endpoint vpce-0aaaaaaaaaaaaaaa1 for kms (network.existingEndpoints, read from EC2) has no policy restricting it to the organisation or account")}
+}
+
+# as a document's endpoint: no policy at all, or one naming another account, restricts nothing
+test_fail_existing_endpoint_policy_missing_or_foreign_gdpr if {
+	foreign := {"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*",
+		"Condition": {"StringEquals": {"aws:ResourceAccount": "999999999999"}}}]}
+	every policy in [null, foreign, {}] {
+		services := {"kms": [_kms_fact(policy)], "s3": [_s3_fact]}
+		resources := [_ep("logs", "logs", "Interface", _restricted)]
+		v := exfiltration_paths.violation with input as fixtures.gate_input_with_endpoints(_own, resources, ["kms", "s3"], _vpc, services)
+		v == {fixtures.stack_finding("GDPR-44-2", "advisory", "VPC endpoint vpce-0aaaaaaaaaaaaaaa1 for kms (network.existingEndpoints, read from EC2) has no policy restricting it to the organisation or account")}
+	}
+}
+
+# facts read for another VPC (an old facts file) are not this VPC's: the policy's word is taken; a
+# service the policy no longer lists is not judged
+test_pass_endpoint_facts_of_another_vpc_or_service_gdpr if {
+	resources := [_ep("s3", "s3", "Gateway", _restricted), _ep("logs", "logs", "Interface", _restricted)]
+	elsewhere := fixtures.gate_input_with_endpoints(fixtures.gdpr_policy, resources, ["kms"], "vpc-0fffffffffffffff0", {"kms": []})
+	exfiltration_paths.violation == set() with input as elsewhere
+	unlisted := fixtures.gate_input_with_endpoints(fixtures.gdpr_policy, resources, ["kms"], _vpc, {
+		"kms": [_kms_fact(fixtures.account_endpoint_policy)], "sts": [_kms_fact(fixtures.full_access_endpoint_policy)],
+	})
+	exfiltration_paths.violation == set() with input as unlisted
+}

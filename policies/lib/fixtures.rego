@@ -283,3 +283,27 @@ trail_fact(overrides) := object.union(
 )
 
 with_trail_fact(gate_in, fact) := object.union(gate_in, {"facts": {"region": gate_in.policy.cloud.region, "trails": {existing_trail_arn: fact}}})
+
+# The VPC's endpoints for the policy's network.existingEndpoints, as `seedance check --lookup` reads
+# them from EC2 (input.facts.vpc_endpoints; the fixtures' policies are in vpc-0123456789abcdef0)
+endpoint_fact(id, service, type, state, private_dns, policy) := {
+	"id": id, "service_name": sprintf("com.amazonaws.eu-central-1.%s", [service]), "type": type, "state": state,
+	"private_dns_enabled": private_dns, "policy": policy, "route_table_ids": [],
+}
+
+endpoint_facts(vpc, services) := {"region": "eu-central-1", "subnets": {}, "security_groups": {}, "instance_types": {},
+	"trails": {}, "vpc_endpoints": {"vpc_id": vpc, "services": services}}
+
+# gate_input of a policy listing `listed` in network.existingEndpoints, with EC2's facts of the
+# VPC's endpoints `services` (service -> endpoint facts) read for `vpc`
+gate_input_with_endpoints(policy, resources, listed, vpc, services) := object.union(
+	gate_input(json.patch(policy, [{"op": "add", "path": "/network", "value": {"existingEndpoints": listed}}]), resources),
+	{"facts": endpoint_facts(vpc, services)},
+)
+
+# an endpoint policy that admits only principals of account 111122223333, parsed (as EC2's facts hold it)
+account_endpoint_policy := {"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*",
+	"Condition": {"StringEquals": {"aws:PrincipalAccount": "111122223333"}}}]}
+
+# EC2's default endpoint policy: everyone, everything
+full_access_endpoint_policy := {"Version": "2008-10-17", "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*"}]}

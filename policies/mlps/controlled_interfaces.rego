@@ -73,7 +73,7 @@ _problems contains findings.problem(r, "instance gets a public IP (an Elastic IP
 _problems contains findings.problem(findings.stack(input.document), msg) if {
 	some service in _required
 	not endpoints.present(input.document, service)
-	msg := sprintf("no VPC endpoint for %s: its traffic crosses the internet boundary through NAT", [service])
+	msg := endpoints.missing_message(service, "its traffic crosses the internet boundary through NAT")
 }
 
 # data subnets: subnets of sensitive (personal or internal) data

@@ -261,3 +261,18 @@ test_fail_endpoints_neither_created_nor_existing_mlps if {
 		some s in ["logs", "ecr.api", "ecr.dkr"]
 	}
 }
+
+# ...and, when seedance check --lookup read them, only an available endpoint in the policy's VPC counts
+test_fail_existing_endpoints_ec2_does_not_have_mlps if {
+	resources := [_ep("s3"), _ep("ecr.api"), fixtures.launch_template("lt", "internal", {})]
+	services := {
+		"kms": [fixtures.endpoint_fact("vpce-0bbbbbbbbbbbbbbb1", "kms", "Interface", "available", true, fixtures.account_endpoint_policy)],
+		"logs": [fixtures.endpoint_fact("vpce-0bbbbbbbbbbbbbbb2", "logs", "Interface", "deleting", true, fixtures.account_endpoint_policy)],
+		"ecr.dkr": [],
+	}
+	v := controlled_interfaces.violation with input as fixtures.gate_input_with_endpoints(fixtures.mlps_policy, resources, ["kms", "logs", "ecr.dkr"], "vpc-0123456789abcdef0", services)
+	v == {
+		fixtures.stack_finding("MLPS-L3-8.1.3.1a", "mandatory", "no VPC endpoint for logs: network.existingEndpoints names it, but vpc-0123456789abcdef0 has none available (vpce-0bbbbbbbbbbbbbbb2 is deleting) (from DescribeVpcEndpoints): its traffic crosses the internet boundary through NAT"),
+		fixtures.stack_finding("MLPS-L3-8.1.3.1a", "mandatory", "no VPC endpoint for ecr.dkr: network.existingEndpoints names it, but vpc-0123456789abcdef0 has none available (from DescribeVpcEndpoints): its traffic crosses the internet boundary through NAT"),
+	}
+}

@@ -41,3 +41,9 @@ _problems contains findings.problem(ep, "interface VPC endpoint has private DNS 
 	endpoints.interface(ep)
 	not resources.truthy(object.get(ep.inputs, "privateDnsEnabled", false))
 }
+
+# the VPC's endpoints the policy names (network.existingEndpoints), as EC2 describes them (--lookup)
+_problems contains findings.problem(findings.stack(input.document), msg) if {
+	some [service, ep] in endpoints.private_dns_off
+	msg := sprintf("interface VPC endpoint %s for %s (network.existingEndpoints, read from EC2) has private DNS off: clients still resolve the public endpoint", [ep.id, service])
+}

@@ -79,3 +79,28 @@ test_pass_mlps_transit_classic_service_and_ingress_listeners if {
 	v := transit_encryption.violation with input as fixtures.gate_input(fixtures.mlps_policy, array.concat(_mlps_red_team(true), _mlps_tls12_policy))
 	v == set()
 }
+
+# the VPC's endpoints the policy names (network.existingEndpoints), as seedance check --lookup reads
+# them from EC2: an available interface endpoint without private DNS, unless another of the service's
+# available endpoints serves its public name (one with private DNS, or a gateway)
+_fact(id, service, type, state, private_dns) := fixtures.endpoint_fact(id, service, type, state, private_dns, fixtures.account_endpoint_policy)
+
+_with_endpoint_facts(services) := fixtures.gate_input_with_endpoints(fixtures.mlps_policy, [], ["kms", "logs", "s3", "sts"], "vpc-0123456789abcdef0", services)
+
+test_fail_existing_interface_endpoint_without_private_dns if {
+	services := {
+		"kms": [_fact("vpce-0ccccccccccccccc1", "kms", "Interface", "available", false)],
+		"logs": [_fact("vpce-0ccccccccccccccc2", "logs", "Interface", "available", true)],
+		"s3": [_fact("vpce-0ccccccccccccccc3", "s3", "Gateway", "available", false), _fact("vpce-0ccccccccccccccc4", "s3", "Interface", "available", false)],
+		"sts": [_fact("vpce-0ccccccccccccccc5", "sts", "Interface", "available", false), _fact("vpce-0ccccccccccccccc6", "sts", "Interface", "available", true)],
+	}
+	v := transit_encryption.violation with input as _with_endpoint_facts(services)
+	v == {fixtures.stack_finding("MLPS-L3-8.1.2.2", "mandatory", "interface VPC endpoint vpce-0ccccccccccccccc1 for kms (network.existingEndpoints, read from EC2) has private DNS off: clients still resolve the public endpoint")}
+}
+
+# one that does not serve (deleted) is no finding here (MLPS-L3-8.1.3.1a reports the service missing)
+test_pass_existing_endpoint_not_available_private_dns if {
+	services := {"kms": [_fact("vpce-0ccccccccccccccc1", "kms", "Interface", "deleted", false)]}
+	v := transit_encryption.violation with input as _with_endpoint_facts(services)
+	v == set()
+}
