@@ -53,8 +53,9 @@ class Finding:
 class Given:
     """What the rules can only see when AWS is read (``seedance check --lookup``; then ``read``, in
     ``region``): the subnets and security groups a stack is given (not in its document), the
-    instance types it launches (whether their instance store is encrypted), and the existing trail
-    the policy relies on (as CloudTrail describes it)."""
+    instance types it launches (whether their instance store is encrypted), the VPC's endpoints the
+    policy names (network.existingEndpoints) and the existing trail the policy relies on (as
+    CloudTrail describes it)."""
 
     subnets: list[str]
     security_groups: list[str]
@@ -67,9 +68,17 @@ class Given:
     missing: Given | None = None  # what the facts do not cover (recorded before the document named it)
     trails: list[str] = field(default_factory=list)  # the existing trail the policy relies on, which CloudTrail describes
     # the services whose endpoint the policy says the VPC already has (network.existingEndpoints): the
-    # rules count them as present on the policy's word, and no lookup reads them
+    # rules count them as present on the policy's word unless EC2 was read for them (checked_endpoints)
     endpoints: list[str] = field(default_factory=list)
     vpc: str | None = None  # the policy's cloud.vpcId, where those endpoints are said to be
+    checked_endpoints: list[str] = field(default_factory=list)  # those of them whose endpoints EC2 described
+    # those of them with an available gateway endpoint: its route tables are read, not matched with the stack's subnets
+    gateway_endpoints: list[str] = field(default_factory=list)
+
+    @property
+    def unchecked_endpoints(self) -> list[str]:
+        """The existing endpoints taken on the policy's word (not read from EC2)."""
+        return [e for e in self.endpoints if e not in self.checked_endpoints]
 
     def to_json(self) -> dict:
         return {"read": self.read, **({"region": self.region} if self.region else {}),
@@ -77,7 +86,10 @@ class Given:
                 "subnets": self.subnets, "securityGroups": self.security_groups, "instanceTypes": self.instance_types,
                 **({"trails": self.trails} if self.trails else {}),
                 **({"existingEndpoints": {"services": self.endpoints, **({"vpc": self.vpc} if self.vpc else {}),
-                                          "checked": False}} if self.endpoints else {}),
+                                          "checked": not self.unchecked_endpoints,
+                                          **({"notChecked": self.unchecked_endpoints}
+                                             if self.checked_endpoints and self.unchecked_endpoints else {})}}
+                   if self.endpoints else {}),
                 **({"placeholders": self.placeholders} if self.placeholders else {}),
                 **({"notInFacts": {"subnets": self.missing.subnets, "securityGroups": self.missing.security_groups,
                                    "instanceTypes": self.missing.instance_types,
@@ -92,7 +104,7 @@ class Given:
 
     def _sources(self, *, where: bool = True) -> str:
         """'EC2 in R', 'CloudTrail in H' (the trail's home region) or both; without ``where``, the services."""
-        ec2 = bool(self.subnets or self.security_groups or self.instance_types) or not self.trails
+        ec2 = bool(self.subnets or self.security_groups or self.instance_types or self.checked_endpoints) or not self.trails
         homes = ", ".join(sorted({t.split(":")[3] for t in self.trails if t.count(":") >= 5}))
         parts = ([f"EC2 in {self.region or '?'}" if where else "EC2"] if ec2 else []) + \
             ([f"CloudTrail in {homes or '?'}" if where else "CloudTrail"] if self.trails else [])
@@ -108,8 +120,9 @@ class Given:
 
     def unseen(self) -> str:
         """What no lookup reads: the placeholders ('the cluster security group of EKS cluster X: offline
-        synthesis cannot know its id ...'), an existing trail's log bucket and the VPC's existing endpoints
-        the policy names; '' when there is none of them."""
+        synthesis cannot know its id ...'), an existing trail's log bucket, the VPC's existing endpoints
+        the policy names that EC2 was not read for (``--lookup`` reads them) and whether a gateway one
+        it was read for is on the stack's route tables; '' when there is none of them."""
         lines = []
         if self.placeholders:
             lines.append(f"{', '.join(sorted(self.placeholders.values()))}: offline synthesis cannot know "
@@ -119,14 +132,21 @@ class Given:
         if trails:
             lines.append(f"the log bucket of the existing trail {', '.join(trails)} (its retention, versioning, deletion "
                          "protection, off-site copy and region): it is its owner's, and Seedance does not read it")
-        if self.endpoints:
-            n = len(self.endpoints)
-            lines.append(f"the VPC endpoint{'' if n == 1 else 's'} for {', '.join(self.endpoints)} that the policy says "
+        if unread := self.unchecked_endpoints:
+            n = len(unread)
+            lines.append(f"the VPC endpoint{'' if n == 1 else 's'} for {', '.join(unread)} that the policy says "
                          f"{self.vpc or 'the VPC'} already has (network.existingEndpoints), counted as present on the "
                          f"policy's word: whether {'it exists' if n == 1 else 'each exists'} and is available, has "
                          "private DNS (interface) or is on the stack's route tables (gateway), and what "
                          f"{'its' if n == 1 else 'their'} endpoint polic{'y allows' if n == 1 else 'ies allow'}, "
-                         "Seedance does not read")
+                         "Seedance did not read (" + ("not in the facts read earlier: " if self.read else "")
+                         + f"`seedance check --lookup` reads {'it' if n == 1 else 'them'} from EC2)")
+        if self.gateway_endpoints:
+            n = len(self.gateway_endpoints)
+            lines.append(f"whether the gateway endpoint{'' if n == 1 else 's'} for {', '.join(self.gateway_endpoints)} "
+                         f"that {self.vpc or 'the VPC'} has (network.existingEndpoints, read from EC2) "
+                         f"{'is' if n == 1 else 'are'} on the route tables of the stack's subnets: EC2 gives "
+                         f"{'its' if n == 1 else 'their'} route tables, which Seedance does not match with the subnets")
         return "; ".join(lines)
 
     def summary(self) -> str:
@@ -138,6 +158,10 @@ class Given:
         if self.instance_types:
             n = len(self.instance_types)
             parts.append(f"the instance-store encryption of its {n} instance type{'' if n == 1 else 's'}")
+        if self.checked_endpoints:
+            n = len(self.checked_endpoints)
+            parts.append(f"the VPC endpoint{'' if n == 1 else 's'} for {', '.join(self.checked_endpoints)} "
+                         f"{self.vpc or 'the VPC'} has (network.existingEndpoints)")
         if self.trails:
             parts.append(f"the settings of the existing trail {', '.join(self.trails)} it relies on")
         return " and ".join(parts)

@@ -70,6 +70,17 @@ def given(gate_input: GateInput) -> Given | None:
     missing = Given([s for s in subnets if s not in have["subnets"]], [g for g in groups if g not in have["security_groups"]],
                     False, instance_types=[t for t in types if t not in have["instance_types"]],
                     trails=[t for t in trails if t not in have["trails"]])
+    read_endpoints = _read_endpoints(facts, vpc)
     return Given(sorted(have["subnets"]), sorted(have["security_groups"]), True, facts.get("region"), made_up,
                  sorted(have["instance_types"]), facts.get("read_at"), missing if missing.summary() else None,
-                 sorted(have["trails"] & set(trails)), endpoints=endpoints, vpc=vpc if isinstance(vpc, str) else None)
+                 sorted(have["trails"] & set(trails)), endpoints=endpoints, vpc=vpc if isinstance(vpc, str) else None,
+                 checked_endpoints=[e for e in endpoints if e in read_endpoints],
+                 gateway_endpoints=[e for e in endpoints if any(f.get("type") == "Gateway" and str(f.get("state")).lower()
+                                                                == "available" for f in read_endpoints.get(e) or [])])
+
+
+def _read_endpoints(facts: dict, vpc: object) -> dict[str, list[dict]]:
+    """The VPC's endpoints by service as EC2 described them, when read for the policy's VPC (as the
+    rules take them: facts of another VPC are not this one's)."""
+    read = facts.get("vpc_endpoints") or {}
+    return dict(read.get("services") or {}) if isinstance(vpc, str) and read.get("vpc_id") == vpc else {}

@@ -77,8 +77,8 @@ def test_one_existing_endpoint_reads_in_the_singular() -> None:
     assert g.unseen() == ("the VPC endpoint for kms that the policy says vpc-1 already has (network.existingEndpoints), "
                           "counted as present on the policy's word: whether it exists and is available, has private DNS "
                           "(interface) or is on the stack's route tables (gateway), and what its endpoint policy allows, "
-                          "Seedance does not read")
-    assert g.not_checked() == "" and g.summary() == ""  # no lookup reads them
+                          "Seedance did not read (`seedance check --lookup` reads it from EC2)")
+    assert g.not_checked() == "" and g.summary() == ""  # reported among what was not read, on its own line
 
 
 @pytest.mark.parametrize(("policy", "services"), [
@@ -89,3 +89,130 @@ def test_one_existing_endpoint_reads_in_the_singular() -> None:
 ])
 def test_existing_endpoint_services(policy: dict, services: list[str]) -> None:
     assert existing_endpoint_services(policy) == services
+
+
+# ---------------------------------------------------------------- with --lookup (and --facts): the
+# VPC's endpoints read from EC2 (DescribeVpcEndpoints, a moto server over HTTP)
+
+REGION = "eu-central-1"
+SAMPLE_SUBNETS = ("subnet-0a1b2c3d4e5f60001", "subnet-0a1b2c3d4e5f60002", "subnet-0a1b2c3d4e5f60003")
+SAMPLE_VPC = "vpc-0e1a2b3c4d5e6f701"
+ACCOUNT_ONLY = json.dumps({"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*",
+                                          "Condition": {"StringEquals": {"aws:PrincipalAccount": "111122223333"}}}]})
+
+
+@pytest.fixture
+def ec2(moto_endpoint: str, aws_env, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN001, ANN201
+    import boto3
+
+    monkeypatch.setenv("AWS_ENDPOINT_URL_EC2", moto_endpoint)
+    return boto3.client("ec2", region_name=REGION, endpoint_url=moto_endpoint)
+
+
+def _vpc(ec2) -> tuple[str, str]:  # noqa: ANN001
+    """A VPC with one private subnet (no endpoint yet)."""
+    vpc = ec2.create_vpc(CidrBlock="10.20.0.0/16")["Vpc"]["VpcId"]
+    subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.20.1.0/24", AvailabilityZone=f"{REGION}a")["Subnet"]["SubnetId"]
+    return vpc, subnet
+
+
+def _endpoint(ec2, vpc: str, subnet: str, service: str, *, private_dns: bool = True, policy: str | None = ACCOUNT_ONLY) -> str:  # noqa: ANN001
+    return ec2.create_vpc_endpoint(VpcId=vpc, ServiceName=f"com.amazonaws.{REGION}.{service}", VpcEndpointType="Interface",
+                                   SubnetIds=[subnet], PrivateDnsEnabled=private_dns,
+                                   **({"PolicyDocument": policy} if policy else {}))["VpcEndpoint"]["VpcEndpointId"]
+
+
+def _check_in(capsys, tmp_path: Path, vpc: str, subnet: str, *extra: str, fmt: str = "json") -> tuple[int, str, str]:  # noqa: ANN001
+    """eu-prod's sample moved into the moto VPC and subnet, its policy naming kms and logs as the VPC's."""
+    text = SAMPLE.read_text().replace(SAMPLE_VPC, vpc)
+    for old in SAMPLE_SUBNETS:
+        text = text.replace(old, subnet)
+    (tmp_path / "sample.json").write_text(text)
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n  vpcId: {vpc}\n"
+                      f"  subnetIds: [{subnet}, {subnet}, {subnet}]\nnetwork:\n  existingEndpoints: [kms, logs]\n")
+    code = main(["check", str(tmp_path / "sample.json"), "--policy", str(policy), "--format", fmt, *extra])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _endpoint_findings(report: dict) -> set[tuple[str, str]]:
+    return {(f["controlId"], f["message"]) for f in report["findings"]
+            if "VPC endpoint" in f["message"] or "private DNS" in f["message"]}
+
+
+def test_check_lookup_reads_the_existing_endpoints(ec2, capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """kms's endpoint is there, with private DNS and a policy of the account: no finding; logs' is not."""
+    vpc, subnet = _vpc(ec2)
+    _endpoint(ec2, vpc, subnet, "kms")
+    other, other_subnet = _vpc(ec2)
+    _endpoint(ec2, other, other_subnet, "logs")  # another VPC's: not counted
+    _, out, _ = _check_in(capsys, tmp_path, vpc, subnet)
+    assert _endpoint_findings(json.loads(out)) == set()  # offline: the policy's word
+    saved = tmp_path / "facts.json"
+    code, out, err = _check_in(capsys, tmp_path, vpc, subnet, "--lookup", "--save-facts", str(saved))
+    report = json.loads(out)
+    assert f"1 VPC endpoint(s) of {vpc} for kms, logs" in " ".join(err.split())
+    logs_missing = ("GDPR-44-2", f"no VPC endpoint for logs: network.existingEndpoints names it, but {vpc} has none "
+                                 "available (from DescribeVpcEndpoints): its traffic leaves through NAT")
+    assert _endpoint_findings(report) == {logs_missing}
+    assert report["given"]["existingEndpoints"] == {"services": ["kms", "logs"], "vpc": vpc, "checked": True}
+    assert code == 0  # GDPR-44-2 is advisory
+    # the recorded facts serve a run that cannot reach EC2, with the same findings
+    recorded = json.loads(saved.read_text())["vpc_endpoints"]
+    assert recorded["vpc_id"] == vpc and recorded["services"]["logs"] == []
+    assert [(e["type"], e["state"], e["private_dns_enabled"]) for e in recorded["services"]["kms"]] == [("Interface", "available", True)]
+    monkeypatch.setenv("AWS_ENDPOINT_URL_EC2", "http://127.0.0.1:9")
+    code2, out, _ = _check_in(capsys, tmp_path, vpc, subnet, "--facts", str(saved))
+    assert (code2, _endpoint_findings(json.loads(out))) == (code, {logs_missing})
+    # the text report no longer lists them as not checked, and says they were read
+    _, out, _ = _check_in(capsys, tmp_path, vpc, subnet, "--facts", str(saved), fmt="text")
+    text = " ".join(out.split())
+    assert "counted as present on the policy's word" not in text
+    assert f"the VPC endpoints for kms, logs {vpc} has (network.existingEndpoints)" in text
+    assert "no VPC endpoint for logs: network.existingEndpoints names it" in text
+
+
+def test_check_lookup_judges_the_existing_endpoints_private_dns_and_policy(ec2, capsys, tmp_path: Path) -> None:  # noqa: ANN001
+    vpc, subnet = _vpc(ec2)
+    kms = _endpoint(ec2, vpc, subnet, "kms", private_dns=False, policy=None)  # EC2's default policy: full access
+    logs = _endpoint(ec2, vpc, subnet, "logs")
+    code, out, _ = _check_in(capsys, tmp_path, vpc, subnet, "--lookup", "--framework", "mlps-l3")
+    report = json.loads(out)
+    mine = {(c, m) for c, m in _endpoint_findings(report) if kms in m or logs in m or "for kms" in m or "for logs" in m}
+    assert mine == {
+        ("GDPR-44-2", f"VPC endpoint {kms} for kms (network.existingEndpoints, read from EC2) has no policy restricting it "
+                      "to the organisation or account"),
+        ("MLPS-L3-8.1.2.2", f"interface VPC endpoint {kms} for kms (network.existingEndpoints, read from EC2) has private "
+                            "DNS off: clients still resolve the public endpoint"),
+    }
+    assert code == 1
+
+
+def test_endpoints_the_facts_do_not_cover_are_still_reported_unchecked(ec2, capsys, tmp_path: Path) -> None:  # noqa: ANN001
+    """Facts read for another VPC (the policy's vpcId changed since) are not this VPC's: the policy's word is taken."""
+    vpc, subnet = _vpc(ec2)
+    saved = tmp_path / "facts.json"
+    _check_in(capsys, tmp_path, vpc, subnet, "--lookup", "--save-facts", str(saved))
+    facts = json.loads(saved.read_text())
+    facts["vpc_endpoints"]["vpc_id"] = "vpc-0fffffffffffffff0"
+    saved.write_text(json.dumps(facts))
+    _, out, _ = _check_in(capsys, tmp_path, vpc, subnet, "--facts", str(saved))
+    report = json.loads(out)
+    assert _endpoint_findings(report) == set()
+    assert report["given"]["existingEndpoints"]["checked"] is False
+    _, out, _ = _check_in(capsys, tmp_path, vpc, subnet, "--facts", str(saved), fmt="text")
+    assert ("Seedance did not read (not in the facts read earlier: `seedance check --lookup` reads them from EC2)"
+            in " ".join(out.split()))
+
+
+def test_partly_read_endpoints_and_gateways_are_reported() -> None:
+    g = Given([], [], True, "eu-central-1", endpoints=["kms", "logs", "s3"], vpc="vpc-1", checked_endpoints=["kms", "s3"],
+              gateway_endpoints=["s3"])
+    assert g.to_json()["existingEndpoints"] == {"services": ["kms", "logs", "s3"], "vpc": "vpc-1", "checked": False,
+                                                "notChecked": ["logs"]}
+    assert g.summary() == "the VPC endpoints for kms, s3 vpc-1 has (network.existingEndpoints)"
+    assert g.unseen().startswith("the VPC endpoint for logs that the policy says vpc-1 already has")
+    assert g.unseen().endswith("whether the gateway endpoint for s3 that vpc-1 has (network.existingEndpoints, read from "
+                               "EC2) is on the route tables of the stack's subnets: EC2 gives its route tables, which "
+                               "Seedance does not match with the subnets")
