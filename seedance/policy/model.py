@@ -540,9 +540,10 @@ class Network(_Model):
         "in the same VPC, or the landing zone's): the stack creates none for them (AWS refuses a second "
         "private-DNS interface endpoint for a service in one VPC, and a route table holds one gateway endpoint "
         "per service), `auto` never chooses one, and their traffic is priced neither as NAT processing nor as "
-        "the stack's endpoint (the endpoint's owner pays). Not in an explicit `endpoints` list. The gate takes "
-        "them on the policy's word: it counts them as present and reports their state, private DNS and "
-        "endpoint policy as not checked.",
+        "the stack's endpoint (the endpoint's owner pays). Not in an explicit `endpoints` list. Offline the gate "
+        "takes them on the policy's word: it counts them as present and reports their state, private DNS and "
+        "endpoint policy as not checked; `seedance check --lookup` reads them from EC2 (DescribeVpcEndpoints in "
+        "`cloud.vpcId`) and checks those.",
     )
     monthly_traffic_gb: dict[EndpointService, MonthlyGb] = Field(
         default_factory=dict, description="Expected GB a month through each service.")
