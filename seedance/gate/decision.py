@@ -160,8 +160,8 @@ class Given:
             parts.append(f"the instance-store encryption of its {n} instance type{'' if n == 1 else 's'}")
         if self.checked_endpoints:
             n = len(self.checked_endpoints)
-            parts.append(f"the VPC endpoint{'' if n == 1 else 's'} for {', '.join(self.checked_endpoints)} "
-                         f"{self.vpc or 'the VPC'} has (network.existingEndpoints)")
+            parts.append(f"the endpoints of {self.vpc or 'the VPC'} for {', '.join(self.checked_endpoints)} "
+                         "(network.existingEndpoints)")
         if self.trails:
             parts.append(f"the settings of the existing trail {', '.join(self.trails)} it relies on")
         return " and ".join(parts)

@@ -169,7 +169,7 @@ def test_check_lookup_reads_the_existing_endpoints(ec2, capsys, tmp_path: Path, 
     _, out, _ = _check_in(capsys, tmp_path, vpc, subnet, "--facts", str(saved), fmt="text")
     text = " ".join(out.split())
     assert "counted as present on the policy's word" not in text
-    assert f"the VPC endpoints for kms, logs {vpc} has (network.existingEndpoints)" in text
+    assert f"the endpoints of {vpc} for kms, logs (network.existingEndpoints)" in text
     assert "no VPC endpoint for logs: network.existingEndpoints names it" in text
 
 
@@ -211,7 +211,7 @@ def test_partly_read_endpoints_and_gateways_are_reported() -> None:
               gateway_endpoints=["s3"])
     assert g.to_json()["existingEndpoints"] == {"services": ["kms", "logs", "s3"], "vpc": "vpc-1", "checked": False,
                                                 "notChecked": ["logs"]}
-    assert g.summary() == "the VPC endpoints for kms, s3 vpc-1 has (network.existingEndpoints)"
+    assert g.summary() == "the endpoints of vpc-1 for kms, s3 (network.existingEndpoints)"
     assert g.unseen().startswith("the VPC endpoint for logs that the policy says vpc-1 already has")
     assert g.unseen().endswith("whether the gateway endpoint for s3 that vpc-1 has (network.existingEndpoints, read from "
                                "EC2) is on the route tables of the stack's subnets: EC2 gives its route tables, which "
