@@ -558,7 +558,7 @@ def test_the_report_says_how_to_revert_and_which_month_it_answers(tmp_path: Path
     assert "Redeploy from" not in md and f"delete `{out}` to drop the response" in md
     # without --stack the stack is unknown: point it at the overlay, and back before deleting it
     code, text = _respond(str(policy), str(event), "--out", str(out))
-    assert "point the stack's seedance:policy at it" in text and f"once no stack names it" in text
+    assert "point the stack's seedance:policy at it" in text and "once no stack names it" in text
     assert json.loads(_respond(str(policy), str(event), "--out", str(out), "-f", "json")[1])["stack"] is None
     # without --out nothing is written, and the report says so
     code, md = _respond(str(policy), str(event), "--stack", "dev", "-f", "markdown")
