@@ -103,3 +103,12 @@ def path_kind(path: os.PathLike[str] | str) -> str:
     if stat.S_ISREG(mode):
         return "file"
     return "directory" if stat.S_ISDIR(mode) else "special"
+
+
+def same_path(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same inode where both exist (symlinks, hard links,
+    other spellings), else the same absolute path."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return os.path.abspath(a) == os.path.abspath(b)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from seedance.textfile import same_path
+
 #: a step of the report: (is_code, text)
 Segment = tuple[bool, str]
 
@@ -58,13 +60,6 @@ class Wiring:
                 "pointBack": self.config_set(policy)}
 
 
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except (OSError, ValueError):
-        return os.path.abspath(a) == os.path.abspath(b)
-
-
 def stack_wiring(project_dir: Path, stack: str | None, *, policy: Path, overlay: Path | None) -> Wiring | None:
     """What stack ``stack`` deploys, or None without a stack, its file, or a seedance:policy to read
     (the report then gives the steps without naming the stack's file)."""
@@ -80,9 +75,9 @@ def stack_wiring(project_dir: Path, stack: str | None, *, policy: Path, overlay:
     if not configured:
         return None
     deployed = project_dir / configured
-    if overlay is not None and _same(deployed, overlay):
+    if overlay is not None and same_path(deployed, overlay):
         deploys = Deploys.OVERLAY
-    elif _same(deployed, policy):
+    elif same_path(deployed, policy):
         deploys = Deploys.POLICY
     else:
         deploys = Deploys.OTHER

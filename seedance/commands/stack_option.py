@@ -4,11 +4,12 @@ policy is deployed by joins a cluster, read from its ``Pulumi.STACK.yaml`` as ``
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
+
+from seedance.textfile import same_path
 
 log = logging.getLogger(__name__)
 
@@ -28,13 +29,6 @@ def stack_name(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return value
 
 
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except (OSError, ValueError):
-        return os.path.abspath(a) == os.path.abspath(b)
-
-
 def joins_cluster(project_dir: Path, stack: str | None, policies: Sequence[Path] = ()) -> bool:
     """Whether the stack's fleets join a cluster: what its Pulumi.STACK.yaml says, when there is one
     (one that cannot be read is a usage error); else assumed, as for a policy priced on its own.
@@ -52,7 +46,7 @@ def joins_cluster(project_dir: Path, stack: str | None, policies: Sequence[Path]
         setup = stack_setup(project_dir, stack)
     except InvalidInputError as exc:
         raise click.UsageError(f"--stack {stack}: {exc}") from None
-    if policies and not any(_same_file(setup.policy_path, p) for p in policies):
+    if policies and not any(same_path(setup.policy_path, p) for p in policies):
         log.warning("--stack %s deploys %s (seedance:policy in %s), not %s: its cluster setting and seedance:stack "
                     "tag are used for a policy it does not deploy", stack, setup.policy_path,
                     project_dir / f"Pulumi.{stack}.yaml", " or ".join(str(p) for p in policies))
