@@ -472,7 +472,7 @@ _endpoint_config_in_document(r) if {
 _endpoint_config_in_document(r) if {
 	name := object.get(r.inputs, "endpointConfigName", null)
 	is_string(name)
-	name != "[unknown]"
+	resources.shown(name)
 	some c in resources.of_types(input.document, _endpoint_config_types)
 	some key in ["name", "endpointConfigName"]
 	object.get(c.inputs, key, null) == name

@@ -92,9 +92,9 @@ _own(c, field, res) := v if {
 	v := list[res]
 }
 
-_own(c, _, _) := "[unknown]" if object.get(c, "resources", {}) == "[unknown]"
+_own(c, _, _) := "[unknown]" if resources.hidden(object.get(c, "resources", {}))
 
-_own(c, field, _) := "[unknown]" if object.get(c, ["resources", field], {}) == "[unknown]"
+_own(c, field, _) := "[unknown]" if resources.hidden(object.get(c, ["resources", field], {}))
 
 _defaulted := " with the LimitRange's default limit"
 
@@ -183,7 +183,8 @@ _problems contains findings.problem(w, msg) if {
 	some [w, ns, _, c] in _containers
 	some res in _resources
 	some pair in _pairs(c, ns, res)
-	"[unknown]" in [pair[0], pair[1]]
+	some v in [pair[0], pair[1]]
+	resources.hidden(v)
 	msg := sprintf("container %s: its %s limit or request is unknown until apply, so its overcommit cannot be checked against the cap", [pods.name(c), res])
 }
 
@@ -207,13 +208,13 @@ _has_default_limit(ns, res) if {
 _problems contains findings.problem(lr, msg) if {
 	some [lr, item] in _lr_items
 	some res, value in _list(item, "maxLimitRequestRatio")
-	value == "[unknown]"
+	resources.hidden(value)
 	msg := sprintf("LimitRange's %s maxLimitRequestRatio is unknown until apply, so the overcommit it allows cannot be checked against the cap", [res])
 }
 
 _problems contains findings.problem(lr, "LimitRange's maxLimitRequestRatio is unknown until apply, so the overcommit it allows cannot be checked against the cap") if {
 	some [lr, item] in _lr_items
-	object.get(item, "maxLimitRequestRatio", {}) == "[unknown]"
+	resources.hidden(object.get(item, "maxLimitRequestRatio", {}))
 }
 
 # limits (or one of them) unknown until apply: their defaults and ratios cannot be read
@@ -225,11 +226,12 @@ _problems contains findings.problem(lr, "LimitRange's limits are unknown until a
 }
 
 
-_unknown_list(l) if l == "[unknown]"
+_unknown_list(l) if resources.hidden(l)
 
 _unknown_list(l) if {
 	is_array(l)
-	"[unknown]" in l
+	some v in l
+	resources.hidden(v)
 }
 
 _problems contains findings.problem(lr, msg) if {

@@ -38,7 +38,7 @@ _problems contains findings.problem(lt, msg) if {
 	some i in compute.indices & resources.personal_indices
 	lt := input.document.resources[i]
 	compute.public_ip_unknown(lt)
-	msg := sprintf("personal-data %s may give instances a public IP: associatePublicIpAddress is unknown until apply", [compute.noun(lt)])
+	msg := sprintf("personal-data %s may give instances a public IP: associatePublicIpAddress is %s", [compute.noun(lt), compute.public_ip_why(lt)])
 }
 
 # personal data launched from a template the document does not hold

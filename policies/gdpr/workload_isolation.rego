@@ -55,7 +55,7 @@ _personal_policy(rule) if rule.namespace in _personal_namespaces
 
 # a policy whose namespace is unknown until apply may be in one of them
 _personal_policy(rule) if {
-	rule.namespace == "[unknown]"
+	resources.hidden(rule.namespace)
 	count(_personal_namespaces) > 0
 }
 

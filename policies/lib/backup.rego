@@ -405,14 +405,14 @@ _plan_ids := {s: object.get(input.document.resources[s].inputs, "planId", "") | 
 
 _selection_problem[s] := "its plan id is unknown until apply, and the stack declares no backup plan" if {
 	some s, id in _plan_ids
-	id == _unknown
+	resources.hidden(id)
 	count(_linked_plans(s, id)) == 0
 	count(resources.indices(plan_type)) == 0
 }
 
 _selection_problem[s] := sprintf("its plan id is unknown until apply, and not every backup plan of the stack counts (%s)", [reasons]) if {
 	some s, id in _plan_ids
-	id == _unknown
+	resources.hidden(id)
 	count(_linked_plans(s, id)) == 0
 	bad := resources.indices(plan_type) - _good_plans
 	count(bad) > 0
@@ -421,7 +421,7 @@ _selection_problem[s] := sprintf("its plan id is unknown until apply, and not ev
 
 _selection_problem[s] := sprintf("its plan %v is not declared in the stack", [id]) if {
 	some s, id in _plan_ids
-	id != _unknown
+	resources.shown(id)
 	count(_linked_plans(s, id)) == 0
 }
 
@@ -538,7 +538,7 @@ _empty(obj, key) if obj[key] == []
 
 _known(value) if {
 	is_string(value)
-	value != _unknown
+	resources.shown(value)
 }
 
 _equal(tags, key, value) if {

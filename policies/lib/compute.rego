@@ -187,14 +187,34 @@ public_ip(r) if {
 # launch specifications only: an instance's is also an output a preview shows unknown when the
 # program leaves it to the subnet (whose mapPublicIpOnLaunch is checked)
 public_ip_unknown(r) if {
+	_public_ip_hidden(r)
+}
+
+# why: "unknown until apply" or "secret" (both when the specifications differ)
+public_ip_why(r) := concat(", ", sort({resources.hidden_why(v) | some v in _public_ip_hidden_values(r)}))
+
+_public_ip_hidden_values(r) := {v |
 	r.type == launch_template
 	some ni in resources.list_at(r.inputs, "networkInterfaces")
 	is_object(ni)
-	object.get(ni, "associatePublicIpAddress", false) == "[unknown]"
+	v := object.get(ni, "associatePublicIpAddress", false)
+	resources.hidden(v)
+} | {v |
+	r.type == spot_fleet
+	some spec in launch_specifications(r)
+	v := object.get(spec, "associatePublicIpAddress", false)
+	resources.hidden(v)
+}
+
+_public_ip_hidden(r) if {
+	r.type == launch_template
+	some ni in resources.list_at(r.inputs, "networkInterfaces")
+	is_object(ni)
+	resources.hidden(object.get(ni, "associatePublicIpAddress", false))
 } else := true if {
 	r.type == spot_fleet
 	some spec in launch_specifications(r)
-	object.get(spec, "associatePublicIpAddress", false) == "[unknown]"
+	resources.hidden(object.get(spec, "associatePublicIpAddress", false))
 }
 
 # "launch template gives instances a public IP", "instance gets a public IP", ...
@@ -406,7 +426,7 @@ _unknown_config(config) := config if {
 overrides_template(r, key) if {
 	r.type in _instance_launchers
 	v := object.get(r.inputs, key, null)
-	not v in {null, "", "[unknown]"}
+	not v in {null, "", "[unknown]", "[secret]"}
 }
 
 _instance_launchers := {instance, spot_request}

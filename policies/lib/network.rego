@@ -32,10 +32,10 @@ _inline(r, i, direction, rule, dep_field) := _with_reach({
 	"group": "security group",
 }, dep_field, resources.elements(object.get(rule, "prefixListIds", [])))
 
-# a rule's CIDR list; one unknown until apply as a whole may hold anything: one unknown CIDR
-_cidr_list(v) := v if is_array(v) else := [_unknown] if v == _unknown else := []
+# a rule's CIDR list; one hidden as a whole (unknown until apply, or secret) may hold anything: one
+# hidden CIDR
+_cidr_list(v) := v if is_array(v) else := [v] if resources.hidden(v) else := []
 
-_unknown := "[unknown]"
 
 # ---------------------------------------------------------------- prefix lists
 # A rule whose source (or destination) is a managed prefix list reaches the list's entries: those
@@ -52,7 +52,7 @@ _prefix_list_entry := "aws:ec2/managedPrefixListEntry:ManagedPrefixListEntry"
 
 _with_reach(rule, dep_field, ids) := object.union(rule, {"unknown_reach": [], "reach": "the internet"}) if {
 	count(ids) == 0 # almost every rule: no prefix list
-	not _unknown in rule.cidrs
+	not _hides_cidr(rule)
 } else := object.union(rule, {
 	"cidrs": array.concat(rule.cidrs, [c | some pl in lists; some c in _entries(pl)]),
 	"unknown_reach": unknown,
@@ -63,11 +63,20 @@ _with_reach(rule, dep_field, ids) := object.union(rule, {"unknown_reach": [], "r
 	unknown := sort({_unheld(id) | some id, pls in named; count(pls) == 0} | {sprintf("%s (entries unknown until apply)", [pl.name]) |
 		some pl in lists
 		not _entries_known(pl)
-	} | {_unknown_cidr | _unknown in rule.cidrs})
+	} | {_hidden_cidr[c] | some c in rule.cidrs; resources.hidden(c)})
 }
 
-# a CIDR unknown until apply (a preview's placeholder): where it reaches cannot be established
-_unknown_cidr := "a CIDR unknown until apply"
+# a CIDR the document does not show (a preview's placeholder: unknown until apply, or a secret):
+# where it reaches cannot be established; it is judged as the internet would be
+_hidden_cidr := {
+	"[unknown]": "a CIDR unknown until apply",
+	"[secret]": "a CIDR the document does not show (secret)",
+}
+
+_hides_cidr(rule) if {
+	some c in rule.cidrs
+	resources.hidden(c)
+}
 
 _prefix_lists_named(r, dep_field, id) := {pl |
 	some pl in resources.of_types(input.document, _prefix_list_types)
@@ -83,7 +92,7 @@ _names_list(_, _, id, pl) if {
 
 # an id unknown until apply: the lists its input's property dependencies name
 _names_list(r, dep_field, id, pl) if {
-	id == _unknown
+	resources.hidden(id)
 	pl.urn in object.get(r, ["property_dependencies", dep_field], [])
 }
 
@@ -103,19 +112,26 @@ _entries_known(pl) if {
 	every e in entries {
 		is_object(e)
 		is_string(object.get(e, "cidr", null))
-		object.get(e, "cidr", null) != _unknown
+		resources.shown(object.get(e, "cidr", null))
 	}
 }
 
 _unheld(id) := "[unknown] (an id unknown until apply)" if {
-	id == _unknown
+	id == "[unknown]"
+} else := "[secret] (an id the document does not show: secret)" if {
+	id == "[secret]"
 } else := sprintf("%v (not in the document)", [id])
+
+_is_hidden_cidr(u) if {
+	some m in _hidden_cidr
+	u == m
+}
 
 _reach(unknown) := "the internet" if {
 	count(unknown) == 0
 } else := sprintf("%s, whose reach cannot be established", [concat(" and ", array.concat(
-	[sprintf("prefix list %s", [concat(", ", lists)]) | lists := [u | some u in unknown; u != _unknown_cidr]; count(lists) > 0],
-	[_unknown_cidr | _unknown_cidr in unknown],
+	[sprintf("prefix list %s", [concat(", ", lists)]) | lists := [u | some u in unknown; not _is_hidden_cidr(u)]; count(lists) > 0],
+	[u | some u in unknown; _is_hidden_cidr(u)],
 ))])
 
 # A port as a number: given as a number or as text ("22"); one unknown until apply counts as the end
@@ -149,7 +165,7 @@ _document_rules := array.concat(
 		[x |
 			some i in resources.indices("aws:ec2/securityGroupRule:SecurityGroupRule")
 			r := input.document.resources[i]
-			x := _inline(r, i, r.inputs.type, r.inputs, "prefixListIds")
+			x := _inline(r, i, _rule_type(r.inputs.type), r.inputs, "prefixListIds")
 		],
 	),
 	[x |
@@ -252,6 +268,10 @@ _egress := [rule | some rule in _rules; rule.direction == "egress"]
 
 _direction(type) := "ingress" if endswith(type, "IngressRule")
 
+# a SecurityGroupRule's type; one the document does not show (unknown until apply, or secret) may
+# be ingress, so it is judged as ingress (fail closed)
+_rule_type(type) := "ingress" if resources.hidden(type) else := type
+
 _direction(type) := "egress" if endswith(type, "EgressRule")
 
 # A rule admits the internet when its CIDRs do (0.0.0.0/0, ::/0, or ranges that only together
@@ -284,7 +304,7 @@ _group_ref(r) := t.urn if {
 } else := id if {
 	id := r.inputs.securityGroupId
 	is_string(id)
-	id != "[unknown]"
+	resources.shown(id)
 } else := r.urn
 
 # The keys of the rules with a range of at least /10 (IPv4) or /12 (IPv6): ranges that cover the
@@ -381,6 +401,12 @@ _source_restricted(svc) if {
 	is_array(ranges)
 	count(ranges) > 0
 	not cidr.internet(ranges)
+	not _hides_range(ranges) # a range the document does not show may be the internet
+}
+
+_hides_range(ranges) if {
+	some c in ranges
+	resources.hidden(c)
 }
 
 internet_services(document) := [svc |

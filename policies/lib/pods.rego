@@ -28,7 +28,7 @@ _setting(_, container, key) := object.get(_context(container), key, null) if not
 # a boolean pod or container field that is true, or unknown until apply
 _may_be_true(v) if v == true
 
-_may_be_true(v) if v == _unknown
+_may_be_true(v) if resources.hidden(v)
 
 _field(spec, key) := object.get(spec, key, false)
 
@@ -48,7 +48,7 @@ _weak(spec, container, key, safe, what) := {msg |
 # Security Standards' baseline among it (host namespaces, host paths and ports, seccomp, /proc)
 hardening_gaps(spec, container) := (((((_privileged(spec, container) | _host_namespaces(spec)) | {"does not drop ALL capabilities" | not _drops_all(container)}) | _weak(spec, container, "readOnlyRootFilesystem", true, "root filesystem is writable")) | _added_capabilities(container)) | _host_access(spec, container)) | _kernel_access(spec, container)
 
-_privileged(spec, container) := {"runs privileged" | _setting(spec, container, "privileged") == true} | {"may run privileged (privileged unknown until apply)" | _setting(spec, container, "privileged") == _unknown}
+_privileged(spec, container) := {"runs privileged" | _setting(spec, container, "privileged") == true} | {"may run privileged (privileged unknown until apply)" | resources.hidden(_setting(spec, container, "privileged"))}
 
 _host_namespaces(spec) := {msg |
 	some key, what in {"hostNetwork": "uses the host network", "hostPID": "shares the host PID namespace", "hostIPC": "shares the host IPC namespace"}
@@ -56,16 +56,16 @@ _host_namespaces(spec) := {msg |
 	msg := sprintf("%s%s", [what, _unknown_note(_field(spec, key), key)])
 }
 
-_unknown_note(v, key) := sprintf(" (%s unknown until apply)", [key]) if v == _unknown
+_unknown_note(v, key) := sprintf(" (%s unknown until apply)", [key]) if resources.hidden(v)
 
-_unknown_note(v, _) := "" if v != _unknown
+_unknown_note(v, _) := "" if resources.shown(v)
 
 # host paths the container mounts (a volume it names in volumeMounts), and host ports it binds; a
 # volume or port list unknown until apply may hold either
 _host_access(spec, container) := {sprintf("mounts host path %v", [path]) |
 	some vol, path in _host_paths(spec)
 	some m in resources.list_at(container, "volumeMounts")
-	object.get(resources.as_object(m), "name", null) in {vol, _unknown}
+	object.get(resources.as_object(m), "name", null) in {vol} | resources.placeholders
 } | {sprintf("binds host port %v", [port]) |
 	some p in resources.list_at(container, "ports")
 	port := object.get(resources.as_object(p), "hostPort", 0)
@@ -80,10 +80,10 @@ _host_access(spec, container) := {sprintf("mounts host path %v", [path]) |
 	_list_unknown(container, "ports")
 } | {"may bind host ports (a port unknown until apply)" |
 	some p in resources.list_at(container, "ports")
-	p == _unknown
+	resources.hidden(p)
 } | {"may mount host paths (a volume unknown until apply)" |
 	some v in resources.list_at(spec, "volumes")
-	v == _unknown
+	resources.hidden(v)
 	count(resources.list_at(container, "volumeMounts")) > 0
 }
 
@@ -98,7 +98,7 @@ _host_paths(spec) := {vol: path |
 }
 
 
-_list_unknown(o, key) if object.get(o, key, []) == _unknown
+_list_unknown(o, key) if resources.hidden(object.get(o, key, []))
 
 
 # seccomp off (container, else pod) and an unmasked /proc; either unknown until apply may be so
@@ -107,8 +107,9 @@ _kernel_access(spec, container) := {"runs without seccomp (Unconfined)" |
 	object.get(resources.as_object(profile), "type", "") == "Unconfined"
 } | {"may run without seccomp (seccompProfile unknown until apply)" |
 	profile := _setting(spec, container, "seccompProfile")
-	_unknown in {profile, object.get(resources.as_object(profile), "type", "")}
-} | {"mounts /proc unmasked (procMount Unmasked)" | _setting(spec, container, "procMount") == "Unmasked"} | {"may mount /proc unmasked (procMount unknown until apply)" | _setting(spec, container, "procMount") == _unknown}
+	some v in {profile, object.get(resources.as_object(profile), "type", "")}
+	resources.hidden(v)
+} | {"mounts /proc unmasked (procMount Unmasked)" | _setting(spec, container, "procMount") == "Unmasked"} | {"may mount /proc unmasked (procMount unknown until apply)" | resources.hidden(_setting(spec, container, "procMount"))}
 
 _drops_all(container) if {
 	drop := object.get(resources.as_object(_setting({}, container, "capabilities")), "drop", [])
@@ -126,9 +127,9 @@ _added_capabilities(container) := {msg |
 	added := [sprintf("%v", [c]) | some c in add; upper(sprintf("%v", [c])) != "NET_BIND_SERVICE"]
 	count(added) > 0
 	msg := sprintf("adds capabilities %s (only NET_BIND_SERVICE may be added)", [concat(", ", sort(added))])
-} | {"may add capabilities (unknown until apply)" | _capabilities_added(container) == _unknown}
+} | {"may add capabilities (unknown until apply)" | resources.hidden(_capabilities_added(container))}
 
-_capabilities_added(container) := _unknown if _setting({}, container, "capabilities") == _unknown
+_capabilities_added(container) := _unknown if resources.hidden(_setting({}, container, "capabilities"))
 
 _capabilities_added(container) := object.get(caps, "add", []) if {
 	caps := _setting({}, container, "capabilities")

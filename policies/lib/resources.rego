@@ -362,10 +362,26 @@ kind(type) := trim_suffix(parts[count(parts) - 1], "Patch") if parts := split(ty
 # a server-side patch (kubernetes:...:KindPatch): it changes a live object the document does not hold
 is_patch(r) if endswith(r.type, "Patch")
 
-# a string known now, not a preview's "[unknown]" placeholder
+# A value the document holds but does not show: a preview's "[unknown]" (known only at apply) or
+# Pulumi's secret marker "[secret]" (seedance/synth/document.py SECRET). The gate cannot read
+# either, so a rule must judge it as the worst value it could hold (fail closed): a secret is
+# hidden from the gate exactly like a value unknown until apply.
+placeholders := {"[unknown]", "[secret]"}
+
+hidden(v) if v in placeholders
+
+# a value that is not such a placeholder (undefined for an undefined value, as `!=` is)
+shown(v) if not v in placeholders
+
+# why a hidden value cannot be read, for a message: "unknown until apply" or "secret"
+hidden_why(v) := "unknown until apply" if v == "[unknown]"
+
+hidden_why(v) := "secret" if v == "[secret]"
+
+# a string known now, not a preview's "[unknown]" or "[secret]" placeholder
 settled(v) if {
 	is_string(v)
-	v != "[unknown]"
+	shown(v)
 }
 
 # positions of the Kubernetes objects of a kind, of every API version, patches included
@@ -572,7 +588,7 @@ unknown_pod_spec(r) if not is_object(object.get(inputs(r), "spec", {}))
 unknown_pod_spec(r) if {
 	some path, v
 	walk(object.get(inputs(r), "spec", {}), [path, v])
-	v == "[unknown]"
+	hidden(v)
 	_structural(path)
 	not _in_metadata(path)
 }

@@ -53,7 +53,7 @@ names(value, t) if {
 # a reference whose value is unknown until apply and whose property dependencies are not recorded
 # (a hand-written document): it may name any resource of the stack
 unlinked_unknown(r, field) if {
-	r.inputs[field] == _unknown
+	resources.hidden(r.inputs[field])
 	not r.property_dependencies[field]
 }
 
@@ -164,7 +164,7 @@ _in_declared_vpc(subnet) if {
 # a VPC reference for a message: its value, else the names of the resources it depends on
 _vpc_ref(subnet) := subnet.inputs.vpcId if {
 	is_string(subnet.inputs.vpcId)
-	subnet.inputs.vpcId != _unknown
+	resources.shown(subnet.inputs.vpcId)
 }
 
 _vpc_ref(subnet) := concat(", ", [_urn_name(urn) | some urn in subnet.property_dependencies.vpcId]) if {
@@ -179,7 +179,7 @@ _vpc_ref(subnet) := "[unknown]" if {
 
 _known_string(obj, field) if {
 	is_string(obj[field])
-	obj[field] != _unknown
+	resources.shown(obj[field])
 }
 
 _urn_name(urn) := parts[count(parts) - 1] if parts := split(urn, "::")
@@ -235,13 +235,13 @@ to_internet_gateway(route) if {
 # its routes at once, so an unknown inline gateway with an internet gateway among the table's
 # dependencies may be one)
 gateway_undetermined(route) if {
-	route.gateway == _unknown
+	resources.hidden(route.gateway)
 	route.inline == null
 	not route.source.property_dependencies.gatewayId
 }
 
 gateway_undetermined(route) if {
-	route.gateway == _unknown
+	resources.hidden(route.gateway)
 	route.inline != null
 	not _table_depends_on_other_gateways(route.source)
 }

@@ -74,7 +74,7 @@ _elbs_by_value(v) := {i |
 	some i in object.get(_elb_by_key, k, set())
 } if {
 	is_string(v)
-	v != _unknown
+	resources.shown(v)
 } else := set()
 
 # NAME for a Pulumi auto-name, NAME-1234abc (a dash and 7 hex digits), else the value itself
@@ -119,7 +119,7 @@ _listener_policies[key] contains p if {
 _listener_policy_set(r, lb) := {p |
 	some n in resources.elements(object.get(r.inputs, "policyNames", []))
 	is_string(n)
-	n != _unknown
+	resources.shown(n)
 	some p in _named_policy(lb, n)
 } | {p |
 	some n in resources.elements(object.get(r.inputs, "policyNames", []))
@@ -129,7 +129,7 @@ _listener_policy_set(r, lb) := {p |
 
 _known_name(n) if {
 	is_string(n)
-	n != _unknown
+	resources.shown(n)
 }
 
 # a name the document declares for the load balancer: its SSL negotiation policies of that name

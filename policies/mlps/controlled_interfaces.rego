@@ -50,7 +50,7 @@ _problems contains findings.problem(lt, msg) if {
 	some i in compute.indices
 	lt := input.document.resources[i]
 	compute.public_ip_unknown(lt)
-	msg := sprintf("%s may give instances a public IP: associatePublicIpAddress is unknown until apply", [compute.noun(lt)])
+	msg := sprintf("%s may give instances a public IP: associatePublicIpAddress is %s", [compute.noun(lt), compute.public_ip_why(lt)])
 }
 
 _problems contains compute.unseen_launch_problem(i, ref, "whether its instances get a public IP") if {

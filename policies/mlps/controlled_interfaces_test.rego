@@ -276,3 +276,10 @@ test_fail_existing_endpoints_ec2_does_not_have_mlps if {
 		fixtures.stack_finding("MLPS-L3-8.1.3.1a", "mandatory", "no VPC endpoint for ecr.dkr: network.existingEndpoints names it, but vpc-0123456789abcdef0 has none available (from DescribeVpcEndpoints): its traffic crosses the internet boundary through NAT"),
 	}
 }
+
+# red team: associatePublicIpAddress kept secret ("[secret]") may be true, like one unknown until apply
+test_fail_secret_public_ip if {
+	resources := [_ep("s3"), _ep("kms"), _ep("logs"), _ep("ecr.api"), _ep("ecr.dkr"), fixtures.launch_template("lt", "internal", {"networkInterfaces": [{"associatePublicIpAddress": "[secret]"}]})]
+	v := controlled_interfaces.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", "launch template may give instances a public IP: associatePublicIpAddress is secret")}
+}

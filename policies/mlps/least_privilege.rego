@@ -105,7 +105,7 @@ _known_subject(s) if {
 	is_object(s)
 	s.kind in {"Group", "User"}
 	is_string(s.name)
-	s.name != "[unknown]"
+	resources.shown(s.name)
 }
 
 _service_account_group(name) if name in {"system:serviceaccounts", "system:authenticated"}

@@ -342,3 +342,16 @@ test_fail_power_user_access_attachment if {
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, [power, reader])
 	v == {fixtures.finding("MLPS-L3-8.1.4.2d", "mandatory", "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "power", "attaches the AWS-managed policy PowerUserAccess, which allows every action except iam:*, organizations:*, account:* on Resource \"*\" (NotAction)")}
 }
+
+# red team: a secret IAM policy document may allow Action "*" on Resource "*"; one unknown until
+# apply stays judged as absent (README, Known limits)
+test_fail_hidden_iam_policy_documents if {
+	resources := [
+		fixtures.resource("aws:iam/policy:Policy", "secret", {"policy": "[secret]"}),
+		fixtures.resource("aws:iam/rolePolicy:RolePolicy", "unknown", {"role": "r", "policy": "[unknown]"}),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:iam/policy:Policy", "secret", "IAM policy document is secret, so administrator access (Action \"*\" on Resource \"*\") cannot be ruled out"),
+	}
+}

@@ -67,7 +67,7 @@ _sensitive_policy(rule) if rule.namespace in _sensitive_namespaces
 
 # a policy whose namespace is unknown until apply may be in one of them
 _sensitive_policy(rule) if {
-	rule.namespace == "[unknown]"
+	resources.hidden(rule.namespace)
 	count(_sensitive_namespaces) > 0
 }
 

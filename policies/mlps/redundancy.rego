@@ -88,7 +88,7 @@ _zone_by_key[key] contains zone if {
 	some sn in resources.of_type(input.document, "aws:ec2/subnet:Subnet")
 	zone := object.get(sn.inputs, "availabilityZone", object.get(sn.inputs, "availabilityZoneId", null))
 	is_string(zone)
-	zone != "[unknown]"
+	resources.shown(zone)
 	some key in resources.reference_keys(sn)
 }
 

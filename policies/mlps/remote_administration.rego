@@ -71,6 +71,14 @@ _eks_public(cidrs) := "EKS API endpoint is public and its publicAccessCidrs are 
 	not is_array(cidrs)
 }
 
+# a CIDR the document does not show (unknown until apply, or secret) may be 0.0.0.0/0
+_eks_public(cidrs) := sprintf("EKS API endpoint is public and its publicAccessCidrs hold a CIDR the document does not show (%s), so a restriction cannot be established", [concat(", ", whys)]) if {
+	is_array(cidrs)
+	not cidr.internet(cidrs)
+	whys := sort({resources.hidden_why(v) | some v in cidrs; resources.hidden(v)})
+	count(whys) > 0
+}
+
 # a managed node group with an SSH key: a key pair on the nodes and, without source security
 # groups, port 22 open to 0.0.0.0/0 (EKS RemoteAccessConfig)
 _problems contains findings.problem(ng, msg) if {

@@ -248,3 +248,51 @@ test_pass_admin_ports_from_known_private_cidrs if {
 	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# red team: a secret ("[secret]", Pulumi's marker) is hidden from the gate like a value unknown
+# until apply, so it is judged as the worst it could hold: a secret CIDR as the internet may be,
+# a secret rule type as ingress, a secret source range or EKS public CIDR as the internet
+test_fail_secret_cidrs_and_rule_types_count_as_reaching_the_internet if {
+	resources := [
+		fixtures.security_group("inline", [{"protocol": "tcp", "fromPort": 22, "toPort": 22, "cidrBlocks": ["[secret]"]}], []),
+		fixtures.security_group("inline6", [{"protocol": "tcp", "fromPort": 22, "toPort": 22, "ipv6CidrBlocks": ["[secret]"]}], []),
+		fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "rule", {"securityGroupId": "sg-1", "ipProtocol": "tcp", "fromPort": 22, "toPort": 22, "cidrIpv4": "[secret]"}),
+		fixtures.resource("aws:ec2/securityGroupRule:SecurityGroupRule", "sgr", {"securityGroupId": "sg-1", "type": "ingress", "protocol": "tcp", "fromPort": 22, "toPort": 22, "cidrBlocks": ["[secret]"]}),
+		fixtures.resource("aws:ec2/securityGroupRule:SecurityGroupRule", "type-secret", {"securityGroupId": "sg-1", "type": "[secret]", "protocol": "tcp", "fromPort": 22, "toPort": 22, "cidrBlocks": ["0.0.0.0/0"]}),
+		fixtures.resource("aws:ec2/securityGroupRule:SecurityGroupRule", "type-unknown", {"securityGroupId": "sg-1", "type": "[unknown]", "protocol": "tcp", "fromPort": 22, "toPort": 22, "cidrBlocks": ["0.0.0.0/0"]}),
+		fixtures.resource("aws:ec2/securityGroupRule:SecurityGroupRule", "egress", {"securityGroupId": "sg-1", "type": "egress", "protocol": "tcp", "fromPort": 22, "toPort": 22, "cidrBlocks": ["0.0.0.0/0"]}),
+	]
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	secret := "security group opens administration port 22 to a CIDR the document does not show (secret), whose reach cannot be established"
+	v == {
+		_f("aws:ec2/securityGroup:SecurityGroup", "inline", secret),
+		_f("aws:ec2/securityGroup:SecurityGroup", "inline6", secret),
+		_f("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "rule", secret),
+		_f("aws:ec2/securityGroupRule:SecurityGroupRule", "sgr", secret),
+		_f("aws:ec2/securityGroupRule:SecurityGroupRule", "type-secret", "security group opens administration port 22 to the internet"),
+		_f("aws:ec2/securityGroupRule:SecurityGroupRule", "type-unknown", "security group opens administration port 22 to the internet"),
+	}
+}
+
+_ranged_service(name, ranges) := fixtures.resource("kubernetes:core/v1:Service", name, {
+	"metadata": {"name": name, "namespace": "inference"},
+	"spec": {"type": "LoadBalancer", "ports": [{"port": 22}], "loadBalancerSourceRanges": ranges},
+})
+
+test_fail_hidden_source_ranges_and_eks_public_cidrs if {
+	resources := [
+		_ranged_service("ranges-secret", ["10.0.0.0/8", "[secret]"]),
+		_ranged_service("ranges-unknown", ["[unknown]"]),
+		_ranged_service("ranges-private", ["10.0.0.0/8"]),
+		fixtures.resource("aws:eks/cluster:Cluster", "eks-secret", {"vpcConfig": {"endpointPublicAccess": true, "publicAccessCidrs": ["[secret]"]}}),
+		fixtures.resource("aws:eks/cluster:Cluster", "eks-unknown", {"vpcConfig": {"endpointPublicAccess": true, "publicAccessCidrs": ["10.0.0.0/8", "[unknown]"]}}),
+		fixtures.resource("aws:eks/cluster:Cluster", "eks-private", {"vpcConfig": {"endpointPublicAccess": true, "publicAccessCidrs": ["203.0.113.0/24"]}}),
+	]
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("kubernetes:core/v1:Service", "ranges-secret", "internet-facing LoadBalancer Service exposes administration port 22"),
+		_f("kubernetes:core/v1:Service", "ranges-unknown", "internet-facing LoadBalancer Service exposes administration port 22"),
+		_f("aws:eks/cluster:Cluster", "eks-secret", "EKS API endpoint is public and its publicAccessCidrs hold a CIDR the document does not show (secret), so a restriction cannot be established"),
+		_f("aws:eks/cluster:Cluster", "eks-unknown", "EKS API endpoint is public and its publicAccessCidrs hold a CIDR the document does not show (unknown until apply), so a restriction cannot be established"),
+	}
+}

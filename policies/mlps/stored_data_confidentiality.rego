@@ -75,12 +75,12 @@ _problems contains findings.problem(w, msg) if {
 	msg := sprintf("container %s: %s unknown until apply, so a plaintext credential cannot be ruled out", [pods.name(c), what])
 }
 
-_unknown_env(c) := {"its env list" | object.get(c, "env", []) == "[unknown]"} | {"the name of a plaintext env value" |
+_unknown_env(c) := {"its env list" | resources.hidden(object.get(c, "env", []))} | {"the name of a plaintext env value" |
 	env := object.get(c, "env", [])
 	is_array(env)
 	some e in env
 	is_object(e)
-	object.get(e, "name", "") == "[unknown]"
+	resources.hidden(object.get(e, "name", ""))
 	is_string(object.get(e, "value", null))
 }
 
@@ -99,9 +99,13 @@ _problems contains findings.problem(f, msg) if {
 	msg := sprintf("function sets credential %s as a plaintext environment variable (environment.variables); expected a Secrets Manager or SSM reference read at run time", [name])
 }
 
-_problems contains findings.problem(f, "function's environment variables are unknown until apply, so a plaintext credential cannot be ruled out") if {
+# environment variables, or the whole environment, the document does not show (unknown until apply,
+# or secret): they may hold a plaintext credential
+_problems contains findings.problem(f, msg) if {
 	some f in resources.of_types(input.document, _lambda_types)
-	object.get(f.inputs, ["environment", "variables"], {}) == "[unknown]"
+	some v in [object.get(f.inputs, "environment", {}), object.get(f.inputs, ["environment", "variables"], {})]
+	resources.hidden(v)
+	msg := sprintf("function's environment variables are %s, so a plaintext credential cannot be ruled out", [resources.hidden_why(v)])
 }
 
 # ECS task definitions: each container's environment list ({name, value}); pulumi-aws gives

@@ -225,3 +225,16 @@ test_pass_credentials_by_reference_in_lambda_and_ecs if {
 	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# red team: environment variables, or the whole environment, kept secret may hold a plaintext credential
+test_fail_secret_lambda_environment if {
+	resources := [
+		_lambda("vars", "[secret]"),
+		object.union(_lambda("env", {}), {"inputs": {"environment": "[secret]"}}),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:lambda/function:Function", "vars", "function's environment variables are secret, so a plaintext credential cannot be ruled out"),
+		_f("aws:lambda/function:Function", "env", "function's environment variables are secret, so a plaintext credential cannot be ruled out"),
+	}
+}
