@@ -11,7 +11,10 @@ import data.lib.s3
 # description: >-
 #   A multi-region CloudTrail trail with log-file validation records management events and S3
 #   data events on personal-data buckets, the stack's VPC has flow logs, and EKS clusters send
-#   audit logs. A trail the policy relies on instead (compliance.existingTrail) is judged on what
+#   audit logs. An advanced selector counts only when it does not narrow the events (a filter on
+#   eventName, eventSource or any field but eventCategory, resources.type, readOnly and whole-bucket
+#   resources.ARN startsWith values), and a data resource only when it names whole buckets (no
+#   object prefix). A trail the policy relies on instead (compliance.existingTrail) is judged on what
 #   CloudTrail says of it (seedance check --lookup); without that, on the policy's word.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-33-gdpr/
@@ -47,10 +50,11 @@ _problems contains p if {
 }
 
 # the stack's trails record only data events, and no existing trail is named
-_problems contains findings.problem(_stack, "no trail records the account's management events") if {
+_problems contains findings.problem(_stack, msg) if {
 	count(_trails) > 0
 	not audit.existing_trail
 	not _management_recorded
+	msg := sprintf("no trail records the account's management events%s", [audit.ignored_management_note(input.document)])
 }
 
 # (a stopped trail is reported as such)
@@ -74,7 +78,15 @@ _unrecorded(i) := concat("", [
 	"converted from a pulumi preview",
 ]) if audit.existing_names_unknown(i)
 
-_unrecorded(i) := "no trail records S3 data events for this personal-data bucket" if not audit.existing_names_unknown(i)
+_unrecorded(i) := concat("", ["no trail records S3 data events for this personal-data bucket", _ignored(i)]) if {
+	not audit.existing_names_unknown(i)
+}
+
+# the stack's trail selectors that name the bucket but do not count (an object prefix, a filter)
+_ignored(i) := sprintf(" (not counted: %s)", [concat("; ", reasons)]) if {
+	reasons := audit.ignored_data_selectors(i)
+	count(reasons) > 0
+} else := ""
 
 _some_trail if count(_trails) > 0
 

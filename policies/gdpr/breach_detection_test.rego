@@ -285,3 +285,95 @@ test_data_events_of_reads_and_writes_by_two_selectors if {
 	w == {_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket")}
 }
 
+
+# red team: an advanced selector counts only when no field selector narrows the events
+_red_team_sources := ["iam.amazonaws.com", "sts.amazonaws.com", "ec2.amazonaws.com", "eks.amazonaws.com", "kms.amazonaws.com", "s3.amazonaws.com"]
+
+_filtered_mgmt_trail(arn_selector) := fixtures.trail("audit", {"eventSelectors": [], "advancedEventSelectors": [
+	{"name": "mgmt", "fieldSelectors": [
+		{"field": "eventCategory", "equals": ["Management"]},
+		{"field": "eventSource", "notEquals": _red_team_sources},
+	]},
+	{"name": "s3", "fieldSelectors": array.concat(
+		[{"field": "eventCategory", "equals": ["Data"]}, {"field": "resources.type", "equals": ["AWS::S3::Object"]}],
+		arn_selector,
+	)},
+]})
+
+test_fail_filtered_management_selector if {
+	resources := array.concat(fixtures.good_bucket("ds", "personal"), [
+		_filtered_mgmt_trail([]),
+		fixtures.flow_log("flow", "vpc-0123456789abcdef0"),
+	])
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", "no trail records the account's management events (not counted, as it narrows the events: trail 'audit': its selector 'mgmt' filters on eventSource)")}
+}
+
+test_fail_filtered_data_selectors if {
+	every extra in [
+		[{"field": "eventName", "equals": ["GetObject"]}],
+		[{"field": "eventName", "notStartsWith": ["Put", "Delete", "Copy"]}],
+		[{"field": "eventSource", "equals": ["nothing.amazonaws.com"]}],
+		[{"field": "userIdentity.arn", "startsWith": ["arn:aws:iam::111122223333:role/x"]}],
+		[{"field": "resources.ARN", "startsWith": ["arn:aws:s3:::ds/"], "notStartsWith": ["arn:aws:s3:::ds/x"]}],
+		[{"field": "readOnly", "notEquals": ["true"]}],
+	] {
+		v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, _advanced_resources(extra))
+		msgs := [f.message | some f in v]
+		count(msgs) == 1
+		startswith(msgs[0], "no trail records S3 data events for this personal-data bucket (not counted: trail 'audit': its selector 's3' ")
+	}
+}
+
+test_fail_filtered_data_selector_says_why if {
+	resources := _advanced_resources([{"field": "eventName", "equals": ["GetObject"]}])
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket (not counted: trail 'audit': its selector 's3' filters on eventName)")}
+}
+
+test_fail_prefix_advanced_starts_with if {
+	resources := _advanced_resources([{"field": "resources.ARN", "startsWith": ["arn:aws:s3:::ds/tmp/"]}])
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket (not counted: trail 'audit' covers only the object prefix arn:aws:s3:::ds/tmp/ of it)")}
+}
+
+test_pass_whole_bucket_advanced_starts_with if {
+	every value in ["arn:aws:s3:::ds/", "arn:aws:s3:::ds", "arn:aws:s3:::", "arn:aws:s3"] {
+		resources := _advanced_resources([{"field": "resources.ARN", "startsWith": ["arn:aws:s3:::ds/tmp/", value]}])
+		v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+		v == set()
+	}
+}
+
+test_pass_readonly_split_advanced if {
+	resources := array.concat(fixtures.good_bucket("ds", "personal"), [
+		fixtures.trail("audit", {"eventSelectors": [], "advancedEventSelectors": [
+			{"name": "mgmt", "fieldSelectors": [{"field": "eventCategory", "equals": ["Management"]}]},
+			{"name": "r", "fieldSelectors": [{"field": "eventCategory", "equals": ["Data"]}, {"field": "resources.type", "equals": ["AWS::S3::Object"]}, {"field": "readOnly", "equals": ["true"]}]},
+			{"name": "w", "fieldSelectors": [{"field": "eventCategory", "equals": ["Data"]}, {"field": "resources.type", "equals": ["AWS::S3::Object"]}, {"field": "readOnly", "equals": ["false"]}]},
+		]}),
+		fixtures.flow_log("flow", "vpc-0123456789abcdef0"),
+	])
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}
+
+_basic_trail(values) := fixtures.trail("audit", {"eventSelectors": [{
+	"readWriteType": "All",
+	"includeManagementEvents": true,
+	"dataResources": [{"type": "AWS::S3::Object", "values": values}],
+}]})
+
+test_fail_prefix_basic_selector if {
+	resources := array.concat(fixtures.good_bucket("ds", "personal"), [_basic_trail(["arn:aws:s3:::ds/tmp/"]), fixtures.flow_log("flow", "vpc-0123456789abcdef0")])
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket (not counted: trail 'audit' covers only the object prefix arn:aws:s3:::ds/tmp/ of it)")}
+}
+
+test_pass_whole_bucket_basic_selector if {
+	every value in ["arn:aws:s3:::ds/", "arn:aws:s3:::ds", "arn:aws:s3:::", "arn:aws:s3"] {
+		resources := array.concat(fixtures.good_bucket("ds", "personal"), [_basic_trail([value]), fixtures.flow_log("flow", "vpc-0123456789abcdef0")])
+		v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+		v == set()
+	}
+}

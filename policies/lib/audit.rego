@@ -31,7 +31,8 @@ stopped(t) if object.get(t.inputs, "enableLogging", true) in {false, "false"}
 # Management events are on unless the selectors turn them off: with no selectors of either kind,
 # when a basic selector includes them, or when an advanced selector (which replaces the basic
 # ones) selects the Management category. Only a selector of reads and writes counts (readWriteType
-# All; an advanced one without a readOnly field). A selector list unknown until apply decides nothing.
+# All; an advanced one without a readOnly field). An advanced selector counts only when it does not
+# narrow the events (see selector_narrowing). A selector list unknown until apply decides nothing.
 management_events(t) if {
 	object.get(t.inputs, "eventSelectors", []) == []
 	object.get(t.inputs, "advancedEventSelectors", []) == []
@@ -51,13 +52,73 @@ management_events(t) if {
 management_events(t) if {
 	kinds := {k |
 		some sel in object.get(t.inputs, "advancedEventSelectors", [])
-		some fs in sel.fieldSelectors
-		fs.field == "eventCategory"
-		"Management" in object.get(fs, "equals", [])
+		_selects(sel, "eventCategory", "Management")
+		count(selector_narrowing(sel)) == 0
 		some k in _advanced_kinds(sel)
 	}
 	count(kinds) == 2
 }
+
+# Why an advanced selector does not count: each field selector must be one the rules understand and
+# must not narrow the events. eventCategory, resources.type and readOnly by equals (readOnly picks
+# reads or writes, judged apart), and in a Data selector resources.ARN by startsWith (its values
+# judged one by one: only whole buckets count). Any other field (eventName, eventSource, eventType,
+# userIdentity.arn, errorCode, sessionCredentialFromConsole, vpcEndpointId...), any other operator
+# (notEquals, notStartsWith, endsWith...) or a field given twice narrows the events in a way the
+# rules cannot follow: the selector is not counted (fail closed). E.g. {"filters on eventSource"}.
+selector_narrowing(sel) := {why |
+	some fs in object.get(sel, "fieldSelectors", [])
+	some why in _field_narrowing(sel, fs)
+}
+
+_understood_fields(sel) := {"eventCategory", "readOnly", "resources.type", "resources.ARN"} if {
+	_selects(sel, "eventCategory", "Data")
+} else := {"eventCategory", "readOnly"}
+
+# an operator given with values (a null or empty list is no operator)
+_operators(fs) := {k | some k, v in fs; k != "field"; not v in {null, []}}
+
+_field_operator := {"eventCategory": "equals", "readOnly": "equals", "resources.type": "equals", "resources.ARN": "startsWith"}
+
+_field_narrowing(sel, fs) := {sprintf("filters on %v", [object.get(fs, "field", null)])} if {
+	not object.get(fs, "field", null) in _understood_fields(sel)
+} else := {sprintf("filters on %s with %s", [fs.field, concat(", ", sort(extra))])} if {
+	extra := _operators(fs) - {_field_operator[fs.field]}
+	count(extra) > 0
+} else := {sprintf("gives %s twice", [fs.field])} if {
+	count([1 | some other in sel.fieldSelectors; object.get(other, "field", null) == fs.field]) > 1
+} else := set()
+
+_selects(sel, field, value) if {
+	some fs in object.get(sel, "fieldSelectors", [])
+	object.get(fs, "field", null) == field
+	value in object.get(fs, "equals", [])
+}
+
+_has_field(sel, field) if {
+	some fs in object.get(sel, "fieldSelectors", [])
+	object.get(fs, "field", null) == field
+}
+
+_selector_name(sel) := sprintf("'%s'", [sel.name]) if is_string(object.get(sel, "name", null)) else := "(unnamed)"
+
+# why the advanced management selectors of the document's trails do not count, e.g.
+# ["trail 'audit': its selector 'mgmt' filters on eventSource"]; empty when none was left out
+ignored_management_selectors(document) := sort([msg |
+	some t in trails(document)
+	some sel in object.get(t.inputs, "advancedEventSelectors", [])
+	_selects(sel, "eventCategory", "Management")
+	reasons := selector_narrowing(sel)
+	count(reasons) > 0
+	msg := sprintf("trail '%s': its selector %s %s", [object.get(t, "name", "?"), _selector_name(sel), concat(" and ", sort(reasons))])
+])
+
+# the reasons above as a note for a finding's message ("" when there are none)
+ignored_management_note(document) := note if {
+	reasons := ignored_management_selectors(document)
+	count(reasons) > 0
+	note := sprintf(" (not counted, as it narrows the events: %s)", [concat("; ", reasons)])
+} else := ""
 
 _basic_kinds(sel) := {"All": {"read", "write"}, "ReadOnly": {"read"}, "WriteOnly": {"write"}}[object.get(sel, "readWriteType", "All")]
 
@@ -174,11 +235,15 @@ _data_event_kinds contains [kind, key] if {
 _data_event_kinds contains [kind, key] if {
 	some t in trails(input.document)
 	some sel in object.get(t.inputs, "advancedEventSelectors", [])
-	fields := {fs.field: fs | some fs in sel.fieldSelectors}
-	"Data" in object.get(fields, ["eventCategory", "equals"], [])
-	"AWS::S3::Object" in object.get(fields, ["resources.type", "equals"], [])
-	some key in _arn_selector_keys(object.get(fields, "resources.ARN", {}))
+	_s3_data_selector(sel)
+	count(selector_narrowing(sel)) == 0
+	some key in _arn_selector_keys(sel)
 	some kind in _advanced_kinds(sel)
+}
+
+_s3_data_selector(sel) if {
+	_selects(sel, "eventCategory", "Data")
+	_selects(sel, "resources.type", "AWS::S3::Object")
 }
 
 # the existing trail's S3 data events: as CloudTrail reports them (whole buckets, named exactly: a
@@ -210,19 +275,91 @@ _data_event_keys contains "*" if {
 	object.get(input.policy, ["compliance", "existingTrail", "s3DataEvents"], false) == true
 }
 
-_arn_selector_keys(selector) := {"*"} if selector == {}
+# without resources.ARN a selector covers every bucket; with it, the buckets its startsWith values cover whole
+_arn_selector_keys(sel) := {"*"} if not _has_field(sel, "resources.ARN")
 
-_arn_selector_keys(selector) := {k | some v in object.get(selector, "startsWith", []); some k in _selector_keys(v)} if selector != {}
+_arn_selector_keys(sel) := {k |
+	some fs in sel.fieldSelectors
+	fs.field == "resources.ARN"
+	some v in object.get(fs, "startsWith", [])
+	some k in _selector_keys(v)
+} if _has_field(sel, "resources.ARN")
 
 # the data-resource values that select every bucket
-_every_bucket := {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::"}
+_every_bucket := {"arn:aws:s3", "arn:aws-cn:s3", "arn:aws-us-gov:s3", "arn:aws:s3:::", "arn:aws-cn:s3:::", "arn:aws-us-gov:s3:::"}
 
-# "arn:aws:s3" (every bucket) or a bucket's ARN / prefix -> the bucket name, with and without an auto-name suffix
+# A value that covers a whole bucket: the bucket's ARN with an empty object prefix ("arn:aws:s3:::b/")
+# or the bucket's ARN itself. One with an object prefix after the '/' ("arn:aws:s3:::b/tmp/") covers
+# part of the bucket and counts for none. The same rule as seedance.gate.facts._WHOLE_BUCKETS.
+whole_bucket_value(value) if value in _every_bucket
+
+whole_bucket_value(value) if regex.match(`^arn:aws(-cn|-us-gov)?:s3:::[a-zA-Z0-9._-]+/?$`, value)
+
+# "arn:aws:s3" (every bucket) or a whole bucket's ARN -> the bucket name, with and without an auto-name suffix
 _selector_keys(value) := {"*"} if value in _every_bucket
 
 _selector_keys(value) := {name, s3.strip_autoname(name)} if {
 	not value in _every_bucket
+	whole_bucket_value(value)
 	name := s3.arn_bucket(value)
+}
+
+# Why the stack's trails' selectors that name the bucket at position b do not cover it, e.g.
+# ["trail 'audit' covers only the object prefix arn:aws:s3:::b/tmp/ of it"]
+ignored_data_selectors(b) := sort([msg | some msg in _ignored_prefixes(b) | _ignored_narrowed(b)])
+
+_ignored_prefixes(b) := {sprintf("trail '%s' covers only the object prefix %s of it", [object.get(t, "name", "?"), v]) |
+	some t in trails(input.document)
+	some v in _named_values(t)
+	is_string(v)
+	not whole_bucket_value(v)
+	not v in _every_bucket
+	_names_bucket(v, b)
+}
+
+_ignored_narrowed(b) := {sprintf("trail '%s': its selector %s %s", [object.get(t, "name", "?"), _selector_name(sel), concat(" and ", sort(reasons))]) |
+	some t in trails(input.document)
+	some sel in object.get(t.inputs, "advancedEventSelectors", [])
+	_s3_data_selector(sel)
+	reasons := selector_narrowing(sel)
+	count(reasons) > 0
+	_selector_may_name(sel, b)
+}
+
+# the data-resource values (basic) and resources.ARN startsWith values (advanced) of a trail's S3 selectors
+_named_values(t) := [v |
+	object.get(t.inputs, "advancedEventSelectors", []) == []
+	some sel in object.get(t.inputs, "eventSelectors", [])
+	some dr in object.get(sel, "dataResources", [])
+	dr.type == "AWS::S3::Object"
+	some v in dr.values
+] if object.get(t.inputs, "advancedEventSelectors", []) == []
+
+_named_values(t) := [v |
+	some sel in t.inputs.advancedEventSelectors
+	_s3_data_selector(sel)
+	count(selector_narrowing(sel)) == 0
+	some fs in sel.fieldSelectors
+	fs.field == "resources.ARN"
+	some v in object.get(fs, "startsWith", [])
+] if object.get(t.inputs, "advancedEventSelectors", []) != []
+
+_names_bucket(value, b) if {
+	name := s3.arn_bucket(value)
+	some key in {name, s3.strip_autoname(name)}
+	b in s3.with_ref(key)
+}
+
+_selector_may_name(sel, _) if not _has_field(sel, "resources.ARN")
+
+_selector_may_name(sel, b) if {
+	some fs in sel.fieldSelectors
+	fs.field == "resources.ARN"
+	some _, values in fs
+	is_array(values)
+	some v in values
+	is_string(v)
+	_names_bucket(v, b)
 }
 
 # data events cover the bucket at position b

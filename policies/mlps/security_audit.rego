@@ -10,7 +10,8 @@ import data.lib.resources
 # title: "Audit users and important events"
 # description: >-
 #   A multi-region CloudTrail trail records management events (including global services; a trail
-#   the policy relies on, compliance.existingTrail, as CloudTrail describes it), EKS
+#   the policy relies on, compliance.existingTrail, as CloudTrail describes it; an advanced
+#   selector that filters on eventSource or any field but eventCategory and readOnly does not count), EKS
 #   clusters send audit and authenticator logs, and every S3 bucket sends server access logs
 #   (a BucketLogging resource, or the bucket's inline logging) to a bucket the stack creates in
 #   the same region, without S3 Object Lock; a bucket that receives other buckets' access logs
@@ -35,8 +36,9 @@ violation contains findings.finding("MLPS-L3-8.1.4.3a", p.resource, p.message) i
 
 _stack := findings.stack(input.document)
 
-_problems contains findings.problem(_stack, "no multi-region CloudTrail trail records management events") if {
+_problems contains findings.problem(_stack, msg) if {
 	not _audited
+	msg := sprintf("no multi-region CloudTrail trail records management events%s", [audit.ignored_management_note(input.document)])
 }
 
 _audited if {

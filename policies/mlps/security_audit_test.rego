@@ -41,6 +41,46 @@ test_pass_advanced_selectors_with_management_events if {
 	v == set()
 }
 
+# red team: a management selector that filters on eventSource (or any field but eventCategory and
+# readOnly) does not count, and the finding says why
+test_fail_filtered_management_selector_mlps if {
+	trail := fixtures.trail("audit", {"eventSelectors": [], "advancedEventSelectors": [{"name": "mgmt", "fieldSelectors": [
+		{"field": "eventCategory", "equals": ["Management"]},
+		{"field": "eventSource", "notEquals": ["iam.amazonaws.com", "sts.amazonaws.com"]},
+	]}]})
+	v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [trail])
+	v == {fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", "no multi-region CloudTrail trail records management events (not counted, as it narrows the events: trail 'audit': its selector 'mgmt' filters on eventSource)")}
+}
+
+test_fail_management_selector_other_filters if {
+	every fs in [
+		{"field": "eventName", "notStartsWith": ["Delete"]},
+		{"field": "userIdentity.arn", "notEquals": ["arn:aws:iam::111122223333:role/x"]},
+		{"field": "eventCategory", "notEquals": ["Data"]},
+		{"field": "readOnly", "notEquals": ["true"]},
+		{"field": "eventCategory", "equals": ["Management"]},
+		{"field": "resources.type", "equals": ["AWS::S3::Object"]},
+	] {
+		trail := fixtures.trail("audit", {"eventSelectors": [], "advancedEventSelectors": [{"name": "mgmt", "fieldSelectors": [
+			{"field": "eventCategory", "equals": ["Management"]},
+			fs,
+		]}]})
+		v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [trail])
+		msgs := [f.message | some f in v]
+		count(msgs) == 1
+		startswith(msgs[0], "no multi-region CloudTrail trail records management events (not counted, as it narrows the events: trail 'audit': its selector 'mgmt' ")
+	}
+}
+
+test_pass_management_selectors_split_by_read_only if {
+	trail := fixtures.trail("audit", {"eventSelectors": [], "advancedEventSelectors": [
+		{"name": "r", "fieldSelectors": [{"field": "eventCategory", "equals": ["Management"]}, {"field": "readOnly", "equals": ["true"]}]},
+		{"name": "w", "fieldSelectors": [{"field": "eventCategory", "equals": ["Management"]}, {"field": "readOnly", "equals": ["false"]}]},
+	]})
+	v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [trail])
+	v == set()
+}
+
 # test audit: a trail with no selectors of either kind records management events (the default)
 test_pass_trail_without_selectors if {
 	trail := fixtures.trail("audit", {"eventSelectors": [], "advancedEventSelectors": []})

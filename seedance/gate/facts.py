@@ -456,15 +456,47 @@ def _kinds(sel: dict[str, Any], advanced: bool) -> set[str]:
     return {"All": {"read", "write"}, "ReadOnly": {"read"}, "WriteOnly": {"write"}}.get(sel.get("ReadWriteType", "All"), set())
 
 
+#: The advanced field selectors that do not narrow the events, with the one operator each may use
+#: (as policies/lib/audit.rego selector_narrowing): eventCategory, readOnly (reads or writes, judged
+#: apart) and, in a Data selector, resources.type by Equals and resources.ARN by StartsWith (values
+#: judged one by one: only whole buckets count).
+_UNDERSTOOD = {"Management": {"eventCategory": "Equals", "readOnly": "Equals"},
+               "Data": {"eventCategory": "Equals", "readOnly": "Equals", "resources.type": "Equals", "resources.ARN": "StartsWith"}}
+
+
+def _advanced_narrows(sel: dict[str, Any], category: str) -> bool:
+    """Whether an advanced selector narrows the events in a way the gate cannot follow: any other
+    field (eventName, eventSource, userIdentity.arn, errorCode...), any other operator (NotEquals,
+    NotStartsWith, EndsWith...) or a field given twice. Such a selector is not counted (fail closed)."""
+    understood = _UNDERSTOOD[category]
+    seen: set[str] = set()
+    for fs in sel.get("FieldSelectors") or []:
+        if not isinstance(fs, dict):
+            return True
+        field = fs.get("Field")
+        if field not in understood or field in seen:
+            return True
+        seen.add(field)
+        operators = {k for k, v in fs.items() if k != "Field" and v not in (None, [])}
+        if operators - {understood[field]}:
+            return True
+    return False
+
+
+def _selects(sel: dict[str, Any], field: str, value: str) -> bool:
+    return any(isinstance(fs, dict) and fs.get("Field") == field and value in (fs.get("Equals") or [])
+               for fs in sel.get("FieldSelectors") or [])
+
+
 def _records_management_events(basic: list[dict[str, Any]], advanced: list[dict[str, Any]]) -> bool:
     """As CloudTrail applies selectors: none at all records management events; advanced selectors
-    (which replace the basic ones) must select the Management category; a basic one must not leave
-    them out. Reads and writes must both be recorded, by one selector or between them (a read-only
-    trail misses every change)."""
+    (which replace the basic ones) must select the Management category without narrowing it (a filter
+    on eventSource, say, leaves events out: such a selector is not counted); a basic one must not
+    leave them out. Reads and writes must both be recorded, by one selector or between them (a
+    read-only trail misses every change)."""
     if advanced:
         kinds = {k for sel in advanced
-                 if any(isinstance(fs, dict) and fs.get("Field") == "eventCategory" and "Management" in (fs.get("Equals") or [])
-                        for fs in sel.get("FieldSelectors") or [])
+                 if _selects(sel, "eventCategory", "Management") and not _advanced_narrows(sel, "Management")
                  for k in _kinds(sel, True)}
     elif not basic:
         return True
@@ -475,8 +507,8 @@ def _records_management_events(basic: list[dict[str, Any]], advanced: list[dict[
 
 #: A data-resource value that covers whole buckets: every bucket (arn:P:s3, arn:P:s3:::) or one bucket,
 #: with or without the trailing '/' of an empty object prefix. A value with an object prefix after the
-#: '/' covers only part of the bucket.
-_WHOLE_BUCKETS = re.compile(r"^arn:aws(-cn|-us-gov)?:s3(:::([a-z0-9][a-z0-9.-]{1,61}[a-z0-9]/?)?)?$")
+#: '/' covers only part of the bucket. The same rule as policies/lib/audit.rego whole_bucket_value.
+_WHOLE_BUCKETS = re.compile(r"^arn:aws(-cn|-us-gov)?:s3(:::([a-zA-Z0-9._-]+/?)?)?$")
 
 
 def _s3_data_event_arns(basic: list[dict[str, Any]], advanced: list[dict[str, Any]], partition: str) -> list[str]:
@@ -484,7 +516,7 @@ def _s3_data_event_arns(basic: list[dict[str, Any]], advanced: list[dict[str, An
     selectors record, as ARNs ('arn:PARTITION:s3' for every bucket). Only whole buckets count: a value
     with an object prefix covers part of one, an advanced ``Equals`` on resources.ARN one object. An
     advanced selector that narrows by anything but StartsWith on resources.ARN (and readOnly) is not
-    counted: which buckets it leaves out (NotStartsWith, say) cannot be read off it."""
+    counted: which events it leaves out (NotStartsWith, an eventName filter, say) cannot be read off it."""
     seen: dict[str, set[str]] = {}
     if not advanced:
         for sel in basic:
@@ -494,17 +526,14 @@ def _s3_data_event_arns(basic: list[dict[str, Any]], advanced: list[dict[str, An
                         if isinstance(v, str) and _WHOLE_BUCKETS.match(v):
                             seen.setdefault(v, set()).update(_kinds(sel, False))
     for sel in advanced:
-        fields = {fs.get("Field"): fs for fs in sel.get("FieldSelectors") or [] if isinstance(fs, dict)}
-        if "Data" not in (fields.get("eventCategory") or {}).get("Equals", []):
+        if not (_selects(sel, "eventCategory", "Data") and _selects(sel, "resources.type", "AWS::S3::Object")):
             continue
-        if "AWS::S3::Object" not in (fields.get("resources.type") or {}).get("Equals", []):
+        if _advanced_narrows(sel, "Data"):
             continue
-        narrowing = {k for k in fields if k not in ("eventCategory", "resources.type", "readOnly")}
-        arn_selector = fields.get("resources.ARN")
-        values: list[str] = []
-        if not narrowing:
+        arn_selector = next((fs for fs in sel.get("FieldSelectors") or [] if fs.get("Field") == "resources.ARN"), None)
+        if arn_selector is None:
             values = [f"arn:{partition}:s3"]
-        elif narrowing == {"resources.ARN"} and arn_selector is not None and set(arn_selector) <= {"Field", "StartsWith"}:
+        else:
             values = [v for v in arn_selector.get("StartsWith") or [] if isinstance(v, str) and _WHOLE_BUCKETS.match(v)]
         for v in values:
             seen.setdefault(v, set()).update(_kinds(sel, True))

@@ -507,6 +507,31 @@ def test_selectors_are_read_as_cloudtrail_applies_them() -> None:
                                [], "aws") == []
 
 
+
+RED_TEAM_SOURCES = ["iam.amazonaws.com", "sts.amazonaws.com", "ec2.amazonaws.com", "eks.amazonaws.com", "kms.amazonaws.com",
+                    "s3.amazonaws.com"]
+
+
+def test_selectors_that_narrow_the_events_are_not_counted() -> None:
+    """An advanced selector with a filter the gate cannot follow (eventSource, eventName, a not-operator)
+    records neither management events nor a bucket's data events, as policies/lib/audit.rego judges it."""
+    mgmt = {"FieldSelectors": [{"Field": "eventCategory", "Equals": ["Management"]}]}
+    assert _records_management_events([], [mgmt]) is True
+    filtered = {"FieldSelectors": [*mgmt["FieldSelectors"], {"Field": "eventSource", "NotEquals": RED_TEAM_SOURCES}]}
+    assert _records_management_events([], [filtered]) is False
+    data = [{"Field": "eventCategory", "Equals": ["Data"]}, {"Field": "resources.type", "Equals": ["AWS::S3::Object"]}]
+    for extra in ({"Field": "eventName", "Equals": ["GetObject"]},
+                  {"Field": "eventName", "NotStartsWith": ["Put", "Delete", "Copy"]},
+                  {"Field": "eventSource", "Equals": ["nothing.amazonaws.com"]},
+                  {"Field": "readOnly", "NotEquals": ["true"]},
+                  {"Field": "resources.ARN", "StartsWith": ["arn:aws:s3:::datasets/"], "NotStartsWith": ["arn:aws:s3:::datasets/x"]}):
+        assert _s3_data_event_arns([], [{"FieldSelectors": [*data, extra]}], "aws") == [], extra
+    # a prefix after the bucket's '/' covers part of it, in a basic selector as in an advanced one
+    prefix = [{"ReadWriteType": "All", "DataResources": [{"Type": "AWS::S3::Object", "Values": ["arn:aws-cn:s3:::datasets/tmp/"]}]}]
+    assert _s3_data_event_arns(prefix, [], "aws-cn") == []
+    starts = [{"FieldSelectors": [*data, {"Field": "resources.ARN", "StartsWith": ["arn:aws-cn:s3:::datasets/tmp/", "arn:aws-cn:s3:::ds"]}]}]
+    assert _s3_data_event_arns([], starts, "aws-cn") == ["arn:aws-cn:s3:::ds"]
+
 def _check_trail(capsys, tmp_path: Path, ec2, arn: str, *extra: str) -> tuple[int, dict, str]:  # noqa: ANN001
     """eu-prod's sample in subnets EC2 knows, its policy relying on the trail ``arn``."""
     private = _network(ec2)["private"]
