@@ -268,11 +268,11 @@ _egress := [rule | some rule in _rules; rule.direction == "egress"]
 
 _direction(type) := "ingress" if endswith(type, "IngressRule")
 
+_direction(type) := "egress" if endswith(type, "EgressRule")
+
 # a SecurityGroupRule's type; one the document does not show (unknown until apply, or secret) may
 # be ingress, so it is judged as ingress (fail closed)
 _rule_type(type) := "ingress" if resources.hidden(type) else := type
-
-_direction(type) := "egress" if endswith(type, "EgressRule")
 
 # A rule admits the internet when its CIDRs do (0.0.0.0/0, ::/0, or ranges that only together
 # cover every public address: lib.cidr), or when it and the other rules of its security group

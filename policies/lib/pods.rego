@@ -48,7 +48,7 @@ _weak(spec, container, key, safe, what) := {msg |
 # Security Standards' baseline among it (host namespaces, host paths and ports, seccomp, /proc)
 hardening_gaps(spec, container) := (((((_privileged(spec, container) | _host_namespaces(spec)) | {"does not drop ALL capabilities" | not _drops_all(container)}) | _weak(spec, container, "readOnlyRootFilesystem", true, "root filesystem is writable")) | _added_capabilities(container)) | _host_access(spec, container)) | _kernel_access(spec, container)
 
-_privileged(spec, container) := {"runs privileged" | _setting(spec, container, "privileged") == true} | {"may run privileged (privileged unknown until apply)" | resources.hidden(_setting(spec, container, "privileged"))}
+_privileged(spec, container) := {"runs privileged" | _setting(spec, container, "privileged") == true} | {sprintf("may run privileged (privileged %s)", [resources.hidden_why(v)]) | v := _setting(spec, container, "privileged"); resources.hidden(v)}
 
 _host_namespaces(spec) := {msg |
 	some key, what in {"hostNetwork": "uses the host network", "hostPID": "shares the host PID namespace", "hostIPC": "shares the host IPC namespace"}
@@ -56,7 +56,7 @@ _host_namespaces(spec) := {msg |
 	msg := sprintf("%s%s", [what, _unknown_note(_field(spec, key), key)])
 }
 
-_unknown_note(v, key) := sprintf(" (%s unknown until apply)", [key]) if resources.hidden(v)
+_unknown_note(v, key) := sprintf(" (%s %s)", [key, resources.hidden_why(v)]) if resources.hidden(v)
 
 _unknown_note(v, _) := "" if resources.shown(v)
 
@@ -109,7 +109,7 @@ _kernel_access(spec, container) := {"runs without seccomp (Unconfined)" |
 	profile := _setting(spec, container, "seccompProfile")
 	some v in {profile, object.get(resources.as_object(profile), "type", "")}
 	resources.hidden(v)
-} | {"mounts /proc unmasked (procMount Unmasked)" | _setting(spec, container, "procMount") == "Unmasked"} | {"may mount /proc unmasked (procMount unknown until apply)" | resources.hidden(_setting(spec, container, "procMount"))}
+} | {"mounts /proc unmasked (procMount Unmasked)" | _setting(spec, container, "procMount") == "Unmasked"} | {sprintf("may mount /proc unmasked (procMount %s)", [resources.hidden_why(v)]) | v := _setting(spec, container, "procMount"); resources.hidden(v)}
 
 _drops_all(container) if {
 	drop := object.get(resources.as_object(_setting({}, container, "capabilities")), "drop", [])

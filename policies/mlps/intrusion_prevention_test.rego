@@ -207,6 +207,21 @@ test_fail_security_settings_unknown_until_apply if {
 	}
 }
 
+# a secret setting is hidden from the gate like one unknown until apply: judged as the weak value,
+# and the message says it is secret
+test_fail_security_settings_secret if {
+	job := _job("embed", {"hostPID": "[secret]", "containers": [{"name": "embed", "image": "x", "securityContext": {
+		"privileged": "[secret]", "readOnlyRootFilesystem": true, "capabilities": {"drop": ["ALL"]},
+		"seccompProfile": {"type": "RuntimeDefault"}, "procMount": "[secret]",
+	}}]})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [job])
+	v == {
+		_f("kubernetes:batch/v1:Job", "embed", "container embed: may run privileged (privileged secret)"),
+		_f("kubernetes:batch/v1:Job", "embed", "container embed: shares the host PID namespace (hostPID secret)"),
+		_f("kubernetes:batch/v1:Job", "embed", "container embed: may mount /proc unmasked (procMount secret)"),
+	}
+}
+
 # whole templates unknown until apply at other places (a replica spec, a list element, a Ray
 # service's cluster, a KServe model) are reported; annotations and OpenKruise subset patches are
 # not pod specs
