@@ -4,7 +4,7 @@ create the components, export.
 A project's ``__main__.py`` only calls :func:`run` with its own directory, so the example stacks in
 this repository and projects written by ``seedance init`` run the same code, under ``pulumi up`` and
 under ``seedance synth`` alike.  Stack config (namespace ``seedance``): ``policy`` (required, the cost
-policy relative to the project), ``clusterName``, ``routeTableIds``, ``eksVersion``.
+policy relative to the program's directory, ``main`` of Pulumi.yaml), ``clusterName``, ``routeTableIds``, ``eksVersion``.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, Tem
 
 from seedance.resources import ResourceNotFoundError, templates_dir
 
-__all__ = ["COMMENT_LIMIT", "ReportTemplateError", "environment", "fit", "get_template", "md_cell", "md_code", "md_code_cell",
+__all__ = ["COMMENT_LIMIT", "ReportTemplateError", "environment", "fit", "get_template", "md_cell", "md_code", "md_code_cell", "md_code_span",
            "md_text", "templates_dir", "yaml_str"]
 
 #: The most characters a pull-request comment Seedance renders may hold. GitHub refuses a comment
@@ -62,6 +62,18 @@ def md_code(text: Any) -> str:
     return str(text).replace("`", "'").replace("\r", " ").replace("\n", " ")
 
 
+def md_code_span(text: Any) -> str:
+    """A whole Markdown code span holding ``text`` exactly (a path or command to copy): fenced by one more
+    backtick than its longest run of them, padded with a space when it starts or ends with one (CommonMark
+    strips one such space); line breaks become spaces."""
+    value = str(text).replace("\r", " ").replace("\n", " ")
+    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") or (value.startswith(" ") and value.endswith(" ")
+                                                                  and value.strip()) else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
+
+
 def md_code_cell(text: Any) -> str:
     """A value for a code span inside a table cell: as :func:`md_code`, with ``|`` escaped (GFM splits cells on it)."""
     return md_code(text).replace("|", "\\|")
@@ -78,6 +90,7 @@ def environment(directory: Path | None = None) -> Environment:
     env.filters["md"] = md_cell
     env.filters["md_text"] = md_text
     env.filters["code"] = md_code
+    env.filters["code_span"] = md_code_span
     env.filters["code_cell"] = md_code_cell
     env.filters["yaml_str"] = yaml_str
     return env

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 
 def not_utf8(data: bytes, exc: UnicodeDecodeError) -> str:
@@ -107,8 +108,9 @@ def path_kind(path: os.PathLike[str] | str) -> str:
 
 def same_path(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
     """Whether ``a`` and ``b`` name one file: the same inode where both exist (symlinks, hard links,
-    other spellings), else the same absolute path."""
+    other spellings), else the same path with symlinks resolved."""
     try:
         return os.path.samefile(a, b)
     except (OSError, ValueError):
-        return os.path.abspath(a) == os.path.abspath(b)
+        # one does not exist (yet): compare both resolved alike (a missing file's existing parents are)
+        return Path(os.path.abspath(a)).resolve() == Path(os.path.abspath(b)).resolve()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -13,7 +14,7 @@ from rich.table import Table
 
 from seedance.budget.response import BudgetResponse, Change, fraction_down, percent, threshold_label
 from seedance.budget.wiring import Segment, Wiring, deploy_steps, plain, revert_steps
-from seedance.templating import get_template, md_code, md_text
+from seedance.templating import get_template, md_code, md_code_span, md_text
 
 
 def spend_label(r: BudgetResponse) -> str:
@@ -45,6 +46,7 @@ def _change_json(c: Change) -> dict[str, Any]:
 def to_json(r: BudgetResponse, overlay_path: str | None = None, *, month: str | None = None,
             restored: Sequence[Change] = (), stack: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
+        "budgetAlert": True,
         "policy": r.policy,
         "alert": {
             "budgetName": r.alert.budget_name,
@@ -65,7 +67,7 @@ def to_json(r: BudgetResponse, overlay_path: str | None = None, *, month: str | 
         "notes": r.notes,
         "overlay": overlay_path,
         # what the stack's Pulumi.STACK.yaml deploys (seedance:policy), and the commands that point it
-        # at the overlay or back to the policy; None without --stack or a stack file
+        # at the overlay or back; None without --stack, a stack file or a seedance:policy in its config
         "stack": stack,
         # the monthly cost seedance check projects (BUDGET-COST-1) for the policy and for the overlay
         "projection": None if r.projection is None else {
@@ -75,22 +77,33 @@ def to_json(r: BudgetResponse, overlay_path: str | None = None, *, month: str | 
     }
 
 
+def not_a_budget_alert_json() -> dict[str, Any]:
+    """The JSON answer for a message that is not an AWS Budgets notification: the keys of every other
+    answer (:func:`to_json`), empty."""
+    return {"budgetAlert": False, "policy": None, "alert": None, "month": None, "ignored": None, "fraction": None,
+            "fired": [], "actions": [], "changes": [], "restored": [], "notes": [], "overlay": None, "stack": None,
+            "projection": None}
+
+
 def render_markdown(r: BudgetResponse, overlay_path: str | None = None, *, month: str | None = None,
                     policy_path: str | None = None, kept_overlay: str | None = None,
-                    restored: Sequence[Change] = (), wiring: Wiring | None = None) -> str:
+                    restored: Sequence[Change] = (), wiring: Wiring | None = None,
+                    where: Mapping[str, Any] | None = None) -> str:
     """The cost-incident report.
 
     ``overlay_path``: the overlay this response wrote; ``kept_overlay``: an earlier overlay left in
     place; ``policy_path``: the policy they extend (what ``seedance:policy`` points back to);
     ``wiring``: what the stack deploys now (:mod:`seedance.budget.wiring`), which the steps follow;
-    ``month``: the budget month of the alert; ``restored``: fields a new month's overlay gives back.
+    ``month``: the budget month of the alert; ``restored``: fields a new month's overlay gives back;
+    ``where``: without ``wiring``, the stack, project directory and program directory known (the steps'
+    ``stack``, ``project_dir`` and ``base``).
     """
     icon = "⚪" if r.ignored else "🔴" if r.changes else "🟡" if r.fired else "🟢"
     text = get_template("cost_incident.md.j2").render(
         r=r, budget=r.effective.budget.monthly_amount, icon=icon, overlay_path=overlay_path, pct=spend_label(r),
         month=month, kept_overlay=kept_overlay, restored=list(restored),
-        deploy=markdown_steps(deploy_steps(overlay_path, wiring)) if overlay_path else "",
-        revert=markdown_steps(revert_steps(overlay_path or kept_overlay or "", policy_path, wiring)),
+        deploy=markdown_steps(_deploy(overlay_path, wiring, where)) if overlay_path else "",
+        revert=markdown_steps(_revert(overlay_path or kept_overlay, policy_path, wiring, where)),
         threshold=threshold_label, value=value_label,
     )
     return text.rstrip("\n") + "\n"  # each block ends in a blank line; the report in one newline
@@ -104,13 +117,26 @@ def render_not_a_budget_alert(source: str) -> str:
 
 
 def markdown_steps(segments: list[Segment]) -> str:
-    """Steps of :mod:`seedance.budget.wiring` as Markdown: code in backticks, the rest escaped."""
-    return "".join(f"`{md_code(text)}`" if is_code else md_text(text) for is_code, text in segments)
+    """Steps of :mod:`seedance.budget.wiring` as Markdown: code in code spans (exactly, backticks included),
+    the rest escaped."""
+    return "".join(md_code_span(text) if is_code else md_text(text) for is_code, text in segments)
+
+
+def _deploy(overlay: str | None, wiring: Wiring | None, where: Mapping[str, Any] | None) -> list[Segment]:
+    return deploy_steps(Path(overlay), wiring, **(where or {})) if overlay else []
+
+
+def _revert(overlay: str | None, policy: str | None, wiring: Wiring | None,
+            where: Mapping[str, Any] | None) -> list[Segment]:
+    if not overlay:
+        return []
+    return revert_steps(Path(overlay), None if policy is None else Path(policy), wiring, **(where or {}))
 
 
 def render_text(console: Console, r: BudgetResponse, overlay_path: str | None = None, *, month: str | None = None,
                 policy_path: str | None = None, kept_overlay: str | None = None,
-                restored: Sequence[Change] = (), wiring: Wiring | None = None) -> None:
+                restored: Sequence[Change] = (), wiring: Wiring | None = None,
+                where: Mapping[str, Any] | None = None) -> None:
     a = r.alert
     if r.ignored:
         console.print(f"[bold]{escape(r.policy)}[/bold]: {escape(a.alert_type.lower())} alert of budget {escape(a.budget_name)} "
@@ -139,12 +165,15 @@ def render_text(console: Console, r: BudgetResponse, overlay_path: str | None = 
         console.print(f"[yellow]note[/yellow] {escape(n)}")
     if overlay_path:
         console.print(f"overlay written: {escape(overlay_path)}" + (f" (budget month {month})" if month else "")
-                      + "; " + escape(plain(deploy_steps(overlay_path, wiring))))
+                      + "; " + escape(plain(_deploy(overlay_path, wiring, where))))
     elif not r.changes and not kept_overlay and r.ignored is None:
         console.print("no overlay written: no threshold action changes the policy")
+    elif r.changes:
+        console.print("no overlay written (pass --out FILE to write one): nothing was written, and nothing changes "
+                      "until an overlay is deployed")
     if overlay_path or kept_overlay:
-        console.print("to revert: " + escape(plain(revert_steps(overlay_path or kept_overlay or "", policy_path, wiring))))
+        console.print("to revert: " + escape(plain(_revert(overlay_path or kept_overlay, policy_path, wiring, where))))
 
 
-__all__ = ["render_markdown", "render_not_a_budget_alert", "render_text", "spend_label", "threshold_label", "to_json",
+__all__ = ["not_a_budget_alert_json", "render_markdown", "render_not_a_budget_alert", "render_text", "spend_label", "threshold_label", "to_json",
            "value_label"]

@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 import yaml
+import logging
 
 from seedance import jsonout
 from seedance.atomic import write_text_atomically
@@ -25,8 +26,14 @@ from seedance.budget.events import (
     alert_from_message,
     read_envelope,
 )
-from seedance.budget.report import render_markdown, render_not_a_budget_alert, render_text, to_json
-from seedance.budget.wiring import stack_wiring
+from seedance.budget.report import (
+    not_a_budget_alert_json,
+    render_markdown,
+    render_not_a_budget_alert,
+    render_text,
+    to_json,
+)
+from seedance.budget.wiring import lift_hint, stack_wiring, wiring_warnings
 from seedance.budget.response import (
     BudgetResponse,
     BudgetResponseError,
@@ -39,12 +46,15 @@ from seedance.budget.response import (
     restored_changes,
     weaker_than,
 )
-from seedance.commands.stack_option import joins_cluster, project_dir_option
+from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_name
 from seedance.policy.model import ThresholdAction
 from seedance.budget import signature
 from seedance.budget.signature import Verified
 from seedance.policy import PolicyError, load_policy
 from seedance.policy.loader import LoadedPolicy
+
+
+log = logging.getLogger(__name__)
 
 
 @click.group("budget")
@@ -193,6 +203,8 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
     from seedance.cli import console
 
     err = console(stderr=True)
+    # the overlay as the user named it (absolute, symlinks kept): what seedance:policy is told to name
+    out_named = None if out is None else Path(os.path.abspath(out))
     if out is not None:
         out = out.resolve()  # one path for the overlay's `extends` and for the write, symlinks followed
         if out.is_dir():  # --out is dir_okay=False: one made since the command line was read
@@ -216,7 +228,8 @@ def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, 
                     err.print(f"error --live-sizes: {exc}", markup=False)
                     return 1
             return _decide_and_write(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=source,
-                                     command=command, cluster=cluster, project_dir=project_dir, groups=groups)
+                                     command=command, cluster=cluster, project_dir=project_dir, groups=groups,
+                                     out_named=out_named)
 
     try:
         outcome = decide(nullcontext() if out is None else exclusive_lock(out, on_wait=waiting))
@@ -253,7 +266,7 @@ class _Outcome:
 
 def _decide_and_write(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *, stack: str | None, out: Path | None,
                       fmt: str, source: str, command: str, cluster: bool, project_dir: Path,
-                      groups: dict[str, Any] | None) -> _Outcome | int:
+                      groups: dict[str, Any] | None, out_named: Path | None = None) -> _Outcome | int:
     """Read the overlay in place, decide the response against it and write the new one (``--out``,
     resolved); an exit status after printing the error when something is wrong. Called with the
     overlay's lock held."""
@@ -285,6 +298,8 @@ def _decide_and_write(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *,
         err.print(f"live group sizes of stack {stack}: "
                   + (shown or ", ".join(f"{k} {g.desired}" for k, g in sorted(groups.items())) or "no group found"),
                   markup=False)
+    # what the stack deploys, read before the overlay is written (paths compared as the files they name)
+    wiring = stack_wiring(project_dir, stack, policy=policy, overlay=out_named or out)
     restored: list[Change] = []
     if out is not None and out.exists() and response.ignored is None:
         if earlier is not None and weaker_than(earlier, response, month, loaded.policy):
@@ -293,7 +308,7 @@ def _decide_and_write(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *,
                 if month < earlier.month else
                 f"kept {out}: an earlier alert this month ({earlier.alert_type}, {percent(earlier.fraction)} of budget) "
                 "crossed more thresholds, and a later, lower alert never undoes a stronger response; "
-                "point the stack's seedance:policy back to the policy, then delete the overlay, to lift it"
+                + lift_hint(wiring)
             )
             response = replace(response, overlay={}, changes=[], projection=None)
         elif not response.overlay and earlier is not None and month > earlier.month:
@@ -303,14 +318,20 @@ def _decide_and_write(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *,
             response.notes.append(f"a new budget month ({month}): the response of {earlier.month} is lifted; "
                                   f"{out} now only extends the policy")
         elif not response.overlay:
-            response.notes.append(f"the overlay {out} from an earlier alert is left as it is; point the stack's "
-                                  "seedance:policy back to the policy, then delete the overlay, to lift it")
+            response.notes.append(f"the overlay {out} from an earlier alert is left as it is; {lift_hint(wiring)}")
     overlay_path = str(out) if out is not None and response.overlay else None
     kept = str(out) if out is not None and not response.overlay and out.exists() else None
-    wiring = None if response.ignored else stack_wiring(project_dir, stack, policy=policy, overlay=out)
+    if response.ignored is None:
+        warnings = wiring_warnings(wiring, policy, overlay_written=overlay_path is not None)
+        response.notes.extend(warnings)
+        if fmt != "text":  # the text report prints them; a pipeline's log shows them too
+            for w in warnings:
+                log.warning("%s", w)
     extras: dict[str, Any] = {"month": None if response.ignored else month, "restored": restored}
-    shown = {**extras, "policy_path": str(policy), "kept_overlay": kept, "wiring": wiring}
-    extras["stack"] = None if wiring is None else wiring.to_json(overlay_path or kept, str(policy))
+    shown = {**extras, "policy_path": str(policy), "kept_overlay": kept, "wiring": wiring,
+             "where": {**_steps_context(project_dir, stack), "named": out_named}}
+    extras["stack"] = None if wiring is None else wiring.to_json(
+        (out_named or out) if overlay_path is not None else None, policy)
     markdown = None
     if fmt == "markdown":  # rendered before the overlay is written: a missing template changes nothing
         markdown = render_markdown(response, overlay_path, **shown)
@@ -328,6 +349,15 @@ def _decide_and_write(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *,
             err.print(f"error --out {out}: the overlay would not load, so nothing was written: {exc}", markup=False)
             return 1
     return _Outcome(response, overlay_path, extras, shown, markdown)
+
+
+def _steps_context(project_dir: Path, stack: str | None) -> dict[str, Any]:
+    """What the report's steps know without the stack's config: the stack, the project directory and,
+    when it holds a Pulumi project, the directory seedance:policy is relative to."""
+    from seedance.synth.project import project_layout
+
+    base = project_layout(project_dir).program_dir if (project_dir / "Pulumi.yaml").is_file() else None
+    return {"stack": stack, "project_dir": project_dir if base is not None else None, "base": base}
 
 
 def _verify(message: dict[str, Any], signing_cert: Path | None, topic_arns: tuple[str, ...], max_age: timedelta) -> Verified:
@@ -373,7 +403,8 @@ def _loads_as(out: Path) -> Any:
 @budget.command("respond")
 @click.argument("policy", type=click.Path(path_type=Path))
 @click.argument("event", type=click.Path(path_type=Path, allow_dash=True))
-@click.option("--stack", default=None, help="Stack name, to check the alert is for this stack's budget.")
+@click.option("--stack", default=None, callback=stack_name,
+              help="Stack name, to check the alert is for this stack's budget.")
 @click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the overlay policy here when something changes.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
@@ -436,7 +467,7 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
     if alert is None:
         err.print(f"{event}: not an AWS Budgets notification: nothing to do", markup=False)
         if fmt == "json":  # a consumer piping into jq still gets a document
-            click.echo(jsonout.dumps({"budgetAlert": False, "actions": [], "changes": [], "overlay": None}, indent=2))
+            click.echo(jsonout.dumps(not_a_budget_alert_json(), indent=2))
         elif fmt == "markdown":  # and a pipeline posting the report posts one that says why nothing happened
             click.echo(render_not_a_budget_alert(str(event)), nl=False)
         return 0
@@ -462,7 +493,7 @@ def _caller_account(sts: Any) -> str:
 
 @budget.command("poll")
 @click.argument("policy", type=click.Path(path_type=Path))
-@click.option("--stack", required=True, help="Stack name: its budget is seedance-STACK-monthly.")
+@click.option("--stack", required=True, callback=stack_name, help="Stack name: its budget is seedance-STACK-monthly.")
 @click.option("--account-id", default=None, help="AWS account of the budget (default: the policy's cloud.accountId, else the caller's).")
 @click.option("--forecasted", is_flag=True, help="Respond to the forecasted spend instead of the actual spend.")
 @click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,

@@ -117,7 +117,12 @@ def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, 
 
     stack = Path(target).stem if target.endswith(".json") else target
     is_document = target.endswith(".json") or Path(target).is_file()
-    where = target if is_document else str(project_dir / f"Pulumi.{target}.yaml")
+    if is_document:
+        where = target
+    else:
+        from seedance.synth.project import stack_file_path
+
+        where = str(stack_file_path(project_dir, target))  # in Pulumi.yaml's stackConfigDir when it names one
     # values click would refuse with a usage text on stderr: undecided in the requested format instead,
     # so a step that reads the report (a SARIF upload) gets one
     from seedance.policy.model import Framework

@@ -36,18 +36,24 @@ def joins_cluster(project_dir: Path, stack: str | None, policies: Sequence[Path]
     none of them (its seedance:policy), since its cluster setting and tag are then another policy's."""
     if stack is None:
         return True
-    if not (project_dir / f"Pulumi.{stack}.yaml").is_file():
-        log.warning("--stack %s: %s holds no Pulumi.%s.yaml, so the stack is taken to join a cluster", stack,
-                    project_dir, stack)
+    from seedance.synth.project import stack_file_path
+
+    stack_file = stack_file_path(project_dir, stack)  # in Pulumi.yaml's stackConfigDir when it names one
+    if not stack_file.is_file():
+        log.warning("--stack %s: %s does not exist, so the stack is taken to join a cluster", stack, stack_file)
         return True
-    from seedance.gate.inputs import InvalidInputError, stack_setup
+    from seedance.gate.inputs import InvalidInputError, SecretPolicyError, stack_setup
 
     try:
         setup = stack_setup(project_dir, stack)
+    except SecretPolicyError as exc:
+        log.warning("--stack %s: %s; whether the stack joins a cluster is read from its seedance:clusterName (%s)",
+                    stack, exc, "set" if exc.cluster else "unset")
+        return exc.cluster
     except InvalidInputError as exc:
         raise click.UsageError(f"--stack {stack}: {exc}") from None
     if policies and not any(same_path(setup.policy_path, p) for p in policies):
         log.warning("--stack %s deploys %s (seedance:policy in %s), not %s: its cluster setting and seedance:stack "
                     "tag are used for a policy it does not deploy", stack, setup.policy_path,
-                    project_dir / f"Pulumi.{stack}.yaml", " or ".join(str(p) for p in policies))
+                    stack_file, " or ".join(str(p) for p in policies))
     return setup.cluster

@@ -73,7 +73,10 @@ def _stack_inputs(stack: str, project_dir: Path) -> list[Path]:
     from seedance.gate.inputs import InvalidInputError, policy_path_for_stack
     from seedance.policy import PolicyError, load_policy
 
-    files = [project_dir / "Pulumi.yaml", project_dir / f"Pulumi.{stack}.yaml", project_dir / "__main__.py"]
+    from seedance.synth.project import project_layout
+
+    layout = project_layout(project_dir)  # stackConfigDir and main honoured
+    files = [project_dir / "Pulumi.yaml", layout.config_dir / f"Pulumi.{stack}.yaml", layout.program_dir / "__main__.py"]
     try:
         files += policy_inputs(load_policy(policy_path_for_stack(project_dir, stack)))
     except (InvalidInputError, PolicyError, OSError):

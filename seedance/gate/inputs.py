@@ -196,10 +196,26 @@ def stack_setup(project_dir: Path, stack: str) -> StackSetup:
         sc = read_stack_config(project_dir, stack)
     except SynthError as exc:
         raise InvalidInputError(str(exc)) from None
+    cluster = bool(sc.config.get("seedance:clusterName"))
+    if "seedance:policy" in sc.secure_keys:
+        raise SecretPolicyError(f"{sc.origin.get('seedance:policy', sc.stack_file)}: config seedance:policy is a secure "
+                                "(encrypted) value, which cannot be decrypted offline, so the cost policy it names "
+                                "cannot be read", cluster=cluster, project=sc.project)
     rel = sc.config.get("seedance:policy")
     if not rel:
-        raise InvalidInputError(f"{project_dir}/Pulumi.{stack}.yaml: no seedance:policy config naming the cost policy")
-    return StackSetup(project_dir / rel, bool(sc.config.get("seedance:clusterName")), sc.project)
+        raise InvalidInputError(f"{sc.stack_file}: no seedance:policy config naming the cost policy")
+    # relative to the program's directory (Pulumi.yaml's main), where `pulumi up` runs the program
+    return StackSetup(sc.base_dir / rel, cluster, sc.project)
+
+
+class SecretPolicyError(InvalidInputError):
+    """The stack's seedance:policy is encrypted: which policy it deploys cannot be read offline (its other
+    settings, ``cluster`` among them, can)."""
+
+    def __init__(self, message: str, *, cluster: bool, project: str) -> None:
+        super().__init__(message)
+        self.cluster = cluster
+        self.project = project
 
 
 def policy_path_for_stack(project_dir: Path, stack: str) -> Path:

@@ -21,7 +21,7 @@ class StackConfigError(ValueError):
 
 
 def load_stack_policy(project_dir: Path, policy_path: str, region: str | None) -> LoadedPolicy:
-    """Load the policy named by ``seedance:policy`` (relative to the project) and check that the
+    """Load the policy named by ``seedance:policy`` (relative to the program's directory) and check that the
     stack's ``aws:region`` agrees with the policy's ``cloud.region``."""
     loaded = load_policy(project_dir / policy_path)
     want = loaded.policy.cloud.region
@@ -38,11 +38,12 @@ def check_one_stack_per_cluster(project_dir: Path, stack: str, cluster: str | No
     operator's configs and a namespace per fleet name. A second stack in the cluster would fail on
     them, or take them over and delete them when either stack is destroyed. Only the project's own
     stack files can be seen; stacks of other projects cannot."""
-    from seedance.synth.project import available_stacks, read_stack_config
+    from seedance.synth.project import available_stacks, project_dir_of, read_stack_config
     from seedance.synth.runtime import SynthError
 
     if not cluster:
         return
+    project_dir = project_dir_of(project_dir)  # the program's folder is main's, under Pulumi.yaml's folder
     for other in available_stacks(project_dir):
         if other == stack:
             continue

@@ -464,7 +464,13 @@ def test_event_from_stdin_and_json_for_a_non_budget_event(tmp_path: Path) -> Non
     result = CliRunner().invoke(app, ["budget", "respond", str(POLICIES / "dev.yaml"), "-", "-f", "json"],
                                 input=raw, standalone_mode=False)
     assert result.return_value == 0
-    assert json.loads(result.stdout) == {"budgetAlert": False, "actions": [], "changes": [], "overlay": None}
+    doc = json.loads(result.stdout)
+    assert doc["budgetAlert"] is False and doc["actions"] == [] and doc["changes"] == [] and doc["overlay"] is None
+    # every JSON answer has the same keys (null or empty where they do not apply)
+    event = tmp_path / "alert.json"
+    event.write_bytes(_monthly_alert("seedance-dev-monthly", "6,000.00", "5,760.00"))
+    alert_doc = json.loads(_respond(str(POLICIES / "dev.yaml"), str(event), "-f", "json")[1])
+    assert set(doc) == set(alert_doc) and alert_doc["budgetAlert"] is True and doc["stack"] is None
 
 
 def test_a_hand_edited_stamp_is_read_as_none() -> None:
@@ -538,7 +544,8 @@ def test_the_report_says_how_to_revert_and_which_month_it_answers(tmp_path: Path
     assert md.startswith("## 🔴 Cost incident: gpu-platform-dev at 96.0% of its monthly budget (2022-09)")
     assert f"Redeploy from the overlay `{out}` (budget month 2022-09)" in md
     # stacks/Pulumi.dev.yaml deploys the policy, not the overlay: the report says how to point it there
-    assert "stack dev still deploys `policies/dev.yaml` (`seedance:policy` in `stacks/Pulumi.dev.yaml`)" in md
+    stack_file = REPO / "stacks" / "Pulumi.dev.yaml"  # paths in reports are absolute (symlinks kept)
+    assert f"stack dev still deploys `policies/dev.yaml` (`seedance:policy` in `{stack_file}`)" in md
     here = os.path.relpath(out, REPO / "stacks")
     assert f"`pulumi config set seedance:policy {here} --stack dev --cwd stacks`; commit both" in md
     assert f"**To revert:** stack dev does not deploy the overlay, so nothing is in force; delete `{out}`" in md
@@ -546,7 +553,7 @@ def test_the_report_says_how_to_revert_and_which_month_it_answers(tmp_path: Path
     code, js = _respond(str(policy), str(event), "--stack", "dev", "--out", str(out), "-f", "json")
     doc = json.loads(js)
     assert doc["month"] == "2022-09" and doc["stack"]["deploys"] == "policy"
-    assert doc["stack"]["seedancePolicy"] == "policies/dev.yaml" and doc["stack"]["file"] == "stacks/Pulumi.dev.yaml"
+    assert doc["stack"]["seedancePolicy"] == "policies/dev.yaml" and doc["stack"]["file"] == str(stack_file)
     assert doc["stack"]["pointAtOverlay"] == f"pulumi config set seedance:policy {here} --stack dev --cwd stacks"
     assert doc["stack"]["pointBack"] == "pulumi config set seedance:policy policies/dev.yaml --stack dev --cwd stacks"
     code, text = _respond(str(policy), str(event), "--stack", "dev", "--out", str(out))
@@ -884,16 +891,18 @@ def test_the_steps_follow_what_the_stack_deploys(tmp_path: Path, monkeypatch: py
     args = ("frz.yaml", str(alert), "--stack", "frz", "--project-dir", ".", "--out", "frz.budget.yaml")
     code, text = _respond(*args)
     assert code == 0 and (project / "frz.budget.yaml").is_file()
-    assert "stack frz deploys it (seedance:policy in Pulumi.frz.yaml): commit it, run seedance check" in text
+    assert (f"stack frz deploys it (seedance:policy in {stack_file}): commit it, run seedance check frz "
+            "--project-dir ., then pulumi up") in text
     # deleting the overlay first would leave the stack naming a missing file: point back, then delete
     assert ("to revert: point the stack back to the policy: pulumi config set seedance:policy frz.yaml --stack frz, "
-            "run seedance check, then pulumi up; delete") in text and "only after that (the stack reads it)" in text
+            "run seedance check frz --project-dir ., then pulumi up; delete") in text \
+        and "only after that (the stack reads it)" in text
     doc = json.loads(_respond(*args, "-f", "json")[1])
     assert doc["stack"]["deploys"] == "overlay" and doc["stack"]["pointAtOverlay"] is None
     md = _respond(*args, "-f", "markdown")[1]
-    assert "it extends the policy; stack frz deploys it (`seedance:policy` in `Pulumi.frz.yaml`)" in md
+    assert f"it extends the policy; stack frz deploys it (`seedance:policy` in `{stack_file}`)" in md
     # a stack that deploys some other file: named, and how to point it at the overlay
     stack_file.write_text(stack_file.read_text().replace("frz.budget.yaml", "other.yaml"))
     code, text = _respond(*args)
-    assert "stack frz deploys other.yaml, neither the policy nor this overlay" in text
+    assert f"stack frz deploys other.yaml (seedance:policy in {stack_file}), neither the policy nor this overlay" in text
     assert "pulumi config set seedance:policy frz.budget.yaml --stack frz; commit both" in text
