@@ -153,10 +153,12 @@ def test_check_lookup_reads_the_existing_endpoints(ec2, capsys, tmp_path: Path, 
     code, out, err = _check_in(capsys, tmp_path, vpc, subnet, "--lookup", "--save-facts", str(saved))
     report = json.loads(out)
     assert f"1 VPC endpoint(s) of {vpc} for kms, logs" in " ".join(err.split())
-    logs_missing = ("GDPR-44-2", f"no VPC endpoint for logs: network.existingEndpoints names it, but {vpc} has none "
-                                 "available (from DescribeVpcEndpoints): its traffic leaves through NAT")
+    logs_missing = ("GDPR-44-2", f"no VPC endpoint for logs: network.existingEndpoints names it, but DescribeVpcEndpoints "
+                                 f"shows {vpc} has none that serves: its traffic leaves through NAT")
     assert _endpoint_findings(report) == {logs_missing}
-    assert report["given"]["existingEndpoints"] == {"services": ["kms", "logs"], "vpc": vpc, "checked": True}
+    assert report["given"]["existingEndpoints"] == {
+        "services": ["kms", "logs"], "vpc": vpc, "checked": True,
+        "pricedThroughNat": {"logs": f"{vpc} has no endpoint for it that serves (none at all)"}}
     assert code == 0  # GDPR-44-2 is advisory
     # the recorded facts serve a run that cannot reach EC2, with the same findings
     recorded = json.loads(saved.read_text())["vpc_endpoints"]
@@ -181,6 +183,11 @@ def test_check_lookup_judges_the_existing_endpoints_private_dns_and_policy(ec2, 
     report = json.loads(out)
     mine = {(c, m) for c, m in _endpoint_findings(report) if kms in m or logs in m or "for kms" in m or "for logs" in m}
     assert mine == {
+        ("GDPR-44-2", f"no VPC endpoint for kms: network.existingEndpoints names it, but DescribeVpcEndpoints shows {vpc} "
+                      f"has none that serves ({kms} has private DNS off): its traffic leaves through NAT"),
+        ("MLPS-L3-8.1.3.1a", f"no VPC endpoint for kms: network.existingEndpoints names it, but DescribeVpcEndpoints shows "
+                             f"{vpc} has none that serves ({kms} has private DNS off): its traffic crosses the internet "
+                             "boundary through NAT"),
         ("GDPR-44-2", f"VPC endpoint {kms} for kms (network.existingEndpoints, read from EC2) has no policy restricting it "
                       "to the organisation or account"),
         ("MLPS-L3-8.1.2.2", f"interface VPC endpoint {kms} for kms (network.existingEndpoints, read from EC2) has private "
@@ -189,13 +196,26 @@ def test_check_lookup_judges_the_existing_endpoints_private_dns_and_policy(ec2, 
     assert code == 1
 
 
-def test_endpoints_the_facts_do_not_cover_are_still_reported_unchecked(ec2, capsys, tmp_path: Path) -> None:  # noqa: ANN001
-    """Facts read for another VPC (the policy's vpcId changed since) are not this VPC's: the policy's word is taken."""
+def test_endpoint_facts_of_another_vpc_are_undecided(ec2, capsys, tmp_path: Path) -> None:  # noqa: ANN001
+    """Facts read for another VPC (the policy's vpcId changed since): the gate cannot decide on them
+    (red team: they passed on the policy's word, silently)."""
     vpc, subnet = _vpc(ec2)
     saved = tmp_path / "facts.json"
     _check_in(capsys, tmp_path, vpc, subnet, "--lookup", "--save-facts", str(saved))
     facts = json.loads(saved.read_text())
     facts["vpc_endpoints"]["vpc_id"] = "vpc-0fffffffffffffff0"
+    saved.write_text(json.dumps(facts))
+    code, out, _ = _check_in(capsys, tmp_path, vpc, subnet, "--facts", str(saved))
+    assert code == 2
+    assert "the VPC endpoints were read in vpc-0fffffffffffffff0" in json.loads(out)["errors"][0]
+
+
+def test_facts_recorded_before_the_policy_listed_endpoints_are_reported_unchecked(ec2, capsys, tmp_path: Path) -> None:  # noqa: ANN001
+    vpc, subnet = _vpc(ec2)
+    saved = tmp_path / "facts.json"
+    _check_in(capsys, tmp_path, vpc, subnet, "--lookup", "--save-facts", str(saved))
+    facts = json.loads(saved.read_text())
+    facts["vpc_endpoints"] = None
     saved.write_text(json.dumps(facts))
     _, out, _ = _check_in(capsys, tmp_path, vpc, subnet, "--facts", str(saved))
     report = json.loads(out)
@@ -204,6 +224,18 @@ def test_endpoints_the_facts_do_not_cover_are_still_reported_unchecked(ec2, caps
     _, out, _ = _check_in(capsys, tmp_path, vpc, subnet, "--facts", str(saved), fmt="text")
     assert ("Seedance did not read (not in the facts read earlier: `seedance check --lookup` reads them from EC2)"
             in " ".join(out.split()))
+
+
+@pytest.mark.parametrize("content", ["null", "[]"])
+def test_facts_file_of_null_is_undecided(capsys, tmp_path: Path, content: str) -> None:  # noqa: ANN001
+    """red team: a --facts file holding null passed offline as if there were no facts."""
+    saved = tmp_path / "facts.json"
+    saved.write_text(content)
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\n")
+    code = main(["check", str(SAMPLE), "--policy", str(policy), "--format", "json", "--facts", str(saved)])
+    assert code == 2
+    assert json.loads(capsys.readouterr().out)["decision"] == "undecided"
 
 
 def test_partly_read_endpoints_and_gateways_are_reported() -> None:
