@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, Rate, ResourceCost, lookup, priced
 from seedance.estimate.context import EstimateContext
-from seedance.policy.model import EndpointService
+from seedance.policy.model import CostPolicy, EndpointService
 from seedance.pricing.catalog import Catalog
 
 KIND = "network"
@@ -169,12 +169,17 @@ def cost_components(u: NetworkUsage, p: NetworkPrices, currency: str) -> list[Co
 
 
 def usage_from_policy(ctx: EstimateContext) -> NetworkUsage:
-    n = ctx.policy.network
+    return usage_of(ctx.policy, ctx.unserved_endpoints)
+
+
+def usage_of(policy: CostPolicy, unserved_endpoints: Sequence[tuple[str, str]] = ()) -> NetworkUsage:
+    """The network usage of ``policy`` (``unserved_endpoints``: see :attr:`NetworkUsage.unserved`)."""
+    n = policy.network
     endpoints = None if n.endpoints == "auto" else tuple(sorted(e.value for e in n.endpoints))  # type: ignore[union-attr]
     traffic = tuple(sorted((k.value, float(v)) for k, v in n.monthly_traffic_gb.items()))
-    zones = interface_endpoint_zones(ctx.policy.cloud.availability_zones, ctx.policy.cloud.subnet_ids)
+    zones = interface_endpoint_zones(policy.cloud.availability_zones, policy.cloud.subnet_ids)
     existing = tuple(sorted({e.value for e in n.existing_endpoints}))
-    unserved = tuple((s, why) for s, why in ctx.unserved_endpoints if s in existing)
+    unserved = tuple((s, why) for s, why in unserved_endpoints if s in existing)
     return NetworkUsage(zones, n.nat_gateways, traffic, endpoints, existing, unserved)
 
 
