@@ -1,6 +1,7 @@
 package budget.monthly_budget
 
 import data.lib.budget
+import data.lib.endpoints
 import data.lib.findings
 import data.lib.fmt
 
@@ -44,4 +45,14 @@ _problems contains findings.problem(_stack, msg) if {
 	cost := budget.projected(input)
 	cost > _amount
 	msg := sprintf("projected monthly cost %s %s exceeds the budget of %s %s (%s%%)", [fmt.two_decimals(cost), _budget_currency, fmt.two_decimals(_amount), _budget_currency, fmt.percent_up(cost / _amount)])
+}
+
+# an endpoint network.existingEndpoints names that EC2 shows is this very stack's own, made by an earlier
+# deploy: the stack no longer declares it, so the deploy deletes it, and the estimate prices the
+# service's traffic through NAT (seedance check --lookup, --facts)
+_problems contains findings.problem(_stack, msg) if {
+	some [name, ep] in endpoints.own_listed
+	msg := sprintf("network.existingEndpoints names %s, but its VPC endpoint %s in %s is this stack's own (tagged seedance:stack=%s by an earlier deploy): listing it in existingEndpoints makes this deploy delete it, and its traffic then goes through NAT", [
+		name, ep.id, input.facts.vpc_endpoints.vpc_id, input.document.stack,
+	])
 }

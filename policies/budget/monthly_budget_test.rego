@@ -82,3 +82,26 @@ test_pass_the_estimate_decides_over_the_plan if {
 	w := monthly_budget.violation with input as over
 	w == {_f("projected monthly cost 1100.00 USD exceeds the budget of 1000.00 USD (110%)")}
 }
+
+# red team: --lookup took the stack's own endpoint (tagged seedance:stack by an earlier deploy of it)
+# for the VPC's: no longer declared, the deploy deletes it
+_tagged(stack) := object.union(fixtures.endpoint_fact("vpce-0aaaaaaaaaaaaaaa7", "s3", "Gateway", "available", false, null), {"tags": {"seedance:stack": stack}})
+
+test_fail_existing_endpoint_is_the_stacks_own if {
+	gate := object.union(
+		fixtures.gate_input_with_endpoints(fixtures.no_framework_policy, [], ["s3"], "vpc-0123456789abcdef0", {"s3": [_tagged(fixtures.stack)]}),
+		{"estimate": {"monthly_total": 10, "currency": "USD"}},
+	)
+	v := monthly_budget.violation with input as gate
+	v == {_f("network.existingEndpoints names s3, but its VPC endpoint vpce-0aaaaaaaaaaaaaaa7 in vpc-0123456789abcdef0 is this stack's own (tagged seedance:stack=test by an earlier deploy): listing it in existingEndpoints makes this deploy delete it, and its traffic then goes through NAT")}
+}
+
+# another Seedance stack's endpoint is the VPC's, as the landing zone's is
+test_pass_existing_endpoint_of_another_stack if {
+	gate := object.union(
+		fixtures.gate_input_with_endpoints(fixtures.no_framework_policy, [], ["s3"], "vpc-0123456789abcdef0", {"s3": [_tagged("shared-network")]}),
+		{"estimate": {"monthly_total": 10, "currency": "USD"}},
+	)
+	v := monthly_budget.violation with input as gate
+	v == set()
+}

@@ -148,7 +148,7 @@ test_fail_existing_endpoint_ec2_does_not_have_gdpr if {
 	services := {"kms": [_kms_fact(fixtures.account_endpoint_policy)], "logs": []}
 	resources := [_ep("s3", "s3", "Gateway", _restricted)]
 	v := exfiltration_paths.violation with input as fixtures.gate_input_with_endpoints(fixtures.gdpr_policy, resources, ["kms", "logs"], _vpc, services)
-	v == {fixtures.stack_finding("GDPR-44-2", "advisory", "no VPC endpoint for logs: network.existingEndpoints names it, but vpc-0123456789abcdef0 has none available (from DescribeVpcEndpoints): its traffic leaves through NAT")}
+	v == {fixtures.stack_finding("GDPR-44-2", "advisory", "no VPC endpoint for logs: network.existingEndpoints names it, but DescribeVpcEndpoints shows vpc-0123456789abcdef0 has none that serves: its traffic leaves through NAT")}
 }
 
 # only an available endpoint serves: one being deleted, pending or rejected does not
@@ -159,7 +159,7 @@ test_fail_existing_endpoint_not_available_gdpr if {
 	]}
 	resources := [_ep("s3", "s3", "Gateway", _restricted), _ep("logs", "logs", "Interface", _restricted)]
 	v := exfiltration_paths.violation with input as fixtures.gate_input_with_endpoints(fixtures.gdpr_policy, resources, ["kms"], _vpc, services)
-	v == {fixtures.stack_finding("GDPR-44-2", "advisory", "no VPC endpoint for kms: network.existingEndpoints names it, but vpc-0123456789abcdef0 has none available (vpce-0aaaaaaaaaaaaaaa4 is pendingAcceptance, vpce-0aaaaaaaaaaaaaaa5 is deleted) (from DescribeVpcEndpoints): its traffic leaves through NAT")}
+	v == {fixtures.stack_finding("GDPR-44-2", "advisory", "no VPC endpoint for kms: network.existingEndpoints names it, but DescribeVpcEndpoints shows vpc-0123456789abcdef0 has none that serves (vpce-0aaaaaaaaaaaaaaa4 is pendingAcceptance, vpce-0aaaaaaaaaaaaaaa5 is deleted): its traffic leaves through NAT")}
 }
 
 # the existing endpoint's policy is judged as the document's endpoints' are (EC2's default: full access)
@@ -192,4 +192,113 @@ test_pass_endpoint_facts_of_another_vpc_or_service_gdpr if {
 		"kms": [_kms_fact(fixtures.account_endpoint_policy)], "sts": [_kms_fact(fixtures.full_access_endpoint_policy)],
 	})
 	exfiltration_paths.violation == set() with input as unlisted
+}
+
+# red team: an endpoint that does not serve the service's traffic is none: an interface one without
+# private DNS (clients resolve the public name, through NAT), a gateway on no route table, and one the
+# stack made itself (tagged seedance:stack with its name: the deploy deletes it)
+_no_serving(service, why) := fixtures.stack_finding("GDPR-44-2", "advisory", sprintf("no VPC endpoint for %s: network.existingEndpoints names it, but DescribeVpcEndpoints shows vpc-0123456789abcdef0 has none that serves (%s): its traffic leaves through NAT", [service, why]))
+
+test_fail_existing_endpoint_that_does_not_serve_gdpr if {
+	no_dns := fixtures.endpoint_fact("vpce-0aaaaaaaaaaaaaaa1", "kms", "Interface", "available", false, fixtures.account_endpoint_policy)
+	no_routes := object.union(_s3_fact, {"route_table_ids": []})
+	mine := object.union(fixtures.endpoint_fact("vpce-0aaaaaaaaaaaaaaa3", "logs", "Interface", "available", true, fixtures.account_endpoint_policy), {"tags": {"seedance:stack": fixtures.stack}})
+	services := {"kms": [no_dns], "s3": [no_routes], "logs": [mine]}
+	v := exfiltration_paths.violation with input as fixtures.gate_input_with_endpoints(_own, [], ["s3", "kms", "logs"], _vpc, services)
+	v == {
+		_no_serving("kms", "vpce-0aaaaaaaaaaaaaaa1 has private DNS off"),
+		_no_serving("s3", "vpce-0aaaaaaaaaaaaaaa2 is a gateway on no route table"),
+		_no_serving("logs", "vpce-0aaaaaaaaaaaaaaa3 is this stack's own, tagged seedance:stack=test: listing it in existingEndpoints makes this deploy delete it"),
+	}
+}
+
+# an S3 interface endpoint without private DNS next to an available S3 gateway: the gateway serves;
+# another Seedance stack's endpoint is the VPC's
+test_pass_s3_interface_without_private_dns_beside_a_gateway_gdpr if {
+	s3_interface := fixtures.endpoint_fact("vpce-0aaaaaaaaaaaaaaa6", "s3", "Interface", "available", false, fixtures.account_endpoint_policy)
+	theirs := object.union(fixtures.endpoint_fact("vpce-0aaaaaaaaaaaaaaa3", "logs", "Interface", "available", true, fixtures.account_endpoint_policy), {"tags": {"seedance:stack": "shared-network"}})
+	services := {"kms": [_kms_fact(fixtures.account_endpoint_policy)], "s3": [s3_interface, _s3_fact], "logs": [theirs]}
+	v := exfiltration_paths.violation with input as fixtures.gate_input_with_endpoints(_own, [], ["s3", "kms", "logs"], _vpc, services)
+	v == set()
+}
+
+# red team: a named principal of another account admits it; the stack's own account's do not
+_unrestricted_kms := {fixtures.stack_finding("GDPR-44-2", "advisory", "VPC endpoint vpce-0aaaaaaaaaaaaaaa1 for kms (network.existingEndpoints, read from EC2) has no policy restricting it to the organisation or account")}
+
+_kms_with(statements) := fixtures.gate_input_with_endpoints(_own, [], ["s3", "kms", "logs"], _vpc, {
+	"kms": [_kms_fact({"Statement": statements})], "s3": [_s3_fact], "logs": [
+		fixtures.endpoint_fact("vpce-0aaaaaaaaaaaaaaa3", "logs", "Interface", "available", true, fixtures.account_endpoint_policy),
+	],
+})
+
+_allow_to(principal) := {"Effect": "Allow", "Principal": principal, "Action": "*", "Resource": "*"}
+
+test_fail_endpoint_policy_naming_another_account_gdpr if {
+	every principal in [
+		{"AWS": "999999999999"}, {"AWS": "arn:aws:iam::999999999999:role/X"}, {"AWS": ["111122223333", "arn:aws:iam::999999999999:root"]},
+		{"AWS": "arn:aws:sts::999999999999:assumed-role/X/s"}, {"CanonicalUser": "abc"}, {"AWS": []},
+	] {
+		v := exfiltration_paths.violation with input as _kms_with([_allow_to(principal)])
+		v == _unrestricted_kms
+	}
+}
+
+test_pass_endpoint_policy_naming_the_own_account_gdpr if {
+	every principal in [{"AWS": "111122223333"}, {"AWS": ["arn:aws:iam::111122223333:role/X", "arn:aws:iam::111122223333:root"]}] {
+		exfiltration_paths.violation == set() with input as _kms_with([_allow_to(principal)])
+	}
+}
+
+# a named principal of an account the policy does not say (no cloud.accountId) may be another's
+test_fail_endpoint_policy_named_principal_account_unknown_gdpr if {
+	gate := json.patch(_kms_with([_allow_to({"AWS": "111122223333"})]), [{"op": "remove", "path": "/policy/cloud/accountId"}])
+	v := exfiltration_paths.violation with input as gate
+	v == _unrestricted_kms
+}
+
+# red team: a Deny of everything to principals of other accounts (or another organisation) fences the
+# Allow; AWS's data perimeter endpoint policy (organisation Allow + AWS services) restricts
+_fence(operator, key, value) := {"Effect": "Deny", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {operator: {key: value}}}
+
+test_pass_endpoint_policy_fenced_by_a_deny_gdpr if {
+	every fence in [
+		_fence("StringNotEquals", "aws:PrincipalAccount", "111122223333"),
+		_fence("StringNotEqualsIfExists", "aws:PrincipalAccount", ["111122223333"]),
+		_fence("StringNotEquals", "aws:PrincipalOrgID", "o-abcdefghij"),
+		object.union(_fence("StringNotEquals", "aws:PrincipalOrgID", "o-abcdefghij"), {"Principal": {"AWS": "*"}, "Action": ["*"]}),
+	] {
+		exfiltration_paths.violation == set() with input as _kms_with([fixtures.full_access_endpoint_policy.Statement[0], fence])
+	}
+}
+
+test_fail_endpoint_policy_fence_that_lets_others_in_gdpr if {
+	every fence in [
+		_fence("StringNotEquals", "aws:PrincipalAccount", "999999999999"), # another account's fence
+		_fence("StringEquals", "aws:PrincipalAccount", "999999999999"), # denies only that one
+		_fence("StringNotEquals", "aws:PrincipalOrgID", "o-*"), # a wildcard: not an organisation
+		object.union(_fence("StringNotEquals", "aws:PrincipalAccount", "111122223333"), {"Action": "s3:PutObject"}), # only one action
+		object.union(_fence("StringNotEquals", "aws:PrincipalAccount", "111122223333"), {"Resource": "arn:aws:s3:::b/*"}),
+		object.union(_fence("StringNotEquals", "aws:PrincipalAccount", "111122223333"), {"Principal": {"AWS": "arn:aws:iam::111122223333:root"}}),
+		object.union(_fence("StringNotEquals", "aws:PrincipalAccount", "111122223333"), {"Effect": "Allow"}),
+		object.union(_fence("StringNotEquals", "aws:PrincipalAccount", "111122223333"), {"Condition": {"StringNotEquals": {"aws:PrincipalAccount": "111122223333"}, "Bool": {"aws:SecureTransport": "false"}}}), # denies only plain HTTP
+	] {
+		v := exfiltration_paths.violation with input as _kms_with([fixtures.full_access_endpoint_policy.Statement[0], fence])
+		v == _unrestricted_kms
+	}
+}
+
+test_pass_aws_data_perimeter_endpoint_policy_gdpr if {
+	statements := [
+		{"Sid": "AllowRequestsByOrgsIdentitiesToOrgsResources", "Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "*", "Resource": "*",
+			"Condition": {"StringEquals": {"aws:PrincipalOrgID": "o-abcdefghij", "aws:ResourceOrgID": "o-abcdefghij"}}},
+		{"Sid": "AllowRequestsByAWSServicePrincipals", "Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "*", "Resource": "*",
+			"Condition": {"Bool": {"aws:PrincipalIsAWSService": "true"}}},
+	]
+	exfiltration_paths.violation == set() with input as _kms_with(statements)
+}
+
+test_fail_aws_service_statement_false_gdpr if {
+	st := {"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*", "Condition": {"Bool": {"aws:PrincipalIsAWSService": "false"}}}
+	v := exfiltration_paths.violation with input as _kms_with([st])
+	v == _unrestricted_kms
 }

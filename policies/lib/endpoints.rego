@@ -50,36 +50,76 @@ read(name) if {
 	_ := _read_services[name]
 }
 
-# the listed service's endpoints in the VPC that serve (state available), as EC2 describes them
-read_available(name) := [ep | some ep in _read_services[name]; lower(ep.state) == "available"] if read(name)
+# an endpoint this very stack created in an earlier deploy (tagged seedance:stack with its name): not
+# the VPC's own - the stack, no longer declaring it, deletes it on the next deploy
+own(ep) if object.get(ep, ["tags", "seedance:stack"], null) == input.document.stack
+
+# the listed service's endpoints EC2 describes as another stack's or the landing zone's
+_others(name) := [ep | some ep in _read_services[name]; not own(ep)] if read(name)
+
+# the listed service's endpoints in the VPC that are up (state available) and not this stack's own
+read_available(name) := [ep | some ep in _others(name); lower(ep.state) == "available"] if read(name)
+
+# those that serve the service's traffic: a gateway on a route table, an interface one with private DNS
+# (without it clients resolve the public name and go through NAT). The same judgement as
+# seedance.gate.facts.endpoint_unserved, which prices the traffic of a service none serves through NAT.
+serving(name) := [ep | some ep in read_available(name); _serves(ep)] if read(name)
+
+_serves(ep) if {
+	ep.type == "Gateway"
+	count(object.get(ep, "route_table_ids", [])) > 0
+}
+
+_serves(ep) if {
+	ep.type == "Interface"
+	ep.private_dns_enabled == true
+}
 
 # The VPC has the listed service's endpoint: on the policy's word (every report says its state,
-# private DNS and policy were not checked), or, when EC2 was read, an available one is there
+# private DNS and policy were not checked), or, when EC2 was read, one that serves is there
 existing(name) if {
 	listed(name)
 	not read(name)
 }
 
-existing(name) if count(read_available(name)) > 0
+existing(name) if count(serving(name)) > 0
 
-# the policy lists the service, but EC2 says the VPC has no endpoint of it available
-unavailable(name) if count(read_available(name)) == 0
+# the policy lists the service, but EC2 says the VPC has no endpoint of it that serves
+unavailable(name) if count(serving(name)) == 0
+
+# [service, endpoint] for the listed services' endpoints this stack created itself (see own)
+own_listed contains [name, ep] if {
+	some name, eps in _read_services
+	listed(name)
+	some ep in eps
+	own(ep)
+}
 
 # "no VPC endpoint for S: CONSEQUENCE", saying so when the policy names one EC2 does not have
 missing_message(name, consequence) := sprintf("no VPC endpoint for %s: %s", [name, consequence]) if not unavailable(name)
 
 missing_message(name, consequence) := msg if {
 	unavailable(name)
-	msg := sprintf("no VPC endpoint for %s: network.existingEndpoints names it, but %s has none available%s (from DescribeVpcEndpoints): %s", [
-		name, _read_vpc, _states(name), consequence,
+	msg := sprintf("no VPC endpoint for %s: network.existingEndpoints names it, but DescribeVpcEndpoints shows %s has none that serves%s: %s", [
+		name, _read_vpc, _whys(name), consequence,
 	])
 }
 
-_states(name) := "" if count(_read_services[name]) == 0
+_whys(name) := "" if count(_read_services[name]) == 0
 
-_states(name) := sprintf(" (%s)", [concat(", ", sort([sprintf("%s is %s", [ep.id, ep.state]) | some ep in _read_services[name]]))]) if {
+_whys(name) := sprintf(" (%s)", [concat(", ", sort([_why_not(ep) | some ep in _read_services[name]]))]) if {
 	count(_read_services[name]) > 0
 }
+
+_why_not(ep) := sprintf("%s is this stack's own, tagged seedance:stack=%s: listing it in existingEndpoints makes this deploy delete it", [ep.id, input.document.stack]) if {
+	own(ep)
+} else := sprintf("%s is %s", [ep.id, ep.state]) if {
+	lower(ep.state) != "available"
+} else := sprintf("%s is a gateway on no route table", [ep.id]) if {
+	ep.type == "Gateway"
+} else := sprintf("%s has private DNS off", [ep.id]) if {
+	ep.type == "Interface"
+} else := sprintf("%s is of type %s", [ep.id, ep.type])
 
 # [service, endpoint] for the available interface endpoints EC2 describes without private DNS, of a
 # listed service none of whose available endpoints serves its public name in the VPC (an interface
@@ -115,39 +155,143 @@ _restricting_keys := {"aws:principalorgid", "aws:principalaccount", "aws:resourc
 
 org_restricted(ep) if policy_restricted(object.get(ep.inputs, "policy", ""))
 
-# an endpoint policy (a JSON string, as a document holds it, or parsed, as EC2's facts do) whose every
-# statement restricts access to the organisation or account
+# an endpoint policy (a JSON string, as a document holds it, or parsed, as EC2's facts do) that admits
+# only the organisation or account: its every statement restricts access to them, or a Deny fences
+# them all (see _fence)
 policy_restricted(policy) if {
 	policy != ""
 	statements := resources.policy_statements(policy)
 	count(statements) > 0
+	_restricted(statements)
+}
+
+_restricted(statements) if {
 	every st in statements {
 		_restricts(st)
 	}
 }
 
+_restricted(statements) if {
+	some st in statements
+	_fence(st)
+}
+
 _restricts(st) if st.Effect == "Deny"
 
-_restricts(st) if not resources.principal_star(st)
+# named principals, each of the stack's own account (cloud.accountId) or an AWS service; a principal of
+# another account, or any named one when the policy does not say its account, admits another account
+_restricts(st) if {
+	not resources.principal_star(st)
+	_principals_own(st)
+}
 
 _restricts(st) if {
 	resources.narrows(st, _restricting_keys)
 	not _foreign_account(st)
 }
 
+# AWS services acting on their own behalf (aws:PrincipalIsAWSService true; AWS's data perimeter
+# endpoint policy allows them so): no account's principal
+_restricts(st) if {
+	some operator, clause in object.get(st, "Condition", {})
+	lower(operator) == "bool"
+	is_object(clause)
+	some key, value in clause
+	lower(key) == "aws:principalisawsservice"
+	values := resources.as_list(value)
+	count(values) > 0
+	every v in values {
+		lower(sprintf("%v", [v])) == "true"
+	}
+}
+
 # an account condition naming an account other than the stack's own (when the policy declares it)
 _account_keys := {"aws:principalaccount", "aws:resourceaccount"}
 
 _foreign_account(st) if {
-	account := object.get(input.policy, ["cloud", "accountId"], null)
-	is_string(account)
 	some _, clause in object.get(st, "Condition", {})
 	is_object(clause)
 	some key, values in clause
 	lower(key) in _account_keys
 	some v in resources.as_list(values)
-	v != account
+	v != _account
 }
+
+_account := a if {
+	a := object.get(input.policy, ["cloud", "accountId"], null)
+	is_string(a)
+}
+
+_principals_own(st) if {
+	is_object(st.Principal)
+	count(st.Principal) > 0
+	every key, value in st.Principal {
+		names := resources.as_list(value)
+		count(names) > 0
+		every p in names {
+			_own_principal(key, p)
+		}
+	}
+}
+
+_own_principal("Service", p) if is_string(p)
+
+_own_principal("AWS", p) if _principal_account(p) == _account
+
+# the account of an AWS principal: 123456789012, arn:aws:iam::123456789012:root, ...:role/X, sts assumed roles
+_principal_account(p) := p if {
+	is_string(p)
+	regex.match(`^[0-9]{12}$`, p)
+}
+
+_principal_account(p) := split(p, ":")[4] if {
+	is_string(p)
+	regex.match(`^arn:aws(-cn|-us-gov)?:(iam|sts)::[0-9]{12}:`, p)
+}
+
+# A Deny of everything to everyone whose account (aws:PrincipalAccount, the stack's own when the policy
+# says it) or organisation (aws:PrincipalOrgID) is another: nothing else of the policy can admit
+# another account. Only a Deny with this one condition: another narrows when it applies.
+_fence(st) if {
+	st.Effect == "Deny"
+	not "NotPrincipal" in object.keys(st)
+	_everyone(st.Principal)
+	_all(object.get(st, "Action", null))
+	_all(object.get(st, "Resource", null))
+	conditions := object.get(st, "Condition", {})
+	count(conditions) == 1
+	some operator, clause in conditions
+	lower(operator) in {"stringnotequals", "stringnotequalsifexists"}
+	is_object(clause)
+	count(clause) == 1
+	some key, values in clause
+	names := resources.as_list(values)
+	count(names) > 0
+	every v in names {
+		_fence_value(lower(key), v)
+	}
+}
+
+_everyone(p) if p == "*"
+
+_everyone(p) if {
+	is_object(p)
+	object.keys(p) == {"AWS"}
+	resources.as_list(p.AWS) == ["*"]
+}
+
+_all(v) if v == "*"
+
+_all(v) if v == ["*"]
+
+_fence_value("aws:principalaccount", v) if v == _account
+
+_fence_value("aws:principalaccount", v) if {
+	not _account
+	regex.match(`^[0-9]{12}$`, v)
+}
+
+_fence_value("aws:principalorgid", v) if regex.match(`^o-[a-z0-9]{10,32}$`, v)
 
 # reading ECR's image layers: S3 serves them from an AWS-owned bucket per region, fetched with a
 # presigned URL of an ECR account (so no account condition can admit it); only that bucket, only reads

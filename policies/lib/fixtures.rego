@@ -288,8 +288,13 @@ with_trail_fact(gate_in, fact) := object.union(gate_in, {"facts": {"region": gat
 # them from EC2 (input.facts.vpc_endpoints; the fixtures' policies are in vpc-0123456789abcdef0)
 endpoint_fact(id, service, type, state, private_dns, policy) := {
 	"id": id, "service_name": sprintf("com.amazonaws.eu-central-1.%s", [service]), "type": type, "state": state,
-	"private_dns_enabled": private_dns, "policy": policy, "route_table_ids": [],
+	"private_dns_enabled": private_dns, "policy": policy, "route_table_ids": _fact_route_tables(type),
 }
+
+# a gateway endpoint routes through a route table (one on none serves no subnet)
+_fact_route_tables(type) := ["rtb-0aaaaaaaaaaaaaaa1"] if type == "Gateway"
+
+else := []
 
 endpoint_facts(vpc, services) := {"region": "eu-central-1", "subnets": {}, "security_groups": {}, "instance_types": {},
 	"trails": {}, "vpc_endpoints": {"vpc_id": vpc, "services": services}}

@@ -272,8 +272,8 @@ test_fail_existing_endpoints_ec2_does_not_have_mlps if {
 	}
 	v := controlled_interfaces.violation with input as fixtures.gate_input_with_endpoints(fixtures.mlps_policy, resources, ["kms", "logs", "ecr.dkr"], "vpc-0123456789abcdef0", services)
 	v == {
-		fixtures.stack_finding("MLPS-L3-8.1.3.1a", "mandatory", "no VPC endpoint for logs: network.existingEndpoints names it, but vpc-0123456789abcdef0 has none available (vpce-0bbbbbbbbbbbbbbb2 is deleting) (from DescribeVpcEndpoints): its traffic crosses the internet boundary through NAT"),
-		fixtures.stack_finding("MLPS-L3-8.1.3.1a", "mandatory", "no VPC endpoint for ecr.dkr: network.existingEndpoints names it, but vpc-0123456789abcdef0 has none available (from DescribeVpcEndpoints): its traffic crosses the internet boundary through NAT"),
+		fixtures.stack_finding("MLPS-L3-8.1.3.1a", "mandatory", "no VPC endpoint for logs: network.existingEndpoints names it, but DescribeVpcEndpoints shows vpc-0123456789abcdef0 has none that serves (vpce-0bbbbbbbbbbbbbbb2 is deleting): its traffic crosses the internet boundary through NAT"),
+		fixtures.stack_finding("MLPS-L3-8.1.3.1a", "mandatory", "no VPC endpoint for ecr.dkr: network.existingEndpoints names it, but DescribeVpcEndpoints shows vpc-0123456789abcdef0 has none that serves: its traffic crosses the internet boundary through NAT"),
 	}
 }
 

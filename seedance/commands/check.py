@@ -75,10 +75,21 @@ def _with_recorded_facts(gate_input: GateInput, path: Path) -> GateInput:
     """The gate input with facts an earlier ``--lookup --save-facts`` wrote (raises InvalidInputError)."""
     from seedance.gate.inputs import read_json, validate_facts
 
-    facts = validate_facts(read_json(path), source=str(path))
+    from seedance.gate.facts import existing_endpoint_services, existing_endpoint_vpc
+
+    raw = read_json(path)
+    if raw is None:  # `null` is no facts at all, not "nothing to say": as `[]`, the gate cannot decide on it
+        raise InvalidInputError(f"{path}: holds null, not the facts an earlier --lookup --save-facts wrote")
+    facts = validate_facts(raw, source=str(path))
+    assert facts is not None
     region = gate_input.policy["cloud"]["region"]
-    if facts is not None and facts["region"] != region:
+    if facts["region"] != region:
         raise InvalidInputError(f"{path}: facts read in {facts['region']}, but the policy's region is {region}")
+    read_vpc = (facts.get("vpc_endpoints") or {}).get("vpc_id")
+    vpc = existing_endpoint_vpc(gate_input.policy)
+    if existing_endpoint_services(gate_input.policy) and read_vpc is not None and read_vpc != vpc:
+        raise InvalidInputError(f"{path}: the VPC endpoints were read in {read_vpc}, but the policy's network."
+                                f"existingEndpoints are in {vpc}: the facts are of another VPC (run --lookup again)")
     return gate_input.with_facts(facts)
 
 

@@ -53,7 +53,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     """
     from seedance.cli import console
     from seedance.commands.plan import unplannable_fleets
-    from seedance.estimate.diff import compare, held_after_removal
+    from seedance.estimate.diff import compare, compare_network, held_after_removal
     from seedance.estimate.estimate import estimate_policy
     from seedance.estimate.report import diff_markdown, render_diff_text
     from seedance.planner.demand import DemandError
@@ -92,6 +92,8 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
                 console(stderr=True).print(f"error: {line}", markup=False)
             return 1
         result = compare(base_est, head_est, base_plan, head_plan)
+        # the network's routes too: an endpoint the stack stops declaring is deleted, whatever it costs
+        result = replace(result, decisions=[*result.decisions, *compare_network(base.policy, head.policy, catalog)])
     except (PricingError, DemandError, PlanningError) as exc:
         console(stderr=True).print(f"error: {exc}", markup=False)
         return 1

@@ -23,6 +23,9 @@ class EstimateContext:
     # Autoscaler size the groups to demand, and only then are there StorageClasses, their backups
     # and an EKS control plane to pay for; without one every group runs its desired size
     cluster: bool = True
+    # services of network.existingEndpoints that AWS says the VPC has no serving endpoint for (service ->
+    # why, seedance.gate.facts.endpoint_unserved): their traffic is priced through the NAT
+    unserved_endpoints: tuple[tuple[str, str], ...] = ()
 
     def tags(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         out = dict(self.base_tags)

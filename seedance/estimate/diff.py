@@ -17,7 +17,7 @@ from typing import Any
 from seedance.estimate.estimate import Estimate
 from seedance.planner.plan import FleetPlan, Plan
 from seedance.policy.model import CostPolicy
-from seedance.pricing.catalog import PricingError
+from seedance.pricing.catalog import Catalog, PricingError
 
 #: A cost change smaller than this (in the estimate's currency per month) counts as unchanged.
 EPSILON = 0.005
@@ -234,6 +234,49 @@ def compare_plans(before: Plan, after: Plan) -> list[DecisionChange]:
     for name, f in old.items():
         if name not in new:
             out.append(DecisionChange(name, "fleet", _summary(f), None, "fleet removed"))
+    return out
+
+
+#: How each route of a service's traffic reads in a diff (seedance.estimate.network.routes).
+_ROUTE_WORDS = {"gateway": "the stack's gateway endpoint", "interface": "the stack's interface endpoint",
+                "nat": "through the NAT", "existing": "the VPC's existing endpoint (network.existingEndpoints)"}
+
+#: The pseudo-fleet network decisions are listed under (no fleet name has brackets).
+NETWORK = "(network)"
+
+
+def compare_network(before: CostPolicy, after: CostPolicy, catalog: Catalog) -> list[DecisionChange]:
+    """The network decisions that differ: each service's route (an endpoint the stack creates or no longer
+    declares - pulumi up deletes it -, one taken as the VPC's existing one, traffic moved to or off
+    the NAT) and the number of NAT gateways."""
+    from seedance.estimate.network import GATEWAY_SERVICES, Route, network_prices, routes, usage_of
+
+    def by_service(policy: CostPolicy) -> dict[str, Any]:
+        out = {r.service: r for r in routes(usage_of(policy), network_prices(catalog, policy.cloud.region))}
+        for s in GATEWAY_SERVICES - set(out):  # the stack deploys them whatever the traffic
+            out[s] = Route(s, "gateway", "the stack always has its gateway endpoints")
+        return out
+
+    old, new = by_service(before), by_service(after)
+    out: list[DecisionChange] = []
+    for service in sorted(set(old) | set(new)):
+        a, b = old.get(service), new.get(service)
+        if a is not None and b is not None and a.via == b.via:
+            continue
+        own = ("gateway", "interface")
+        if a is not None and a.via in own and (b is None or b.via not in own):
+            why = (f"the stack no longer declares its {service} endpoint: pulumi up deletes it"
+                   + ("; its traffic then uses the VPC's existing endpoint" if b is not None and b.via == "existing"
+                      else "; its traffic then goes through the NAT" if b is not None and b.via == "nat" else ""))
+        elif b is not None and b.via in own:
+            why = f"the stack creates a {b.via} endpoint for {service}"
+        else:
+            why = b.reason if b is not None else "no traffic or endpoint for it any more"
+        out.append(DecisionChange(NETWORK, f"{service} route", None if a is None else _ROUTE_WORDS[a.via],
+                                  None if b is None else _ROUTE_WORDS[b.via], why))
+    if before.network.nat_gateways != after.network.nat_gateways:
+        out.append(DecisionChange(NETWORK, "NAT gateways", str(before.network.nat_gateways),
+                                  str(after.network.nat_gateways), "network.natGateways"))
     return out
 
 

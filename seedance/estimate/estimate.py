@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,7 +114,8 @@ class Estimate:
 
 
 def estimate_policy(loaded: LoadedPolicy | CostPolicy, catalog: Catalog, plan: Plan | None = None, *,
-                    as_of: dt.date | None = None, stack: str | None = None, cluster: bool = True) -> Estimate:
+                    as_of: dt.date | None = None, stack: str | None = None, cluster: bool = True,
+                    unserved_endpoints: Mapping[str, str] | None = None) -> Estimate:
     """Estimate the monthly cost of ``loaded``'s policy with ``catalog``'s prices (pure apart from logging).
 
     ``as_of``: the day a plan-less estimate counts the policy's held commitments on (default today;
@@ -122,7 +123,9 @@ def estimate_policy(loaded: LoadedPolicy | CostPolicy, catalog: Catalog, plan: P
     value of the ``seedance:stack`` cost-allocation tag (left out when not given). ``cluster``: whether
     the stack's fleets join a cluster (its ``seedance:clusterName``); without one nothing sizes the
     groups to demand, so each runs its desired size, and there are no StorageClass volumes, backups
-    of them or EKS control plane."""
+    of them or EKS control plane. ``unserved_endpoints``: services of network.existingEndpoints that AWS
+    says the VPC has no serving endpoint for (service -> why; the gate passes what ``--lookup`` read):
+    their traffic is priced through the NAT, as it goes without the endpoint (the stack creates none)."""
     policy = loaded.policy if isinstance(loaded, LoadedPolicy) else loaded
     region = policy.cloud.region
     currency = catalog.currency(region)  # UnknownRegionError with suggestions
@@ -132,7 +135,8 @@ def estimate_policy(loaded: LoadedPolicy | CostPolicy, catalog: Catalog, plan: P
         if plan.currency and plan.currency != currency:
             raise PricingError(f"the plan is in {plan.currency}, the {region} prices in {currency}; currencies are never mixed")
         check_plan(plan, policy, catalog, region, as_of)  # the same policy, its fleets, counts within capacity, types that fit
-    ctx = EstimateContext(policy, plan, catalog, region, currency, base_tags(policy, stack), as_of, cluster)
+    ctx = EstimateContext(policy, plan, catalog, region, currency, base_tags(policy, stack), as_of, cluster,
+                          tuple(sorted((unserved_endpoints or {}).items())))
     resources: list[ResourceCost] = []
     for _, estimator in ESTIMATORS:
         resources.extend(estimator(ctx))

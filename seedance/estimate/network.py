@@ -12,7 +12,9 @@ above :func:`endpoint_break_even_gb` — the GB at which the endpoint's fixed mo
 per-GB saving against NAT processing.  An explicit list takes endpoints for the listed services.
 A service the VPC already has an endpoint for (``network.existingEndpoints``) is priced nothing: the
 stack creates no endpoint for it, and its traffic goes through the VPC's endpoint, not the NAT (the
-endpoint's owner pays its hours and processing).
+endpoint's owner pays its hours and processing) - unless AWS says the VPC has no endpoint for it that
+serves (``seedance check --lookup``/``--facts``, :attr:`NetworkUsage.unserved`): then its traffic goes
+through the NAT, and is priced so.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 
 from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, Rate, ResourceCost, lookup, priced
 from seedance.estimate.context import EstimateContext
-from seedance.policy.model import EndpointService
+from seedance.policy.model import CostPolicy, EndpointService
 from seedance.pricing.catalog import Catalog
 
 KIND = "network"
@@ -73,6 +75,8 @@ class NetworkUsage:
     monthly_traffic_gb: tuple[tuple[str, float], ...]  # (service, GB) sorted by service
     endpoints: tuple[str, ...] | None  # None = "auto"
     existing: tuple[str, ...] = ()  # the VPC's own endpoints (network.existingEndpoints), sorted
+    # those of them AWS says the VPC has no serving endpoint for: (service, why), sorted
+    unserved: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -117,9 +121,13 @@ def routes(u: NetworkUsage, p: NetworkPrices) -> list[Route]:
             interface_gb_price=p.interface_gb.value,  # type: ignore[arg-type]
             nat_gb_price=p.nat_gb.value,  # type: ignore[arg-type]
         )
+    unserved = dict(u.unserved)
     for s in services:
         gb = traffic.get(s, 0.0)
-        if s in u.existing:  # no endpoint of the stack's (seedance.planner.endpoints), and no NAT
+        if s in u.existing and s in unserved:  # the stack creates none, and the VPC has none that serves
+            out.append(Route(s, "nat", f"network.existingEndpoints names it, but AWS says {unserved[s]}: "
+                                       "the stack creates none, so its traffic goes through NAT"))
+        elif s in u.existing:  # no endpoint of the stack's (seedance.planner.endpoints), and no NAT
             out.append(Route(s, "existing", "the VPC's existing endpoint is used (network.existingEndpoints): "
                                             "the stack creates none, and its owner pays its hours and processing"))
         elif s in GATEWAY_SERVICES:  # deployed whatever network.endpoints lists (seedance.planner.endpoints)
@@ -161,12 +169,18 @@ def cost_components(u: NetworkUsage, p: NetworkPrices, currency: str) -> list[Co
 
 
 def usage_from_policy(ctx: EstimateContext) -> NetworkUsage:
-    n = ctx.policy.network
+    return usage_of(ctx.policy, ctx.unserved_endpoints)
+
+
+def usage_of(policy: CostPolicy, unserved_endpoints: Sequence[tuple[str, str]] = ()) -> NetworkUsage:
+    """The network usage of ``policy`` (``unserved_endpoints``: see :attr:`NetworkUsage.unserved`)."""
+    n = policy.network
     endpoints = None if n.endpoints == "auto" else tuple(sorted(e.value for e in n.endpoints))  # type: ignore[union-attr]
     traffic = tuple(sorted((k.value, float(v)) for k, v in n.monthly_traffic_gb.items()))
-    zones = interface_endpoint_zones(ctx.policy.cloud.availability_zones, ctx.policy.cloud.subnet_ids)
+    zones = interface_endpoint_zones(policy.cloud.availability_zones, policy.cloud.subnet_ids)
     existing = tuple(sorted({e.value for e in n.existing_endpoints}))
-    return NetworkUsage(zones, n.nat_gateways, traffic, endpoints, existing)
+    unserved = tuple((s, why) for s, why in unserved_endpoints if s in existing)
+    return NetworkUsage(zones, n.nat_gateways, traffic, endpoints, existing, unserved)
 
 
 def resources(ctx: EstimateContext) -> list[ResourceCost]:

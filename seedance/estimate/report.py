@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from seedance.estimate.components import _per
-from seedance.estimate.diff import EstimateDiff, _shared_names
+from seedance.estimate.diff import NETWORK, EstimateDiff, _shared_names
 from seedance.estimate.estimate import PARTIAL, PRICED, UNPRICED, USAGE, Estimate, pricing_status
 from seedance.templating import COMMENT_LIMIT, fit, get_template
 
@@ -266,5 +266,8 @@ def render_diff_text(out: Console, d: EstimateDiff, *, base: Estimate | None = N
         for x in d.decisions:
             dec.add_row(Text(x.fleet), Text(x.decision), Text(x.before or "—"), Text(x.after or "—"))
         out.print(dec)
+        for x in d.decisions:  # the network's: what a route change does to the stack's endpoints
+            if x.fleet == NETWORK and x.rationale:
+                out.print(Text(f"network: {x.decision}: {x.rationale}", style="yellow" if "deletes" in x.rationale else ""))
     for u in d.new_unpriced:
         out.print(Text(f"newly unpriced (not in the total): {u}", style="yellow"))

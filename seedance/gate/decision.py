@@ -74,6 +74,10 @@ class Given:
     checked_endpoints: list[str] = field(default_factory=list)  # those of them whose endpoints EC2 described
     # those of them with an available gateway endpoint: its route tables are read, not matched with the stack's subnets
     gateway_endpoints: list[str] = field(default_factory=list)
+    # those of them EC2 shows no serving endpoint for (service -> why): the estimate prices their traffic through NAT
+    unserved_endpoints: dict[str, str] = field(default_factory=dict)
+    # the facts describe endpoints of another VPC than the policy's (the policy's word is taken)
+    facts_vpc: str | None = None
 
     @property
     def unchecked_endpoints(self) -> list[str]:
@@ -87,6 +91,8 @@ class Given:
                 **({"trails": self.trails} if self.trails else {}),
                 **({"existingEndpoints": {"services": self.endpoints, **({"vpc": self.vpc} if self.vpc else {}),
                                           "checked": not self.unchecked_endpoints,
+                                          **({"pricedThroughNat": self.unserved_endpoints} if self.unserved_endpoints else {}),
+                                          **({"factsVpc": self.facts_vpc} if self.facts_vpc else {}),
                                           **({"notChecked": self.unchecked_endpoints}
                                              if self.checked_endpoints and self.unchecked_endpoints else {})}}
                    if self.endpoints else {}),
@@ -100,7 +106,17 @@ class Given:
         """'Read from EC2 in R (and CloudTrail in H) at T: ...', or '' when AWS was not read."""
         if not (self.read and self.summary()):
             return ""
-        return f"Read from {self._sources()}{f' at {self.read_at}' if self.read_at else ''}: {self.summary()}"
+        return (f"Read from {self._sources()}{f' at {self.read_at}' if self.read_at else ''}: {self.summary()}"
+                + (f". {self.priced_note()}" if self.unserved_endpoints else ""))
+
+    def priced_note(self) -> str:
+        """What the estimate the budget rules judge prices through NAT because EC2 shows no serving
+        endpoint for a service of network.existingEndpoints, or ''."""
+        if not self.unserved_endpoints:
+            return ""
+        whys = "; ".join(f"{s}: {why}" for s, why in sorted(self.unserved_endpoints.items()))
+        return (f"network.existingEndpoints names {', '.join(sorted(self.unserved_endpoints))}, but EC2 shows no "
+                f"serving endpoint ({whys}): the estimate the budget rules judge prices that traffic through NAT")
 
     def _sources(self, *, where: bool = True) -> str:
         """'EC2 in R', 'CloudTrail in H' (the trail's home region) or both; without ``where``, the services."""

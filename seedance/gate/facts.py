@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from seedance.gate.errors import GateError
 from seedance.policy.model import INSTANCE_TYPE_PATTERN
@@ -116,6 +116,23 @@ class EndpointFact(_Fact):
     private_dns_enabled: bool = False
     policy: dict[str, Any] | None = Field(default=None, description="Its endpoint policy (the policy document, parsed).")
     route_table_ids: list[str] = Field(default_factory=list, description="A gateway endpoint's route tables.")
+    tags: dict[str, str] = Field(default_factory=dict, description="Its tags (seedance:stack names the Seedance stack "
+                                 "that created it).")
+
+    @field_validator("type")
+    @classmethod
+    def _known_type(cls, value: str) -> str:
+        """EC2's spelling of the type (a hand-edited 'interface' is Interface), and only a type EC2 has."""
+        canonical = _ENDPOINT_TYPES.get(value.strip().lower())
+        if canonical is None:
+            raise ValueError(f"unknown endpoint type {value!r}: expected one of {', '.join(_ENDPOINT_TYPES.values())}")
+        return canonical
+
+
+_ENDPOINT_TYPES = {t.lower(): t for t in ("Interface", "Gateway", "GatewayLoadBalancer", "Resource", "ServiceNetwork")}
+
+#: The tag Seedance puts on every resource of a stack (components.common), its value the stack's name.
+STACK_TAG = "seedance:stack"
 
 
 class VpcEndpointsFact(_Fact):
@@ -402,7 +419,62 @@ def _endpoint_fact(ep: dict[str, Any]) -> EndpointFact:
         private_dns_enabled=bool(ep.get("PrivateDnsEnabled")),
         policy=policy,
         route_table_ids=[t for t in ep.get("RouteTableIds") or [] if isinstance(t, str)],
+        tags={str(t["Key"]): str(t.get("Value", "")) for t in ep.get("Tags") or [] if isinstance(t, dict) and "Key" in t},
     )
+
+
+def endpoint_unserved(policy: dict[str, Any], facts: dict[str, Any] | None, stack: str) -> dict[str, str]:
+    """The services of ``network.existingEndpoints`` that EC2's facts (``AwsFacts`` as JSON) show the
+    VPC has no endpoint serving, each with why: none at all; none available; an interface one without
+    private DNS (clients resolve the public name, through NAT; an available S3 gateway serves anyway);
+    a gateway one on no route table; or only this stack's own (tagged ``seedance:stack`` = ``stack``:
+    the stack no longer declaring it, the deploy deletes it). Pure; {} when the facts are not of the
+    policy's VPC or do not cover a service (the policy's word is taken: the reports say so). The same
+    judgement as policies/lib/endpoints.rego ``serving``, which the rules judge; this one prices."""
+    read = (facts or {}).get("vpc_endpoints") or {}
+    vpc = existing_endpoint_vpc(policy)
+    if not isinstance(read, dict) or vpc is None or read.get("vpc_id") != vpc:
+        return {}
+    services = read.get("services") or {}
+    out: dict[str, str] = {}
+    for service in existing_endpoint_services(policy):
+        eps = services.get(service)
+        if not isinstance(eps, list):
+            continue
+        if any(_serves(ep, eps, stack) for ep in eps):
+            continue
+        why = ", ".join(sorted(_why_not(ep, stack) for ep in eps))
+        out[service] = f"{vpc} has no endpoint for it that serves" + (f" ({why})" if why else " (none at all)")
+    return out
+
+
+def _own(ep: dict[str, Any], stack: str) -> bool:
+    return (ep.get("tags") or {}).get(STACK_TAG) == stack
+
+
+def _serves(ep: dict[str, Any], eps: list[dict[str, Any]], stack: str) -> bool:
+    if _own(ep, stack) or str(ep.get("state", "")).lower() != "available":
+        return False
+    if ep.get("type") == "Gateway":
+        return bool(ep.get("route_table_ids"))
+    if ep.get("type") == "Interface":
+        # without private DNS clients resolve the public name; S3's gateway, when one serves, takes it
+        return ep.get("private_dns_enabled") is True
+    return False
+
+
+def _why_not(ep: dict[str, Any], stack: str) -> str:
+    eid = ep.get("id", "?")
+    if _own(ep, stack):
+        return (f"{eid} is this stack's own, tagged {STACK_TAG}={stack}: listing it in existingEndpoints makes this "
+                "deploy delete it")
+    if str(ep.get("state", "")).lower() != "available":
+        return f"{eid} is {ep.get('state')}"
+    if ep.get("type") == "Gateway":
+        return f"{eid} is a gateway on no route table"
+    if ep.get("type") == "Interface":
+        return f"{eid} has private DNS off"
+    return f"{eid} is of type {ep.get('type')}"
 
 
 def read_trail_facts(client_of: Any, arns: Iterable[str]) -> dict[str, TrailFact]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import logging
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,9 @@ class GateInput:
     estimate: dict[str, Any] | None = None
     budget_state: dict[str, Any] | None = None
     facts: dict[str, Any] | None = None  # seedance.gate.facts.AwsFacts as JSON: what EC2 says (seedance check --lookup)
+    # the estimate again, pricing through NAT the existing endpoints AWS says the VPC has none serving of
+    # (service -> why); None for a whole gate input, whose estimate is given
+    reestimate: Callable[[dict[str, str]], dict[str, Any]] | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in INPUT_KEYS}
@@ -44,10 +48,47 @@ class GateInput:
         policy = json.loads(json.dumps(self.policy))
         compliance = policy.setdefault("compliance", {})
         compliance["frameworks"] = sorted({*compliance.get("frameworks", []), *frameworks})
-        return GateInput(self.document, policy, self.plan, self.estimate, self.budget_state, self.facts)
+        return GateInput(self.document, policy, self.plan, self.estimate, self.budget_state, self.facts, self.reestimate)
 
     def with_facts(self, facts: dict[str, Any] | None) -> GateInput:
-        return GateInput(self.document, self.policy, self.plan, self.estimate, self.budget_state, facts)
+        """The same input with ``facts``; when they show that the VPC has no serving endpoint for a
+        service of network.existingEndpoints, with the estimate priced as its traffic goes: through the
+        NAT (:func:`priced_for_facts`)."""
+        return priced_for_facts(GateInput(self.document, self.policy, self.plan, self.estimate, self.budget_state, facts,
+                                          self.reestimate))
+
+
+def priced_for_facts(gate_input: GateInput) -> GateInput:
+    """The budget rules judge the estimate: when the facts show that the VPC has no serving endpoint for
+    a service of network.existingEndpoints (seedance.gate.facts.endpoint_unserved), the estimate must
+    price its traffic through the NAT, not the policy's word. Re-estimated when the input was built from
+    the policy; a given estimate (a whole gate input) must say it did so (``unserved_endpoints``), else
+    the gate cannot decide on the budget (InvalidInputError)."""
+    from seedance.gate.facts import endpoint_unserved
+
+    unserved = endpoint_unserved(gate_input.policy, gate_input.facts, gate_input.stack)
+    if not unserved or gate_input.estimate is None:
+        return gate_input
+    if gate_input.reestimate is not None:
+        return GateInput(gate_input.document, gate_input.policy, gate_input.plan, gate_input.reestimate(unserved),
+                         gate_input.budget_state, gate_input.facts, gate_input.reestimate)
+    priced = gate_input.estimate.get("unserved_endpoints")
+    left = sorted(set(unserved) - set(priced if isinstance(priced, dict) else {}))
+    if left:
+        raise InvalidInputError(
+            f"the facts show no serving endpoint for {', '.join(left)} of network.existingEndpoints "
+            f"({'; '.join(unserved[s] for s in left)}), but the given estimate prices "
+            f"{'its' if len(left) == 1 else 'their'} traffic through the VPC's endpoint (no "
+            "'unserved_endpoints' for it): the budget cannot be checked; estimate with those facts")
+    return gate_input
+
+
+def _reestimate(loaded: Any, cluster: bool) -> Callable[[dict[str, str]], dict[str, Any]]:
+    def estimate(unserved: dict[str, str]) -> dict[str, Any]:
+        _, priced = plan_and_estimate(loaded, cluster=cluster, unserved_endpoints=unserved)
+        return {**priced.to_json(), "unserved_endpoints": dict(sorted(unserved.items()))}
+
+    return estimate
 
 
 def _problems(exc: ValidationError, what: str) -> list[str]:
@@ -147,14 +188,14 @@ def from_json(obj: Any, *, source: str) -> GateInput:
     policy = validate_policy(obj["policy"], source=f"{source}: policy")
     for key in ("plan", "estimate"):
         _same_policy(policy, obj.get(key), key, source)
-    return GateInput(
+    return priced_for_facts(GateInput(
         validate_document(obj["document"], source=f"{source}: document"),
         policy,
         obj.get("plan"),
         obj.get("estimate"),
         obj.get("budget_state"),
         validate_facts(obj.get("facts"), source=f"{source}: facts"),
-    )
+    ))
 
 
 def validate_facts(facts: Any, *, source: str = "facts") -> dict[str, Any] | None:
@@ -251,7 +292,7 @@ def derived_parts(policy_path: Path, *, cluster: bool = True) -> tuple[Any, dict
     return loaded, loaded.policy.model_dump(mode="json", by_alias=True), plan.to_json(), estimate.to_json()
 
 
-def plan_and_estimate(loaded: Any, *, cluster: bool = True) -> tuple[Any, Any]:
+def plan_and_estimate(loaded: Any, *, cluster: bool = True, unserved_endpoints: dict[str, str] | None = None) -> tuple[Any, Any]:
     """The plan and estimate the gate judges a loaded policy on (:func:`derived_parts`), with the
     bundled catalog and any refreshed prices; :class:`InvalidInputError` when they cannot be made."""
     from seedance.pricing.catalog import PricingError
@@ -264,7 +305,7 @@ def plan_and_estimate(loaded: Any, *, cluster: bool = True) -> tuple[Any, Any]:
 
         catalog = load_catalog(cache_dir=env_cache_dir())  # the prices `seedance plan` and synth use
         plan = plan_policy(loaded, catalog, cluster=cluster)
-        estimate = estimate_policy(loaded, catalog, plan, cluster=cluster)
+        estimate = estimate_policy(loaded, catalog, plan, cluster=cluster, unserved_endpoints=unserved_endpoints)
     except PricingError as exc:  # prices that are missing or malformed: the message names the file
         raise InvalidInputError(f"{loaded.path}: cannot plan and estimate: {exc}") from None
     except Exception as exc:  # planning errors: the gate cannot decide on a budget without them
@@ -277,7 +318,7 @@ def from_stack(stack: str, project_dir: Path) -> GateInput:
     from seedance.synth import SynthError, synthesize_stack
 
     setup = stack_setup(project_dir, stack)
-    _, policy, plan, estimate = derived_parts(setup.policy_path, cluster=setup.cluster)
+    loaded, policy, plan, estimate = derived_parts(setup.policy_path, cluster=setup.cluster)
     planner_log = logging.getLogger("seedance.planner")
     level = planner_log.level
     # the program plans the same policy again: its planner warnings were just logged once
@@ -290,7 +331,8 @@ def from_stack(stack: str, project_dir: Path) -> GateInput:
         raise InvalidInputError(f"synth {stack}: {type(exc).__name__}: {exc}") from None
     finally:
         planner_log.setLevel(level)
-    return GateInput(validate_document(document), policy, plan, estimate, None)
+    return GateInput(validate_document(document), policy, plan, estimate, None,
+                     reestimate=_reestimate(loaded, setup.cluster))
 
 
 def from_document(path: Path, *, policy_path: Path | None, project_dir: Path) -> GateInput:
@@ -314,5 +356,5 @@ def from_document(path: Path, *, policy_path: Path | None, project_dir: Path) ->
         policy_path, cluster = setup.policy_path, setup.cluster
     else:  # no stack configuration to read: the document's groups say whether a cluster sizes them
         cluster = document_joins_cluster(document)
-    _, policy, plan, estimate = derived_parts(policy_path, cluster=cluster)
-    return GateInput(document, policy, plan, estimate, None)
+    loaded, policy, plan, estimate = derived_parts(policy_path, cluster=cluster)
+    return GateInput(document, policy, plan, estimate, None, reestimate=_reestimate(loaded, cluster))

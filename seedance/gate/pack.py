@@ -72,12 +72,17 @@ def load_context(stack: str, project: str, project_dir: Path) -> StackContext:
 
         raise InvalidInputError(f"{project_dir}/Pulumi.yaml is project {setup.project!r}, the stack being deployed "
                                 f"belongs to project {project!r}: set {PROJECT_DIR_ENV} to that project's directory")
-    _, policy, plan, estimate = derived_parts(setup.policy_path, cluster=setup.cluster)
+    loaded, policy, plan, estimate = derived_parts(setup.policy_path, cluster=setup.cluster)
     facts = None
     if os.environ.get(LOOKUP_ENV, "").strip() == "1":
-        from seedance.gate.facts import lookup  # the policy's subnets and the plan's instance types
+        from seedance.gate.facts import endpoint_unserved, lookup  # the policy's subnets and the plan's instance types
+        from seedance.gate.inputs import plan_and_estimate
 
         facts = lookup(policy, plan=plan).model_dump(mode="json")
+        # an existing endpoint EC2 shows none serving of: its traffic goes through the NAT, priced so
+        if unserved := endpoint_unserved(policy, facts, stack):
+            estimate = {**plan_and_estimate(loaded, cluster=setup.cluster, unserved_endpoints=unserved)[1].to_json(),
+                        "unserved_endpoints": unserved}
     return StackContext(stack, project, policy, plan, estimate, utc_today(), facts)
 
 

@@ -41,6 +41,7 @@ def given(gate_input: GateInput) -> Given | None:
     """What only AWS tells the rules about the stack, and whether (and when) it was read; None when
     there is nothing (or the document cannot be read for it)."""
     from seedance.gate.facts import (
+        endpoint_unserved,
         existing_endpoint_services,
         existing_trail_arns,
         given_security_group_ids,
@@ -76,7 +77,15 @@ def given(gate_input: GateInput) -> Given | None:
                  sorted(have["trails"] & set(trails)), endpoints=endpoints, vpc=vpc if isinstance(vpc, str) else None,
                  checked_endpoints=[e for e in endpoints if e in read_endpoints],
                  gateway_endpoints=[e for e in endpoints if any(f.get("type") == "Gateway" and str(f.get("state")).lower()
-                                                                == "available" for f in read_endpoints.get(e) or [])])
+                                                                == "available" for f in read_endpoints.get(e) or [])],
+                 unserved_endpoints=endpoint_unserved(gate_input.policy, facts, gate_input.stack),
+                 facts_vpc=_facts_vpc(facts, vpc) if endpoints else None)
+
+
+def _facts_vpc(facts: dict, vpc: object) -> str | None:
+    """The VPC the facts' endpoints were read in, when it is not the policy's."""
+    read = (facts.get("vpc_endpoints") or {}).get("vpc_id")
+    return read if isinstance(read, str) and read != vpc else None
 
 
 def _read_endpoints(facts: dict, vpc: object) -> dict[str, list[dict]]:

@@ -288,3 +288,24 @@ def test_a_budget_change_is_shown_beside_the_share(tmp_path: Path) -> None:
     assert f"| Monthly budget | {base_amount:,.2f} USD | 500.00 USD | {500 - base_amount:+,.2f} USD |" in md
     same = CliRunner().invoke(app, ["diff", str(DEV), str(DEV), "--no-plan"], catch_exceptions=False).output
     assert "the budget changes" not in same
+
+
+# red team: a change that takes the stack's S3 and DynamoDB gateway endpoints as the VPC's existing ones
+# said "no cost or planner decision changes", though pulumi up deletes both
+def test_diff_reports_network_route_changes(tmp_path: Path) -> None:
+    eu = REPO / "stacks" / "policies" / "eu-prod.yaml"
+    head = tmp_path / "head.yaml"
+    head.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {eu}\nnetwork:\n  existingEndpoints: [s3, dynamodb]\n")
+    text = " ".join(_invoke("diff", str(eu), str(head), "--no-plan")[1].split())
+    assert "no cost or planner decision changes" not in text
+    assert ("network: s3 route: the stack no longer declares its s3 endpoint: pulumi up deletes it; its traffic then "
+            "uses the VPC's existing endpoint") in text
+    assert "network: dynamodb route: the stack no longer declares its dynamodb endpoint: pulumi up deletes it" in text
+    report = json.loads(_invoke("diff", str(eu), str(head), "--no-plan", "-f", "json")[1])
+    assert {(d["fleet"], d["decision"], d["before"], d["after"]) for d in report["decisions"]} == {
+        ("(network)", s + " route", "the stack's gateway endpoint", "the VPC's existing endpoint (network.existingEndpoints)")
+        for s in ("s3", "dynamodb")}
+    markdown = _invoke("diff", str(eu), str(head), "--no-plan", "-f", "markdown")[1]
+    assert "No cost or planner decision changes" not in markdown
+    assert "| (network) | s3 route | the stack's gateway endpoint |" in markdown
+    assert "pulumi up deletes it" in markdown

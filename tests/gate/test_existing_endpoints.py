@@ -153,10 +153,12 @@ def test_check_lookup_reads_the_existing_endpoints(ec2, capsys, tmp_path: Path, 
     code, out, err = _check_in(capsys, tmp_path, vpc, subnet, "--lookup", "--save-facts", str(saved))
     report = json.loads(out)
     assert f"1 VPC endpoint(s) of {vpc} for kms, logs" in " ".join(err.split())
-    logs_missing = ("GDPR-44-2", f"no VPC endpoint for logs: network.existingEndpoints names it, but {vpc} has none "
-                                 "available (from DescribeVpcEndpoints): its traffic leaves through NAT")
+    logs_missing = ("GDPR-44-2", f"no VPC endpoint for logs: network.existingEndpoints names it, but DescribeVpcEndpoints "
+                                 f"shows {vpc} has none that serves: its traffic leaves through NAT")
     assert _endpoint_findings(report) == {logs_missing}
-    assert report["given"]["existingEndpoints"] == {"services": ["kms", "logs"], "vpc": vpc, "checked": True}
+    assert report["given"]["existingEndpoints"] == {
+        "services": ["kms", "logs"], "vpc": vpc, "checked": True,
+        "pricedThroughNat": {"logs": f"{vpc} has no endpoint for it that serves (none at all)"}}
     assert code == 0  # GDPR-44-2 is advisory
     # the recorded facts serve a run that cannot reach EC2, with the same findings
     recorded = json.loads(saved.read_text())["vpc_endpoints"]
@@ -181,6 +183,11 @@ def test_check_lookup_judges_the_existing_endpoints_private_dns_and_policy(ec2, 
     report = json.loads(out)
     mine = {(c, m) for c, m in _endpoint_findings(report) if kms in m or logs in m or "for kms" in m or "for logs" in m}
     assert mine == {
+        ("GDPR-44-2", f"no VPC endpoint for kms: network.existingEndpoints names it, but DescribeVpcEndpoints shows {vpc} "
+                      f"has none that serves ({kms} has private DNS off): its traffic leaves through NAT"),
+        ("MLPS-L3-8.1.3.1a", f"no VPC endpoint for kms: network.existingEndpoints names it, but DescribeVpcEndpoints shows "
+                             f"{vpc} has none that serves ({kms} has private DNS off): its traffic crosses the internet "
+                             "boundary through NAT"),
         ("GDPR-44-2", f"VPC endpoint {kms} for kms (network.existingEndpoints, read from EC2) has no policy restricting it "
                       "to the organisation or account"),
         ("MLPS-L3-8.1.2.2", f"interface VPC endpoint {kms} for kms (network.existingEndpoints, read from EC2) has private "
@@ -189,13 +196,26 @@ def test_check_lookup_judges_the_existing_endpoints_private_dns_and_policy(ec2, 
     assert code == 1
 
 
-def test_endpoints_the_facts_do_not_cover_are_still_reported_unchecked(ec2, capsys, tmp_path: Path) -> None:  # noqa: ANN001
-    """Facts read for another VPC (the policy's vpcId changed since) are not this VPC's: the policy's word is taken."""
+def test_endpoint_facts_of_another_vpc_are_undecided(ec2, capsys, tmp_path: Path) -> None:  # noqa: ANN001
+    """Facts read for another VPC (the policy's vpcId changed since): the gate cannot decide on them
+    (red team: they passed on the policy's word, silently)."""
     vpc, subnet = _vpc(ec2)
     saved = tmp_path / "facts.json"
     _check_in(capsys, tmp_path, vpc, subnet, "--lookup", "--save-facts", str(saved))
     facts = json.loads(saved.read_text())
     facts["vpc_endpoints"]["vpc_id"] = "vpc-0fffffffffffffff0"
+    saved.write_text(json.dumps(facts))
+    code, out, _ = _check_in(capsys, tmp_path, vpc, subnet, "--facts", str(saved))
+    assert code == 2
+    assert "the VPC endpoints were read in vpc-0fffffffffffffff0" in json.loads(out)["errors"][0]
+
+
+def test_facts_recorded_before_the_policy_listed_endpoints_are_reported_unchecked(ec2, capsys, tmp_path: Path) -> None:  # noqa: ANN001
+    vpc, subnet = _vpc(ec2)
+    saved = tmp_path / "facts.json"
+    _check_in(capsys, tmp_path, vpc, subnet, "--lookup", "--save-facts", str(saved))
+    facts = json.loads(saved.read_text())
+    facts["vpc_endpoints"] = None
     saved.write_text(json.dumps(facts))
     _, out, _ = _check_in(capsys, tmp_path, vpc, subnet, "--facts", str(saved))
     report = json.loads(out)
@@ -204,6 +224,18 @@ def test_endpoints_the_facts_do_not_cover_are_still_reported_unchecked(ec2, caps
     _, out, _ = _check_in(capsys, tmp_path, vpc, subnet, "--facts", str(saved), fmt="text")
     assert ("Seedance did not read (not in the facts read earlier: `seedance check --lookup` reads them from EC2)"
             in " ".join(out.split()))
+
+
+@pytest.mark.parametrize("content", ["null", "[]"])
+def test_facts_file_of_null_is_undecided(capsys, tmp_path: Path, content: str) -> None:  # noqa: ANN001
+    """red team: a --facts file holding null passed offline as if there were no facts."""
+    saved = tmp_path / "facts.json"
+    saved.write_text(content)
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\n")
+    code = main(["check", str(SAMPLE), "--policy", str(policy), "--format", "json", "--facts", str(saved)])
+    assert code == 2
+    assert json.loads(capsys.readouterr().out)["decision"] == "undecided"
 
 
 def test_partly_read_endpoints_and_gateways_are_reported() -> None:
@@ -216,3 +248,122 @@ def test_partly_read_endpoints_and_gateways_are_reported() -> None:
     assert g.unseen().endswith("whether the gateway endpoint for s3 that vpc-1 has (network.existingEndpoints, read from "
                                "EC2) is on the route tables of the stack's subnets: EC2 gives its route tables, which "
                                "Seedance does not match with the subnets")
+
+
+# red team: the budget rules judged an estimate that took the policy's word for an endpoint EC2 shows
+# is not there (no NAT processing priced); the stack's own endpoint was taken for the VPC's
+
+def _budget_check(capsys, tmp_path: Path, vpc: str, subnet: str, existing: str, *extra: str, budget: int = 84000,
+                  fmt: str = "json") -> tuple[int, str]:  # noqa: ANN001
+    text = SAMPLE.read_text().replace(SAMPLE_VPC, vpc)
+    for old in SAMPLE_SUBNETS:
+        text = text.replace(old, subnet)
+    (tmp_path / "sample.json").write_text(text)
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n  vpcId: {vpc}\n"
+                      f"  subnetIds: [{subnet}, {subnet}, {subnet}]\nnetwork:\n  existingEndpoints: {existing}\n"
+                      f"budget:\n  monthlyAmount: {budget}\n")
+    code = main(["check", str(tmp_path / "sample.json"), "--policy", str(policy), "--format", fmt, *extra])
+    return code, capsys.readouterr().out
+
+
+def _budget_findings(report: dict) -> list[str]:
+    return [f["message"] for f in report["findings"] if f["controlId"] == "BUDGET-COST-1"]
+
+
+def test_existing_endpoint_ec2_lacks_is_priced_through_nat(ec2, capsys, tmp_path: Path) -> None:  # noqa: ANN001
+    vpc, subnet = _vpc(ec2)
+    code, out = _budget_check(capsys, tmp_path, vpc, subnet, "[s3]")
+    assert _budget_findings(json.loads(out)) == []  # offline: the policy's word (98.99% of 84,000)
+    code, out = _budget_check(capsys, tmp_path, vpc, subnet, "[s3]", "--lookup")
+    report = json.loads(out)
+    over = [m for m in _budget_findings(report) if m.startswith("projected monthly cost")]
+    assert code == 1 and len(over) == 1
+    cost = float(re.search(r"projected monthly cost ([0-9.]+) USD", over[0]).group(1))
+    assert 85_000 < cost < 85_400  # the S3 traffic through NAT processing
+    assert report["given"]["existingEndpoints"]["pricedThroughNat"] == {"s3": f"{vpc} has no endpoint for it that serves (none at all)"}
+    for fmt in ("text", "markdown", "pr-comment"):
+        _, out = _budget_check(capsys, tmp_path, vpc, subnet, "[s3]", "--lookup", fmt=fmt)
+        assert "the estimate the budget rules judge prices that traffic through NAT" in " ".join(out.split()), fmt
+    # an available S3 gateway on a route table serves: the policy's figure holds
+    table = ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
+    ec2.create_vpc_endpoint(VpcId=vpc, ServiceName=f"com.amazonaws.{REGION}.s3", VpcEndpointType="Gateway",
+                            RouteTableIds=[table])
+    code, out = _budget_check(capsys, tmp_path, vpc, subnet, "[s3]", "--lookup")
+    assert _budget_findings(json.loads(out)) == []
+    assert "pricedThroughNat" not in json.loads(out)["given"]["existingEndpoints"]
+
+
+def test_every_listed_service_is_priced_from_the_facts(ec2, capsys, tmp_path: Path) -> None:  # noqa: ANN001
+    """dynamodb and sts, which no rule requires, are verified too: priced through NAT and said so."""
+    vpc, subnet = _vpc(ec2)
+    _endpoint(ec2, vpc, subnet, "sts", private_dns=False)
+    code, out = _budget_check(capsys, tmp_path, vpc, subnet, "[dynamodb, sts]", "--lookup", budget=1_000_000)
+    given = json.loads(out)["given"]["existingEndpoints"]
+    assert given["checked"] is True
+    assert sorted(given["pricedThroughNat"]) == ["dynamodb", "sts"]
+    assert "has private DNS off" in given["pricedThroughNat"]["sts"]
+
+
+def test_the_stacks_own_endpoint_is_not_an_existing_one(ec2, capsys, tmp_path: Path) -> None:  # noqa: ANN001
+    vpc, subnet = _vpc(ec2)
+    table = ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
+    own = ec2.create_vpc_endpoint(VpcId=vpc, ServiceName=f"com.amazonaws.{REGION}.s3", VpcEndpointType="Gateway",
+                                  RouteTableIds=[table], TagSpecifications=[{"ResourceType": "vpc-endpoint", "Tags": [
+                                      {"Key": "seedance:stack", "Value": "eu-prod"}]}])["VpcEndpoint"]["VpcEndpointId"]
+    code, out = _budget_check(capsys, tmp_path, vpc, subnet, "[s3]", "--lookup", budget=1_000_000)
+    report = json.loads(out)
+    assert code == 1
+    assert (f"network.existingEndpoints names s3, but its VPC endpoint {own} in {vpc} is this stack's own (tagged "
+            "seedance:stack=eu-prod by an earlier deploy): listing it in existingEndpoints makes this deploy delete it, "
+            "and its traffic then goes through NAT") in _budget_findings(report)
+    assert "listing it in existingEndpoints makes this deploy delete it" in report["given"]["existingEndpoints"]["pricedThroughNat"]["s3"]
+
+
+def test_endpoint_type_is_normalised_and_unknown_types_refused() -> None:
+    """red team: a hand-edited 'interface' disabled the private DNS check."""
+    from seedance.gate.facts import EndpointFact
+
+    base = {"id": "vpce-1", "service_name": "com.amazonaws.eu-central-1.kms", "state": "available"}
+    assert EndpointFact.model_validate({**base, "type": "interface"}).type == "Interface"
+    assert EndpointFact.model_validate({**base, "type": "GATEWAY"}).type == "Gateway"
+    with pytest.raises(ValueError, match="unknown endpoint type"):
+        EndpointFact.model_validate({**base, "type": "Interfaces"})
+
+
+def test_endpoint_unserved_is_judged_from_the_facts() -> None:
+    from seedance.gate.facts import endpoint_unserved
+
+    policy = {"cloud": {"vpcId": "vpc-1"}, "network": {"existingEndpoints": ["s3", "kms", "logs", "sts"]}}
+
+    def ep(i: str, type_: str, **kw: object) -> dict:
+        return {"id": i, "type": type_, "state": kw.pop("state", "available"), "private_dns_enabled": kw.pop("dns", True),
+                "route_table_ids": kw.pop("tables", ["rtb-1"] if type_ == "Gateway" else []), "tags": kw.pop("tags", {})}
+
+    facts = {"vpc_endpoints": {"vpc_id": "vpc-1", "services": {
+        "s3": [ep("vpce-s3i", "Interface", dns=False), ep("vpce-s3g", "Gateway")],  # the gateway serves
+        "kms": [ep("vpce-k", "Interface", tags={"seedance:stack": "other"})],  # another stack's: the VPC's
+        "logs": [ep("vpce-l", "Interface", tags={"seedance:stack": "prod"}), ep("vpce-l2", "Interface", state="deleting")],
+        "sts": [ep("vpce-g", "Gateway", tables=[])],
+    }}}
+    assert endpoint_unserved(policy, facts, "prod") == {
+        "logs": "vpc-1 has no endpoint for it that serves (vpce-l is this stack's own, tagged seedance:stack=prod: listing "
+                "it in existingEndpoints makes this deploy delete it, vpce-l2 is deleting)",
+        "sts": "vpc-1 has no endpoint for it that serves (vpce-g is a gateway on no route table)",
+    }
+    assert endpoint_unserved(policy, {"vpc_endpoints": {**facts["vpc_endpoints"], "vpc_id": "vpc-2"}}, "prod") == {}
+    assert endpoint_unserved(policy, None, "prod") == {}
+
+
+def test_a_given_estimate_that_ignores_the_facts_is_undecided() -> None:
+    """A whole gate input whose estimate takes the policy's word for an endpoint its facts show missing."""
+    from seedance.gate.errors import InvalidInputError
+    from seedance.gate.inputs import GateInput, priced_for_facts
+
+    policy = {"cloud": {"vpcId": "vpc-1"}, "network": {"existingEndpoints": ["s3"]}}
+    facts = {"vpc_endpoints": {"vpc_id": "vpc-1", "services": {"s3": []}}}
+    gate = GateInput({"stack": "prod"}, policy, None, {"monthly_total": 1.0}, None, facts)
+    with pytest.raises(InvalidInputError, match="no serving endpoint for s3"):
+        priced_for_facts(gate)
+    priced = GateInput({"stack": "prod"}, policy, None, {"monthly_total": 2.0, "unserved_endpoints": {"s3": "none"}}, None, facts)
+    assert priced_for_facts(priced) is priced
