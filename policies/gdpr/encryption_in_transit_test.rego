@@ -460,3 +460,12 @@ test_pass_transit_gateway_listeners_with_tls if {
 	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == set()
 }
+
+# red team: a secret bucket policy cannot be shown to deny plain HTTP, and the message says so
+test_fail_secret_bucket_policy if {
+	resources := array.concat(array.slice(fixtures.good_bucket("ds", "personal"), 0, 5), [
+		fixtures.bucket_part("aws:s3/bucketPolicy:BucketPolicy", "ds", "policy", {"policy": "[secret]"}),
+	])
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:s3/bucket:Bucket", "ds", "bucket policy is secret, so a deny of requests without TLS (aws:SecureTransport false) cannot be established")}
+}

@@ -51,3 +51,29 @@ test_fail_inline_acl_and_policy if {
 		_f("inline", "bucket policy allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition"),
 	}
 }
+
+# red team: a secret bucket policy (attached or inline) could hold anything, Principal "*" included:
+# judged as possibly public. One unknown until apply is judged as absent (README, Known limits).
+_policy_bucket(name, policy) := array.concat(array.slice(fixtures.good_bucket(name, "personal"), 0, 5), [
+	fixtures.bucket_part("aws:s3/bucketPolicy:BucketPolicy", name, "policy", {"policy": policy}),
+])
+
+test_fail_secret_bucket_policy if {
+	inline := array.concat(
+		[object.union(fixtures.bucket("inline", "personal"), {"inputs": {"policy": "[secret]"}})],
+		array.slice(fixtures.good_bucket("inline", "personal"), 1, 6),
+	)
+	principal := json.marshal({"Statement": [{"Effect": "Allow", "Principal": {"AWS": "[secret]"}, "Action": "s3:*", "Resource": "*"}]})
+	resources := array.concat(array.concat(_policy_bucket("attached", "[secret]"), inline), _policy_bucket("principal", principal))
+	v := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("attached", "bucket policy is secret, so public access cannot be ruled out"),
+		_f("inline", "bucket policy is secret, so public access cannot be ruled out"),
+		_f("principal", "bucket policy is secret, so public access cannot be ruled out"),
+	}
+}
+
+test_pass_bucket_policy_unknown_until_apply if {
+	v := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, _policy_bucket("later", "[unknown]"))
+	v == set()
+}

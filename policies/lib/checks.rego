@@ -170,7 +170,19 @@ in_transit(_) := _in_transit
 
 _in_transit contains problem(b, "bucket policy does not deny requests without TLS (aws:SecureTransport false)") if {
 	some i in s3.bucket_indices - _denies_plaintext
+	not i in _secret_policy_buckets
 	b := input.document.resources[i]
+}
+
+_in_transit contains problem(b, "bucket policy is secret, so a deny of requests without TLS (aws:SecureTransport false) cannot be established") if {
+	some i in _secret_policy_buckets - _denies_plaintext
+	b := input.document.resources[i]
+}
+
+# positions of the buckets a secret bucket policy applies to
+_secret_policy_buckets contains b if {
+	some p in s3.secret_policies
+	some b in s3.config_buckets(p)
 }
 
 # positions of the buckets whose policy denies requests without TLS
@@ -788,6 +800,12 @@ _inline_acl_public(inputs) if object.get(inputs, "acl", "private") in public_can
 _inline_acl_public(inputs) if {
 	some g in object.get(inputs, "grants", [])
 	object.get(g, "uri", "") in public_grantees
+}
+
+_public[class] contains problem(b, resources.secret_document_message("bucket policy")) if {
+	some i in _secret_policy_buckets
+	b := input.document.resources[i]
+	class := resources.data_class(b)
 }
 
 _public[class] contains problem(b, "bucket policy allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition") if {

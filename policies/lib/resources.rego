@@ -701,6 +701,41 @@ _statements(p) := s if {
 	is_object(p.Statement)
 } else := []
 
+# A resource policy document (bucket, key, queue, topic, domain policy) that is secret, whole or in
+# part (its Statement; a statement's Effect or Principal): no preview shows it, so rules judge it as
+# possibly admitting anyone. One unknown until apply stays judged as absent (README, Known limits).
+secret_document(doc) if doc == "[secret]"
+
+secret_document(doc) if json_object(doc).Statement == "[secret]"
+
+secret_document(doc) if {
+	some st in policy_statements(doc)
+	is_object(st)
+	object.get(st, "Effect", "Allow") in {"Allow", "[secret]"}
+	_secret_or_star(st)
+	not _narrowing_condition(st)
+	_secret_part(st)
+}
+
+_secret_or_star(st) if principal_star(st)
+
+_secret_or_star(st) if _secret_principal(object.get(st, "Principal", null))
+
+_secret_part(st) if st.Effect == "[secret]"
+
+_secret_part(st) if _secret_principal(object.get(st, "Principal", null))
+
+_secret_principal(p) if p == "[secret]"
+
+_secret_principal(p) if {
+	is_object(p)
+	some v in p
+	"[secret]" in as_list(v)
+}
+
+# the message for such a document: NOUN is secret, so public access cannot be ruled out
+secret_document_message(noun) := sprintf("%s is secret, so public access cannot be ruled out", [noun])
+
 # the elements of a list or set (a set as a list); none of anything else, such as a preview's
 # "[unknown]" placeholder where a list is unknown until apply (callers that must not pass such a
 # value check for it themselves)

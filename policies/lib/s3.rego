@@ -309,6 +309,20 @@ _statements_at[b] := statements if {
 	statements := resources.policy_statements(input.document.resources[b].inputs.policy)
 }
 
+
+# positions of the bucket policies (attached to some bucket) and buckets whose policy document is
+# secret (resources.secret_document): judged as possibly public and as not denying plain HTTP
+secret_policies contains i if {
+	some i in resources.indices(bucket_policy)
+	count(_config_buckets[i]) > 0
+	resources.secret_document(input.document.resources[i].inputs.policy)
+}
+
+secret_policies contains b if {
+	some b in bucket_indices
+	resources.secret_document(input.document.resources[b].inputs.policy)
+}
+
 # bucket policy position -> its statements, for the bucket policies attached to some bucket
 policy_documents(_) := _statements_at
 

@@ -90,6 +90,25 @@ _problems contains findings.problem(qp, _public_message(noun)) if {
 	routing.refers(qp, field, input.document.resources[i])
 }
 
+# a secret queue, topic or domain policy: judged as possibly admitting anyone (no preview shows it)
+_problems contains findings.problem(r, resources.secret_document_message(noun)) if {
+	some t, [field, noun] in _inline_policies
+	some i in resources.indices(t)
+	i in resources.personal_indices
+	r := input.document.resources[i]
+	resources.secret_document(object.get(r.inputs, field, ""))
+}
+
+_problems contains findings.problem(qp, resources.secret_document_message(noun)) if {
+	some t, [field, store, noun] in _attached_policies
+	some c in resources.indices(t)
+	qp := input.document.resources[c]
+	resources.secret_document(object.get(qp.inputs, "policy", ""))
+	some i in resources.indices(store)
+	i in resources.personal_indices
+	routing.refers(qp, field, input.document.resources[i])
+}
+
 _public_message(noun) := sprintf("%s allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition", [noun])
 
 # a function URL without authentication on a personal-data function (tied by its functionName)

@@ -102,3 +102,29 @@ test_pass_internal_or_conditioned_topic if {
 	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# red team: a secret queue or topic policy, inline or attached, is judged as possibly admitting anyone
+# (no preview shows it); one unknown until apply is judged as absent (README, Known limits)
+test_fail_secret_queue_and_topic_policies if {
+	resources := [
+		fixtures.resource("aws:sqs/queue:Queue", "events", {"tags": _tags, "policy": "[secret]"}),
+		fixtures.resource("aws:sqs/queue:Queue", "jobs", {"tags": _tags}),
+		fixtures.resource("aws:sqs/queuePolicy:QueuePolicy", "jobs-policy", {"queueUrl": "jobs-0123abcd", "policy": "[secret]"}),
+		fixtures.resource("aws:sns/topic:Topic", "alerts", {"tags": _tags, "policy": "[secret]"}),
+		fixtures.resource("aws:sqs/queue:Queue", "later", {"tags": _tags, "policy": "[unknown]"}),
+	]
+	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:sqs/queue:Queue", "events", "queue policy is secret, so public access cannot be ruled out"),
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:sqs/queuePolicy:QueuePolicy", "jobs-policy", "queue policy of a personal-data queue is secret, so public access cannot be ruled out"),
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:sns/topic:Topic", "alerts", "topic policy is secret, so public access cannot be ruled out"),
+	}
+}
+
+test_fail_secret_personal_bucket_policy if {
+	resources := array.concat(array.slice(fixtures.good_bucket("ds", "personal"), 0, 5), [
+		fixtures.bucket_part("aws:s3/bucketPolicy:BucketPolicy", "ds", "policy", {"policy": "[secret]"}),
+	])
+	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:s3/bucket:Bucket", "ds", "bucket policy is secret, so public access cannot be ruled out")}
+}
