@@ -214,3 +214,14 @@ test_fail_power_user_access_attached if {
 		_f("aws:iam/role:Role", "ops", "attaches the AWS-managed policy PowerUserAccess, which allows every action except iam:*, organizations:*, account:* on Resource \"*\" (NotAction)"),
 	}
 }
+
+# red team: a secret managed-policy ARN may name AdministratorAccess; one unknown until apply is
+# another resource's output (a Policy whose document is judged itself) and is not judged
+test_fail_secret_managed_policy_arn if {
+	resources := [
+		fixtures.resource("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "attach", {"policyArn": "[secret]", "role": "r"}),
+		fixtures.resource("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "later", {"policyArn": "[unknown]", "role": "r"}),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "attach", "attaches a managed policy whose ARN is secret, so administrator access (Action \"*\" on Resource \"*\") cannot be ruled out")}
+}

@@ -558,13 +558,23 @@ _iam_statements := [[r, st] |
 	some pair in array.concat(iam_documents(input.document), _inline_role_policies(input.document))
 	r := pair[0]
 	some st in resources.policy_statements(pair[1])
+	is_object(st)
 	object.get(st, "Effect", "Allow") == "Allow"
 ]
 
-_inline_role_policies(document) := [[r, p.policy] |
+# [role, policy document] of the roles' inline policies; a secret list or item is a secret document
+_inline_role_policies(document) := array.concat([[r, d] |
 	some r in resources.of_type(document, "aws:iam/role:Role")
-	some p in object.get(r.inputs, "inlinePolicies", [])
-]
+	some p in resources.elements(object.get(r.inputs, "inlinePolicies", []))
+	d := _inline_document(p)
+], [[r, "[secret]"] |
+	some r in resources.of_type(document, "aws:iam/role:Role")
+	object.get(r.inputs, "inlinePolicies", []) == "[secret]"
+])
+
+_inline_document(p) := p.policy
+
+_inline_document(p) := p if p == "[secret]"
 
 wildcard_admin(document) := {problem(r, _admin_message(res)) |
 	some pair in iam_statements(document)
@@ -614,6 +624,48 @@ wildcard_admin(document) := {problem(r, _admin_message(res)) |
 	r := pair[0]
 	pair[1] == "[secret]"
 	msg := "IAM policy document is secret, so administrator access (Action \"*\" on Resource \"*\") cannot be ruled out"
+} | {problem(r, msg) |
+	# a document whose Statement, a statement, or a statement's Effect, Action or Resource is secret
+	some pair in array.concat(iam_documents(document), _inline_role_policies(document))
+	r := pair[0]
+	_secret_in_part(pair[1])
+	msg := "IAM policy document is secret in part, so administrator access (Action \"*\" on Resource \"*\") cannot be ruled out"
+} | {problem(r, msg) |
+	# a secret managed-policy ARN may name AdministratorAccess. One unknown until apply is left:
+	# it is another resource's output (an aws:iam/policy:Policy's arn, whose document is judged)
+	some pair in managed_policy_grants
+	r := pair[0]
+	pair[1] == "[secret]"
+	msg := "attaches a managed policy whose ARN is secret, so administrator access (Action \"*\" on Resource \"*\") cannot be ruled out"
+}
+
+_secret_in_part(d) if resources.json_object(d).Statement == "[secret]"
+
+_secret_in_part(d) if "[secret]" in resources.policy_statements(d)
+
+_secret_in_part(d) if {
+	some st in resources.policy_statements(d)
+	is_object(st)
+	object.get(st, "Effect", "Allow") in {"Allow", "[secret]"}
+	actions := resources.as_list(object.get(st, "Action", []))
+	targets := resources.as_list(object.get(st, "Resource", []))
+	_secret_or_admin_action(actions)
+	_secret_or_every_resource(targets)
+	"[secret]" in array.concat(array.concat(actions, targets), [object.get(st, "Effect", "Allow")])
+}
+
+_secret_or_admin_action(actions) if "[secret]" in actions
+
+_secret_or_admin_action(actions) if {
+	some a in actions
+	a in {"*", "*:*"}
+}
+
+_secret_or_every_resource(targets) if "[secret]" in targets
+
+_secret_or_every_resource(targets) if {
+	some res in targets
+	every_resource(res)
 }
 
 # the Allow statements with a NotAction or NotResource (few: one pass over the statements finds them)
@@ -653,12 +705,15 @@ _attachment_types := {
 	"aws:iam/policyAttachment:PolicyAttachment",
 }
 
-_role_grants := [[r, arn] |
+_role_grants := array.concat([[r, arn] |
 	some r in resources.of_type(input.document, "aws:iam/role:Role")
 	arns := object.get(r.inputs, "managedPolicyArns", [])
 	is_array(arns)
 	some arn in arns
-]
+], [[r, "[secret]"] |
+	some r in resources.of_type(input.document, "aws:iam/role:Role")
+	object.get(r.inputs, "managedPolicyArns", []) == "[secret]"
+])
 
 # arn:aws:iam::aws:policy/AdministratorAccess (any partition, any path) -> AdministratorAccess
 _managed_name(arn) := name if {
