@@ -156,3 +156,14 @@ test_ingress_from_prefix_lists if {
 		_f("aws:ec2/securityGroup:SecurityGroup", "db", "security group admits tcp ports 5432-5432 from prefix list pl-0123456789abcdef0 (not in the document), whose reach cannot be established"),
 	}
 }
+
+# red team: a personal-data instance's secret associatePublicIpAddress may be true (one unknown until
+# apply is an output the subnet decides, and is left)
+test_fail_secret_instance_public_ip if {
+	resources := [
+		fixtures.resource("aws:ec2/instance:Instance", "vm", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": "[secret]"}),
+		fixtures.resource("aws:ec2/instance:Instance", "later", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": "[unknown]"}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:ec2/instance:Instance", "vm", "personal-data instance may give instances a public IP: associatePublicIpAddress is secret")}
+}
