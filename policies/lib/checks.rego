@@ -838,8 +838,38 @@ _public[class] contains problem(b, msg) if {
 _acl_public(inputs) if object.get(inputs, "acl", "private") in public_canned
 
 _acl_public(inputs) if {
-	some g in object.get(inputs, ["accessControlPolicy", "grants"], [])
+	some g in resources.elements(object.get(inputs, ["accessControlPolicy", "grants"], []))
+	is_object(g)
 	object.get(g, ["grantee", "uri"], "") in public_grantees
+}
+
+# a secret ACL (canned, its access control policy, grants, a grant, grantee or grantee URI) may
+# grant AllUsers: no preview shows it
+_public[class] contains problem(b, "bucket ACL is secret, so public access cannot be ruled out") if {
+	some t in s3.acl_types
+	some c in resources.indices(t)
+	_acl_secret(input.document.resources[c].inputs)
+	some i in s3.config_buckets(c)
+	b := input.document.resources[i]
+	class := resources.data_class(b)
+}
+
+_acl_secret(inputs) if "[secret]" in {
+	object.get(inputs, "acl", "private"),
+	object.get(inputs, "accessControlPolicy", {}),
+	object.get(inputs, ["accessControlPolicy", "grants"], []),
+}
+
+_acl_secret(inputs) if {
+	some g in resources.elements(object.get(inputs, ["accessControlPolicy", "grants"], []))
+	_secret_grant(g, "grantee", ["grantee", "uri"])
+}
+
+_secret_grant(g, _, _) if g == "[secret]"
+
+_secret_grant(g, grantee, uri) if {
+	is_object(g)
+	"[secret]" in {object.get(g, grantee, {}), object.get(g, uri, "")}
 }
 
 # a bucket's inline acl and grants (aws.s3.Bucket still accepts them)
@@ -853,8 +883,23 @@ _public[class] contains problem(b, "bucket ACL grants access to AllUsers or Auth
 _inline_acl_public(inputs) if object.get(inputs, "acl", "private") in public_canned
 
 _inline_acl_public(inputs) if {
-	some g in object.get(inputs, "grants", [])
+	some g in resources.elements(object.get(inputs, "grants", []))
+	is_object(g)
 	object.get(g, "uri", "") in public_grantees
+}
+
+_public[class] contains problem(b, "bucket ACL is secret, so public access cannot be ruled out") if {
+	some i in s3.bucket_indices
+	b := input.document.resources[i]
+	_inline_acl_secret(b.inputs)
+	class := resources.data_class(b)
+}
+
+_inline_acl_secret(inputs) if "[secret]" in {object.get(inputs, "acl", "private"), object.get(inputs, "grants", [])}
+
+_inline_acl_secret(inputs) if {
+	some g in resources.elements(object.get(inputs, "grants", []))
+	_secret_grant(g, "uri", "uri")
 }
 
 _public[class] contains problem(b, resources.secret_document_message("bucket policy")) if {
