@@ -167,3 +167,17 @@ test_fail_secret_instance_public_ip if {
 	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == {_f("aws:ec2/instance:Instance", "vm", "personal-data instance may give instances a public IP: associatePublicIpAddress is secret")}
 }
+
+# red team: a protocol that is secret or unknown until apply may be "-1" (every port), not only 443
+test_fail_hidden_protocol_is_not_only_https if {
+	resources := [
+		fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "secret-proto", {"securityGroupId": "sg-1", "ipProtocol": "[secret]", "fromPort": 443, "toPort": 443, "cidrIpv4": "0.0.0.0/0"}),
+		fixtures.security_group("unknown-proto", [{"protocol": "[unknown]", "fromPort": 443, "toPort": 443, "cidrBlocks": ["0.0.0.0/0"]}], []),
+		fixtures.security_group("https", [{"protocol": "tcp", "fromPort": 443, "toPort": 443, "cidrBlocks": ["0.0.0.0/0"]}], []),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "secret-proto", "security group admits the internet on every protocol and port (its protocol is secret)"),
+		_f("aws:ec2/securityGroup:SecurityGroup", "unknown-proto", "security group admits the internet on every protocol and port (its protocol is unknown until apply)"),
+	}
+}

@@ -253,7 +253,13 @@ reach(rule) := "the internet" if open_to_world(rule) else := rule.reach
 
 # "security group admits the internet on tcp ports 22-22", or, for a rule whose reach cannot be
 # established, "security group admits tcp ports 22-22 from prefix list ..., whose reach ..."
-admits(rule) := sprintf("%s admits the internet on %s ports %v-%v", [rule.group, rule.protocol, rule.from, rule.to]) if {
+# (a rule whose protocol is hidden admits every protocol and port: all_protocols)
+admits(rule) := sprintf("%s admits the internet on every protocol and port (its protocol is %s)", [rule.group, resources.hidden_why(rule.protocol)]) if {
+	resources.hidden(rule.protocol)
+	open_to_world(rule)
+} else := sprintf("%s admits every protocol and port (its protocol is %s) from %s", [rule.group, resources.hidden_why(rule.protocol), rule.reach]) if {
+	resources.hidden(rule.protocol)
+} else := sprintf("%s admits the internet on %s ports %v-%v", [rule.group, rule.protocol, rule.from, rule.to]) if {
 	open_to_world(rule)
 } else := sprintf("%s admits %s ports %v-%v from %s", [rule.group, rule.protocol, rule.from, rule.to, rule.reach])
 
@@ -335,6 +341,14 @@ _keyed_ranges := [[key, c] |
 ]
 
 all_protocols(rule) if rule.protocol in {"-1", "all"}
+
+# a protocol unknown until apply or secret may be "-1": every protocol and port (fail closed)
+all_protocols(rule) if resources.hidden(rule.protocol)
+
+# for a message about one port of a rule: " (its protocol is secret, so every port)", or ""
+protocol_note(rule) := sprintf(" (its protocol is %s, so every port)", [resources.hidden_why(rule.protocol)]) if {
+	resources.hidden(rule.protocol)
+} else := ""
 
 all_ports(rule) if all_protocols(rule)
 

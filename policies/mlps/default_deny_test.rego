@@ -287,3 +287,22 @@ test_prefix_list_sources if {
 		_f("aws:ec2/securityGroup:SecurityGroup", "outside", "security group admits tcp ports 8080-8080 from prefix list pl-0123456789abcdef0 (not in the document), whose reach cannot be established"),
 	}
 }
+
+# red team: a protocol that is secret or unknown until apply may be "-1", every protocol and port:
+# a rule for port 443 from the internet does not narrow to 443
+_hidden_protocol_rules := [
+	fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "secret-proto", {"securityGroupId": "sg-1", "ipProtocol": "[secret]", "fromPort": 443, "toPort": 443, "cidrIpv4": "0.0.0.0/0"}),
+	fixtures.security_group("unknown-proto", [{"protocol": "[unknown]", "fromPort": 443, "toPort": 443, "cidrBlocks": ["0.0.0.0/0"]}], []),
+]
+
+_rule_type := "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+
+_sg_type := "aws:ec2/securityGroup:SecurityGroup"
+
+test_fail_hidden_protocol_is_not_only_https if {
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, _hidden_protocol_rules)
+	v == {
+		_f(_rule_type, "secret-proto", "security group admits the internet on every protocol and port (its protocol is secret)"),
+		_f(_sg_type, "unknown-proto", "security group admits the internet on every protocol and port (its protocol is unknown until apply)"),
+	}
+}

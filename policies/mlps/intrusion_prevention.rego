@@ -35,7 +35,7 @@ _problems contains findings.problem(rule.resource, msg) if {
 	some rule in network.world_ingress_rules(input.document)
 	some port in network.high_risk_ports
 	network.covers(rule, port)
-	msg := sprintf("%s exposes high-risk port %d to %s", [rule.group, port, network.reach(rule)])
+	msg := sprintf("%s exposes high-risk port %d to %s%s", [rule.group, port, network.reach(rule), network.protocol_note(rule)])
 }
 
 # the cloud controller opens a LoadBalancer Service's ports to the internet outside the document
