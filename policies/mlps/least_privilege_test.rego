@@ -392,3 +392,28 @@ test_fail_secret_managed_policies_and_parts if {
 		_f("aws:iam/policy:Policy", "resource", part),
 	}
 }
+
+# red team: a ClusterRole whose rules, a rule, or a rule's verbs are secret (or unknown until apply)
+# may allow every verb on every resource; the message says which
+_cr(name, rules) := fixtures.resource("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", name, {"metadata": {"name": name}, "rules": rules})
+
+_rbac_msg(role, why) := sprintf("binding gives service account trainer the ClusterRole %s, %s, so what it grants cannot be established", [role, why])
+
+test_fail_hidden_cluster_role_rules if {
+	resources := [
+		_cr("all-secret", "[secret]"), _crb("b-all-secret", "all-secret"),
+		_cr("all-later", "[unknown]"), _crb("b-all-later", "all-later"),
+		_cr("item", ["[secret]"]), _crb("b-item", "item"),
+		_cr("verbs", [{"apiGroups": ["*"], "resources": ["*"], "verbs": "[secret]"}]), _crb("b-verbs", "verbs"),
+		_cr("verb", [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["get", "[secret]"]}]), _crb("b-verb", "verb"),
+		_cr("reader", [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]), _crb("b-reader", "reader"),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(_crb_type, "b-all-secret", _rbac_msg("all-secret", "whose rules are secret")),
+		_f(_crb_type, "b-all-later", _rbac_msg("all-later", "whose rules are unknown until apply")),
+		_f(_crb_type, "b-item", _rbac_msg("item", "a rule of which is secret")),
+		_f(_crb_type, "b-verbs", _rbac_msg("verbs", "whose rules' verbs are secret")),
+		_f(_crb_type, "b-verb", _rbac_msg("verb", "whose rules' verbs are secret")),
+	}
+}
