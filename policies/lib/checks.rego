@@ -197,8 +197,13 @@ _in_transit contains problem(l, msg) if {
 	some l in resources.of_types(input.document, listener_types)
 	protocol := upper(sprintf("%v", [object.get(l.inputs, "protocol", "HTTP")]))
 	not protocol in {"HTTPS", "TLS"}
-	msg := sprintf("load balancer listener uses %s, not HTTPS/TLS", [protocol])
+	msg := _plain_listener("load balancer listener", object.get(l.inputs, "protocol", "HTTP"), "HTTPS/TLS")
 }
+
+# "NOUN uses HTTP, not HTTPS/TLS"; a protocol the document does not show: "NOUN: its protocol is secret, ..."
+_plain_listener(noun, raw, wanted) := sprintf("%s: its protocol is %s, so %s cannot be established", [noun, resources.hidden_why(raw), wanted]) if {
+	resources.hidden(raw)
+} else := sprintf("%s uses %s, not %s", [noun, protocol, wanted]) if protocol := upper(sprintf("%v", [raw]))
 
 _in_transit contains problem(l, msg) if {
 	some l in resources.of_types(input.document, listener_types)
@@ -206,8 +211,12 @@ _in_transit contains problem(l, msg) if {
 	policy := object.get(l.inputs, "sslPolicy", "")
 	policy != ""
 	not tls12_policy(policy)
-	msg := sprintf("listener TLS policy %v allows TLS below 1.2", [policy])
+	msg := _tls_policy_message(policy)
 }
+
+_tls_policy_message(policy) := sprintf("listener TLS policy is %s, so refusing TLS below 1.2 cannot be established", [resources.hidden_why(policy)]) if {
+	resources.hidden(policy)
+} else := sprintf("listener TLS policy %v allows TLS below 1.2", [policy])
 
 _in_transit contains problem(l, msg) if {
 	some l in resources.of_types(input.document, listener_types)
@@ -221,9 +230,21 @@ _in_transit contains problem(lb, msg) if {
 	some i in transit.classic_lb_indices
 	lb := input.document.resources[i]
 	some l in resources.elements(object.get(lb.inputs, "listeners", []))
+	is_object(l)
 	protocol := upper(sprintf("%v", [object.get(l, "lbProtocol", "HTTP")]))
 	not protocol in {"HTTPS", "SSL"}
-	msg := sprintf("classic load balancer listener on port %v uses %s, not HTTPS/SSL", [object.get(l, "lbPort", "?"), protocol])
+	noun := sprintf("classic load balancer listener on port %v", [object.get(l, "lbPort", "?")])
+	msg := _plain_listener(noun, object.get(l, "lbProtocol", "HTTP"), "HTTPS/SSL")
+}
+
+# listeners, or a listener, the document does not show may speak plain HTTP
+_in_transit contains problem(lb, msg) if {
+	some i in transit.classic_lb_indices
+	lb := input.document.resources[i]
+	listeners := object.get(lb.inputs, "listeners", [])
+	some v in array.concat([listeners], resources.elements(listeners))
+	resources.hidden(v)
+	msg := sprintf("classic load balancer listeners are %s, so HTTPS/SSL cannot be established", [resources.hidden_why(v)])
 }
 
 # An HTTPS/SSL listener of a classic load balancer that the document gives no SSL negotiation
@@ -260,6 +281,7 @@ _in_transit contains problem(lb, msg) if {
 _classic_tls_listeners contains [i, l, protocol, policies] if {
 	some i in transit.classic_lb_indices
 	some l in resources.elements(object.get(input.document.resources[i].inputs, "listeners", []))
+	is_object(l)
 	protocol := upper(sprintf("%v", [object.get(l, "lbProtocol", "HTTP")]))
 	protocol in {"HTTPS", "SSL"}
 	policies := object.get(transit.listener_policies, transit.listener_key(i, object.get(l, "lbPort", "?")), set())
