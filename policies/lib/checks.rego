@@ -803,8 +803,13 @@ _imdsv1 contains problem(lt, msg) if {
 	lt := input.document.resources[i]
 	tokens := compute.http_tokens(lt)
 	tokens != "required"
-	msg := sprintf("%s allows IMDSv1 (metadataOptions.httpTokens is %q, not \"required\")", [compute.noun(lt), tokens])
+	msg := _imds_message(compute.noun(lt), tokens, sprintf("%q", [tokens]))
 }
+
+# "NOUN allows IMDSv1 (...)"; a setting the document does not show may be "optional"
+_imds_message(noun, tokens, text) := sprintf("%s may allow IMDSv1: metadataOptions.httpTokens is %s, so \"required\" cannot be established", [noun, resources.hidden_why(tokens)]) if {
+	resources.hidden(tokens)
+} else := sprintf("%s allows IMDSv1 (metadataOptions.httpTokens is %s, not \"required\")", [noun, text])
 
 _imdsv1 contains compute.unseen_launch_problem(i, ref, "its instance metadata options (IMDSv2)") if {
 	some [i, ref] in compute.unseen_launch_sources
@@ -816,7 +821,7 @@ _imdsv1 contains problem(nc, msg) if {
 	nc := input.document.resources[i]
 	tokens := karpenter.http_tokens(nc)
 	tokens != "required"
-	msg := sprintf("EC2NodeClass allows IMDSv1 (metadataOptions.httpTokens is %v, not \"required\")", [tokens])
+	msg := _imds_message("EC2NodeClass", tokens, sprintf("%v", [tokens]))
 }
 
 # ---------------------------------------------------------------- public buckets
