@@ -593,6 +593,25 @@ unknown_pod_spec(r) if {
 	not _in_metadata(path)
 }
 
+# why, for a message: "unknown until apply", "secret", or both ("secret, unknown until apply")
+pod_spec_why(r) := concat(", ", whys) if {
+	spec := object.get(inputs(r), "spec", {})
+	whys := sort({hidden_why(v) |
+		some path, v
+		walk(spec, [path, v])
+		hidden(v)
+		_spec_part(path)
+	})
+	count(whys) > 0
+} else := "unknown until apply"
+
+_spec_part(path) if count(path) == 0
+
+_spec_part(path) if {
+	_structural(path)
+	not _in_metadata(path)
+}
+
 _structural_keys := {"template", "jobTemplate", "containers", "initContainers", "tasks", "components", "predictor", "transformer", "explainer", "rayClusterConfig", "patch"} | {k | some k in _kserve_servers}
 
 # lists and maps of pod templates: an element unknown until apply is a whole template

@@ -54,7 +54,8 @@ _problems contains findings.problem(w, msg) if {
 }
 
 # a workload whose pod spec, or part of the way to its containers, is unknown until apply
-_problems contains findings.problem(w, "pod spec unknown until apply: its containers' hardening cannot be checked") if {
+_problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
 	resources.unknown_pod_spec(w)
+	msg := sprintf("pod spec %s: its containers' hardening cannot be checked", [resources.pod_spec_why(w)])
 }

@@ -295,3 +295,26 @@ test_fail_hidden_protocol_exposes_high_risk_ports if {
 		some port in [22, 3389, 3306, 5432, 6379, 9200]
 	}
 }
+
+# red team: a secret pod spec (or part of the way to its containers) is reported as secret, and a
+# secret securityContext's settings stay secret in the message
+test_fail_secret_pod_specs if {
+	deploy := fixtures.resource("kubernetes:apps/v1:Deployment", "web", {"metadata": {"namespace": "batch"}, "spec": {"template": {"spec": "[secret]"}}})
+	whole := fixtures.resource("kubernetes:apps/v1:Deployment", "whole", {"metadata": {"namespace": "batch"}, "spec": "[secret]"})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [deploy, whole])
+	v == {
+		_f("kubernetes:apps/v1:Deployment", "web", "pod spec secret: its containers' hardening cannot be checked"),
+		_f("kubernetes:apps/v1:Deployment", "whole", "pod spec secret: its containers' hardening cannot be checked"),
+	}
+}
+
+test_secret_security_context_says_secret if {
+	job := fixtures.resource("kubernetes:apps/v1:Deployment", "ctx", {"metadata": {"namespace": "batch"}, "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x", "securityContext": "[secret]"}]}}}})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [job])
+	v == {_f("kubernetes:apps/v1:Deployment", "ctx", sprintf("container c: %s", [m])) | some m in [
+		"does not drop ALL capabilities",
+		"may add capabilities (secret)",
+		"may run privileged (privileged secret)",
+		"root filesystem is writable (readOnlyRootFilesystem secret)",
+	]}
+}
