@@ -306,3 +306,25 @@ test_fail_hidden_protocol_is_not_only_https if {
 		_f(_sg_type, "unknown-proto", "security group admits the internet on every protocol and port (its protocol is unknown until apply)"),
 	}
 }
+
+# red team: a peer's namespaceSelector, an ipBlock cidr or a port entry's endPort the document does
+# not show may admit everyone on every port; the message says secret or unknown until apply
+_np_msg(who, ports) := sprintf("NetworkPolicy admits %s to every pod of namespace train %s: whether it voids a default-deny ingress there cannot be established", [who, ports])
+
+test_fail_hidden_network_policy_peers_and_ports if {
+	resources := [
+		fixtures.namespace("train", "internal"), fixtures.deny_all("train"),
+		_np(_np_type, "ns-secret", "train", {"podSelector": {}, "ingress": [{"from": [{"namespaceSelector": "[secret]"}]}]}),
+		_np(_np_type, "cidr-secret", "train", {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "[secret]"}}]}]}),
+		_np(_np_type, "end-secret", "train", {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": [{"port": 1, "endPort": "[secret]"}]}]}),
+		_np(_np_type, "end-later", "train", {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": [{"port": 1, "endPort": "[unknown]"}]}]}),
+		_np(_np_type, "narrow", "train", {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": [{"port": 443, "endPort": "[secret]"}]}]}),
+	]
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(_np_type, "ns-secret", _np_msg("pods of namespaces it does not show (namespaceSelector secret)", "on every port")),
+		_f(_np_type, "cidr-secret", _np_msg("addresses secret (ipBlock cidr [secret])", "on every port")),
+		_f(_np_type, "end-secret", _np_msg("the internet (ipBlock 0.0.0.0/0)", "on ports secret (ports [{\"endPort\": \"[secret]\", \"port\": 1}])")),
+		_f(_np_type, "end-later", _np_msg("the internet (ipBlock 0.0.0.0/0)", "on ports unknown until apply (ports [{\"endPort\": \"[unknown]\", \"port\": 1}])")),
+	}
+}
