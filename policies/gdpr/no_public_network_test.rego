@@ -181,3 +181,19 @@ test_fail_hidden_protocol_is_not_only_https if {
 		_f("aws:ec2/securityGroup:SecurityGroup", "unknown-proto", "security group admits the internet on every protocol and port (its protocol is unknown until apply)"),
 	}
 }
+
+# red team: a Service type or Ingress scheme the document does not show may be internet-facing
+test_fail_hidden_service_type_and_ingress_scheme if {
+	resources := [
+		fixtures.resource("kubernetes:core/v1:Service", "svc", {"metadata": {"name": "svc"}, "spec": {"type": "[secret]"}}),
+		fixtures.resource("kubernetes:core/v1:Service", "whole", {"metadata": {"name": "whole"}, "spec": "[unknown]"}),
+		fixtures.resource("kubernetes:core/v1:Service", "internal", {"metadata": {"name": "internal", "annotations": {"service.beta.kubernetes.io/aws-load-balancer-scheme": "internal"}}, "spec": {"type": "[secret]"}}),
+		fixtures.resource("kubernetes:networking.k8s.io/v1:Ingress", "ing", {"metadata": {"name": "ing", "annotations": {"alb.ingress.kubernetes.io/scheme": "[secret]"}}, "spec": {}}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("kubernetes:core/v1:Service", "svc", "Service type is secret, so it may be an internet-facing LoadBalancer"),
+		_f("kubernetes:core/v1:Service", "whole", "Service type is unknown until apply, so it may be an internet-facing LoadBalancer"),
+		_f("kubernetes:networking.k8s.io/v1:Ingress", "ing", "Ingress scheme (alb.ingress.kubernetes.io/scheme) is secret, so it may be internet-facing"),
+	}
+}

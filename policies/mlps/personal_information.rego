@@ -122,3 +122,16 @@ _problems contains findings.problem(url, msg) if {
 	routing.refers(url, "functionName", fn)
 	msg := sprintf("function URL of personal-data function %s has authorizationType NONE: anyone may invoke it", [fn.name])
 }
+
+# an authorizationType the document does not show may be NONE
+_problems contains findings.problem(url, msg) if {
+	some c in resources.indices("aws:lambda/functionUrl:FunctionUrl")
+	url := input.document.resources[c]
+	v := object.get(url.inputs, "authorizationType", "")
+	resources.hidden(v)
+	some i in resources.indices("aws:lambda/function:Function")
+	i in resources.personal_indices
+	fn := input.document.resources[i]
+	routing.refers(url, "functionName", fn)
+	msg := sprintf("function URL of personal-data function %s has an authorizationType that is %s, so authentication cannot be established", [fn.name, resources.hidden_why(v)])
+}

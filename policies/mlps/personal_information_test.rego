@@ -128,3 +128,17 @@ test_fail_secret_personal_bucket_policy if {
 	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:s3/bucket:Bucket", "ds", "bucket policy is secret, so public access cannot be ruled out")}
 }
+
+# red team: a personal-data function URL whose authorizationType is secret or unknown until apply may be NONE
+test_fail_hidden_function_url_authorization if {
+	resources := [
+		fixtures.resource("aws:lambda/function:Function", "scorer", {"tags": _tags}),
+		fixtures.resource("aws:lambda/functionUrl:FunctionUrl", "secret-url", {"functionName": "scorer-0123abcd", "authorizationType": "[secret]"}),
+		fixtures.resource("aws:lambda/functionUrl:FunctionUrl", "later-url", {"functionName": "scorer-0123abcd", "authorizationType": "[unknown]"}),
+	]
+	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:lambda/functionUrl:FunctionUrl", "secret-url", "function URL of personal-data function scorer has an authorizationType that is secret, so authentication cannot be established"),
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:lambda/functionUrl:FunctionUrl", "later-url", "function URL of personal-data function scorer has an authorizationType that is unknown until apply, so authentication cannot be established"),
+	}
+}
