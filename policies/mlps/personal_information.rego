@@ -43,13 +43,19 @@ _problems contains findings.problem(input.document.resources[i], _lacks(tags)) i
 	not _complete(tags)
 }
 
-_lacks(tags) := sprintf("personal-information resource lacks tag(s): %s", [concat(", ", missing)]) if {
-	missing := [k | some k in ["purpose", "controller"]; object.get(tags, k, "") == ""]
+_lacks(tags) := sprintf("personal-information resource lacks tag(s): %s%s", [concat(", ", missing), _secret_note(tags)]) if {
+	missing := [k | some k in ["purpose", "controller"]; object.get(tags, k, "") in {"", "[secret]"}]
 }
 
+# a secret tag value cannot be shown to be set
+_secret_note(tags) := sprintf(" (secret: %s)", [concat(", ", secret)]) if {
+	secret := [k | some k in ["purpose", "controller"]; object.get(tags, k, "") == "[secret]"]
+	count(secret) > 0
+} else := ""
+
 _complete(tags) if {
-	tags.purpose != ""
-	tags.controller != ""
+	not object.get(tags, "purpose", "") in {"", "[secret]"}
+	not object.get(tags, "controller", "") in {"", "[secret]"}
 }
 
 _problems contains p if {

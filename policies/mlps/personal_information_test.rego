@@ -142,3 +142,10 @@ test_fail_hidden_function_url_authorization if {
 		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:lambda/functionUrl:FunctionUrl", "later-url", "function URL of personal-data function scorer has an authorizationType that is unknown until apply, so authentication cannot be established"),
 	}
 }
+
+# red team: a secret purpose or controller tag value cannot be shown to be set
+test_fail_secret_purpose_and_controller if {
+	tags := {"data-class": "personal", "purpose": "[secret]", "controller": "ml"}
+	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.resource("aws:sqs/queue:Queue", "events", {"tags": tags})])
+	v == {fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:sqs/queue:Queue", "events", "personal-information resource lacks tag(s): purpose (secret: purpose)")}
+}
