@@ -149,6 +149,12 @@ _cidr(rule) := [c | some k in ["cidrIpv4", "cidrIpv6"]; c := object.get(rule, k,
 # every instance launched without a group)
 inline_rule_types := ["aws:ec2/securityGroup:SecurityGroup", "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"]
 
+# a group's inline rules; a list or rule the document does not show (secret, unknown until apply)
+# stands for a rule of that protocol and CIDR: every protocol and port, from a CIDR it does not show
+_inline_rules(v) := [_hidden_rule(v)] if resources.hidden(v) else := [_hidden_rule(x) | some x in resources.elements(v)]
+
+_hidden_rule(x) := {"protocol": x, "cidrBlocks": x} if resources.hidden(x) else := x
+
 # every rule of the document, built once per evaluation; `position` is the resource's position
 _rules := array.concat(_document_rules, _given_rules)
 
@@ -159,7 +165,7 @@ _document_rules := array.concat(
 			some i in resources.indices(t)
 			r := input.document.resources[i]
 			some direction in ["ingress", "egress"]
-			some rule in object.get(r.inputs, direction, [])
+			some rule in _inline_rules(object.get(r.inputs, direction, []))
 			x := _inline(r, i, direction, rule, direction)
 		],
 		[x |

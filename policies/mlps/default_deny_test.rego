@@ -328,3 +328,17 @@ test_fail_hidden_network_policy_peers_and_ports if {
 		_f(_np_type, "end-later", _np_msg("the internet (ipBlock 0.0.0.0/0)", "on ports unknown until apply (ports [{\"endPort\": \"[unknown]\", \"port\": 1}])")),
 	}
 }
+
+# red team: a group's ingress list or an ingress rule the document does not show may admit anything
+# (was a type error that left the gate undecided)
+test_fail_hidden_inline_rule_lists if {
+	resources := [
+		fixtures.security_group("list", "[secret]", []),
+		fixtures.security_group("item", ["[unknown]"], []),
+	]
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(_sg_type, "list", "security group admits every protocol and port (its protocol is secret) from a CIDR the document does not show (secret), whose reach cannot be established"),
+		_f(_sg_type, "item", "security group admits every protocol and port (its protocol is unknown until apply) from a CIDR unknown until apply, whose reach cannot be established"),
+	}
+}
