@@ -128,6 +128,7 @@ test_fail_secret_key_policy if {
 	resources := [
 		_key("k", {"enableKeyRotation": true, "policy": "[secret]"}),
 		_key("j", {"enableKeyRotation": true, "policy": {"Statement": "[secret]"}}),
+		_key("s", {"enableKeyRotation": true, "policy": json.marshal({"Statement": ["[secret]"]})}),
 		_key("m", {"enableKeyRotation": true}),
 		fixtures.resource("aws:kms/keyPolicy:KeyPolicy", "m-policy", {"keyId": "m", "policy": "[secret]"}),
 	]
@@ -135,6 +136,7 @@ test_fail_secret_key_policy if {
 	v == {
 		_finding("k", "KMS key policy is secret, so public access cannot be ruled out"),
 		_finding("j", "KMS key policy is secret, so public access cannot be ruled out"),
+		_finding("s", "KMS key policy is secret, so public access cannot be ruled out"),
 		object.union(_finding("m-policy", "KMS key policy is secret, so public access cannot be ruled out"), {
 			"urn": fixtures.urn("aws:kms/keyPolicy:KeyPolicy", "m-policy"),
 			"resource_type": "aws:kms/keyPolicy:KeyPolicy",

@@ -727,6 +727,8 @@ secret_document(doc) if doc == "[secret]"
 
 secret_document(doc) if json_object(doc).Statement == "[secret]"
 
+secret_document(doc) if "[secret]" in policy_statements(doc)
+
 secret_document(doc) if {
 	some st in policy_statements(doc)
 	is_object(st)
@@ -787,6 +789,7 @@ principal_star(statement) if "NotPrincipal" in object.keys(statement)
 # whose request it is, and principals of every account call through that service (the policies of
 # AWS-managed keys pair it with kms:CallerAccount).
 unconditioned_public_allow(statement) if {
+	is_object(statement) # a statement that is a placeholder: secret_document
 	object.get(statement, "Effect", "Allow") == "Allow"
 	principal_star(statement)
 	not _narrowing_condition(statement)
