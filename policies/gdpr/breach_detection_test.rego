@@ -380,7 +380,7 @@ test_pass_whole_bucket_basic_selector if {
 
 # red team: a trail whose enableLogging is secret or unknown until apply may be stopped, and one
 # whose includeManagementEvents is hidden may record no management events
-test_fail_hidden_trail_switches if {
+test_fail_hidden_trail_switches_gdpr if {
 	resources := array.concat(fixtures.good_bucket("ds", "personal"), [
 		fixtures.trail("audit", {"enableLogging": "[secret]", "eventSelectors": [{"readWriteType": "All", "includeManagementEvents": "[unknown]"}]}),
 		fixtures.flow_log("flow", "vpc-0123456789abcdef0"),

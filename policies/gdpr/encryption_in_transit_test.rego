@@ -462,7 +462,7 @@ test_pass_transit_gateway_listeners_with_tls if {
 }
 
 # red team: a secret bucket policy cannot be shown to deny plain HTTP, and the message says so
-test_fail_secret_bucket_policy if {
+test_fail_secret_bucket_policy_not_shown_tls_only if {
 	resources := array.concat(array.slice(fixtures.good_bucket("ds", "personal"), 0, 5), [
 		fixtures.bucket_part("aws:s3/bucketPolicy:BucketPolicy", "ds", "policy", {"policy": "[secret]"}),
 	])

@@ -159,7 +159,7 @@ test_ingress_from_prefix_lists if {
 
 # red team: a personal-data instance's secret associatePublicIpAddress may be true (one unknown until
 # apply is an output the subnet decides, and is left)
-test_fail_secret_instance_public_ip if {
+test_fail_secret_instance_public_ip_gdpr if {
 	resources := [
 		fixtures.resource("aws:ec2/instance:Instance", "vm", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": "[secret]"}),
 		fixtures.resource("aws:ec2/instance:Instance", "later", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": "[unknown]"}),
@@ -169,7 +169,7 @@ test_fail_secret_instance_public_ip if {
 }
 
 # red team: a protocol that is secret or unknown until apply may be "-1" (every port), not only 443
-test_fail_hidden_protocol_is_not_only_https if {
+test_fail_hidden_protocol_is_not_only_https_gdpr if {
 	resources := [
 		fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "secret-proto", {"securityGroupId": "sg-1", "ipProtocol": "[secret]", "fromPort": 443, "toPort": 443, "cidrIpv4": "0.0.0.0/0"}),
 		fixtures.security_group("unknown-proto", [{"protocol": "[unknown]", "fromPort": 443, "toPort": 443, "cidrBlocks": ["0.0.0.0/0"]}], []),
