@@ -94,15 +94,23 @@ _complete(tags) if {
 	present := object.filter(tags, budget.cost_tags)
 	count(present) == count(budget.cost_tags)
 	every value in present {
-		not value in budget.missing_values
+		not value in _missing_values
 	}
 }
 
-_message(tags) := sprintf("missing cost-allocation tag(s): %s", [concat(", ", missing)]) if {
+# a secret tag value cannot be shown to be set (nor one unknown until apply: budget.missing_values)
+_missing_values := budget.missing_values | {"[secret]"}
+
+_message(tags) := sprintf("missing cost-allocation tag(s): %s%s", [concat(", ", missing), _secret_note(tags)]) if {
 	missing := [k | some k in budget.cost_tags; not _has(tags, k)]
 }
 
+_secret_note(tags) := sprintf(" (secret: %s)", [concat(", ", secret)]) if {
+	secret := [k | some k in budget.cost_tags; object.get(tags, k, "") == "[secret]"]
+	count(secret) > 0
+} else := ""
+
 _has(tags, key) if {
 	value := tags[key]
-	not value in budget.missing_values
+	not value in _missing_values
 }

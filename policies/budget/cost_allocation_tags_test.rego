@@ -84,3 +84,10 @@ test_fail_group_tags_from_defaults_or_not_propagated if {
 		_f("aws:autoscaling/group:Group", "kept-asg", "missing cost-allocation tag(s): cost-center on the instances it launches (the group's tags with propagateAtLaunch; provider default tags do not apply to Auto Scaling groups)"),
 	}
 }
+
+# red team: a secret tag value cannot be shown to be set (as one unknown until apply)
+test_fail_secret_tag_values if {
+	tags := object.union(fixtures.tags("internal"), {"owner": "[secret]", "team": "[unknown]"})
+	v := cost_allocation_tags.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fixtures.resource("aws:sns/topic:Topic", "alerts", {"tags": tags})])
+	v == {_f("aws:sns/topic:Topic", "alerts", "missing cost-allocation tag(s): team, owner (secret: owner)")}
+}

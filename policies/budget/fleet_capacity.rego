@@ -230,6 +230,19 @@ _problems contains findings.problem(asg, msg) if {
 	msg := sprintf("fleet %s: the group's on-demand base runs %v units on-demand, above the plan's %v: on-demand capacity the estimate priced at spot or reserved rates", [name, _units(base, _ratio_at(i)), planned])
 }
 
+# an on-demand base or share the group gives in no numeric form (secret, unknown until apply) may
+# run more on-demand than the plan priced
+_problems contains findings.problem(asg, msg) if {
+	some i, name in _asg_fleet
+	_planned[name]
+	asg := input.document.resources[i]
+	object.get(asg.inputs, "mixedInstancesPolicy", null) != null
+	some key in ["onDemandBaseCapacity", "onDemandPercentageAboveBaseCapacity"]
+	written := object.get(fleets.distribution(asg), key, 0)
+	not resources.number(written)
+	msg := sprintf("fleet %s: the group's %s %v cannot be read, so the on-demand capacity it runs cannot be checked against the estimate", [name, key, written])
+}
+
 # above the base, a larger on-demand share than the plan's: the estimate priced that part at spot
 _problems contains findings.problem(asg, msg) if {
 	some i, name in _asg_fleet

@@ -392,3 +392,19 @@ test_an_endpoint_on_a_configuration_of_the_document_is_reported_on_the_configura
 		["cfg", "SageMaker endpoint configuration launches instances that no fleet of the policy plans, so the estimate the budget rules check does not cover them"],
 	}
 }
+
+# red team: an on-demand base or share that is secret or unknown until apply may run more on-demand
+# than the plan priced: it is reported as not readable
+test_fail_hidden_on_demand_base_and_share if {
+	plan := {"monthly_cost": 1, "currency": "USD", "fleets": [{"name": "inference", "on_demand_base": 1, "min_size": 1, "desired": 2, "spot_share_above_base": 0.3, "instance_types": [{"instance_type": "g5.xlarge", "weight": 1}]}]}
+	asg := json.patch(_asg("inference", 8, ["g5.xlarge"]), [
+		{"op": "replace", "path": "/inputs/minSize", "value": 1},
+		{"op": "add", "path": "/inputs/desiredCapacity", "value": 2},
+		{"op": "replace", "path": "/inputs/mixedInstancesPolicy/instancesDistribution", "value": {"onDemandBaseCapacity": "[secret]", "onDemandPercentageAboveBaseCapacity": "[unknown]"}},
+	])
+	v := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, [asg]), {"plan": plan})
+	v == {
+		_f("inference-asg", "fleet inference: the group's onDemandBaseCapacity [secret] cannot be read, so the on-demand capacity it runs cannot be checked against the estimate"),
+		_f("inference-asg", "fleet inference: the group's onDemandPercentageAboveBaseCapacity [unknown] cannot be read, so the on-demand capacity it runs cannot be checked against the estimate"),
+	}
+}

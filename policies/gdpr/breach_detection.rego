@@ -54,7 +54,8 @@ _problems contains findings.problem(_stack, msg) if {
 	count(_trails) > 0
 	not audit.existing_trail
 	not _management_recorded
-	msg := sprintf("no trail records the account's management events%s", [audit.ignored_management_note(input.document)])
+	note := audit.hidden_switch_note(input.document, ["includeManagementEvents"])
+	msg := sprintf("no trail records the account's management events%s%s", [audit.ignored_management_note(input.document), note])
 }
 
 # (a stopped trail is reported as such)

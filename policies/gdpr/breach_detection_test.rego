@@ -377,3 +377,19 @@ test_pass_whole_bucket_basic_selector if {
 		v == set()
 	}
 }
+
+# red team: a trail whose enableLogging is secret or unknown until apply may be stopped, and one
+# whose includeManagementEvents is hidden may record no management events
+test_fail_hidden_trail_switches_gdpr if {
+	resources := array.concat(fixtures.good_bucket("ds", "personal"), [
+		fixtures.trail("audit", {"enableLogging": "[secret]", "eventSelectors": [{"readWriteType": "All", "includeManagementEvents": "[unknown]"}]}),
+		fixtures.flow_log("flow", "vpc-0123456789abcdef0"),
+		fixtures.resource("aws:eks/cluster:Cluster", "eks", {"enabledClusterLogTypes": ["api", "audit", "authenticator"]}),
+	])
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:cloudtrail/trail:Trail", "audit", "trail's enableLogging is secret, so that it records anything cannot be established"),
+		_f("aws:s3/bucket:Bucket", "ds", "no trail records S3 data events for this personal-data bucket"),
+		fixtures.stack_finding("GDPR-33-1", "mandatory", "no trail records the account's management events (trail 'audit': its includeManagementEvents is unknown until apply, so it may be off)"),
+	}
+}

@@ -460,3 +460,34 @@ test_pass_transit_gateway_listeners_with_tls if {
 	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == set()
 }
+
+# red team: a secret bucket policy cannot be shown to deny plain HTTP, and the message says so
+test_fail_secret_bucket_policy_not_shown_tls_only if {
+	resources := array.concat(array.slice(fixtures.good_bucket("ds", "personal"), 0, 5), [
+		fixtures.bucket_part("aws:s3/bucketPolicy:BucketPolicy", "ds", "policy", {"policy": "[secret]"}),
+	])
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:s3/bucket:Bucket", "ds", "bucket policy is secret, so a deny of requests without TLS (aws:SecureTransport false) cannot be established")}
+}
+
+# red team: a listener protocol, TLS policy or classic listener list the document does not show is
+# reported as such (not as "uses [SECRET]")
+test_fail_hidden_listener_settings if {
+	resources := array.concat(fixtures.good_bucket("ds", "personal"), [
+		_listener("proto", {"protocol": "[secret]", "port": 443}),
+		_listener("later", {"protocol": "[unknown]", "port": 443}),
+		_listener("policy", {"protocol": "HTTPS", "port": 443, "sslPolicy": "[secret]"}),
+		fixtures.resource("aws:elb/loadBalancer:LoadBalancer", "classic", {"listeners": "[secret]"}),
+		fixtures.resource("aws:elb/loadBalancer:LoadBalancer", "classic-item", {"listeners": ["[secret]"]}),
+		fixtures.resource("aws:elb/loadBalancer:LoadBalancer", "classic-proto", {"listeners": [{"lbPort": 443, "lbProtocol": "[secret]", "instancePort": 80, "instanceProtocol": "HTTP"}]}),
+	])
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:lb/listener:Listener", "proto", "load balancer listener: its protocol is secret, so HTTPS/TLS cannot be established"),
+		_f("aws:lb/listener:Listener", "later", "load balancer listener: its protocol is unknown until apply, so HTTPS/TLS cannot be established"),
+		_f("aws:lb/listener:Listener", "policy", "listener TLS policy is secret, so refusing TLS below 1.2 cannot be established"),
+		_f("aws:elb/loadBalancer:LoadBalancer", "classic", "classic load balancer listeners are secret, so HTTPS/SSL cannot be established"),
+		_f("aws:elb/loadBalancer:LoadBalancer", "classic-item", "classic load balancer listeners are secret, so HTTPS/SSL cannot be established"),
+		_f("aws:elb/loadBalancer:LoadBalancer", "classic-proto", "classic load balancer listener on port 443: its protocol is secret, so HTTPS/SSL cannot be established"),
+	}
+}

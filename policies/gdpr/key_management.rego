@@ -62,3 +62,9 @@ _problems contains findings.problem(k, "KMS key policy grants Principal \"*\" wi
 	some statement in resources.policy_statements(object.get(k.inputs, "policy", "{}"))
 	resources.unconditioned_public_allow(statement)
 }
+
+# a secret key policy: judged as possibly granting Principal "*" (no preview shows it)
+_problems contains findings.problem(k, resources.secret_document_message("KMS key policy")) if {
+	some k in _policy_holders
+	resources.secret_document(object.get(k.inputs, "policy", "{}"))
+}

@@ -121,3 +121,25 @@ test_pass_via_service_with_caller_account if {
 		[_key("via-account", {"enableKeyRotation": true, "policy": policy})],
 	)
 }
+
+# red team: a secret key policy (inline, a KeyPolicy resource, a secret Statement) is judged as
+# possibly granting Principal "*": no preview shows it
+test_fail_secret_key_policy if {
+	resources := [
+		_key("k", {"enableKeyRotation": true, "policy": "[secret]"}),
+		_key("j", {"enableKeyRotation": true, "policy": {"Statement": "[secret]"}}),
+		_key("s", {"enableKeyRotation": true, "policy": json.marshal({"Statement": ["[secret]"]})}),
+		_key("m", {"enableKeyRotation": true}),
+		fixtures.resource("aws:kms/keyPolicy:KeyPolicy", "m-policy", {"keyId": "m", "policy": "[secret]"}),
+	]
+	v := key_management.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_finding("k", "KMS key policy is secret, so public access cannot be ruled out"),
+		_finding("j", "KMS key policy is secret, so public access cannot be ruled out"),
+		_finding("s", "KMS key policy is secret, so public access cannot be ruled out"),
+		object.union(_finding("m-policy", "KMS key policy is secret, so public access cannot be ruled out"), {
+			"urn": fixtures.urn("aws:kms/keyPolicy:KeyPolicy", "m-policy"),
+			"resource_type": "aws:kms/keyPolicy:KeyPolicy",
+		}),
+	}
+}

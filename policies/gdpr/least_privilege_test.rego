@@ -160,7 +160,7 @@ test_karpenter_node_class_metadata_unknown_and_patched if {
 	]
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == {
-		_f(fixtures.node_class_type, "late-spec", "EC2NodeClass allows IMDSv1 (metadataOptions.httpTokens is [unknown], not \"required\")"),
+		_f(fixtures.node_class_type, "late-spec", "EC2NodeClass may allow IMDSv1: metadataOptions.httpTokens is unknown until apply, so \"required\" cannot be established"),
 		_f("kubernetes:karpenter.k8s.aws/v1:EC2NodeClassPatch", "imdsv1", "EC2NodeClass allows IMDSv1 (metadataOptions.httpTokens is optional, not \"required\")"),
 	}
 }
@@ -212,5 +212,31 @@ test_fail_power_user_access_attached if {
 	v == {
 		_f("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "power", "attaches the AWS-managed policy PowerUserAccess, which allows every action except iam:*, organizations:*, account:* on Resource \"*\" (NotAction)"),
 		_f("aws:iam/role:Role", "ops", "attaches the AWS-managed policy PowerUserAccess, which allows every action except iam:*, organizations:*, account:* on Resource \"*\" (NotAction)"),
+	}
+}
+
+# red team: a secret managed-policy ARN may name AdministratorAccess; one unknown until apply is
+# another resource's output (a Policy whose document is judged itself) and is not judged
+test_fail_secret_managed_policy_arn if {
+	resources := [
+		fixtures.resource("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "attach", {"policyArn": "[secret]", "role": "r"}),
+		fixtures.resource("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "later", {"policyArn": "[unknown]", "role": "r"}),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "attach", "attaches a managed policy whose ARN is secret, so administrator access (Action \"*\" on Resource \"*\") cannot be ruled out")}
+}
+
+# red team: httpTokens the document does not show may be "optional"; the message says why
+test_fail_hidden_http_tokens if {
+	resources := [
+		fixtures.launch_template("lt", "personal", {"metadataOptions": {"httpTokens": "[secret]"}}),
+		fixtures.launch_template("later", "personal", {"metadataOptions": {"httpTokens": "[unknown]"}}),
+		fixtures.node_class("nodes", {"metadataOptions": {"httpTokens": "[secret]"}}),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", "launch template may allow IMDSv1: metadataOptions.httpTokens is secret, so \"required\" cannot be established"),
+		_f("aws:ec2/launchTemplate:LaunchTemplate", "later", "launch template may allow IMDSv1: metadataOptions.httpTokens is unknown until apply, so \"required\" cannot be established"),
+		_f("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "nodes", "EC2NodeClass may allow IMDSv1: metadataOptions.httpTokens is secret, so \"required\" cannot be established"),
 	}
 }

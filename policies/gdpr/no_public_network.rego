@@ -76,6 +76,15 @@ _problems contains findings.problem(svc, "LoadBalancer Service is internet-facin
 	not _internal(svc)
 }
 
+# a type (or spec) the document does not show may be LoadBalancer
+_problems contains findings.problem(svc, msg) if {
+	some svc in resources.of_type(input.document, "kubernetes:core/v1:Service")
+	some v in [object.get(svc.inputs, "spec", {}), object.get(svc.inputs, ["spec", "type"], "ClusterIP")]
+	resources.hidden(v)
+	not _internal(svc)
+	msg := sprintf("Service type is %s, so it may be an internet-facing LoadBalancer", [resources.hidden_why(v)])
+}
+
 # an Ingress the AWS Load Balancer Controller serves with an internet-facing ALB (its default
 # scheme is internal)
 _problems contains findings.problem(ing, "Ingress is internet-facing (alb.ingress.kubernetes.io/scheme)") if {
@@ -83,4 +92,14 @@ _problems contains findings.problem(ing, "Ingress is internet-facing (alb.ingres
 	endswith(t, ":Ingress")
 	some ing in resources.of_type(input.document, t)
 	object.get(ing.inputs, ["metadata", "annotations", "alb.ingress.kubernetes.io/scheme"], "internal") == "internet-facing"
+}
+
+# a scheme annotation (or annotations) the document does not show may be internet-facing
+_problems contains findings.problem(ing, msg) if {
+	some t in resources.k8s_types(input.document)
+	endswith(t, ":Ingress")
+	some ing in resources.of_type(input.document, t)
+	some v in [object.get(ing.inputs, ["metadata", "annotations"], {}), object.get(ing.inputs, ["metadata", "annotations", "alb.ingress.kubernetes.io/scheme"], "internal")]
+	resources.hidden(v)
+	msg := sprintf("Ingress scheme (alb.ingress.kubernetes.io/scheme) is %s, so it may be internet-facing", [resources.hidden_why(v)])
 }

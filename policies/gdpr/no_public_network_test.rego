@@ -156,3 +156,44 @@ test_ingress_from_prefix_lists if {
 		_f("aws:ec2/securityGroup:SecurityGroup", "db", "security group admits tcp ports 5432-5432 from prefix list pl-0123456789abcdef0 (not in the document), whose reach cannot be established"),
 	}
 }
+
+# red team: a personal-data instance's secret associatePublicIpAddress may be true (one unknown until
+# apply is an output the subnet decides, and is left)
+test_fail_secret_instance_public_ip_gdpr if {
+	resources := [
+		fixtures.resource("aws:ec2/instance:Instance", "vm", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": "[secret]"}),
+		fixtures.resource("aws:ec2/instance:Instance", "later", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": "[unknown]"}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:ec2/instance:Instance", "vm", "personal-data instance may give instances a public IP: associatePublicIpAddress is secret")}
+}
+
+# red team: a protocol that is secret or unknown until apply may be "-1" (every port), not only 443
+test_fail_hidden_protocol_is_not_only_https_gdpr if {
+	resources := [
+		fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "secret-proto", {"securityGroupId": "sg-1", "ipProtocol": "[secret]", "fromPort": 443, "toPort": 443, "cidrIpv4": "0.0.0.0/0"}),
+		fixtures.security_group("unknown-proto", [{"protocol": "[unknown]", "fromPort": 443, "toPort": 443, "cidrBlocks": ["0.0.0.0/0"]}], []),
+		fixtures.security_group("https", [{"protocol": "tcp", "fromPort": 443, "toPort": 443, "cidrBlocks": ["0.0.0.0/0"]}], []),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "secret-proto", "security group admits the internet on every protocol and port (its protocol is secret)"),
+		_f("aws:ec2/securityGroup:SecurityGroup", "unknown-proto", "security group admits the internet on every protocol and port (its protocol is unknown until apply)"),
+	}
+}
+
+# red team: a Service type or Ingress scheme the document does not show may be internet-facing
+test_fail_hidden_service_type_and_ingress_scheme if {
+	resources := [
+		fixtures.resource("kubernetes:core/v1:Service", "svc", {"metadata": {"name": "svc"}, "spec": {"type": "[secret]"}}),
+		fixtures.resource("kubernetes:core/v1:Service", "whole", {"metadata": {"name": "whole"}, "spec": "[unknown]"}),
+		fixtures.resource("kubernetes:core/v1:Service", "internal", {"metadata": {"name": "internal", "annotations": {"service.beta.kubernetes.io/aws-load-balancer-scheme": "internal"}}, "spec": {"type": "[secret]"}}),
+		fixtures.resource("kubernetes:networking.k8s.io/v1:Ingress", "ing", {"metadata": {"name": "ing", "annotations": {"alb.ingress.kubernetes.io/scheme": "[secret]"}}, "spec": {}}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("kubernetes:core/v1:Service", "svc", "Service type is secret, so it may be an internet-facing LoadBalancer"),
+		_f("kubernetes:core/v1:Service", "whole", "Service type is unknown until apply, so it may be an internet-facing LoadBalancer"),
+		_f("kubernetes:networking.k8s.io/v1:Ingress", "ing", "Ingress scheme (alb.ingress.kubernetes.io/scheme) is secret, so it may be internet-facing"),
+	}
+}

@@ -51,3 +51,53 @@ test_fail_inline_acl_and_policy if {
 		_f("inline", "bucket policy allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition"),
 	}
 }
+
+# red team: a secret bucket policy (attached or inline) could hold anything, Principal "*" included:
+# judged as possibly public. One unknown until apply is judged as absent (README, Known limits).
+_policy_bucket(name, policy) := array.concat(array.slice(fixtures.good_bucket(name, "personal"), 0, 5), [
+	fixtures.bucket_part("aws:s3/bucketPolicy:BucketPolicy", name, "policy", {"policy": policy}),
+])
+
+test_fail_secret_bucket_policy if {
+	inline := array.concat(
+		[object.union(fixtures.bucket("inline", "personal"), {"inputs": {"policy": "[secret]"}})],
+		array.slice(fixtures.good_bucket("inline", "personal"), 1, 6),
+	)
+	principal := json.marshal({"Statement": [{"Effect": "Allow", "Principal": {"AWS": "[secret]"}, "Action": "s3:*", "Resource": "*"}]})
+	resources := array.concat(array.concat(_policy_bucket("attached", "[secret]"), inline), _policy_bucket("principal", principal))
+	v := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("attached", "bucket policy is secret, so public access cannot be ruled out"),
+		_f("inline", "bucket policy is secret, so public access cannot be ruled out"),
+		_f("principal", "bucket policy is secret, so public access cannot be ruled out"),
+	}
+}
+
+test_pass_bucket_policy_unknown_until_apply if {
+	v := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, _policy_bucket("later", "[unknown]"))
+	v == set()
+}
+
+# red team: a secret ACL (canned, access control policy, grants, a grant, its grantee or grantee URI;
+# a bucket's inline acl, grants or grant URI) may grant AllUsers
+_acl(name, inputs) := array.concat(fixtures.good_bucket(name, "personal"), [fixtures.bucket_part("aws:s3/bucketAcl:BucketAcl", name, "acl", inputs)])
+
+_inline(name, inputs) := array.concat([object.union(fixtures.bucket(name, "personal"), {"inputs": inputs})], array.slice(fixtures.good_bucket(name, "personal"), 1, 6))
+
+test_fail_secret_bucket_acls if {
+	resources := array.concat(array.concat(array.concat(array.concat(array.concat(array.concat(array.concat(array.concat(
+		_acl("canned", {"acl": "[secret]"}),
+		_acl("acp", {"accessControlPolicy": "[secret]"})),
+		_acl("grants", {"accessControlPolicy": {"grants": "[secret]"}})),
+		_acl("grant", {"accessControlPolicy": {"grants": ["[secret]"]}})),
+		_acl("uri", {"accessControlPolicy": {"grants": [{"grantee": {"type": "Group", "uri": "[secret]"}, "permission": "READ"}]}})),
+		_inline("inline", {"acl": "[secret]"})),
+		_inline("inline-grants", {"grants": "[secret]"})),
+		_inline("inline-uri", {"grants": [{"type": "Group", "uri": "[secret]", "permissions": ["READ"]}]})),
+		_acl("later", {"acl": "private", "accessControlPolicy": {"grants": [{"grantee": {"type": "CanonicalUser", "id": "abc"}, "permission": "READ"}]}}),
+	)
+	v := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f(name, "bucket ACL is secret, so public access cannot be ruled out") |
+		some name in ["canned", "acp", "grants", "grant", "uri", "inline", "inline-grants", "inline-uri"]
+	}
+}

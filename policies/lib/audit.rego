@@ -22,11 +22,37 @@ trail_weaknesses(document) := {findings.problem(t, "trail is not multi-region") 
 	not resources.truthy(object.get(t.inputs, "enableLogFileValidation", false))
 } | {findings.problem(t, "trail is stopped (enableLogging false): it records nothing") |
 	some t in trails(document)
-	stopped(t)
+	object.get(t.inputs, "enableLogging", true) in {false, "false"}
+} | {findings.problem(t, msg) |
+	some t in trails(document)
+	v := object.get(t.inputs, "enableLogging", true)
+	resources.hidden(v)
+	msg := sprintf("trail's enableLogging is %s, so that it records anything cannot be established", [resources.hidden_why(v)])
 }
 
-# a trail created with enableLogging false (or "false") records nothing
-stopped(t) if object.get(t.inputs, "enableLogging", true) in {false, "false"}
+# a trail created with enableLogging false (or "false") records nothing; one that is unknown until
+# apply or secret may be false
+stopped(t) if switched_off(object.get(t.inputs, "enableLogging", true))
+
+# a trail switch that is off, or hidden (unknown until apply, secret) and so may be off
+switched_off(v) if v in {false, "false"}
+
+switched_off(v) if resources.hidden(v)
+
+# " (trail 'a': its includeManagementEvents is secret, so it may be off)" for the trail switches of
+# the given names that are hidden, in the trails or their basic selectors; "" when none is
+hidden_switch_note(document, names) := sprintf(" (%s)", [concat("; ", notes)]) if {
+	notes := sort([sprintf("trail '%s': its %s is %s, so it may be off", [object.get(t, "name", "?"), name, resources.hidden_why(v)]) |
+		some t in trails(document)
+		some name in names
+		some v in array.concat([object.get(t.inputs, name, true)], [object.get(sel, name, true) |
+			some sel in resources.elements(object.get(t.inputs, "eventSelectors", []))
+			is_object(sel)
+		])
+		resources.hidden(v)
+	])
+	count(notes) > 0
+} else := ""
 
 # Management events are on unless the selectors turn them off: with no selectors of either kind,
 # when a basic selector includes them, or when an advanced selector (which replaces the basic
@@ -43,7 +69,7 @@ management_events(t) if {
 	object.get(t.inputs, "advancedEventSelectors", []) == []
 	kinds := {k |
 		some sel in object.get(t.inputs, "eventSelectors", [])
-		not object.get(sel, "includeManagementEvents", true) in {false, "false"}
+		not switched_off(object.get(sel, "includeManagementEvents", true))
 		some k in _basic_kinds(sel)
 	}
 	count(kinds) == 2

@@ -170,7 +170,19 @@ in_transit(_) := _in_transit
 
 _in_transit contains problem(b, "bucket policy does not deny requests without TLS (aws:SecureTransport false)") if {
 	some i in s3.bucket_indices - _denies_plaintext
+	not i in _secret_policy_buckets
 	b := input.document.resources[i]
+}
+
+_in_transit contains problem(b, "bucket policy is secret, so a deny of requests without TLS (aws:SecureTransport false) cannot be established") if {
+	some i in _secret_policy_buckets - _denies_plaintext
+	b := input.document.resources[i]
+}
+
+# positions of the buckets a secret bucket policy applies to
+_secret_policy_buckets contains b if {
+	some p in s3.secret_policies
+	some b in s3.config_buckets(p)
 }
 
 # positions of the buckets whose policy denies requests without TLS
@@ -185,8 +197,13 @@ _in_transit contains problem(l, msg) if {
 	some l in resources.of_types(input.document, listener_types)
 	protocol := upper(sprintf("%v", [object.get(l.inputs, "protocol", "HTTP")]))
 	not protocol in {"HTTPS", "TLS"}
-	msg := sprintf("load balancer listener uses %s, not HTTPS/TLS", [protocol])
+	msg := _plain_listener("load balancer listener", object.get(l.inputs, "protocol", "HTTP"), "HTTPS/TLS")
 }
+
+# "NOUN uses HTTP, not HTTPS/TLS"; a protocol the document does not show: "NOUN: its protocol is secret, ..."
+_plain_listener(noun, raw, wanted) := sprintf("%s: its protocol is %s, so %s cannot be established", [noun, resources.hidden_why(raw), wanted]) if {
+	resources.hidden(raw)
+} else := sprintf("%s uses %s, not %s", [noun, protocol, wanted]) if protocol := upper(sprintf("%v", [raw]))
 
 _in_transit contains problem(l, msg) if {
 	some l in resources.of_types(input.document, listener_types)
@@ -194,8 +211,12 @@ _in_transit contains problem(l, msg) if {
 	policy := object.get(l.inputs, "sslPolicy", "")
 	policy != ""
 	not tls12_policy(policy)
-	msg := sprintf("listener TLS policy %v allows TLS below 1.2", [policy])
+	msg := _tls_policy_message(policy)
 }
+
+_tls_policy_message(policy) := sprintf("listener TLS policy is %s, so refusing TLS below 1.2 cannot be established", [resources.hidden_why(policy)]) if {
+	resources.hidden(policy)
+} else := sprintf("listener TLS policy %v allows TLS below 1.2", [policy])
 
 _in_transit contains problem(l, msg) if {
 	some l in resources.of_types(input.document, listener_types)
@@ -209,9 +230,21 @@ _in_transit contains problem(lb, msg) if {
 	some i in transit.classic_lb_indices
 	lb := input.document.resources[i]
 	some l in resources.elements(object.get(lb.inputs, "listeners", []))
+	is_object(l)
 	protocol := upper(sprintf("%v", [object.get(l, "lbProtocol", "HTTP")]))
 	not protocol in {"HTTPS", "SSL"}
-	msg := sprintf("classic load balancer listener on port %v uses %s, not HTTPS/SSL", [object.get(l, "lbPort", "?"), protocol])
+	noun := sprintf("classic load balancer listener on port %v", [object.get(l, "lbPort", "?")])
+	msg := _plain_listener(noun, object.get(l, "lbProtocol", "HTTP"), "HTTPS/SSL")
+}
+
+# listeners, or a listener, the document does not show may speak plain HTTP
+_in_transit contains problem(lb, msg) if {
+	some i in transit.classic_lb_indices
+	lb := input.document.resources[i]
+	listeners := object.get(lb.inputs, "listeners", [])
+	some v in array.concat([listeners], resources.elements(listeners))
+	resources.hidden(v)
+	msg := sprintf("classic load balancer listeners are %s, so HTTPS/SSL cannot be established", [resources.hidden_why(v)])
 }
 
 # An HTTPS/SSL listener of a classic load balancer that the document gives no SSL negotiation
@@ -248,6 +281,7 @@ _in_transit contains problem(lb, msg) if {
 _classic_tls_listeners contains [i, l, protocol, policies] if {
 	some i in transit.classic_lb_indices
 	some l in resources.elements(object.get(input.document.resources[i].inputs, "listeners", []))
+	is_object(l)
 	protocol := upper(sprintf("%v", [object.get(l, "lbProtocol", "HTTP")]))
 	protocol in {"HTTPS", "SSL"}
 	policies := object.get(transit.listener_policies, transit.listener_key(i, object.get(l, "lbPort", "?")), set())
@@ -546,13 +580,23 @@ _iam_statements := [[r, st] |
 	some pair in array.concat(iam_documents(input.document), _inline_role_policies(input.document))
 	r := pair[0]
 	some st in resources.policy_statements(pair[1])
+	is_object(st)
 	object.get(st, "Effect", "Allow") == "Allow"
 ]
 
-_inline_role_policies(document) := [[r, p.policy] |
+# [role, policy document] of the roles' inline policies; a secret list or item is a secret document
+_inline_role_policies(document) := array.concat([[r, d] |
 	some r in resources.of_type(document, "aws:iam/role:Role")
-	some p in object.get(r.inputs, "inlinePolicies", [])
-]
+	some p in resources.elements(object.get(r.inputs, "inlinePolicies", []))
+	d := _inline_document(p)
+], [[r, "[secret]"] |
+	some r in resources.of_type(document, "aws:iam/role:Role")
+	object.get(r.inputs, "inlinePolicies", []) == "[secret]"
+])
+
+_inline_document(p) := p.policy
+
+_inline_document(p) := p if p == "[secret]"
 
 wildcard_admin(document) := {problem(r, _admin_message(res)) |
 	some pair in iam_statements(document)
@@ -602,6 +646,48 @@ wildcard_admin(document) := {problem(r, _admin_message(res)) |
 	r := pair[0]
 	pair[1] == "[secret]"
 	msg := "IAM policy document is secret, so administrator access (Action \"*\" on Resource \"*\") cannot be ruled out"
+} | {problem(r, msg) |
+	# a document whose Statement, a statement, or a statement's Effect, Action or Resource is secret
+	some pair in array.concat(iam_documents(document), _inline_role_policies(document))
+	r := pair[0]
+	_secret_in_part(pair[1])
+	msg := "IAM policy document is secret in part, so administrator access (Action \"*\" on Resource \"*\") cannot be ruled out"
+} | {problem(r, msg) |
+	# a secret managed-policy ARN may name AdministratorAccess. One unknown until apply is left:
+	# it is another resource's output (an aws:iam/policy:Policy's arn, whose document is judged)
+	some pair in managed_policy_grants
+	r := pair[0]
+	pair[1] == "[secret]"
+	msg := "attaches a managed policy whose ARN is secret, so administrator access (Action \"*\" on Resource \"*\") cannot be ruled out"
+}
+
+_secret_in_part(d) if resources.json_object(d).Statement == "[secret]"
+
+_secret_in_part(d) if "[secret]" in resources.policy_statements(d)
+
+_secret_in_part(d) if {
+	some st in resources.policy_statements(d)
+	is_object(st)
+	object.get(st, "Effect", "Allow") in {"Allow", "[secret]"}
+	actions := resources.as_list(object.get(st, "Action", []))
+	targets := resources.as_list(object.get(st, "Resource", []))
+	_secret_or_admin_action(actions)
+	_secret_or_every_resource(targets)
+	"[secret]" in array.concat(array.concat(actions, targets), [object.get(st, "Effect", "Allow")])
+}
+
+_secret_or_admin_action(actions) if "[secret]" in actions
+
+_secret_or_admin_action(actions) if {
+	some a in actions
+	a in {"*", "*:*"}
+}
+
+_secret_or_every_resource(targets) if "[secret]" in targets
+
+_secret_or_every_resource(targets) if {
+	some res in targets
+	every_resource(res)
 }
 
 # the Allow statements with a NotAction or NotResource (few: one pass over the statements finds them)
@@ -641,12 +727,15 @@ _attachment_types := {
 	"aws:iam/policyAttachment:PolicyAttachment",
 }
 
-_role_grants := [[r, arn] |
+_role_grants := array.concat([[r, arn] |
 	some r in resources.of_type(input.document, "aws:iam/role:Role")
 	arns := object.get(r.inputs, "managedPolicyArns", [])
 	is_array(arns)
 	some arn in arns
-]
+], [[r, "[secret]"] |
+	some r in resources.of_type(input.document, "aws:iam/role:Role")
+	object.get(r.inputs, "managedPolicyArns", []) == "[secret]"
+])
 
 # arn:aws:iam::aws:policy/AdministratorAccess (any partition, any path) -> AdministratorAccess
 _managed_name(arn) := name if {
@@ -714,8 +803,13 @@ _imdsv1 contains problem(lt, msg) if {
 	lt := input.document.resources[i]
 	tokens := compute.http_tokens(lt)
 	tokens != "required"
-	msg := sprintf("%s allows IMDSv1 (metadataOptions.httpTokens is %q, not \"required\")", [compute.noun(lt), tokens])
+	msg := _imds_message(compute.noun(lt), tokens, sprintf("%q", [tokens]))
 }
+
+# "NOUN allows IMDSv1 (...)"; a setting the document does not show may be "optional"
+_imds_message(noun, tokens, text) := sprintf("%s may allow IMDSv1: metadataOptions.httpTokens is %s, so \"required\" cannot be established", [noun, resources.hidden_why(tokens)]) if {
+	resources.hidden(tokens)
+} else := sprintf("%s allows IMDSv1 (metadataOptions.httpTokens is %s, not \"required\")", [noun, text])
 
 _imdsv1 contains compute.unseen_launch_problem(i, ref, "its instance metadata options (IMDSv2)") if {
 	some [i, ref] in compute.unseen_launch_sources
@@ -727,7 +821,7 @@ _imdsv1 contains problem(nc, msg) if {
 	nc := input.document.resources[i]
 	tokens := karpenter.http_tokens(nc)
 	tokens != "required"
-	msg := sprintf("EC2NodeClass allows IMDSv1 (metadataOptions.httpTokens is %v, not \"required\")", [tokens])
+	msg := _imds_message("EC2NodeClass", tokens, sprintf("%v", [tokens]))
 }
 
 # ---------------------------------------------------------------- public buckets
@@ -771,8 +865,38 @@ _public[class] contains problem(b, msg) if {
 _acl_public(inputs) if object.get(inputs, "acl", "private") in public_canned
 
 _acl_public(inputs) if {
-	some g in object.get(inputs, ["accessControlPolicy", "grants"], [])
+	some g in resources.elements(object.get(inputs, ["accessControlPolicy", "grants"], []))
+	is_object(g)
 	object.get(g, ["grantee", "uri"], "") in public_grantees
+}
+
+# a secret ACL (canned, its access control policy, grants, a grant, grantee or grantee URI) may
+# grant AllUsers: no preview shows it
+_public[class] contains problem(b, "bucket ACL is secret, so public access cannot be ruled out") if {
+	some t in s3.acl_types
+	some c in resources.indices(t)
+	_acl_secret(input.document.resources[c].inputs)
+	some i in s3.config_buckets(c)
+	b := input.document.resources[i]
+	class := resources.data_class(b)
+}
+
+_acl_secret(inputs) if "[secret]" in {
+	object.get(inputs, "acl", "private"),
+	object.get(inputs, "accessControlPolicy", {}),
+	object.get(inputs, ["accessControlPolicy", "grants"], []),
+}
+
+_acl_secret(inputs) if {
+	some g in resources.elements(object.get(inputs, ["accessControlPolicy", "grants"], []))
+	_secret_grant(g, "grantee", ["grantee", "uri"])
+}
+
+_secret_grant(g, _, _) if g == "[secret]"
+
+_secret_grant(g, grantee, uri) if {
+	is_object(g)
+	"[secret]" in {object.get(g, grantee, {}), object.get(g, uri, "")}
 }
 
 # a bucket's inline acl and grants (aws.s3.Bucket still accepts them)
@@ -786,8 +910,29 @@ _public[class] contains problem(b, "bucket ACL grants access to AllUsers or Auth
 _inline_acl_public(inputs) if object.get(inputs, "acl", "private") in public_canned
 
 _inline_acl_public(inputs) if {
-	some g in object.get(inputs, "grants", [])
+	some g in resources.elements(object.get(inputs, "grants", []))
+	is_object(g)
 	object.get(g, "uri", "") in public_grantees
+}
+
+_public[class] contains problem(b, "bucket ACL is secret, so public access cannot be ruled out") if {
+	some i in s3.bucket_indices
+	b := input.document.resources[i]
+	_inline_acl_secret(b.inputs)
+	class := resources.data_class(b)
+}
+
+_inline_acl_secret(inputs) if "[secret]" in {object.get(inputs, "acl", "private"), object.get(inputs, "grants", [])}
+
+_inline_acl_secret(inputs) if {
+	some g in resources.elements(object.get(inputs, "grants", []))
+	_secret_grant(g, "uri", "uri")
+}
+
+_public[class] contains problem(b, resources.secret_document_message("bucket policy")) if {
+	some i in _secret_policy_buckets
+	b := input.document.resources[i]
+	class := resources.data_class(b)
 }
 
 _public[class] contains problem(b, "bucket policy allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition") if {

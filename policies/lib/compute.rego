@@ -185,7 +185,8 @@ public_ip(r) if {
 # whether instances get a public IP is unknown until apply (associatePublicIpAddress is a preview's
 # "[unknown]"): the controls that forbid one cannot pass it. Launch templates and spot fleet
 # launch specifications only: an instance's is also an output a preview shows unknown when the
-# program leaves it to the subnet (whose mapPublicIpOnLaunch is checked)
+# program leaves it to the subnet (whose mapPublicIpOnLaunch is checked); an instance's secret flag
+# is judged (no preview shows it)
 public_ip_unknown(r) if {
 	_public_ip_hidden(r)
 }
@@ -204,6 +205,10 @@ _public_ip_hidden_values(r) := {v |
 	some spec in launch_specifications(r)
 	v := object.get(spec, "associatePublicIpAddress", false)
 	resources.hidden(v)
+} | {v |
+	r.type in _instance_types
+	v := object.get(r.inputs, "associatePublicIpAddress", false)
+	v == "[secret]"
 }
 
 _public_ip_hidden(r) if {
@@ -215,6 +220,9 @@ _public_ip_hidden(r) if {
 	r.type == spot_fleet
 	some spec in launch_specifications(r)
 	resources.hidden(object.get(spec, "associatePublicIpAddress", false))
+} else := true if {
+	r.type in _instance_types
+	object.get(r.inputs, "associatePublicIpAddress", false) == "[secret]"
 }
 
 # "launch template gives instances a public IP", "instance gets a public IP", ...

@@ -76,14 +76,34 @@ _unsettled[key] := "which aggregates the rules of the ClusterRoles its labels se
 	_aggregated(key)
 }
 
-_unsettled[key] := "whose rules are unknown until apply" if {
+_unsettled[key] := concat("; ", sort(reasons)) if {
 	some key, entries in _roles
 	not _aggregated(key)
-	some e in entries
-	rules := object.get(input.document.resources[e[0]].inputs, "rules", [])
+	reasons := {reason | some e in entries; reason := _unsettled_rules(input.document.resources[e[0]].inputs)}
+	count(reasons) > 0
+}
+
+# rules the document does not show: the list, a rule, or a rule's verbs, resources or apiGroups
+# (secret, or unknown until apply: any of them may be "*")
+_unsettled_rules(inputs) := sprintf("whose rules are %s", [_why(rules)]) if {
+	rules := object.get(inputs, "rules", [])
 	rules != null
 	not is_array(rules)
+} else := sprintf("a rule of which is %s", [concat(", ", whys)]) if {
+	whys := sort({_why(rule) | some rule in inputs.rules; not is_object(rule)})
+	count(whys) > 0
+} else := sprintf("whose rules' %s", [concat(", ", parts)]) if {
+	parts := sort({sprintf("%s are %s", [field, resources.hidden_why(v)]) |
+		some rule in inputs.rules
+		some field in ["verbs", "resources", "apiGroups"]
+		some v in _hidden_parts(object.get(rule, field, []))
+	})
+	count(parts) > 0
 }
+
+_why(v) := resources.hidden_why(v) if resources.hidden(v) else := "unknown until apply"
+
+_hidden_parts(v) := {v} if resources.hidden(v) else := {x | some x in v; resources.hidden(x)} if is_array(v) else := set()
 
 _aggregated(key) if {
 	some e in _roles[key]

@@ -149,6 +149,12 @@ _cidr(rule) := [c | some k in ["cidrIpv4", "cidrIpv6"]; c := object.get(rule, k,
 # every instance launched without a group)
 inline_rule_types := ["aws:ec2/securityGroup:SecurityGroup", "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"]
 
+# a group's inline rules; a list or rule the document does not show (secret, unknown until apply)
+# stands for a rule of that protocol and CIDR: every protocol and port, from a CIDR it does not show
+_inline_rules(v) := [_hidden_rule(v)] if resources.hidden(v) else := [_hidden_rule(x) | some x in resources.elements(v)]
+
+_hidden_rule(x) := {"protocol": x, "cidrBlocks": x} if resources.hidden(x) else := x
+
 # every rule of the document, built once per evaluation; `position` is the resource's position
 _rules := array.concat(_document_rules, _given_rules)
 
@@ -159,7 +165,7 @@ _document_rules := array.concat(
 			some i in resources.indices(t)
 			r := input.document.resources[i]
 			some direction in ["ingress", "egress"]
-			some rule in object.get(r.inputs, direction, [])
+			some rule in _inline_rules(object.get(r.inputs, direction, []))
 			x := _inline(r, i, direction, rule, direction)
 		],
 		[x |
@@ -253,7 +259,13 @@ reach(rule) := "the internet" if open_to_world(rule) else := rule.reach
 
 # "security group admits the internet on tcp ports 22-22", or, for a rule whose reach cannot be
 # established, "security group admits tcp ports 22-22 from prefix list ..., whose reach ..."
-admits(rule) := sprintf("%s admits the internet on %s ports %v-%v", [rule.group, rule.protocol, rule.from, rule.to]) if {
+# (a rule whose protocol is hidden admits every protocol and port: all_protocols)
+admits(rule) := sprintf("%s admits the internet on every protocol and port (its protocol is %s)", [rule.group, resources.hidden_why(rule.protocol)]) if {
+	resources.hidden(rule.protocol)
+	open_to_world(rule)
+} else := sprintf("%s admits every protocol and port (its protocol is %s) from %s", [rule.group, resources.hidden_why(rule.protocol), rule.reach]) if {
+	resources.hidden(rule.protocol)
+} else := sprintf("%s admits the internet on %s ports %v-%v", [rule.group, rule.protocol, rule.from, rule.to]) if {
 	open_to_world(rule)
 } else := sprintf("%s admits %s ports %v-%v from %s", [rule.group, rule.protocol, rule.from, rule.to, rule.reach])
 
@@ -335,6 +347,14 @@ _keyed_ranges := [[key, c] |
 ]
 
 all_protocols(rule) if rule.protocol in {"-1", "all"}
+
+# a protocol unknown until apply or secret may be "-1": every protocol and port (fail closed)
+all_protocols(rule) if resources.hidden(rule.protocol)
+
+# for a message about one port of a rule: " (its protocol is secret, so every port)", or ""
+protocol_note(rule) := sprintf(" (its protocol is %s, so every port)", [resources.hidden_why(rule.protocol)]) if {
+	resources.hidden(rule.protocol)
+} else := ""
 
 all_ports(rule) if all_protocols(rule)
 
@@ -697,9 +717,9 @@ _unset_selector[t] := null if {
 _every_peer(rule, field) := {[sprintf("%s (an %s rule without %s)", [_everyone[field], lower(_direction_of[field]), field]), true]} if {
 	is_object(rule)
 	object.get(rule, field, null) in {null, []}
-} else := {[sprintf("%s unknown until apply (%s rule %v)", [_unknown_peers[field], lower(_direction_of[field]), rule]), false]} if {
+} else := {[sprintf("%s %s (%s rule %v)", [_unknown_peers[field], _why(rule), lower(_direction_of[field]), rule]), false]} if {
 	not is_object(rule)
-} else := {[sprintf("%s unknown until apply (%s %v)", [_unknown_peers[field], field, peers]), false]} if {
+} else := {[sprintf("%s %s (%s %v)", [_unknown_peers[field], _why(peers), field, peers]), false]} if {
 	peers := rule[field]
 	not is_array(peers)
 } else := {who | some peer in rule[field]; who := _open_peer(peer)} | _covering_blocks(rule[field])
@@ -717,20 +737,36 @@ _covering_blocks(peers) := {[sprintf("the internet (ipBlocks %s)", [concat(", ",
 	cidr.internet(cidrs)
 } else := set()
 
-_open_peer(peer) := [sprintf("a peer unknown until apply (%v)", [peer]), false] if {
+# why a value is not shown, for a message: "secret", else "unknown until apply"
+_why(v) := resources.hidden_why(v) if resources.hidden(v) else := "unknown until apply"
+
+_open_peer(peer) := [sprintf("a peer %s (%v)", [_why(peer), peer]), false] if {
 	not is_object(peer)
 } else := [sprintf("the internet (ipBlock %s)", [cidr]), true] if {
 	cidr := object.get(peer, ["ipBlock", "cidr"], null)
 	is_string(cidr)
 	endswith(cidr, "/0")
-} else := [sprintf("addresses unknown until apply (ipBlock cidr %v)", [cidr]), false] if {
+} else := [sprintf("addresses %s (ipBlock cidr %v)", [_why(cidr), cidr]), false] if {
 	"ipBlock" in object.keys(peer)
 	cidr := object.get(peer, ["ipBlock", "cidr"], null)
 	not _cidr_text(cidr)
 } else := ["every pod of every namespace (namespaceSelector {})", true] if {
 	_selects_all(object.get(peer, "namespaceSelector", null))
 	_selects_all(object.get(peer, "podSelector", {}))
+} else := [sprintf("pods of namespaces it does not show (%s)", [concat(", ", hidden)]), false] if {
+	# a namespaceSelector or podSelector the document does not show may select every pod
+	selectors := {"namespaceSelector": object.get(peer, "namespaceSelector", null), "podSelector": object.get(peer, "podSelector", {})}
+	selectors.namespaceSelector != null
+	every s in selectors {
+		_all_or_hidden(s)
+	}
+	hidden := sort([sprintf("%s %s", [k, resources.hidden_why(s)]) | some k, s in selectors; resources.hidden(s)])
+	count(hidden) > 0
 }
+
+_all_or_hidden(selector) if _selects_all(selector)
+
+_all_or_hidden(selector) if resources.hidden(selector)
 
 _cidr_text(cidr) if {
 	is_string(cidr)
@@ -748,16 +784,31 @@ _every_port(rule) := ["on every port", true] if {
 	is_array(ports)
 	some p in ports
 	_all_port_entry(p)
-} else := [sprintf("on ports unknown until apply (%v)", [rule]), false] if {
+} else := [sprintf("on ports %s (%v)", [_why(rule), rule]), false] if {
 	not is_object(rule)
-} else := [sprintf("on ports unknown until apply (ports %v)", [ports]), false] if {
+} else := [sprintf("on ports %s (ports %v)", [_why(ports), ports]), false] if {
 	ports := object.get(rule, "ports", null)
 	ports != null
 	not is_array(ports)
-} else := [sprintf("on ports unknown until apply (ports %v)", [rule.ports]), false] if {
-	some p in rule.ports
-	not is_object(p)
+} else := [sprintf("on ports %s (ports %v)", [concat(", ", whys), rule.ports]), false] if {
+	whys := sort({_why(p) | some p in rule.ports; not is_object(p)})
+	count(whys) > 0
+} else := [sprintf("on ports %s (ports %v)", [concat(", ", whys), rule.ports]), false] if {
+	# a port entry from port 1 (or 0, or none) whose endPort is not shown may span every port
+	whys := sort({resources.hidden_why(v) |
+		some p in rule.ports
+		v := object.get(p, "endPort", null)
+		resources.hidden(v)
+		_from_first_port(object.get(p, "port", null))
+	})
+	count(whys) > 0
 }
+
+_from_first_port(port) if port == null
+
+_from_first_port(port) if resources.number(port) <= 1
+
+_from_first_port(port) if resources.hidden(port)
 
 # a port entry without a port matches every port of its protocol; one from port 1 (or 0) to
 # endPort 65535 spans them all

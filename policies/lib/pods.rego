@@ -19,7 +19,12 @@ _pod_level := {"runAsNonRoot", "runAsUser", "runAsGroup", "seccompProfile", "seL
 _context(o) := c if {
 	c := object.get(o, "securityContext", {})
 	is_object(c)
-} else := {"privileged": _unknown, "allowPrivilegeEscalation": _unknown, "runAsNonRoot": _unknown, "readOnlyRootFilesystem": _unknown, "capabilities": _unknown}
+} else := {"privileged": h, "allowPrivilegeEscalation": h, "runAsNonRoot": h, "readOnlyRootFilesystem": h, "capabilities": h} if {
+	h := _hidden_as(object.get(o, "securityContext", {}))
+}
+
+# a securityContext the document does not show, as its placeholder ("[secret]" stays secret)
+_hidden_as(v) := v if resources.hidden(v) else := _unknown
 
 _setting(spec, container, key) := object.get(_context(container), key, object.get(_context(spec), key, null)) if key in _pod_level
 
@@ -70,18 +75,18 @@ _host_access(spec, container) := {sprintf("mounts host path %v", [path]) |
 	some p in resources.list_at(container, "ports")
 	port := object.get(resources.as_object(p), "hostPort", 0)
 	port != 0
-} | {"may mount host paths (volumes unknown until apply)" |
+} | {sprintf("may mount host paths (volumes %s)", [resources.hidden_why(spec.volumes)]) |
 	_list_unknown(spec, "volumes")
 	count(resources.list_at(container, "volumeMounts")) > 0
-} | {"may mount host paths (volumeMounts unknown until apply)" |
+} | {sprintf("may mount host paths (volumeMounts %s)", [resources.hidden_why(container.volumeMounts)]) |
 	count(_host_paths(spec)) > 0
 	_list_unknown(container, "volumeMounts")
-} | {"may bind host ports (ports unknown until apply)" |
+} | {sprintf("may bind host ports (ports %s)", [resources.hidden_why(container.ports)]) |
 	_list_unknown(container, "ports")
-} | {"may bind host ports (a port unknown until apply)" |
+} | {sprintf("may bind host ports (a port %s)", [resources.hidden_why(p)]) |
 	some p in resources.list_at(container, "ports")
 	resources.hidden(p)
-} | {"may mount host paths (a volume unknown until apply)" |
+} | {sprintf("may mount host paths (a volume %s)", [resources.hidden_why(v)]) |
 	some v in resources.list_at(spec, "volumes")
 	resources.hidden(v)
 	count(resources.list_at(container, "volumeMounts")) > 0
@@ -105,7 +110,7 @@ _list_unknown(o, key) if resources.hidden(object.get(o, key, []))
 _kernel_access(spec, container) := {"runs without seccomp (Unconfined)" |
 	profile := _setting(spec, container, "seccompProfile")
 	object.get(resources.as_object(profile), "type", "") == "Unconfined"
-} | {"may run without seccomp (seccompProfile unknown until apply)" |
+} | {sprintf("may run without seccomp (seccompProfile %s)", [resources.hidden_why(v)]) |
 	profile := _setting(spec, container, "seccompProfile")
 	some v in {profile, object.get(resources.as_object(profile), "type", "")}
 	resources.hidden(v)
@@ -127,9 +132,12 @@ _added_capabilities(container) := {msg |
 	added := [sprintf("%v", [c]) | some c in add; upper(sprintf("%v", [c])) != "NET_BIND_SERVICE"]
 	count(added) > 0
 	msg := sprintf("adds capabilities %s (only NET_BIND_SERVICE may be added)", [concat(", ", sort(added))])
-} | {"may add capabilities (unknown until apply)" | resources.hidden(_capabilities_added(container))}
+} | {sprintf("may add capabilities (%s)", [resources.hidden_why(add)]) | add := _capabilities_added(container); resources.hidden(add)}
 
-_capabilities_added(container) := _unknown if resources.hidden(_setting({}, container, "capabilities"))
+_capabilities_added(container) := caps if {
+	caps := _setting({}, container, "capabilities")
+	resources.hidden(caps)
+}
 
 _capabilities_added(container) := object.get(caps, "add", []) if {
 	caps := _setting({}, container, "capabilities")

@@ -593,6 +593,25 @@ unknown_pod_spec(r) if {
 	not _in_metadata(path)
 }
 
+# why, for a message: "unknown until apply", "secret", or both ("secret, unknown until apply")
+pod_spec_why(r) := concat(", ", whys) if {
+	spec := object.get(inputs(r), "spec", {})
+	whys := sort({hidden_why(v) |
+		some path, v
+		walk(spec, [path, v])
+		hidden(v)
+		_spec_part(path)
+	})
+	count(whys) > 0
+} else := "unknown until apply"
+
+_spec_part(path) if count(path) == 0
+
+_spec_part(path) if {
+	_structural(path)
+	not _in_metadata(path)
+}
+
 _structural_keys := {"template", "jobTemplate", "containers", "initContainers", "tasks", "components", "predictor", "transformer", "explainer", "rayClusterConfig", "patch"} | {k | some k in _kserve_servers}
 
 # lists and maps of pod templates: an element unknown until apply is a whole template
@@ -701,6 +720,43 @@ _statements(p) := s if {
 	is_object(p.Statement)
 } else := []
 
+# A resource policy document (bucket, key, queue, topic, domain policy) that is secret, whole or in
+# part (its Statement; a statement's Effect or Principal): no preview shows it, so rules judge it as
+# possibly admitting anyone. One unknown until apply stays judged as absent (README, Known limits).
+secret_document(doc) if doc == "[secret]"
+
+secret_document(doc) if json_object(doc).Statement == "[secret]"
+
+secret_document(doc) if "[secret]" in policy_statements(doc)
+
+secret_document(doc) if {
+	some st in policy_statements(doc)
+	is_object(st)
+	object.get(st, "Effect", "Allow") in {"Allow", "[secret]"}
+	_secret_or_star(st)
+	not _narrowing_condition(st)
+	_secret_part(st)
+}
+
+_secret_or_star(st) if principal_star(st)
+
+_secret_or_star(st) if _secret_principal(object.get(st, "Principal", null))
+
+_secret_part(st) if st.Effect == "[secret]"
+
+_secret_part(st) if _secret_principal(object.get(st, "Principal", null))
+
+_secret_principal(p) if p == "[secret]"
+
+_secret_principal(p) if {
+	is_object(p)
+	some v in p
+	"[secret]" in as_list(v)
+}
+
+# the message for such a document: NOUN is secret, so public access cannot be ruled out
+secret_document_message(noun) := sprintf("%s is secret, so public access cannot be ruled out", [noun])
+
 # the elements of a list or set (a set as a list); none of anything else, such as a preview's
 # "[unknown]" placeholder where a list is unknown until apply (callers that must not pass such a
 # value check for it themselves)
@@ -733,6 +789,7 @@ principal_star(statement) if "NotPrincipal" in object.keys(statement)
 # whose request it is, and principals of every account call through that service (the policies of
 # AWS-managed keys pair it with kms:CallerAccount).
 unconditioned_public_allow(statement) if {
+	is_object(statement) # a statement that is a placeholder: secret_document
 	object.get(statement, "Effect", "Allow") == "Allow"
 	principal_star(statement)
 	not _narrowing_condition(statement)

@@ -206,7 +206,8 @@ has_public_access_block := {b |
 _enabled_lifecycle_rules[b] contains rule if {
 	some t in lifecycle_types
 	some i in resources.indices(t)
-	some rule in object.get(input.document.resources[i].inputs, "rules", [])
+	some rule in resources.elements(object.get(input.document.resources[i].inputs, "rules", []))
+	is_object(rule)
 	object.get(rule, "status", "Enabled") == "Enabled"
 	some b in _config_buckets[i]
 }
@@ -215,7 +216,8 @@ _enabled_lifecycle_rules[b] contains rule if {
 # in the standalone shape
 _enabled_lifecycle_rules[b] contains rule if {
 	some b in bucket_indices
-	some inline in input.document.resources[b].inputs.lifecycleRules
+	some inline in resources.elements(input.document.resources[b].inputs.lifecycleRules)
+	is_object(inline)
 	resources.truthy(object.get(inline, "enabled", false))
 	rule := {
 		"status": "Enabled",
@@ -277,6 +279,32 @@ earliest_expiration_days[b] := min(days) if {
 	count(days) > 0
 }
 
+# [bucket, why] of the buckets whose lifecycle rules, a rule, or an enabled rule's expiration (days)
+# the document does not show (why: secret, unknown until apply): objects may expire after any
+# number of days (earliest_expiration_days reads only the numbers)
+hidden_expiration contains [b, resources.hidden_why(v)] if {
+	some t in lifecycle_types
+	some i in resources.indices(t)
+	rules := object.get(input.document.resources[i].inputs, "rules", [])
+	some v in array.concat([rules], resources.elements(rules))
+	resources.hidden(v)
+	some b in _config_buckets[i]
+}
+
+hidden_expiration contains [b, resources.hidden_why(v)] if {
+	some b in bucket_indices
+	rules := object.get(input.document.resources[b].inputs, "lifecycleRules", [])
+	some v in array.concat([rules], resources.elements(rules))
+	resources.hidden(v)
+}
+
+hidden_expiration contains [b, resources.hidden_why(v)] if {
+	some b, rules in _enabled_lifecycle_rules
+	some rule in rules
+	some v in [object.get(rule, "expiration", {}), object.get(rule, ["expiration", "days"], 0)]
+	resources.hidden(v)
+}
+
 # buckets some of whose objects expire, but only under a filter
 scoped_expiry contains b if {
 	some b, rules in _enabled_lifecycle_rules
@@ -307,6 +335,20 @@ _statements_at[i] := statements if {
 _statements_at[b] := statements if {
 	some b in bucket_indices
 	statements := resources.policy_statements(input.document.resources[b].inputs.policy)
+}
+
+
+# positions of the bucket policies (attached to some bucket) and buckets whose policy document is
+# secret (resources.secret_document): judged as possibly public and as not denying plain HTTP
+secret_policies contains i if {
+	some i in resources.indices(bucket_policy)
+	count(_config_buckets[i]) > 0
+	resources.secret_document(input.document.resources[i].inputs.policy)
+}
+
+secret_policies contains b if {
+	some b in bucket_indices
+	resources.secret_document(input.document.resources[b].inputs.policy)
 }
 
 # bucket policy position -> its statements, for the bucket policies attached to some bucket

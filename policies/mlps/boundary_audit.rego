@@ -41,10 +41,25 @@ _problems contains findings.problem(lb, "load balancer writes no access logs") i
 _problems contains findings.problem(lb, "load balancer writes no access logs") if {
 	some lb in resources.of_type(input.document, "aws:elb/loadBalancer:LoadBalancer")
 	not _classic_logs(object.get(lb.inputs, "accessLogs", null))
+	not _hidden_enabled(object.get(lb.inputs, "accessLogs", null))
 }
 
 _classic_logs(logs) if {
 	is_object(logs)
 	object.get(logs, "bucket", "") != ""
 	not object.get(logs, "enabled", true) in {false, "false"}
+	resources.shown(object.get(logs, "enabled", true))
+}
+
+# accessLogs.enabled that is secret or unknown until apply may be false
+_hidden_enabled(logs) if {
+	is_object(logs)
+	resources.hidden(object.get(logs, "enabled", true))
+}
+
+_problems contains findings.problem(lb, msg) if {
+	some lb in resources.of_type(input.document, "aws:elb/loadBalancer:LoadBalancer")
+	v := lb.inputs.accessLogs.enabled
+	resources.hidden(v)
+	msg := sprintf("load balancer's accessLogs.enabled is %s, so that it writes access logs cannot be established", [resources.hidden_why(v)])
 }

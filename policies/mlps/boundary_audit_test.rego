@@ -34,3 +34,14 @@ test_access_logs_of_alb_alias_and_classic_elb if {
 		fixtures.finding("MLPS-L3-8.1.3.5", "mandatory", "aws:elb/loadBalancer:LoadBalancer", "classic-off", "load balancer writes no access logs"),
 	}
 }
+
+# red team: a classic load balancer's accessLogs.enabled that is secret or unknown until apply may be false
+_elb(name, enabled) := fixtures.resource("aws:elb/loadBalancer:LoadBalancer", name, {"accessLogs": {"bucket": "logs", "enabled": enabled}})
+
+test_fail_hidden_classic_access_logs if {
+	v := boundary_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_elb("s", "[secret]"), _elb("u", "[unknown]"), _elb("on", true)])
+	{f.resource_name: f.message | some f in v; f.resource_type == "aws:elb/loadBalancer:LoadBalancer"} == {
+		"s": "load balancer's accessLogs.enabled is secret, so that it writes access logs cannot be established",
+		"u": "load balancer's accessLogs.enabled is unknown until apply, so that it writes access logs cannot be established",
+	}
+}

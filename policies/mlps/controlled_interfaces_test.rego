@@ -283,3 +283,13 @@ test_fail_secret_public_ip if {
 	v := controlled_interfaces.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {_f("aws:ec2/launchTemplate:LaunchTemplate", "lt", "launch template may give instances a public IP: associatePublicIpAddress is secret")}
 }
+
+# red team: an instance's secret associatePublicIpAddress may be true; one unknown until apply is an
+# output a preview shows unknown when the subnet decides (its mapPublicIpOnLaunch is checked)
+_vm(name, flag) := fixtures.resource("aws:ec2/instance:Instance", name, {"tags": fixtures.tags("internal"), "associatePublicIpAddress": flag})
+
+test_fail_secret_instance_public_ip if {
+	resources := [_ep("s3"), _ep("kms"), _ep("logs"), _ep("ecr.api"), _ep("ecr.dkr"), _vm("vm", "[secret]"), _vm("later", "[unknown]")]
+	v := controlled_interfaces.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f("aws:ec2/instance:Instance", "vm", "instance may give instances a public IP: associatePublicIpAddress is secret")}
+}

@@ -287,3 +287,58 @@ test_prefix_list_sources if {
 		_f("aws:ec2/securityGroup:SecurityGroup", "outside", "security group admits tcp ports 8080-8080 from prefix list pl-0123456789abcdef0 (not in the document), whose reach cannot be established"),
 	}
 }
+
+# red team: a protocol that is secret or unknown until apply may be "-1", every protocol and port:
+# a rule for port 443 from the internet does not narrow to 443
+_hidden_protocol_rules := [
+	fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "secret-proto", {"securityGroupId": "sg-1", "ipProtocol": "[secret]", "fromPort": 443, "toPort": 443, "cidrIpv4": "0.0.0.0/0"}),
+	fixtures.security_group("unknown-proto", [{"protocol": "[unknown]", "fromPort": 443, "toPort": 443, "cidrBlocks": ["0.0.0.0/0"]}], []),
+]
+
+_rule_type := "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+
+_sg_type := "aws:ec2/securityGroup:SecurityGroup"
+
+test_fail_hidden_protocol_is_not_only_https if {
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, _hidden_protocol_rules)
+	v == {
+		_f(_rule_type, "secret-proto", "security group admits the internet on every protocol and port (its protocol is secret)"),
+		_f(_sg_type, "unknown-proto", "security group admits the internet on every protocol and port (its protocol is unknown until apply)"),
+	}
+}
+
+# red team: a peer's namespaceSelector, an ipBlock cidr or a port entry's endPort the document does
+# not show may admit everyone on every port; the message says secret or unknown until apply
+_np_msg(who, ports) := sprintf("NetworkPolicy admits %s to every pod of namespace train %s: whether it voids a default-deny ingress there cannot be established", [who, ports])
+
+test_fail_hidden_network_policy_peers_and_ports if {
+	resources := [
+		fixtures.namespace("train", "internal"), fixtures.deny_all("train"),
+		_np(_np_type, "ns-secret", "train", {"podSelector": {}, "ingress": [{"from": [{"namespaceSelector": "[secret]"}]}]}),
+		_np(_np_type, "cidr-secret", "train", {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "[secret]"}}]}]}),
+		_np(_np_type, "end-secret", "train", {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": [{"port": 1, "endPort": "[secret]"}]}]}),
+		_np(_np_type, "end-later", "train", {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": [{"port": 1, "endPort": "[unknown]"}]}]}),
+		_np(_np_type, "narrow", "train", {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": [{"port": 443, "endPort": "[secret]"}]}]}),
+	]
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(_np_type, "ns-secret", _np_msg("pods of namespaces it does not show (namespaceSelector secret)", "on every port")),
+		_f(_np_type, "cidr-secret", _np_msg("addresses secret (ipBlock cidr [secret])", "on every port")),
+		_f(_np_type, "end-secret", _np_msg("the internet (ipBlock 0.0.0.0/0)", "on ports secret (ports [{\"endPort\": \"[secret]\", \"port\": 1}])")),
+		_f(_np_type, "end-later", _np_msg("the internet (ipBlock 0.0.0.0/0)", "on ports unknown until apply (ports [{\"endPort\": \"[unknown]\", \"port\": 1}])")),
+	}
+}
+
+# red team: a group's ingress list or an ingress rule the document does not show may admit anything
+# (was a type error that left the gate undecided)
+test_fail_hidden_inline_rule_lists if {
+	resources := [
+		fixtures.security_group("list", "[secret]", []),
+		fixtures.security_group("item", ["[unknown]"], []),
+	]
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(_sg_type, "list", "security group admits every protocol and port (its protocol is secret) from a CIDR the document does not show (secret), whose reach cannot be established"),
+		_f(_sg_type, "item", "security group admits every protocol and port (its protocol is unknown until apply) from a CIDR unknown until apply, whose reach cannot be established"),
+	}
+}

@@ -35,7 +35,7 @@ _problems contains findings.problem(rule.resource, msg) if {
 	some rule in network.world_ingress_rules(input.document)
 	some port in network.high_risk_ports
 	network.covers(rule, port)
-	msg := sprintf("%s exposes high-risk port %d to %s", [rule.group, port, network.reach(rule)])
+	msg := sprintf("%s exposes high-risk port %d to %s%s", [rule.group, port, network.reach(rule), network.protocol_note(rule)])
 }
 
 # the cloud controller opens a LoadBalancer Service's ports to the internet outside the document
@@ -54,7 +54,8 @@ _problems contains findings.problem(w, msg) if {
 }
 
 # a workload whose pod spec, or part of the way to its containers, is unknown until apply
-_problems contains findings.problem(w, "pod spec unknown until apply: its containers' hardening cannot be checked") if {
+_problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
 	resources.unknown_pod_spec(w)
+	msg := sprintf("pod spec %s: its containers' hardening cannot be checked", [resources.pod_spec_why(w)])
 }

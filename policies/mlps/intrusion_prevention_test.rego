@@ -276,3 +276,45 @@ test_fail_united_deployment_patches_and_kserve_workers if {
 		_f("kubernetes:serving.kserve.io/v1beta1:InferenceService", "llm", "container predictor.workerSpec/worker-container: runs privileged"),
 	}
 }
+
+# red team: a protocol that is secret or unknown until apply may be "-1", every protocol and port:
+# a rule for port 443 from the internet does not narrow to 443
+_hidden_protocol_rules := [
+	fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "secret-proto", {"securityGroupId": "sg-1", "ipProtocol": "[secret]", "fromPort": 443, "toPort": 443, "cidrIpv4": "0.0.0.0/0"}),
+	fixtures.security_group("unknown-proto", [{"protocol": "[unknown]", "fromPort": 443, "toPort": 443, "cidrBlocks": ["0.0.0.0/0"]}], []),
+]
+
+_rule_type := "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+
+_sg_type := "aws:ec2/securityGroup:SecurityGroup"
+
+test_fail_hidden_protocol_exposes_high_risk_ports if {
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, _hidden_protocol_rules)
+	v == {_f(t, name, sprintf("security group exposes high-risk port %d to the internet (its protocol is %s, so every port)", [port, why])) |
+		some [t, name, why] in [[_rule_type, "secret-proto", "secret"], [_sg_type, "unknown-proto", "unknown until apply"]]
+		some port in [22, 3389, 3306, 5432, 6379, 9200]
+	}
+}
+
+# red team: a secret pod spec (or part of the way to its containers) is reported as secret, and a
+# secret securityContext's settings stay secret in the message
+test_fail_secret_pod_specs if {
+	deploy := fixtures.resource("kubernetes:apps/v1:Deployment", "web", {"metadata": {"namespace": "batch"}, "spec": {"template": {"spec": "[secret]"}}})
+	whole := fixtures.resource("kubernetes:apps/v1:Deployment", "whole", {"metadata": {"namespace": "batch"}, "spec": "[secret]"})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [deploy, whole])
+	v == {
+		_f("kubernetes:apps/v1:Deployment", "web", "pod spec secret: its containers' hardening cannot be checked"),
+		_f("kubernetes:apps/v1:Deployment", "whole", "pod spec secret: its containers' hardening cannot be checked"),
+	}
+}
+
+test_secret_security_context_says_secret if {
+	job := fixtures.resource("kubernetes:apps/v1:Deployment", "ctx", {"metadata": {"namespace": "batch"}, "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x", "securityContext": "[secret]"}]}}}})
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [job])
+	v == {_f("kubernetes:apps/v1:Deployment", "ctx", sprintf("container c: %s", [m])) | some m in [
+		"does not drop ALL capabilities",
+		"may add capabilities (secret)",
+		"may run privileged (privileged secret)",
+		"root filesystem is writable (readOnlyRootFilesystem secret)",
+	]}
+}

@@ -355,3 +355,65 @@ test_fail_hidden_iam_policy_documents if {
 		_f("aws:iam/policy:Policy", "secret", "IAM policy document is secret, so administrator access (Action \"*\" on Resource \"*\") cannot be ruled out"),
 	}
 }
+
+# red team: a secret managed-policy ARN (an attachment's, a role's list or an item of it), a secret
+# inline-policy item or list, and a document secret in part may all amount to administrator access.
+# An ARN unknown until apply (another resource's output) and an Action unknown until apply are not judged.
+test_fail_secret_managed_policies_and_parts if {
+	_role := "aws:iam/role:Role"
+	resources := [
+		fixtures.resource("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "attach", {"policyArn": "[secret]", "role": "r"}),
+		fixtures.resource(_role, "arns", {"managedPolicyArns": "[secret]"}),
+		fixtures.resource(_role, "arn-item", {"managedPolicyArns": ["arn:aws-cn:iam::aws:policy/ReadOnlyAccess", "[secret]"]}),
+		fixtures.resource(_role, "inline-item", {"inlinePolicies": ["[secret]"]}),
+		fixtures.resource(_role, "inline-list", {"inlinePolicies": "[secret]"}),
+		fixtures.resource("aws:iam/policy:Policy", "action", {"policy": {"Statement": [{"Effect": "Allow", "Action": "[secret]", "Resource": "*"}]}}),
+		fixtures.resource("aws:iam/policy:Policy", "statement", {"policy": json.marshal({"Statement": "[secret]"})}),
+		fixtures.resource("aws:iam/policy:Policy", "item", {"policy": {"Statement": ["[secret]"]}}),
+		fixtures.resource("aws:iam/policy:Policy", "resource", {"policy": {"Statement": [{"Action": "*", "Resource": ["[secret]"]}]}}),
+		fixtures.resource("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "later", {"policyArn": "[unknown]", "role": "r"}),
+		fixtures.resource(_role, "later-role", {"managedPolicyArns": ["[unknown]"]}),
+		fixtures.resource("aws:iam/policy:Policy", "later-action", {"policy": {"Statement": [{"Effect": "Allow", "Action": "[unknown]", "Resource": "*"}]}}),
+		fixtures.resource("aws:iam/policy:Policy", "scoped", {"policy": {"Statement": [{"Effect": "Allow", "Action": "[secret]", "Resource": "arn:aws-cn:s3:::ds/*"}]}}),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	arn := "attaches a managed policy whose ARN is secret, so administrator access (Action \"*\" on Resource \"*\") cannot be ruled out"
+	whole := "IAM policy document is secret, so administrator access (Action \"*\" on Resource \"*\") cannot be ruled out"
+	part := "IAM policy document is secret in part, so administrator access (Action \"*\" on Resource \"*\") cannot be ruled out"
+	v == {
+		_f("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "attach", arn),
+		_f(_role, "arns", arn),
+		_f(_role, "arn-item", arn),
+		_f(_role, "inline-item", whole),
+		_f(_role, "inline-list", whole),
+		_f("aws:iam/policy:Policy", "action", part),
+		_f("aws:iam/policy:Policy", "statement", part),
+		_f("aws:iam/policy:Policy", "item", part),
+		_f("aws:iam/policy:Policy", "resource", part),
+	}
+}
+
+# red team: a ClusterRole whose rules, a rule, or a rule's verbs are secret (or unknown until apply)
+# may allow every verb on every resource; the message says which
+_cr(name, rules) := fixtures.resource("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", name, {"metadata": {"name": name}, "rules": rules})
+
+_rbac_msg(role, why) := sprintf("binding gives service account trainer the ClusterRole %s, %s, so what it grants cannot be established", [role, why])
+
+test_fail_hidden_cluster_role_rules if {
+	resources := [
+		_cr("all-secret", "[secret]"), _crb("b-all-secret", "all-secret"),
+		_cr("all-later", "[unknown]"), _crb("b-all-later", "all-later"),
+		_cr("item", ["[secret]"]), _crb("b-item", "item"),
+		_cr("verbs", [{"apiGroups": ["*"], "resources": ["*"], "verbs": "[secret]"}]), _crb("b-verbs", "verbs"),
+		_cr("verb", [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["get", "[secret]"]}]), _crb("b-verb", "verb"),
+		_cr("reader", [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]), _crb("b-reader", "reader"),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f(_crb_type, "b-all-secret", _rbac_msg("all-secret", "whose rules are secret")),
+		_f(_crb_type, "b-all-later", _rbac_msg("all-later", "whose rules are unknown until apply")),
+		_f(_crb_type, "b-item", _rbac_msg("item", "a rule of which is secret")),
+		_f(_crb_type, "b-verbs", _rbac_msg("verbs", "whose rules' verbs are secret")),
+		_f(_crb_type, "b-verb", _rbac_msg("verb", "whose rules' verbs are secret")),
+	}
+}

@@ -65,3 +65,14 @@ _problems contains findings.problem(b, msg) if {
 	days < 183
 	msg := sprintf("network log archive expires after %v days; six months needs at least 183", [days])
 }
+
+# an expiration the document does not show may be under six months (as a log group's retention)
+_problems contains findings.problem(b, msg) if {
+	some [i, why] in s3.hidden_expiration
+	i in audit.trail_destinations | audit.network_log_archives
+	b := input.document.resources[i]
+	kind := _archive_kind(i)
+	msg := sprintf("%s log archive expiration is %s, so keeping logs at least 183 days cannot be established", [kind, why])
+}
+
+_archive_kind(i) := "audit" if i in audit.trail_destinations else := "network"

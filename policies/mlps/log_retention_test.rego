@@ -76,3 +76,20 @@ test_fail_unknown_log_retention_mlps if {
 	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.log_group("flow", "internal", "[unknown]")])
 	v == {fixtures.finding("MLPS-L3-8.1.5.4d", "mandatory", "aws:cloudwatch/logGroup:LogGroup", "flow", "log group retention [unknown] cannot be established; at least 180 days required")}
 }
+
+# red team: an audit-log archive whose lifecycle rules, a rule, or a rule's expiration days are secret
+# or unknown until apply may expire logs within six months (as a log group's retention is judged)
+test_fail_hidden_archive_expiration if {
+	every c in [
+		[{"rules": [{"id": "x", "status": "Enabled", "expiration": {"days": "[secret]"}}]}, "secret"],
+		[{"rules": [{"id": "x", "status": "Enabled", "expiration": {"days": "[unknown]"}}]}, "unknown until apply"],
+		[{"rules": [{"id": "x", "status": "Enabled", "expiration": "[secret]"}]}, "secret"],
+		[{"rules": "[secret]"}, "secret"],
+		[{"rules": ["[secret]"]}, "secret"],
+	] {
+		lifecycle := fixtures.bucket_part("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "audit-logs", "lifecycle", c[0])
+		resources := [fixtures.trail("audit", {}), fixtures.bucket("audit-logs", "internal"), lifecycle]
+		v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+		v == {fixtures.finding("MLPS-L3-8.1.5.4d", "mandatory", "aws:s3/bucket:Bucket", "audit-logs", sprintf("audit log archive expiration is %s, so keeping logs at least 183 days cannot be established", [c[1]]))}
+	}
+}

@@ -35,6 +35,13 @@ _problems contains findings.problem(sg, "security group has no vpcId: it lands i
 	object.get(sg.inputs, "vpcId", "") == ""
 }
 
+# a secret vpcId may name the default VPC (one unknown until apply is the stack's own VPC's output
+# on a first deploy, and is left: the next preview shows it)
+_problems contains findings.problem(sg, "security group vpcId is secret, so that it avoids the default VPC cannot be established") if {
+	some sg in resources.of_type(input.document, "aws:ec2/securityGroup:SecurityGroup")
+	object.get(sg.inputs, "vpcId", "") == "[secret]"
+}
+
 _problems contains findings.problem(asg, "autoscaling group has no vpcZoneIdentifiers: it launches into the default VPC") if {
 	some asg in resources.of_type(input.document, "aws:autoscaling/group:Group")
 	object.get(asg.inputs, "vpcZoneIdentifiers", []) in {[], set()}
@@ -93,6 +100,16 @@ _problems contains findings.problem(r, "Kubernetes object in the default namespa
 	some i in resources.indices(type)
 	r := input.document.resources[i]
 	resources.namespace(r) == "default"
+}
+
+# a secret namespace may be default (one unknown until apply is a Namespace's output on a first
+# deploy, and is left: the next preview shows it)
+_problems contains findings.problem(r, "Kubernetes object's namespace is secret, so it may be the default namespace") if {
+	some type in resources.k8s_types(input.document)
+	not _cluster_scoped(type)
+	some i in resources.indices(type)
+	r := input.document.resources[i]
+	resources.namespace(r) == "[secret]"
 }
 
 # Kubernetes kinds that live outside namespaces (their metadata.namespace is ignored), whatever

@@ -290,3 +290,19 @@ test_cluster_scoped_custom_resources_and_patches_are_not_in_a_namespace if {
 	v := {f | some f in all; f.message == "Kubernetes object in the default namespace"}
 	v == {_f("kubernetes:cilium.io/v2:CiliumNetworkPolicy", "cnp", "Kubernetes object in the default namespace")}
 }
+
+# red team: a secret security-group vpcId may be the default VPC's, and a secret namespace may be
+# default; unknown until apply (another resource's output on a first deploy) is left
+test_fail_secret_vpc_id_and_namespace if {
+	resources := [
+		fixtures.resource("aws:ec2/securityGroup:SecurityGroup", "sg-secret", {"vpcId": "[secret]"}),
+		fixtures.resource("aws:ec2/securityGroup:SecurityGroup", "sg-later", {"vpcId": "[unknown]"}),
+		fixtures.resource("kubernetes:core/v1:ConfigMap", "cm-secret", {"metadata": {"name": "cm", "namespace": "[secret]"}}),
+		fixtures.resource("kubernetes:core/v1:ConfigMap", "cm-later", {"metadata": {"name": "cm", "namespace": "[unknown]"}}),
+	]
+	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		fixtures.finding("MLPS-L3-8.1.2.1c", "mandatory", "aws:ec2/securityGroup:SecurityGroup", "sg-secret", "security group vpcId is secret, so that it avoids the default VPC cannot be established"),
+		fixtures.finding("MLPS-L3-8.1.2.1c", "mandatory", "kubernetes:core/v1:ConfigMap", "cm-secret", "Kubernetes object's namespace is secret, so it may be the default namespace"),
+	}
+}

@@ -43,13 +43,19 @@ _problems contains findings.problem(input.document.resources[i], _lacks(tags)) i
 	not _complete(tags)
 }
 
-_lacks(tags) := sprintf("personal-information resource lacks tag(s): %s", [concat(", ", missing)]) if {
-	missing := [k | some k in ["purpose", "controller"]; object.get(tags, k, "") == ""]
+_lacks(tags) := sprintf("personal-information resource lacks tag(s): %s%s", [concat(", ", missing), _secret_note(tags)]) if {
+	missing := [k | some k in ["purpose", "controller"]; object.get(tags, k, "") in {"", "[secret]"}]
 }
 
+# a secret tag value cannot be shown to be set
+_secret_note(tags) := sprintf(" (secret: %s)", [concat(", ", secret)]) if {
+	secret := [k | some k in ["purpose", "controller"]; object.get(tags, k, "") == "[secret]"]
+	count(secret) > 0
+} else := ""
+
 _complete(tags) if {
-	tags.purpose != ""
-	tags.controller != ""
+	not object.get(tags, "purpose", "") in {"", "[secret]"}
+	not object.get(tags, "controller", "") in {"", "[secret]"}
 }
 
 _problems contains p if {
@@ -90,6 +96,25 @@ _problems contains findings.problem(qp, _public_message(noun)) if {
 	routing.refers(qp, field, input.document.resources[i])
 }
 
+# a secret queue, topic or domain policy: judged as possibly admitting anyone (no preview shows it)
+_problems contains findings.problem(r, resources.secret_document_message(noun)) if {
+	some t, [field, noun] in _inline_policies
+	some i in resources.indices(t)
+	i in resources.personal_indices
+	r := input.document.resources[i]
+	resources.secret_document(object.get(r.inputs, field, ""))
+}
+
+_problems contains findings.problem(qp, resources.secret_document_message(noun)) if {
+	some t, [field, store, noun] in _attached_policies
+	some c in resources.indices(t)
+	qp := input.document.resources[c]
+	resources.secret_document(object.get(qp.inputs, "policy", ""))
+	some i in resources.indices(store)
+	i in resources.personal_indices
+	routing.refers(qp, field, input.document.resources[i])
+}
+
 _public_message(noun) := sprintf("%s allows Principal \"*\" without an aws:SourceVpce or aws:PrincipalOrgID condition", [noun])
 
 # a function URL without authentication on a personal-data function (tied by its functionName)
@@ -102,4 +127,17 @@ _problems contains findings.problem(url, msg) if {
 	fn := input.document.resources[i]
 	routing.refers(url, "functionName", fn)
 	msg := sprintf("function URL of personal-data function %s has authorizationType NONE: anyone may invoke it", [fn.name])
+}
+
+# an authorizationType the document does not show may be NONE
+_problems contains findings.problem(url, msg) if {
+	some c in resources.indices("aws:lambda/functionUrl:FunctionUrl")
+	url := input.document.resources[c]
+	v := object.get(url.inputs, "authorizationType", "")
+	resources.hidden(v)
+	some i in resources.indices("aws:lambda/function:Function")
+	i in resources.personal_indices
+	fn := input.document.resources[i]
+	routing.refers(url, "functionName", fn)
+	msg := sprintf("function URL of personal-data function %s has an authorizationType that is %s, so authentication cannot be established", [fn.name, resources.hidden_why(v)])
 }

@@ -102,3 +102,50 @@ test_pass_internal_or_conditioned_topic if {
 	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# red team: a secret queue or topic policy, inline or attached, is judged as possibly admitting anyone
+# (no preview shows it); one unknown until apply is judged as absent (README, Known limits)
+test_fail_secret_queue_and_topic_policies if {
+	resources := [
+		fixtures.resource("aws:sqs/queue:Queue", "events", {"tags": _tags, "policy": "[secret]"}),
+		fixtures.resource("aws:sqs/queue:Queue", "jobs", {"tags": _tags}),
+		fixtures.resource("aws:sqs/queuePolicy:QueuePolicy", "jobs-policy", {"queueUrl": "jobs-0123abcd", "policy": "[secret]"}),
+		fixtures.resource("aws:sns/topic:Topic", "alerts", {"tags": _tags, "policy": "[secret]"}),
+		fixtures.resource("aws:sqs/queue:Queue", "later", {"tags": _tags, "policy": "[unknown]"}),
+	]
+	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:sqs/queue:Queue", "events", "queue policy is secret, so public access cannot be ruled out"),
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:sqs/queuePolicy:QueuePolicy", "jobs-policy", "queue policy of a personal-data queue is secret, so public access cannot be ruled out"),
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:sns/topic:Topic", "alerts", "topic policy is secret, so public access cannot be ruled out"),
+	}
+}
+
+test_fail_secret_personal_bucket_policy if {
+	resources := array.concat(array.slice(fixtures.good_bucket("ds", "personal"), 0, 5), [
+		fixtures.bucket_part("aws:s3/bucketPolicy:BucketPolicy", "ds", "policy", {"policy": "[secret]"}),
+	])
+	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:s3/bucket:Bucket", "ds", "bucket policy is secret, so public access cannot be ruled out")}
+}
+
+# red team: a personal-data function URL whose authorizationType is secret or unknown until apply may be NONE
+test_fail_hidden_function_url_authorization if {
+	resources := [
+		fixtures.resource("aws:lambda/function:Function", "scorer", {"tags": _tags}),
+		fixtures.resource("aws:lambda/functionUrl:FunctionUrl", "secret-url", {"functionName": "scorer-0123abcd", "authorizationType": "[secret]"}),
+		fixtures.resource("aws:lambda/functionUrl:FunctionUrl", "later-url", {"functionName": "scorer-0123abcd", "authorizationType": "[unknown]"}),
+	]
+	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:lambda/functionUrl:FunctionUrl", "secret-url", "function URL of personal-data function scorer has an authorizationType that is secret, so authentication cannot be established"),
+		fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:lambda/functionUrl:FunctionUrl", "later-url", "function URL of personal-data function scorer has an authorizationType that is unknown until apply, so authentication cannot be established"),
+	}
+}
+
+# red team: a secret purpose or controller tag value cannot be shown to be set
+test_fail_secret_purpose_and_controller if {
+	tags := {"data-class": "personal", "purpose": "[secret]", "controller": "ml"}
+	v := personal_information.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.resource("aws:sqs/queue:Queue", "events", {"tags": tags})])
+	v == {fixtures.finding("MLPS-L3-8.1.4.11", "mandatory", "aws:sqs/queue:Queue", "events", "personal-information resource lacks tag(s): purpose (secret: purpose)")}
+}

@@ -33,7 +33,7 @@ _problems contains findings.problem(rule.resource, msg) if {
 	some rule in network.world_ingress_rules(input.document)
 	some port in network.admin_ports
 	network.covers(rule, port)
-	msg := sprintf("%s opens administration port %d to %s", [rule.group, port, network.reach(rule)])
+	msg := sprintf("%s opens administration port %d to %s%s", [rule.group, port, network.reach(rule), network.protocol_note(rule)])
 }
 
 _problems contains findings.problem(lt, msg) if {

@@ -296,3 +296,22 @@ test_fail_hidden_source_ranges_and_eks_public_cidrs if {
 		_f("aws:eks/cluster:Cluster", "eks-unknown", "EKS API endpoint is public and its publicAccessCidrs hold a CIDR the document does not show (unknown until apply), so a restriction cannot be established"),
 	}
 }
+
+# red team: a protocol that is secret or unknown until apply may be "-1", every protocol and port:
+# a rule for port 443 from the internet does not narrow to 443
+_hidden_protocol_rules := [
+	fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "secret-proto", {"securityGroupId": "sg-1", "ipProtocol": "[secret]", "fromPort": 443, "toPort": 443, "cidrIpv4": "0.0.0.0/0"}),
+	fixtures.security_group("unknown-proto", [{"protocol": "[unknown]", "fromPort": 443, "toPort": 443, "cidrBlocks": ["0.0.0.0/0"]}], []),
+]
+
+_rule_type := "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+
+_sg_type := "aws:ec2/securityGroup:SecurityGroup"
+
+test_fail_hidden_protocol_opens_administration_ports if {
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, _hidden_protocol_rules)
+	v == {_f(t, name, sprintf("security group opens administration port %d to the internet (its protocol is %s, so every port)", [port, why])) |
+		some [t, name, why] in [[_rule_type, "secret-proto", "secret"], [_sg_type, "unknown-proto", "unknown until apply"]]
+		some port in [22, 3389]
+	}
+}

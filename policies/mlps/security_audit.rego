@@ -38,13 +38,14 @@ _stack := findings.stack(input.document)
 
 _problems contains findings.problem(_stack, msg) if {
 	not _audited
-	msg := sprintf("no multi-region CloudTrail trail records management events%s", [audit.ignored_management_note(input.document)])
+	note := audit.hidden_switch_note(input.document, ["enableLogging", "includeGlobalServiceEvents", "includeManagementEvents", "isMultiRegionTrail"])
+	msg := sprintf("no multi-region CloudTrail trail records management events%s%s", [audit.ignored_management_note(input.document), note])
 }
 
 _audited if {
 	some t in audit.trails(input.document)
 	resources.truthy(object.get(t.inputs, "isMultiRegionTrail", false))
-	object.get(t.inputs, "includeGlobalServiceEvents", true) != false
+	not audit.switched_off(object.get(t.inputs, "includeGlobalServiceEvents", true))
 	not audit.stopped(t)
 	audit.management_events(t)
 }

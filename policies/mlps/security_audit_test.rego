@@ -249,3 +249,20 @@ test_management_events_of_reads_and_writes_by_two_selectors if {
 	w == {fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", "no multi-region CloudTrail trail records management events")}
 }
 
+
+# red team: a trail switch that is secret or unknown until apply may be off: logging, global service
+# events, management events; the message names it
+test_fail_hidden_trail_switches if {
+	every c in [
+		[{"enableLogging": "[secret]"}, "enableLogging", "secret"],
+		[{"enableLogging": "[unknown]"}, "enableLogging", "unknown until apply"],
+		[{"includeGlobalServiceEvents": "[secret]"}, "includeGlobalServiceEvents", "secret"],
+		[{"eventSelectors": [{"includeManagementEvents": "[secret]", "readWriteType": "All"}]}, "includeManagementEvents", "secret"],
+		[{"eventSelectors": [{"includeManagementEvents": "[unknown]", "readWriteType": "All"}]}, "includeManagementEvents", "unknown until apply"],
+	] {
+		[inputs, name, why] := c
+		eks := fixtures.resource("aws:eks/cluster:Cluster", "eks", {"enabledClusterLogTypes": ["audit", "authenticator"]})
+		v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.trail("audit", inputs), eks])
+		v == {fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", sprintf("no multi-region CloudTrail trail records management events (trail 'audit': its %s is %s, so it may be off)", [name, why]))}
+	}
+}

@@ -162,7 +162,8 @@ _problems contains findings.problem(c, "EKS cluster does not encrypt Secrets wit
 _secrets_encrypted(c) if "secrets" in object.get(c.inputs, ["encryptionConfig", "resources"], [])
 
 # a workload whose pod spec, or part of the way to its containers, is unknown until apply
-_problems contains findings.problem(w, "pod spec unknown until apply: whether its containers set credentials as plaintext env values cannot be checked") if {
+_problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
 	resources.unknown_pod_spec(w)
+	msg := sprintf("pod spec %s: whether its containers set credentials as plaintext env values cannot be checked", [resources.pod_spec_why(w)])
 }

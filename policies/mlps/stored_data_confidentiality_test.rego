@@ -238,3 +238,11 @@ test_fail_secret_lambda_environment if {
 		_f("aws:lambda/function:Function", "env", "function's environment variables are secret, so a plaintext credential cannot be ruled out"),
 	}
 }
+
+# red team: a secret pod spec is reported as secret, not as unknown until apply
+test_fail_secret_pod_spec if {
+	deploy := fixtures.resource("kubernetes:apps/v1:Deployment", "web", {"metadata": {"namespace": "batch"}, "spec": {"template": "[secret]"}})
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, [deploy])
+	some f in v
+	f.message == "pod spec secret: whether its containers set credentials as plaintext env values cannot be checked"
+}

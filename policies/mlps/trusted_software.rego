@@ -107,7 +107,8 @@ _trusted_ami(image) if {
 _trusted_ami(image) if image in _amis
 
 # a workload whose pod spec, or part of the way to its containers, is unknown until apply
-_problems contains findings.problem(w, "pod spec unknown until apply: its images cannot be shown to come from allow-listed registries, pinned by digest") if {
+_problems contains findings.problem(w, msg) if {
 	some w in resources.workloads(input.document)
 	resources.unknown_pod_spec(w)
+	msg := sprintf("pod spec %s: its images cannot be shown to come from allow-listed registries, pinned by digest", [resources.pod_spec_why(w)])
 }

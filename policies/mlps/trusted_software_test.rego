@@ -214,3 +214,11 @@ _templated_instance(name, inputs) := fixtures.resource("aws:ec2/instance:Instanc
 	{"launchTemplate": {"id": "lt-0bbbbbbbbbbbbbbbb"}, "tags": fixtures.tags("public")},
 	inputs,
 ))
+
+# red team: a secret pod spec is reported as secret, not as unknown until apply
+test_fail_secret_pod_spec_images if {
+	deploy := fixtures.resource("kubernetes:apps/v1:Deployment", "web", {"metadata": {"namespace": "batch"}, "spec": {"template": {"spec": {"containers": ["[secret]"]}}}})
+	v := trusted_software.violation with input as fixtures.gate_input(fixtures.mlps_policy, [deploy])
+	some f in v
+	f.message == "pod spec secret: its images cannot be shown to come from allow-listed registries, pinned by digest"
+}

@@ -254,7 +254,8 @@ def test_a_control_that_cannot_decide_reports_instead_of_raising(bundle) -> None
     bucket = next(r for r in SAMPLE["resources"] if r["type"] == "aws:s3/bucket:Bucket")
     served = _as_served(bucket, True)
     # (unknown tags no longer stop it: they count as missing tags and an unknown, so personal, data class)
-    served.props = unknown_checking_proxy({**bucket["inputs"], "lifecycleRules": UNKNOWN_STRING_VALUE})
+    # (nor unknown lifecycle rules: judged as an expiration that cannot be established)
+    served.props = unknown_checking_proxy({**bucket["inputs"], "replicationConfiguration": UNKNOWN_STRING_VALUE})
     reported: list[str] = []
     for c in bundle.controls:
         if c.control_id in RESOURCE_LOCAL:
