@@ -240,3 +240,61 @@ test_fail_hidden_http_tokens if {
 		_f("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "nodes", "EC2NodeClass may allow IMDSv1: metadataOptions.httpTokens is secret, so \"required\" cannot be established"),
 	}
 }
+
+# Role trust policies (assumeRolePolicy, a JSON string in pulumi-aws): anyone, or every identity of
+# a web-identity provider, may not assume a role
+_role(name, statements) := fixtures.resource("aws:iam/role:Role", name, {"assumeRolePolicy": json.marshal({"Version": "2012-10-17", "Statement": statements})})
+
+_oidc := "arn:aws:iam::111122223333:oidc-provider/oidc.eks.eu-central-1.amazonaws.com/id/ABCDEF0123456789"
+
+_eks := "oidc.eks.eu-central-1.amazonaws.com/id/ABCDEF0123456789"
+
+_web(condition) := object.union(
+	{"Effect": "Allow", "Principal": {"Federated": _oidc}, "Action": "sts:AssumeRoleWithWebIdentity"},
+	condition,
+)
+
+_trusted_roles := [
+	_role("node", [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}]),
+	_role("flow-logs", [{"Effect": "Allow", "Principal": {"Service": "vpc-flow-logs.amazonaws.com"}, "Action": "sts:AssumeRole", "Condition": {"StringEquals": {"aws:SourceAccount": "111122223333"}}}]),
+	_role("partner", [{"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::444455556666:root"}, "Action": "sts:AssumeRole"}]),
+	_role("org", [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole", "Condition": {"StringEquals": {"aws:PrincipalOrgID": "o-abc123def4"}}}]),
+	_role("irsa", [_web({"Condition": {"StringEquals": {sprintf("%s:sub", [_eks]): "system:serviceaccount:train:trainer", sprintf("%s:aud", [_eks]): "sts.amazonaws.com"}}})]),
+	_role("irsa-namespace", [_web({"Condition": {"StringLike": {sprintf("%s:sub", [_eks]): "system:serviceaccount:train:*"}}})]),
+	_role("cognito", [{"Effect": "Allow", "Principal": {"Federated": "cognito-identity.amazonaws.com"}, "Action": "sts:AssumeRoleWithWebIdentity", "Condition": {"StringEquals": {"cognito-identity.amazonaws.com:aud": "eu-central-1:11111111-2222-3333-4444-555555555555"}}}]),
+	fixtures.resource("aws:iam/role:Role", "later", {"assumeRolePolicy": "[unknown]"}),
+]
+
+test_pass_named_trust if {
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, _trusted_roles)
+	v == set()
+}
+
+_anyone := "role trust policy (assumeRolePolicy) lets anyone assume the role: Principal \"*\" without a condition that narrows it to an account, organisation or VPC"
+
+_every_identity := sprintf("role trust policy lets every identity of the web-identity provider %s assume the role: no condition on %s:sub (or a specific %s:aud)", [_oidc, lower(_eks), lower(_eks)])
+
+test_fail_open_trust if {
+	roles := [
+		_role("star", [{"Effect": "Allow", "Principal": "*", "Action": "sts:AssumeRole"}]),
+		_role("aws-star", [{"Effect": "Allow", "Principal": {"AWS": ["arn:aws:iam::111122223333:root", "*"]}, "Action": "sts:AssumeRole"}]),
+		# a condition that does not narrow who asks (aws:SourceIp), or admits any account (a wildcard)
+		_role("source-ip", [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole", "Condition": {"IpAddress": {"aws:SourceIp": "203.0.113.0/24"}}}]),
+		_role("any-account", [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole", "Condition": {"StringLike": {"aws:PrincipalAccount": "*"}}}]),
+		_role("irsa-any", [_web({})]),
+		_role("irsa-aud-only", [_web({"Condition": {"StringEquals": {sprintf("%s:aud", [_eks]): "sts.amazonaws.com"}}})]),
+		_role("irsa-sub-star", [_web({"Condition": {"StringLike": {sprintf("%s:sub", [_eks]): "*"}}})]),
+		fixtures.resource("aws:iam/role:Role", "hidden", {"assumeRolePolicy": "[secret]"}),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, roles)
+	v == {
+		_f("aws:iam/role:Role", "star", _anyone),
+		_f("aws:iam/role:Role", "aws-star", _anyone),
+		_f("aws:iam/role:Role", "source-ip", _anyone),
+		_f("aws:iam/role:Role", "any-account", _anyone),
+		_f("aws:iam/role:Role", "irsa-any", _every_identity),
+		_f("aws:iam/role:Role", "irsa-aud-only", _every_identity),
+		_f("aws:iam/role:Role", "irsa-sub-star", _every_identity),
+		_f("aws:iam/role:Role", "hidden", "role trust policy (assumeRolePolicy) is secret, so a trust that lets anyone assume the role cannot be ruled out"),
+	}
+}

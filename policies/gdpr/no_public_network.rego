@@ -10,7 +10,10 @@ import data.lib.resources
 # title: "No public network exposure"
 # description: >-
 #   Personal-data instances get no public IP, no security group admits 0.0.0.0/0 or ::/0 except
-#   on 443, and Kubernetes LoadBalancer Services and ALB Ingresses are internal.
+#   on 443, and Kubernetes LoadBalancer Services and ALB Ingresses are internal. Personal-data
+#   databases, Redshift, DMS and MQ are not publiclyAccessible, and an internet-facing load
+#   balancer does not front personal data (tagged personal, or forwarding to a target group
+#   tagged personal or where a personal-data autoscaling group or instance registers).
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-25-gdpr/
 # custom:
@@ -21,7 +24,8 @@ import data.lib.resources
 #   remediation: >-
 #     Set associatePublicIpAddress false on personal-data launch templates, narrow world-open
 #     ingress to 443 on internet load balancers, and annotate LoadBalancer Services as internal
-#     (or waive).
+#     (or waive); set publiclyAccessible false on personal-data stores; make load balancers in
+#     front of personal data internal (internal true) or waive them.
 violation contains findings.finding("GDPR-25.2-2", p.resource, p.message) if {
 	frameworks.applies(input.policy, "gdpr")
 	some p in _problems
@@ -102,4 +106,16 @@ _problems contains findings.problem(ing, msg) if {
 	some v in [object.get(ing.inputs, ["metadata", "annotations"], {}), object.get(ing.inputs, ["metadata", "annotations", "alb.ingress.kubernetes.io/scheme"], "internal")]
 	resources.hidden(v)
 	msg := sprintf("Ingress scheme (alb.ingress.kubernetes.io/scheme) is %s, so it may be internet-facing", [resources.hidden_why(v)])
+}
+
+# personal-data stores publiclyAccessible puts on the internet (lib.public_access)
+_problems contains findings.problem(input.document.resources[i], sprintf("personal-data %s", [msg])) if {
+	some i, msg in data.lib.public_access.public_stores
+	i in data.lib.public_access.personal_stores
+}
+
+# internet-facing load balancers in front of personal data (lib.public_access)
+_problems contains findings.problem(input.document.resources[i], sprintf("%s and fronts personal data: %s", [msg, why])) if {
+	some i, why in data.lib.public_access.personal_lbs
+	msg := data.lib.public_access.internet_lbs[i]
 }

@@ -197,3 +197,102 @@ test_fail_hidden_service_type_and_ingress_scheme if {
 		_f("kubernetes:networking.k8s.io/v1:Ingress", "ing", "Ingress scheme (alb.ingress.kubernetes.io/scheme) is secret, so it may be internet-facing"),
 	}
 }
+
+# Data stores with a publiclyAccessible switch: personal-data ones must keep it off (the pulumi-aws
+# default); a cluster instance holds its cluster's data
+_store(type, name, data_class, inputs) := fixtures.resource(type, name, object.union({"tags": fixtures.tags(data_class)}, inputs))
+
+_db := "aws:rds/instance:Instance"
+
+_aurora := "aws:rds/cluster:Cluster"
+
+_aurora_instance := "aws:rds/clusterInstance:ClusterInstance"
+
+test_pass_private_or_public_data_stores if {
+	resources := [
+		_store(_db, "users", "personal", {"engine": "postgres", "instanceClass": "db.t4g.medium", "publiclyAccessible": false}),
+		_store(_db, "defaults", "personal", {"engine": "postgres", "instanceClass": "db.t4g.medium"}),
+		_store(_db, "catalog", "public", {"engine": "postgres", "instanceClass": "db.t4g.medium", "publiclyAccessible": true}),
+		_store("aws:redshift/cluster:Cluster", "warehouse", "personal", {"nodeType": "ra3.xlplus", "publiclyAccessible": false}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}
+
+test_fail_public_personal_data_stores if {
+	resources := [
+		_store(_db, "users", "personal", {"engine": "postgres", "instanceClass": "db.t4g.medium", "publiclyAccessible": true}),
+		_store(_db, "hidden", "personal", {"engine": "postgres", "instanceClass": "db.t4g.medium", "publiclyAccessible": "[unknown]"}),
+		_store(_aurora, "profiles", "personal", {"engine": "aurora-postgresql", "clusterIdentifier": "profiles"}),
+		# an untagged instance of the personal-data cluster, tied by its clusterIdentifier
+		fixtures.resource(_aurora_instance, "profiles-1", {"clusterIdentifier": "profiles", "instanceClass": "db.r6g.large", "engine": "aurora-postgresql", "publiclyAccessible": true}),
+		_store("aws:redshift/cluster:Cluster", "warehouse", "personal", {"nodeType": "ra3.xlplus", "publiclyAccessible": true}),
+		_store("aws:dms/replicationInstance:ReplicationInstance", "migrate", "personal", {"replicationInstanceClass": "dms.t3.medium", "replicationInstanceId": "migrate", "publiclyAccessible": "true"}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f(_db, "users", "personal-data database instance is publicly accessible (publiclyAccessible true): it gets a public endpoint"),
+		_f(_db, "hidden", "personal-data database instance may be publicly accessible: publiclyAccessible is unknown until apply"),
+		_f(_aurora_instance, "profiles-1", "personal-data database cluster instance is publicly accessible (publiclyAccessible true): it gets a public endpoint"),
+		_f("aws:redshift/cluster:Cluster", "warehouse", "personal-data Redshift cluster is publicly accessible (publiclyAccessible true): it gets a public endpoint"),
+		_f("aws:dms/replicationInstance:ReplicationInstance", "migrate", "personal-data DMS replication instance is publicly accessible (publiclyAccessible true): it gets a public endpoint"),
+	}
+}
+
+# Internet-facing load balancers (internal defaults to false) in front of personal data: tagged
+# personal, or forwarding to a target group that is tagged personal or where a personal-data
+# autoscaling group or instance registers. One in front of public data is fine.
+_lb_type := "aws:lb/loadBalancer:LoadBalancer"
+
+_lb(name, inputs) := fixtures.resource(_lb_type, name, object.union({"loadBalancerType": "application", "subnets": ["subnet-1", "subnet-2"]}, inputs))
+
+_tg(name, tags) := object.union(fixtures.resource("aws:lb/targetGroup:TargetGroup", name, {"port": 443, "protocol": "HTTPS", "vpcId": "vpc-1", "tags": tags}), {"id": sprintf("arn:aws:elasticloadbalancing:eu-central-1:111122223333:targetgroup/%s/0123456789abcdef", [name])})
+
+_tg_arn(name) := sprintf("arn:aws:elasticloadbalancing:eu-central-1:111122223333:targetgroup/%s/0123456789abcdef", [name])
+
+_listener(name, lb, tg) := fixtures.resource("aws:lb/listener:Listener", name, {
+	"loadBalancerArn": sprintf("%s-id", [lb]),
+	"port": 443,
+	"protocol": "HTTPS",
+	"defaultActions": [{"type": "forward", "targetGroupArn": _tg_arn(tg)}],
+})
+
+_with_id(r) := object.union(r, {"id": sprintf("%s-id", [r.name])})
+
+_asg(name, data_class, tg) := fixtures.resource("aws:autoscaling/group:Group", name, {
+	"minSize": 1,
+	"maxSize": 2,
+	"targetGroupArns": [_tg_arn(tg)],
+	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
+})
+
+test_pass_internal_or_public_data_load_balancers if {
+	resources := [
+		_with_id(_lb("private", {"internal": true, "tags": fixtures.tags("personal")})),
+		_with_id(_lb("site", {"internal": false})),
+		_tg("site-tg", fixtures.tags("public")),
+		_listener("site-https", "site", "site-tg"),
+		_asg("web", "public", "site-tg"),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}
+
+test_fail_internet_load_balancers_of_personal_data if {
+	resources := [
+		_with_id(_lb("tagged", {"tags": fixtures.tags("personal")})),
+		_with_id(_lb("api", {"internal": false})),
+		_tg("api-tg", {}),
+		_listener("api-https", "api", "api-tg"),
+		_asg("inference", "personal", "api-tg"),
+		_with_id(_lb("portal", {"internal": false})),
+		_tg("portal-tg", fixtures.tags("personal")),
+		_listener("portal-https", "portal", "portal-tg"),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f(_lb_type, "tagged", "load balancer is internet-facing (internal not true) and fronts personal data: it is tagged data-class personal"),
+		_f(_lb_type, "api", "load balancer is internet-facing (internal not true) and fronts personal data: it forwards to target group api-tg, where personal-data autoscaling group inference registers"),
+		_f(_lb_type, "portal", "load balancer is internet-facing (internal not true) and fronts personal data: it forwards to target group portal-tg, tagged data-class personal"),
+	}
+}

@@ -14,7 +14,8 @@ import data.lib.routing
 # description: >-
 #   Subnets do not map public IPs on launch, launch templates give no public IP, data subnets
 #   (tagged personal or internal) have no route to an internet gateway, and S3, KMS, CloudWatch
-#   Logs and ECR are reached through VPC endpoints rather than the internet.
+#   Logs and ECR are reached through VPC endpoints rather than the internet. No data store
+#   (RDS, Neptune, Redshift, DMS, MQ) is publiclyAccessible.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -26,7 +27,8 @@ import data.lib.routing
 #     Set mapPublicIpOnLaunch false, associatePublicIpAddress false, associate data subnets with
 #     route tables whose default route goes through a NAT gateway or nowhere (never an internet
 #     gateway), and create VPC endpoints for s3, kms, logs, ecr.api and ecr.dkr (network.endpoints
-#     in the policy; network.existingEndpoints for those the VPC already has).
+#     in the policy; network.existingEndpoints for those the VPC already has); set
+#     publiclyAccessible false on data stores.
 violation contains findings.finding("MLPS-L3-8.1.3.1a", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
@@ -110,4 +112,10 @@ _problems contains findings.problem(input.document.resources[s], msg) if {
 	some s in _data_subnets
 	some reason in routing.uncertain[s]
 	msg := sprintf("data subnet's routes cannot be checked: %s", [reason])
+}
+
+# data stores publiclyAccessible puts on the internet (lib.public_access): a public endpoint and IP
+# outside the controlled interfaces, whatever data they hold
+_problems contains findings.problem(input.document.resources[i], msg) if {
+	some i, msg in data.lib.public_access.public_stores
 }

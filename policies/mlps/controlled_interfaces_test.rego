@@ -293,3 +293,31 @@ test_fail_secret_instance_public_ip if {
 	v := controlled_interfaces.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {_f("aws:ec2/instance:Instance", "vm", "instance may give instances a public IP: associatePublicIpAddress is secret")}
 }
+
+# data stores publiclyAccessible puts on the internet, whatever data they hold (as an instance
+# with a public IP); private ones and the default (false) pass
+_store(type, name, inputs) := fixtures.resource(type, name, object.union({"tags": fixtures.tags("internal")}, inputs))
+
+test_pass_private_data_stores if {
+	resources := array.concat(pass_resources, [
+		_store("aws:rds/instance:Instance", "orders", {"engine": "mysql", "instanceClass": "db.t4g.medium", "publiclyAccessible": false}),
+		_store("aws:rds/instance:Instance", "defaults", {"engine": "mysql", "instanceClass": "db.t4g.medium"}),
+		_store("aws:redshiftserverless/workgroup:Workgroup", "analytics", {"namespaceName": "analytics", "workgroupName": "analytics", "publiclyAccessible": false}),
+	])
+	v := controlled_interfaces.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
+
+test_fail_publicly_accessible_data_stores if {
+	resources := array.concat(pass_resources, [
+		_store("aws:rds/instance:Instance", "orders", {"engine": "mysql", "instanceClass": "db.t4g.medium", "publiclyAccessible": true}),
+		fixtures.resource("aws:rds/instance:Instance", "untagged", {"engine": "mysql", "instanceClass": "db.t4g.medium", "publiclyAccessible": true}),
+		_store("aws:redshift/cluster:Cluster", "warehouse", {"nodeType": "ra3.xlplus", "publiclyAccessible": "[secret]"}),
+	])
+	v := controlled_interfaces.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:rds/instance:Instance", "orders", "database instance is publicly accessible (publiclyAccessible true): it gets a public endpoint"),
+		_f("aws:rds/instance:Instance", "untagged", "database instance is publicly accessible (publiclyAccessible true): it gets a public endpoint"),
+		_f("aws:redshift/cluster:Cluster", "warehouse", "Redshift cluster may be publicly accessible: publiclyAccessible is secret"),
+	}
+}

@@ -17,7 +17,9 @@ import data.lib.resources
 #   role of every verb, or a role whose grants cannot be established (one the document does not
 #   define, other than Kubernetes' own, or an aggregated ClusterRole); service accounts named as
 #   users, and subjects or namespaces unknown until apply, count; and neither service accounts nor
-#   pods mount API tokens by default.
+#   pods mount API tokens by default. No role's trust policy lets anyone (or every identity of a
+#   web-identity provider) assume it, and no KMS key policy grants Principal "*" without a
+#   condition narrowing it to an account, organisation or VPC.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -28,7 +30,8 @@ import data.lib.resources
 #   remediation: >-
 #     Scope IAM policies; bind service accounts to narrow Roles defined in the stack (or waive a
 #     binding to a role managed elsewhere, with its rules as evidence); set
-#     automountServiceAccountToken false on ServiceAccounts and opt in per pod.
+#     automountServiceAccountToken false on ServiceAccounts and opt in per pod; name the
+#     principals role trust and key policies admit (or add an aws:PrincipalOrgID condition).
 violation contains findings.finding("MLPS-L3-8.1.4.2d", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
@@ -151,3 +154,13 @@ _problems contains findings.problem(w, "pod spec unknown until apply: whether it
 # KServe's serving runtimes and OpenKruise's SidecarSets: their pod specs have no service account
 # fields; the pods run with the InferenceService's (whose predictor is checked) or their own
 _no_account_kinds := {"ServingRuntime", "ClusterServingRuntime", "SidecarSet"}
+
+# a role anyone may assume, and a KMS key anyone may use (lib.public_access): access not limited to
+# named subjects
+_problems contains p if {
+	some p in data.lib.public_access.open_trust
+}
+
+_problems contains p if {
+	some p in data.lib.public_access.public_key_policies
+}

@@ -417,3 +417,43 @@ test_fail_hidden_cluster_role_rules if {
 		_f(_crb_type, "b-verb", _rbac_msg("verb", "whose rules' verbs are secret")),
 	}
 }
+
+# a role anyone may assume, and a KMS key policy anyone may use: access not limited to named
+# subjects (the GDPR rules report them as GDPR-32.1b-1 and GDPR-32.1a-3)
+_key(name, statements) := fixtures.resource("aws:kms/key:Key", name, {
+	"enableKeyRotation": true,
+	"deletionWindowInDays": 30,
+	"policy": json.marshal({"Version": "2012-10-17", "Statement": statements}),
+})
+
+_account_root := {"Effect": "Allow", "Principal": {"AWS": "arn:aws-cn:iam::444455556666:root"}, "Action": "kms:*", "Resource": "*"}
+
+_iam_role(name, statements) := fixtures.resource("aws:iam/role:Role", name, {"assumeRolePolicy": json.marshal({"Version": "2012-10-17", "Statement": statements})})
+
+test_pass_named_trust_and_key_users if {
+	resources := [
+		_key("stack-key", [
+			_account_root,
+			{"Effect": "Allow", "Principal": {"Service": "logs.cn-north-1.amazonaws.com.cn"}, "Action": ["kms:Encrypt*", "kms:Decrypt*"], "Resource": "*"},
+			{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "kms:Decrypt", "Resource": "*", "Condition": {"StringEquals": {"kms:CallerAccount": "444455556666"}}},
+		]),
+		_iam_role("node", [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com.cn"}, "Action": "sts:AssumeRole"}]),
+		_iam_role("partner", [{"Effect": "Allow", "Principal": {"AWS": "arn:aws-cn:iam::777788889999:root"}, "Action": "sts:AssumeRole"}]),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
+
+test_fail_public_trust_and_key_policy if {
+	resources := [
+		_key("open-key", [_account_root, {"Effect": "Allow", "Principal": "*", "Action": "kms:*", "Resource": "*"}]),
+		fixtures.resource("aws:kms/keyPolicy:KeyPolicy", "open-policy", {"keyId": "k", "policy": json.marshal({"Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "kms:Decrypt", "Resource": "*"}]})}),
+		_iam_role("open-role", [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:kms/key:Key", "open-key", "KMS key policy grants Principal \"*\" without a condition that narrows it to an account, organisation or VPC"),
+		_f("aws:kms/keyPolicy:KeyPolicy", "open-policy", "KMS key policy grants Principal \"*\" without a condition that narrows it to an account, organisation or VPC"),
+		_f("aws:iam/role:Role", "open-role", "role trust policy (assumeRolePolicy) lets anyone assume the role: Principal \"*\" without a condition that narrows it to an account, organisation or VPC"),
+	}
+}

@@ -74,7 +74,9 @@ def test_resource_validator_reports_imdsv1(bundle) -> None:
     assert bad.violations == [(
         "launch template allows IMDSv1 (metadataOptions.httpTokens is \"optional\", not \"required\") "
         "[GDPR-32.1b-1 Art. 32(1)(b)] fix: Scope IAM actions and resources; list the roles iam:PassRole may pass; "
-        "set metadataOptions.httpTokens \"required\" on the launch template.",
+        "set metadataOptions.httpTokens \"required\" on the launch template; name the principals a role trusts "
+        "(or add an aws:PrincipalOrgID / aws:SourceAccount condition) and condition a web-identity trust on "
+        "the provider's :sub.",
         None,
     )]
     assert good.violations == []

@@ -1,0 +1,325 @@
+# METADATA
+# title: Public access helpers
+# description: >-
+#   Who may assume a role (its trust policy, assumeRolePolicy), whom a KMS key policy lets in,
+#   which data stores the switch publiclyAccessible puts on the internet, and which load
+#   balancers are internet-facing in front of personal data. "Anyone" is read as for bucket
+#   policies (lib.resources.unconditioned_public_allow): Principal "*" (or {"AWS": "*"}, or
+#   NotPrincipal) without a condition narrowing it to an account, the organisation or a VPC.
+# scope: package
+package lib.public_access
+
+import data.lib.findings
+import data.lib.resources
+import data.lib.routing
+
+# ---------------------------------------------------------------- role trust policies
+
+role_type := "aws:iam/role:Role"
+
+# a role whose trust policy lets anyone assume it. Another account's root (or a role of it), a
+# service principal and a web-identity provider with a narrowing condition are named principals.
+open_trust contains findings.problem(r, msg) if {
+	some r in resources.of_type(input.document, role_type)
+	some st in resources.policy_statements(object.get(r.inputs, "assumeRolePolicy", "{}"))
+	resources.unconditioned_public_allow(st)
+	msg := "role trust policy (assumeRolePolicy) lets anyone assume the role: Principal \"*\" without a condition that narrows it to an account, organisation or VPC"
+}
+
+# a web-identity (OIDC) provider without a condition on who it vouches for: every identity of the
+# provider may assume the role (for an EKS cluster's provider, every service account of the
+# cluster; for a public provider, every account there)
+open_trust contains findings.problem(r, msg) if {
+	some r in resources.of_type(input.document, role_type)
+	some st in resources.policy_statements(object.get(r.inputs, "assumeRolePolicy", "{}"))
+	object.get(st, "Effect", "Allow") == "Allow"
+	is_object(st.Principal)
+	some provider in resources.as_list(object.get(st.Principal, "Federated", []))
+	host := web_identity_host(provider)
+	not _narrows_identity(st, host)
+	msg := sprintf("role trust policy lets every identity of the web-identity provider %s assume the role: no condition on %s:sub (or a specific %s:aud)", [provider, host, host])
+}
+
+# a secret trust policy may let anyone in: judged as the worst it could hold, as a secret IAM
+# policy document is (lib.checks.wildcard_admin); one unknown until apply is not judged (the roles
+# Seedance creates build theirs from values the preview may not know yet)
+open_trust contains findings.problem(r, "role trust policy (assumeRolePolicy) is secret, so a trust that lets anyone assume the role cannot be ruled out") if {
+	some r in resources.of_type(input.document, role_type)
+	object.get(r.inputs, "assumeRolePolicy", "") == "[secret]"
+}
+
+# the host a web-identity provider's condition keys start with: an IAM OIDC provider ARN
+# (arn:aws:iam::ACCOUNT:oidc-provider/HOST) or a built-in provider's name. SAML providers are
+# not web-identity providers (their SAML:aud is always the sign-in endpoint).
+web_identity_host(provider) := lower(substring(provider, i + count(_oidc_marker), -1)) if {
+	is_string(provider)
+	i := indexof(provider, _oidc_marker)
+	i >= 0
+}
+
+web_identity_host(provider) := lower(provider) if provider in _builtin_web_identity
+
+_oidc_marker := ":oidc-provider/"
+
+_builtin_web_identity := {"cognito-identity.amazonaws.com", "accounts.google.com", "graph.facebook.com", "www.amazon.com"}
+
+# a condition that admits only some identities of the provider: on HOST:sub, or on HOST:aud with an
+# audience other than sts.amazonaws.com (the audience every EKS service-account token and every
+# GitHub Actions token for AWS carries, so it names no one); a positive operator and values that
+# are not wildcards alone
+_narrows_identity(st, host) if {
+	some operator, clause in object.get(st, "Condition", {})
+	_positive(operator)
+	is_object(clause)
+	some key, values in clause
+	lower(key) == concat(":", [host, "sub"])
+	_named_values(values)
+}
+
+_narrows_identity(st, host) if {
+	some operator, clause in object.get(st, "Condition", {})
+	_positive(operator)
+	is_object(clause)
+	some key, values in clause
+	lower(key) == concat(":", [host, "aud"])
+	_named_values(values)
+	some v in resources.as_list(values)
+	lower(v) != "sts.amazonaws.com"
+}
+
+_positive(operator) if lower(trim_prefix(operator, "ForAnyValue:")) in _positive_operators
+
+_positive_operators := {"stringequals", "stringequalsignorecase", "stringlike"}
+
+_named_values(values) if {
+	names := resources.as_list(values)
+	count(names) > 0
+	every v in names {
+		is_string(v)
+		not regex.match(`^[*?]*$`, v) # "" or wildcards alone match anyone
+		not contains(v, "${") # a policy variable matches whoever asks
+	}
+}
+
+# ---------------------------------------------------------------- KMS key policies
+
+# every resource that carries a key policy (as gdpr.key_management reads them)
+key_policy_types := {
+	"aws:kms/key:Key",
+	"aws:kms/replicaKey:ReplicaKey",
+	"aws:kms/replicaExternalKey:ReplicaExternalKey",
+	"aws:kms/externalKey:ExternalKey",
+	"aws:kms/keyPolicy:KeyPolicy",
+}
+
+public_key_policies contains findings.problem(k, "KMS key policy grants Principal \"*\" without a condition that narrows it to an account, organisation or VPC") if {
+	some k in resources.of_types(input.document, key_policy_types)
+	some statement in resources.policy_statements(object.get(k.inputs, "policy", "{}"))
+	resources.unconditioned_public_allow(statement)
+}
+
+# ---------------------------------------------------------------- publicly accessible data stores
+
+# data stores with a publiclyAccessible switch (true gives them a public endpoint and IP), by type
+store_nouns := {
+	"aws:rds/instance:Instance": "database instance",
+	"aws:rds/clusterInstance:ClusterInstance": "database cluster instance",
+	"aws:rds/cluster:Cluster": "Multi-AZ database cluster",
+	"aws:neptune/clusterInstance:ClusterInstance": "Neptune instance",
+	"aws:redshift/cluster:Cluster": "Redshift cluster",
+	"aws:redshiftserverless/workgroup:Workgroup": "Redshift Serverless workgroup",
+	"aws:dms/replicationInstance:ReplicationInstance": "DMS replication instance",
+	"aws:mq/broker:Broker": "message broker",
+}
+
+# cluster instances hold their cluster's data: [the instance's type, its cluster's type]
+_cluster_of := {
+	"aws:rds/clusterInstance:ClusterInstance": "aws:rds/cluster:Cluster",
+	"aws:neptune/clusterInstance:ClusterInstance": "aws:neptune/cluster:Cluster",
+}
+
+# position -> message, for every data store publiclyAccessible puts (or may put) on the internet
+public_stores := {i: msg |
+	some t, noun in store_nouns
+	some i in resources.indices(t)
+	msg := _public_store_message(noun, object.get(input.document.resources[i].inputs, "publiclyAccessible", false))
+}
+
+_public_store_message(noun, v) := sprintf("%s is publicly accessible (publiclyAccessible true): it gets a public endpoint", [noun]) if {
+	resources.truthy(v)
+}
+
+_public_store_message(noun, v) := sprintf("%s may be publicly accessible: publiclyAccessible is %s", [noun, resources.hidden_why(v)]) if {
+	resources.hidden(v)
+}
+
+# positions of data stores holding personal data: tagged personal, or a cluster instance of a
+# personal-data cluster (its clusterIdentifier names one, or is unknown and untied while the
+# document holds one)
+personal_stores := {i |
+	some i, _ in public_stores
+	i in resources.personal_indices
+} | {i |
+	some i, _ in public_stores
+	r := input.document.resources[i]
+	cluster_type := _cluster_of[r.type]
+	some c in resources.indices(cluster_type)
+	c in resources.personal_indices
+	_in_cluster(r, input.document.resources[c])
+}
+
+_in_cluster(r, c) if routing.refers(r, "clusterIdentifier", c)
+
+_in_cluster(r, c) if object.get(r.inputs, "clusterIdentifier", null) == object.get(c.inputs, "clusterIdentifier", "")
+
+_in_cluster(r, _) if routing.unlinked_unknown(r, "clusterIdentifier")
+
+# ---------------------------------------------------------------- internet-facing load balancers
+
+lb_types := {"aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer", "aws:elb/loadBalancer:LoadBalancer"}
+
+_listener_types := {"aws:lb/listener:Listener", "aws:alb/listener:Listener"}
+
+_rule_types := {"aws:lb/listenerRule:ListenerRule", "aws:alb/listenerRule:ListenerRule"}
+
+_target_group_types := {"aws:lb/targetGroup:TargetGroup", "aws:alb/targetGroup:TargetGroup"}
+
+_attachment_types := {"aws:lb/targetGroupAttachment:TargetGroupAttachment", "aws:alb/targetGroupAttachment:TargetGroupAttachment"}
+
+# position -> message, for every load balancer that is (or may be) internet-facing: internal is
+# false by default
+internet_lbs := {i: msg |
+	some t in lb_types
+	some i in resources.indices(t)
+	msg := _internet_message(object.get(input.document.resources[i].inputs, "internal", false))
+}
+
+_internet_message(v) := "load balancer is internet-facing (internal not true)" if {
+	not resources.truthy(v)
+	not resources.hidden(v)
+}
+
+_internet_message(v) := sprintf("load balancer may be internet-facing: internal is %s", [resources.hidden_why(v)]) if resources.hidden(v)
+
+# position -> why an internet-facing load balancer fronts personal data: its own data-class tag, a
+# target group it forwards to (tagged personal, or with a personal-data autoscaling group or
+# instance registered), or, for a classic load balancer, a personal-data instance or group
+personal_lbs := {i: sort(whys)[0] |
+	some i, _ in internet_lbs
+	whys := {why | some [j, why] in _lb_reasons; j == i}
+	count(whys) > 0
+}
+
+_lb_reasons contains [i, "it is tagged data-class personal"] if {
+	some i, _ in internet_lbs
+	i in resources.personal_indices
+}
+
+_lb_reasons contains [i, sprintf("it forwards to target group %s, %s", [tg.name, why])] if {
+	some i, _ in internet_lbs
+	not i in resources.personal_indices
+	lb := input.document.resources[i]
+	some g, why in _personal_target_groups
+	tg := input.document.resources[g]
+	_forwards(lb, tg)
+}
+
+_lb_reasons contains [i, sprintf("personal-data %s is registered with it", [r.name])] if {
+	some i, _ in internet_lbs
+	not i in resources.personal_indices
+	lb := input.document.resources[i]
+	lb.type == "aws:elb/loadBalancer:LoadBalancer"
+	some r in _classic_members(lb)
+}
+
+# target group position -> why it holds personal data (one reason each)
+_personal_target_groups := {g: why |
+	some g in _target_group_indices
+	reasons := _target_group_reasons(input.document.resources[g])
+	count(reasons) > 0
+	why := sort(reasons)[0]
+}
+
+_target_group_indices := {g | some t in _target_group_types; some g in resources.indices(t)}
+
+_target_group_reasons(tg) := {"tagged data-class personal" | tg.urn in _personal_urns} | {why |
+	some a in resources.indices("aws:autoscaling/group:Group")
+	a in resources.personal_indices
+	asg := input.document.resources[a]
+	some arn in resources.elements(object.get(asg.inputs, "targetGroupArns", []))
+	_names_or_depends(asg, "targetGroupArns", arn, tg)
+	why := sprintf("where personal-data autoscaling group %s registers", [asg.name])
+} | {why |
+	some t in _attachment_types
+	some c in resources.indices(t)
+	att := input.document.resources[c]
+	routing.refers(att, "targetGroupArn", tg)
+	some n in resources.indices("aws:ec2/instance:Instance")
+	n in resources.personal_indices
+	inst := input.document.resources[n]
+	routing.refers(att, "targetId", inst)
+	why := sprintf("where personal-data instance %s is registered", [inst.name])
+} | {why |
+	some c in resources.indices("aws:autoscaling/attachment:Attachment")
+	att := input.document.resources[c]
+	routing.refers(att, "lbTargetGroupArn", tg)
+	some a in resources.indices("aws:autoscaling/group:Group")
+	a in resources.personal_indices
+	asg := input.document.resources[a]
+	routing.refers(att, "autoscalingGroupName", asg)
+	why := sprintf("where personal-data autoscaling group %s registers", [asg.name])
+}
+
+_personal_urns := {input.document.resources[g].urn | some g in _target_group_indices; g in resources.personal_indices}
+
+# a list input (targetGroupArns) names tg: the element's value, or the input's dependencies
+_names_or_depends(_, _, value, tg) if routing.names(value, tg)
+
+_names_or_depends(r, field, _, tg) if tg.urn in object.get(r, ["property_dependencies", field], [])
+
+# a listener of the load balancer, or a rule of such a listener, forwards to the target group
+_forwards(lb, tg) if {
+	some l in resources.of_types(input.document, _listener_types)
+	routing.refers(l, "loadBalancerArn", lb)
+	_action_names(l, "defaultActions", tg)
+}
+
+_forwards(lb, tg) if {
+	some l in resources.of_types(input.document, _listener_types)
+	routing.refers(l, "loadBalancerArn", lb)
+	some rule in resources.of_types(input.document, _rule_types)
+	routing.refers(rule, "listenerArn", l)
+	_action_names(rule, "actions", tg)
+}
+
+# an action names a target group: targetGroupArn, or forward.targetGroups[].arn, or the field's
+# recorded dependencies
+_action_names(r, field, tg) if tg.urn in object.get(r, ["property_dependencies", field], [])
+
+_action_names(r, field, tg) if {
+	some action in resources.elements(object.get(r.inputs, field, []))
+	is_object(action)
+	some arn in _action_arns(action)
+	routing.names(arn, tg)
+}
+
+_action_arns(action) := {object.get(action, "targetGroupArn", "")} | {g.arn |
+	some g in resources.elements(object.get(action, ["forward", "targetGroups"], []))
+	is_object(g)
+}
+
+# personal-data instances a classic load balancer lists, and personal-data autoscaling groups that
+# name it (loadBalancers)
+_classic_members(lb) := {r |
+	some n in resources.indices("aws:ec2/instance:Instance")
+	n in resources.personal_indices
+	r := input.document.resources[n]
+	some v in resources.elements(object.get(lb.inputs, "instances", []))
+	routing.names(v, r)
+} | {r |
+	some a in resources.indices("aws:autoscaling/group:Group")
+	a in resources.personal_indices
+	r := input.document.resources[a]
+	some v in resources.elements(object.get(r.inputs, "loadBalancers", []))
+	_names_or_depends(r, "loadBalancers", v, lb)
+}
