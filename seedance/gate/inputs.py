@@ -154,9 +154,9 @@ def _same_policy(policy: dict[str, Any], part: dict[str, Any] | None, key: str, 
     (the budget rules read only its figures) must be the policy's."""
     if part is None:
         return
-    for field, want in (("policy", policy["metadata"]["name"]), ("region", policy["cloud"]["region"])):
-        if field in part and part[field] != want:
-            raise InvalidInputError(f"{source}: '{key}.{field}' is {part.get(field)!r}, the policy's is {want!r}: "
+    for name, want in (("policy", policy["metadata"]["name"]), ("region", policy["cloud"]["region"])):
+        if name in part and part[name] != want:
+            raise InvalidInputError(f"{source}: '{key}.{name}' is {part.get(name)!r}, the policy's is {want!r}: "
                                     f"the {key} must be of the gate input's policy")
 
 

@@ -122,16 +122,22 @@ def _endpoint(ec2, vpc: str, subnet: str, service: str, *, private_dns: bool = T
                                    **({"PolicyDocument": policy} if policy else {}))["VpcEndpoint"]["VpcEndpointId"]
 
 
-def _check_in(capsys, tmp_path: Path, vpc: str, subnet: str, *extra: str, fmt: str = "json") -> tuple[int, str, str]:  # noqa: ANN001
-    """eu-prod's sample moved into the moto VPC and subnet, its policy naming kms and logs as the VPC's."""
+def _case(tmp_path: Path, vpc: str, subnet: str, existing: str, extra_yaml: str = "") -> tuple[Path, Path]:
+    """eu-prod's sample moved into the moto VPC and subnet, and a policy naming EXISTING as the VPC's."""
     text = SAMPLE.read_text().replace(SAMPLE_VPC, vpc)
     for old in SAMPLE_SUBNETS:
         text = text.replace(old, subnet)
     (tmp_path / "sample.json").write_text(text)
     policy = tmp_path / "policy.yaml"
     policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n  vpcId: {vpc}\n"
-                      f"  subnetIds: [{subnet}, {subnet}, {subnet}]\nnetwork:\n  existingEndpoints: [kms, logs]\n")
-    code = main(["check", str(tmp_path / "sample.json"), "--policy", str(policy), "--format", fmt, *extra])
+                      f"  subnetIds: [{subnet}, {subnet}, {subnet}]\nnetwork:\n  existingEndpoints: {existing}\n{extra_yaml}")
+    return tmp_path / "sample.json", policy
+
+
+def _check_in(capsys, tmp_path: Path, vpc: str, subnet: str, *extra: str, fmt: str = "json") -> tuple[int, str, str]:  # noqa: ANN001
+    """The sample in the moto VPC, its policy naming kms and logs as the VPC's."""
+    sample, policy = _case(tmp_path, vpc, subnet, "[kms, logs]")
+    code = main(["check", str(sample), "--policy", str(policy), "--format", fmt, *extra])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -255,15 +261,8 @@ def test_partly_read_endpoints_and_gateways_are_reported() -> None:
 
 def _budget_check(capsys, tmp_path: Path, vpc: str, subnet: str, existing: str, *extra: str, budget: int = 84000,
                   fmt: str = "json") -> tuple[int, str]:  # noqa: ANN001
-    text = SAMPLE.read_text().replace(SAMPLE_VPC, vpc)
-    for old in SAMPLE_SUBNETS:
-        text = text.replace(old, subnet)
-    (tmp_path / "sample.json").write_text(text)
-    policy = tmp_path / "policy.yaml"
-    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n  vpcId: {vpc}\n"
-                      f"  subnetIds: [{subnet}, {subnet}, {subnet}]\nnetwork:\n  existingEndpoints: {existing}\n"
-                      f"budget:\n  monthlyAmount: {budget}\n")
-    code = main(["check", str(tmp_path / "sample.json"), "--policy", str(policy), "--format", fmt, *extra])
+    sample, policy = _case(tmp_path, vpc, subnet, existing, f"budget:\n  monthlyAmount: {budget}\n")
+    code = main(["check", str(sample), "--policy", str(policy), "--format", fmt, *extra])
     return code, capsys.readouterr().out
 
 
