@@ -118,6 +118,12 @@ public_key_policies contains findings.problem(k, "KMS key policy grants Principa
 	resources.unconditioned_public_allow(statement)
 }
 
+# a secret key policy may grant Principal "*" (no preview shows it)
+public_key_policies contains findings.problem(k, resources.secret_document_message("KMS key policy")) if {
+	some k in resources.of_types(input.document, key_policy_types)
+	resources.secret_document(object.get(k.inputs, "policy", "{}"))
+}
+
 # ---------------------------------------------------------------- publicly accessible data stores
 
 # data stores with a publiclyAccessible switch (true gives them a public endpoint and IP), by type

@@ -449,9 +449,13 @@ test_fail_public_trust_and_key_policy if {
 		_key("open-key", [_account_root, {"Effect": "Allow", "Principal": "*", "Action": "kms:*", "Resource": "*"}]),
 		fixtures.resource("aws:kms/keyPolicy:KeyPolicy", "open-policy", {"keyId": "k", "policy": json.marshal({"Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "kms:Decrypt", "Resource": "*"}]})}),
 		_iam_role("open-role", [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]),
+		# a secret key policy may grant Principal "*"; one unknown until apply is judged as absent
+		fixtures.resource("aws:kms/key:Key", "secret-key", {"policy": "[secret]"}),
+		fixtures.resource("aws:kms/key:Key", "later-key", {"policy": "[unknown]"}),
 	]
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {
+		_f("aws:kms/key:Key", "secret-key", "KMS key policy is secret, so public access cannot be ruled out"),
 		_f("aws:kms/key:Key", "open-key", "KMS key policy grants Principal \"*\" without a condition that narrows it to an account, organisation or VPC"),
 		_f("aws:kms/keyPolicy:KeyPolicy", "open-policy", "KMS key policy grants Principal \"*\" without a condition that narrows it to an account, organisation or VPC"),
 		_f("aws:iam/role:Role", "open-role", "role trust policy (assumeRolePolicy) lets anyone assume the role: Principal \"*\" without a condition that narrows it to an account, organisation or VPC"),
