@@ -366,3 +366,41 @@ def test_a_given_estimate_that_ignores_the_facts_is_undecided() -> None:
         priced_for_facts(gate)
     priced = GateInput({"stack": "prod"}, policy, None, {"monthly_total": 2.0, "unserved_endpoints": {"s3": "none"}}, None, facts)
     assert priced_for_facts(priced) is priced
+
+
+# The judgement "does an endpoint serve" lives twice: in Python (endpoint_unserved, which prices a
+# service none serves through NAT) and in Rego (lib.endpoints.unavailable, which the rules judge).
+# They must agree on every combination of what EC2 can say of one or two endpoints.
+_ENDPOINT_KINDS = [
+    {"type": t, "state": s, "private_dns_enabled": dns, "route_table_ids": tables, "tags": tags}
+    for t in ("Gateway", "Interface")
+    for s in ("available", "pending", "deleting")
+    for dns in (True, False)
+    for tables in ([], ["rtb-1"])
+    for tags in ({}, {"seedance:stack": "prod"}, {"seedance:stack": "other"})
+]
+
+
+def test_python_and_rego_agree_on_which_listed_services_no_endpoint_serves() -> None:
+    import itertools
+    import json as _json
+
+    from seedance.gate.bundle import load_bundle
+    from seedance.gate.engine import compile_modules
+    from seedance.gate.facts import endpoint_unserved
+
+    engine = compile_modules(load_bundle())
+    # one endpoint each, and a sample of pairs (every 7th, to keep the test quick)
+    groups = [[a] for a in _ENDPOINT_KINDS] + [list(p) for p in itertools.islice(
+        itertools.combinations(_ENDPOINT_KINDS, 2), 0, None, 7)] + [[]]
+    services = [f"svc{i}" for i in range(len(groups))]
+    policy = {"cloud": {"vpcId": "vpc-1"}, "network": {"existingEndpoints": services}}
+    facts = {"vpc_endpoints": {"vpc_id": "vpc-1", "services": {
+        s: [{**ep, "id": f"vpce-{s}-{j}"} for j, ep in enumerate(g)] for s, g in zip(services, groups)}}}
+    engine.set_input({"policy": policy, "facts": facts, "document": {"stack": "prod", "resources": []}})
+    rego = set(_json.loads(engine.eval_query_as_json(
+        "x := [s | some s in input.policy.network.existingEndpoints; data.lib.endpoints.unavailable(s)]"))
+        ["result"][0]["bindings"]["x"])
+    python = set(endpoint_unserved(policy, facts, "prod"))
+    assert len(python) > len(services) // 2  # most combinations serve nothing: the cases are not all one way
+    assert rego == python
