@@ -25,6 +25,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from seedance.textfile import same_path
+
 #: a step of the report: (is_code, text)
 Segment = tuple[bool, str]
 
@@ -36,22 +38,11 @@ class Deploys(str, Enum):
     UNKNOWN = "unknown"  # it cannot be told: the value is secret, or not a path
 
 
-def same_file(a: Path, b: Path) -> bool:
-    """Whether ``a`` and ``b`` name one file: symlinks followed on both sides alike, whether or not the
-    file exists yet (a missing file's existing parents are resolved), hard links included."""
-    try:
-        if os.path.samefile(a, b):
-            return True
-    except (OSError, ValueError):
-        pass
-    return Path(os.path.abspath(a)).resolve(strict=False) == Path(os.path.abspath(b)).resolve(strict=False)
-
-
 def config_ref(path: Path, base: Path) -> str:
     """``path`` as ``seedance:policy`` must name it: relative to ``base`` (the program directory), with '/',
     in the user's terms (symlinks kept) when that spelling names the same file from ``base``."""
     plain_rel = Path(os.path.relpath(os.path.abspath(path), os.path.abspath(base))).as_posix()
-    if same_file(base / plain_rel, path):
+    if same_path(base / plain_rel, path):
         return plain_rel
     return Path(os.path.relpath(Path(path).resolve(), Path(base).resolve())).as_posix()
 
@@ -169,9 +160,9 @@ def stack_wiring(project_dir: Path, stack: str | None, *, policy: Path, overlay:
                       problem=f"seedance:policy in {origin} is {_kind(raw) if raw != '' else 'empty'}, not a path: "
                               "seedance check and pulumi up fail until it names the policy file")
     deployed = sc.base_dir / raw
-    if overlay is not None and same_file(deployed, overlay):
+    if overlay is not None and same_path(deployed, overlay):
         deploys = Deploys.OVERLAY
-    elif same_file(deployed, policy):
+    elif same_path(deployed, policy):
         deploys = Deploys.POLICY
     else:
         deploys = Deploys.OTHER
@@ -286,4 +277,4 @@ def plain(segments: list[Segment]) -> str:
 
 
 __all__ = ["Deploys", "Segment", "Wiring", "check_command", "config_ref", "config_set", "deploy_steps", "lift_hint",
-           "plain", "revert_steps", "same_file", "stack_wiring", "wiring_warnings"]
+           "plain", "revert_steps", "stack_wiring", "wiring_warnings"]

@@ -83,7 +83,10 @@ def priced_for_facts(gate_input: GateInput) -> GateInput:
     return gate_input
 
 
-def _reestimate(loaded: Any, cluster: bool) -> Callable[[dict[str, str]], dict[str, Any]]:
+def reestimator(loaded: Any, cluster: bool) -> Callable[[dict[str, str]], dict[str, Any]]:
+    """The estimate of ``loaded`` again, pricing through NAT the existing endpoints none serves of
+    (service -> why), recorded as ``unserved_endpoints``."""
+
     def estimate(unserved: dict[str, str]) -> dict[str, Any]:
         _, priced = plan_and_estimate(loaded, cluster=cluster, unserved_endpoints=unserved)
         return {**priced.to_json(), "unserved_endpoints": dict(sorted(unserved.items()))}
@@ -332,7 +335,7 @@ def from_stack(stack: str, project_dir: Path) -> GateInput:
     finally:
         planner_log.setLevel(level)
     return GateInput(validate_document(document), policy, plan, estimate, None,
-                     reestimate=_reestimate(loaded, setup.cluster))
+                     reestimate=reestimator(loaded, setup.cluster))
 
 
 def from_document(path: Path, *, policy_path: Path | None, project_dir: Path) -> GateInput:
@@ -357,4 +360,4 @@ def from_document(path: Path, *, policy_path: Path | None, project_dir: Path) ->
     else:  # no stack configuration to read: the document's groups say whether a cluster sizes them
         cluster = document_joins_cluster(document)
     loaded, policy, plan, estimate = derived_parts(policy_path, cluster=cluster)
-    return GateInput(document, policy, plan, estimate, None, reestimate=_reestimate(loaded, cluster))
+    return GateInput(document, policy, plan, estimate, None, reestimate=reestimator(loaded, cluster))

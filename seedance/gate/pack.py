@@ -76,13 +76,12 @@ def load_context(stack: str, project: str, project_dir: Path) -> StackContext:
     facts = None
     if os.environ.get(LOOKUP_ENV, "").strip() == "1":
         from seedance.gate.facts import endpoint_unserved, lookup  # the policy's subnets and the plan's instance types
-        from seedance.gate.inputs import plan_and_estimate
+        from seedance.gate.inputs import reestimator
 
         facts = lookup(policy, plan=plan).model_dump(mode="json")
         # an existing endpoint EC2 shows none serving of: its traffic goes through the NAT, priced so
         if unserved := endpoint_unserved(policy, facts, stack):
-            estimate = {**plan_and_estimate(loaded, cluster=setup.cluster, unserved_endpoints=unserved)[1].to_json(),
-                        "unserved_endpoints": unserved}
+            estimate = reestimator(loaded, setup.cluster)(unserved)
     return StackContext(stack, project, policy, plan, estimate, utc_today(), facts)
 
 
