@@ -29,13 +29,7 @@ violation contains findings.finding("GDPR-32.1a-3", p.resource, p.message) if {
 _keys := resources.of_type(input.document, "aws:kms/key:Key")
 
 # every resource that carries a key policy or a deletion window
-_policy_holders := resources.of_types(input.document, {
-	"aws:kms/key:Key",
-	"aws:kms/replicaKey:ReplicaKey",
-	"aws:kms/replicaExternalKey:ReplicaExternalKey",
-	"aws:kms/externalKey:ExternalKey",
-	"aws:kms/keyPolicy:KeyPolicy",
-})
+_policy_holders := resources.of_types(input.document, data.lib.public_access.key_policy_types)
 
 _problems contains findings.problem(k, "KMS key rotation is off") if {
 	some k in _keys
@@ -57,14 +51,8 @@ _deletion_window_problem(days) := sprintf("KMS key deletion window %v is not a n
 	not resources.number(days)
 }
 
-_problems contains findings.problem(k, "KMS key policy grants Principal \"*\" without a condition that narrows it to an account, organisation or VPC") if {
-	some k in _policy_holders
-	some statement in resources.policy_statements(object.get(k.inputs, "policy", "{}"))
-	resources.unconditioned_public_allow(statement)
-}
-
-# a secret key policy: judged as possibly granting Principal "*" (no preview shows it)
-_problems contains findings.problem(k, resources.secret_document_message("KMS key policy")) if {
-	some k in _policy_holders
-	resources.secret_document(object.get(k.inputs, "policy", "{}"))
+# a key policy granting Principal "*" without a narrowing condition, or a secret one (lib.public_access,
+# which MLPS-L3-8.1.4.2d reads too)
+_problems contains p if {
+	some p in data.lib.public_access.public_key_policies
 }
