@@ -168,6 +168,7 @@ replication_configs(b) := array.concat(attached(b, replication), [{"inputs": {"r
 # inline replication rules in the standalone shape (deleteMarkerReplicationStatus -> deleteMarkerReplication)
 _inline_replication_rules[b] := [object.union(rule, {"deleteMarkerReplication": {"status": object.get(rule, "deleteMarkerReplicationStatus", "Disabled")}}) |
 	some rule in rc.rules
+	is_object(rule)
 ] if {
 	some b in bucket_indices
 	rc := input.document.resources[b].inputs.replicationConfiguration

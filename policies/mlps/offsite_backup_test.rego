@@ -68,7 +68,7 @@ test_fail_hidden_replication_rules if {
 			fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", sprintf("replica bucket a destination the document does not show (%s) is not in the stack, so whether it is in another region cannot be established", [why])),
 		}
 	}
-	every inline in [{"replicationConfiguration": "[secret]"}, {"replicationConfiguration": {"role": "r", "rules": "[secret]"}}] {
+	every inline in [{"replicationConfiguration": "[secret]"}, {"replicationConfiguration": {"role": "r", "rules": "[secret]"}}, {"replicationConfiguration": {"role": "r", "rules": ["[secret]"]}}] {
 		bucket := object.union(fixtures.bucket("ds", "personal"), {"inputs": inline})
 		v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [bucket])
 		v == {
