@@ -139,7 +139,7 @@ _unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group
 
 # red team: default encryption rules that are secret or unknown until apply may use SSE-S3 or the
 # AWS-managed key: judged, not an engine error, saying why
-test_fail_hidden_bucket_encryption_rules if {
+test_fail_hidden_bucket_encryption_rules_mlps if {
 	every c in [["[secret]", "secret"], ["[unknown]", "unknown until apply"]] {
 		[rules, why] := c
 		sse := fixtures.bucket_part("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration", "ds", "sse", {"rules": rules})

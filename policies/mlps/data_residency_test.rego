@@ -75,7 +75,7 @@ test_fail_image_and_table_replicas_abroad if {
 
 # red team: backup plan rules and replication rules that are secret or unknown until apply may copy
 # out of China: judged, not an engine error, as a copy whose destination the document does not show
-test_fail_hidden_copy_destinations if {
+test_fail_hidden_copy_destinations_mlps if {
 	every c in [
 		[fixtures.resource("aws:backup/plan:Plan", "plan", {"rules": "[unknown]"}), "aws:backup/plan:Plan", "plan", "backup copy", "unknown until apply"],
 		[fixtures.resource("aws:backup/plan:Plan", "plan", {"rules": [{"ruleName": "r", "copyActions": "[secret]"}]}), "aws:backup/plan:Plan", "plan", "backup copy", "secret"],
