@@ -269,6 +269,8 @@ test_fail_backup_plan_without_rules if {
 	_gdpr(empty) == {_vol_finding("vol", _not_kept("selection sel: backup plan plan has no rules"))}
 	unknown := [_tagged("vol", "daily"), _plan("plan", "[unknown]"), _sel("sel", _plan_urn("plan"), _by_tag("daily"))]
 	_gdpr(unknown) == {_vol_finding("vol", _not_kept("selection sel: backup plan plan has rules unknown until apply"))}
+	secret := [_tagged("vol", "daily"), _plan("plan", "[secret]"), _sel("sel", _plan_urn("plan"), _by_tag("daily"))]
+	_gdpr(secret) == {_vol_finding("vol", _not_kept("selection sel: backup plan plan has rules that are secret"))}
 }
 
 test_fail_backup_plan_not_in_the_stack if {

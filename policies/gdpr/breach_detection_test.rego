@@ -393,3 +393,37 @@ test_fail_hidden_trail_switches_gdpr if {
 		fixtures.stack_finding("GDPR-33-1", "mandatory", "no trail records the account's management events (trail 'audit': its includeManagementEvents is unknown until apply, so it may be off)"),
 	}
 }
+
+# red team: a trail's whole selector list (or a selector, or its data resources) that is secret or
+# unknown until apply may record nothing: judged (not an engine error) as recording no management
+# events and no S3 data events, saying which list is hidden; so is an EKS cluster's hidden log types
+test_fail_hidden_trail_selector_lists_gdpr if {
+	every c in [
+		[{"eventSelectors": "[secret]"}, "its eventSelectors is secret"],
+		[{"eventSelectors": "[unknown]"}, "its eventSelectors is unknown until apply"],
+		[{"advancedEventSelectors": "[secret]"}, "its advancedEventSelectors is secret"],
+		[{"eventSelectors": ["[secret]"]}, "a selector of its eventSelectors is secret"],
+		[{"advancedEventSelectors": [{"name": "all", "fieldSelectors": "[secret]"}]}, "the fieldSelectors of its selector 'all' is secret"],
+	] {
+		[inputs, note] := c
+		resources := array.concat(fixtures.good_bucket("ds", "personal"), [
+			fixtures.trail("audit", inputs),
+			fixtures.flow_log("flow", "vpc-0123456789abcdef0"),
+			fixtures.resource("aws:eks/cluster:Cluster", "eks", {"enabledClusterLogTypes": ["api", "audit", "authenticator"]}),
+		])
+		v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+		v == {
+			_f("aws:s3/bucket:Bucket", "ds", sprintf("no trail records S3 data events for this personal-data bucket (not counted: trail 'audit': %s, so which buckets it covers cannot be established)", [note])),
+			fixtures.stack_finding("GDPR-33-1", "mandatory", sprintf("no trail records the account's management events (trail 'audit': %s, so what it records cannot be established)", [note])),
+		}
+	}
+}
+
+test_fail_hidden_eks_log_types_gdpr if {
+	every c in [["[secret]", "secret"], ["[unknown]", "unknown until apply"]] {
+		[value, why] := c
+		resources := array.concat(pass_resources, [fixtures.resource("aws:eks/cluster:Cluster", "eks2", {"enabledClusterLogTypes": value})])
+		v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+		v == {_f("aws:eks/cluster:Cluster", "eks2", sprintf("EKS cluster's enabledClusterLogTypes is %s, so its audit logs may be off", [why]))}
+	}
+}

@@ -158,3 +158,22 @@ _in(region) := object.union(fixtures.bucket("ds", "personal"), {"region": region
 
 # a policy that declares no dataResidency of its own: the transfer regions alone decide
 _undeclared := json.patch(fixtures.gdpr_policy, [{"op": "replace", "path": "/compliance/dataResidency", "value": []}])
+
+# red team: backup plan rules or copy actions (whole lists, or an item) and replication rules that
+# are secret or unknown until apply may copy anywhere: judged, not an engine error, as a copy whose
+# destination the document does not show
+test_fail_hidden_copy_destinations if {
+	every c in [
+		[fixtures.resource("aws:backup/plan:Plan", "plan", {"rules": "[secret]"}), "aws:backup/plan:Plan", "plan", "backup copy", "secret"],
+		[fixtures.resource("aws:backup/plan:Plan", "plan", {"rules": ["[unknown]"]}), "aws:backup/plan:Plan", "plan", "backup copy", "unknown until apply"],
+		[fixtures.resource("aws:backup/plan:Plan", "plan", {"rules": [{"ruleName": "r", "copyActions": "[secret]"}]}), "aws:backup/plan:Plan", "plan", "backup copy", "secret"],
+		[fixtures.resource("aws:backup/plan:Plan", "plan", {"rules": [{"ruleName": "r", "copyActions": ["[secret]"]}]}), "aws:backup/plan:Plan", "plan", "backup copy", "secret"],
+		[_replication_rules("ds", "[secret]"), "aws:s3/bucket:Bucket", "ds", "replication", "secret"],
+	] {
+		[r, type, name, kind, why] := c
+		v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fixtures.bucket("ds", "personal"), r])
+		v == {_f(type, name, sprintf("%s of personal data goes to a destination the document does not show (%s), whose region the stack does not establish; declare the destination in the stack or waive", [kind, why]))}
+	}
+}
+
+_replication_rules(name, rules) := fixtures.bucket_part("aws:s3/bucketReplicationConfig:BucketReplicationConfig", name, "replication", {"rules": rules})

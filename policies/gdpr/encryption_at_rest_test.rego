@@ -366,3 +366,34 @@ test_pass_launch_template_mapping_its_root_device if {
 	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == set()
 }
+
+# red team: a bucket's default encryption rules that are secret or unknown until apply may be
+# anything (SSE-S3, none): judged, not an engine error, saying why
+test_fail_hidden_bucket_encryption_rules if {
+	every c in [
+		[{"rules": "[secret]"}, {}, "secret"],
+		[{"rules": ["[unknown]"]}, {}, "unknown until apply"],
+		[null, {"serverSideEncryptionConfiguration": "[secret]"}, "secret"],
+		[null, {"serverSideEncryptionConfiguration": {"rule": "[unknown]"}}, "unknown until apply"],
+	] {
+		[sse, inline, why] := c
+		parts := [fixtures.bucket_part("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration", "ds", "sse", sse) | sse != null]
+		bucket := object.union(fixtures.bucket("ds", "personal"), {"inputs": inline})
+		v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, array.concat([bucket], parts))
+		v == {_f("aws:s3/bucket:Bucket", "ds", sprintf("bucket's default encryption rules are %s, so encryption with aws:kms (SSE-KMS) cannot be established", [why]))}
+	}
+}
+
+# red team: an instance's ebsBlockDevices or a launch template's mapping that is secret or unknown
+# until apply may be unencrypted: judged, not an engine error, naming the hidden list
+test_fail_hidden_block_devices if {
+	every c in [
+		[_instance({"ebsBlockDevices": "[secret]"}), "aws:ec2/instance:Instance", "box", "ebsBlockDevices (secret)"],
+		[_instance({"ebsBlockDevices": ["[unknown]"]}), "aws:ec2/instance:Instance", "box", "a device of ebsBlockDevices (unknown until apply)"],
+		[fixtures.launch_template("lt", "personal", {"blockDeviceMappings": "[secret]"}), "aws:ec2/launchTemplate:LaunchTemplate", "lt", "blockDeviceMappings (secret)"],
+	] {
+		[r, type, name, device] := c
+		v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [r])
+		sprintf("EBS mapping %s is not encrypted", [device]) in {f.message | some f in v; f.resource_name == name; f.resource_type == type}
+	}
+}

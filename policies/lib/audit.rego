@@ -39,10 +39,35 @@ switched_off(v) if v in {false, "false"}
 
 switched_off(v) if resources.hidden(v)
 
+# the objects of a list the rules iterate (selectors, field selectors, data resources): none when the
+# list, or an item, is hidden (unknown until apply, secret), so that a hidden list establishes
+# nothing (hidden_selectors names it in the messages)
+objects(v) := [x | some x in resources.elements(v); is_object(x)]
+
+# the trail's selector lists (or items of them) that are hidden, as notes: "trail 'a': its
+# eventSelectors is secret", also for a selector or its field selectors / data resources; those notes say why what the trail records cannot be established
+hidden_selectors(t) := [note |
+	some key in ["eventSelectors", "advancedEventSelectors"]
+	v := object.get(t.inputs, key, [])
+	some note in _hidden_list_notes(t, key, v)
+]
+
+_hidden_list_notes(t, key, v) := [sprintf("trail '%s': its %s is %s", [object.get(t, "name", "?"), key, resources.hidden_why(v)])] if {
+	resources.hidden(v)
+} else := array.concat([sprintf("trail '%s': a selector of its %s is %s", [object.get(t, "name", "?"), key, resources.hidden_why(sel)]) |
+	some sel in resources.elements(v)
+	resources.hidden(sel)
+], [sprintf("trail '%s': the %s of its selector %s is %s", [object.get(t, "name", "?"), field, _selector_name(sel), resources.hidden_why(part)]) |
+	some sel in objects(v)
+	some field in ["fieldSelectors", "dataResources"]
+	part := object.get(sel, field, [])
+	resources.hidden(part)
+])
+
 # " (trail 'a': its includeManagementEvents is secret, so it may be off)" for the trail switches of
 # the given names that are hidden, in the trails or their basic selectors; "" when none is
 hidden_switch_note(document, names) := sprintf(" (%s)", [concat("; ", notes)]) if {
-	notes := sort([sprintf("trail '%s': its %s is %s, so it may be off", [object.get(t, "name", "?"), name, resources.hidden_why(v)]) |
+	notes := sort(array.concat([sprintf("trail '%s': its %s is %s, so it may be off", [object.get(t, "name", "?"), name, resources.hidden_why(v)]) |
 		some t in trails(document)
 		some name in names
 		some v in array.concat([object.get(t.inputs, name, true)], [object.get(sel, name, true) |
@@ -50,7 +75,7 @@ hidden_switch_note(document, names) := sprintf(" (%s)", [concat("; ", notes)]) i
 			is_object(sel)
 		])
 		resources.hidden(v)
-	])
+	], [sprintf("%s, so what it records cannot be established", [n]) | some t in trails(document); some n in hidden_selectors(t)]))
 	count(notes) > 0
 } else := ""
 
@@ -68,7 +93,7 @@ management_events(t) if {
 management_events(t) if {
 	object.get(t.inputs, "advancedEventSelectors", []) == []
 	kinds := {k |
-		some sel in object.get(t.inputs, "eventSelectors", [])
+		some sel in objects(object.get(t.inputs, "eventSelectors", []))
 		not switched_off(object.get(sel, "includeManagementEvents", true))
 		some k in _basic_kinds(sel)
 	}
@@ -77,7 +102,7 @@ management_events(t) if {
 
 management_events(t) if {
 	kinds := {k |
-		some sel in object.get(t.inputs, "advancedEventSelectors", [])
+		some sel in objects(object.get(t.inputs, "advancedEventSelectors", []))
 		_selects(sel, "eventCategory", "Management")
 		count(selector_narrowing(sel)) == 0
 		some k in _advanced_kinds(sel)
@@ -93,8 +118,19 @@ management_events(t) if {
 # (notEquals, notStartsWith, endsWith...) or a field given twice narrows the events in a way the
 # rules cannot follow: the selector is not counted (fail closed). E.g. {"filters on eventSource"}.
 selector_narrowing(sel) := {why |
-	some fs in object.get(sel, "fieldSelectors", [])
+	some fs in objects(object.get(sel, "fieldSelectors", []))
 	some why in _field_narrowing(sel, fs)
+} | {why |
+	some why in _hidden_field_selectors(sel)
+}
+
+# a hidden fieldSelectors list, or a hidden field selector, may narrow the events in any way
+_hidden_field_selectors(sel) := {sprintf("has fieldSelectors that are %s", [resources.hidden_why(v)])} if {
+	v := object.get(sel, "fieldSelectors", [])
+	resources.hidden(v)
+} else := {sprintf("has a field selector that is %s", [resources.hidden_why(fs)]) |
+	some fs in resources.elements(object.get(sel, "fieldSelectors", []))
+	resources.hidden(fs)
 }
 
 _understood_fields(sel) := {"eventCategory", "readOnly", "resources.type", "resources.ARN"} if {
@@ -112,17 +148,20 @@ _field_narrowing(sel, fs) := {sprintf("filters on %v", [object.get(fs, "field", 
 	extra := _operators(fs) - {_field_operator[fs.field]}
 	count(extra) > 0
 } else := {sprintf("gives %s twice", [fs.field])} if {
-	count([1 | some other in sel.fieldSelectors; object.get(other, "field", null) == fs.field]) > 1
+	count([1 | some other in objects(sel.fieldSelectors); object.get(other, "field", null) == fs.field]) > 1
+} else := {sprintf("has %s values that are %s", [fs.field, resources.hidden_why(v)])} if {
+	some _, v in fs
+	resources.hidden(v)
 } else := set()
 
 _selects(sel, field, value) if {
-	some fs in object.get(sel, "fieldSelectors", [])
+	some fs in objects(object.get(sel, "fieldSelectors", []))
 	object.get(fs, "field", null) == field
-	value in object.get(fs, "equals", [])
+	value in resources.elements(object.get(fs, "equals", []))
 }
 
 _has_field(sel, field) if {
-	some fs in object.get(sel, "fieldSelectors", [])
+	some fs in objects(object.get(sel, "fieldSelectors", []))
 	object.get(fs, "field", null) == field
 }
 
@@ -132,7 +171,7 @@ _selector_name(sel) := sprintf("'%s'", [sel.name]) if is_string(object.get(sel, 
 # ["trail 'audit': its selector 'mgmt' filters on eventSource"]; empty when none was left out
 ignored_management_selectors(document) := sort([msg |
 	some t in trails(document)
-	some sel in object.get(t.inputs, "advancedEventSelectors", [])
+	some sel in objects(object.get(t.inputs, "advancedEventSelectors", []))
 	_selects(sel, "eventCategory", "Management")
 	reasons := selector_narrowing(sel)
 	count(reasons) > 0
@@ -151,14 +190,14 @@ _basic_kinds(sel) := {"All": {"read", "write"}, "ReadOnly": {"read"}, "WriteOnly
 _advanced_kinds(sel) := {"read", "write"} if _advanced_reads_and_writes(sel)
 
 _advanced_kinds(sel) := {k |
-	some fs in sel.fieldSelectors
+	some fs in objects(sel.fieldSelectors)
 	fs.field == "readOnly"
-	some v in object.get(fs, "equals", [])
+	some v in resources.elements(object.get(fs, "equals", []))
 	k := {"true": "read", "false": "write"}[lower(sprintf("%v", [v]))]
 } if not _advanced_reads_and_writes(sel)
 
 _advanced_reads_and_writes(sel) if {
-	every fs in object.get(sel, "fieldSelectors", []) {
+	every fs in objects(object.get(sel, "fieldSelectors", [])) {
 		fs.field != "readOnly"
 	}
 }
@@ -250,17 +289,17 @@ _data_event_keys contains key if {
 _data_event_kinds contains [kind, key] if {
 	some t in trails(input.document)
 	object.get(t.inputs, "advancedEventSelectors", []) == []
-	some sel in object.get(t.inputs, "eventSelectors", [])
-	some dr in object.get(sel, "dataResources", [])
+	some sel in objects(object.get(t.inputs, "eventSelectors", []))
+	some dr in objects(object.get(sel, "dataResources", []))
 	dr.type == "AWS::S3::Object"
-	some v in dr.values
+	some v in resources.elements(dr.values)
 	some key in _selector_keys(v)
 	some kind in _basic_kinds(sel)
 }
 
 _data_event_kinds contains [kind, key] if {
 	some t in trails(input.document)
-	some sel in object.get(t.inputs, "advancedEventSelectors", [])
+	some sel in objects(object.get(t.inputs, "advancedEventSelectors", []))
 	_s3_data_selector(sel)
 	count(selector_narrowing(sel)) == 0
 	some key in _arn_selector_keys(sel)
@@ -305,9 +344,9 @@ _data_event_keys contains "*" if {
 _arn_selector_keys(sel) := {"*"} if not _has_field(sel, "resources.ARN")
 
 _arn_selector_keys(sel) := {k |
-	some fs in sel.fieldSelectors
+	some fs in objects(sel.fieldSelectors)
 	fs.field == "resources.ARN"
-	some v in object.get(fs, "startsWith", [])
+	some v in resources.elements(object.get(fs, "startsWith", []))
 	some k in _selector_keys(v)
 } if _has_field(sel, "resources.ARN")
 
@@ -332,7 +371,13 @@ _selector_keys(value) := {name, s3.strip_autoname(name)} if {
 
 # Why the stack's trails' selectors that name the bucket at position b do not cover it, e.g.
 # ["trail 'audit' covers only the object prefix arn:aws:s3:::b/tmp/ of it"]
-ignored_data_selectors(b) := sort([msg | some msg in _ignored_prefixes(b) | _ignored_narrowed(b)])
+ignored_data_selectors(b) := sort([msg | some msg in (_ignored_prefixes(b) | _ignored_narrowed(b)) | _hidden_data_selectors])
+
+# the trails' hidden selector lists: any bucket may be among those they name
+_hidden_data_selectors := {sprintf("%s, so which buckets it covers cannot be established", [n]) |
+	some t in trails(input.document)
+	some n in hidden_selectors(t)
+}
 
 _ignored_prefixes(b) := {sprintf("trail '%s' covers only the object prefix %s of it", [object.get(t, "name", "?"), v]) |
 	some t in trails(input.document)
@@ -345,7 +390,7 @@ _ignored_prefixes(b) := {sprintf("trail '%s' covers only the object prefix %s of
 
 _ignored_narrowed(b) := {sprintf("trail '%s': its selector %s %s", [object.get(t, "name", "?"), _selector_name(sel), concat(" and ", sort(reasons))]) |
 	some t in trails(input.document)
-	some sel in object.get(t.inputs, "advancedEventSelectors", [])
+	some sel in objects(object.get(t.inputs, "advancedEventSelectors", []))
 	_s3_data_selector(sel)
 	reasons := selector_narrowing(sel)
 	count(reasons) > 0
@@ -355,19 +400,19 @@ _ignored_narrowed(b) := {sprintf("trail '%s': its selector %s %s", [object.get(t
 # the data-resource values (basic) and resources.ARN startsWith values (advanced) of a trail's S3 selectors
 _named_values(t) := [v |
 	object.get(t.inputs, "advancedEventSelectors", []) == []
-	some sel in object.get(t.inputs, "eventSelectors", [])
-	some dr in object.get(sel, "dataResources", [])
+	some sel in objects(object.get(t.inputs, "eventSelectors", []))
+	some dr in objects(object.get(sel, "dataResources", []))
 	dr.type == "AWS::S3::Object"
-	some v in dr.values
+	some v in resources.elements(dr.values)
 ] if object.get(t.inputs, "advancedEventSelectors", []) == []
 
 _named_values(t) := [v |
-	some sel in t.inputs.advancedEventSelectors
+	some sel in objects(t.inputs.advancedEventSelectors)
 	_s3_data_selector(sel)
 	count(selector_narrowing(sel)) == 0
-	some fs in sel.fieldSelectors
+	some fs in objects(sel.fieldSelectors)
 	fs.field == "resources.ARN"
-	some v in object.get(fs, "startsWith", [])
+	some v in resources.elements(object.get(fs, "startsWith", []))
 ] if object.get(t.inputs, "advancedEventSelectors", []) != []
 
 _names_bucket(value, b) if {
@@ -379,7 +424,7 @@ _names_bucket(value, b) if {
 _selector_may_name(sel, _) if not _has_field(sel, "resources.ARN")
 
 _selector_may_name(sel, b) if {
-	some fs in sel.fieldSelectors
+	some fs in objects(sel.fieldSelectors)
 	fs.field == "resources.ARN"
 	some _, values in fs
 	is_array(values)
@@ -433,10 +478,19 @@ _names_created_vpc(fl, _) if routing.unlinked_unknown(fl, "vpcId")
 
 eks_log_gaps(document, required) := {findings.problem(c, msg) |
 	some c in resources.of_type(document, "aws:eks/cluster:Cluster")
-	have := {t | some t in object.get(c.inputs, "enabledClusterLogTypes", [])}
+	types := object.get(c.inputs, "enabledClusterLogTypes", [])
+	not resources.hidden(types)
+	have := {t | some t in resources.elements(types)}
 	missing := [t | some t in sort([x | some x in required]); not t in have]
 	count(missing) > 0
 	msg := sprintf("EKS cluster does not send %s logs", [concat(", ", missing)])
+} | {findings.problem(c, msg) |
+	# a hidden list of log types (unknown until apply, secret) may leave every log type off
+	some c in resources.of_type(document, "aws:eks/cluster:Cluster")
+	types := object.get(c.inputs, "enabledClusterLogTypes", [])
+	resources.hidden(types)
+	missing := sort([x | some x in required])
+	msg := sprintf("EKS cluster's enabledClusterLogTypes is %s, so its %s logs may be off", [resources.hidden_why(types), concat(", ", missing)])
 }
 
 # positions of the buckets that receive a trail's log files (their own data events would log themselves)

@@ -462,10 +462,12 @@ _lookup(index, key) := object.get(index, key, set())
 _good_plans := {p | some p in resources.indices(plan_type); not _plan_problem[p]}
 
 # why a plan does not count, by plan position: no rule keeps recovery points 7 days
-_plan_problem[p] := sprintf("backup plan %s has rules unknown until apply", [plan.name]) if {
+_plan_problem[p] := sprintf("backup plan %s has rules %s", [plan.name, why]) if {
 	some p in resources.indices(plan_type)
 	plan := input.document.resources[p]
-	not is_array(object.get(plan.inputs, "rules", []))
+	rules := object.get(plan.inputs, "rules", [])
+	not is_array(rules)
+	why := object.get({"[secret]": "that are secret"}, rules, "unknown until apply")
 }
 
 _plan_problem[p] := sprintf("backup plan %s has no rules", [plan.name]) if {

@@ -33,7 +33,16 @@ at_rest(_) := _at_rest
 _at_rest contains problem(b, "bucket has no default encryption with aws:kms (SSE-KMS)") if {
 	some i in s3.bucket_indices
 	not i in s3.kms_encrypted
+	not i in s3.encryption_hidden
 	b := input.document.resources[i]
+}
+
+# encryption rules that are unknown until apply or secret may be anything, SSE-S3 or none
+_at_rest contains problem(b, msg) if {
+	some i in s3.encryption_hidden
+	not i in s3.kms_encrypted
+	b := input.document.resources[i]
+	msg := sprintf("bucket's default encryption rules are %s, so encryption with aws:kms (SSE-KMS) cannot be established", [s3.hidden_encryption(i)])
 }
 
 # launch templates, instances and spot instance requests alike (an instance's root volume too)

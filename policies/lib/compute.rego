@@ -62,9 +62,10 @@ _nouns := {
 ebs_mappings(r) := array.concat(
 	[m |
 		some m in mappings
+		is_object(m)
 		is_object(object.get(m, "ebs", null))
 	],
-	_template_root(mappings),
+	array.concat(_template_root([m | some m in mappings; is_object(m)]), hidden_mappings("blockDeviceMappings", mappings)),
 ) if {
 	r.type == launch_template
 	mappings := object.get(r.inputs, "blockDeviceMappings", [])
@@ -75,7 +76,10 @@ ebs_mappings(r) := array.concat(
 	mappings != null
 } else := _template_root([]) if {
 	r.type == launch_template
-} else := array.concat([_root(r)], [_ebs(d) | some d in object.get(r.inputs, "ebsBlockDevices", [])]) if {
+} else := array.concat(array.concat([_root(r)], [_ebs(d) |
+	some d in resources.elements(object.get(r.inputs, "ebsBlockDevices", []))
+	is_object(d)
+]), hidden_mappings("ebsBlockDevices", object.get(r.inputs, "ebsBlockDevices", []))) if {
 	r.type in _instance_types
 } else := [_in_spec(k, m) |
 	# a spot fleet request: each launch specification's root device (the first of
@@ -122,7 +126,19 @@ _template_root(mappings) := [] if {
 _template_root_unknown(mappings) := {
 	"deviceName": sprintf("blockDeviceMappings unknown until apply (%v)", [mappings]),
 	"ebs": _unstated_ebs,
-}
+} if mappings != "[secret]"
+
+_template_root_unknown(mappings) := hidden_mappings("blockDeviceMappings", mappings)[0] if mappings == "[secret]"
+
+# A device list (or a device of it) that is hidden (unknown until apply, secret) may hold unencrypted
+# volumes: one unstated mapping for it, named "ebsBlockDevices (secret)", "a device of
+# blockDeviceMappings (unknown until apply)"
+hidden_mappings(field, list) := [{"deviceName": sprintf("%s (%s)", [field, resources.hidden_why(list)]), "ebs": _unstated_ebs}] if {
+	resources.hidden(list)
+} else := [{"deviceName": sprintf("a device of %s (%s)", [field, resources.hidden_why(d)]), "ebs": _unstated_ebs} |
+	some d in resources.elements(list)
+	resources.hidden(d)
+]
 
 # the names AMIs give their root device (Amazon Linux and Bottlerocket, Ubuntu and most others)
 _root_devices := {"/dev/xvda", "/dev/sda1"}

@@ -42,7 +42,8 @@ destinations contains _destination(b, "replication", resources.region(dest, inpu
 	some i in s3.bucket_indices
 	b := input.document.resources[i]
 	some rc in s3.replication_configs(i)
-	some rule in object.get(rc.inputs, "rules", [])
+	some rule in resources.elements(object.get(rc.inputs, "rules", []))
+	is_object(rule)
 	some j in s3.named(s3.arn_bucket(rule.destination.bucket))
 	dest := input.document.resources[j]
 }
@@ -50,8 +51,10 @@ destinations contains _destination(b, "replication", resources.region(dest, inpu
 # AWS Backup copy actions: the region of the destination vault's ARN
 destinations contains _destination(plan, "backup copy", region) if {
 	some plan in resources.of_type(input.document, "aws:backup/plan:Plan")
-	some rule in object.get(plan.inputs, "rules", [])
-	some action in object.get(rule, "copyActions", [])
+	some rule in resources.elements(object.get(plan.inputs, "rules", []))
+	is_object(rule)
+	some action in resources.elements(object.get(rule, "copyActions", []))
+	is_object(action)
 	region := arn_region(object.get(action, "destinationVaultArn", null))
 }
 
@@ -105,7 +108,8 @@ unlocated contains _unlocated(b, "replication", target) if {
 	some i in s3.bucket_indices
 	b := input.document.resources[i]
 	some rc in s3.replication_configs(i)
-	some rule in object.get(rc.inputs, "rules", [])
+	some rule in resources.elements(object.get(rc.inputs, "rules", []))
+	is_object(rule)
 	target := object.get(rule, ["destination", "bucket"], "")
 	count(s3.named(s3.arn_bucket(target))) == 0
 }
@@ -114,18 +118,45 @@ unlocated contains _unlocated(b, "replication", target) if {
 	some i in s3.bucket_indices
 	b := input.document.resources[i]
 	some rc in s3.replication_configs(i)
-	some rule in object.get(rc.inputs, "rules", [])
+	some rule in resources.elements(object.get(rc.inputs, "rules", []))
+	is_object(rule)
 	target := object.get(rule, ["destination", "bucket"], "")
 	not s3.arn_bucket(target)
 }
 
 unlocated contains _unlocated(plan, "backup copy", target) if {
 	some plan in resources.of_type(input.document, "aws:backup/plan:Plan")
-	some rule in object.get(plan.inputs, "rules", [])
-	some action in object.get(rule, "copyActions", [])
+	some rule in resources.elements(object.get(plan.inputs, "rules", []))
+	is_object(rule)
+	some action in resources.elements(object.get(rule, "copyActions", []))
+	is_object(action)
 	target := object.get(action, "destinationVaultArn", "")
 	not arn_region(target)
 }
+
+# replication rules and backup copy actions (or rules) that are unknown until apply or secret may
+# copy anywhere: a destination the document does not show
+unlocated contains _unlocated(input.document.resources[i], "replication", _not_shown(s3.hidden_replication(i))) if {
+	some i in s3.replication_hidden
+}
+
+unlocated contains _unlocated(plan, "backup copy", _not_shown(resources.hidden_why(v))) if {
+	some plan in resources.of_type(input.document, "aws:backup/plan:Plan")
+	rules := object.get(plan.inputs, "rules", [])
+	some v in array.concat([rules], [x | some x in resources.elements(rules)])
+	resources.hidden(v)
+}
+
+unlocated contains _unlocated(plan, "backup copy", _not_shown(resources.hidden_why(v))) if {
+	some plan in resources.of_type(input.document, "aws:backup/plan:Plan")
+	some rule in resources.elements(object.get(plan.inputs, "rules", []))
+	is_object(rule)
+	actions := object.get(rule, "copyActions", [])
+	some v in array.concat([actions], [x | some x in resources.elements(actions)])
+	resources.hidden(v)
+}
+
+_not_shown(why) := sprintf("a destination the document does not show (%s)", [why])
 
 _unlocated(source, kind, target) := {"at": source.urn, "kind": kind, "partition": partition(target), "source": source, "target": target}
 

@@ -168,11 +168,60 @@ replication_configs(b) := array.concat(attached(b, replication), [{"inputs": {"r
 # inline replication rules in the standalone shape (deleteMarkerReplicationStatus -> deleteMarkerReplication)
 _inline_replication_rules[b] := [object.union(rule, {"deleteMarkerReplication": {"status": object.get(rule, "deleteMarkerReplicationStatus", "Disabled")}}) |
 	some rule in rc.rules
+	is_object(rule)
 ] if {
 	some b in bucket_indices
 	rc := input.document.resources[b].inputs.replicationConfiguration
+	is_object(rc)
 	is_array(object.get(rc, "rules", null))
 }
+
+# Configurations the document hides (unknown until apply, secret), as [bucket position, why]
+# pairs (why: "secret", "unknown until apply"; see hidden_encryption / hidden_replication). A bucket's encryption rules (of a configuration resource, or
+# its inline configuration) and its replication rules (of a BucketReplicationConfig, its inline
+# replicationConfiguration or that one's rules, or one rule of them). Such a list proves nothing:
+# the controls judge the bucket as unencrypted / not replicated and say why.
+_encryption_hidden := {[b, resources.hidden_why(v)] |
+	some t in sse_types
+	some i in resources.indices(t)
+	v := _hidden_part(object.get(input.document.resources[i].inputs, "rules", []))
+	some b in _config_buckets[i]
+} | {[b, resources.hidden_why(v)] |
+	some b in bucket_indices
+	cfg := object.get(input.document.resources[b].inputs, "serverSideEncryptionConfiguration", null)
+	v := _hidden_part([cfg, object.get(object.union({"rule": null}, _as_object(cfg)), "rule", null)])
+}
+
+_replication_hidden := {[b, resources.hidden_why(v)] |
+	some i in resources.indices(replication)
+	v := _hidden_part(object.get(input.document.resources[i].inputs, "rules", []))
+	some b in _config_buckets[i]
+} | {[b, resources.hidden_why(v)] |
+	some b in bucket_indices
+	rc := object.get(input.document.resources[b].inputs, "replicationConfiguration", null)
+	v := _hidden_part([rc, object.get(object.union({"rules": null}, _as_object(rc)), "rules", null)])
+} | {[b, resources.hidden_why(v)] |
+	some b in bucket_indices
+	rules := object.get(input.document.resources[b].inputs, ["replicationConfiguration", "rules"], [])
+	v := _hidden_part(rules)
+}
+
+# the positions of the buckets whose encryption / replication rules are hidden
+encryption_hidden := {b | some [b, _] in _encryption_hidden}
+
+replication_hidden := {b | some [b, _] in _replication_hidden}
+
+# why the bucket's encryption / replication rules are hidden ("secret" when some part is)
+hidden_encryption(b) := _why({w | some [b2, w] in _encryption_hidden; b2 == b})
+
+hidden_replication(b) := _why({w | some [b2, w] in _replication_hidden; b2 == b})
+
+_why(whys) := "secret" if "secret" in whys else := "unknown until apply" if count(whys) > 0
+
+# the list itself when it is hidden, else its first hidden item; undefined when none is
+_hidden_part(list) := list if resources.hidden(list) else := [x | some x in resources.elements(list); resources.hidden(x)][0]
+
+_as_object(v) := v if is_object(v) else := {}
 
 # Facts per bucket position, each built once from the configuration resources of its type (each
 # a comprehension: regorus fills one faster than a partial rule).
@@ -189,7 +238,7 @@ versioned := {b |
 kms_encrypted := {b |
 	some t in sse_types
 	some i in resources.indices(t)
-	some rule in input.document.resources[i].inputs.rules
+	some rule in resources.elements(input.document.resources[i].inputs.rules)
 	startswith(rule.applyServerSideEncryptionByDefault.sseAlgorithm, "aws:kms")
 	some b in _config_buckets[i]
 } | {b |
@@ -397,7 +446,7 @@ arn_bucket(arn) := split(parts[1], "/")[0] if {
 # bucket names that receive replicas (a replica needs no replica of its own)
 _replica_keys contains key if {
 	some i in resources.indices(replication)
-	some rule in object.get(input.document.resources[i].inputs, "rules", [])
+	some rule in resources.elements(object.get(input.document.resources[i].inputs, "rules", []))
 	name := arn_bucket(rule.destination.bucket)
 	some key in {name, strip_autoname(name)}
 }

@@ -63,14 +63,14 @@ _aws_managed_refs contains [i, key] if {
 
 _aws_managed_refs contains [i, key] if {
 	some i, r in input.document.resources
-	some m in r.inputs.blockDeviceMappings
+	some m in resources.elements(r.inputs.blockDeviceMappings)
 	key := m.ebs.kmsKeyId
 	_aws_managed(key)
 }
 
 _aws_managed_refs contains [i, key] if {
 	some i, r in input.document.resources
-	some rule in r.inputs.rules
+	some rule in resources.elements(r.inputs.rules)
 	key := rule.applyServerSideEncryptionByDefault.kmsMasterKeyId
 	_aws_managed(key)
 }
@@ -83,16 +83,24 @@ _aws_managed(key) if {
 _problems contains findings.problem(b, "bucket defaults to SSE-S3 (AES256), not a customer KMS key") if {
 	some i in s3.bucket_indices
 	some c in s3.encryption_configs(i)
-	some rule in c.inputs.rules
+	some rule in resources.elements(c.inputs.rules)
 	rule.applyServerSideEncryptionByDefault.sseAlgorithm == "AES256"
 	b := input.document.resources[i]
+}
+
+# encryption rules that are unknown until apply or secret may use SSE-S3 or the AWS-managed key
+_problems contains findings.problem(b, msg) if {
+	some i in s3.encryption_hidden
+	b := input.document.resources[i]
+	msg := sprintf("bucket's default encryption rules are %s, so a customer KMS key cannot be established", [s3.hidden_encryption(i)])
 }
 
 # aws:kms (or aws:kms:dsse) without kmsMasterKeyId encrypts with the AWS-managed aws/s3 key
 _problems contains findings.problem(b, "bucket defaults to SSE-KMS without a key (the AWS-managed aws/s3 key), not a customer KMS key") if {
 	some i in s3.bucket_indices
 	some c in s3.encryption_configs(i)
-	some rule in c.inputs.rules
+	some rule in resources.elements(c.inputs.rules)
+	is_object(rule)
 	startswith(object.get(rule, ["applyServerSideEncryptionByDefault", "sseAlgorithm"], ""), "aws:kms")
 	object.get(rule, ["applyServerSideEncryptionByDefault", "kmsMasterKeyId"], "") == ""
 	b := input.document.resources[i]

@@ -136,3 +136,14 @@ _unseen_group(name, data_class, ref) := fixtures.resource("aws:autoscaling/group
 	"maxSize": 2, "launchTemplate": {"id": ref, "version": "$Latest"},
 	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
 })
+
+# red team: default encryption rules that are secret or unknown until apply may use SSE-S3 or the
+# AWS-managed key: judged, not an engine error, saying why
+test_fail_hidden_bucket_encryption_rules_mlps if {
+	every c in [["[secret]", "secret"], ["[unknown]", "unknown until apply"]] {
+		[rules, why] := c
+		sse := fixtures.bucket_part("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration", "ds", "sse", {"rules": rules})
+		v := customer_managed_keys.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "internal"), sse])
+		v == {_f("aws:s3/bucket:Bucket", "ds", sprintf("bucket's default encryption rules are %s, so a customer KMS key cannot be established", [why]))}
+	}
+}

@@ -72,3 +72,17 @@ test_fail_image_and_table_replicas_abroad if {
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", "aws:ecr/replicationConfiguration:ReplicationConfiguration", "images", "image replication goes to ap-east-1, outside mainland China")}
 }
+
+# red team: backup plan rules and replication rules that are secret or unknown until apply may copy
+# out of China: judged, not an engine error, as a copy whose destination the document does not show
+test_fail_hidden_copy_destinations_mlps if {
+	every c in [
+		[fixtures.resource("aws:backup/plan:Plan", "plan", {"rules": "[unknown]"}), "aws:backup/plan:Plan", "plan", "backup copy", "unknown until apply"],
+		[fixtures.resource("aws:backup/plan:Plan", "plan", {"rules": [{"ruleName": "r", "copyActions": "[secret]"}]}), "aws:backup/plan:Plan", "plan", "backup copy", "secret"],
+		[fixtures.bucket_part("aws:s3/bucketReplicationConfig:BucketReplicationConfig", "ds", "replication", {"rules": "[secret]"}), "aws:s3/bucket:Bucket", "ds", "replication", "secret"],
+	] {
+		[r, type, name, kind, why] := c
+		v := data_residency.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "personal"), r])
+		v == {fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", type, name, sprintf("%s goes to a destination the document does not show (%s), whose region the stack does not establish (not an aws-cn ARN)", [kind, why]))}
+	}
+}

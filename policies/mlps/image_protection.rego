@@ -1,5 +1,6 @@
 package mlps.image_protection
 
+import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.resources
@@ -26,9 +27,17 @@ violation contains findings.finding("MLPS-L3-8.2.4-IMG", p.resource, p.message) 
 
 _problems contains findings.problem(ami, msg) if {
 	some ami in resources.of_types(input.document, {"aws:ec2/ami:Ami", "aws:ec2/amiCopy:AmiCopy"})
-	some d in object.get(ami.inputs, "ebsBlockDevices", [])
+	some d in resources.elements(object.get(ami.inputs, "ebsBlockDevices", []))
+	is_object(d)
 	not resources.truthy(object.get(d, "encrypted", false))
 	msg := sprintf("AMI volume %v is not encrypted", [object.get(d, "deviceName", "?")])
+}
+
+# a device list (or a device) that is unknown until apply or secret may hold unencrypted volumes
+_problems contains findings.problem(ami, msg) if {
+	some ami in resources.of_types(input.document, {"aws:ec2/ami:Ami", "aws:ec2/amiCopy:AmiCopy"})
+	some m in compute.hidden_mappings("ebsBlockDevices", object.get(ami.inputs, "ebsBlockDevices", []))
+	msg := sprintf("AMI volume %s is not shown encrypted", [m.deviceName])
 }
 
 _problems contains findings.problem(ami, "AMI copy is not encrypted") if {

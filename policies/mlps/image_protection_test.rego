@@ -49,3 +49,14 @@ test_pass_snapshot_create_volume_permission_to_one_account if {
 	v := image_protection.violation with input as fixtures.gate_input(fixtures.mlps_policy, [perm])
 	v == set()
 }
+
+# red team: an AMI's device list (or a device) that is secret or unknown until apply may hold
+# unencrypted volumes: judged, not an engine error, saying why
+test_fail_hidden_ami_devices if {
+	every c in [["[secret]", "ebsBlockDevices (secret)"], [["[unknown]"], "a device of ebsBlockDevices (unknown until apply)"]] {
+		[devices, name] := c
+		ami := fixtures.resource("aws:ec2/ami:Ami", "img", {"ebsBlockDevices": devices})
+		v := image_protection.violation with input as fixtures.gate_input(fixtures.mlps_policy, [ami])
+		v == {fixtures.finding("MLPS-L3-8.2.4-IMG", "mandatory", "aws:ec2/ami:Ami", "img", sprintf("AMI volume %s is not shown encrypted", [name]))}
+	}
+}

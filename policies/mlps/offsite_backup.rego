@@ -32,6 +32,17 @@ _problems contains findings.problem(b, "personal-data bucket has no off-site (cr
 	b := input.document.resources[i]
 	not s3.is_replica(i)
 	count(s3.replication_configs(i)) == 0
+	not i in s3.replication_hidden
+}
+
+# replication rules that are unknown until apply or secret prove no off-site copy
+_problems contains findings.problem(b, msg) if {
+	some i in s3.bucket_indices & resources.personal_indices
+	i in s3.replication_hidden
+	b := input.document.resources[i]
+	not s3.is_replica(i)
+	not _enabled_replication(i)
+	msg := sprintf("personal-data bucket's replication rules are %s, so an off-site (cross-region) replica cannot be established", [s3.hidden_replication(i)])
 }
 
 # a disabled rule copies nothing
@@ -40,12 +51,14 @@ _problems contains findings.problem(b, "personal-data bucket replicates through 
 	b := input.document.resources[i]
 	not s3.is_replica(i)
 	count(s3.replication_configs(i)) > 0
+	not i in s3.replication_hidden
 	not _enabled_replication(i)
 }
 
 _enabled_replication(i) if {
 	some rc in s3.replication_configs(i)
-	some rule in object.get(rc.inputs, "rules", [])
+	some rule in resources.elements(object.get(rc.inputs, "rules", []))
+	is_object(rule)
 	s3.enabled_rule(rule)
 }
 

@@ -52,3 +52,28 @@ test_fail_replica_in_same_region if {
 	v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "personal"), _replication("ds-dr"), replica])
 	v == {fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", "replica is in the same region (cn-north-1); off-site backup needs another region")}
 }
+
+# red team: replication rules that are secret or unknown until apply (a configuration's whole list
+# or one rule, a bucket's inline replicationConfiguration or its rules) prove no off-site copy:
+# judged, not an engine error, saying why
+test_fail_hidden_replication_rules if {
+	every c in [
+		[fixtures.bucket_part("aws:s3/bucketReplicationConfig:BucketReplicationConfig", "ds", "replication", {"rules": "[secret]"}), "secret"],
+		[fixtures.bucket_part("aws:s3/bucketReplicationConfig:BucketReplicationConfig", "ds", "replication", {"rules": ["[unknown]"]}), "unknown until apply"],
+	] {
+		[config, why] := c
+		v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "personal"), config])
+		v == {
+			fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", sprintf("personal-data bucket's replication rules are %s, so an off-site (cross-region) replica cannot be established", [why])),
+			fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", sprintf("replica bucket a destination the document does not show (%s) is not in the stack, so whether it is in another region cannot be established", [why])),
+		}
+	}
+	every inline in [{"replicationConfiguration": "[secret]"}, {"replicationConfiguration": {"role": "r", "rules": "[secret]"}}, {"replicationConfiguration": {"role": "r", "rules": ["[secret]"]}}] {
+		bucket := object.union(fixtures.bucket("ds", "personal"), {"inputs": inline})
+		v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [bucket])
+		v == {
+			fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", "personal-data bucket's replication rules are secret, so an off-site (cross-region) replica cannot be established"),
+			fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", "replica bucket a destination the document does not show (secret) is not in the stack, so whether it is in another region cannot be established"),
+		}
+	}
+}

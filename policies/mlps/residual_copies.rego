@@ -2,6 +2,7 @@ package mlps.residual_copies
 
 import data.lib.findings
 import data.lib.frameworks
+import data.lib.resources
 import data.lib.s3
 
 # METADATA
@@ -33,7 +34,8 @@ _problems contains findings.problem(b, "versioned bucket never expires noncurren
 _problems contains findings.problem(b, "replication does not replicate delete markers") if {
 	some i in s3.bucket_indices
 	some rc in s3.replication_configs(i)
-	some rule in object.get(rc.inputs, "rules", [])
+	some rule in resources.elements(object.get(rc.inputs, "rules", []))
+	is_object(rule)
 	object.get(rule, ["deleteMarkerReplication", "status"], "Disabled") != "Enabled"
 	b := input.document.resources[i]
 }

@@ -266,3 +266,26 @@ test_fail_hidden_trail_switches if {
 		v == {fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", sprintf("no multi-region CloudTrail trail records management events (trail 'audit': its %s is %s, so it may be off)", [name, why]))}
 	}
 }
+
+# red team: a trail's whole selector list, a selector or its field selectors that is secret or
+# unknown until apply may record no management events (judged, not an engine error); so may an EKS
+# cluster's hidden log types leave the audit and authenticator logs off
+test_fail_hidden_trail_selector_lists if {
+	every c in [
+		[{"eventSelectors": "[secret]"}, "its eventSelectors is secret"],
+		[{"advancedEventSelectors": "[unknown]"}, "its advancedEventSelectors is unknown until apply"],
+		[{"advancedEventSelectors": ["[secret]"]}, "a selector of its advancedEventSelectors is secret"],
+		[{"advancedEventSelectors": [{"name": "m", "fieldSelectors": "[unknown]"}]}, "the fieldSelectors of its selector 'm' is unknown until apply"],
+	] {
+		[inputs, note] := c
+		eks := fixtures.resource("aws:eks/cluster:Cluster", "eks", {"enabledClusterLogTypes": ["audit", "authenticator"]})
+		v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.trail("audit", inputs), eks])
+		v == {fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", sprintf("no multi-region CloudTrail trail records management events (trail 'audit': %s, so what it records cannot be established)", [note]))}
+	}
+}
+
+test_fail_hidden_eks_log_types if {
+	eks := fixtures.resource("aws:eks/cluster:Cluster", "eks", {"enabledClusterLogTypes": "[secret]"})
+	v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.trail("audit", {}), eks])
+	v == {fixtures.finding("MLPS-L3-8.1.4.3a", "mandatory", "aws:eks/cluster:Cluster", "eks", "EKS cluster's enabledClusterLogTypes is secret, so its audit, authenticator logs may be off")}
+}

@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 
 from seedance.gate.bundle import PolicyBundle
 from seedance.gate.errors import EngineError, GateError, OpaUnreachableError, PolicyLoadError
-from seedance.synth.document import UNKNOWN
+from seedance.synth.document import SECRET, UNKNOWN
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +147,7 @@ class RegorusEngine:
             result = json.loads(engine.eval_query_as_json(query))
         except Exception as exc:  # regorus raises RuntimeError; anything else is a failure too
             self._local.compiled = None
-            raise EngineError(located_message(str(exc)) + _unknown_hint(str(exc))) from None
+            raise EngineError(located_message(str(exc)) + _placeholder_hint(str(exc), gate_input)) from None
         rows = result.get("result") or []
         if len(rows) != 1:
             raise EngineError(f"the control rules gave {len(rows)} results instead of one (undefined or conflicting)")
@@ -234,7 +234,7 @@ class OpaEngine:
         try:
             self._local.evaluate(bundle, gate_input)
         except GateError as exc:  # e.g. policies regorus cannot compile: OPA's upload reports its own view
-            if isinstance(exc, EngineError) and json.dumps(UNKNOWN) in str(exc):
+            if isinstance(exc, EngineError) and any(json.dumps(p) in str(exc) for p in (UNKNOWN, SECRET)):
                 raise EngineError(f"{exc} (found by the local check run before OPA, which would read the value as "
                                   "empty)") from None
             log.debug("local pre-flight failed, OPA decides: %s", exc)
@@ -282,12 +282,65 @@ class OpaEngine:
             client.close_connection()
 
 
-def _unknown_hint(message: str) -> str:
-    """Why a rule met a placeholder where it expected a list or an object, when that is the cause."""
-    if json.dumps(UNKNOWN) not in message:
+_MAX_NAMED = 5  # hidden lists/objects named in an engine error's hint
+
+
+def _placeholder_hint(message: str, gate_input: dict | None = None) -> str:
+    """Why a rule met a placeholder ("[unknown]", "[secret]") where it expected a list or an object,
+    when that is the cause: the gate could not evaluate the document (undecided, exit 2). Names the
+    resources and properties holding such a placeholder where a list or object may be expected (a
+    property whose name is plural or a known container), else every property holding one, up to a few."""
+    found = [ph for ph in (UNKNOWN, SECRET) if json.dumps(ph) in message]
+    if not found:
         return ""
-    return ("; the value is the preview's placeholder for one known only after apply, so this check cannot "
-            "be decided: gate the synthesised document (seedance check STACK) or a preview where it is known")
+    ph = found[0]
+    why = "known only after apply" if ph == UNKNOWN else "secret (hidden from the gate)"
+    where = _placeholder_places(gate_input, ph)
+    named = ""
+    if where:
+        more = f" and {len(where) - _MAX_NAMED} more" if len(where) > _MAX_NAMED else ""
+        named = f" (held by {', '.join(where[:_MAX_NAMED])}{more})"
+    hint = (f"; the gate could not evaluate the document: a rule met the placeholder {ph} for a value {why} where it "
+            f"expects a list or an object{named}, so this check cannot be decided")
+    if ph == UNKNOWN:
+        hint += ": gate the synthesised document (seedance check STACK) or a preview where it is known"
+    return hint
+
+
+def _placeholder_places(gate_input: dict | None, placeholder: str) -> list[str]:
+    """``resource 'NAME' (TYPE) PATH`` for each property of the document's resources that is the
+    placeholder; those whose neighbours in a list are objects, or whose name ends in s, first."""
+    try:
+        resources = gate_input["document"]["resources"]  # type: ignore[index]
+    except (KeyError, TypeError):
+        return []
+    likely: list[str] = []
+    other: list[str] = []
+
+    def walk(value, path: list, r: dict, siblings_objects: bool) -> None:
+        if value == placeholder and path:
+            name = f"resource '{r.get('name', '?')}' ({r.get('type', '?')}) {'.'.join(str(p) for p in path)}"
+            last = path[-1]
+            (likely if siblings_objects or (isinstance(last, str) and (last.endswith("s") or last in _CONTAINERS))
+             else other).append(name)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, [*path, k], r, False)
+        elif isinstance(value, list):
+            objects = any(isinstance(v, (dict, list)) for v in value)
+            for i, v in enumerate(value):
+                walk(v, [*path, i], r, objects)
+
+    for r in resources if isinstance(resources, list) else []:
+        if isinstance(r, dict):
+            walk(r.get("inputs"), ["inputs"], r, False)
+    return likely + other
+
+
+# property names that hold an object or a list without ending in s
+_CONTAINERS = {"spec", "data", "metadata", "replicationConfiguration", "serverSideEncryptionConfiguration",
+               "objectLockConfiguration", "rule", "defaultRetention", "scaleTargetRef", "environment",
+               "mixedInstancesPolicy", "launchTemplate", "destination"}
 
 
 def _opa_message(exc: Exception) -> str:

@@ -270,10 +270,10 @@ def test_an_unknown_collection_is_undecided_on_the_opa_backend_too(stand_in, bun
     checks the input locally first, so the deploy is blocked as on the embedded engine, not passed."""
     gi = _input()
     doc = json.loads(json.dumps(gi.document))
-    # (a security group's unknown ingress list is judged, not a type error: a bucket encryption
-    # configuration's rules list still stops regorus)
-    sse = next(r for r in doc["resources"] if r["type"] == "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration")
-    sse["inputs"]["rules"] = "[unknown]"
+    # (a security group's unknown ingress list and a bucket encryption configuration's rules are
+    # judged, not a type error: a ConfigMap's data still stops regorus)
+    cm = next(r for r in doc["resources"] if r["type"] == "kubernetes:core/v1:ConfigMap")
+    cm["inputs"]["data"] = "[unknown]"
     unknown = GateInput(doc, gi.policy, gi.plan, gi.estimate, None)
     with pytest.raises(EngineError, match=r"known only after apply.*found by the local check run before OPA"):
         evaluate(unknown, bundle, OpaEngine(stand_in, timeout=30), as_of=AS_OF)

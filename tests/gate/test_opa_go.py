@@ -188,18 +188,18 @@ def test_an_unknown_collection_blocks_the_embedded_gate(go_engine, bundle, stack
     with a runtime error, so the embedded gate is undecided and blocks, naming the cause; OPA's own
     evaluator iterates nothing and decides (which is why the OPA backend checks such inputs locally
     first: tests/gate/test_opa.py)."""
-    # (a security group's unknown ingress list no longer stops it: it is judged as a rule of every
-    # protocol from a CIDR unknown until apply; a bucket encryption configuration's rules still stop it)
+    # (a security group's unknown ingress list and a bucket encryption configuration's rules no
+    # longer stop it: they are judged at their worst; a ConfigMap's data still stops it)
     gi = stack_input("eu-prod")
     doc = copy.deepcopy(gi.document)
-    sse = next(r for r in doc["resources"] if r["type"] == "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration")
-    sse["inputs"]["rules"] = "[unknown]"
+    cm = next(r for r in doc["resources"] if r["type"] == "kubernetes:core/v1:ConfigMap")
+    cm["inputs"]["data"] = "[unknown]"
     gi = dataclasses.replace(gi, document=validate_document(doc))
-    with pytest.raises(EngineError, match=r"lib/s3\.rego:\d+:\d+: .*\[unknown\].*known only after apply"):
+    with pytest.raises(EngineError, match=r"lib/resources\.rego:\d+:\d+: .*\[unknown\].*known only after apply"):
         evaluate(gi, bundle, RegorusEngine(), as_of=AS_OF)
-    # OPA reads the unknown list as an empty one: the same findings as with no rules at all
+    # OPA reads the unknown data as empty: the same findings as with no data at all
     empty = copy.deepcopy(doc)
-    next(r for r in empty["resources"] if r["urn"] == sse["urn"])["inputs"]["rules"] = []
+    next(r for r in empty["resources"] if r["urn"] == cm["urn"])["inputs"]["data"] = {}
     as_unknown = evaluate(gi, bundle, go_engine, as_of=AS_OF)
     as_empty = evaluate(dataclasses.replace(gi, document=validate_document(empty)), bundle, go_engine, as_of=AS_OF)
     assert [(f.control_id, f.urn, f.message) for f in as_unknown.findings] == \
