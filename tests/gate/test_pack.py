@@ -253,11 +253,12 @@ def test_a_control_that_cannot_decide_reports_instead_of_raising(bundle) -> None
 
     ctx = _context(["gdpr", "mlps-l3"])
     engine = RegorusEngine()
-    bucket = next(r for r in SAMPLE["resources"] if r["type"] == "aws:s3/bucket:Bucket")
-    served = _as_served(bucket, True)
-    # (unknown tags no longer stop it: they count as missing tags and an unknown, so personal, data class)
-    # (nor unknown lifecycle rules: judged as an expiration that cannot be established)
-    served.props = unknown_checking_proxy({**bucket["inputs"], "replicationConfiguration": UNKNOWN_STRING_VALUE})
+    cm = next(r for r in SAMPLE["resources"] if r["type"] == "kubernetes:core/v1:ConfigMap")
+    served = _as_served(cm, True)
+    # (unknown tags no longer stop it: they count as missing tags and an unknown, so personal, data class;
+    # nor unknown lifecycle, encryption or replication rules: judged at their worst. A ConfigMap's data
+    # still does: README, Known limits)
+    served.props = unknown_checking_proxy({**cm["inputs"], "data": UNKNOWN_STRING_VALUE})
     reported: list[str] = []
     for c in bundle.controls:
         if c.control_id in RESOURCE_LOCAL:
