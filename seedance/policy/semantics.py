@@ -531,9 +531,13 @@ def _off_peak(f: Fleet, at: Loc) -> list[Issue]:
     if clash is not None:
         i, j, minute, touching = clash
         when = format_minute_of_week(minute)
-        if i == j:
+        if i == j and touching:
             msg = (f"the window ends just as it starts again ({when}): both scheduled actions would fire at once, in no set "
                    f"order; use fewer hours, or change capacity.desired for a size that always holds")
+        elif i == j:
+            msg = (f"the window starts again ({when}) before its previous run ends ({f.off_peak[j].hours} h after it "
+                   f"started): that run's end would cut the new one short; use fewer hours, or change capacity.desired "
+                   f"for a size that always holds")
         elif touching:
             msg = (f"starts just as offPeak[{i}] ends ({when}): both scheduled actions would fire at once, in no set order; "
                    f"leave a gap or merge the windows")
