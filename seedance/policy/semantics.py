@@ -437,11 +437,18 @@ def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issu
                         f"interval must exceed the checkpoint write time ({f.checkpoint.write_seconds:g} s), got {f.checkpoint.interval}",
                     )
                 )
-        seen_taints: set[tuple[str, str]] = set()
+        seen_taints: dict[str, str] = {}  # key -> the effect of its first taint
         for j, taint in enumerate(f.taints or []):
-            if (taint.key, taint.effect.value) in seen_taints:
-                out.append((at + ("taints", j), f"taint {taint.key}:{taint.effect.value} is listed twice"))
-            seen_taints.add((taint.key, taint.effect.value))
+            effect = taint.effect.value
+            if taint.key not in seen_taints:
+                seen_taints[taint.key] = effect
+            elif seen_taints[taint.key] == effect:
+                out.append((at + ("taints", j), f"taint {taint.key}:{effect} is listed twice"))
+            else:
+                out.append((at + ("taints", j), f"taint key {taint.key} is listed twice (effects {seen_taints[taint.key]} "
+                            f"and {effect}): the Cluster Autoscaler learns a group's taints from one "
+                            f"k8s.io/cluster-autoscaler/node-template/taint/{taint.key} tag, which holds one value and "
+                            "effect per key; keep one taint per key"))
         out += _off_peak(f, at)
         if f.autoscaling is not None and f.workload not in (Workload.INFERENCE, Workload.API, Workload.BATCH):
             out.append((at + ("autoscaling",), f"autoscaling applies to inference, api or batch fleets, not {f.workload.value}"))
