@@ -134,6 +134,8 @@ class Workload(StrEnum):
 
 #: Workloads made of jobs, which end (training, fine-tuning, batch), as against services.
 JOB_WORKLOADS = (Workload.TRAINING, Workload.FINETUNE, Workload.BATCH)
+#: The serving fleets: their pods are a Deployment, which the HorizontalPodAutoscaler of ``autoscaling`` scales
+SERVING_WORKLOADS = (Workload.INFERENCE, Workload.API)
 
 
 class SlaTier(StrEnum):

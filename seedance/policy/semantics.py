@@ -47,6 +47,7 @@ from seedance.policy.model import (
     Metadata,
     Network,
     ReservedMode,
+    SERVING_WORKLOADS,
     Scheduling,
     Storage,
     TERM_YEARS,
@@ -450,8 +451,11 @@ def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issu
                             f"k8s.io/cluster-autoscaler/node-template/taint/{taint.key} tag, which holds one value and "
                             "effect per key; keep one taint per key"))
         out += _off_peak(f, at)
-        if f.autoscaling is not None and f.workload not in (Workload.INFERENCE, Workload.API, Workload.BATCH):
-            out.append((at + ("autoscaling",), f"autoscaling applies to inference, api or batch fleets, not {f.workload.value}"))
+        if f.autoscaling is not None and f.workload not in SERVING_WORKLOADS:
+            out.append((at + ("autoscaling",), f"autoscaling applies to inference or api fleets (a HorizontalPodAutoscaler "
+                        f"scales the fleet's Deployment), not {f.workload.value}"
+                        + ("; a batch fleet's pods are Jobs, which an HPA cannot scale: size it with capacity and "
+                           "offPeak windows" if f.workload is Workload.BATCH else "")))
         gs = f.gpu_sharing
         if gs is not None:
             if (gs.mig is None) == (gs.time_slicing is None):
