@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import TypeAdapter, ValidationError
+
 from seedance.awsnames import (
     CHECKPOINT_BUCKETS,
     IP_ADDRESS,
@@ -52,6 +54,7 @@ from seedance.policy.model import (
     Storage,
     TERM_YEARS,
     StorageTier,
+    TagValue,
     Workload,
     backed_up_classes,
 )
@@ -194,8 +197,19 @@ def _bucket_names(s: Storage, c: Compliance) -> list[Issue]:
     return out
 
 
+#: The check metadata.tags values pass (model.TagValue: AWS's tag value characters, 1-256 of them)
+_TAG_VALUE = TypeAdapter(TagValue)
+
+
 def _metadata(m: Metadata) -> list[Issue]:
     out: list[Issue] = []
+    try:  # the owner is the value of the owner (and, by default, controller) tag of every tagged resource
+        _TAG_VALUE.validate_python(m.owner)
+    except ValidationError:
+        shown = repr(m.owner) if len(m.owner) <= 60 else repr(m.owner)[:57] + "...'"
+        out.append((("metadata", "owner"), f"expected an address AWS takes as a tag value (Seedance tags every resource "
+                    f"owner=<metadata.owner>): at most 256 letters, digits, spaces and _ . : / = + - @, got {shown} "
+                    f"({len(m.owner)} characters)"))
     for key in m.tags:
         if key.lower().startswith("aws:"):
             out.append((("metadata", "tags", key), f"tag keys starting with 'aws:' are reserved for AWS, got {key!r}"))
