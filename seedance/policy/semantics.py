@@ -41,10 +41,12 @@ from seedance.policy.model import (
     CostPolicy,
     Currency,
     DataClass,
+    EndpointService,
     Framework,
     LOG_RETENTION_DAYS,
     MAX_BUDGET_THRESHOLDS,
     MIN_BACKUP_RETENTION_DAYS,
+    NODE_SERVICES,
     Fleet,
     Metadata,
     Network,
@@ -57,6 +59,7 @@ from seedance.policy.model import (
     TagValue,
     Workload,
     backed_up_classes,
+    services_without_route,
 )
 
 log = logging.getLogger(__name__)
@@ -159,6 +162,12 @@ def check_parts(parts: Parts, base_dir: Path | None = None) -> list[Issue]:
     return out
 
 
+#: Why every node reaches the services of model.NODE_SERVICES
+NODE_NEEDS = {EndpointService.ECR_API: "which every node needs for its image pull credentials",
+              EndpointService.ECR_DKR: "which every node pulls images from",
+              EndpointService.STS: "which IAM roles for service accounts need"}
+
+
 def _network(n: Network) -> list[Issue]:
     """Existing endpoints (``network.existingEndpoints``): each service once, and none the stack is also
     told to create (``network.endpoints``): AWS refuses a second private-DNS interface endpoint for a
@@ -166,6 +175,16 @@ def _network(n: Network) -> list[Issue]:
     existing = [s.value for s in n.existing_endpoints]
     twice = set(_dupes(existing))
     out: list[Issue] = [(("network", "existingEndpoints", i), f"{existing[i]} listed twice") for i in sorted(twice)]
+    stranded = services_without_route(n)
+    if stranded:
+        traffic = [s.value for s in stranded if n.monthly_traffic_gb.get(s, 0) > 0]
+        reasons = ([f"{', '.join(traffic)} (traffic in network.monthlyTrafficGb)"] if traffic else []) + [
+            f"{s.value} ({NODE_NEEDS[s]})" for s in stranded if s.value not in traffic]
+        out.append((("network", "natGateways"),
+                    f"expected at least 1: with no NAT gateway the nodes would have no route to {', '.join(reasons)}; "
+                    f"add {'it' if len(stranded) == 1 else 'them'} to network.endpoints (or to network.existingEndpoints "
+                    "where the VPC has an endpoint already), or set endpoints: auto, which takes an endpoint for each when "
+                    "there is no NAT gateway", ("network", "endpoints")))
     if n.endpoints == "auto":
         return out
     listed = [s.value for s in n.endpoints]  # type: ignore[union-attr]
