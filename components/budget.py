@@ -8,6 +8,7 @@ already gets the budget's own email).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import pulumi
@@ -20,6 +21,24 @@ from seedance.policy.model import Budget
 #: AWS Budgets allows five notifications per budget (CreateBudget: "A budget can have up to five
 #: notifications").
 MAX_NOTIFICATIONS = 5
+
+
+def email_subscriptions(emails: list[str], owner: str) -> list[tuple[str, str, int]]:
+    """(name suffix, address, position) of each email subscription on the topic: each address once
+    (letters' case aside, as mail servers treat the domain), not the owner's (who gets the budget's own
+    email). The suffix is 8 hex digits of the SHA-256 of the lower-cased address, so adding, removing or
+    reordering addresses leaves the others' names, and so their confirmed subscriptions, alone (an SNS
+    email subscription cannot change its endpoint: a new one waits for confirmation again). The position
+    is the address's place in the list that named it before (each exact spelling once, not the owner's
+    exact spelling), which ``BudgetGuard`` aliases."""
+    before = [e for e in dict.fromkeys(emails) if e != owner]
+    seen = {owner.lower()}
+    out: list[tuple[str, str, int]] = []
+    for email in before:
+        if email.lower() not in seen:
+            seen.add(email.lower())
+            out.append((hashlib.sha256(email.lower().encode()).hexdigest()[:8], email, before.index(email)))
+    return out
 
 
 def notification_plan(ats: list[float]) -> list[tuple[float, str]]:
@@ -129,9 +148,13 @@ class BudgetGuard(pulumi.ComponentResource):
         # SNS subscribes in the topic's region: a topic the policy names in another region is
         # subscribed to there, not through the stack's regional provider (Subscribe would fail)
         topic_region = b.notify.sns_topic_arn.split(":")[3] if b.notify.sns_topic_arn else args.region
-        for i, email in enumerate(e for e in dict.fromkeys(b.notify.emails) if e != args.owner):
-            aws.sns.TopicSubscription(f"{name}-email-{i}", topic=topic_arn, protocol="email", endpoint=email,
-                                      region=topic_region if topic_region != args.region else None, opts=child(self))
+        for suffix, email, position in email_subscriptions(b.notify.emails, args.owner):
+            # the name a stack deployed before names were stable gave it, by position: the alias takes the
+            # subscription over with nothing to change when the list is what that stack deployed
+            was = pulumi.Alias(name=f"{name}-email-{position}")
+            aws.sns.TopicSubscription(f"{name}-email-{suffix}", topic=topic_arn, protocol="email", endpoint=email,
+                                      region=topic_region if topic_region != args.region else None,
+                                      opts=child(self, aliases=[was]))
 
         notifications = [
             aws.budgets.BudgetNotificationArgs(

@@ -207,10 +207,29 @@ class ClusterJoinArgs:
         require(ok, "ClusterJoinArgs.cluster_name", f"expected an EKS cluster name (letters, digits, - and _), got {name!r}")
 
 
+def _minor(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor)
+
+
+def node_version(cluster_version: str, configured: str | None) -> str:
+    """The Kubernetes version of the nodes' AMI in a cluster running ``cluster_version``: the cluster's
+    own, or ``configured`` (``seedance:eksVersion``) when set and not newer than it, since a kubelet
+    newer than its API server is unsupported (EKS: nodes up to three minor versions older). A newer
+    one is a :class:`ComponentArgsError`."""
+    if configured is None:
+        return ".".join(cluster_version.split(".")[:2])
+    require(_minor(configured) <= _minor(cluster_version), "seedance:eksVersion",
+            f"expected a version not newer than the cluster's {cluster_version} (a kubelet newer than its API "
+            f"server is unsupported), got {configured}; leave it unset to follow the cluster's version")
+    return configured
+
+
 class ClusterJoin(pulumi.ComponentResource):
     instance_profile_arn: pulumi.Output[str]
     node_role_arn: pulumi.Output[str]
     cluster_security_group_id: pulumi.Output[str]
+    version: pulumi.Output[str]
     kubernetes: k8s.Provider
 
     def __init__(self, name: str, args: ClusterJoinArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -251,6 +270,7 @@ class ClusterJoin(pulumi.ComponentResource):
         self.instance_profile_arn = profile.arn
         self.node_role_arn = role.arn
         self.cluster_security_group_id = cluster.vpc_config.apply(lambda v: v.cluster_security_group_id)
+        self.version = cluster.version  # the control plane's Kubernetes version (e.g. "1.30")
         self.kubernetes = k8s.Provider(
             f"{name}-kubernetes",
             kubeconfig=pulumi.Output.all(self._endpoint, self._ca).apply(

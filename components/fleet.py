@@ -53,6 +53,17 @@ ASG_AUTOSCALER_OWNED = ["desiredCapacity"]  # what `pulumi up` leaves to the Clu
 SCHEDULE_UNCHANGED = -1  # a scheduled action's "leave this size as it is" (omitted, desired capacity means 0)
 
 
+#: The node AMIs' Kubernetes version when the stack joins no cluster and seedance:eksVersion is unset
+DEFAULT_EKS_VERSION = "1.31"
+
+
+def check_eks_version(version: str, field: str = "SpotRiFleetArgs.eks_version") -> str:
+    """``version`` when it is a Kubernetes minor version such as 1.31, else :class:`ComponentArgsError`
+    naming ``field``."""
+    require(bool(re.fullmatch(r"\d+\.\d+", version)), field, f"expected e.g. '1.31', got {version!r}")
+    return version
+
+
 def ami_parameter(fleet: Fleet, eks_version: str) -> str:
     """The SSM parameter of the EKS-optimised AL2023 AMI for the fleet's accelerator."""
     if fleet.gpu is None:
@@ -98,7 +109,8 @@ class SpotRiFleetArgs:
     # the EC2 Auto Scaling service-linked role the group uses (None: the account's default,
     # AWSServiceRoleForAutoScaling), which the key policy of ``kms_key_arn`` must admit
     service_linked_role_arn: pulumi.Input[str] | None = None
-    eks_version: str = "1.31"
+    # the Kubernetes version of the node AMI (an Output: the joined cluster's version, looked up)
+    eks_version: pulumi.Input[str] = DEFAULT_EKS_VERSION
     image_id: str | None = None  # default: resolve:ssm: EKS-optimised AMI for the accelerator
     root_volume_gib: int = ROOT_VOLUME_GIB  # the estimate prices this size
     imds_hop_limit: int = 1  # secure default: pods cannot reach the node's instance metadata
@@ -134,7 +146,8 @@ class SpotRiFleetArgs:
         require(bool(self.availability_zones), "SpotRiFleetArgs.availability_zones", "expected at least one AZ")
         require(1 <= self.imds_hop_limit <= 64, "SpotRiFleetArgs.imds_hop_limit", f"expected 1..64, got {self.imds_hop_limit}")
         require(8 <= self.root_volume_gib <= 16384, "SpotRiFleetArgs.root_volume_gib", f"expected 8..16384, got {self.root_volume_gib}")
-        require(bool(re.fullmatch(r"\d+\.\d+", self.eks_version)), "SpotRiFleetArgs.eks_version", f"expected e.g. '1.31', got {self.eks_version!r}")
+        if isinstance(self.eks_version, str):
+            check_eks_version(self.eks_version)
         clash = sorted(set(self.group_tags) & set(self.tags))
         require(not clash, "SpotRiFleetArgs.group_tags", f"expected keys not already in tags, got {clash}")
         count = group_tag_count(self.tags, self.group_tags)
@@ -238,7 +251,8 @@ class SpotRiFleet(pulumi.ComponentResource):
         lt = aws.ec2.LaunchTemplate(
             f"{name}-lt",
             description=f"Seedance fleet {fleet.name}",
-            image_id=args.image_id or f"resolve:ssm:{ami_parameter(fleet, args.eks_version)}",
+            image_id=args.image_id or pulumi.Output.from_input(args.eks_version).apply(
+                lambda v: f"resolve:ssm:{ami_parameter(fleet, check_eks_version(v))}"),
             ebs_optimized="true",
             update_default_version=True,
             block_device_mappings=[aws.ec2.LaunchTemplateBlockDeviceMappingArgs(device_name="/dev/xvda", ebs=ebs)],

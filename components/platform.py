@@ -16,9 +16,9 @@ from components.access_logs import MIN_ARCHIVE_DAYS, AccessLogArchive, AccessLog
 from components.audit import AuditBaseline, AuditBaselineArgs
 from components.backup import BACKUP_TAG_KEY, EbsBackup, EbsBackupArgs
 from components.budget import BudgetGuard, BudgetGuardArgs
-from components.cluster import ClusterJoin, ClusterJoinArgs, accelerator_label, autoscaler_tags, node_gpu_resources
+from components.cluster import ClusterJoin, ClusterJoinArgs, accelerator_label, autoscaler_tags, node_gpu_resources, node_version
 from components.common import PURPOSE_BY_WORKLOAD, TagSet, most_sensitive, require
-from components.fleet import ASG_MAX_TAGS, SpotRiFleet, SpotRiFleetArgs, group_tag_count, oversized_tags
+from components.fleet import ASG_MAX_TAGS, DEFAULT_EKS_VERSION, check_eks_version, SpotRiFleet, SpotRiFleetArgs, group_tag_count, oversized_tags
 from components.gpu_sharing import GpuSharing, GpuSharingArgs, sharing_node_labels
 from components.kms import StackKey, StackKeyArgs, autoscaling_role_suffix, stack_alias
 from components.namespace import FleetNamespace, FleetNamespaceArgs
@@ -61,7 +61,8 @@ class PlatformArgs:
     stack: str
     endpoint_prices: EndpointPrices | None
     route_table_ids: list[str] | None = None  # None: every route table of the VPC
-    eks_version: str = "1.31"
+    # the node AMIs' Kubernetes version (seedance:eksVersion); None: the joined cluster's, else DEFAULT_EKS_VERSION
+    eks_version: str | None = None
     cluster_name: str | None = None  # EKS cluster the fleets' nodes join (None: no user data, no node role)
 
     def validate(self) -> None:
@@ -201,6 +202,12 @@ def build_platform(args: PlatformArgs) -> Platform:
         gpu_sharing = GpuSharing("gpu-sharing", GpuSharingArgs(fleets=list(policy.fleets), tag_set=tag_set), k8s_opts)
     fleets: dict[str, SpotRiFleet] = {}
     namespaces: dict[str, FleetNamespace] = {}
+    # the nodes' kubelet follows the control plane's version (never newer than it)
+    if args.eks_version is not None:
+        check_eks_version(args.eks_version, "seedance:eksVersion")
+    eks_version: pulumi.Input[str] = args.eks_version or DEFAULT_EKS_VERSION
+    if cluster is not None:
+        eks_version = cluster.version.apply(lambda v: node_version(v, args.eks_version))
     for fleet in policy.fleets:
         join: dict[str, Any] = {}
         if cluster is None and fleet.capacity.desired > 0:
@@ -222,7 +229,7 @@ def build_platform(args: PlatformArgs) -> Platform:
                 kms_key_arn=kms_key_arn,
                 service_linked_role_arn=autoscaling_role_arn,
                 tags=tag_set.for_resource(purpose=PURPOSE_BY_WORKLOAD[fleet.workload], fleet=fleet),
-                eks_version=args.eks_version,
+                eks_version=eks_version,
                 **join,
             ),
             aws_opts,

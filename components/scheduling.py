@@ -22,7 +22,7 @@ import yaml
 
 from components.common import TagSet, child, mig_memory, quantity, require
 from seedance.gpus import instances_per_gpu
-from seedance.policy.model import JOB_WORKLOADS, Fleet, Scheduling, SlaTier, Workload
+from seedance.policy.model import JOB_WORKLOADS, SERVING_WORKLOADS, Fleet, Scheduling, SlaTier
 
 SCHEDULER_NAME = "seedance-gpu-scheduler"
 DESCHEDULER_CONFIGMAP = "seedance-descheduler-policy"
@@ -94,7 +94,7 @@ def descheduler_policy(s: Scheduling, fleets: Sequence[Fleet] = ()) -> dict:
             "thresholds": {"cpu": d.cpu_below_pct, "memory": d.memory_below_pct},
             "targetThresholds": {"cpu": d.target_above_pct, "memory": d.target_above_pct}, **spared}})
         plugins = {"balance": {"enabled": ["LowNodeUtilization"]}}
-    serving = sorted(f.name for f in fleets if f.workload in (Workload.INFERENCE, Workload.API))
+    serving = sorted(f.name for f in fleets if f.workload in SERVING_WORKLOADS)
     if d.pod_lifetime_hours is not None and serving:
         plugin_config.append({"name": "PodLifeTime", "args": {
             "maxPodLifeTimeSeconds": d.pod_lifetime_hours * 3600, "namespaces": {"include": serving}}})
@@ -199,7 +199,7 @@ class CostAwareScheduling(pulumi.ComponentResource):
 
         self.hpa_names = []
         for f in args.fleets:
-            if f.autoscaling is None or f.workload not in (Workload.INFERENCE, Workload.API):
+            if f.autoscaling is None or f.workload not in SERVING_WORKLOADS:
                 continue
             lo, hi = hpa_bounds(f)
             ns = args.namespaces.get(f.name)

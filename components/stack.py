@@ -34,7 +34,7 @@ def run(project_dir: Path) -> None:
             stack=pulumi.get_stack(),
             endpoint_prices=endpoint_prices(prices, loaded.policy.cloud.region),
             route_table_ids=_route_table_ids(config),  # unset: every route table of the VPC
-            eks_version=config.get("eksVersion") or "1.31",
+            eks_version=config.get("eksVersion"),  # unset: the joined cluster's version (1.31 without one)
             cluster_name=cluster_name,
         )
     )

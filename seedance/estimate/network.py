@@ -25,13 +25,14 @@ from dataclasses import dataclass
 
 from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, Rate, ResourceCost, lookup, priced
 from seedance.estimate.context import EstimateContext
-from seedance.policy.model import CostPolicy, EndpointService
+from seedance.policy.model import NODE_SERVICES, CostPolicy, EndpointService
 from seedance.pricing.catalog import Catalog
 
 KIND = "network"
 SERVICE = "VPC"
 
 GATEWAY_SERVICES = frozenset({EndpointService.S3.value, EndpointService.DYNAMODB.value})
+NODE_SERVICE_NAMES = tuple(s.value for s in NODE_SERVICES)
 
 
 def endpoint_break_even_gb(
@@ -111,7 +112,9 @@ class Route:
 def routes(u: NetworkUsage, p: NetworkPrices) -> list[Route]:
     """Where each service's traffic goes (pure)."""
     traffic = dict(u.monthly_traffic_gb)
-    services = sorted(set(traffic) | set(u.endpoints or ()) | set(u.existing))
+    # without a NAT gateway, auto takes an endpoint for each service the nodes reach (as the planner does)
+    no_nat = set(NODE_SERVICE_NAMES) if u.endpoints is None and not u.nat_gateways else set()
+    services = sorted(set(traffic) | set(u.endpoints or ()) | set(u.existing) | no_nat)
     out = []
     be: float | None = None
     if None not in (p.interface_hour.value, p.interface_gb.value, p.nat_gb.value):
@@ -137,6 +140,8 @@ def routes(u: NetworkUsage, p: NetworkPrices) -> list[Route]:
                 out.append(Route(s, "interface", "listed in network.endpoints"))
             else:
                 out.append(Route(s, "nat", "not listed in network.endpoints"))
+        elif not u.nat_gateways and (gb > 0 or s in no_nat):
+            out.append(Route(s, "interface", "no NAT gateway (network.natGateways 0): an endpoint is its only route"))
         elif be is None:
             out.append(Route(s, "nat", "break-even unknown (no sourced endpoint/NAT prices); traffic left on NAT"))
         elif gb > be:
@@ -153,10 +158,13 @@ def cost_components(u: NetworkUsage, p: NetworkPrices, currency: str) -> list[Co
     out: list[CostComponent] = []
     if u.nat_gateways:
         out.append(priced("NAT gateway", "hours", float(u.nat_gateways * HOURS_PER_MONTH), p.nat_hour, currency))
-        nat_gb = sum(traffic.get(r.service, 0.0) for r in rs if r.via == "nat")
-        if nat_gb:
-            names = ", ".join(r.service for r in rs if r.via == "nat" and traffic.get(r.service, 0.0))
-            out.append(priced(f"NAT data processed ({names})", "GB", nat_gb, p.nat_gb, currency))
+    # traffic routed to NAT is priced so even where the policy says the VPC has no NAT gateway (validation
+    # refuses that unless an endpoint serves each such service; an existing endpoint AWS says does not
+    # serve may still land here): never free
+    nat_gb = sum(traffic.get(r.service, 0.0) for r in rs if r.via == "nat")
+    if nat_gb:
+        names = ", ".join(r.service for r in rs if r.via == "nat" and traffic.get(r.service, 0.0))
+        out.append(priced(f"NAT data processed ({names})", "GB", nat_gb, p.nat_gb, currency))
     for r in rs:
         gb = traffic.get(r.service, 0.0)
         if r.via == "gateway":

@@ -23,7 +23,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from seedance.estimate.network import endpoint_break_even_gb
-from seedance.policy.model import EndpointService, Network
+from seedance.policy.model import NODE_SERVICES, EndpointService, Network
 
 if TYPE_CHECKING:  # pragma: no cover
     from seedance.pricing.catalog import Catalog
@@ -111,10 +111,29 @@ def decide_endpoints(network: Network, azs: int, prices: EndpointPrices | None) 
             )
             continue
         listed = explicit is not None and service in explicit
+        if explicit is None and not network.nat_gateways and ((gb or 0) > 0 or service in NODE_SERVICES):
+            out.append(_no_nat(service, gb, azs, prices))
+            continue
         if gb is None and not listed:
             continue
         out.append(_interface_or_nat(service, gb, azs, prices, explicit, listed))
     return out
+
+
+def _no_nat(service: EndpointService, gb: float | None, azs: int, prices: EndpointPrices | None) -> EndpointDecision:
+    """``endpoints: auto`` in a VPC without a NAT gateway: an interface endpoint for every service with
+    traffic or that every node reaches (:data:`~seedance.policy.model.NODE_SERVICES`), whatever it costs,
+    as it is the only route there."""
+    be = break_even_gb(prices, azs) if prices is not None else None
+    cost_ep = cost_nat = currency = None
+    if prices is not None:
+        currency = prices.currency
+        cost_ep = prices.endpoint_hour_per_az * HOURS_PER_MONTH * azs + (gb or 0.0) * prices.endpoint_per_gb
+    declared = "no traffic declared" if gb is None else f"{gb:,.0f} GB/month declared"
+    why = "every node reaches it" if service in NODE_SERVICES and not (gb or 0) > 0 else "it carries traffic"
+    return EndpointDecision(service, Route.INTERFACE, gb, be, cost_ep, cost_nat, currency,
+                            f"{service}: interface (no NAT gateway, network.natGateways 0, and {why}: an endpoint is "
+                            f"its only route); {declared}")
 
 
 def _interface_or_nat(

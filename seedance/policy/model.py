@@ -134,6 +134,8 @@ class Workload(StrEnum):
 
 #: Workloads made of jobs, which end (training, fine-tuning, batch), as against services.
 JOB_WORKLOADS = (Workload.TRAINING, Workload.FINETUNE, Workload.BATCH)
+#: The serving fleets: their pods are a Deployment, which the HorizontalPodAutoscaler of ``autoscaling`` scales
+SERVING_WORKLOADS = (Workload.INFERENCE, Workload.API)
 
 
 class SlaTier(StrEnum):
@@ -530,6 +532,26 @@ class EndpointService(StrEnum):
     EKS = "eks"
 
 
+#: The services every node reaches whatever traffic the policy declares: ECR's API and registry for the
+#: kubelet's image credentials and pulls, STS for IAM roles for service accounts (S3, for image layers,
+#: has the stack's gateway endpoint). Without a NAT gateway only an endpoint reaches them.
+NODE_SERVICES: tuple[EndpointService, ...] = (EndpointService.ECR_API, EndpointService.ECR_DKR, EndpointService.STS)
+#: Services with a gateway endpoint, which the stack always creates (unless the VPC has one)
+GATEWAY_ENDPOINT_SERVICES: tuple[EndpointService, ...] = (EndpointService.S3, EndpointService.DYNAMODB)
+
+
+def services_without_route(network: Network) -> list[EndpointService]:
+    """With no NAT gateway (``natGateways: 0``) and an explicit ``endpoints`` list, the services that
+    would have no route: those with declared traffic or that every node reaches (:data:`NODE_SERVICES`),
+    neither listed, nor the VPC's (``existingEndpoints``), nor a gateway service. Empty with a NAT
+    gateway, or with ``auto``, which then takes an endpoint for each of them."""
+    if network.nat_gateways or network.endpoints == "auto":
+        return []
+    served = {*network.endpoints, *network.existing_endpoints, *GATEWAY_ENDPOINT_SERVICES}
+    wanted = {*(s for s, gb in network.monthly_traffic_gb.items() if gb > 0), *NODE_SERVICES}
+    return [s for s in EndpointService if s in wanted and s not in served]
+
+
 class Network(_Model):
     endpoints: Literal["auto"] | list[EndpointService] = Field(
         default="auto", description="'auto': interface endpoints where traffic makes them cheaper than NAT."
@@ -547,7 +569,10 @@ class Network(_Model):
     )
     monthly_traffic_gb: dict[EndpointService, MonthlyGb] = Field(
         default_factory=dict, description="Expected GB a month through each service.")
-    nat_gateways: Annotated[int, Field(ge=0, le=100)] = Field(default=1, description="NAT gateways the VPC runs (one per AZ for HA).")
+    nat_gateways: Annotated[int, Field(ge=0, le=100)] = Field(default=1, description="NAT gateways the VPC runs (one per AZ for HA). With 0 the nodes reach AWS "
+        "services only through endpoints: `auto` then takes one for ecr.api, ecr.dkr and sts (which every node reaches) "
+        "and for every service with traffic, whatever it costs; an explicit `endpoints` list (with "
+        "`existingEndpoints`) must name each of them.")
 
 
 # --------------------------------------------------------------------------- storage

@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import TypeAdapter, ValidationError
+
 from seedance.awsnames import (
     CHECKPOINT_BUCKETS,
     IP_ADDRESS,
@@ -39,20 +41,25 @@ from seedance.policy.model import (
     CostPolicy,
     Currency,
     DataClass,
+    EndpointService,
     Framework,
     LOG_RETENTION_DAYS,
     MAX_BUDGET_THRESHOLDS,
     MIN_BACKUP_RETENTION_DAYS,
+    NODE_SERVICES,
     Fleet,
     Metadata,
     Network,
     ReservedMode,
+    SERVING_WORKLOADS,
     Scheduling,
     Storage,
     TERM_YEARS,
     StorageTier,
+    TagValue,
     Workload,
     backed_up_classes,
+    services_without_route,
 )
 
 log = logging.getLogger(__name__)
@@ -155,6 +162,12 @@ def check_parts(parts: Parts, base_dir: Path | None = None) -> list[Issue]:
     return out
 
 
+#: Why every node reaches the services of model.NODE_SERVICES
+NODE_NEEDS = {EndpointService.ECR_API: "which every node needs for its image pull credentials",
+              EndpointService.ECR_DKR: "which every node pulls images from",
+              EndpointService.STS: "which IAM roles for service accounts need"}
+
+
 def _network(n: Network) -> list[Issue]:
     """Existing endpoints (``network.existingEndpoints``): each service once, and none the stack is also
     told to create (``network.endpoints``): AWS refuses a second private-DNS interface endpoint for a
@@ -162,6 +175,16 @@ def _network(n: Network) -> list[Issue]:
     existing = [s.value for s in n.existing_endpoints]
     twice = set(_dupes(existing))
     out: list[Issue] = [(("network", "existingEndpoints", i), f"{existing[i]} listed twice") for i in sorted(twice)]
+    stranded = services_without_route(n)
+    if stranded:
+        traffic = [s.value for s in stranded if n.monthly_traffic_gb.get(s, 0) > 0]
+        reasons = ([f"{', '.join(traffic)} (traffic in network.monthlyTrafficGb)"] if traffic else []) + [
+            f"{s.value} ({NODE_NEEDS[s]})" for s in stranded if s.value not in traffic]
+        out.append((("network", "natGateways"),
+                    f"expected at least 1: with no NAT gateway the nodes would have no route to {', '.join(reasons)}; "
+                    f"add {'it' if len(stranded) == 1 else 'them'} to network.endpoints (or to network.existingEndpoints "
+                    "where the VPC has an endpoint already), or set endpoints: auto, which takes an endpoint for each when "
+                    "there is no NAT gateway", ("network", "endpoints")))
     if n.endpoints == "auto":
         return out
     listed = [s.value for s in n.endpoints]  # type: ignore[union-attr]
@@ -179,9 +202,18 @@ def _network(n: Network) -> list[Issue]:
 
 def _bucket_names(s: Storage, c: Compliance) -> list[Issue]:
     """Checkpoint bucket names short enough for the S3 names Pulumi gives their buckets (and the
-    off-site copies MLPS 2.0 level 3 makes of personal data)."""
+    off-site copies MLPS 2.0 level 3 makes of personal data), and none that an off-site copy's takes."""
     out: list[Issue] = []
+    replicated_names = {b.name: j for j, b in enumerate(s.checkpoint_buckets)
+                        if Framework.MLPS_L3 in c.frameworks and b.data_class is DataClass.PERSONAL}
     for i, b in enumerate(s.checkpoint_buckets):
+        source = b.name.removesuffix(REPLICA_SUFFIX)
+        if b.name.endswith(REPLICA_SUFFIX) and source in replicated_names:
+            out.append((("storage", "checkpointBuckets", i, "name"),
+                        f"the off-site copy of bucket {source!r} takes this name ({CHECKPOINT_BUCKETS}-{b.name}: MLPS "
+                        f"2.0 level 3 copies personal data off site to a bucket named after it and {REPLICA_SUFFIX!r}); "
+                        f"choose another name",
+                        ("storage", "checkpointBuckets", replicated_names[source], "name")))
         replicated = Framework.MLPS_L3 in c.frameworks and b.data_class is DataClass.PERSONAL
         longest = checkpoint_bucket_name_max(replicated)
         if len(b.name) > longest:
@@ -193,8 +225,19 @@ def _bucket_names(s: Storage, c: Compliance) -> list[Issue]:
     return out
 
 
+#: The check metadata.tags values pass (model.TagValue: AWS's tag value characters, 1-256 of them)
+_TAG_VALUE = TypeAdapter(TagValue)
+
+
 def _metadata(m: Metadata) -> list[Issue]:
     out: list[Issue] = []
+    try:  # the owner is the value of the owner (and, by default, controller) tag of every tagged resource
+        _TAG_VALUE.validate_python(m.owner)
+    except ValidationError:
+        shown = repr(m.owner) if len(m.owner) <= 60 else repr(m.owner)[:57] + "...'"
+        out.append((("metadata", "owner"), f"expected an address AWS takes as a tag value (Seedance tags every resource "
+                    f"owner=<metadata.owner>): at most 256 letters, digits, spaces and _ . : / = + - @, got {shown} "
+                    f"({len(m.owner)} characters)"))
     for key in m.tags:
         if key.lower().startswith("aws:"):
             out.append((("metadata", "tags", key), f"tag keys starting with 'aws:' are reserved for AWS, got {key!r}"))
@@ -437,14 +480,24 @@ def _fleets(fleets: list[tuple[int, Fleet]], base_dir: Path | None) -> list[Issu
                         f"interval must exceed the checkpoint write time ({f.checkpoint.write_seconds:g} s), got {f.checkpoint.interval}",
                     )
                 )
-        seen_taints: set[tuple[str, str]] = set()
+        seen_taints: dict[str, str] = {}  # key -> the effect of its first taint
         for j, taint in enumerate(f.taints or []):
-            if (taint.key, taint.effect.value) in seen_taints:
-                out.append((at + ("taints", j), f"taint {taint.key}:{taint.effect.value} is listed twice"))
-            seen_taints.add((taint.key, taint.effect.value))
+            effect = taint.effect.value
+            if taint.key not in seen_taints:
+                seen_taints[taint.key] = effect
+            elif seen_taints[taint.key] == effect:
+                out.append((at + ("taints", j), f"taint {taint.key}:{effect} is listed twice"))
+            else:
+                out.append((at + ("taints", j), f"taint key {taint.key} is listed twice (effects {seen_taints[taint.key]} "
+                            f"and {effect}): the Cluster Autoscaler learns a group's taints from one "
+                            f"k8s.io/cluster-autoscaler/node-template/taint/{taint.key} tag, which holds one value and "
+                            "effect per key; keep one taint per key"))
         out += _off_peak(f, at)
-        if f.autoscaling is not None and f.workload not in (Workload.INFERENCE, Workload.API, Workload.BATCH):
-            out.append((at + ("autoscaling",), f"autoscaling applies to inference, api or batch fleets, not {f.workload.value}"))
+        if f.autoscaling is not None and f.workload not in SERVING_WORKLOADS:
+            out.append((at + ("autoscaling",), f"autoscaling applies to inference or api fleets (a HorizontalPodAutoscaler "
+                        f"scales the fleet's Deployment), not {f.workload.value}"
+                        + ("; a batch fleet's pods are Jobs, which an HPA cannot scale: size it with capacity and "
+                           "offPeak windows" if f.workload is Workload.BATCH else "")))
         gs = f.gpu_sharing
         if gs is not None:
             if (gs.mig is None) == (gs.time_slicing is None):
@@ -531,9 +584,13 @@ def _off_peak(f: Fleet, at: Loc) -> list[Issue]:
     if clash is not None:
         i, j, minute, touching = clash
         when = format_minute_of_week(minute)
-        if i == j:
+        if i == j and touching:
             msg = (f"the window ends just as it starts again ({when}): both scheduled actions would fire at once, in no set "
                    f"order; use fewer hours, or change capacity.desired for a size that always holds")
+        elif i == j:
+            msg = (f"the window starts again ({when}) before its previous run ends ({f.off_peak[j].hours} h after it "
+                   f"started): that run's end would cut the new one short; use fewer hours, or change capacity.desired "
+                   f"for a size that always holds")
         elif touching:
             msg = (f"starts just as offPeak[{i}] ends ({when}): both scheduled actions would fire at once, in no set order; "
                    f"leave a gap or merge the windows")

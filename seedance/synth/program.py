@@ -10,6 +10,7 @@ from pathlib import Path
 
 from seedance.planner.plan import Plan
 from seedance.planner.planner import plan_policy
+from seedance.planner.type_checks import check_instance_types
 from seedance.policy.loader import LoadedPolicy, load_policy
 from seedance.pricing.catalog import Catalog, env_cache_dir, load_catalog
 
@@ -62,7 +63,12 @@ def check_one_stack_per_cluster(project_dir: Path, stack: str, cluster: str | No
 
 def plan_for(loaded: LoadedPolicy, catalog: Catalog, *, cluster: bool = True) -> Plan:
     """The planner's plan for the policy (``cluster``: whether the stack names one, ``seedance:clusterName``:
-    without it the groups run their desired size, which is planned on)."""
+    without it the groups run their desired size, which is planned on), after the checks ``seedance plan``
+    and ``validate`` run on the instance types it names
+    (:func:`~seedance.planner.type_checks.check_instance_types`, raising
+    :class:`~seedance.policy.errors.PolicyValidationError`): the planner leaves out a type the catalog
+    does not price, so without them the stack would deploy without it."""
+    check_instance_types(loaded, catalog)
     return plan_policy(loaded, catalog, cluster=cluster)
 
 

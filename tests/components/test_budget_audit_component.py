@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -332,3 +333,54 @@ def test_the_stack_s_own_trail_is_not_an_existing_trail():
     with pytest.raises(ComponentArgsError, match=r"^compliance.existingTrail.arn: names this stack's own trail seedance-eu-prod"):
         args.validate()
 
+
+
+def _subscriptions(emails: list[str], owner: str = "o@example.com") -> dict[str, str]:
+    """Name -> endpoint of the email subscriptions BudgetGuard makes for ``emails`` (under mocks)."""
+    from components.budget import BudgetGuard, BudgetGuardArgs
+    from seedance.policy.model import Budget
+    from seedance.synth.runtime import run_program
+
+    budget = Budget.model_validate({"monthlyAmount": 1000, "notify": {"emails": emails}})
+    args = BudgetGuardArgs(budget=budget, stack="s", owner=owner, region="eu-central-1",
+                           account_id="111122223333", kms_key_arn="k")
+    doc = run_program(lambda: BudgetGuard("budget", args), project="p", stack="s", default_region="eu-central-1").document
+    return {r.name: r.inputs["endpoint"] for r in doc.of_type("aws:sns/topicSubscription:TopicSubscription")}
+
+
+def test_email_subscriptions_are_named_by_address_so_inserting_one_replaces_none():
+    before = _subscriptions(["finops@example.com", "cfo@example.com"])
+    after = _subscriptions(["new@example.com", "cfo@example.com", "finops@example.com"])
+    assert set(before.values()) == {"finops@example.com", "cfo@example.com"}
+    # every address keeps its name (and so its confirmed subscription) whatever its place in the list
+    assert {v: k for k, v in after.items() if v in before.values()} == {v: k for k, v in before.items()}
+    assert all(re.fullmatch(r"budget-email-[0-9a-f]{8}", n) for n in after)
+    # an address is one subscription whatever its letters' case, and the owner's (who gets the budget's
+    # own email) none, in any case
+    assert sorted(_subscriptions(["A@Example.com", "a@example.com", "O@example.com"]).values()) == ["A@Example.com"]
+
+
+def test_email_subscriptions_alias_the_names_their_positions_gave_them_before():
+    from components.budget import email_subscriptions
+
+    # the old names were budget-email-<position in the list without repeats and the owner's exact spelling>
+    got = email_subscriptions(["x@example.com", "o@example.com", "y@example.com", "x@example.com", "Y@example.com"],
+                              "o@example.com")
+    assert [(email, position) for _, email, position in got] == [("x@example.com", 0), ("y@example.com", 1)]
+
+
+def test_budget_guard_gives_each_subscription_its_old_name_as_an_alias(monkeypatch):
+    import pulumi_aws as aws
+
+    seen: list[tuple[str, list[str]]] = []
+    real = aws.sns.TopicSubscription
+
+    def spy(name, *a, opts=None, **kw):
+        seen.append((name, [alias.name for alias in opts.aliases]))
+        return real(name, *a, opts=opts, **kw)
+
+    monkeypatch.setattr(aws.sns, "TopicSubscription", spy)
+    names = _subscriptions(["finops@example.com", "cfo@example.com"])
+    by_endpoint = {v: k for k, v in names.items()}
+    assert sorted(seen) == sorted([(by_endpoint["finops@example.com"], ["budget-email-0"]),
+                                   (by_endpoint["cfo@example.com"], ["budget-email-1"])])

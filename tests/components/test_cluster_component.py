@@ -238,3 +238,50 @@ def test_kubernetes_objects_go_to_the_named_cluster_only(clustered) -> None:
     assert exec_["args"] == ["--region", clustered.policy.cloud.region, "eks", "get-token", "--cluster-name", cluster_name, "--output", "json"]
     assert config["current-context"] == config["contexts"][0]["name"]
     assert config["contexts"][0]["context"] == {"cluster": cluster["name"], "user": user["name"]}
+
+
+def test_node_version_follows_the_cluster_and_is_never_newer() -> None:
+    from components.cluster import node_version
+
+    assert node_version("1.29", None) == "1.29"
+    assert node_version("1.30.1", None) == "1.30"
+    assert node_version("1.30", "1.28") == "1.28"  # older nodes are supported (up to three minor versions)
+    assert node_version("1.30", "1.30") == "1.30"
+    with pytest.raises(ComponentArgsError, match=r"seedance:eksVersion: expected a version not newer than the "
+                                                 r"cluster's 1.29 \(a kubelet newer than its API server is unsupported\), "
+                                                 r"got 1.31"):
+        node_version("1.29", "1.31")
+
+
+def _eu_synth(monkeypatch, cluster_version: str, project=None):  # noqa: ANN001, ANN202
+    """eu-prod synthesised with the cluster lookup answering ``cluster_version``."""
+    from pathlib import Path
+
+    from seedance.synth import runtime
+    from seedance.synth.project import synthesize_stack
+
+    real = runtime._cluster
+    monkeypatch.setattr(runtime, "_cluster", lambda *a: {**real(*a), "version": cluster_version})
+    return synthesize_stack("eu-prod", project or Path(__file__).resolve().parents[2] / "stacks")
+
+
+def test_joined_nodes_boot_the_ami_of_the_clusters_kubernetes_version(monkeypatch) -> None:
+    # eu-prod joins a cluster and sets no seedance:eksVersion: a cluster still on 1.29 gets 1.29 node AMIs
+    # (they were 1.31 whatever it ran: a kubelet newer than its API server)
+    doc = _eu_synth(monkeypatch, "1.29").document
+    images = {r.inputs["imageId"] for r in doc.of_type("aws:ec2/launchTemplate:LaunchTemplate")}
+    assert images and all(i.startswith("resolve:ssm:/aws/service/eks/optimized-ami/1.29/amazon-linux-2023/") for i in images)
+
+
+def test_an_eks_version_newer_than_the_cluster_is_refused(monkeypatch, tmp_path) -> None:
+    import shutil
+    from pathlib import Path
+
+    project = tmp_path / "stacks"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "stacks", project, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(Path(__file__).resolve().parents[2] / "components", tmp_path / "components",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    config = project / "Pulumi.eu-prod.yaml"
+    config.write_text(config.read_text() + '  seedance:eksVersion: "1.31"\n')
+    with pytest.raises(Exception, match=r"seedance:eksVersion: expected a version not newer than the cluster's 1.29"):
+        _eu_synth(monkeypatch, "1.29", project)

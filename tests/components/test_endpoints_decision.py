@@ -83,3 +83,27 @@ def test_existing_endpoints_are_used_never_created():
     explicit = decide_endpoints(net(endpoints=["logs"], existingEndpoints=["kms"]), 2, None)
     assert {d.service: d.route for d in explicit} == {S.S3: Route.GATEWAY, S.DYNAMODB: Route.GATEWAY,
                                                       S.LOGS: Route.INTERFACE, S.KMS: Route.EXISTING}
+
+
+@pytest.mark.parametrize("prices", [EU, None], ids=["priced", "unpriced"])
+def test_auto_without_a_nat_gateway_takes_an_endpoint_for_every_service_the_nodes_reach(prices):
+    # natGateways 0: NAT is no route at all, so 'auto' takes an interface endpoint for every service with
+    # traffic (however little) and for those every node reaches (ECR, STS), priced or not
+    network = net(natGateways=0, existingEndpoints=["sts"], monthlyTrafficGb={"s3": 40000, "logs": 5, "kms": 0})
+    routes = {d.service: d.route for d in decide_endpoints(network, 3, prices)}
+    assert routes == {S.S3: Route.GATEWAY, S.DYNAMODB: Route.GATEWAY, S.ECR_API: Route.INTERFACE,
+                      S.ECR_DKR: Route.INTERFACE, S.LOGS: Route.INTERFACE, S.STS: Route.EXISTING,
+                      S.KMS: Route.NAT}  # no traffic: nothing to route
+    # the estimate routes them the same way
+    from seedance.estimate.network import usage_of, network_prices, routes as estimate_routes
+    from seedance.policy.model import CostPolicy
+
+    policy = CostPolicy.model_validate({
+        "apiVersion": "seedance.io/v1", "kind": "CostPolicy",
+        "metadata": {"name": "n", "environment": "dev", "owner": "a@example.com"},
+        "cloud": {"region": "eu-central-1", "availabilityZones": ["eu-central-1a"], "vpcId": "vpc-0123456789abcdef0",
+                  "subnetIds": ["subnet-0123456789abcdef0"]},
+        "budget": {"monthlyAmount": 1000}, "network": network.model_dump(mode="json", by_alias=True)})
+    priced = {r.service: r.via for r in estimate_routes(usage_of(policy), network_prices(load_catalog(), "eu-central-1"))}
+    # (the estimate lists a gateway service only when it has traffic: a gateway endpoint has no charge)
+    assert priced == {s.value: r.value for s, r in routes.items() if s is not S.DYNAMODB}

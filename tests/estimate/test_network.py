@@ -121,3 +121,20 @@ def test_existing_endpoints_leave_the_estimate_of_the_policy(tmp_path) -> None: 
     notes = [n for r in after.resources if r.kind == "network" for n in r.notes]
     assert "kms: existing (the VPC's existing endpoint is used (network.existingEndpoints): the stack creates none, " \
            "and its owner pays its hours and processing)" in notes
+
+
+def test_traffic_routed_to_nat_is_priced_even_without_a_nat_gateway(catalog: Catalog) -> None:
+    p = network_prices(catalog, "us-east-1")
+    # an explicit list leaving ecr.dkr and logs on NAT (validation refuses it with natGateways 0, but an
+    # existing endpoint AWS says does not serve lands there too): their processing is priced, no NAT hours
+    u = NetworkUsage(az_count=2, nat_gateways=0, monthly_traffic_gb=TRAFFIC, endpoints=("s3",))
+    comps = cost_components(u, p, "USD")
+    assert [(c.name, round(c.monthly_cost, 2)) for c in comps] == [("NAT data processed (ecr.dkr, logs)", 49.5),
+                                                                   ("Gateway endpoint (s3)", 0.0)]
+    # auto without a NAT gateway: an endpoint for each service with traffic and each the nodes reach
+    u = NetworkUsage(az_count=2, nat_gateways=0, monthly_traffic_gb=TRAFFIC, endpoints=None)
+    rs = routes(u, p)
+    assert [(r.service, r.via) for r in rs] == [("ecr.api", "interface"), ("ecr.dkr", "interface"), ("logs", "interface"),
+                                                ("s3", "gateway"), ("sts", "interface")]
+    assert all("no NAT gateway" in r.reason for r in rs if r.via == "interface")
+    assert not any(c.name.startswith("NAT ") for c in cost_components(u, p, "USD"))

@@ -48,3 +48,20 @@ def test_a_replicated_personal_data_bucket_needs_room_for_its_copy(tmp_path: Pat
                           f"and S3 bucket names hold at most 63 characters") for p in problems), problems
     # internal data is not copied off site: only its own name counts
     assert not any("checkpointBuckets" in p for p in _problems(tmp_path, mlps + _bucket(name, "internal")))
+
+
+def test_a_bucket_named_as_another_ones_off_site_copy_is_refused_at_its_name(tmp_path: Path) -> None:
+    # MLPS 2.0 level 3 copies the personal-data bucket "ckpt" off site as storage-ckpt-replica: a bucket
+    # the policy names "ckpt-replica" would be a second storage-ckpt-replica (the synthesis stopped at
+    # AccessLogArchiveArgs.sources, naming no policy field)
+    mlps = "compliance: {frameworks: [mlps-l3]}\n"
+    two = ("storage:\n  checkpointBuckets:\n    - {name: ckpt, dataClass: personal}\n"
+           "    - {name: ckpt-replica, dataClass: internal}\n")
+    line = HEAD.count("\n") + 5  # after the compliance, storage, checkpointBuckets and first bucket lines
+    expected = (f"{line}: storage.checkpointBuckets[1].name: the off-site copy of bucket 'ckpt' takes this name "
+                "(storage-ckpt-replica: MLPS 2.0 level 3 copies personal data off site to a bucket named after it and "
+                "'-replica'); choose another name")
+    assert expected in _problems(tmp_path, mlps + two)
+    # no copy is made of internal data, nor without MLPS 2.0 level 3: the name is free
+    assert not any("off-site copy" in p for p in _problems(tmp_path, mlps + two.replace("personal", "internal")))
+    assert _problems(tmp_path, two) == []

@@ -357,3 +357,16 @@ def test_stack_file_of_the_wrong_shape(stack_yaml: str, expected: str, tmp_path:
     project = tiny_project(tmp_path, "", stack_yaml)
     rc, err = run_synth(capsys, "x", "--project-dir", str(project))
     assert_clear_error(rc, err, f"{project}/Pulumi.x.yaml: ", expected)
+
+
+def test_an_instance_type_the_catalog_does_not_price_stops_the_program_at_its_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    # `validate` and `plan` refuse it; the planner leaves such a type out, so the program (synth, check,
+    # pulumi up) went on without it until it ran the same checks
+    project = example_project(tmp_path, "config:\n  aws:region: us-east-1\n  seedance:policy: x.yaml\n")
+    (project / "x.yaml").write_text(
+        "apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: policies/dev.yaml\nfleets:\n"
+        "  - name: batch-embed\n    instanceTypes: {allowed: [g4dn.xlarge, g4dn.4xlarge]}\n")
+    rc, err = run_synth(capsys, "x", "--project-dir", str(project))
+    assert_clear_error(rc, err, f"{project}/x.yaml:6:44: fleets[2].instanceTypes.allowed[1] (fleet 'batch-embed'): no "
+                                "price for instance type 'g4dn.4xlarge' in us-east-1")
