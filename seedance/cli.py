@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import os
 import sys
@@ -57,20 +58,39 @@ def app(verbose: bool) -> None:
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Check instance types against prices refreshed into this cache too (default: $SEEDANCE_PRICE_CACHE "
                    "if set; else the bundled catalog only), as plan and estimate do.")
-def validate(paths: tuple[Path, ...], fmt: str, cache_dir: Path | None) -> int:
+@click.option("--policies", "policies_dir", type=click.Path(path_type=Path, exists=True, file_okay=False), default=None,
+              help="The gate's Rego policy directory whose controls waivers may name, as for `seedance check "
+                   "--policies` (default: $SEEDANCE_POLICIES if set; else the policies bundled with Seedance).")
+@click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
+              help="The day waivers are held against: one that expired before it is a warning (default: today, UTC).")
+def validate(paths: tuple[Path, ...], fmt: str, cache_dir: Path | None, policies_dir: Path | None,
+             as_of: dt.datetime | None) -> int:
     """Validate cost policies; exit 0 when all are valid, 1 otherwise."""
+    from seedance.clock import utc_today
+
     out = console()
     results = []
+    controls = _gate_controls(policies_dir)
+    on = as_of.date() if as_of is not None else utc_today()
     for path, loaded, problems in _load_each(paths, cache_dir):
+        warnings: list[Problem] = []
+        if loaded is not None:
+            problems, warnings = _waiver_problems(loaded, controls, on)
+            if problems:
+                loaded = None
         if loaded is None:
-            results.append({"path": str(path), "valid": False, "errors": [str(p) for p in problems]})
+            results.append({"path": str(path), "valid": False, "errors": [str(p) for p in problems],
+                            "warnings": [str(w) for w in warnings]})
             if fmt == "text":
                 _print_problems(out, problems)
+                _print_problems(out, warnings, "[yellow]warning[/yellow]")
                 out.print(f"[red]✗ {_esc(str(path))}: {len(problems)} error(s)[/red]")
             continue
         summary = policy_summary(loaded.policy)
-        results.append({"path": str(path), "valid": True, "errors": [], "summary": summary})
+        results.append({"path": str(path), "valid": True, "errors": [], "warnings": [str(w) for w in warnings],
+                         "summary": summary})
         if fmt == "text":
+            _print_problems(out, warnings, "[yellow]warning[/yellow]")
             out.print(f"[green]✓[/green] {_esc(str(path))}: valid ({_esc(summary['headline'])})")
     ok = all(r["valid"] for r in results)
     if fmt == "json":
@@ -159,9 +179,41 @@ def _load_each(paths: tuple[Path, ...], cache_dir: Path | None = None) -> Iterat
         yield (path, None, problems) if problems else (path, loaded, [])
 
 
-def _print_problems(out: Console, problems: list[Problem]) -> None:
+def _print_problems(out: Console, problems: list[Problem], label: str = "[red]error[/red]") -> None:
     for problem in problems:
-        out.print(f"[red]error[/red] {_esc(str(problem))}")
+        out.print(f"{label} {_esc(str(problem))}")
+
+
+def _gate_controls(policies_dir: Path | None) -> frozenset[str] | None:
+    """The control ids waivers may name: those of ``policies_dir``, else of the policies the gate uses
+    by default (None, with a warning, when there are none to read: waivers are then not checked)."""
+    from seedance.policy.controls import control_ids
+    from seedance.resources import ResourceNotFoundError, policies_dir as default_policies_dir
+
+    try:
+        root = policies_dir if policies_dir is not None else default_policies_dir()
+    except ResourceNotFoundError as exc:
+        log.warning("waivers' controls not checked: %s", exc)
+        return None
+    found = control_ids(root)
+    if not found:
+        log.warning("waivers' controls not checked: %s holds no control rule (gdpr/, mlps/, budget/)", root)
+        return None
+    return found
+
+
+def _waiver_problems(loaded: LoadedPolicy, controls: frozenset[str] | None,
+                     on: dt.date) -> tuple[list[Problem], list[Problem]]:
+    """The errors and warnings of the policy's waivers, at their lines (see semantics.waiver_issues)."""
+    from seedance.policy.loader import locate
+    from seedance.policy.semantics import waiver_issues
+
+    def at(issues: list) -> list[Problem]:
+        hits = [(locate(loaded.tree, loc), message) for loc, message, *_ in issues]
+        return [Problem(hit.location, hit.path, message, hit.context) for hit, message in hits]
+
+    errors, warnings = waiver_issues(loaded.policy.waivers, controls, on)
+    return at(errors), at(warnings)
 
 
 def _esc(text: str) -> str:

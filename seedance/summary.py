@@ -7,6 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from seedance.planner.spot import whole_percent_share
 from seedance.policy.model import CostPolicy
 
 
@@ -49,7 +50,8 @@ def render_summary(console: Console, title: str, p: CostPolicy) -> None:
             "yes" if f.core else "no",
             req,
             f"{f.capacity.min}/{f.capacity.desired}/{f.capacity.max}",
-            f"{f.spot.max_share:.0%}" if f.spot else "no spot",
+            # the share the group deploys (whole percents, rounded down, as the planner takes it): 0.999 is 99%
+            f"{whole_percent_share(f.spot.max_share):.0%}" if f.spot else "no spot",
             reserved,
             sharing,
         )

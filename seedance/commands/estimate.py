@@ -107,7 +107,8 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
               help="Output format (markdown: a report for a pull request or wiki).")
 @click.option("--plan", "plan_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Estimate this plan (JSON of `seedance plan`) instead of planning the policy now.")
+              help="Estimate this plan (JSON of `seedance plan`) instead of planning the policy now; a plan made "
+                   "for a stack without a cluster is priced so, unless --stack's configuration says otherwise.")
 @click.option("--no-plan", is_flag=True,
               help="Price the policy's own values without planning: the planner's instance types and spot, but "
                    "reservations only as the policy fixes or holds them (not the figure the gate checks).")
@@ -137,8 +138,14 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, no_plan: bool,
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         check_instance_types(loaded, catalog)  # PolicyError: reported by the CLI's error boundary
-        cluster = joins_cluster(project_dir, stack, [policy_path])
         plan = read_plan(plan_path) if plan_path is not None else None
+        # a plan records the kind of stack it was made for: without a stack configuration that says
+        # otherwise, it is priced as that stack deploys
+        cluster = joins_cluster(project_dir, stack, [policy_path], assumed=plan.cluster if plan is not None else True)
+        if plan is not None and stack is None and not plan.cluster:
+            log.warning("%s was planned for a stack without a cluster (\"cluster\": false): priced as that stack "
+                        "deploys (groups at their desired size; no StorageClass volumes, backups or EKS); "
+                        "--stack NAME prices it as that stack's configuration says", plan_path)
         if plan is None and not no_plan:
             from seedance.commands.plan import refuse_unplannable
             from seedance.planner.demand import DemandError

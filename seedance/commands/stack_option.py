@@ -29,19 +29,22 @@ def stack_name(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return value
 
 
-def joins_cluster(project_dir: Path, stack: str | None, policies: Sequence[Path] = ()) -> bool:
+def joins_cluster(project_dir: Path, stack: str | None, policies: Sequence[Path] = (), *,
+                  assumed: bool = True) -> bool:
     """Whether the stack's fleets join a cluster: what its Pulumi.STACK.yaml says, when there is one
-    (one that cannot be read is a usage error); else assumed, as for a policy priced on its own.
-    ``policies``: the policy files the command reads; a warning says so when the stack deploys
-    none of them (its seedance:policy), since its cluster setting and tag are then another policy's."""
+    (one that cannot be read is a usage error); else ``assumed``: a cluster for a policy priced on its
+    own, what a plan records for ``estimate --plan``.  ``policies``: the policy files the command reads;
+    a warning says so when the stack deploys none of them (its seedance:policy), since its cluster
+    setting and tag are then another policy's."""
     if stack is None:
-        return True
+        return assumed
     from seedance.synth.project import stack_file_path
 
     stack_file = stack_file_path(project_dir, stack)  # in Pulumi.yaml's stackConfigDir when it names one
     if not stack_file.is_file():
-        log.warning("--stack %s: %s does not exist, so the stack is taken to join a cluster", stack, stack_file)
-        return True
+        log.warning("--stack %s: %s does not exist, so the stack is taken to %s", stack, stack_file,
+                    "join a cluster" if assumed else "name no cluster, as the plan records")
+        return assumed
     from seedance.gate.inputs import InvalidInputError, SecretPolicyError, stack_setup
 
     try:

@@ -5,7 +5,8 @@ and check that a plan belongs to the policy it is used with.
 whole numbers from 0 to :data:`MAX_UNITS`, shares in [0, 1].  :func:`plan_problems` checks the
 meaning against a policy and the price catalog: the same policy name and fleets, node counts within
 the fleet's capacity, spot shares within its ``spot.maxShare``, and instance types that meet the
-fleet's GPU/CPU requirement (the planner's own rule, :func:`seedance.planner.instances.unit_weight`).
+fleet's GPU/CPU requirement (the planner's own rule, :func:`seedance.planner.instances.unit_weight`),
+and a spot fleet's interruption rate that of its most interrupted type's Spot Advisor band.
 """
 
 from __future__ import annotations
@@ -236,8 +237,9 @@ def _fleet(f: Any, i: int, p: _Problems) -> FleetPlan | None:
         monthly_cost=r.number("monthly_cost", required=False, default=None, nullable=True),
         monthly_cost_all_ondemand=r.number("monthly_cost_all_ondemand", required=False, default=None, nullable=True),
         cost_components=list(components),
+        # a Spot Advisor band's hourly rate (at most 0.196, the open band's): never above 1 an hour
         interruption_rate_per_hour=r.number("interruption_rate_per_hour", required=False, default=None,
-                                            nullable=True, low=0),
+                                            nullable=True, low=0, high=1),
         held_other_terms=other_terms,
         expected_within_reserved=r.number("expected_within_reserved", required=False, default=None, nullable=True,
                                           low=0, high=MAX_UNITS),
@@ -401,6 +403,8 @@ def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str, on: dt
         if fp.spot_share_above_base > cap_share + _TOLERANCE:
             out.append(f"{at}spot_share_above_base {fp.spot_share_above_base:g} is above the policy's "
                        + (f"spot.maxShare {cap_share:g}" if fleet.spot is not None else "limit 0 (the fleet has no spot block)"))
+        if fp.spot_share_above_base > 0:
+            out += _interruption_problems(at, fp, catalog, region)
         req = requirement(fleet)
         allowed = fleet.instance_types.allowed
         for j, choice in enumerate(fp.instance_types):
@@ -420,6 +424,39 @@ def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str, on: dt
             elif weight != choice.weight:
                 out.append(f"{where}weight {choice.weight} in the plan, but {it} holds {weight} unit(s) of this fleet")
     return out
+
+
+def _interruption_problems(at: str, fp: FleetPlan, catalog: Catalog, region: str) -> list[str]:
+    """A fleet that runs spot is priced at the interruption rate of its most interrupted spot pool, the
+    Spot Advisor band of the types its group lists (the planner lists only those it runs on spot):
+    the plan's ``interruption_rate_per_hour``, when it gives one, must be that band's rate in ``catalog``
+    (a plan without one prices spot without interruption losses, as it always has)."""
+    from seedance.planner.spot import band_hourly_rate, band_label
+    from seedance.pricing.catalog import UnknownPriceError
+
+    bands: list[tuple[float, str]] = []
+    for choice in fp.instance_types:
+        try:
+            band = catalog.instance(region, choice.instance_type).interruption_band_max_pct
+        except UnknownPriceError:
+            continue  # listed among the instance_types problems
+        if band is not None:
+            bands.append((band, choice.instance_type))
+    got = fp.interruption_rate_per_hour
+    if got is None:
+        return []
+    share = f"spot_share_above_base {fp.spot_share_above_base:g}"
+    if not bands:
+        return [] if not fp.instance_types else [
+            f"{at}{share}, but none of its instance types has a Spot Advisor band in {region} (`seedance plan` runs "
+            "such a fleet on-demand only)"]
+    band, itype = max(bands)
+    want = band_hourly_rate(band)
+    if got is not None and math.isclose(got, want, rel_tol=1e-9):
+        return []
+    return [f"{at}interruption_rate_per_hour {got:g} with {share}, but its most "
+            f"interrupted spot pool, {itype} (Spot Advisor band {band_label(band)}), gives {want:.6g} per hour, "
+            "the rate `seedance plan` records (plan and estimate with the same prices)"]
 
 
 def _held_other_terms_problems(at: str, fp: FleetPlan, fleet: Any, active: dict[Any, int], on: dt.date) -> list[str]:

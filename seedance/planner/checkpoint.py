@@ -48,7 +48,10 @@ def overhead_fraction(interval: float, delta: float, mtbi: float, restart: float
         raise ValueError(f"checkpoint interval must be positive, got {interval}")
     if restart < 0:
         raise ValueError(f"restart time must be >= 0, got {restart}")
-    wall_per_work = mtbi * math.exp(restart / mtbi) * math.expm1((interval + delta) / mtbi) / interval
+    try:
+        wall_per_work = mtbi * math.exp(restart / mtbi) * math.expm1((interval + delta) / mtbi) / interval
+    except OverflowError:  # interruptions so frequent that (almost) no work is ever done
+        return 1.0
     return 1.0 - 1.0 / wall_per_work
 
 

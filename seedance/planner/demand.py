@@ -1,8 +1,9 @@
 """Hourly demand history (the planner's one I/O module).
 
-File format (CSV, header required): ``hour,demand`` - ``hour`` an ISO-8601 UTC timestamp at the
-start of the hour (``2024-01-01T00:00:00Z``), ``demand`` the average number of fleet units
-(nodes) needed in that hour, a number from 0 to 1,000,000 (``MAX_DEMAND``).  The file is UTF-8
+File format (CSV, header required): ``hour,demand`` - ``hour`` an ISO-8601 timestamp at the
+start of the hour (``2024-01-01T00:00:00Z``; one with an offset, ``2024-01-01T05:00:00+05:00``, is
+converted to UTC, and one without a zone is read as UTC), ``demand`` the average number of fleet
+units (nodes) needed in that hour, a number from 0 to 1,000,000 (``MAX_DEMAND``) in the digits 0-9.  The file is UTF-8
 (a byte-order mark is allowed).  Hours must be consecutive and increasing;
 lines starting with ``#`` are comments.
 """
@@ -92,6 +93,9 @@ def parse_demand_csv(text: str, source: str = "<string>") -> DemandHistory:
             value = float(cells[di])
         except ValueError:
             raise DemandError(f"{source}:{lineno}: demand: expected a number of nodes, got {cells[di]!r}") from None
+        if not cells[di].strip().isascii():  # float() also reads full-width and other scripts' digits ('３', '٣')
+            raise DemandError(f"{source}:{lineno}: demand: expected a number of nodes written in the digits 0-9, "
+                              f"got {cells[di].strip()!r}")
         if not math.isfinite(value) or value < 0 or value > MAX_DEMAND:
             raise DemandError(f"{source}:{lineno}: demand: expected a number of nodes from 0 to {MAX_DEMAND:,}, "
                               f"got {cells[di].strip()!r}")
@@ -122,8 +126,8 @@ def _parse_hour(text: str, source: str, lineno: int) -> dt.datetime:
     try:
         hour = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise DemandError(f"{source}:{lineno}: hour: expected an ISO-8601 UTC timestamp such as "
-                          f"2024-01-01T00:00:00Z, got {text!r}") from None
+        raise DemandError(f"{source}:{lineno}: hour: expected an ISO-8601 timestamp such as 2024-01-01T00:00:00Z "
+                          f"(an offset such as +05:00 is converted to UTC, no zone is read as UTC), got {text!r}") from None
     if hour.tzinfo is None:
         hour = hour.replace(tzinfo=dt.UTC)
     try:

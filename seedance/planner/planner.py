@@ -92,6 +92,8 @@ class FleetInputs:
     # Without it the group runs its desired size and off-peak windows whatever the demand: that
     # schedule, known exactly, is what runs and what reservations are decided on (history unread)
     sized_to_demand: bool = True
+    # the held units by term, as the policy's reserved.held gives them (empty: terms unknown, as for --held)
+    held_terms: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -453,6 +455,8 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
                                     f"than the policy fixes)")
             if held > target * w:
                 why["reserved"] += f"; {held} already held, never fewer"
+            elif held:
+                why["reserved"] += _held_cover(held, held_inst >= target, inp.held_terms)
         elif r_price is None:
             why["reserved"] = (f"no sourced {term} {fleet.reserved.payment.value} reserved price for {po.instance_type}"
                                f"{' in ' + inp.region if inp.region else ''}: nothing new reserved")
@@ -486,6 +490,8 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
                                        f"counts instances, never more units than capacity.max {cap_units})"))
             if held > target * w:
                 why["reserved"] += f"; {held} already held"
+            elif held:
+                why["reserved"] += _held_cover(held, held_inst >= target, inp.held_terms)
         else:
             billing = Uncovered(po.ondemand_hourly, spot.effective_hourly if spot.share > 0 else None, spot.share,
                                 1.0 if gold else 0.0)
@@ -686,6 +692,15 @@ def _duration(hours: int) -> str:
 # ---------------------------------------------------------------------- policy level (I/O here)
 
 
+def _held_cover(held: int, covered: bool, terms: tuple[tuple[str, int], ...]) -> str:
+    """What the units already held do for a reservation target they do not exceed: cover it
+    (nothing to buy), or part of it."""
+    which = f" ({', '.join(f'{n} of {t}' for t, n in terms)})" if terms else ""
+    if covered:
+        return f"; the {held} unit(s) already held{which} cover it: nothing to buy"
+    return f"; {held} of them already held{which}"
+
+
 def held_by_term_on(fleet: Fleet, day: dt.date) -> dict[Term, int]:
     """Units of the policy's held commitments running on ``day`` (bought on or before it, term not
     over), by term."""
@@ -797,6 +812,8 @@ def plan_policy(
             history=None if hist is None else hist.values,
             start_hour_of_week=0 if hist is None else hist.start_hour_of_week,
             held_units=held_units, region=region,
+            held_terms=() if held is not None and fleet.name in held else tuple(
+                (t.value, n) for t, n in sorted(active_held_by_term(fleet, on).items()) if n),
             history_source=fleet.demand_history or "",
             history_gap_hours=gap,
             sized_to_demand=cluster,

@@ -57,6 +57,7 @@ from seedance.policy.model import (
     TERM_YEARS,
     StorageTier,
     TagValue,
+    Waiver,
     Workload,
     backed_up_classes,
     services_without_route,
@@ -713,3 +714,27 @@ def _scheduling(s: Scheduling) -> list[Issue]:
             )
         ]
     return []
+
+
+def waiver_issues(waivers: list[Waiver], controls: frozenset[str] | None, on: dt.date) -> tuple[list[Issue], list[Issue]]:
+    """The errors and the warnings of a policy's waivers (``seedance validate``; the gate itself only
+    reports a waiver that matched nothing, or expired).  ``controls``: the control ids of the gate's
+    policies (None: not known, so not checked); a waiver of another control never applies, so it is
+    an error, with the nearest id.  A waiver that expired before ``on`` is a warning: the gate
+    ignores it (and says so) from the day after its ``expires``."""
+    errors: list[Issue] = []
+    warnings: list[Issue] = []
+    for i, w in enumerate(waivers):
+        if controls is not None and w.control not in controls:
+            hint = difflib.get_close_matches(w.control, sorted(controls), n=1, cutoff=0.6)
+            if hint:
+                tail = f"; did you mean '{hint[0]}'?"
+            else:
+                same = sorted(c for c in controls if c.split("-", 1)[0] == w.control.split("-", 1)[0])
+                tail = f" ({', '.join(same[:6])}{', ...' if len(same) > 6 else ''})" if same else ""
+            errors.append((("waivers", i, "control"), f"expected a control of the gate's policies, got "
+                                                      f"'{w.control}'{tail}"))
+        if w.expires < on:
+            warnings.append((("waivers", i, "expires"), f"expired on {w.expires.isoformat()} (before "
+                                                        f"{on.isoformat()}): the gate ignores it; renew or remove it"))
+    return errors, warnings

@@ -14,7 +14,7 @@ from seedance.planner.planner import plan_policy
 from seedance.policy import load_policy
 from seedance.pricing import load_catalog
 import test_plan_input
-from test_plan_input import DEV, _fleet, _refused
+from test_plan_input import DEV, _fleet, _refused, _run
 
 dev_plan = test_plan_input.dev_plan  # the fixture, shared with test_plan_input
 
@@ -114,3 +114,42 @@ def test_the_month_layers_must_nest(tmp_path: Path, capsys: pytest.CaptureFixtur
     del inference["expected_within_base"]
     err = _refused(tmp_path, capsys, doc)
     assert "expected_within_reserved and expected_within_base come together, with expected_nodes" in err
+
+
+@pytest.mark.parametrize("rate", [10_000, 1e300, 1.5])
+def test_an_interruption_rate_above_one_an_hour_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           dev_plan: dict[str, Any], rate: float) -> None:
+    # 10,000 an hour overflowed the checkpoint maths (an internal error); 1 to 1,000 priced nonsense
+    doc = copy.deepcopy(dev_plan)
+    finetune = _fleet(doc, "finetune")
+    i = doc["fleets"].index(finetune)
+    finetune["interruption_rate_per_hour"] = rate
+    err = _refused(tmp_path, capsys, doc)
+    assert err.strip().endswith(f"fleets[{i}].interruption_rate_per_hour: expected a finite number from 0 to 1 or "
+                                f"null, got {json.dumps(rate)} (fleet 'finetune')"), err
+
+
+@pytest.mark.parametrize("rate", [0.5, 0.0])
+def test_a_spot_fleet_runs_at_its_most_interrupted_pools_rate(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              dev_plan: dict[str, Any], rate: float) -> None:
+    # the rate the planner records is the Spot Advisor band's of the group's most interrupted type
+    doc = copy.deepcopy(dev_plan)
+    finetune = _fleet(doc, "finetune")
+    assert finetune["spot_share_above_base"] > 0 and [c["instance_type"] for c in finetune["instance_types"]] == ["g5.2xlarge"]
+    finetune["interruption_rate_per_hour"] = rate
+    err = _refused(tmp_path, capsys, doc)
+    assert err.strip().endswith(
+        f"the plan does not fit the policy: fleet 'finetune': interruption_rate_per_hour {rate:g} with "
+        "spot_share_above_base 1, but its most interrupted spot pool, g5.2xlarge (Spot Advisor band 15-20%), gives "
+        "0.000340358 per hour, the rate `seedance plan` records (plan and estimate with the same prices)"), err
+
+
+def test_a_fleet_off_spot_may_carry_any_rate_up_to_one(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       dev_plan: dict[str, Any]) -> None:
+    # inference runs no spot: its rate is recorded (of its pools) but prices nothing
+    doc = copy.deepcopy(dev_plan)
+    inference = _fleet(doc, "inference")
+    assert inference["spot_share_above_base"] == 0
+    inference["interruption_rate_per_hour"] = 1.0
+    code, _, err = _run(tmp_path, capsys, doc)
+    assert code == 0, err

@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import logging
 from pathlib import Path
 
 import pytest
 
 from seedance.cli import main
+from seedance.planner.planner import plan_policy
+from seedance.policy import load_policy
+from seedance.pricing import load_catalog
 
 REPO = Path(__file__).resolve().parents[2]
 STACKS = REPO / "stacks"
@@ -64,3 +69,30 @@ def test_an_empty_stack_name_is_a_usage_error(command: list[str], name: str,
     assert main([*command, "--stack", name]) == 2
     err = capsys.readouterr().err
     assert f"Invalid value for '--stack': expected a Pulumi stack name (letters, digits, '-', '_' or '.'), got {name!r}" in err
+
+
+def test_a_plan_for_a_stack_without_a_cluster_is_priced_so(tmp_path: Path, caplog: pytest.LogCaptureFixture,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The plan records the kind of stack it was made for: without --stack it is priced as that stack
+    deploys (no EKS, no StorageClass volumes or backups), with a warning; a stack's configuration decides."""
+    policy = POLICIES / "eu-prod.yaml"
+    plan = plan_policy(load_policy(policy), load_catalog(), as_of=dt.date(2024, 5, 30), cluster=False)
+    path = tmp_path / "nc.plan.json"
+    path.write_text(json.dumps(plan.to_json()))
+
+    def kinds(*extra: str) -> set[str]:
+        capsys.readouterr()
+        assert main(["estimate", "-f", "json", str(policy), "--plan", str(path), *extra]) == 0
+        return {r["kind"] for r in json.loads(capsys.readouterr().out)["resources"]}
+
+    assert not kinds() & {"eks", "backup"}
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warned == [f'{path} was planned for a stack without a cluster ("cluster": false): priced as that stack '
+                      "deploys (groups at their desired size; no StorageClass volumes, backups or EKS); --stack NAME "
+                      "prices it as that stack's configuration says"]
+    caplog.clear()
+    assert {"eks", "backup"} <= kinds("--stack", "eu-prod", "--project-dir", str(STACKS))  # it names its cluster
+    assert any("planned for a stack without a cluster, but stack eu-prod joins one" in r.getMessage()
+               for r in caplog.records)
+    caplog.clear()
+    assert not kinds("--stack", "elsewhere", "--project-dir", str(STACKS)) & {"eks", "backup"}  # no stack file

@@ -66,3 +66,11 @@ def test_decide_checkpoint_fixed_and_no_spot():
 def test_bad_inputs(delta, m):
     with pytest.raises(ValueError, match="must be positive"):
         young_interval(delta, m)
+
+
+@pytest.mark.parametrize("rate", [10_000.0, 1e6, 1e300])
+def test_overhead_never_overflows_for_finite_inputs(rate):
+    # exp(restart / mtbi) overflowed (OverflowError) once interruptions came every fraction of a second
+    d = decide_checkpoint(180.0, 600.0, rate)
+    assert d.overhead == 1.0 and math.isfinite(d.interval_s)
+    assert overhead_fraction(1.0, 1.0, 1e-3, 600.0) == 1.0

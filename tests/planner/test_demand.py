@@ -33,7 +33,13 @@ def test_parse_and_cut_before_decision_point():
         ("hour,demand\n2024-01-01T00:00:00Z,nan\n", "d.csv:2: demand: expected a number of nodes from 0 to 1,000,000, got 'nan'"),
         ("hour,demand\n2024-01-01T00:00:00Z,1\n2024-01-01T02:00:00Z,1\n",
          "d.csv:3: hour: expected 2024-01-01T01:00:00Z (consecutive hours), got 2024-01-01T02:00:00Z"),
-        ("hour,demand\nmonday,1\n", "d.csv:2: hour: expected an ISO-8601 UTC timestamp such as 2024-01-01T00:00:00Z, got 'monday'"),
+        ("hour,demand\nmonday,1\n", "d.csv:2: hour: expected an ISO-8601 timestamp such as 2024-01-01T00:00:00Z (an offset "
+                                     "such as +05:00 is converted to UTC, no zone is read as UTC), got 'monday'"),
+        # float() reads other scripts' digits; --held refuses them, and so does the history
+        ("hour,demand\n2024-01-01T00:00:00Z,１\n2024-01-01T01:00:00Z,３\n",
+         "d.csv:2: demand: expected a number of nodes written in the digits 0-9, got '１'"),
+        ("hour,demand\n2024-01-01T00:00:00Z,1\n2024-01-01T01:00:00Z,\u0663.5\n",
+         "d.csv:3: demand: expected a number of nodes written in the digits 0-9, got '\u0663.5'"),
         ("hour,demand\n2024-01-01T00:30:00Z,1\n", "d.csv:2: hour: expected the start of an hour, got '2024-01-01T00:30:00Z'"),
         ("hour,demand\n", "d.csv: no data rows after the header"),
         # a second demand column was silently ignored; Python's float() reads 1_000
@@ -64,6 +70,12 @@ def test_roundtrip(tmp_path):
     assert h.start == dt.datetime(2024, 3, 4, 5, tzinfo=UTC) and list(h.values) == [1.0, 2.25]
     with pytest.raises(DemandError, match="cannot read: .*of demand history"):
         read_demand_csv(tmp_path / "missing.csv")
+
+
+def test_offsets_are_converted_and_zoneless_hours_read_as_utc():
+    # as the error message says: the same three hours, written three ways
+    h = parse_demand_csv("hour,demand\n2024-01-01T05:00:00+05:00,1\n2024-01-01T01:00:00,2\n2024-01-01T02:00:00Z,3\n", "d.csv")
+    assert h.start == dt.datetime(2024, 1, 1, tzinfo=UTC) and list(h.values) == [1.0, 2.0, 3.0]
 
 
 def test_the_largest_demand_is_accepted():

@@ -80,3 +80,28 @@ def test_a_reservation_ending_within_the_month_is_replaced_not_priced_as_running
     (tmp_path / "q.yaml").write_text(queued)
     fq = plan_policy(load_policy(tmp_path / "q.yaml"), catalog, as_of=dt.date(2024, 5, 30), cluster=False).fleets[0]
     assert fq.new_purchases == [] and fq.reserved_units == 2
+
+
+def test_held_units_that_cover_the_reservation_are_said_to(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # the fleet's 2 always-running units, held: the rationale said "reserve the fleet's minimum (2 unit(s)…)"
+    # with nothing to buy and no word of the held units (it did when they exceeded the recommendation)
+    from seedance.planner.planner import plan_policy
+    from seedance.policy import load_policy
+    from seedance.pricing import load_catalog
+
+    catalog = load_catalog()
+    day = dt.date(2024, 5, 30)
+
+    def reserved(commitments: list[dict], **kw) -> str:  # type: ignore[no-untyped-def]
+        (tmp_path / "p.yaml").write_text(_expiring_policy(commitments))
+        fp = plan_policy(load_policy(tmp_path / "p.yaml"), catalog, as_of=day, **kw).fleets[0]
+        return fp.rationale["reserved"]
+
+    both = [{"units": 1, "term": "1y", "purchased": "2024-01-15"}, {"units": 1, "term": "3y", "purchased": "2024-02-29"}]
+    assert reserved(both).endswith("reserve the fleet's minimum (2 unit(s), always running); the 2 unit(s) already "
+                                   "held (1 of 1y, 1 of 3y) cover it: nothing to buy")
+    assert reserved(both[1:]).endswith("reserve the fleet's minimum (2 unit(s), always running); 1 of them already "
+                                       "held (1 of 3y)")
+    # --held gives units, not their terms
+    assert reserved([], held={"web": 2}).endswith("; the 2 unit(s) already held cover it: nothing to buy")
+    assert reserved([], held={"web": 3}).endswith("; 3 already held")
