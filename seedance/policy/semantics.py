@@ -46,7 +46,6 @@ from seedance.policy.model import (
     LOG_RETENTION_DAYS,
     MAX_BUDGET_THRESHOLDS,
     MIN_BACKUP_RETENTION_DAYS,
-    NODE_SERVICES,
     Fleet,
     Metadata,
     Network,
