@@ -212,6 +212,10 @@ def _minor(version: str) -> tuple[int, int]:
     return int(major), int(minor)
 
 
+#: how many minor versions a node's kubelet may be older than the EKS control plane
+MAX_NODE_SKEW = 3
+
+
 def node_version(cluster_version: str, configured: str | None) -> str:
     """The Kubernetes version of the nodes' AMI in a cluster running ``cluster_version``: the cluster's
     own, or ``configured`` (``seedance:eksVersion``) when set and not newer than it, since a kubelet
@@ -222,6 +226,10 @@ def node_version(cluster_version: str, configured: str | None) -> str:
     require(_minor(configured) <= _minor(cluster_version), "seedance:eksVersion",
             f"expected a version not newer than the cluster's {cluster_version} (a kubelet newer than its API "
             f"server is unsupported), got {configured}; leave it unset to follow the cluster's version")
+    (major, minor), (cmajor, cminor) = _minor(configured), _minor(cluster_version)
+    require(major == cmajor and cminor - minor <= MAX_NODE_SKEW, "seedance:eksVersion",
+            f"expected a version at most {MAX_NODE_SKEW} minor versions older than the cluster's {cluster_version} "
+            f"(EKS supports no older nodes), got {configured}; leave it unset to follow the cluster's version")
     return configured
 
 

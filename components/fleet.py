@@ -60,7 +60,8 @@ DEFAULT_EKS_VERSION = "1.31"
 def check_eks_version(version: str, field: str = "SpotRiFleetArgs.eks_version") -> str:
     """``version`` when it is a Kubernetes minor version such as 1.31, else :class:`ComponentArgsError`
     naming ``field``."""
-    require(bool(re.fullmatch(r"\d+\.\d+", version)), field, f"expected e.g. '1.31', got {version!r}")
+    # no leading zeros: the SSM parameter path holds the version as EKS writes it (1.31, never 1.031)
+    require(bool(re.fullmatch(r"[1-9]\d*\.(?:0|[1-9]\d*)", version)), field, f"expected e.g. '1.31', got {version!r}")
     return version
 
 

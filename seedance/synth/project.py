@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 from pulumi.config import ConfigMissingError, ConfigTypeError
 
+from seedance.synth.components_errors import domain_cause
 from seedance.synth.runtime import SynthError, SynthResult, run_program
 from seedance.textfile import TextFileError, read_text_file
 
@@ -324,6 +325,11 @@ def synthesize_stack(stack: str, project_dir: Path = Path("stacks"), *,
         result = run_program(program, project=sc.project, stack=stack, config=sc.config, subnet_zones=subnet_zones)
     except (ConfigMissingError, ConfigTypeError) as exc:
         raise _config_error(sc, exc) from None
+    except (ValueError, AssertionError) as exc:  # a component's check in an apply, wrapped by Pulumi
+        cause = domain_cause(exc)
+        if cause is None or cause is exc:
+            raise
+        raise cause from None
     if sc.secure_keys:
         result.document.notes.append(f"secure config not available offline: {', '.join(sc.secure_keys)}")
     return result

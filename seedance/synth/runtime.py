@@ -88,6 +88,10 @@ def _short_hash(*parts: str, n: int = 8) -> str:
     return hashlib.sha256("/".join(parts).encode()).hexdigest()[:n]
 
 
+#: the Kubernetes version of a joined EKS cluster offline when the stack pins none (seedance:eksVersion)
+OFFLINE_CLUSTER_VERSION = "1.31"
+
+
 class SeedanceMocks(pmocks.Mocks):
     """Deterministic ids and ARNs; region and account come from the resource's provider.
 
@@ -98,8 +102,11 @@ class SeedanceMocks(pmocks.Mocks):
     """
 
     def __init__(self, default_region: str | None = None, default_account: str = DEFAULT_ACCOUNT,
-                 subnet_zones: Mapping[str, str] | None = None) -> None:
+                 subnet_zones: Mapping[str, str] | None = None, cluster_version: str | None = None) -> None:
         self.default_region = default_region
+        # what the EKS cluster lookup answers offline: the stack's seedance:eksVersion when it sets one
+        # (the nodes' version, which the program holds against the cluster's), else the default
+        self.cluster_version = cluster_version or OFFLINE_CLUSTER_VERSION
         self.default_account = default_account
         self.subnet_zones = dict(subnet_zones or {})
         self._providers: dict[str, tuple[str | None, str]] = {}  # provider id -> (region, account)
@@ -165,7 +172,7 @@ class SeedanceMocks(pmocks.Mocks):
         if args.token == "aws:ec2/getSubnets:getSubnets":
             return {"ids": _subnets_in(args.args.get("filters"), self.subnet_zones), "id": region}
         if args.token == "aws:eks/getCluster:getCluster":
-            cluster = _cluster(str(args.args.get("name") or ""), region, account, part)
+            cluster = _cluster(str(args.args.get("name") or ""), region, account, part, self.cluster_version)
             self.placeholders[cluster["vpcConfig"]["clusterSecurityGroupId"]] = f"the cluster security group of EKS cluster {cluster['name']}"
             return cluster
         log.warning("synth: no mock answer for invoke %s; returning an empty result", args.token)
@@ -193,9 +200,10 @@ def _subnets_in(filters: Any, zones: Mapping[str, str]) -> list[str]:
             if asked is None or s not in zones or zones[s] in asked]
 
 
-def _cluster(name: str, region: str, account: str, part: str) -> dict[str, Any]:
+def _cluster(name: str, region: str, account: str, part: str, version: str = OFFLINE_CLUSTER_VERSION) -> dict[str, Any]:
     """Offline answer to ``aws.eks.getCluster``: placeholders with the real shapes (an endpoint, a
-    base64 CA, a service CIDR, the cluster security group), stable across runs."""
+    base64 CA, a service CIDR, the cluster security group), stable across runs; ``version`` is the
+    control plane's Kubernetes version."""
     h = _short_hash("eks", region, name, n=32).upper()
     suffix = "amazonaws.com.cn" if part == "aws-cn" else "amazonaws.com"
     sg = f"sg-{_short_hash('eks-sg', region, name, n=17)}"
@@ -208,7 +216,7 @@ def _cluster(name: str, region: str, account: str, part: str) -> dict[str, Any]:
         "vpcConfig": {"clusterSecurityGroupId": sg, "controlPlaneEgressMode": "", "endpointPrivateAccess": True,
                       "endpointPublicAccess": False, "publicAccessCidrs": [], "securityGroupIds": [],
                       "subnetIds": [], "vpcId": ""},
-        "status": "ACTIVE", "version": "1.31",
+        "status": "ACTIVE", "version": version,
     }
 
 
@@ -321,7 +329,10 @@ def run_program(
     region = default_region or cfg.get("aws:region")
     with _RUN_LOCK:
         start = time.perf_counter()
-        mocks = SeedanceMocks(default_region=region, subnet_zones=subnet_zones)
+        # offline there is no control plane to ask its version: the cluster runs the version the stack
+        # pins its nodes to (seedance:eksVersion), so a pin is never refused against a made-up version
+        mocks = SeedanceMocks(default_region=region, subnet_zones=subnet_zones,
+                              cluster_version=cfg.get("seedance:eksVersion"))
         monitor = RecordingMonitor(mocks)
         _reset_runtime(cfg)
         pmocks.set_mocks(

@@ -251,6 +251,20 @@ def test_node_version_follows_the_cluster_and_is_never_newer() -> None:
                                                  r"cluster's 1.29 \(a kubelet newer than its API server is unsupported\), "
                                                  r"got 1.31"):
         node_version("1.29", "1.31")
+    assert node_version("1.31", "1.28") == "1.28"
+    with pytest.raises(ComponentArgsError, match=r"at most 3 minor versions older than the cluster's 1.31 .*got 1.27"):
+        node_version("1.31", "1.27")
+    with pytest.raises(ComponentArgsError, match=r"at most 3 minor versions older"):
+        node_version("2.0", "1.31")
+
+
+def test_an_eks_version_is_written_as_eks_writes_it() -> None:
+    from components.fleet import check_eks_version
+
+    assert check_eks_version("1.31") == "1.31" and check_eks_version("1.0") == "1.0"
+    for bad in ("1.031", "01.31", "v1.31", "1.31.2", "1.", "1"):
+        with pytest.raises(ComponentArgsError, match=r"expected e.g. '1.31'"):
+            check_eks_version(bad)
 
 
 def _eu_synth(monkeypatch, cluster_version: str, project=None):  # noqa: ANN001, ANN202
@@ -283,5 +297,27 @@ def test_an_eks_version_newer_than_the_cluster_is_refused(monkeypatch, tmp_path)
                     ignore=shutil.ignore_patterns("__pycache__"))
     config = project / "Pulumi.eu-prod.yaml"
     config.write_text(config.read_text() + '  seedance:eksVersion: "1.31"\n')
-    with pytest.raises(Exception, match=r"seedance:eksVersion: expected a version not newer than the cluster's 1.29"):
+    # raised in the image id's apply, it reaches the caller as itself (synth: `error: ...`, exit 1), not as
+    # Pulumi's ValueError naming the input it was resolving
+    with pytest.raises(ComponentArgsError, match=r"^seedance:eksVersion: expected a version not newer than the cluster's 1.29"):
         _eu_synth(monkeypatch, "1.29", project)
+
+
+def test_offline_a_pinned_eks_version_newer_than_the_default_synthesises(tmp_path) -> None:
+    # offline there is no control plane to ask: the cluster lookup answers the pinned version, so a stack
+    # whose nodes are pinned to a newer Kubernetes than the offline default is not refused against a
+    # made-up version (it was: "expected a version not newer than the cluster's 1.31 ... got 1.32")
+    import shutil
+    from pathlib import Path
+
+    from seedance.synth.project import synthesize_stack
+
+    root = Path(__file__).resolve().parents[2]
+    project = tmp_path / "stacks"
+    shutil.copytree(root / "stacks", project, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(root / "components", tmp_path / "components", ignore=shutil.ignore_patterns("__pycache__"))
+    config = project / "Pulumi.eu-prod.yaml"
+    config.write_text(config.read_text() + '  seedance:eksVersion: "1.32"\n')
+    doc = synthesize_stack("eu-prod", project).document
+    images = {r.inputs["imageId"] for r in doc.of_type("aws:ec2/launchTemplate:LaunchTemplate")}
+    assert images and all(i.startswith("resolve:ssm:/aws/service/eks/optimized-ami/1.32/") for i in images)
