@@ -54,10 +54,19 @@ MAX_MONTHLY_GB = 1_000_000_000
 MonthlyGb = Annotated[float, Field(ge=0, le=MAX_MONTHLY_GB)]
 #: Bounds of budget.monthlyAmount (in the budget's currency).
 MIN_BUDGET, MAX_BUDGET = 0.01, 1_000_000_000_000  # a cent (or fen) .. a trillion
-TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w .:/=+\-@]+$")]
+#: AWS's tag key and value characters (IAM's and CloudWatch Logs' tagKeyType / tagValueType: letters,
+#: separators and numbers of any script, and _ . : / = + - @). Not ``\w``, which also takes combining
+#: marks (a decomposed é, most Indic vowel signs), joiners and connector punctuation that AWS refuses.
+AWS_TAG_PATTERN = r"^[\p{L}\p{Z}\p{N}_.:/=+\-@]+$"
+#: The JSON Schema's looser form of it (Python's re, which JSON Schema validators such as jsonschema
+#: use, has no \p{..} classes); validation holds the policy to AWS_TAG_PATTERN.
+_SCHEMA_TAG = {"pattern": r"^[\w .:/=+\-@]+$"}
+TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=AWS_TAG_PATTERN),
+                   Field(json_schema_extra=_SCHEMA_TAG)]
 #: Tag values are not empty: CloudTrail refuses one (TagValue: min 1) and an empty default tag is
 #: dropped or diffs forever in the provider, taking the cost allocation with it.
-TagValue = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=r"^[\w .:/=+\-@]+$")]
+TagValue = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=AWS_TAG_PATTERN),
+                     Field(json_schema_extra=_SCHEMA_TAG)]
 Email = Annotated[str, StringConstraints(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
 Cron = Annotated[
     str,

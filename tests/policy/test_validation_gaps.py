@@ -492,3 +492,28 @@ def test_a_line_break_only_yaml_sees_is_refused_at_the_line_editors_show(ch: str
     assert (problem.location.line, problem.location.column) == (5, 32)
     assert f"U+{ord(ch):04X}" in problem.message and "YAML reads it as a line break" in problem.message
     assert load_policy_text(text.replace(ch, " ")).metadata.environment.value == "dev"
+
+
+@pytest.mark.parametrize(("owner", "valid"), [
+    ("josé@example.com", True),            # a precomposed letter: AWS takes it
+    ("jose\u0301@example.com", False),     # the same name decomposed: a combining mark AWS refuses
+    ("राम@example.com", False),            # a Devanagari vowel sign (a mark)
+    ("a\u200db@example.com", False),       # a zero-width joiner
+    ("x\u203fy@example.com", False),       # connector punctuation other than _
+    ("山田@example.jp", True),
+])
+def test_owner_and_tags_take_only_what_aws_takes_in_a_tag(owner: str, valid: bool) -> None:
+    # IAM's and CloudWatch Logs' tag pattern is [\p{L}\p{Z}\p{N}_.:/=+\-@]*; \w also matched marks and
+    # joiners, so such an owner passed validation and failed at deploy (the owner tags roles and log groups)
+    text = MINIMAL.replace("  owner: dev@example.com\n", f"  owner: '{owner}'\n")
+    if valid:
+        assert load_policy_text(text).metadata.owner == owner
+    else:
+        (problem,) = _problems(text)
+        assert "metadata.owner" in problem
+    tagged = _tags(f"    contact: '{owner}'\n")
+    if valid:
+        assert load_policy_text(tagged).metadata.tags["contact"] == owner
+    else:
+        (problem,) = _problems(tagged)
+        assert "metadata.tags.contact" in problem
