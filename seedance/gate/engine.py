@@ -309,32 +309,51 @@ def _placeholder_hint(message: str, gate_input: dict | None = None) -> str:
 
 def _placeholder_places(gate_input: dict | None, placeholder: str) -> list[str]:
     """``resource 'NAME' (TYPE) PATH`` for each property of the document's resources that is the
-    placeholder; those whose neighbours in a list are objects, or whose name ends in s, first."""
+    placeholder, the likeliest culprits first: those where another resource of the type holds a list or
+    an object (list items matched whatever their index), then those whose name or neighbours suggest
+    one (a plural or container name, objects beside it in a list), then the rest (among them those
+    where other resources of the type hold a scalar, such as an id or a number of days)."""
     try:
         resources = gate_input["document"]["resources"]  # type: ignore[index]
     except (KeyError, TypeError):
         return []
-    likely: list[str] = []
-    other: list[str] = []
+    resources = [r for r in resources if isinstance(r, dict)] if isinstance(resources, list) else []
+    shapes: dict[tuple[str, tuple], set[bool]] = {}  # (type, path with list indices as "*") -> container?
+    found: list[tuple[dict, list, bool]] = []  # (resource, path, hinted by its name or neighbours)
 
-    def walk(value, path: list, r: dict, siblings_objects: bool) -> None:
+    def walk(value, path: list, r: dict) -> None:
         if value == placeholder and path:
-            name = f"resource '{r.get('name', '?')}' ({r.get('type', '?')}) {'.'.join(str(p) for p in path)}"
-            last = path[-1]
-            (likely if siblings_objects or (isinstance(last, str) and (last.endswith("s") or last in _CONTAINERS))
-             else other).append(name)
-        elif isinstance(value, dict):
+            last = path[-1]  # an item of a list (rules iterate lists of objects), or a container's name
+            hinted = isinstance(last, int) or last in _CONTAINERS or (
+                last.endswith("s") and not last.endswith(_SCALAR_ENDINGS))
+            found.append((r, path, hinted))
+            return
+        if value is not None and not (isinstance(value, str) and value in _PLACEHOLDERS):
+            shapes.setdefault((str(r.get("type")), _shape(path)), set()).add(isinstance(value, (dict, list)))
+        if isinstance(value, dict):
             for k, v in value.items():
-                walk(v, [*path, k], r, False)
+                walk(v, [*path, k], r)
         elif isinstance(value, list):
-            objects = any(isinstance(v, (dict, list)) for v in value)
             for i, v in enumerate(value):
-                walk(v, [*path, i], r, objects)
+                walk(v, [*path, i], r)
 
-    for r in resources if isinstance(resources, list) else []:
-        if isinstance(r, dict):
-            walk(r.get("inputs"), ["inputs"], r, False)
-    return likely + other
+    for r in resources:
+        walk(r.get("inputs"), ["inputs"], r)
+    tiers: tuple[list[str], list[str], list[str]] = ([], [], [])
+    for r, path, hinted in found:
+        seen = shapes.get((str(r.get("type")), _shape(path)), set())
+        tier = 0 if True in seen else 2 if seen == {False} or not hinted else 1
+        tiers[tier].append(f"resource '{r.get('name', '?')}' ({r.get('type', '?')}) {'.'.join(str(p) for p in path)}")
+    return [*tiers[0], *tiers[1], *tiers[2]]
+
+
+def _shape(path: list) -> tuple:
+    return tuple("*" if isinstance(p, int) else p for p in path)
+
+
+_PLACEHOLDERS = {UNKNOWN, SECRET}
+# plural-looking property names that hold a scalar (ids, ARNs, a number of days ...)
+_SCALAR_ENDINGS = ("Ids", "Arns", "Names", "Days", "Seconds", "Minutes", "Hours", "Bytes", "Address", "Status")
 
 
 # property names that hold an object or a list without ending in s

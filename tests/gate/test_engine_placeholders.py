@@ -55,3 +55,26 @@ def test_check_exits_2_with_the_clear_message(capsys, tmp_path: Path) -> None:
     text = out.out + out.err
     assert "the gate could not evaluate the document" in text
     assert "resource 'cm' (kubernetes:core/v1:ConfigMap) inputs.data" in text
+
+
+def test_the_likeliest_culprit_is_named_first() -> None:
+    # a NetworkPolicy rule's port is unknown (rules read it as an object) among six log groups whose
+    # retention is unknown too (a number, as the document's other log groups show): the port was buried
+    # under "and 2 more" when every property whose name ends in s ranked first
+    def res(type_: str, name: str, inputs: dict) -> dict:
+        return {"type": type_, "name": name, "inputs": inputs}
+
+    logs = [res("aws:cloudwatch/logGroup:LogGroup", f"lg{i}", {"retentionInDays": "[unknown]"}) for i in range(6)]
+    known = res("aws:cloudwatch/logGroup:LogGroup", "kept", {"retentionInDays": 365})
+    np = res("kubernetes:networking.k8s.io/v1:NetworkPolicy", "np",
+             {"spec": {"ingress": [{"ports": ["[unknown]"]}]}})
+    gate_input = {"document": {"resources": [*logs, known, np]}}
+    hint = _placeholder_hint('`object.get` expects object argument. Got `"[unknown]"` instead', gate_input)
+    named = hint.split("(held by ")[1]
+    assert named.startswith("resource 'np' (kubernetes:networking.k8s.io/v1:NetworkPolicy) inputs.spec.ingress.0.ports.0")
+    # where other resources of the type hold an object there, that comes first of all
+    other = res("kubernetes:networking.k8s.io/v1:NetworkPolicy", "np2", {"spec": {"egress": [{"to": []}]}})
+    spec = res("kubernetes:networking.k8s.io/v1:NetworkPolicy", "np3", {"spec": "[unknown]"})
+    hint = _placeholder_hint('`object.get` expects object argument. Got `"[unknown]"` instead',
+                             {"document": {"resources": [*logs, np, other, spec]}})
+    assert hint.split("(held by ")[1].startswith("resource 'np3' (kubernetes:networking.k8s.io/v1:NetworkPolicy) inputs.spec")
