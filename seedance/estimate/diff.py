@@ -269,7 +269,7 @@ def compare_network(before: CostPolicy, after: CostPolicy, catalog: Catalog) -> 
                    + ("; its traffic then uses the VPC's existing endpoint" if b is not None and b.via == "existing"
                       else "; its traffic then goes through the NAT" if b is not None and b.via == "nat" else ""))
         elif b is not None and b.via in own:
-            why = f"the stack creates a {b.via} endpoint for {service}"
+            why = f"the stack creates {'an' if b.via == 'interface' else 'a'} {b.via} endpoint for {service}"
         else:
             why = b.reason if b is not None else "no traffic or endpoint for it any more"
         out.append(DecisionChange(NETWORK, f"{service} route", None if a is None else _ROUTE_WORDS[a.via],

@@ -309,3 +309,14 @@ def test_diff_reports_network_route_changes(tmp_path: Path) -> None:
     assert "No cost or planner decision changes" not in markdown
     assert "| (network) | s3 route | the stack's gateway endpoint |" in markdown
     assert "pulumi up deletes it" in markdown
+
+
+def test_diff_says_which_endpoint_the_stack_creates(tmp_path: Path) -> None:
+    # the reverse change: the VPC's existing endpoints become the stack's own again ("an interface
+    # endpoint", not "a interface endpoint")
+    eu = REPO / "stacks" / "policies" / "eu-prod.yaml"
+    base = tmp_path / "base.yaml"
+    base.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {eu}\nnetwork:\n  existingEndpoints: [s3, ecr.dkr]\n")
+    text = " ".join(_invoke("diff", str(base), str(eu), "--no-plan")[1].split())
+    assert "network: s3 route: the stack creates a gateway endpoint for s3" in text
+    assert "network: ecr.dkr route: the stack creates an interface endpoint for ecr.dkr" in text
