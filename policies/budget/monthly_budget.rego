@@ -56,3 +56,14 @@ _problems contains findings.problem(_stack, msg) if {
 		name, ep.id, input.facts.vpc_endpoints.vpc_id, input.document.stack,
 	])
 }
+
+# a VPC without a NAT gateway (network.natGateways 0) and a service network.existingEndpoints names that
+# EC2 shows no endpoint serving: its traffic has no route at all, so the nodes cannot reach it and the
+# estimate, which prices that traffic through NAT, describes a network that does not exist
+_problems contains findings.problem(_stack, msg) if {
+	object.get(input.policy, ["network", "natGateways"], 1) == 0
+	some name in object.get(input.policy, ["network", "existingEndpoints"], [])
+	endpoints.read(name)
+	endpoints.unavailable(name)
+	msg := endpoints.missing_message(name, "with no NAT gateway (network.natGateways 0) it has no route at all: the nodes cannot reach it, and the projection prices its traffic through a NAT gateway the VPC does not have; create the endpoint (list it in network.endpoints) or run a NAT gateway")
+}

@@ -105,3 +105,32 @@ test_pass_existing_endpoint_of_another_stack if {
 	v := monthly_budget.violation with input as gate
 	v == set()
 }
+
+_no_nat(gate) := json.patch(gate, [{"op": "add", "path": "/policy/network/natGateways", "value": 0}])
+
+# red team: with no NAT gateway, an existing endpoint EC2 shows not serving passed (priced "through NAT")
+test_fail_no_nat_and_an_existing_endpoint_that_does_not_serve if {
+	gate := _no_nat(object.union(
+		fixtures.gate_input_with_endpoints(fixtures.no_framework_policy, [], ["ecr.dkr"], "vpc-0123456789abcdef0", {"ecr.dkr": []}),
+		{"estimate": {"monthly_total": 10, "currency": "USD"}},
+	))
+	v := monthly_budget.violation with input as gate
+	v == {_f("no VPC endpoint for ecr.dkr: network.existingEndpoints names it, but DescribeVpcEndpoints shows vpc-0123456789abcdef0 has none that serves: with no NAT gateway (network.natGateways 0) it has no route at all: the nodes cannot reach it, and the projection prices its traffic through a NAT gateway the VPC does not have; create the endpoint (list it in network.endpoints) or run a NAT gateway")}
+}
+
+# one that serves, or facts not read (the policy's word), or a NAT gateway to fall back on: no finding
+test_pass_no_nat_and_existing_endpoints_that_serve_or_are_not_read if {
+	serving := fixtures.endpoint_fact("vpce-0bbbbbbbbbbbbbbb1", "ecr.dkr", "Interface", "available", true, null)
+	gate := _no_nat(object.union(
+		fixtures.gate_input_with_endpoints(fixtures.no_framework_policy, [], ["ecr.dkr"], "vpc-0123456789abcdef0", {"ecr.dkr": [serving]}),
+		{"estimate": {"monthly_total": 10, "currency": "USD"}},
+	))
+	monthly_budget.violation == set() with input as gate
+	unread := json.patch(gate, [{"op": "remove", "path": "/facts"}])
+	monthly_budget.violation == set() with input as unread
+	with_nat := object.union(
+		fixtures.gate_input_with_endpoints(fixtures.no_framework_policy, [], ["ecr.dkr"], "vpc-0123456789abcdef0", {"ecr.dkr": []}),
+		{"estimate": {"monthly_total": 10, "currency": "USD"}},
+	)
+	monthly_budget.violation == set() with input as with_nat
+}
