@@ -20,7 +20,8 @@ import data.lib.fmt
 #   severity: mandatory
 #   remediation: >-
 #     Lower the plan's cost (more spot or reserved capacity, fewer nodes, cheaper types) or raise
-#     budget.monthlyAmount; run seedance estimate to see where the money goes.
+#     budget.monthlyAmount; run seedance estimate to see where the money goes. A finding about
+#     network.existingEndpoints says in its message what to change in the network instead.
 violation contains findings.finding("BUDGET-COST-1", p.resource, p.message) if {
 	some p in _problems
 }
