@@ -61,7 +61,7 @@ def test_cn_gets_the_listed_endpoints_whatever_the_price(cn):
     interfaces = {n for n, i in endpoints(cn).items() if i["vpcEndpointType"] == "Interface"}
     assert interfaces == {f"network-{s}-interface" for s in ("kms", "logs", "ecr-api", "ecr-dkr", "sts")}
     assert cn.one("network-endpoints-sg").inputs["ingress"][0]["cidrBlocks"] == ["10.30.0.0/16"]
-    # in the China regions ECR, STS, EKS and CloudWatch take the cn. prefix; logs and kms do not
+    # in the China regions ECR, STS, EKS, CloudWatch, EC2 and Auto Scaling take the cn. prefix; logs and kms do not
     names = {n: i["serviceName"] for n, i in endpoints(cn).items()}
     assert names["network-sts-interface"] == "cn.com.amazonaws.cn-north-1.sts"
     assert names["network-ecr-api-interface"] == "cn.com.amazonaws.cn-north-1.ecr.api"
