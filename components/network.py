@@ -33,10 +33,12 @@ from seedance.planner.endpoints import EndpointDecision, Route
 from seedance.policy.model import EndpointService
 
 #: Services whose interface endpoint name carries the ``cn.`` prefix in the China regions
-#: (``cn.com.amazonaws.cn-north-1.sts``; logs, kms, ssm and the S3 / DynamoDB gateways keep
-#: ``com.amazonaws``), as ``DescribeVpcEndpointServices`` lists them in cn-north-1 and cn-northwest-1.
+#: (``cn.com.amazonaws.cn-north-1.sts``, ``cn.com.amazonaws.cn-north-1.ec2``; logs, kms, ssm,
+#: elasticloadbalancing and the S3 / DynamoDB gateways keep ``com.amazonaws``), as
+#: ``DescribeVpcEndpointServices`` lists them in cn-north-1 and cn-northwest-1.
 _CN_PREFIXED = frozenset({EndpointService.ECR_API, EndpointService.ECR_DKR, EndpointService.STS,
-                          EndpointService.MONITORING, EndpointService.EKS})
+                          EndpointService.MONITORING, EndpointService.EKS, EndpointService.EC2,
+                          EndpointService.AUTOSCALING})
 
 
 def service_name(service: EndpointService, region: str) -> str:

@@ -539,12 +539,20 @@ class EndpointService(StrEnum):
     SSM = "ssm"
     MONITORING = "monitoring"
     EKS = "eks"
+    EC2 = "ec2"
+    AUTOSCALING = "autoscaling"
+    ELASTICLOADBALANCING = "elasticloadbalancing"
 
 
 #: The services every node reaches whatever traffic the policy declares: ECR's API and registry for the
-#: kubelet's image credentials and pulls, STS for IAM roles for service accounts (S3, for image layers,
-#: has the stack's gateway endpoint). Without a NAT gateway only an endpoint reaches them.
-NODE_SERVICES: tuple[EndpointService, ...] = (EndpointService.ECR_API, EndpointService.ECR_DKR, EndpointService.STS)
+#: kubelet's image credentials and pulls, STS for IAM roles for service accounts, EC2 for the VPC CNI
+#: plugin (aws-node), which attaches network interfaces and assigns pod addresses through it (S3, for
+#: image layers, has the stack's gateway endpoint). Without a NAT gateway only an endpoint reaches them.
+#: Auto Scaling (autoscaling) and Elastic Load Balancing are not among them: the stack deploys nothing
+#: in the cluster that calls them (it tags groups for a Cluster Autoscaler, but does not run one); a
+#: cluster that runs a Cluster Autoscaler or the AWS Load Balancer Controller lists them itself.
+NODE_SERVICES: tuple[EndpointService, ...] = (EndpointService.ECR_API, EndpointService.ECR_DKR, EndpointService.STS,
+                                              EndpointService.EC2)
 #: Services with a gateway endpoint, which the stack always creates (unless the VPC has one)
 GATEWAY_ENDPOINT_SERVICES: tuple[EndpointService, ...] = (EndpointService.S3, EndpointService.DYNAMODB)
 
@@ -579,9 +587,11 @@ class Network(_Model):
     monthly_traffic_gb: dict[EndpointService, MonthlyGb] = Field(
         default_factory=dict, description="Expected GB a month through each service.")
     nat_gateways: Annotated[int, Field(ge=0, le=100)] = Field(default=1, description="NAT gateways the VPC runs (one per AZ for HA). With 0 the nodes reach AWS "
-        "services only through endpoints: `auto` then takes one for ecr.api, ecr.dkr and sts (which every node reaches) "
+        "services only through endpoints: `auto` then takes one for ecr.api, ecr.dkr, sts and ec2 (which every node reaches) "
         "and for every service with traffic, whatever it costs; an explicit `endpoints` list (with "
-        "`existingEndpoints`) must name each of them.")
+        "`existingEndpoints`) must name each of them. A Cluster Autoscaler reaches autoscaling, and the AWS Load "
+        "Balancer Controller elasticloadbalancing; the stack deploys neither, so a cluster that runs one names its "
+        "service in `endpoints` or `existingEndpoints` (or gives it traffic, with `auto`).")
 
 
 # --------------------------------------------------------------------------- storage

@@ -165,7 +165,8 @@ def check_parts(parts: Parts, base_dir: Path | None = None) -> list[Issue]:
 #: Why every node reaches the services of model.NODE_SERVICES
 NODE_NEEDS = {EndpointService.ECR_API: "which every node needs for its image pull credentials",
               EndpointService.ECR_DKR: "which every node pulls images from",
-              EndpointService.STS: "which IAM roles for service accounts need"}
+              EndpointService.STS: "which IAM roles for service accounts need",
+              EndpointService.EC2: "which every node's VPC CNI plugin assigns pod addresses through"}
 
 
 def _network(n: Network) -> list[Issue]:

@@ -88,12 +88,17 @@ def test_existing_endpoints_are_used_never_created():
 @pytest.mark.parametrize("prices", [EU, None], ids=["priced", "unpriced"])
 def test_auto_without_a_nat_gateway_takes_an_endpoint_for_every_service_the_nodes_reach(prices):
     # natGateways 0: NAT is no route at all, so 'auto' takes an interface endpoint for every service with
-    # traffic (however little) and for those every node reaches (ECR, STS), priced or not
+    # traffic (however little) and for those every node reaches (ECR, STS, EC2 for the VPC CNI), priced or not
     network = net(natGateways=0, existingEndpoints=["sts"], monthlyTrafficGb={"s3": 40000, "logs": 5, "kms": 0})
-    routes = {d.service: d.route for d in decide_endpoints(network, 3, prices)}
+    decisions = decide_endpoints(network, 3, prices)
+    routes = {d.service: d.route for d in decisions}
     assert routes == {S.S3: Route.GATEWAY, S.DYNAMODB: Route.GATEWAY, S.ECR_API: Route.INTERFACE,
                       S.ECR_DKR: Route.INTERFACE, S.LOGS: Route.INTERFACE, S.STS: Route.EXISTING,
-                      S.KMS: Route.NAT}  # no traffic: nothing to route
+                      S.KMS: Route.NAT,  # no traffic: nothing to route
+                      S.EC2: Route.INTERFACE}  # not autoscaling: the stack runs no Cluster Autoscaler
+    ec2 = next(d for d in decisions if d.service is S.EC2)
+    assert ec2.rationale == ("ec2: interface (no NAT gateway, network.natGateways 0, and every node reaches it: an "
+                             "endpoint is its only route); no traffic declared")
     # the estimate routes them the same way
     from seedance.estimate.network import usage_of, network_prices, routes as estimate_routes
     from seedance.policy.model import CostPolicy

@@ -61,7 +61,7 @@ def test_cn_gets_the_listed_endpoints_whatever_the_price(cn):
     interfaces = {n for n, i in endpoints(cn).items() if i["vpcEndpointType"] == "Interface"}
     assert interfaces == {f"network-{s}-interface" for s in ("kms", "logs", "ecr-api", "ecr-dkr", "sts")}
     assert cn.one("network-endpoints-sg").inputs["ingress"][0]["cidrBlocks"] == ["10.30.0.0/16"]
-    # in the China regions ECR, STS, EKS and CloudWatch take the cn. prefix; logs and kms do not
+    # in the China regions ECR, STS, EKS, CloudWatch, EC2 and Auto Scaling take the cn. prefix; logs and kms do not
     names = {n: i["serviceName"] for n, i in endpoints(cn).items()}
     assert names["network-sts-interface"] == "cn.com.amazonaws.cn-north-1.sts"
     assert names["network-ecr-api-interface"] == "cn.com.amazonaws.cn-north-1.ecr.api"
@@ -74,6 +74,13 @@ def test_cn_gets_the_listed_endpoints_whatever_the_price(cn):
     ("monitoring", "cn-north-1", "cn.com.amazonaws.cn-north-1.monitoring"),
     ("ssm", "cn-north-1", "com.amazonaws.cn-north-1.ssm"),
     ("sts", "eu-central-1", "com.amazonaws.eu-central-1.sts"),
+    # EC2 and Auto Scaling take the cn. prefix in both China regions, Elastic Load Balancing does not
+    ("ec2", "eu-central-1", "com.amazonaws.eu-central-1.ec2"),
+    ("ec2", "cn-north-1", "cn.com.amazonaws.cn-north-1.ec2"),
+    ("ec2", "cn-northwest-1", "cn.com.amazonaws.cn-northwest-1.ec2"),
+    ("autoscaling", "us-east-1", "com.amazonaws.us-east-1.autoscaling"),
+    ("autoscaling", "cn-northwest-1", "cn.com.amazonaws.cn-northwest-1.autoscaling"),
+    ("elasticloadbalancing", "cn-north-1", "com.amazonaws.cn-north-1.elasticloadbalancing"),
 ])
 def test_service_names(service: str, region: str, name: str) -> None:
     from components.network import service_name
@@ -280,3 +287,20 @@ def test_explicit_list_beside_existing_endpoints(tmp_path) -> None:  # type: ign
     assert all(not n.startswith(("network-kms", "network-logs", "network-sts")) for n in eps)
     assert [r.name for r in result.document.resources if r.name == "network-endpoints-sg"] == ["network-endpoints-sg"]
     assert set(result.outputs["endpointRationale"]) >= {"kms", "logs", "sts"}
+
+
+def test_without_nat_the_nodes_get_an_ec2_endpoint_in_either_partition(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # every node's VPC CNI plugin calls EC2: with no NAT gateway, 'auto' (eu-prod) creates its interface
+    # endpoint, and cn-prod's explicit list names it; in the China regions its name takes the cn. prefix
+    eu = _with_existing(tmp_path / "eu", "eu-prod", "  natGateways: 0\n")
+    cn = _with_existing(tmp_path / "cn", "cn-prod", "  endpoints: [s3, dynamodb, kms, logs, ecr.api, ecr.dkr, sts, ec2]\n"
+                                                   "  natGateways: 0\n")
+    for result, name in ((eu, "com.amazonaws.eu-central-1.ec2"), (cn, "cn.com.amazonaws.cn-north-1.ec2")):
+        eps = {r.name: r.inputs for r in result.document.of_type(EP)}
+        ec2 = eps["network-ec2-interface"]
+        assert (ec2["serviceName"], ec2["vpcEndpointType"], ec2["privateDnsEnabled"]) == (name, "Interface", True)
+        assert ec2["securityGroupIds"] == eps["network-ecr-api-interface"]["securityGroupIds"]
+        assert json.loads(ec2["policy"])["Statement"][0]["Sid"] == "AccountPrincipalsOnly"
+        assert "network-autoscaling-interface" not in eps  # the stack runs no Cluster Autoscaler
+    assert "every node reaches it" in eu.outputs["endpointRationale"]["ec2"]
+    assert "listed in network.endpoints" in cn.outputs["endpointRationale"]["ec2"]

@@ -134,7 +134,24 @@ def test_traffic_routed_to_nat_is_priced_even_without_a_nat_gateway(catalog: Cat
     # auto without a NAT gateway: an endpoint for each service with traffic and each the nodes reach
     u = NetworkUsage(az_count=2, nat_gateways=0, monthly_traffic_gb=TRAFFIC, endpoints=None)
     rs = routes(u, p)
-    assert [(r.service, r.via) for r in rs] == [("ecr.api", "interface"), ("ecr.dkr", "interface"), ("logs", "interface"),
-                                                ("s3", "gateway"), ("sts", "interface")]
+    assert [(r.service, r.via) for r in rs] == [("ec2", "interface"), ("ecr.api", "interface"), ("ecr.dkr", "interface"),
+                                                ("logs", "interface"), ("s3", "gateway"), ("sts", "interface")]
     assert all("no NAT gateway" in r.reason for r in rs if r.via == "interface")
     assert not any(c.name.startswith("NAT ") for c in cost_components(u, p, "USD"))
+
+
+def test_the_ec2_endpoint_every_node_needs_without_nat_is_priced(catalog: Catalog) -> None:
+    # the VPC CNI plugin on every node calls EC2: with no NAT gateway 'auto' takes its endpoint, priced as
+    # any interface endpoint (the catalog's VPC rates are per endpoint, whatever the service)
+    p = network_prices(catalog, "us-east-1")
+    u = NetworkUsage(az_count=2, nat_gateways=0, monthly_traffic_gb=(), endpoints=None)
+    ec2 = [(c.name, c.unit, c.monthly_quantity, c.unit_price, round(c.monthly_cost, 2))
+           for c in cost_components(u, p, "USD") if "(ec2)" in c.name]
+    assert ec2 == [("Interface endpoint (ec2)", "AZ-hours", 1460.0, 0.01, 14.6)]
+    # listed explicitly, with traffic (autoscaling for a cluster's own Cluster Autoscaler): hours and GB
+    u = NetworkUsage(az_count=2, nat_gateways=0, monthly_traffic_gb=(("autoscaling", 10.0), ("ec2", 20.0)),
+                     endpoints=("autoscaling", "ec2", "ecr.api", "ecr.dkr", "sts"))
+    comps = {c.name: round(c.monthly_cost, 2) for c in cost_components(u, p, "USD")}
+    assert comps["Interface endpoint (ec2)"] == comps["Interface endpoint (autoscaling)"] == 14.6
+    assert (comps["Interface endpoint data processed (ec2)"], comps["Interface endpoint data processed (autoscaling)"]) == (0.2, 0.1)
+    assert not any(n.startswith("NAT ") for n in comps)

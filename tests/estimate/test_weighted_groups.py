@@ -35,7 +35,7 @@ budget:
   currency: USD
 network:
   endpoints: []
-  existingEndpoints: [ecr.api, ecr.dkr, sts]  # no NAT: the nodes reach these through the VPC's
+  existingEndpoints: [ecr.api, ecr.dkr, sts, ec2]  # no NAT: the nodes reach these through the VPC's
   natGateways: 0
 fleets:
   - name: web

@@ -304,6 +304,23 @@ def test_every_listed_service_is_priced_from_the_facts(ec2, capsys, tmp_path: Pa
     assert "has private DNS off" in given["pricedThroughNat"]["sts"]
 
 
+def test_check_lookup_matches_the_vpcs_ec2_endpoint(ec2, capsys, tmp_path: Path) -> None:  # noqa: ANN001
+    """The EC2 endpoint every node's VPC CNI plugin needs without a NAT gateway, listed as the VPC's own:
+    --lookup finds it by its service name; a second VPC's, without private DNS, serves nothing."""
+    vpc, subnet = _vpc(ec2)
+    found = _endpoint(ec2, vpc, subnet, "ec2")
+    saved = tmp_path / "facts.json"
+    _, out = _budget_check(capsys, tmp_path, vpc, subnet, "[ec2]", "--lookup", "--save-facts", str(saved), budget=1_000_000)
+    assert json.loads(out)["given"]["existingEndpoints"] == {"services": ["ec2"], "vpc": vpc, "checked": True}
+    [fact] = json.loads(saved.read_text())["vpc_endpoints"]["services"]["ec2"]
+    assert (fact["id"], fact["service_name"], fact["type"], fact["private_dns_enabled"]) == (
+        found, f"com.amazonaws.{REGION}.ec2", "Interface", True)
+    other, other_subnet = _vpc(ec2)
+    _endpoint(ec2, other, other_subnet, "ec2", private_dns=False)
+    _, out = _budget_check(capsys, tmp_path, other, other_subnet, "[ec2]", "--lookup", budget=1_000_000)
+    assert "has private DNS off" in json.loads(out)["given"]["existingEndpoints"]["pricedThroughNat"]["ec2"]
+
+
 def test_the_stacks_own_endpoint_is_not_an_existing_one(ec2, capsys, tmp_path: Path) -> None:  # noqa: ANN001
     vpc, subnet = _vpc(ec2)
     table = ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
@@ -404,3 +421,27 @@ def test_python_and_rego_agree_on_which_listed_services_no_endpoint_serves() -> 
     python = set(endpoint_unserved(policy, facts, "prod"))
     assert len(python) > len(services) // 2  # most combinations serve nothing: the cases are not all one way
     assert rego == python
+
+
+def test_every_endpoint_service_name_the_stack_creates_is_read_back_by_the_lookup_and_the_rules() -> None:
+    """For each service (ec2, autoscaling and elasticloadbalancing among them) and partition, the name the
+    stack gives its endpoint (components.network.service_name) is one --lookup asks EC2 for and the one
+    policies/lib/endpoints.rego reads the service from."""
+    import json as _json
+
+    from components.network import service_name
+    from seedance.gate.bundle import load_bundle
+    from seedance.gate.engine import compile_modules
+    from seedance.gate.facts import endpoint_service_names
+    from seedance.policy.model import EndpointService
+
+    engine = compile_modules(load_bundle())
+    names = {(s.value, region): service_name(s, region)
+             for s in EndpointService for region in ("eu-central-1", "cn-north-1", "cn-northwest-1", "us-gov-west-1")}
+    assert names[("ec2", "cn-north-1")] == "cn.com.amazonaws.cn-north-1.ec2"
+    for (service, region), name in names.items():
+        assert name in endpoint_service_names(service, region), (service, region)
+    engine.set_input({"names": sorted(set(names.values()))})
+    read = _json.loads(engine.eval_query_as_json(
+        'x := {n: data.lib.endpoints.service({"inputs": {"serviceName": n}}) | some n in input.names}'))
+    assert read["result"][0]["bindings"]["x"] == {name: service for (service, _), name in names.items()}

@@ -661,8 +661,11 @@ def test_china_endpoint_names_are_read_in_either_spelling(moto_endpoint: str, aw
                                  PrivateDnsEnabled=True)["VpcEndpoint"]["VpcEndpointId"]
     kms = cn.create_vpc_endpoint(VpcId=vpc, ServiceName="com.amazonaws.cn-north-1.kms", VpcEndpointType="Interface",
                                  PrivateDnsEnabled=True)["VpcEndpoint"]["VpcEndpointId"]
-    facts = read_endpoint_facts(client("ec2", "cn-north-1"), vpc, ["sts", "kms"], region="cn-north-1").services
+    ec2 = cn.create_vpc_endpoint(VpcId=vpc, ServiceName="cn.com.amazonaws.cn-north-1.ec2", VpcEndpointType="Interface",
+                                 PrivateDnsEnabled=True)["VpcEndpoint"]["VpcEndpointId"]
+    facts = read_endpoint_facts(client("ec2", "cn-north-1"), vpc, ["sts", "kms", "ec2"], region="cn-north-1").services
     assert [f.id for f in facts["sts"]] == [sts] and [f.id for f in facts["kms"]] == [kms]
+    assert [f.id for f in facts["ec2"]] == [ec2]
 
 
 def test_a_vpc_without_endpoints_reads_none_and_errors_name_the_call(ec2, monkeypatch: pytest.MonkeyPatch) -> None:

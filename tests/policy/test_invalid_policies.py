@@ -160,3 +160,12 @@ def test_regions_are_those_of_the_aws_partitions() -> None:
     assert {"us-east-1", "eu-central-1", "cn-north-1", "cn-northwest-1", "us-gov-west-1", "ap-southeast-5"} <= regions
     assert not any(r.endswith("-global") for r in regions)
     assert "us-east-9" not in regions
+
+
+def test_every_service_the_nodes_reach_says_why() -> None:
+    # the natGateways 0 message names why each node service is needed (EC2: the VPC CNI plugin)
+    from seedance.policy.model import NODE_SERVICES, EndpointService
+    from seedance.policy.semantics import NODE_NEEDS
+
+    assert set(NODE_NEEDS) == set(NODE_SERVICES)
+    assert EndpointService.EC2 in NODE_SERVICES and EndpointService.AUTOSCALING not in NODE_SERVICES
