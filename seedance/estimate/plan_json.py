@@ -452,7 +452,7 @@ def _interruption_problems(at: str, fp: FleetPlan, catalog: Catalog, region: str
             "such a fleet on-demand only)"]
     band, itype = max(bands)
     want = band_hourly_rate(band)
-    if got is not None and math.isclose(got, want, rel_tol=1e-9):
+    if math.isclose(got, want, rel_tol=1e-9):
         return []
     return [f"{at}interruption_rate_per_hour {got:g} with {share}, but its most "
             f"interrupted spot pool, {itype} (Spot Advisor band {band_label(band)}), gives {want:.6g} per hour, "
