@@ -223,10 +223,10 @@ def node_version(cluster_version: str, configured: str | None) -> str:
     one is a :class:`ComponentArgsError`."""
     if configured is None:
         return ".".join(cluster_version.split(".")[:2])
-    require(_minor(configured) <= _minor(cluster_version), "seedance:eksVersion",
+    (major, minor), (cmajor, cminor) = _minor(configured), _minor(cluster_version)
+    require((major, minor) <= (cmajor, cminor), "seedance:eksVersion",
             f"expected a version not newer than the cluster's {cluster_version} (a kubelet newer than its API "
             f"server is unsupported), got {configured}; leave it unset to follow the cluster's version")
-    (major, minor), (cmajor, cminor) = _minor(configured), _minor(cluster_version)
     require(major == cmajor and cminor - minor <= MAX_NODE_SKEW, "seedance:eksVersion",
             f"expected a version at most {MAX_NODE_SKEW} minor versions older than the cluster's {cluster_version} "
             f"(EKS supports no older nodes), got {configured}; leave it unset to follow the cluster's version")

@@ -25,14 +25,13 @@ from dataclasses import dataclass
 
 from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, Rate, ResourceCost, lookup, priced
 from seedance.estimate.context import EstimateContext
-from seedance.policy.model import NODE_SERVICES, CostPolicy, EndpointService
+from seedance.policy.model import NODE_SERVICES, CostPolicy, EndpointService, needs_route
 from seedance.pricing.catalog import Catalog
 
 KIND = "network"
 SERVICE = "VPC"
 
 GATEWAY_SERVICES = frozenset({EndpointService.S3.value, EndpointService.DYNAMODB.value})
-NODE_SERVICE_NAMES = tuple(s.value for s in NODE_SERVICES)
 
 
 def endpoint_break_even_gb(
@@ -113,8 +112,9 @@ def routes(u: NetworkUsage, p: NetworkPrices) -> list[Route]:
     """Where each service's traffic goes (pure)."""
     traffic = dict(u.monthly_traffic_gb)
     # without a NAT gateway, auto takes an endpoint for each service the nodes reach (as the planner does)
-    no_nat = set(NODE_SERVICE_NAMES) if u.endpoints is None and not u.nat_gateways else set()
-    services = sorted(set(traffic) | set(u.endpoints or ()) | set(u.existing) | no_nat)
+    no_nat = u.endpoints is None and not u.nat_gateways
+    services = sorted(set(traffic) | set(u.endpoints or ()) | set(u.existing)
+                      | ({s.value for s in NODE_SERVICES} if no_nat else set()))
     out = []
     be: float | None = None
     if None not in (p.interface_hour.value, p.interface_gb.value, p.nat_gb.value):
@@ -140,7 +140,7 @@ def routes(u: NetworkUsage, p: NetworkPrices) -> list[Route]:
                 out.append(Route(s, "interface", "listed in network.endpoints"))
             else:
                 out.append(Route(s, "nat", "not listed in network.endpoints"))
-        elif not u.nat_gateways and (gb > 0 or s in no_nat):
+        elif no_nat and needs_route(s, gb):
             out.append(Route(s, "interface", "no NAT gateway (network.natGateways 0): an endpoint is its only route"))
         elif be is None:
             out.append(Route(s, "nat", "break-even unknown (no sourced endpoint/NAT prices); traffic left on NAT"))

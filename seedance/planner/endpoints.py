@@ -23,7 +23,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from seedance.estimate.network import endpoint_break_even_gb
-from seedance.policy.model import NODE_SERVICES, EndpointService, Network
+from seedance.policy.model import NODE_SERVICES, EndpointService, Network, needs_route
 
 if TYPE_CHECKING:  # pragma: no cover
     from seedance.pricing.catalog import Catalog
@@ -111,7 +111,7 @@ def decide_endpoints(network: Network, azs: int, prices: EndpointPrices | None) 
             )
             continue
         listed = explicit is not None and service in explicit
-        if explicit is None and not network.nat_gateways and ((gb or 0) > 0 or service in NODE_SERVICES):
+        if explicit is None and not network.nat_gateways and needs_route(service, gb):
             out.append(_no_nat(service, gb, azs, prices))
             continue
         if gb is None and not listed:

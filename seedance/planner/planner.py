@@ -689,9 +689,6 @@ def _duration(hours: int) -> str:
     return f"{hours} h" if hours < 48 else f"{hours / 24:,.1f} days"
 
 
-# ---------------------------------------------------------------------- policy level (I/O here)
-
-
 def _held_cover(held: int, covered: bool, terms: tuple[tuple[str, int], ...]) -> str:
     """What the units already held do for a reservation target they do not exceed: cover it
     (nothing to buy), or part of it."""
@@ -699,6 +696,9 @@ def _held_cover(held: int, covered: bool, terms: tuple[tuple[str, int], ...]) ->
     if covered:
         return f"; the {held} unit(s) already held{which} cover it: nothing to buy"
     return f"; {held} of them already held{which}"
+
+
+# ---------------------------------------------------------------------- policy level (I/O here)
 
 
 def held_by_term_on(fleet: Fleet, day: dt.date) -> dict[Term, int]:

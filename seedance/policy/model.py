@@ -557,6 +557,13 @@ NODE_SERVICES: tuple[EndpointService, ...] = (EndpointService.ECR_API, EndpointS
 GATEWAY_ENDPOINT_SERVICES: tuple[EndpointService, ...] = (EndpointService.S3, EndpointService.DYNAMODB)
 
 
+def needs_route(service: str, gb: float | None) -> bool:
+    """Whether the nodes reach ``service`` (an endpoint service's name), so that in a VPC without a NAT
+    gateway it needs an endpoint: it carries declared traffic (``gb``, GB a month) or every node
+    reaches it (:data:`NODE_SERVICES`)."""
+    return (gb or 0) > 0 or service in NODE_SERVICES
+
+
 def services_without_route(network: Network) -> list[EndpointService]:
     """With no NAT gateway (``natGateways: 0``) and an explicit ``endpoints`` list, the services that
     would have no route: those with declared traffic or that every node reaches (:data:`NODE_SERVICES`),
@@ -565,8 +572,7 @@ def services_without_route(network: Network) -> list[EndpointService]:
     if network.nat_gateways or network.endpoints == "auto":
         return []
     served = {*network.endpoints, *network.existing_endpoints, *GATEWAY_ENDPOINT_SERVICES}
-    wanted = {*(s for s, gb in network.monthly_traffic_gb.items() if gb > 0), *NODE_SERVICES}
-    return [s for s in EndpointService if s in wanted and s not in served]
+    return [s for s in EndpointService if needs_route(s, network.monthly_traffic_gb.get(s)) and s not in served]
 
 
 class Network(_Model):

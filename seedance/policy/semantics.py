@@ -205,8 +205,9 @@ def _bucket_names(s: Storage, c: Compliance) -> list[Issue]:
     """Checkpoint bucket names short enough for the S3 names Pulumi gives their buckets (and the
     off-site copies MLPS 2.0 level 3 makes of personal data), and none that an off-site copy's takes."""
     out: list[Issue] = []
+    mlps = Framework.MLPS_L3 in c.frameworks
     replicated_names = {b.name: j for j, b in enumerate(s.checkpoint_buckets)
-                        if Framework.MLPS_L3 in c.frameworks and b.data_class is DataClass.PERSONAL}
+                        if mlps and b.data_class is DataClass.PERSONAL}
     for i, b in enumerate(s.checkpoint_buckets):
         source = b.name.removesuffix(REPLICA_SUFFIX)
         if b.name.endswith(REPLICA_SUFFIX) and source in replicated_names:
@@ -215,7 +216,7 @@ def _bucket_names(s: Storage, c: Compliance) -> list[Issue]:
                         f"2.0 level 3 copies personal data off site to a bucket named after it and {REPLICA_SUFFIX!r}); "
                         f"choose another name",
                         ("storage", "checkpointBuckets", replicated_names[source], "name")))
-        replicated = Framework.MLPS_L3 in c.frameworks and b.data_class is DataClass.PERSONAL
+        replicated = mlps and b.data_class is DataClass.PERSONAL
         longest = checkpoint_bucket_name_max(replicated)
         if len(b.name) > longest:
             copy = f" and its off-site copy {CHECKPOINT_BUCKETS}-{b.name}{REPLICA_SUFFIX}-xxxxxxx" if replicated else ""
