@@ -39,6 +39,7 @@ from typing import Any
 from seedance.clock import utc_today
 from seedance.estimate.components import HOURS_PER_MONTH, CostComponent, Rate, ResourceCost, lookup, priced
 from seedance.estimate.context import EstimateContext
+from seedance.estimate.plan_json import band_interruption_rate
 from seedance.policy.cron import CronError, Window, average_size, hourly_sizes, parse_window_cron
 from seedance.policy.model import Fleet, PaymentOption, ReservedMode, SlaTier, Term
 from seedance.pricing.catalog import Catalog, InstanceOffer, Price, PricingError
@@ -343,7 +344,7 @@ def resources(ctx: EstimateContext) -> list[ResourceCost]:
 def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
     tags = ctx.tags({"seedance:fleet": fleet.name, "data-class": fleet.data_class.value, "seedance:sla": fleet.sla.value})
     notes: list[str] = []
-    spot_rate: float | None = None  # without a plan: the interruption rate the planner prices spot at
+    spot_rate: float | None = None  # the interruption rate spot is priced at (the plan's, or the planner's)
     if ctx.plan is not None:
         try:
             fp = ctx.plan.fleet(fleet.name)
@@ -372,6 +373,16 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         if layers == (None, None) and (not ctx.cluster or expected is None):
             layers = profile_layers(nodes_profile(fleet, fp.desired, w, managed=ctx.cluster), fp.reserved_units,
                                     fp.on_demand_base, w)
+        if fp.spot_share_above_base > 0:
+            spot_rate = fp.interruption_rate_per_hour
+            banded = band_interruption_rate(fp, ctx.catalog, ctx.region) if spot_rate is None else None
+            if banded is not None:  # a hand-written plan: priced as `seedance plan` would have recorded it
+                spot_rate = banded[0]
+                notes.append(f"the plan gives no interruption_rate_per_hour: spot priced at {spot_rate:.6g} per hour, "
+                             f"the Spot Advisor band of its most interrupted pool ({banded[1]}), as `seedance plan` records")
+            elif spot_rate is None:
+                notes.append("the plan gives no interruption_rate_per_hour and none of its types has a Spot Advisor band "
+                             f"in {ctx.region}: spot priced without interruption losses")
         # held units of another term: as the plan priced them; a plan written before it recorded them
         # counts the policy's held list when that is what the plan counted as held
         on = dt.date.fromisoformat(ctx.plan.as_of) if ctx.plan.as_of else estimate_date(ctx)
@@ -391,8 +402,7 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             on_demand_base=fp.on_demand_base,
             spot_share_above_base=fp.spot_share_above_base,
             other_terms=others,
-            spot_lost_fraction=spot_lost_fraction(
-                fleet, fp.interruption_rate_per_hour if fp.spot_share_above_base > 0 else None),
+            spot_lost_fraction=spot_lost_fraction(fleet, spot_rate),
             within_reserved=layers[0],
             within_base=layers[1],
         ).per_instance(w)

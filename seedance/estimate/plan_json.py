@@ -426,12 +426,12 @@ def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str, on: dt
     return out
 
 
-def _interruption_problems(at: str, fp: FleetPlan, catalog: Catalog, region: str) -> list[str]:
-    """A fleet that runs spot is priced at the interruption rate of its most interrupted spot pool, the
-    Spot Advisor band of the types its group lists (the planner lists only those it runs on spot):
-    the plan's ``interruption_rate_per_hour``, when it gives one, must be that band's rate in ``catalog``
-    (a plan without one prices spot without interruption losses, as it always has)."""
-    from seedance.planner.spot import band_hourly_rate, band_label
+def band_interruption_rate(fp: FleetPlan, catalog: Catalog, region: str) -> tuple[float, str, float] | None:
+    """The interruption rate a fleet that runs spot is priced at: its most interrupted spot pool's,
+    the Spot Advisor band of the types its group lists (the planner lists only those it runs on spot),
+    as ``(hourly rate, that type, its band's upper %)``; None when none of its types has a band in
+    ``region``. The rate ``seedance plan`` records as ``interruption_rate_per_hour``."""
+    from seedance.planner.spot import band_hourly_rate
     from seedance.pricing.catalog import UnknownPriceError
 
     bands: list[tuple[float, str]] = []
@@ -442,17 +442,27 @@ def _interruption_problems(at: str, fp: FleetPlan, catalog: Catalog, region: str
             continue  # listed among the instance_types problems
         if band is not None:
             bands.append((band, choice.instance_type))
-    got = fp.interruption_rate_per_hour
-    if got is None:
-        return []
-    share = f"spot_share_above_base {fp.spot_share_above_base:g}"
     if not bands:
-        return [] if not fp.instance_types else [
+        return None
+    band, itype = max(bands)
+    return band_hourly_rate(band), itype, band
+
+
+def _interruption_problems(at: str, fp: FleetPlan, catalog: Catalog, region: str) -> list[str]:
+    """A fleet that runs spot is priced at the interruption rate of its most interrupted spot pool
+    (:func:`band_interruption_rate`): the plan's ``interruption_rate_per_hour``, when it gives one, must
+    be that rate (a plan without one is priced at it; without a band too, spot is priced without losses)."""
+    from seedance.planner.spot import band_label
+
+    got = fp.interruption_rate_per_hour
+    share = f"spot_share_above_base {fp.spot_share_above_base:g}"
+    banded = band_interruption_rate(fp, catalog, region)
+    if banded is None:
+        return [] if not fp.instance_types or got is None else [
             f"{at}{share}, but none of its instance types has a Spot Advisor band in {region} (`seedance plan` runs "
             "such a fleet on-demand only)"]
-    band, itype = max(bands)
-    want = band_hourly_rate(band)
-    if math.isclose(got, want, rel_tol=1e-9):
+    want, itype, band = banded
+    if got is None or math.isclose(got, want, rel_tol=1e-9):
         return []
     return [f"{at}interruption_rate_per_hour {got:g} with {share}, but its most "
             f"interrupted spot pool, {itype} (Spot Advisor band {band_label(band)}), gives {want:.6g} per hour, "

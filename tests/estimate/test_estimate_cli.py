@@ -105,9 +105,22 @@ def test_plan_option(tmp_path: Path) -> None:
     code, out = _invoke("estimate", "-f", "json", "--plan", str(path), str(_dev_with_three(tmp_path)))
     assert code == 0, out
     doc = json.loads(out)
-    # inference: 3 nodes expected, 1 reserved (0.63378/h), 2 above the base half on spot:
-    # 730 × (0.63378 + 0.39388 + 1.006) = 1484.57, and 3 root volumes of 200 GiB gp3: 3 × 200 × 0.08 = 48
-    assert doc["basis"] == "plan" and doc["by_fleet"]["inference"] == 1532.57
+    # inference: 3 nodes expected, 1 reserved (0.63378/h), 2 above the base half on spot; the plan gives
+    # no interruption rate, so spot is priced at g5.xlarge's band (>20%: 0.19569/h, a 300 s restart each,
+    # f = 0.016308 of spot hours lost): 730 × (0.63378 + 1.006 + 0.39388 / (1 − f)) = 1489.34, and root
+    # volumes of 200 GiB gp3 on 2 + 1 / (1 − f) paid instances: 48.27
+    assert doc["basis"] == "plan" and doc["by_fleet"]["inference"] == 1537.60
+    notes = next(r["notes"] for r in doc["resources"] if r["kind"] == "fleet" and r["name"] == "inference")
+    assert any("no interruption_rate_per_hour: spot priced at 0.195695 per hour" in n for n in notes), notes
+    # the same plan with the rate `seedance plan` records prices the same
+    with_rate = _dev_plan()
+    for f in with_rate["fleets"]:
+        if f["name"] == "inference":
+            f["interruption_rate_per_hour"] = 600 / 3066
+    path.write_text(json.dumps(with_rate), encoding="utf-8")
+    code, out = _invoke("estimate", "-f", "json", "--plan", str(path), str(_dev_with_three(tmp_path)))
+    assert code == 0, out
+    assert json.loads(out)["by_fleet"] == doc["by_fleet"]
 
 
 def test_bad_plan_file_is_a_clean_error(tmp_path: Path) -> None:
