@@ -176,6 +176,10 @@ class BudgetGuard(pulumi.ComponentResource):
             limit_unit=b.currency.value,
             account_id=args.account_id,
             cost_filters=[aws.budgets.BudgetCostFilterArgs(name="TagKeyValue", values=[cost_filter_value(args.stack)])],
+            # amortised, as the estimate and the gate price reservations: a reserved hour is then the
+            # instance's, tagged with the stack (unblended, AWS's default, bills it on the reservation's
+            # fee line, which carries no stack tag, and an all-upfront one as a lump in its first month)
+            cost_types=aws.budgets.BudgetCostTypesArgs(use_amortized=True),
             notifications=notifications,
             tags=args.tags,
             opts=child(self),

@@ -19,6 +19,9 @@ def test_budget_notifications(stack):
     assert (b["budgetType"], b["timeUnit"], b["limitUnit"]) == ("COST", "MONTHLY", policy.currency.value)
     assert b["limitAmount"] == f"{policy.monthly_amount:.2f}"
     assert b["costFilters"] == [{"name": "TagKeyValue", "values": [f"user:seedance:stack${stack.stack}"]}]
+    # amortised cost, the basis the estimate holds against the budget: a reserved hour counts as the
+    # tagged instance's, not as the reservation's untagged fee (AWS's unblended default)
+    assert b["costTypes"] == {"useAmortized": True}
     # base.yaml thresholds 0.5, 0.85, 0.95, 1.0 -> an ACTUAL notification each, and the fifth (the
     # most AWS Budgets allows) a FORECASTED one at 100%
     got = [(n["threshold"], n["notificationType"]) for n in b["notifications"]]
