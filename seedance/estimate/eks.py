@@ -32,4 +32,6 @@ def resources(ctx: EstimateContext) -> list[ResourceCost]:
     # the cluster the stack's nodes join, looked up: its control plane is priced (the fleets need it)
     # but carries none of the stack's tags (every stack joining it counts it)
     return [ResourceCost(KIND, "eks-cluster", SERVICE, cost_components(usage, rate, ctx.currency),
-                         notes=[NOT_CREATED + "; every stack joining the cluster counts it"])]
+                         notes=[NOT_CREATED + "; every stack joining the cluster counts it",
+                                "priced at standard support: a cluster on a Kubernetes version past its standard "
+                                "support is billed EKS's extended-support rate instead"])]

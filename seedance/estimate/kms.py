@@ -15,6 +15,10 @@ from seedance.estimate.context import EstimateContext
 from seedance.offsite import off_site_region
 from seedance.pricing.catalog import Catalog
 
+#: The stack's keys rotate yearly; the data prices a key-month without the rotated material AWS adds.
+ROTATION_NOTE = ("; it rotates yearly, and AWS bills a rotated key's first two rotations as more key material, "
+                 "which the data's key-month price leaves out (the figure is the first year's)")
+
 KIND = "kms"
 SERVICE = "KMS"
 
@@ -52,7 +56,7 @@ def cost_components(u: KmsUsage, p: KmsPrices, currency: str) -> list[CostCompon
 def resources(ctx: EstimateContext) -> list[ResourceCost]:
     arn = ctx.policy.compliance.kms_key_arn
     usage = KmsUsage(keys=0 if arn else 1)
-    notes = [f"uses existing key {arn}" if arn else "key created by the stack"]
+    notes = [f"uses existing key {arn}" if arn else "key created by the stack" + ROTATION_NOTE]
     out = [ResourceCost(KIND, "kms", SERVICE, cost_components(usage, kms_prices(ctx.catalog, ctx.region), ctx.currency),
                         tags=ctx.tags(), notes=notes)]
     partner = off_site_region(ctx.policy)
@@ -61,6 +65,7 @@ def resources(ctx: EstimateContext) -> list[ResourceCost]:
         out.append(ResourceCost(KIND, "kms-replica", SERVICE,
                                 [priced(f"Customer managed key (off-site copies, {partner})", "key-months", 1.0, rate,
                                         ctx.currency)],
-                                tags=ctx.tags(), notes=[f"MLPS 2.0 level 3 off-site copies: the key the stack creates in {partner}"]))
+                                tags=ctx.tags(), notes=[f"MLPS 2.0 level 3 off-site copies: the key the stack creates in {partner}"
+                                                        + ROTATION_NOTE]))
     return out
 

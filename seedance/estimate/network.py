@@ -101,6 +101,11 @@ def network_prices(catalog: Catalog, region: str) -> NetworkPrices:
     )
 
 
+#: The interface endpoint processing tier the data prices: the first PB a month, 1,024 × 1,024 GB (the
+#: price list's tiers count in 1,024s, as S3's first 50 TB is 51,200 GB).
+INTERFACE_FIRST_TIER_GB = 1024 * 1024
+
+
 @dataclass(frozen=True)
 class Route:
     service: str
@@ -165,6 +170,11 @@ def cost_components(u: NetworkUsage, p: NetworkPrices, currency: str) -> list[Co
     if nat_gb:
         names = ", ".join(r.service for r in rs if r.via == "nat" and traffic.get(r.service, 0.0))
         out.append(priced(f"NAT data processed ({names})", "GB", nat_gb, p.nat_gb, currency))
+    # the processing tiers are per region and account, over all interface endpoints: the data prices
+    # the first 1 PB a month only
+    interface_gb = sum(traffic.get(r.service, 0.0) for r in rs if r.via == "interface")
+    above_tier = ("priced at the first-1-PB rate (upper bound: AWS charges less per GB above 1 PB a month "
+                  "over the region's interface endpoints)") if interface_gb > INTERFACE_FIRST_TIER_GB else None
     for r in rs:
         gb = traffic.get(r.service, 0.0)
         if r.via == "gateway":
@@ -172,7 +182,8 @@ def cost_components(u: NetworkUsage, p: NetworkPrices, currency: str) -> list[Co
         elif r.via == "interface":
             out.append(priced(f"Interface endpoint ({r.service})", "AZ-hours", float(u.az_count * HOURS_PER_MONTH), p.interface_hour, currency))
             if gb:
-                out.append(priced(f"Interface endpoint data processed ({r.service})", "GB", gb, p.interface_gb, currency))
+                out.append(priced(f"Interface endpoint data processed ({r.service})", "GB", gb, p.interface_gb, currency,
+                                  note=above_tier))
     return out
 
 

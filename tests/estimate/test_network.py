@@ -37,6 +37,20 @@ def test_auto_takes_an_interface_endpoint_above_break_even(catalog: Catalog) -> 
     assert round(sum(c.monthly_cost for c in comps), 2) == 61.95
 
 
+def test_interface_processing_above_the_first_tier_is_an_upper_bound(catalog: Catalog) -> None:
+    # the data prices the first PB a month (1,048,576 GB) over all the region's interface endpoints: two
+    # endpoints of 600,000 GB each pass it together, so both lines say they are an upper bound
+    p = network_prices(catalog, "us-east-1")
+    big = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=(("ecr.dkr", 600_000.0), ("logs", 600_000.0)),
+                       endpoints=None)
+    lines = [c for c in cost_components(big, p, "USD") if c.name.startswith("Interface endpoint data")]
+    assert [(c.monthly_quantity, round(c.monthly_cost, 2)) for c in lines] == [(600_000.0, 6000.0)] * 2
+    assert all(c.usage_note and "first-1-PB rate (upper bound" in c.usage_note for c in lines)
+    # below the tier, no note
+    small = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=(("ecr.dkr", 600_000.0),), endpoints=None)
+    assert [c.usage_note for c in cost_components(small, p, "USD") if c.name.startswith("Interface endpoint data")] == [None]
+
+
 def test_explicit_list_keeps_other_traffic_on_nat(catalog: Catalog) -> None:
     u = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=TRAFFIC, endpoints=("s3",))
     comps = cost_components(u, network_prices(catalog, "us-east-1"), "USD")
