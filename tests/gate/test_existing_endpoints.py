@@ -284,10 +284,17 @@ def test_existing_endpoint_ec2_lacks_is_priced_through_nat(ec2, capsys, tmp_path
     for fmt in ("text", "markdown", "pr-comment"):
         _, out = _budget_check(capsys, tmp_path, vpc, subnet, "[s3]", "--lookup", fmt=fmt)
         assert "the estimate the budget rules judge prices that traffic through NAT" in " ".join(out.split()), fmt
-    # an available S3 gateway on a route table serves: the policy's figure holds
+    # an available S3 gateway on a route table that does not route the stack's subnet (it uses the
+    # VPC's main table): its S3 traffic still goes through NAT
     table = ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
-    ec2.create_vpc_endpoint(VpcId=vpc, ServiceName=f"com.amazonaws.{REGION}.s3", VpcEndpointType="Gateway",
-                            RouteTableIds=[table])
+    gateway = ec2.create_vpc_endpoint(VpcId=vpc, ServiceName=f"com.amazonaws.{REGION}.s3", VpcEndpointType="Gateway",
+                                      RouteTableIds=[table])["VpcEndpoint"]["VpcEndpointId"]
+    code, out = _budget_check(capsys, tmp_path, vpc, subnet, "[s3]", "--lookup")
+    assert code == 1 and len(_budget_findings(json.loads(out))) == 1
+    assert f"{gateway} is a gateway not on the route table of the stack's subnet {subnet} (rtb-" in \
+        json.loads(out)["given"]["existingEndpoints"]["pricedThroughNat"]["s3"]
+    # on the subnet's own table it serves: the policy's figure holds
+    ec2.associate_route_table(RouteTableId=table, SubnetId=subnet)
     code, out = _budget_check(capsys, tmp_path, vpc, subnet, "[s3]", "--lookup")
     assert _budget_findings(json.loads(out)) == []
     assert "pricedThroughNat" not in json.loads(out)["given"]["existingEndpoints"]
@@ -387,18 +394,29 @@ def test_a_given_estimate_that_ignores_the_facts_is_undecided() -> None:
 
 # The judgement "does an endpoint serve" lives twice: in Python (endpoint_unserved, which prices a
 # service none serves through NAT) and in Rego (lib.endpoints.unavailable, which the rules judge).
-# They must agree on every combination of what EC2 can say of one or two endpoints.
+# They must agree on every combination of what EC2 can say of one or two endpoints, with and without
+# the route tables of the stack's subnets (subnet-1 on rtb-1, subnet-2 and subnet-3 on rtb-2), and
+# give the same reasons.
 _ENDPOINT_KINDS = [
     {"type": t, "state": s, "private_dns_enabled": dns, "route_table_ids": tables, "tags": tags}
     for t in ("Gateway", "Interface")
     for s in ("available", "pending", "deleting")
     for dns in (True, False)
-    for tables in ([], ["rtb-1"])
+    for tables in ([], ["rtb-1"], ["rtb-2", "rtb-1"], ["rtb-other"])
     for tags in ({}, {"seedance:stack": "prod"}, {"seedance:stack": "other"})
 ]
 
+_SUBNETS = {sid: {"vpc_id": "vpc-1", "map_public_ip_on_launch": False, "route_table_id": table, "main_route_table": False,
+                  "routes": []} for sid, table in (("subnet-1", "rtb-1"), ("subnet-2", "rtb-2"), ("subnet-3", "rtb-2"))}
 
-def test_python_and_rego_agree_on_which_listed_services_no_endpoint_serves() -> None:
+
+@pytest.mark.parametrize(("subnet_ids", "subnets"), [
+    (["subnet-1", "subnet-2", "subnet-3"], _SUBNETS),  # matched with every subnet's route table
+    (["subnet-1", "subnet-9"], _SUBNETS),  # with the one the facts hold
+    (["subnet-1", "subnet-2"], {}),  # facts without the subnets: on any route table
+    (None, _SUBNETS),  # a policy without cloud.subnetIds: on any route table
+])
+def test_python_and_rego_agree_on_which_listed_services_no_endpoint_serves(subnet_ids: list[str] | None, subnets: dict) -> None:
     import itertools
     import json as _json
 
@@ -411,16 +429,23 @@ def test_python_and_rego_agree_on_which_listed_services_no_endpoint_serves() -> 
     groups = [[a] for a in _ENDPOINT_KINDS] + [list(p) for p in itertools.islice(
         itertools.combinations(_ENDPOINT_KINDS, 2), 0, None, 7)] + [[]]
     services = [f"svc{i}" for i in range(len(groups))]
-    policy = {"cloud": {"vpcId": "vpc-1"}, "network": {"existingEndpoints": services}}
-    facts = {"vpc_endpoints": {"vpc_id": "vpc-1", "services": {
+    policy = {"cloud": {"vpcId": "vpc-1", **({"subnetIds": subnet_ids} if subnet_ids else {})},
+              "network": {"existingEndpoints": services}}
+    facts = {"subnets": subnets, "vpc_endpoints": {"vpc_id": "vpc-1", "services": {
         s: [{**ep, "id": f"vpce-{s}-{j}"} for j, ep in enumerate(g)] for s, g in zip(services, groups)}}}
     engine.set_input({"policy": policy, "facts": facts, "document": {"stack": "prod", "resources": []}})
-    rego = set(_json.loads(engine.eval_query_as_json(
-        "x := [s | some s in input.policy.network.existingEndpoints; data.lib.endpoints.unavailable(s)]"))
-        ["result"][0]["bindings"]["x"])
-    python = set(endpoint_unserved(policy, facts, "prod"))
+    rego = _json.loads(engine.eval_query_as_json(
+        'x := {s: data.lib.endpoints.missing_message(s, "NAT") | some s in input.policy.network.existingEndpoints; '
+        "data.lib.endpoints.unavailable(s)}"))["result"][0]["bindings"]["x"]
+    python = endpoint_unserved(policy, facts, "prod")
     assert len(python) > len(services) // 2  # most combinations serve nothing: the cases are not all one way
-    assert rego == python
+    assert set(rego) == set(python)
+    # the same reasons: Rego's "... has none that serves (WHY): NAT", Python's "... that serves (WHY)"
+    assert {s: re.search(r"serves(?: \((.*)\))?: NAT$", m)[1] or "none at all" for s, m in rego.items()} == \
+        {s: re.search(r"serves \((.*)\)$", why)[1] for s, why in python.items()}  # type: ignore[index]
+    # a gateway on some route tables but not every matched subnet's is among them (the cases exercise it)
+    misses = [why for why in python.values() if "is a gateway not on the route table" in why]
+    assert bool(misses) == bool(subnets and subnet_ids)
 
 
 def test_every_endpoint_service_name_the_stack_creates_is_read_back_by_the_lookup_and_the_rules() -> None:
