@@ -248,12 +248,32 @@ def test_partly_read_endpoints_and_gateways_are_reported() -> None:
     g = Given([], [], True, "eu-central-1", endpoints=["kms", "logs", "s3"], vpc="vpc-1", checked_endpoints=["kms", "s3"],
               gateway_endpoints=["s3"])
     assert g.to_json()["existingEndpoints"] == {"services": ["kms", "logs", "s3"], "vpc": "vpc-1", "checked": False,
-                                                "notChecked": ["logs"]}
+                                                "routeTablesNotMatched": ["s3"], "notChecked": ["logs"]}
     assert g.summary() == "the endpoints of vpc-1 for kms, s3 (network.existingEndpoints)"
     assert g.unseen().startswith("the VPC endpoint for logs that the policy says vpc-1 already has")
     assert g.unseen().endswith("whether the gateway endpoint for s3 that vpc-1 has (network.existingEndpoints, read from "
-                               "EC2) is on the route tables of the stack's subnets: EC2 gives its route tables, which "
-                               "Seedance does not match with the subnets")
+                               "EC2) is on the route tables of the stack's subnets: the facts hold no subnet of "
+                               "cloud.subnetIds, so its route tables were read, not matched with the subnets' (a gateway "
+                               "on any route table counts)")
+
+
+def test_gateway_route_tables_matched_with_some_or_all_of_the_subnets_are_reported() -> None:
+    """Facts holding some of cloud.subnetIds: the gateway was matched with those only, and the report
+    names the others; holding them all: matched, read, and no longer among what was not checked."""
+    partly = Given(["subnet-1"], [], True, "eu-central-1", endpoints=["s3"], vpc="vpc-1", checked_endpoints=["s3"],
+                   gateway_endpoints=["s3"], unmatched_subnets=["subnet-2", "subnet-3"])
+    assert partly.unseen() == ("whether the gateway endpoint for s3 that vpc-1 has (network.existingEndpoints, read from "
+                               "EC2) is on the route tables of the stack's subnets subnet-2, subnet-3 (cloud.subnetIds): "
+                               "the facts read earlier do not hold their route tables, so it was matched with the other "
+                               "subnets' only (`seedance check --lookup` reads them)")
+    matched = Given(["subnet-1", "subnet-2"], [], True, "eu-central-1", endpoints=["dynamodb", "s3"], vpc="vpc-1",
+                    checked_endpoints=["dynamodb", "s3"], matched_gateways=["dynamodb", "s3"], matched_subnets=2)
+    assert matched.unseen() == ""
+    assert matched.summary() == ("the 2 subnets the stack is given and the endpoints of vpc-1 for dynamodb, s3 "
+                                 "(network.existingEndpoints) and the route tables of its 2 subnets (cloud.subnetIds), "
+                                 "matched with the gateway endpoints for dynamodb, s3")
+    assert matched.to_json()["existingEndpoints"] == {"services": ["dynamodb", "s3"], "vpc": "vpc-1", "checked": True,
+                                                      "routeTablesMatched": ["dynamodb", "s3"]}
 
 
 # red team: the budget rules judged an estimate that took the policy's word for an endpoint EC2 shows
@@ -470,3 +490,73 @@ def test_every_endpoint_service_name_the_stack_creates_is_read_back_by_the_looku
     read = _json.loads(engine.eval_query_as_json(
         'x := {n: data.lib.endpoints.service({"inputs": {"serviceName": n}}) | some n in input.names}'))
     assert read["result"][0]["bindings"]["x"] == {name: service for (service, _), name in names.items()}
+
+
+def test_check_lookup_matches_a_gateway_with_the_route_tables_of_every_subnet(ec2, capsys, tmp_path: Path,  # noqa: ANN001
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """red team: an S3 gateway endpoint on the route table of one of the stack's two subnets only. The
+    other subnet's nodes send their S3 traffic (personal data) through NAT: GDPR-44-2 names that subnet
+    and its table, the estimate prices the traffic through NAT (over the budget: exit 1), and the
+    reports say the route tables were matched. Facts without the subnets fall back to any route table."""
+    vpc = ec2.create_vpc(CidrBlock="10.30.0.0/16")["Vpc"]["VpcId"]
+    a, b = (ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.30.{i}.0/24", AvailabilityZone=f"{REGION}{z}")["Subnet"]["SubnetId"]
+            for i, z in ((1, "a"), (2, "b")))
+    table_a, table_b = (ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"] for _ in range(2))
+    ec2.associate_route_table(RouteTableId=table_a, SubnetId=a)
+    ec2.associate_route_table(RouteTableId=table_b, SubnetId=b)
+    gateway = ec2.create_vpc_endpoint(VpcId=vpc, ServiceName=f"com.amazonaws.{REGION}.s3", VpcEndpointType="Gateway",
+                                      RouteTableIds=[table_a], PolicyDocument=ACCOUNT_ONLY)["VpcEndpoint"]["VpcEndpointId"]
+    text = SAMPLE.read_text().replace(SAMPLE_VPC, vpc)
+    for old, new in zip(SAMPLE_SUBNETS, (a, b, a)):
+        text = text.replace(old, new)
+    document = json.loads(text)  # as synthesised with s3 the VPC's: the stack creates no S3 gateway of its own
+    document["resources"] = [r for r in document["resources"] if r["name"] != "network-s3-gateway"]
+    for r in document["resources"]:  # the AWS Budget guards the policy's budget below (no other mandatory finding)
+        if r["type"] == "aws:budgets/budget:Budget":
+            r["inputs"]["limitAmount"] = "84000.00"
+    sample = tmp_path / "sample.json"
+    sample.write_text(json.dumps(document))
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n  vpcId: {vpc}\n"
+                      f"  subnetIds: [{a}, {b}, {a}]\nnetwork:\n  existingEndpoints: [s3]\nbudget:\n  monthlyAmount: 84000\n")
+
+    def check(*extra: str, fmt: str = "json") -> tuple[int, str]:
+        code = main(["check", str(sample), "--policy", str(policy), "--format", fmt, *extra])
+        return code, capsys.readouterr().out
+
+    saved = tmp_path / "facts.json"
+    code, out = check("--lookup", "--save-facts", str(saved))
+    report = json.loads(out)
+    why = f"{gateway} is a gateway not on the route table of the stack's subnet {b} ({table_b})"
+    assert ("GDPR-44-2", f"no VPC endpoint for s3: network.existingEndpoints names it, but DescribeVpcEndpoints shows "
+                         f"{vpc} has none that serves ({why}): its traffic leaves through NAT") in _endpoint_findings(report)
+    given = report["given"]["existingEndpoints"]
+    assert given["pricedThroughNat"] == {"s3": f"{vpc} has no endpoint for it that serves ({why})"}
+    assert given["routeTablesMatched"] == ["s3"] and "routeTablesNotMatched" not in given
+    assert [m for m in _budget_findings(report) if m.startswith("projected monthly cost")]
+    assert code == 1 and {f["controlId"] for f in report["findings"] if f["severity"] == "mandatory"} == {"BUDGET-COST-1"}
+    for fmt in ("text", "markdown", "pr-comment"):
+        _, out = check("--facts", str(saved), fmt=fmt)
+        flat = " ".join(out.split())
+        assert "the route tables of its 2 subnets (cloud.subnetIds), matched with the gateway endpoint for s3" in flat, fmt
+        assert "not matched" not in flat and "is on the route tables of" not in flat, fmt
+    # on both subnets' tables it serves: no finding for s3, nothing priced through NAT, within the budget
+    ec2.modify_vpc_endpoint(VpcEndpointId=gateway, AddRouteTableIds=[table_b])
+    code, out = check("--lookup")
+    report = json.loads(out)
+    assert not [m for _, m in _endpoint_findings(report) if "for s3" in m]
+    assert "pricedThroughNat" not in report["given"]["existingEndpoints"]
+    assert [f["message"] for f in report["findings"] if f["severity"] == "mandatory"] == [] and code == 0
+    # facts recorded without the subnets: the gateway on table_a counts (any route table), and the
+    # reports say its route tables were not matched
+    facts = json.loads(saved.read_text())
+    facts["subnets"] = {}
+    saved.write_text(json.dumps(facts))
+    monkeypatch.setenv("AWS_ENDPOINT_URL_EC2", "http://127.0.0.1:9")
+    code, out = check("--facts", str(saved))
+    report = json.loads(out)
+    assert not [m for _, m in _endpoint_findings(report) if "for s3" in m]
+    assert report["given"]["existingEndpoints"]["routeTablesNotMatched"] == ["s3"]
+    _, out = check("--facts", str(saved), fmt="text")
+    assert ("the facts hold no subnet of cloud.subnetIds, so its route tables were read, not matched with the subnets' "
+            "(a gateway on any route table counts)") in " ".join(out.split())
