@@ -398,6 +398,43 @@ def test_endpoint_unserved_is_judged_from_the_facts() -> None:
     assert endpoint_unserved(policy, None, "prod") == {}
 
 
+def test_a_gateway_serves_only_on_the_route_table_of_every_given_subnet() -> None:
+    """With the subnets of cloud.subnetIds in the facts, an S3 gateway must be on each one's route table
+    (its own association or the VPC's main table, as read_subnet_facts records it); a subnet the facts
+    do not hold, or one the policy does not give, is not matched; without any, any route table counts."""
+    from seedance.gate.facts import endpoint_unserved, gateway_misses, subnet_route_tables
+
+    def subnet(table: str) -> dict:
+        return {"vpc_id": "vpc-1", "map_public_ip_on_launch": False, "route_table_id": table, "main_route_table": True,
+                "routes": []}
+
+    subnets = {"subnet-1": subnet("rtb-1"), "subnet-2": subnet("rtb-2"), "subnet-4": subnet("rtb-4")}
+    policy = {"cloud": {"vpcId": "vpc-1", "subnetIds": ["subnet-2", "subnet-1", "subnet-3"]},
+              "network": {"existingEndpoints": ["s3"]}}
+    tables = subnet_route_tables(policy, {"subnets": subnets})
+    assert tables == {"subnet-2": "rtb-2", "subnet-1": "rtb-1"}  # subnet-3 not in the facts; subnet-4 not given
+    gw = {"id": "vpce-g", "type": "Gateway", "state": "available", "route_table_ids": ["rtb-1", "rtb-9"]}
+    assert gateway_misses(gw, tables) == {"subnet-2": "rtb-2"}
+    assert gateway_misses({**gw, "route_table_ids": ["rtb-2", "rtb-1"]}, tables) == {}
+
+    def unserved(facts_subnets: dict, ep: dict, pol: dict = policy) -> dict[str, str]:
+        return endpoint_unserved(pol, {"subnets": facts_subnets, "vpc_endpoints": {"vpc_id": "vpc-1", "services": {"s3": [ep]}}},
+                                 "prod")
+
+    assert unserved(subnets, gw) == {"s3": "vpc-1 has no endpoint for it that serves (vpce-g is a gateway not on the "
+                                           "route table of the stack's subnet subnet-2 (rtb-2))"}
+    assert unserved(subnets, {**gw, "route_table_ids": ["rtb-9"]}) == {
+        "s3": "vpc-1 has no endpoint for it that serves (vpce-g is a gateway not on the route tables of the stack's "
+              "subnets subnet-1 (rtb-1), subnet-2 (rtb-2))"}
+    assert unserved(subnets, {**gw, "route_table_ids": ["rtb-1", "rtb-2"]}) == {}
+    # no subnet facts, or no cloud.subnetIds: on any route table it serves, on none it does not
+    assert unserved({}, {**gw, "route_table_ids": ["rtb-9"]}) == {}
+    assert unserved(subnets, {**gw, "route_table_ids": ["rtb-9"]}, {**policy, "cloud": {"vpcId": "vpc-1"}}) == {}
+    assert subnet_route_tables(policy, None) == {} and subnet_route_tables({"cloud": {"subnetIds": "subnet-1"}}, {"subnets": subnets}) == {}
+    assert unserved({}, {**gw, "route_table_ids": []}) == {"s3": "vpc-1 has no endpoint for it that serves (vpce-g is a "
+                                                                "gateway on no route table)"}
+
+
 def test_a_given_estimate_that_ignores_the_facts_is_undecided() -> None:
     """A whole gate input whose estimate takes the policy's word for an endpoint its facts show missing."""
     from seedance.gate.errors import InvalidInputError
