@@ -212,6 +212,25 @@ test_fail_existing_endpoint_that_does_not_serve_gdpr if {
 	}
 }
 
+# red team: an S3 gateway on another team's route table only (rtb-0aaaaaaaaaaaaaaa1) does not carry the
+# stack's S3 traffic: with the stack's subnets read (cloud.subnetIds), it must be on each one's table
+_with_subnets(gate, tables) := json.patch(gate, [
+	{"op": "add", "path": "/policy/cloud/subnetIds", "value": [id | some id, _ in tables]},
+	{"op": "add", "path": "/facts/subnets", "value": {id: {"vpc_id": _vpc, "map_public_ip_on_launch": false, "route_table_id": t, "main_route_table": false, "routes": []} | some id, t in tables}},
+])
+
+test_fail_existing_gateway_not_on_the_stacks_route_tables_gdpr if {
+	services := {"kms": [_kms_fact(fixtures.account_endpoint_policy)], "s3": [_s3_fact], "logs": [
+		fixtures.endpoint_fact("vpce-0aaaaaaaaaaaaaaa3", "logs", "Interface", "available", true, fixtures.account_endpoint_policy),
+	]}
+	gate := fixtures.gate_input_with_endpoints(_own, [], ["s3", "kms", "logs"], _vpc, services)
+	mixed := _with_subnets(gate, {"subnet-0aaaaaaaaaaaaaaa1": "rtb-0aaaaaaaaaaaaaaa1", "subnet-0bbbbbbbbbbbbbbb2": "rtb-0bbbbbbbbbbbbbbb2"})
+	v := exfiltration_paths.violation with input as mixed
+	v == {_no_serving("s3", "vpce-0aaaaaaaaaaaaaaa2 is a gateway not on the route table of the stack's subnet subnet-0bbbbbbbbbbbbbbb2 (rtb-0bbbbbbbbbbbbbbb2)")}
+	covered := _with_subnets(gate, {"subnet-0aaaaaaaaaaaaaaa1": "rtb-0aaaaaaaaaaaaaaa1", "subnet-0bbbbbbbbbbbbbbb2": "rtb-0aaaaaaaaaaaaaaa1"})
+	exfiltration_paths.violation == set() with input as covered
+}
+
 # an S3 interface endpoint without private DNS next to an available S3 gateway: the gateway serves;
 # another Seedance stack's endpoint is the VPC's
 test_pass_s3_interface_without_private_dns_beside_a_gateway_gdpr if {

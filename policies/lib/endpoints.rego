@@ -60,14 +60,35 @@ _others(name) := [ep | some ep in _read_services[name]; not own(ep)] if read(nam
 # the listed service's endpoints in the VPC that are up (state available) and not this stack's own
 read_available(name) := [ep | some ep in _others(name); lower(ep.state) == "available"] if read(name)
 
-# those that serve the service's traffic: a gateway on a route table, an interface one with private DNS
-# (without it clients resolve the public name and go through NAT). The same judgement as
-# seedance.gate.facts.endpoint_unserved, which prices the traffic of a service none serves through NAT.
+# those that serve the service's traffic: a gateway on the route table of every subnet of the stack
+# (below), an interface one with private DNS (without it clients resolve the public name and go through
+# NAT). The same judgement as seedance.gate.facts.endpoint_unserved, which prices the traffic of a
+# service none serves through NAT.
 serving(name) := [ep | some ep in read_available(name); _serves(ep)] if read(name)
 
 _serves(ep) if {
 	ep.type == "Gateway"
 	count(object.get(ep, "route_table_ids", [])) > 0
+	count(gateway_misses(ep)) == 0
+}
+
+# The route table (subnet id -> route table id) of each subnet the stack is given (cloud.subnetIds)
+# that EC2 described (input.facts.subnets: its own association, else its VPC's main table). A gateway
+# endpoint serves the stack only when it is on every one's table: a subnet whose table lacks it sends
+# that service's traffic through NAT. Without them (no cloud.subnetIds, or facts recorded without
+# them) a gateway on any route table counts, its route tables not matched (the reports say so).
+subnet_tables[id] := table if {
+	ids := object.get(input.policy, ["cloud", "subnetIds"], [])
+	is_array(ids)
+	some id in ids
+	table := input.facts.subnets[id].route_table_id
+	is_string(table)
+}
+
+# the stack's subnets (of subnet_tables, id -> route table) whose route table a gateway endpoint is not on
+gateway_misses(ep) := {id: table |
+	some id, table in subnet_tables
+	not table in object.get(ep, "route_table_ids", [])
 }
 
 _serves(ep) if {
@@ -117,6 +138,9 @@ _why_not(ep) := sprintf("%s is this stack's own, tagged seedance:stack=%s: listi
 	lower(ep.state) != "available"
 } else := sprintf("%s is a gateway on no route table", [ep.id]) if {
 	ep.type == "Gateway"
+	count(object.get(ep, "route_table_ids", [])) == 0
+} else := _misses_message(ep) if {
+	ep.type == "Gateway"
 } else := sprintf("%s has private DNS off", [ep.id]) if {
 	ep.type == "Interface"
 } else := sprintf("%s is of type %s", [ep.id, ep.type])
@@ -142,7 +166,22 @@ _serves_public_name(eps) if {
 _serves_public_name(eps) if {
 	some ep in eps
 	ep.type == "Gateway"
+	_serves(ep)
 }
+
+# "vpce-... is a gateway not on the route table of the stack's subnet subnet-b (rtb-b)": the subnets
+# of cloud.subnetIds it misses, whose traffic to the service goes through NAT
+_misses_message(ep) := sprintf("%s is a gateway not on the route table%s of the stack's subnet%s %s", [
+	ep.id, suffix, suffix,
+	concat(", ", [sprintf("%s (%s)", [id, table]) | some id, table in misses]),
+]) if {
+	misses := gateway_misses(ep)
+	suffix := _plural(count(misses))
+}
+
+_plural(1) := ""
+
+_plural(n) := "s" if n != 1
 
 # the VPC has an endpoint for the service: one of the document's, or one the policy says it has
 present(doc, name) if exists(doc, name)

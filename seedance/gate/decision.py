@@ -72,8 +72,15 @@ class Given:
     endpoints: list[str] = field(default_factory=list)
     vpc: str | None = None  # the policy's cloud.vpcId, where those endpoints are said to be
     checked_endpoints: list[str] = field(default_factory=list)  # those of them whose endpoints EC2 described
-    # those of them with an available gateway endpoint: its route tables are read, not matched with the stack's subnets
+    # those of them with an available gateway endpoint whose route tables were not matched with those of
+    # every subnet of the stack (cloud.subnetIds): the facts hold none of the subnets (a gateway on any
+    # route table counts), or not unmatched_subnets (matched with the others only)
     gateway_endpoints: list[str] = field(default_factory=list)
+    unmatched_subnets: list[str] = field(default_factory=list)
+    # those of them with an available gateway endpoint matched with the route tables of every one of the
+    # stack's matched_subnets subnets (only one on each one's table serves)
+    matched_gateways: list[str] = field(default_factory=list)
+    matched_subnets: int = 0
     # those of them EC2 shows no serving endpoint for (service -> why): the estimate prices their traffic through NAT
     unserved_endpoints: dict[str, str] = field(default_factory=dict)
     # the facts describe endpoints of another VPC than the policy's (the policy's word is taken)
@@ -93,6 +100,9 @@ class Given:
                                           "checked": not self.unchecked_endpoints,
                                           **({"pricedThroughNat": self.unserved_endpoints} if self.unserved_endpoints else {}),
                                           **({"factsVpc": self.facts_vpc} if self.facts_vpc else {}),
+                                          **({"routeTablesMatched": self.matched_gateways} if self.matched_gateways else {}),
+                                          **({"routeTablesNotMatched": self.gateway_endpoints}
+                                             if self.gateway_endpoints else {}),
                                           **({"notChecked": self.unchecked_endpoints}
                                              if self.checked_endpoints and self.unchecked_endpoints else {})}}
                    if self.endpoints else {}),
@@ -138,7 +148,8 @@ class Given:
         """What no lookup reads: the placeholders ('the cluster security group of EKS cluster X: offline
         synthesis cannot know its id ...'), an existing trail's log bucket, the VPC's existing endpoints
         the policy names that EC2 was not read for (``--lookup`` reads them) and whether a gateway one
-        it was read for is on the stack's route tables; '' when there is none of them."""
+        it was read for is on the route tables of the stack's subnets, when the facts do not hold them
+        all; '' when there is none of them."""
         lines = []
         if self.placeholders:
             lines.append(f"{', '.join(sorted(self.placeholders.values()))}: offline synthesis cannot know "
@@ -159,10 +170,20 @@ class Given:
                          + f"`seedance check --lookup` reads {'it' if n == 1 else 'them'} from EC2)")
         if self.gateway_endpoints:
             n = len(self.gateway_endpoints)
-            lines.append(f"whether the gateway endpoint{'' if n == 1 else 's'} for {', '.join(self.gateway_endpoints)} "
-                         f"that {self.vpc or 'the VPC'} has (network.existingEndpoints, read from EC2) "
-                         f"{'is' if n == 1 else 'are'} on the route tables of the stack's subnets: EC2 gives "
-                         f"{'its' if n == 1 else 'their'} route tables, which Seedance does not match with the subnets")
+            head = (f"whether the gateway endpoint{'' if n == 1 else 's'} for {', '.join(self.gateway_endpoints)} "
+                    f"that {self.vpc or 'the VPC'} has (network.existingEndpoints, read from EC2) "
+                    f"{'is' if n == 1 else 'are'} on the route tables of ")
+            if self.unmatched_subnets:
+                m = len(self.unmatched_subnets)
+                lines.append(head + f"the stack's subnet{'' if m == 1 else 's'} {', '.join(self.unmatched_subnets)} "
+                             "(cloud.subnetIds): the facts read earlier do not hold "
+                             f"{'its' if m == 1 else 'their'} route table{'' if m == 1 else 's'}, so "
+                             f"{'it was' if n == 1 else 'they were'} matched with the other subnets' only "
+                             "(`seedance check --lookup` reads them)")
+            else:
+                lines.append(head + "the stack's subnets: the facts hold no subnet of cloud.subnetIds, so "
+                             f"{'its' if n == 1 else 'their'} route tables were read, not matched with the subnets' "
+                             f"(a gateway on any route table counts)")
         return "; ".join(lines)
 
     def summary(self) -> str:
@@ -178,6 +199,11 @@ class Given:
             n = len(self.checked_endpoints)
             parts.append(f"the endpoints of {self.vpc or 'the VPC'} for {', '.join(self.checked_endpoints)} "
                          "(network.existingEndpoints)")
+        if self.matched_gateways:
+            n, m = len(self.matched_gateways), self.matched_subnets
+            parts.append(f"the route table{'' if m == 1 else 's'} of {'its' if m == 1 else f'its {m}'} "
+                         f"subnet{'' if m == 1 else 's'} (cloud.subnetIds), matched with the gateway "
+                         f"endpoint{'' if n == 1 else 's'} for {', '.join(self.matched_gateways)}")
         if self.trails:
             parts.append(f"the settings of the existing trail {', '.join(self.trails)} it relies on")
         return " and ".join(parts)

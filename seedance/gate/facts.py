@@ -427,43 +427,71 @@ def endpoint_unserved(policy: dict[str, Any], facts: dict[str, Any] | None, stac
     """The services of ``network.existingEndpoints`` that EC2's facts (``AwsFacts`` as JSON) show the
     VPC has no endpoint serving, each with why: none at all; none available; an interface one without
     private DNS (clients resolve the public name, through NAT; an available S3 gateway serves anyway);
-    a gateway one on no route table; or only this stack's own (tagged ``seedance:stack`` = ``stack``:
-    the stack no longer declaring it, the deploy deletes it). Pure; {} when the facts are not of the
-    policy's VPC or do not cover a service (the policy's word is taken: the reports say so). The same
-    judgement as policies/lib/endpoints.rego ``serving``, which the rules judge; this one prices."""
+    a gateway one on no route table, or (when the facts hold the subnets of ``cloud.subnetIds``) not on
+    the route table of each of them (:func:`gateway_misses`); or only this stack's own (tagged
+    ``seedance:stack`` = ``stack``: the stack no longer declaring it, the deploy deletes it). Pure; {}
+    when the facts are not of the policy's VPC or do not cover a service (the policy's word is taken:
+    the reports say so). The same judgement as policies/lib/endpoints.rego ``serving``, which the rules
+    judge; this one prices."""
     read = (facts or {}).get("vpc_endpoints") or {}
     vpc = existing_endpoint_vpc(policy)
     if not isinstance(read, dict) or vpc is None or read.get("vpc_id") != vpc:
         return {}
     services = read.get("services") or {}
+    tables = subnet_route_tables(policy, facts)
     out: dict[str, str] = {}
     for service in existing_endpoint_services(policy):
         eps = services.get(service)
         if not isinstance(eps, list):
             continue
-        if any(_serves(ep, eps, stack) for ep in eps):
+        if any(_serves(ep, tables, stack) for ep in eps):
             continue
-        why = ", ".join(sorted(_why_not(ep, stack) for ep in eps))
+        why = ", ".join(sorted(_why_not(ep, tables, stack) for ep in eps))
         out[service] = f"{vpc} has no endpoint for it that serves" + (f" ({why})" if why else " (none at all)")
     return out
+
+
+def subnet_route_tables(policy: dict[str, Any], facts: dict[str, Any] | None) -> dict[str, str]:
+    """The route table (subnet id -> route table id) of each subnet of the policy's ``cloud.subnetIds``
+    that the facts describe (its own association, else its VPC's main table: :func:`read_subnet_facts`).
+    A gateway endpoint serves the stack only when it is on every one's table; {} (no subnets to
+    match: a gateway on any route table counts) when the facts hold none of them. Pure; the same as
+    policies/lib/endpoints.rego ``subnet_tables``."""
+    ids = (policy.get("cloud") or {}).get("subnetIds")
+    subnets = (facts or {}).get("subnets")
+    if not isinstance(ids, list) or not isinstance(subnets, dict):
+        return {}
+    out: dict[str, str] = {}
+    for sid in ids:
+        fact = subnets.get(sid) if isinstance(sid, str) else None
+        if isinstance(fact, dict) and isinstance(table := fact.get("route_table_id"), str):
+            out[sid] = table
+    return out
+
+
+def gateway_misses(ep: dict[str, Any], tables: dict[str, str]) -> dict[str, str]:
+    """The subnets of ``tables`` (:func:`subnet_route_tables`, subnet id -> route table id) whose route
+    table the gateway endpoint ``ep`` is not on: their traffic to its service goes through NAT."""
+    on = set(ep.get("route_table_ids") or [])
+    return {sid: table for sid, table in sorted(tables.items()) if table not in on}
 
 
 def _own(ep: dict[str, Any], stack: str) -> bool:
     return (ep.get("tags") or {}).get(STACK_TAG) == stack
 
 
-def _serves(ep: dict[str, Any], eps: list[dict[str, Any]], stack: str) -> bool:
+def _serves(ep: dict[str, Any], tables: dict[str, str], stack: str) -> bool:
     if _own(ep, stack) or str(ep.get("state", "")).lower() != "available":
         return False
     if ep.get("type") == "Gateway":
-        return bool(ep.get("route_table_ids"))
+        return bool(ep.get("route_table_ids")) and not gateway_misses(ep, tables)
     if ep.get("type") == "Interface":
         # without private DNS clients resolve the public name; S3's gateway, when one serves, takes it
         return ep.get("private_dns_enabled") is True
     return False
 
 
-def _why_not(ep: dict[str, Any], stack: str) -> str:
+def _why_not(ep: dict[str, Any], tables: dict[str, str], stack: str) -> str:
     eid = ep.get("id", "?")
     if _own(ep, stack):
         return (f"{eid} is this stack's own, tagged {STACK_TAG}={stack}: listing it in existingEndpoints makes this "
@@ -471,7 +499,12 @@ def _why_not(ep: dict[str, Any], stack: str) -> str:
     if str(ep.get("state", "")).lower() != "available":
         return f"{eid} is {ep.get('state')}"
     if ep.get("type") == "Gateway":
-        return f"{eid} is a gateway on no route table"
+        if not ep.get("route_table_ids"):
+            return f"{eid} is a gateway on no route table"
+        misses = gateway_misses(ep, tables)
+        s = "" if len(misses) == 1 else "s"
+        return (f"{eid} is a gateway not on the route table{s} of the stack's subnet{s} "
+                + ", ".join(f"{sid} ({table})" for sid, table in misses.items()))
     if ep.get("type") == "Interface":
         return f"{eid} has private DNS off"
     return f"{eid} is of type {ep.get('type')}"

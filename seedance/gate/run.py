@@ -76,10 +76,27 @@ def given(gate_input: GateInput) -> Given | None:
                  sorted(have["instance_types"]), facts.get("read_at"), missing if missing.summary() else None,
                  sorted(have["trails"] & set(trails)), endpoints=endpoints, vpc=vpc if isinstance(vpc, str) else None,
                  checked_endpoints=[e for e in endpoints if e in read_endpoints],
-                 gateway_endpoints=[e for e in endpoints if any(f.get("type") == "Gateway" and str(f.get("state")).lower()
-                                                                == "available" for f in read_endpoints.get(e) or [])],
+                 **_gateway_matching(gate_input.policy, facts, endpoints, read_endpoints),
                  unserved_endpoints=endpoint_unserved(gate_input.policy, facts, gate_input.stack),
                  facts_vpc=_facts_vpc(facts, vpc) if endpoints else None)
+
+
+def _gateway_matching(policy: dict, facts: dict, endpoints: list[str], read: dict[str, list[dict]]) -> dict:
+    """The Given fields that say whether the listed services' available gateway endpoints were matched
+    with the route tables of every subnet of ``cloud.subnetIds`` (the facts hold them all; the rules and
+    the estimate then count a gateway only when it is on each one's table) or not (a gateway on any
+    route table counts: ``gateway_endpoints``, with ``unmatched_subnets`` those whose tables the facts
+    lack when they hold some)."""
+    from seedance.gate.facts import subnet_route_tables
+
+    gateways = [e for e in endpoints if any(f.get("type") == "Gateway" and str(f.get("state")).lower() == "available"
+                                            for f in read.get(e) or [])]
+    tables = subnet_route_tables(policy, facts)
+    ids = (policy.get("cloud") or {}).get("subnetIds")
+    unread = sorted({s for s in ids if isinstance(s, str) and s not in tables}) if isinstance(ids, list) else []
+    if tables and not unread:
+        return {"matched_gateways": gateways, "matched_subnets": len(tables)}
+    return {"gateway_endpoints": gateways, "unmatched_subnets": unread if tables else []}
 
 
 def _facts_vpc(facts: dict, vpc: object) -> str | None:

@@ -248,12 +248,32 @@ def test_partly_read_endpoints_and_gateways_are_reported() -> None:
     g = Given([], [], True, "eu-central-1", endpoints=["kms", "logs", "s3"], vpc="vpc-1", checked_endpoints=["kms", "s3"],
               gateway_endpoints=["s3"])
     assert g.to_json()["existingEndpoints"] == {"services": ["kms", "logs", "s3"], "vpc": "vpc-1", "checked": False,
-                                                "notChecked": ["logs"]}
+                                                "routeTablesNotMatched": ["s3"], "notChecked": ["logs"]}
     assert g.summary() == "the endpoints of vpc-1 for kms, s3 (network.existingEndpoints)"
     assert g.unseen().startswith("the VPC endpoint for logs that the policy says vpc-1 already has")
     assert g.unseen().endswith("whether the gateway endpoint for s3 that vpc-1 has (network.existingEndpoints, read from "
-                               "EC2) is on the route tables of the stack's subnets: EC2 gives its route tables, which "
-                               "Seedance does not match with the subnets")
+                               "EC2) is on the route tables of the stack's subnets: the facts hold no subnet of "
+                               "cloud.subnetIds, so its route tables were read, not matched with the subnets' (a gateway "
+                               "on any route table counts)")
+
+
+def test_gateway_route_tables_matched_with_some_or_all_of_the_subnets_are_reported() -> None:
+    """Facts holding some of cloud.subnetIds: the gateway was matched with those only, and the report
+    names the others; holding them all: matched, read, and no longer among what was not checked."""
+    partly = Given(["subnet-1"], [], True, "eu-central-1", endpoints=["s3"], vpc="vpc-1", checked_endpoints=["s3"],
+                   gateway_endpoints=["s3"], unmatched_subnets=["subnet-2", "subnet-3"])
+    assert partly.unseen() == ("whether the gateway endpoint for s3 that vpc-1 has (network.existingEndpoints, read from "
+                               "EC2) is on the route tables of the stack's subnets subnet-2, subnet-3 (cloud.subnetIds): "
+                               "the facts read earlier do not hold their route tables, so it was matched with the other "
+                               "subnets' only (`seedance check --lookup` reads them)")
+    matched = Given(["subnet-1", "subnet-2"], [], True, "eu-central-1", endpoints=["dynamodb", "s3"], vpc="vpc-1",
+                    checked_endpoints=["dynamodb", "s3"], matched_gateways=["dynamodb", "s3"], matched_subnets=2)
+    assert matched.unseen() == ""
+    assert matched.summary() == ("the 2 subnets the stack is given and the endpoints of vpc-1 for dynamodb, s3 "
+                                 "(network.existingEndpoints) and the route tables of its 2 subnets (cloud.subnetIds), "
+                                 "matched with the gateway endpoints for dynamodb, s3")
+    assert matched.to_json()["existingEndpoints"] == {"services": ["dynamodb", "s3"], "vpc": "vpc-1", "checked": True,
+                                                      "routeTablesMatched": ["dynamodb", "s3"]}
 
 
 # red team: the budget rules judged an estimate that took the policy's word for an endpoint EC2 shows
@@ -284,10 +304,17 @@ def test_existing_endpoint_ec2_lacks_is_priced_through_nat(ec2, capsys, tmp_path
     for fmt in ("text", "markdown", "pr-comment"):
         _, out = _budget_check(capsys, tmp_path, vpc, subnet, "[s3]", "--lookup", fmt=fmt)
         assert "the estimate the budget rules judge prices that traffic through NAT" in " ".join(out.split()), fmt
-    # an available S3 gateway on a route table serves: the policy's figure holds
+    # an available S3 gateway on a route table that does not route the stack's subnet (it uses the
+    # VPC's main table): its S3 traffic still goes through NAT
     table = ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
-    ec2.create_vpc_endpoint(VpcId=vpc, ServiceName=f"com.amazonaws.{REGION}.s3", VpcEndpointType="Gateway",
-                            RouteTableIds=[table])
+    gateway = ec2.create_vpc_endpoint(VpcId=vpc, ServiceName=f"com.amazonaws.{REGION}.s3", VpcEndpointType="Gateway",
+                                      RouteTableIds=[table])["VpcEndpoint"]["VpcEndpointId"]
+    code, out = _budget_check(capsys, tmp_path, vpc, subnet, "[s3]", "--lookup")
+    assert code == 1 and len(_budget_findings(json.loads(out))) == 1
+    assert f"{gateway} is a gateway not on the route table of the stack's subnet {subnet} (rtb-" in \
+        json.loads(out)["given"]["existingEndpoints"]["pricedThroughNat"]["s3"]
+    # on the subnet's own table it serves: the policy's figure holds
+    ec2.associate_route_table(RouteTableId=table, SubnetId=subnet)
     code, out = _budget_check(capsys, tmp_path, vpc, subnet, "[s3]", "--lookup")
     assert _budget_findings(json.loads(out)) == []
     assert "pricedThroughNat" not in json.loads(out)["given"]["existingEndpoints"]
@@ -371,6 +398,43 @@ def test_endpoint_unserved_is_judged_from_the_facts() -> None:
     assert endpoint_unserved(policy, None, "prod") == {}
 
 
+def test_a_gateway_serves_only_on_the_route_table_of_every_given_subnet() -> None:
+    """With the subnets of cloud.subnetIds in the facts, an S3 gateway must be on each one's route table
+    (its own association or the VPC's main table, as read_subnet_facts records it); a subnet the facts
+    do not hold, or one the policy does not give, is not matched; without any, any route table counts."""
+    from seedance.gate.facts import endpoint_unserved, gateway_misses, subnet_route_tables
+
+    def subnet(table: str) -> dict:
+        return {"vpc_id": "vpc-1", "map_public_ip_on_launch": False, "route_table_id": table, "main_route_table": True,
+                "routes": []}
+
+    subnets = {"subnet-1": subnet("rtb-1"), "subnet-2": subnet("rtb-2"), "subnet-4": subnet("rtb-4")}
+    policy = {"cloud": {"vpcId": "vpc-1", "subnetIds": ["subnet-2", "subnet-1", "subnet-3"]},
+              "network": {"existingEndpoints": ["s3"]}}
+    tables = subnet_route_tables(policy, {"subnets": subnets})
+    assert tables == {"subnet-2": "rtb-2", "subnet-1": "rtb-1"}  # subnet-3 not in the facts; subnet-4 not given
+    gw = {"id": "vpce-g", "type": "Gateway", "state": "available", "route_table_ids": ["rtb-1", "rtb-9"]}
+    assert gateway_misses(gw, tables) == {"subnet-2": "rtb-2"}
+    assert gateway_misses({**gw, "route_table_ids": ["rtb-2", "rtb-1"]}, tables) == {}
+
+    def unserved(facts_subnets: dict, ep: dict, pol: dict = policy) -> dict[str, str]:
+        return endpoint_unserved(pol, {"subnets": facts_subnets, "vpc_endpoints": {"vpc_id": "vpc-1", "services": {"s3": [ep]}}},
+                                 "prod")
+
+    assert unserved(subnets, gw) == {"s3": "vpc-1 has no endpoint for it that serves (vpce-g is a gateway not on the "
+                                           "route table of the stack's subnet subnet-2 (rtb-2))"}
+    assert unserved(subnets, {**gw, "route_table_ids": ["rtb-9"]}) == {
+        "s3": "vpc-1 has no endpoint for it that serves (vpce-g is a gateway not on the route tables of the stack's "
+              "subnets subnet-1 (rtb-1), subnet-2 (rtb-2))"}
+    assert unserved(subnets, {**gw, "route_table_ids": ["rtb-1", "rtb-2"]}) == {}
+    # no subnet facts, or no cloud.subnetIds: on any route table it serves, on none it does not
+    assert unserved({}, {**gw, "route_table_ids": ["rtb-9"]}) == {}
+    assert unserved(subnets, {**gw, "route_table_ids": ["rtb-9"]}, {**policy, "cloud": {"vpcId": "vpc-1"}}) == {}
+    assert subnet_route_tables(policy, None) == {} and subnet_route_tables({"cloud": {"subnetIds": "subnet-1"}}, {"subnets": subnets}) == {}
+    assert unserved({}, {**gw, "route_table_ids": []}) == {"s3": "vpc-1 has no endpoint for it that serves (vpce-g is a "
+                                                                "gateway on no route table)"}
+
+
 def test_a_given_estimate_that_ignores_the_facts_is_undecided() -> None:
     """A whole gate input whose estimate takes the policy's word for an endpoint its facts show missing."""
     from seedance.gate.errors import InvalidInputError
@@ -387,18 +451,29 @@ def test_a_given_estimate_that_ignores_the_facts_is_undecided() -> None:
 
 # The judgement "does an endpoint serve" lives twice: in Python (endpoint_unserved, which prices a
 # service none serves through NAT) and in Rego (lib.endpoints.unavailable, which the rules judge).
-# They must agree on every combination of what EC2 can say of one or two endpoints.
+# They must agree on every combination of what EC2 can say of one or two endpoints, with and without
+# the route tables of the stack's subnets (subnet-1 on rtb-1, subnet-2 and subnet-3 on rtb-2), and
+# give the same reasons.
 _ENDPOINT_KINDS = [
     {"type": t, "state": s, "private_dns_enabled": dns, "route_table_ids": tables, "tags": tags}
     for t in ("Gateway", "Interface")
     for s in ("available", "pending", "deleting")
     for dns in (True, False)
-    for tables in ([], ["rtb-1"])
+    for tables in ([], ["rtb-1"], ["rtb-2", "rtb-1"], ["rtb-other"])
     for tags in ({}, {"seedance:stack": "prod"}, {"seedance:stack": "other"})
 ]
 
+_SUBNETS = {sid: {"vpc_id": "vpc-1", "map_public_ip_on_launch": False, "route_table_id": table, "main_route_table": False,
+                  "routes": []} for sid, table in (("subnet-1", "rtb-1"), ("subnet-2", "rtb-2"), ("subnet-3", "rtb-2"))}
 
-def test_python_and_rego_agree_on_which_listed_services_no_endpoint_serves() -> None:
+
+@pytest.mark.parametrize(("subnet_ids", "subnets"), [
+    (["subnet-1", "subnet-2", "subnet-3"], _SUBNETS),  # matched with every subnet's route table
+    (["subnet-1", "subnet-9"], _SUBNETS),  # with the one the facts hold
+    (["subnet-1", "subnet-2"], {}),  # facts without the subnets: on any route table
+    (None, _SUBNETS),  # a policy without cloud.subnetIds: on any route table
+])
+def test_python_and_rego_agree_on_which_listed_services_no_endpoint_serves(subnet_ids: list[str] | None, subnets: dict) -> None:
     import itertools
     import json as _json
 
@@ -411,16 +486,23 @@ def test_python_and_rego_agree_on_which_listed_services_no_endpoint_serves() -> 
     groups = [[a] for a in _ENDPOINT_KINDS] + [list(p) for p in itertools.islice(
         itertools.combinations(_ENDPOINT_KINDS, 2), 0, None, 7)] + [[]]
     services = [f"svc{i}" for i in range(len(groups))]
-    policy = {"cloud": {"vpcId": "vpc-1"}, "network": {"existingEndpoints": services}}
-    facts = {"vpc_endpoints": {"vpc_id": "vpc-1", "services": {
+    policy = {"cloud": {"vpcId": "vpc-1", **({"subnetIds": subnet_ids} if subnet_ids else {})},
+              "network": {"existingEndpoints": services}}
+    facts = {"subnets": subnets, "vpc_endpoints": {"vpc_id": "vpc-1", "services": {
         s: [{**ep, "id": f"vpce-{s}-{j}"} for j, ep in enumerate(g)] for s, g in zip(services, groups)}}}
     engine.set_input({"policy": policy, "facts": facts, "document": {"stack": "prod", "resources": []}})
-    rego = set(_json.loads(engine.eval_query_as_json(
-        "x := [s | some s in input.policy.network.existingEndpoints; data.lib.endpoints.unavailable(s)]"))
-        ["result"][0]["bindings"]["x"])
-    python = set(endpoint_unserved(policy, facts, "prod"))
+    rego = _json.loads(engine.eval_query_as_json(
+        'x := {s: data.lib.endpoints.missing_message(s, "NAT") | some s in input.policy.network.existingEndpoints; '
+        "data.lib.endpoints.unavailable(s)}"))["result"][0]["bindings"]["x"]
+    python = endpoint_unserved(policy, facts, "prod")
     assert len(python) > len(services) // 2  # most combinations serve nothing: the cases are not all one way
-    assert rego == python
+    assert set(rego) == set(python)
+    # the same reasons: Rego's "... has none that serves (WHY): NAT", Python's "... that serves (WHY)"
+    assert {s: re.search(r"serves(?: \((.*)\))?: NAT$", m)[1] or "none at all" for s, m in rego.items()} == \
+        {s: re.search(r"serves \((.*)\)$", why)[1] for s, why in python.items()}  # type: ignore[index]
+    # a gateway on some route tables but not every matched subnet's is among them (the cases exercise it)
+    misses = [why for why in python.values() if "is a gateway not on the route table" in why]
+    assert bool(misses) == bool(subnets and subnet_ids)
 
 
 def test_every_endpoint_service_name_the_stack_creates_is_read_back_by_the_lookup_and_the_rules() -> None:
@@ -445,3 +527,73 @@ def test_every_endpoint_service_name_the_stack_creates_is_read_back_by_the_looku
     read = _json.loads(engine.eval_query_as_json(
         'x := {n: data.lib.endpoints.service({"inputs": {"serviceName": n}}) | some n in input.names}'))
     assert read["result"][0]["bindings"]["x"] == {name: service for (service, _), name in names.items()}
+
+
+def test_check_lookup_matches_a_gateway_with_the_route_tables_of_every_subnet(ec2, capsys, tmp_path: Path,  # noqa: ANN001
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """red team: an S3 gateway endpoint on the route table of one of the stack's two subnets only. The
+    other subnet's nodes send their S3 traffic (personal data) through NAT: GDPR-44-2 names that subnet
+    and its table, the estimate prices the traffic through NAT (over the budget: exit 1), and the
+    reports say the route tables were matched. Facts without the subnets fall back to any route table."""
+    vpc = ec2.create_vpc(CidrBlock="10.30.0.0/16")["Vpc"]["VpcId"]
+    a, b = (ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.30.{i}.0/24", AvailabilityZone=f"{REGION}{z}")["Subnet"]["SubnetId"]
+            for i, z in ((1, "a"), (2, "b")))
+    table_a, table_b = (ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"] for _ in range(2))
+    ec2.associate_route_table(RouteTableId=table_a, SubnetId=a)
+    ec2.associate_route_table(RouteTableId=table_b, SubnetId=b)
+    gateway = ec2.create_vpc_endpoint(VpcId=vpc, ServiceName=f"com.amazonaws.{REGION}.s3", VpcEndpointType="Gateway",
+                                      RouteTableIds=[table_a], PolicyDocument=ACCOUNT_ONLY)["VpcEndpoint"]["VpcEndpointId"]
+    text = SAMPLE.read_text().replace(SAMPLE_VPC, vpc)
+    for old, new in zip(SAMPLE_SUBNETS, (a, b, a)):
+        text = text.replace(old, new)
+    document = json.loads(text)  # as synthesised with s3 the VPC's: the stack creates no S3 gateway of its own
+    document["resources"] = [r for r in document["resources"] if r["name"] != "network-s3-gateway"]
+    for r in document["resources"]:  # the AWS Budget guards the policy's budget below (no other mandatory finding)
+        if r["type"] == "aws:budgets/budget:Budget":
+            r["inputs"]["limitAmount"] = "84000.00"
+    sample = tmp_path / "sample.json"
+    sample.write_text(json.dumps(document))
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n  vpcId: {vpc}\n"
+                      f"  subnetIds: [{a}, {b}, {a}]\nnetwork:\n  existingEndpoints: [s3]\nbudget:\n  monthlyAmount: 84000\n")
+
+    def check(*extra: str, fmt: str = "json") -> tuple[int, str]:
+        code = main(["check", str(sample), "--policy", str(policy), "--format", fmt, *extra])
+        return code, capsys.readouterr().out
+
+    saved = tmp_path / "facts.json"
+    code, out = check("--lookup", "--save-facts", str(saved))
+    report = json.loads(out)
+    why = f"{gateway} is a gateway not on the route table of the stack's subnet {b} ({table_b})"
+    assert ("GDPR-44-2", f"no VPC endpoint for s3: network.existingEndpoints names it, but DescribeVpcEndpoints shows "
+                         f"{vpc} has none that serves ({why}): its traffic leaves through NAT") in _endpoint_findings(report)
+    given = report["given"]["existingEndpoints"]
+    assert given["pricedThroughNat"] == {"s3": f"{vpc} has no endpoint for it that serves ({why})"}
+    assert given["routeTablesMatched"] == ["s3"] and "routeTablesNotMatched" not in given
+    assert [m for m in _budget_findings(report) if m.startswith("projected monthly cost")]
+    assert code == 1 and {f["controlId"] for f in report["findings"] if f["severity"] == "mandatory"} == {"BUDGET-COST-1"}
+    for fmt in ("text", "markdown", "pr-comment"):
+        _, out = check("--facts", str(saved), fmt=fmt)
+        flat = " ".join(out.split())
+        assert "the route tables of its 2 subnets (cloud.subnetIds), matched with the gateway endpoint for s3" in flat, fmt
+        assert "not matched" not in flat and "is on the route tables of" not in flat, fmt
+    # on both subnets' tables it serves: no finding for s3, nothing priced through NAT, within the budget
+    ec2.modify_vpc_endpoint(VpcEndpointId=gateway, AddRouteTableIds=[table_b])
+    code, out = check("--lookup")
+    report = json.loads(out)
+    assert not [m for _, m in _endpoint_findings(report) if "for s3" in m]
+    assert "pricedThroughNat" not in report["given"]["existingEndpoints"]
+    assert [f["message"] for f in report["findings"] if f["severity"] == "mandatory"] == [] and code == 0
+    # facts recorded without the subnets: the gateway on table_a counts (any route table), and the
+    # reports say its route tables were not matched
+    facts = json.loads(saved.read_text())
+    facts["subnets"] = {}
+    saved.write_text(json.dumps(facts))
+    monkeypatch.setenv("AWS_ENDPOINT_URL_EC2", "http://127.0.0.1:9")
+    code, out = check("--facts", str(saved))
+    report = json.loads(out)
+    assert not [m for _, m in _endpoint_findings(report) if "for s3" in m]
+    assert report["given"]["existingEndpoints"]["routeTablesNotMatched"] == ["s3"]
+    _, out = check("--facts", str(saved), fmt="text")
+    assert ("the facts hold no subnet of cloud.subnetIds, so its route tables were read, not matched with the subnets' "
+            "(a gateway on any route table counts)") in " ".join(out.split())
