@@ -694,6 +694,35 @@ def monthly_cost(decision: FleetDecision, inp: FleetInputs) -> float:
     return reserved_h * reserved + ondemand_h * offer.ondemand_hourly + spot_h * (offer.spot_hourly or 0.0)
 
 
+def cost_text(cost: float, cost_od: float, units: float, currency: str, unpriced: Sequence[str],
+              od_unpriced: bool = False, why_more: Sequence[str] = ()) -> str:
+    """A fleet's cost in its rationale: its month against all on-demand, what it saves or what it
+    costs more (``why_more``: the reasons :func:`costs_more_reasons` gives).
+
+    ``unpriced`` names the components of the month with no sourced price, which the cost counts as
+    nothing: it is then a lower bound, so what it saves is at most the figure (and what it costs more
+    at least), never a figure of savings. ``od_unpriced``: all on-demand leaves some out too (only the
+    root volumes can be, where the data has no EBS price): its figure is a lower bound as well, and the
+    savings stay at most the figure as long as the first type is of the group's smallest weight (unless
+    a preferred type holds more units): the plan's unpriced volumes then count no fewer instance-hours
+    than all on-demand's (the same demand in instances of the same weight, and spot pays for the hours
+    interruptions lose).
+    """
+    low = " (a lower bound)" if unpriced else ""
+    gap = f"; {len(unpriced)} component(s) unpriced: {', '.join(unpriced)}" if unpriced else ""
+    if not cost_od:
+        return f"{cost:,.0f} {currency}/month{low}{gap}"
+    head = (f"{cost:,.0f} {currency}/month{low} for ~{units:.1f} units vs {cost_od:,.0f} all on-demand"
+            + ((" (a lower bound too)" if unpriced else " (a lower bound)") if od_unpriced else ""))
+    if cost <= cost_od:
+        share = f"{(cost_od - cost) / cost_od:.0%}"
+        if unpriced:
+            return f"{head}: at most {cost_od - cost:,.0f} ({share}) saved{gap}"
+        return f"{head} ({share} saved)"
+    reasons = "; ".join(why_more) or "the first type costs more than on-demand here"
+    return f"{head} ({'at least ' if unpriced else ''}{(cost - cost_od) / cost_od:.0%} more: {reasons}){gap}"
+
+
 def idle_reserved_units(fp: FleetPlan, w: int) -> float:
     """Reserved units billed with nothing running on them, per hour on average: the whole instances
     of ``w`` units held above the demand hour by hour (none when the demand always fills them)."""
@@ -896,21 +925,16 @@ def plan_policy(
             if c.unpriced_reason:
                 unpriced.append(f"{fleet.name}: {c.name}: {c.unpriced_reason}")
         rationale = dict(fp.rationale)
-        if not cost_od:
-            rationale["cost"] = f"{cost:,.0f} {currency}/month"
-        elif cost <= cost_od:
-            rationale["cost"] = (f"{cost:,.0f} {currency}/month for ~{dec.expected_nodes:.1f} units vs "
-                                 f"{cost_od:,.0f} all on-demand ({(cost_od - cost) / cost_od:.0%} saved)")
-        else:  # reservations billed idle, or a first type dearer on-demand than the one all on-demand runs
-            why_more = costs_more_reasons(fp, (offer.instance_type, w, offer.ondemand.value),
-                                          (od_offer.instance_type, od_w, od_offer.ondemand.value))
-            rationale["cost"] = (f"{cost:,.0f} {currency}/month for ~{dec.expected_nodes:.1f} units vs "
-                                 f"{cost_od:,.0f} all on-demand ({(cost - cost_od) / cost_od:.0%} more: "
-                                 f"{'; '.join(why_more) or 'the first type costs more than on-demand here'})")
+        # reservations billed idle, or a first type dearer on-demand than the one all on-demand runs
+        why_more = [] if cost <= cost_od else costs_more_reasons(
+            fp, (offer.instance_type, w, offer.ondemand.value), (od_offer.instance_type, od_w, od_offer.ondemand.value))
+        rationale["cost"] = cost_text(cost, cost_od, dec.expected_nodes, currency,
+                                      [c.name for c in comps if c.unpriced], any(c.unpriced for c in od_comps), why_more)
         fp = FleetPlan(**{**fp.__dict__, "rationale": rationale, "monthly_cost": cost,
                           "monthly_cost_all_ondemand": cost_od,
                           "cost_components": [c.to_json() for c in comps],
-                          "held_other_terms": [(t.value, n) for t, n in others]})
+                          "held_other_terms": [(t.value, n) for t, n in others],
+                          "partial": any(c.unpriced for c in comps)})
         fleets.append(fp)
         total += cost
         total_od += cost_od
@@ -932,4 +956,5 @@ def plan_policy(
         partial=bool(unpriced),
         unpriced=unpriced,
         cluster=cluster,
+        savings_upper_bound=bool(unpriced),
     )
