@@ -89,7 +89,11 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
     if est.budget_amount is not None:
         if est.budget_currency == cur:
             share = share_percent(est.total / est.budget_amount)
-            out.print(Text(f"Budget: {_money(est.budget_amount, cur)} ({share}% used by this estimate)"))
+            if est.partial:  # the total leaves the unpriced components out: its share is a lower bound
+                out.print(Text(f"Budget: {_money(est.budget_amount, cur)} (at least {share}% used by this estimate: "
+                               f"the total leaves the unpriced components out)"))
+            else:
+                out.print(Text(f"Budget: {_money(est.budget_amount, cur)} ({share}% used by this estimate)"))
         else:
             out.print(Text(f"Budget is in {est.budget_currency}, prices in {cur}: not compared (no conversion)"))
     if est.unpriced:

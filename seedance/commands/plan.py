@@ -15,7 +15,7 @@ from rich.text import Text
 
 from seedance import jsonout
 from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_name
-from seedance.planner.plan import Plan
+from seedance.planner.plan import Plan, unpriced_components
 from seedance.policy.model import MAX_NODES
 
 
@@ -42,17 +42,18 @@ def render_plan(out: Console, plan: Plan) -> None:
             if f.checkpoint_overhead is not None:
                 ck += f" ({f.checkpoint_overhead:.1%})"
         spot = f"{f.spot_share_above_base:.0%}" + (f" {f.allocation_strategy}" if f.spot_share_above_base else "")
+        monthly = _money(f.monthly_cost, cur) + (" + unpriced" if f.partial else "")  # a lower bound
         table.add_row(Text(f.name, style="bold"), Text(types or "none qualifies"), str(f.reserved_units), Text(buy),
-                      str(f.on_demand_base), Text(spot), ck, _money(f.monthly_cost, cur),
-                      _money(f.monthly_cost_all_ondemand, cur))
+                      str(f.on_demand_base), Text(spot), ck, monthly, _money(f.monthly_cost_all_ondemand, cur))
     out.print(table)
     for f in plan.fleets:
         out.print(Text(f"{f.name}:", style="bold"))
         for decision, why in f.rationale.items():
             out.print(Text(f"  {decision}: {why}"))
     label = "Fleet compute (partial: some components have no sourced price)" if plan.partial else "Fleet compute"
-    out.print(Text(f"{label}: {_money(plan.monthly_cost, cur)} per month vs {_money(plan.monthly_cost_all_ondemand, cur)} "
-                   f"all on-demand: {savings_text(plan)}", style="bold"))
+    at_least = "at least " if plan.savings_upper_bound else ""
+    out.print(Text(f"{label}: {at_least}{_money(plan.monthly_cost, cur)} per month vs "
+                   f"{_money(plan.monthly_cost_all_ondemand, cur)} all on-demand: {savings_text(plan)}", style="bold"))
     for u in plan.unpriced:
         out.print(Text(f"  - unpriced: {u}", style="yellow"))
 
@@ -64,11 +65,20 @@ _ASCII_DIGITS = re.compile(r"[0-9]+")
 
 
 def savings_text(plan: Plan) -> str:
-    """What the plan saves against all on-demand, or - when held reservations go unused - what it costs more."""
+    """What the plan saves against all on-demand, or - when held reservations go unused - what it costs more.
+
+    When its cost leaves components unpriced (``plan.savings_upper_bound``), the cost is a lower bound:
+    it saves at most the figure, or costs at least the figure more, and the count of those components
+    is given (the lines below the total list them)."""
     cur, od = plan.currency, plan.monthly_cost_all_ondemand
+    bound = plan.savings_upper_bound
+    gap = ""
+    if bound:
+        n = sum(len(unpriced_components(f)) for f in plan.fleets) or len(plan.unpriced)
+        gap = f"; {n} component(s) unpriced (listed below): the cost is a lower bound"
     if plan.savings >= 0:
         saved = plan.savings / od if od else 0.0
-        return f"{_money(plan.savings, cur)} ({saved:,.0%}) saved"
+        return f"{'at most ' if bound else ''}{_money(plan.savings, cur)} ({saved:,.0%}) saved{gap}"
     more = f" ({-plan.savings / od:,.0%})" if od else ""
     idle = [f for f in plan.fleets
             if f.expected_nodes is not None and f.reserved_units > f.expected_nodes]
@@ -76,7 +86,7 @@ def savings_text(plan: Plan) -> str:
     if idle:
         why = " because reserved units are billed whether or not they run: " + "; ".join(
             f"{f.name} holds {f.reserved_units:,} for ~{f.expected_nodes:,.1f} expected" for f in idle)
-    return f"costs {_money(-plan.savings, cur)}{more} more than all on-demand{why}"
+    return f"costs {'at least ' if bound else ''}{_money(-plan.savings, cur)}{more} more than all on-demand{why}{gap}"
 
 
 def _held(values: tuple[str, ...]) -> dict[str, int] | None:

@@ -40,15 +40,19 @@ def _helpers(currency: str) -> dict[str, Any]:
         shown = round(100 * fraction, 1)
         return "±0.0%" if shown == 0 else f"{shown:+.1f}%"  # never "-0.0%" or "+0.0%"
 
-    def share(fraction: float | None) -> str:
-        return "—" if fraction is None else f"{share_percent(fraction)}%"
+    def share(fraction: float | None, partial: bool = False) -> str:
+        """A budget share; of a partial total (some components unpriced, left out) it is a lower bound."""
+        if fraction is None:
+            return "—"
+        return f"{'at least ' if partial else ''}{share_percent(fraction)}%"
 
-    def points(a: float | None, b: float | None) -> str:
-        # from the rounded shares the row shows, so the change always equals their difference
+    def points(a: float | None, b: float | None, partial: bool = False) -> str:
+        # from the rounded shares the row shows, so the change always equals their difference; when
+        # either total is partial, only the change of its priced part is known
         if a is None or b is None:
             return "—"
         moved = share_percent(b) - share_percent(a)
-        return "±0 pp" if moved == 0 else f"{moved:+d} pp"
+        return ("±0 pp" if moved == 0 else f"{moved:+d} pp") + (", priced part" if partial else "")
 
     def cost(value: float | None, status: str = PRICED) -> str:
         """A fleet's, service's or resource's cost: ``unpriced`` when nothing of it has a price and
@@ -235,8 +239,9 @@ def render_diff_text(out: Console, d: EstimateDiff, *, base: Estimate | None = N
     for note in d.notes:
         out.print(Text(f"note: {note}", style="yellow"))
     if d.budget_share_after is not None or d.budget_share_before is not None:
-        out.print(Text(f"budget used: {h['share'](d.budget_share_before)} -> {h['share'](d.budget_share_after)} "
-                       f"({h['points'](d.budget_share_before, d.budget_share_after)})"
+        out.print(Text(f"budget used: {h['share'](d.budget_share_before, d.before_partial)} -> "
+                       f"{h['share'](d.budget_share_after, d.after_partial)} "
+                       f"({h['points'](d.budget_share_before, d.budget_share_after, d.before_partial or d.after_partial)})"
                        + (f"; the budget changes from {h['money'](d.budget_before)} to {h['money'](d.budget_after)}"
                           if d.budget_before != d.budget_after else "")))
     if not d.changed and not d.new_unpriced:

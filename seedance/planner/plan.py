@@ -57,6 +57,9 @@ class FleetPlan:
     # None in plans written before these fields (the average is then taken to run every hour)
     expected_within_reserved: float | None = None
     expected_within_base: float | None = None
+    # some cost component has no sourced price (counted as nothing): monthly_cost is a lower bound, and
+    # what the fleet saves against monthly_cost_all_ondemand an upper bound (:func:`unpriced_components`)
+    partial: bool = False
 
     @property
     def smallest_weight(self) -> int:
@@ -90,6 +93,9 @@ class Plan:
     # whether it was planned for a stack whose fleets join a cluster (a Cluster Autoscaler sizes the
     # groups to demand) or for one whose groups run their desired size; older plans: a cluster
     cluster: bool = True
+    # some fleet's cost is partial (``partial``): monthly_cost is a lower bound, so ``savings`` is the
+    # most the plan saves (it prices the unpriced components at nothing), not a figure of savings
+    savings_upper_bound: bool = False
 
     def fleet(self, name: str) -> FleetPlan:
         for f in self.fleets:
@@ -99,3 +105,8 @@ class Plan:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def unpriced_components(fleet: FleetPlan) -> list[str]:
+    """The names of a fleet's cost components that have no sourced price (not in its monthly_cost)."""
+    return [str(c.get("name", "?")) for c in fleet.cost_components if isinstance(c, dict) and c.get("unpriced_reason")]

@@ -103,7 +103,8 @@ class FleetDecision:
     expected_nodes: float
     notes: list[str] = field(default_factory=list)
     spot_lost_fraction: float = 0.0  # share of paid spot hours lost to interruptions (billed, not useful)
-    # the qualifying type cheapest to run on-demand per unit, and its weight: what "all on-demand" runs
+    # what "all on-demand" runs, and its weight: the type of the group's cheapest to run on-demand
+    # (:func:`ondemand_baseline`)
     ondemand_type: tuple[str, int] | None = None
     # next month's demand hour by hour in units (floored at capacity.min, before whole instances);
     # None without a history
@@ -568,10 +569,6 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
                              month_units=demand_month if history is not None else None)
 
     ranked = ranking.ranked
-    # all on-demand runs the type cheapest per unit; among equals, the smallest, whose whole
-    # instances waste the fewest units
-    cheapest_od = min(range(len(ranked)), key=lambda i: (ranked[i].ondemand_per_unit, ranked[i].weight))
-    od_type = (ranked[cheapest_od].offer.instance_type, ranked[cheapest_od].weight)
     # Which type goes first (reservations, on-demand base) is chosen as if nothing were held, so that
     # recording a purchase the plan recommended never moves the fleet off the type it was bought for.
     # The spot ranking does not see reserved prices or the on-demand base: the types cheapest to run
@@ -621,7 +618,19 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
                  f"those, not the type this plan prices and reserves")
     if note:
         best.plan.rationale["instance_types"] += note
-    return replace(best, ondemand_type=od_type)
+    od = ranked[ondemand_baseline(ranked, chosen)]
+    return replace(best, ondemand_type=(od.offer.instance_type, od.weight))
+
+
+def ondemand_baseline(ranked: Sequence[RankedType], first: int) -> int:
+    """The index in ``ranked`` of the type "all on-demand" runs, when the plan's group runs ``ranked[first]``
+    first: of the types of the smallest weight, which every group of the plan lists (a group the
+    Cluster Autoscaler manages lists no other), the one cheapest to run on-demand, the first type when
+    none is cheaper. The savings then compare like with like: the same group, the same demand, only
+    without reservations or spot."""
+    smallest = min(c.weight for c in ranked)
+    light = [i for i, c in enumerate(ranked) if c.weight == smallest]
+    return min(light, key=lambda i: (ranked[i].ondemand_per_unit, i != first, i))
 
 
 def _spot_pools(primary: RankedType, ranked: Sequence[RankedType],
@@ -683,6 +692,66 @@ def monthly_cost(decision: FleetDecision, inp: FleetInputs) -> float:
     reserved_h, ondemand_h, spot_h = split_hours(decision_usage(decision, inp.fleet))
     reserved = inp.reserved_hourly.get(offer.instance_type, offer.ondemand_hourly)
     return reserved_h * reserved + ondemand_h * offer.ondemand_hourly + spot_h * (offer.spot_hourly or 0.0)
+
+
+def cost_text(cost: float, cost_od: float, units: float, currency: str, unpriced: Sequence[str],
+              od_unpriced: bool = False, why_more: Sequence[str] = ()) -> str:
+    """A fleet's cost in its rationale: its month against all on-demand, what it saves or what it
+    costs more (``why_more``: the reasons :func:`costs_more_reasons` gives).
+
+    ``unpriced`` names the components of the month with no sourced price, which the cost counts as
+    nothing: it is then a lower bound, so what it saves is at most the figure (and what it costs more
+    at least), never a figure of savings. ``od_unpriced``: all on-demand leaves some out too (only the
+    root volumes can be, where the data has no EBS price): its figure is a lower bound as well, and the
+    savings stay at most the figure as long as the first type is of the group's smallest weight (unless
+    a preferred type holds more units): the plan's unpriced volumes then count no fewer instance-hours
+    than all on-demand's (the same demand in instances of the same weight, and spot pays for the hours
+    interruptions lose).
+    """
+    low = " (a lower bound)" if unpriced else ""
+    gap = f"; {len(unpriced)} component(s) unpriced: {', '.join(unpriced)}" if unpriced else ""
+    if not cost_od:
+        return f"{cost:,.0f} {currency}/month{low}{gap}"
+    head = (f"{cost:,.0f} {currency}/month{low} for ~{units:.1f} units vs {cost_od:,.0f} all on-demand"
+            + ((" (a lower bound too)" if unpriced else " (a lower bound)") if od_unpriced else ""))
+    if cost <= cost_od:
+        share = f"{(cost_od - cost) / cost_od:.0%}"
+        if unpriced:
+            return f"{head}: at most {cost_od - cost:,.0f} ({share}) saved{gap}"
+        return f"{head} ({share} saved)"
+    reasons = "; ".join(why_more) or "the first type costs more than on-demand here"
+    return f"{head} ({'at least ' if unpriced else ''}{(cost - cost_od) / cost_od:.0%} more: {reasons}){gap}"
+
+
+def idle_reserved_units(fp: FleetPlan, w: int) -> float:
+    """Reserved units billed with nothing running on them, per hour on average: the whole instances
+    of ``w`` units held above the demand hour by hour (none when the demand always fills them)."""
+    held = (fp.reserved_units // w) * w
+    within = fp.expected_within_reserved
+    if within is None:  # the average taken to run every hour
+        within = fp.expected_nodes if fp.expected_nodes is not None else float(held)
+    return max(0.0, held - min(within, held))
+
+
+def costs_more_reasons(fp: FleetPlan, first: tuple[str, int, float], baseline: tuple[str, int, float]) -> list[str]:
+    """Why a fleet's plan costs more than all on-demand, as far as it can say: reserved units that
+    sit idle (billed whether or not they run), or a first type - (name, weight, on-demand hourly) -
+    other than the one all on-demand runs (``baseline``): in whole instances of more units, or dearer
+    on-demand (kept first for its reservations). Empty when neither holds."""
+    name, w, hourly = first
+    od_name, od_w, od_hourly = baseline
+    out = []
+    idle = idle_reserved_units(fp, w)
+    if idle > 1e-9:
+        out.append(f"{fp.reserved_units} reserved unit(s) are billed whether or not they run (~{idle:,.1f} idle "
+                   f"on average)")
+    if name != od_name and w != od_w:
+        out.append(f"{name} runs in whole instances of {w} unit(s), and all on-demand is priced on {od_name} "
+                   f"({od_w} unit(s) each)")
+    elif name != od_name and hourly / w > od_hourly / od_w:
+        out.append(f"{name} costs {hourly / w:.4g}/h per unit on-demand, and all on-demand is priced on {od_name} "
+                   f"at {od_hourly / od_w:.4g}/h, the cheapest of the group's types")
+    return out
 
 
 def _duration(hours: int) -> str:
@@ -839,7 +908,8 @@ def plan_policy(
             (t, n) for t, n in sorted(active_held_by_term(fleet, on).items()) if t != fleet.reserved.term)
         usage = decision_usage(dec, fleet, others)
         comps = fleet_month(usage, offer, gp3)
-        # all on-demand: the same demand on the type cheapest to run on-demand per unit, in its whole instances
+        # all on-demand: the same demand run by the same group without reservations or spot, on the type
+        # of the group's cheapest to run on-demand (:func:`ondemand_baseline`), in its whole instances
         od_name, od_w = dec.ondemand_type or (offer.instance_type, w)
         od_offer = by_type[od_name]
         if dec.month_units is not None:
@@ -855,25 +925,16 @@ def plan_policy(
             if c.unpriced_reason:
                 unpriced.append(f"{fleet.name}: {c.name}: {c.unpriced_reason}")
         rationale = dict(fp.rationale)
-        if not cost_od:
-            rationale["cost"] = f"{cost:,.0f} {currency}/month"
-        elif cost <= cost_od:
-            rationale["cost"] = (f"{cost:,.0f} {currency}/month for ~{dec.expected_nodes:.1f} units vs "
-                                 f"{cost_od:,.0f} all on-demand ({(cost_od - cost) / cost_od:.0%} saved)")
-        else:  # reservations billed idle, or whole instances of a type holding more units than the demand
-            why_more = []
-            if fp.reserved_units:
-                why_more.append(f"{fp.reserved_units} reserved unit(s) are billed whether or not they run")
-            if w > 1 or (dec.ondemand_type and dec.ondemand_type[0] != offer.instance_type):
-                why_more.append(f"{offer.instance_type} runs in whole instances of {w} unit(s), and all on-demand is "
-                                f"priced on {dec.ondemand_type[0] if dec.ondemand_type else offer.instance_type}")
-            rationale["cost"] = (f"{cost:,.0f} {currency}/month for ~{dec.expected_nodes:.1f} units vs "
-                                 f"{cost_od:,.0f} all on-demand ({(cost - cost_od) / cost_od:.0%} more: "
-                                 f"{'; '.join(why_more) or 'the first type costs more than on-demand here'})")
+        # reservations billed idle, or a first type dearer on-demand than the one all on-demand runs
+        why_more = [] if cost <= cost_od else costs_more_reasons(
+            fp, (offer.instance_type, w, offer.ondemand.value), (od_offer.instance_type, od_w, od_offer.ondemand.value))
+        rationale["cost"] = cost_text(cost, cost_od, dec.expected_nodes, currency,
+                                      [c.name for c in comps if c.unpriced], any(c.unpriced for c in od_comps), why_more)
         fp = FleetPlan(**{**fp.__dict__, "rationale": rationale, "monthly_cost": cost,
                           "monthly_cost_all_ondemand": cost_od,
                           "cost_components": [c.to_json() for c in comps],
-                          "held_other_terms": [(t.value, n) for t, n in others]})
+                          "held_other_terms": [(t.value, n) for t, n in others],
+                          "partial": any(c.unpriced for c in comps)})
         fleets.append(fp)
         total += cost
         total_od += cost_od
@@ -895,4 +956,5 @@ def plan_policy(
         partial=bool(unpriced),
         unpriced=unpriced,
         cluster=cluster,
+        savings_upper_bound=bool(unpriced),
     )

@@ -78,6 +78,34 @@ def test_all_on_demand_runs_the_smallest_of_equally_priced_types() -> None:
     assert dec.ondemand_type == ("p3.2xlarge", 1)
 
 
+def _cpu(**over: object) -> Fleet:
+    doc: dict[str, object] = {"name": "web", "workload": "inference", "sla": "silver", "cpu": {"vcpu": 2, "memoryGib": 8},
+                              "capacity": {"min": 5, "desired": 5, "max": 9}, "reserved": {"mode": "auto", "term": "1y"}}
+    doc.update(over)
+    return Fleet.model_validate(doc)
+
+
+def test_all_on_demand_runs_a_type_the_plans_group_lists() -> None:
+    # m5.xlarge holds 2 units of 2 vCPU / 8 GiB: 0.192 / 2 = 0.096 per unit, cheaper than c5.xlarge's
+    # 0.17, but a group the Cluster Autoscaler manages lists only the 1-unit types (c5.xlarge), so
+    # all on-demand is that group run on-demand: c5.xlarge, not m5.xlarge
+    offers = [OfferView("c5.xlarge", 4, 8, 0, None, 0, 0.17), OfferView("m5.xlarge", 4, 16, 0, None, 0, 0.192)]
+    dec = plan_fleet(FleetInputs(_cpu(), offers, {"c5.xlarge": 0.107}, None, 0, 0, "us-east-1"))
+    assert [(c.instance_type, c.weight) for c in dec.plan.instance_types] == [("c5.xlarge", 1), ("m5.xlarge", 2)]
+    assert dec.ondemand_type == ("c5.xlarge", 1)
+
+
+def test_all_on_demand_runs_the_groups_type_cheapest_on_demand() -> None:
+    # two 1-unit types: b is cheaper on-demand (0.9 against 1.0) but has no reserved price; with the
+    # minimum of 4 reserved, a's month is 4 x 730 x 0.5 = 1,460 against b's 4 x 730 x 0.9 = 2,628, so a
+    # goes first; all on-demand still runs b, the cheapest the same group runs without reservations
+    offers = [OfferView("a.xlarge", 4, 8, 0, None, 0, 1.0), OfferView("b.xlarge", 4, 8, 0, None, 0, 0.9)]
+    fleet = _cpu(capacity={"min": 4, "desired": 4, "max": 8})
+    dec = plan_fleet(FleetInputs(fleet, offers, {"a.xlarge": 0.5}, None, 0, 0, "us-east-1"))
+    assert dec.plan.instance_types[0].instance_type == "a.xlarge" and dec.plan.reserved_units == 4
+    assert dec.ondemand_type == ("b.xlarge", 1)
+
+
 @given(st.floats(min_value=0.0, max_value=1.0, allow_nan=False))
 def test_the_whole_percent_share_never_exceeds_the_cap(share: float) -> None:
     got = whole_percent_share(share)

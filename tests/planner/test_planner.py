@@ -281,6 +281,60 @@ def test_unused_held_reservations_are_called_a_cost_not_a_negative_saving(catalo
     assert "more: 100 reserved unit(s) are billed whether or not they run" in why and "-" not in why.split("(")[1]
 
 
+CPU_POLICY = "\n".join([
+    "apiVersion: seedance.io/v1", "kind: CostPolicy",
+    "metadata: {name: cpu, environment: dev, owner: a@example.com, tags: {team: t, cost-center: CC-1}}",
+    "cloud: {region: us-east-1, availabilityZones: [us-east-1a, us-east-1b], vpcId: vpc-0d1a2b3c4d5e6f703,",
+    "        subnetIds: [subnet-0d1b2c3d4e5f60001, subnet-0d1b2c3d4e5f60002]}",
+    "budget: {monthlyAmount: 100000}",
+    "fleets:",
+    "  - {name: web, workload: inference, sla: silver, cpu: {vcpu: 2, memoryGib: 8}, capacity: {min: 5, desired: 5, max: 9},",
+    "     spot: {maxShare: 0.5, interruptionTolerance: high}, reserved: {mode: auto, term: 1y}}",
+    "network: {natGateways: 1}", ""])
+
+
+def test_all_on_demand_is_the_same_group_on_demand(tmp_path, catalog) -> None:
+    # us-east-1: c5.xlarge (1 unit of 2 vCPU / 8 GiB) 0.17/h on-demand, 0.107/h 1y no-upfront, no spot
+    # price; m5.xlarge holds 2 units at 0.192/h (0.096 a unit) but the group lists only 1-unit types.
+    # plan: 5 reserved c5.xlarge x 730 x 0.107 = 390.55, + 5 root volumes x 200 GiB x 0.08 = 80: 470.55
+    # all on-demand, the same group: 5 x 730 x 0.17 = 620.50 + 80 = 700.50 (it was 3 m5.xlarge:
+    # 3 x 730 x 0.192 + 3 x 16 = 468.48, below the plan, and read as the plan costing more)
+    pol = tmp_path / "cpu.yaml"
+    pol.write_text(CPU_POLICY, encoding="utf-8")
+    plan = plan_policy(load_policy(pol), catalog, as_of=dt.date(2024, 5, 30))
+    f = plan.fleet("web")
+    assert (f.instance_types[0].instance_type, f.reserved_units, f.expected_nodes) == ("c5.xlarge", 5, 5.0)
+    assert f.monthly_cost == pytest.approx(470.55)
+    assert f.monthly_cost_all_ondemand == pytest.approx(700.50)
+    assert plan.savings == pytest.approx(229.95)
+    assert f.rationale["cost"] == "471 USD/month for ~5.0 units vs 700 all on-demand (33% saved)"
+
+
+def test_why_a_plan_costs_more_names_only_what_holds() -> None:
+    from seedance.planner.plan import FleetPlan
+    from seedance.planner.planner import costs_more_reasons, idle_reserved_units
+
+    def fp(reserved: int, within: float) -> FleetPlan:
+        return FleetPlan("web", [], reserved, [], reserved, 0.0, "price-capacity-optimized", None, None, 5, 5, 9, {},
+                         expected_nodes=5.0, expected_within_reserved=within)
+
+    # 5 reserved, all 5 running every hour: none idle, and the same type on-demand: no reason
+    assert idle_reserved_units(fp(5, 5.0), 1) == 0.0
+    assert costs_more_reasons(fp(5, 5.0), ("c5.xlarge", 1, 0.17), ("c5.xlarge", 1, 0.17)) == []
+    # 8 reserved for 5 running: 3 idle
+    assert costs_more_reasons(fp(8, 5.0), ("c5.xlarge", 1, 0.17), ("c5.xlarge", 1, 0.17)) == [
+        "8 reserved unit(s) are billed whether or not they run (~3.0 idle on average)"]
+    # 9 units reserved in 2-unit instances: 4 whole instances = 8 units held, 5 running: 3 idle
+    assert idle_reserved_units(fp(9, 5.0), 2) == 3.0
+    # a first type dearer on-demand (kept first for its reservations) than the one all on-demand runs
+    assert costs_more_reasons(fp(5, 5.0), ("a.xlarge", 1, 1.0), ("b.xlarge", 1, 0.9)) == [
+        "a.xlarge costs 1/h per unit on-demand, and all on-demand is priced on b.xlarge at 0.9/h, the cheapest "
+        "of the group's types"]
+    # a preferred first type of more units than the group's others
+    assert costs_more_reasons(fp(4, 4.0), ("m5.xlarge", 2, 0.192), ("c5.xlarge", 1, 0.17)) == [
+        "m5.xlarge runs in whole instances of 2 unit(s), and all on-demand is priced on c5.xlarge (1 unit(s) each)"]
+
+
 def test_a_fleet_of_jobs_reserves_only_what_the_recent_weeks_kept_busy():
     # 20 idle days, then 8 units for 8 days: an inference service buys the new level; a fine-tuning
     # fleet's job may end, and 8 busy days in 28 do not pay for a reservation
