@@ -115,7 +115,7 @@ _cn_deny(bucket, principal, resource) := fixtures.bucket_part("aws:s3/bucketPoli
 	}],
 })})
 
-test_fail_tls_deny_not_for_everyone_on_every_object if {
+test_fail_tls_deny_not_for_everyone_on_every_object_mlps if {
 	resources := [
 		fixtures.bucket("role", "internal"), _cn_deny("role", {"AWS": "arn:aws-cn:iam::111122223333:role/nobody"}, "arn:aws-cn:s3:::role/*"),
 		fixtures.bucket("arn", "internal"), _cn_deny("arn", "*", "arn:aws-cn:s3:::arn"),
@@ -127,7 +127,7 @@ test_fail_tls_deny_not_for_everyone_on_every_object if {
 	}
 }
 
-test_pass_tls_deny_for_everyone_on_every_object if {
+test_pass_tls_deny_for_everyone_on_every_object_mlps if {
 	resources := [fixtures.bucket("ds", "internal"), _cn_deny("ds", {"AWS": "*"}, ["arn:aws-cn:s3:::ds", "arn:aws-cn:s3:::ds/*"])]
 	v := transit_encryption.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
