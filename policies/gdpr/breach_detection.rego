@@ -13,7 +13,8 @@ import data.lib.s3
 #   data events on personal-data buckets, the stack's VPC has flow logs, and EKS clusters send
 #   audit logs. An advanced selector counts only when it does not narrow the events (a filter on
 #   eventName, eventSource or any field but eventCategory, resources.type, readOnly and whole-bucket
-#   resources.ARN startsWith values), and a data resource only when it names whole buckets (no
+#   resources.ARN startsWith values), a basic selector's management events only when it has no
+#   excludeManagementEventSources, and a data resource only when it names whole buckets (no
 #   object prefix). A trail the policy relies on instead (compliance.existingTrail) is judged on what
 #   CloudTrail says of it (seedance check --lookup); without that, on the policy's word.
 # related_resources:

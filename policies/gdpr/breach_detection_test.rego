@@ -309,6 +309,30 @@ test_fail_filtered_management_selector if {
 	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", "no trail records the account's management events (not counted, as it narrows the events: trail 'audit': its selector 'mgmt' filters on eventSource)")}
 }
 
+# red team F12: a basic selector that excludes management event sources is refused as the
+# advanced selector above is
+test_fail_basic_selector_excluding_sources if {
+	trail := fixtures.trail("audit", {"eventSelectors": [{
+		"readWriteType": "All", "includeManagementEvents": true,
+		"excludeManagementEventSources": ["kms.amazonaws.com"],
+		"dataResources": [{"type": "AWS::S3::Object", "values": ["arn:aws:s3"]}],
+	}]})
+	resources := array.concat(fixtures.good_bucket("ds", "personal"), [trail, fixtures.flow_log("flow", "vpc-0123456789abcdef0")])
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {fixtures.stack_finding("GDPR-33-1", "mandatory", "no trail records the account's management events (not counted, as it narrows the events: trail 'audit': its event selector 1 excludes the management events of kms.amazonaws.com)")}
+}
+
+# ... while management events left out by a second selector (data events only) are not its doing
+test_pass_basic_selectors_excluding_nothing if {
+	trail := fixtures.trail("audit", {"eventSelectors": [
+		{"readWriteType": "All", "includeManagementEvents": true, "excludeManagementEventSources": []},
+		{"readWriteType": "All", "includeManagementEvents": false, "excludeManagementEventSources": ["kms.amazonaws.com"], "dataResources": [{"type": "AWS::S3::Object", "values": ["arn:aws:s3"]}]},
+	]})
+	resources := array.concat(fixtures.good_bucket("ds", "personal"), [trail, fixtures.flow_log("flow", "vpc-0123456789abcdef0")])
+	v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}
+
 test_fail_filtered_data_selectors if {
 	every extra in [
 		[{"field": "eventName", "equals": ["GetObject"]}],

@@ -7,7 +7,8 @@ import data.lib.frameworks
 # METADATA
 # title: "Encryption in transit"
 # description: >-
-#   Bucket policies deny requests without TLS (aws:SecureTransport false); load-balancer
+#   Bucket policies deny requests without TLS (aws:SecureTransport false) to everyone on every
+#   object (Principal "*", Resource covering the bucket's ARN/*, no further condition); load-balancer
 #   listeners, classic ones included, speak HTTPS/TLS (SSL) with a policy that refuses TLS below
 #   1.2 (a classic listener by the SSL negotiation policy the stack sets on it); Kubernetes
 #   LoadBalancer Services terminate TLS on every port (aws-load-balancer-ssl-cert, -ssl-ports)
@@ -23,7 +24,8 @@ import data.lib.frameworks
 #   framework: gdpr
 #   severity: mandatory
 #   remediation: >-
-#     Add a Deny statement on aws:SecureTransport "false" to the bucket policy; use HTTPS/TLS
+#     Add a Deny of s3:* to Principal "*" on the bucket's objects (its ARN/*) on aws:SecureTransport
+#     "false" to the bucket policy; use HTTPS/TLS
 #     listeners with ELBSecurityPolicy-TLS13-1-2-2021-06 or newer, and on every HTTPS/SSL listener
 #     of a classic load balancer a negotiation policy referencing ELBSecurityPolicy-TLS-1-2-2017-01;
 #     give LoadBalancer Services an aws-load-balancer-ssl-cert for every port and a TLS 1.2+

@@ -94,9 +94,84 @@ test_fail_tls_deny_narrowed_to_some_actions if {
 	]
 	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == {
-		_f("aws:s3/bucket:Bucket", "put", "bucket policy does not deny requests without TLS (aws:SecureTransport false)"),
-		_f("aws:s3/bucket:Bucket", "list", "bucket policy does not deny requests without TLS (aws:SecureTransport false)"),
+		_f("aws:s3/bucket:Bucket", "put", _partial_deny("(no Sid) denies only some actions (Action s3:PutObject, not Action s3:*)")),
+		_f("aws:s3/bucket:Bucket", "list", _partial_deny(`(no Sid) denies only some actions (Action ["s3:GetObject","s3:PutObject"], not Action s3:*)`)),
 	}
+}
+
+_partial_deny(why) := sprintf(`bucket policy does not deny requests without TLS (aws:SecureTransport false) to everyone on every object: its statement %s; deny s3:* to Principal "*" on the bucket's ARN/*`, [why])
+
+# red team F4: a deny of plain HTTP counts only when it holds for everyone (Principal "*" or
+# {"AWS": "*"}, no NotPrincipal) on every object of the bucket (a Resource matching ARN/*; a
+# NotResource naming none of its objects), on no further condition
+_deny_plaintext(bucket, fields) := fixtures.bucket_part("aws:s3/bucketPolicy:BucketPolicy", bucket, "policy", {"policy": json.marshal({
+	"Version": "2012-10-17",
+	"Statement": [object.union({
+		"Sid": "tls",
+		"Effect": "Deny",
+		"Principal": "*",
+		"Action": "s3:*",
+		"Condition": {"Bool": {"aws:SecureTransport": "false"}},
+	}, fields)],
+})})
+
+_without(bucket, key, fields) := fixtures.bucket_part("aws:s3/bucketPolicy:BucketPolicy", bucket, "policy", {"policy": json.marshal({
+	"Version": "2012-10-17",
+	"Statement": [object.remove(object.union({
+		"Sid": "tls",
+		"Effect": "Deny",
+		"Principal": "*",
+		"Action": "s3:*",
+		"Condition": {"Bool": {"aws:SecureTransport": "false"}},
+	}, fields), [key])],
+})})
+
+test_fail_tls_deny_for_some_principals_or_objects if {
+	resources := [
+		fixtures.bucket("arn-only", "personal"), _deny_plaintext("arn-only", {"Resource": "arn:aws:s3:::arn-only"}),
+		fixtures.bucket("one-role", "personal"), _deny_plaintext("one-role", {"Principal": {"AWS": "arn:aws:iam::111122223333:role/nobody"}, "Resource": "arn:aws:s3:::one-role/*"}),
+		fixtures.bucket("other", "personal"), _deny_plaintext("other", {"Resource": ["arn:aws:s3:::some-other-bucket/*"]}),
+		fixtures.bucket("prefix", "personal"), _deny_plaintext("prefix", {"Resource": ["arn:aws:s3:::prefix", "arn:aws:s3:::prefix/public/*"]}),
+		fixtures.bucket("not-res", "personal"), _without("not-res", "Resource", {"NotResource": ["arn:aws:s3:::not-res/*"]}),
+		fixtures.bucket("not-wild", "personal"), _without("not-wild", "Resource", {"NotResource": "arn:aws:s3:::*/private/*"}),
+		fixtures.bucket("not-princ", "personal"), _without("not-princ", "Principal", {"NotPrincipal": {"AWS": "arn:aws:iam::111122223333:root"}, "Resource": "arn:aws:s3:::not-princ/*"}),
+		fixtures.bucket("cond", "personal"), _deny_plaintext("cond", {"Resource": "arn:aws:s3:::cond/*", "Condition": {
+			"Bool": {"aws:SecureTransport": "false"},
+			"StringNotEquals": {"aws:PrincipalAccount": "111122223333"},
+		}}),
+		fixtures.bucket("secret-res", "personal"), _deny_plaintext("secret-res", {"Resource": "[secret]"}),
+	]
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:s3/bucket:Bucket", "arn-only", _partial_deny(`'tls' has a Resource (arn:aws:s3:::arn-only) that does not cover the bucket's objects (the bucket's ARN/*)`)),
+		_f("aws:s3/bucket:Bucket", "one-role", _partial_deny(`'tls' names principals ({"AWS":"arn:aws:iam::111122223333:role/nobody"}), not everyone (Principal "*")`)),
+		_f("aws:s3/bucket:Bucket", "other", _partial_deny(`'tls' has a Resource (["arn:aws:s3:::some-other-bucket/*"]) that does not cover the bucket's objects (the bucket's ARN/*)`)),
+		_f("aws:s3/bucket:Bucket", "prefix", _partial_deny(`'tls' has a Resource (["arn:aws:s3:::prefix","arn:aws:s3:::prefix/public/*"]) that does not cover the bucket's objects (the bucket's ARN/*)`)),
+		_f("aws:s3/bucket:Bucket", "not-res", _partial_deny(`'tls' has a NotResource (["arn:aws:s3:::not-res/*"]) that may leave out objects of the bucket`)),
+		_f("aws:s3/bucket:Bucket", "not-wild", _partial_deny(`'tls' has a NotResource (arn:aws:s3:::*/private/*) that may leave out objects of the bucket`)),
+		_f("aws:s3/bucket:Bucket", "not-princ", _partial_deny(`'tls' exempts the principals its NotPrincipal names`)),
+		_f("aws:s3/bucket:Bucket", "cond", _partial_deny(`'tls' applies only on further conditions (StringNotEquals aws:PrincipalAccount)`)),
+		_f("aws:s3/bucket:Bucket", "secret-res", _partial_deny(`'tls' has a Resource ([secret]) that does not cover the bucket's objects (the bucket's ARN/*)`)),
+	}
+}
+
+# ... and a deny in any of its common, correct forms counts: the objects by ARN/*, a wildcard that
+# covers them, {"AWS": "*"}, a NotResource of another bucket or of the bucket alone, an auto-named
+# bucket named by the name its policy uses, a Resource unknown until apply (a first deploy)
+test_pass_tls_deny_for_everyone_on_every_object if {
+	auto := fixtures.resource("aws:s3/bucket:Bucket", "auto", {"tags": fixtures.tags("personal")})
+	resources := [
+		fixtures.bucket("objects", "personal"), _deny_plaintext("objects", {"Resource": "arn:aws:s3:::objects/*"}),
+		fixtures.bucket("aws-star", "personal"), _deny_plaintext("aws-star", {"Principal": {"AWS": ["*"]}, "Resource": ["arn:aws:s3:::aws-star", "arn:aws:s3:::aws-star/*"]}),
+		fixtures.bucket("wild.bucket", "personal"), _deny_plaintext("wild.bucket", {"Resource": "arn:aws:s3:::wild.*"}),
+		fixtures.bucket("every", "personal"), _deny_plaintext("every", {"Resource": "*"}),
+		fixtures.bucket("cn", "personal"), _deny_plaintext("cn", {"Resource": "arn:aws-cn:s3:::cn/*", "Condition": {"BoolIfExists": {"aws:SecureTransport": ["false"]}}}),
+		fixtures.bucket("not-other", "personal"), _without("not-other", "Resource", {"NotResource": ["arn:aws:s3:::elsewhere/*", "arn:aws:s3:::not-other"]}),
+		auto, object.union(_deny_plaintext("auto-1234abc", {"Resource": "arn:aws:s3:::auto-1234abc/*"}), {"name": "auto-policy"}),
+		fixtures.bucket("later", "personal"), _deny_plaintext("later", {"Resource": "[unknown]"}),
+	]
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
 }
 
 test_pass_tls_deny_on_every_action if {

@@ -95,9 +95,29 @@ management_events(t) if {
 	kinds := {k |
 		some sel in objects(object.get(t.inputs, "eventSelectors", []))
 		not switched_off(object.get(sel, "includeManagementEvents", true))
+		count(_basic_narrowing(sel)) == 0
 		some k in _basic_kinds(sel)
 	}
 	count(kinds) == 2
+}
+
+# Why a basic selector's management events do not count: it leaves out the management events of the
+# services its excludeManagementEventSources names (kms.amazonaws.com drops every Decrypt and
+# GenerateDataKey), as an advanced selector that filters on eventSource does; a list (or an item)
+# that is hidden may name any
+_basic_narrowing(sel) := {sprintf("has excludeManagementEventSources that are %s", [resources.hidden_why(v)]) |
+	v := object.get(sel, "excludeManagementEventSources", [])
+	resources.hidden(v)
+} | {sprintf("has an excludeManagementEventSources item that is %s", [resources.hidden_why(x)]) |
+	some x in resources.elements(object.get(sel, "excludeManagementEventSources", []))
+	resources.hidden(x)
+} | {sprintf("excludes the management events of %s", [concat(", ", sort(shown))]) |
+	shown := {x |
+		some x in resources.elements(object.get(sel, "excludeManagementEventSources", []))
+		not resources.hidden(x)
+		x != ""
+	}
+	count(shown) > 0
 }
 
 management_events(t) if {
@@ -167,16 +187,25 @@ _has_field(sel, field) if {
 
 _selector_name(sel) := sprintf("'%s'", [sel.name]) if is_string(object.get(sel, "name", null)) else := "(unnamed)"
 
-# why the advanced management selectors of the document's trails do not count, e.g.
-# ["trail 'audit': its selector 'mgmt' filters on eventSource"]; empty when none was left out
-ignored_management_selectors(document) := sort([msg |
+# why the management selectors of the document's trails do not count, e.g. ["trail 'audit': its
+# selector 'mgmt' filters on eventSource"]; empty when none was left out. Basic selectors count
+# only where the trail has no advanced ones (which replace them).
+ignored_management_selectors(document) := sort(array.concat([msg |
 	some t in trails(document)
 	some sel in objects(object.get(t.inputs, "advancedEventSelectors", []))
 	_selects(sel, "eventCategory", "Management")
 	reasons := selector_narrowing(sel)
 	count(reasons) > 0
 	msg := sprintf("trail '%s': its selector %s %s", [object.get(t, "name", "?"), _selector_name(sel), concat(" and ", sort(reasons))])
-])
+], [msg |
+	some t in trails(document)
+	object.get(t.inputs, "advancedEventSelectors", []) == []
+	some n, sel in objects(object.get(t.inputs, "eventSelectors", []))
+	not switched_off(object.get(sel, "includeManagementEvents", true))
+	reasons := _basic_narrowing(sel)
+	count(reasons) > 0
+	msg := sprintf("trail '%s': its event selector %d %s", [object.get(t, "name", "?"), n + 1, concat(" and ", sort(reasons))])
+]))
 
 # the reasons above as a note for a finding's message ("" when there are none)
 ignored_management_note(document) := note if {

@@ -568,10 +568,5 @@ _like(pattern, value) if {
 	is_string(value)
 	_wild(pattern)
 	pattern != "*"
-	regex.match(_like_regex(pattern), value)
-}
-
-_like_regex(pattern) := concat("", ["^", wildcards, "$"]) if {
-	escaped := regex.replace(pattern, `[.+^$()\[\]{}|\\]`, `\$0`)
-	wildcards := replace(replace(escaped, "*", ".*"), "?", ".")
+	regex.match(resources.wildcard_regex(pattern), value)
 }

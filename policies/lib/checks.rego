@@ -177,11 +177,23 @@ listener_types := {"aws:lb/listener:Listener", "aws:alb/listener:Listener"}
 
 in_transit(_) := _in_transit
 
-_in_transit contains problem(b, "bucket policy does not deny requests without TLS (aws:SecureTransport false)") if {
+_in_transit contains problem(b, _no_plaintext_deny(i)) if {
 	some i in s3.bucket_indices - _denies_plaintext
 	not i in _secret_policy_buckets
 	b := input.document.resources[i]
 }
+
+# the message, with why the policy's aws:SecureTransport denies (if any) leave requests out
+_no_plaintext_deny(i) := sprintf("bucket policy does not deny requests without TLS (aws:SecureTransport false) to everyone on every object: %s; deny s3:* to Principal \"*\" on the bucket's ARN/*", [concat("; ", sort(gaps))]) if {
+	gaps := {sprintf("its statement %s %s", [_sid(st), concat(" and ", sort(why))]) |
+		some st in s3.policy_statements(i)
+		s3.plaintext_deny(st)
+		why := s3.plaintext_deny_gaps(st, i)
+	}
+	count(gaps) > 0
+} else := "bucket policy does not deny requests without TLS (aws:SecureTransport false)"
+
+_sid(st) := sprintf("'%s'", [st.Sid]) if is_string(object.get(st, "Sid", null)) else := "(no Sid)"
 
 _in_transit contains problem(b, "bucket policy is secret, so a deny of requests without TLS (aws:SecureTransport false) cannot be established") if {
 	some i in _secret_policy_buckets - _denies_plaintext
@@ -198,8 +210,9 @@ _secret_policy_buckets contains b if {
 _denies_plaintext contains b if {
 	some p, statements in s3.policy_documents(input.document)
 	some st in statements
-	s3.denies_insecure_transport(st)
+	s3.plaintext_deny(st)
 	some b in s3.config_buckets(p)
+	s3.denies_insecure_transport(st, b)
 }
 
 _in_transit contains problem(l, msg) if {

@@ -31,6 +31,13 @@ number(v) := v if {
 	regex.match(`^-?[0-9]+(\.[0-9]+)?$`, v)
 }
 
+# the regular expression of an AWS pattern with the wildcards * (any run of characters, "/" and
+# ":" included) and ? (one character), anchored at both ends; every other character stands for itself
+wildcard_regex(pattern) := concat("", ["^", wildcards, "$"]) if {
+	escaped := regex.replace(pattern, `[.+^$()\[\]{}|\\]`, `\$0`)
+	wildcards := replace(replace(escaped, "*", ".*"), "?", ".")
+}
+
 # the forms a reference to a resource may take: its recorded id, its URN, its logical name (which
 # a mock runtime id, NAME-xxxxxxxx, carries); for indexes keyed by them (see lookup_forms)
 reference_keys(r) := {k | some k in [object.get(r, "id", null), r.urn, r.name]; is_string(k)}

@@ -412,16 +412,147 @@ policy_statements(b) := array.concat(
 	[s | some s in _statements_at[b]],
 )
 
-# a statement denying every S3 action (s3:* or *) to requests whose aws:SecureTransport is false;
-# a deny narrowed to some actions leaves the others open over plain HTTP
-denies_insecure_transport(statement) if {
+# A statement that denies requests whose aws:SecureTransport is false (Bool or BoolIfExists). It
+# keeps them out only when plaintext_deny_gaps is empty.
+plaintext_deny(statement) if {
+	is_object(statement)
 	statement.Effect == "Deny"
-	_all_s3_actions(object.get(statement, "Action", []))
-	some op, clause in statement.Condition
-	lower(op) == "bool"
+	some op, clause in object.get(statement, "Condition", {})
+	lower(op) in {"bool", "boolifexists"}
 	some key, value in clause
 	lower(key) == "aws:securetransport"
-	lower(sprintf("%v", [value])) == "false"
+	some v in resources.as_list(value)
+	lower(sprintf("%v", [v])) == "false"
+}
+
+# Why such a statement of the policy of the bucket at position b leaves requests without TLS
+# allowed: it must deny every S3 action (s3:* or *; a deny narrowed to some actions leaves the
+# others open over plain HTTP), to everyone, on the bucket's objects, on no further condition (see
+# deny_scope_gaps). Empty when it denies them all.
+plaintext_deny_gaps(statement, b) := gaps if {
+	action_gaps := {sprintf("denies only some actions (%s, not Action s3:*)", [_actions_shown(statement)]) |
+		not _all_s3_actions(object.get(statement, "Action", []))
+	}
+	other := sort({sprintf("%s %s", [op, key]) |
+		some op, clause in statement.Condition
+		some key, _ in clause
+		not _secure_transport_key(op, key)
+	})
+	condition_gaps := {sprintf("applies only on further conditions (%s)", [concat(", ", other)]) | count(other) > 0}
+	gaps := (action_gaps | condition_gaps) | deny_scope_gaps(statement, b)
+}
+
+_actions_shown(statement) := sprintf("Action %s", [_shown(statement.Action)]) if {
+	"Action" in object.keys(statement)
+} else := sprintf("NotAction %s", [_shown(object.get(statement, "NotAction", null))])
+
+_secure_transport_key(op, key) if {
+	lower(op) in {"bool", "boolifexists"}
+	lower(key) == "aws:securetransport"
+}
+
+# Why a Deny statement of the policy of the bucket at position b does not hold for everyone on every
+# object of the bucket, e.g. {"names principals, not everyone (Principal \"*\")"}; empty when it does.
+# Principal "*" or {"AWS": "*"} is everyone (NotPrincipal exempts the principals it names); the
+# Resource must match every object (the bucket's ARN/*, or a wildcard that does: arn:aws:s3:::*,
+# "*"); a NotResource must name none of the bucket's objects (another bucket, or the bucket itself
+# without a key). A Resource or NotResource unknown until apply (the bucket's own ARN on a first
+# deploy) is judged as the stack's policies write it, like a document unknown until apply; a secret
+# one, or a Principal hidden either way (a literal "*" is never hidden), is not.
+deny_scope_gaps(statement, b) := {why |
+	some why in _principal_gap(statement)
+} | {why |
+	some why in _resource_gap(statement, b)
+}
+
+_principal_gap(statement) := {"exempts the principals its NotPrincipal names"} if {
+	"NotPrincipal" in object.keys(statement)
+} else := set() if {
+	_everyone(object.get(statement, "Principal", null))
+} else := {sprintf("names principals (%s), not everyone (Principal \"*\")", [_shown(object.get(statement, "Principal", null))])}
+
+_everyone(p) if p == "*"
+
+_everyone(p) if {
+	is_object(p)
+	"*" in resources.as_list(object.get(p, "AWS", []))
+}
+
+_resource_gap(statement, b) := {sprintf("has a NotResource (%s) that may leave out objects of the bucket", [_shown(statement.NotResource)])} if {
+	not "Resource" in object.keys(statement)
+	some r in resources.as_list(statement.NotResource)
+	not _spares_objects(r, b)
+} else := set() if {
+	not "Resource" in object.keys(statement)
+	"NotResource" in object.keys(statement)
+} else := set() if {
+	some r in resources.as_list(object.get(statement, "Resource", []))
+	_covers_objects(r, b)
+} else := {sprintf("has a Resource (%s) that does not cover the bucket's objects (the bucket's ARN/*)", [_shown(object.get(statement, "Resource", null))])}
+
+_shown(v) := json.marshal(v) if not is_string(v) else := v
+
+# a Resource entry that matches every object of the bucket at position b: it ends with a wildcard
+# and matches the bucket's ARN with a slash (then it matches every key after it), in any partition
+_covers_objects(r, _) if r == "[unknown]"
+
+_covers_objects(r, b) if {
+	is_string(r)
+	endswith(r, "*")
+	some name in (names(b) | _arn_named(r, b))
+	some partition in ["aws", "aws-cn", "aws-us-gov"]
+	regex.match(resources.wildcard_regex(r), sprintf("arn:%s:s3:::%s/", [partition, name]))
+}
+
+# a NotResource entry that leaves every object of the bucket at position b in the deny: one that
+# can match no ARN of an object of the bucket (no S3 ARN, another bucket's objects, the bucket itself
+# without a key); with wildcards, one whose text before the first wildcard already differs from the
+# bucket's ARN/
+_spares_objects(r, _) if r == "[unknown]"
+
+_spares_objects(r, b) if {
+	is_string(r)
+	r != "[secret]"
+	not _may_name_objects(r, b)
+}
+
+_may_name_objects(r, b) if {
+	lit := regex.split(`[*?]`, r)[0]
+	some name in (names(b) | _arn_named(r, b))
+	some partition in ["aws", "aws-cn", "aws-us-gov"]
+	objects := sprintf("arn:%s:s3:::%s/", [partition, name])
+	_overlaps(lit, objects, r)
+}
+
+# the entry starts with the bucket's ARN/ (it names objects of it), or, with a wildcard, its literal
+# start is a start of the bucket's ARN/ (it may match objects of it)
+_overlaps(lit, objects, _) if startswith(lit, objects)
+
+_overlaps(lit, objects, r) if {
+	lit != r
+	startswith(objects, lit)
+}
+
+# the bucket name an ARN names, when it is the bucket at position b (by its name, or an auto-name
+# of its logical name)
+_arn_named(arn, b) := {name} if {
+	name := arn_bucket(arn)
+	b in named(name)
+} else := set()
+
+# the names by which the bucket at position b may be called: its refs and the `bucket` input of its
+# configuration resources (its name as its policy names it)
+names(b) := refs(input.document.resources[b]) | {x |
+	some i in object.get(_configs_of, b, set())
+	x := input.document.resources[i].inputs.bucket
+	is_string(x)
+}
+
+# a statement denying every S3 action (s3:* or *) to everyone on every object of the bucket at
+# position b, to requests whose aws:SecureTransport is false
+denies_insecure_transport(statement, b) if {
+	plaintext_deny(statement)
+	count(plaintext_deny_gaps(statement, b)) == 0
 }
 
 _all_s3_actions(action) if _every_s3_action(action)

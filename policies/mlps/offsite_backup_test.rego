@@ -77,3 +77,61 @@ test_fail_hidden_replication_rules if {
 		}
 	}
 }
+
+# red team F7: an enabled rule counts only when it copies every object: no prefix or tag filter,
+# and, on an SSE-KMS bucket, SSE-KMS objects replicated (sourceSelectionCriteria) to a replica key
+_kms_bucket(name) := array.slice(fixtures.good_bucket(name, "personal"), 0, 3)
+
+_kms_rule(fields) := object.union({
+	"id": "offsite", "status": "Enabled",
+	"sourceSelectionCriteria": {"sseKmsEncryptedObjects": {"status": "Enabled"}},
+	"destination": {"bucket": "arn:aws-cn:s3:::ds-dr", "encryptionConfiguration": {"replicaKmsKeyId": "arn:aws-cn:kms:cn-northwest-1:111122223333:key/r"}},
+}, fields)
+
+_rules(rules) := fixtures.bucket_part("aws:s3/bucketReplicationConfig:BucketReplicationConfig", "ds", "replication", {"rules": rules})
+
+_dr := object.union(_replica("ds-dr", "cn-northwest-1"), {"inputs": {"tags": {"data-class": "internal"}}})
+
+_partial(why) := fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", sprintf("personal-data bucket has no off-site (cross-region) replica of all its objects: %s", [why]))
+
+test_fail_replication_of_part_of_the_bucket if {
+	every c in [
+		[[_kms_rule({"filter": {"prefix": "manifests/"}})], `rule 'offsite' copies only the objects its filter selects ({"filter":{"prefix":"manifests/"}})`],
+		[[_kms_rule({"filter": {"tag": {"key": "replicate", "value": "yes"}}})], `rule 'offsite' copies only the objects its filter selects ({"filter":{"tag":{"key":"replicate","value":"yes"}}})`],
+		[[_kms_rule({"filter": {"and": {"prefix": "", "tags": {"replicate": "yes"}}}})], `rule 'offsite' copies only the objects its filter selects ({"filter":{"and":{"prefix":"","tags":{"replicate":"yes"}}}})`],
+		[[_kms_rule({"prefix": "logs/"})], `rule 'offsite' copies only the objects its filter selects ({"prefix":"logs/"})`],
+		[[_kms_rule({"sourceSelectionCriteria": {"sseKmsEncryptedObjects": {"status": "Disabled"}}})], "rule 'offsite' skips the bucket's SSE-KMS objects (set sourceSelectionCriteria.sseKmsEncryptedObjects Enabled)"],
+		[[object.remove(_kms_rule({}), ["sourceSelectionCriteria"])], "rule 'offsite' skips the bucket's SSE-KMS objects (set sourceSelectionCriteria.sseKmsEncryptedObjects Enabled)"],
+		[[object.union(object.remove(_kms_rule({}), ["destination"]), {"destination": {"bucket": "arn:aws-cn:s3:::ds-dr"}})], "rule 'offsite' names no replica KMS key for the bucket's SSE-KMS objects (destination.encryptionConfiguration.replicaKmsKeyId)"],
+		[[_kms_rule({"filter": {"prefix": "a/"}}), _kms_rule({"id": "b", "filter": {"prefix": "b/"}})], `rule 'b' copies only the objects its filter selects ({"filter":{"prefix":"b/"}}); rule 'offsite' copies only the objects its filter selects ({"filter":{"prefix":"a/"}})`],
+	] {
+		[rules, why] := c
+		v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, array.concat(_kms_bucket("ds"), [_rules(rules), _dr]))
+		v == {_partial(why)}
+	}
+}
+
+test_pass_replication_of_the_whole_bucket if {
+	every rules in [
+		[_kms_rule({})],
+		[_kms_rule({"filter": {}})],
+		[_kms_rule({"filter": {"prefix": ""}})],
+		[_kms_rule({"filter": {"prefix": "tmp/"}}), _kms_rule({"id": "all", "filter": {"and": {"prefix": "", "tags": {}}}})],
+		# a replica key the same preview creates is unknown until apply
+		[_kms_rule({"destination": {"bucket": "arn:aws-cn:s3:::ds-dr", "encryptionConfiguration": {"replicaKmsKeyId": "[unknown]"}}})],
+	] {
+		v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, array.concat(_kms_bucket("ds"), [_rules(rules), _dr]))
+		v == set()
+	}
+	# a bucket's inline rule (aws.s3.Bucket replicationConfiguration) in its own shape
+	inline := object.union(fixtures.bucket("ds", "personal"), {"inputs": {
+		"serverSideEncryptionConfiguration": {"rule": {"applyServerSideEncryptionByDefault": {"sseAlgorithm": "aws:kms"}}},
+		"replicationConfiguration": {"role": "r", "rules": [{
+			"id": "offsite", "status": "Enabled",
+			"sourceSelectionCriteria": {"sseKmsEncryptedObjects": {"enabled": true}},
+			"destination": {"bucket": "arn:aws-cn:s3:::ds-dr", "replicaKmsKeyId": "arn:aws-cn:kms:cn-northwest-1:111122223333:key/r"},
+		}]},
+	}})
+	v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [inline, _dr])
+	v == set()
+}

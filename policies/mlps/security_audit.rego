@@ -11,7 +11,8 @@ import data.lib.resources
 # description: >-
 #   A multi-region CloudTrail trail records management events (including global services; a trail
 #   the policy relies on, compliance.existingTrail, as CloudTrail describes it; an advanced
-#   selector that filters on eventSource or any field but eventCategory and readOnly does not count), EKS
+#   selector that filters on eventSource or any field but eventCategory and readOnly does not count,
+#   nor a basic one with excludeManagementEventSources), EKS
 #   clusters send audit and authenticator logs, and every S3 bucket sends server access logs
 #   (a BucketLogging resource, or the bucket's inline logging) to a bucket the stack creates in
 #   the same region, without S3 Object Lock; a bucket that receives other buckets' access logs

@@ -52,6 +52,30 @@ test_fail_filtered_management_selector_mlps if {
 	v == {fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", "no multi-region CloudTrail trail records management events (not counted, as it narrows the events: trail 'audit': its selector 'mgmt' filters on eventSource)")}
 }
 
+# red team F12: a basic selector's excludeManagementEventSources narrows its management events as a
+# filter on eventSource does (kms.amazonaws.com drops every Decrypt), so it does not count either; a
+# hidden list may name any service; an empty one excludes nothing
+test_fail_basic_selector_excluding_sources_mlps if {
+	every c in [
+		[["kms.amazonaws.com", "rdsdata.amazonaws.com"], "excludes the management events of kms.amazonaws.com, rdsdata.amazonaws.com"],
+		["[unknown]", "has excludeManagementEventSources that are unknown until apply"],
+		[["[secret]"], "has an excludeManagementEventSources item that is secret"],
+	] {
+		[sources, why] := c
+		trail := fixtures.trail("audit", {"eventSelectors": [{"readWriteType": "All", "includeManagementEvents": true, "excludeManagementEventSources": sources}]})
+		v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [trail])
+		v == {fixtures.stack_finding("MLPS-L3-8.1.4.3a", "mandatory", sprintf("no multi-region CloudTrail trail records management events (not counted, as it narrows the events: trail 'audit': its event selector 1 %s)", [why]))}
+	}
+}
+
+test_pass_basic_selector_excluding_nothing_mlps if {
+	every sources in [[], null] {
+		trail := fixtures.trail("audit", {"eventSelectors": [{"readWriteType": "All", "includeManagementEvents": true, "excludeManagementEventSources": sources}]})
+		v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [trail])
+		v == set()
+	}
+}
+
 test_fail_management_selector_other_filters if {
 	every fs in [
 		{"field": "eventName", "notStartsWith": ["Delete"]},

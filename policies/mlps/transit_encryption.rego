@@ -9,11 +9,11 @@ import data.lib.resources
 # METADATA
 # title: "Cryptographic protection in transit"
 # description: >-
-#   As GDPR-32.1a-2 (TLS-only bucket policies; HTTPS/TLS listeners, classic ones included, with
-#   TLS >= 1.2; LoadBalancer Services and Ingresses that terminate TLS, with TLS >= 1.2, on every
-#   port they serve; Gateway API listeners on HTTPS or TLS, HTTP ones only redirecting to https),
-#   and interface VPC endpoints use private DNS so clients reach them rather than the public
-#   endpoint.
+#   As GDPR-32.1a-2 (bucket policies denying requests without TLS to everyone on every object;
+#   HTTPS/TLS listeners, classic ones included, with TLS >= 1.2; LoadBalancer Services and
+#   Ingresses that terminate TLS, with TLS >= 1.2, on every port they serve; Gateway API listeners
+#   on HTTPS or TLS, HTTP ones only redirecting to https), and interface VPC endpoints use private
+#   DNS so clients reach them rather than the public endpoint.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -22,7 +22,8 @@ import data.lib.resources
 #   framework: mlps-l3
 #   severity: mandatory
 #   remediation: >-
-#     Deny aws:SecureTransport false in bucket policies, use TLS 1.2+ listener policies (classic
+#     Deny s3:* on aws:SecureTransport false to Principal "*" on the bucket's objects (its ARN/*) in
+#     bucket policies, use TLS 1.2+ listener policies (classic
 #     load balancers: a negotiation policy on every HTTPS/SSL listener), terminate TLS on every
 #     port of LoadBalancer Services and Ingresses (certificate annotations, ALB ssl-redirect, TLS
 #     1.2+ policy annotations, Ingress tls), give Gateway listeners HTTPS or TLS (an HTTP one only

@@ -104,3 +104,31 @@ test_pass_existing_endpoint_not_available_private_dns if {
 	v := transit_encryption.violation with input as _with_endpoint_facts(services)
 	v == set()
 }
+
+# red team F4 (through lib.checks.in_transit): a deny of plain HTTP aimed at one role, or at the
+# bucket's ARN without its objects, does not count; one for everyone on ARN/* does
+_cn_deny(bucket, principal, resource) := fixtures.bucket_part("aws:s3/bucketPolicy:BucketPolicy", bucket, "policy", {"policy": json.marshal({
+	"Version": "2012-10-17",
+	"Statement": [{
+		"Sid": "DenyInsecureTransport", "Effect": "Deny", "Principal": principal, "Action": "s3:*",
+		"Resource": resource, "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+	}],
+})})
+
+test_fail_tls_deny_not_for_everyone_on_every_object_mlps if {
+	resources := [
+		fixtures.bucket("role", "internal"), _cn_deny("role", {"AWS": "arn:aws-cn:iam::111122223333:role/nobody"}, "arn:aws-cn:s3:::role/*"),
+		fixtures.bucket("arn", "internal"), _cn_deny("arn", "*", "arn:aws-cn:s3:::arn"),
+	]
+	v := transit_encryption.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:s3/bucket:Bucket", "role", `bucket policy does not deny requests without TLS (aws:SecureTransport false) to everyone on every object: its statement 'DenyInsecureTransport' names principals ({"AWS":"arn:aws-cn:iam::111122223333:role/nobody"}), not everyone (Principal "*"); deny s3:* to Principal "*" on the bucket's ARN/*`),
+		_f("aws:s3/bucket:Bucket", "arn", `bucket policy does not deny requests without TLS (aws:SecureTransport false) to everyone on every object: its statement 'DenyInsecureTransport' has a Resource (arn:aws-cn:s3:::arn) that does not cover the bucket's objects (the bucket's ARN/*); deny s3:* to Principal "*" on the bucket's ARN/*`),
+	}
+}
+
+test_pass_tls_deny_for_everyone_on_every_object_mlps if {
+	resources := [fixtures.bucket("ds", "internal"), _cn_deny("ds", {"AWS": "*"}, ["arn:aws-cn:s3:::ds", "arn:aws-cn:s3:::ds/*"])]
+	v := transit_encryption.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}

@@ -597,8 +597,9 @@ def _records_management_events(basic: list[dict[str, Any]], advanced: list[dict[
     """As CloudTrail applies selectors: none at all records management events; advanced selectors
     (which replace the basic ones) must select the Management category without narrowing it (a filter
     on eventSource, say, leaves events out: such a selector is not counted); a basic one must not
-    leave them out. Reads and writes must both be recorded, by one selector or between them (a
-    read-only trail misses every change)."""
+    leave them out, nor exclude the events of any source (ExcludeManagementEventSources, as
+    policies/lib/audit.rego reads it: kms.amazonaws.com drops every Decrypt). Reads and writes must
+    both be recorded, by one selector or between them (a read-only trail misses every change)."""
     if advanced:
         kinds = {k for sel in advanced
                  if _selects(sel, "eventCategory", "Management") and not _advanced_narrows(sel, "Management")
@@ -606,7 +607,9 @@ def _records_management_events(basic: list[dict[str, Any]], advanced: list[dict[
     elif not basic:
         return True
     else:
-        kinds = {k for sel in basic if sel.get("IncludeManagementEvents", True) is not False for k in _kinds(sel, False)}
+        kinds = {k for sel in basic
+                 if sel.get("IncludeManagementEvents", True) is not False and not sel.get("ExcludeManagementEventSources")
+                 for k in _kinds(sel, False)}
     return kinds >= {"read", "write"}
 
 

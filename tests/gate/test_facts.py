@@ -470,6 +470,10 @@ def test_selectors_are_read_as_cloudtrail_applies_them() -> None:
     # no selector at all: management events only
     assert _records_management_events([], []) is True
     assert _records_management_events([{"IncludeManagementEvents": False}], []) is False
+    # a basic selector that excludes a source's management events (KMS) leaves them out, as an
+    # advanced filter on eventSource does; an empty exclusion list excludes nothing
+    assert _records_management_events([{"IncludeManagementEvents": True, "ExcludeManagementEventSources": ["kms.amazonaws.com"]}], []) is False
+    assert _records_management_events([{"IncludeManagementEvents": True, "ExcludeManagementEventSources": []}], []) is True
     # advanced selectors replace the basic ones
     data_only = [{"FieldSelectors": [{"Field": "eventCategory", "Equals": ["Data"]},
                                      {"Field": "resources.type", "Equals": ["AWS::S3::Object"]}]}]
