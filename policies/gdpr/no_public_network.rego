@@ -10,10 +10,12 @@ import data.lib.resources
 # title: "No public network exposure"
 # description: >-
 #   Personal-data instances get no public IP, no security group admits 0.0.0.0/0 or ::/0 except
-#   on 443, and Kubernetes LoadBalancer Services and ALB Ingresses are internal. Personal-data
-#   databases, Redshift, DMS and MQ are not publiclyAccessible, and an internet-facing load
-#   balancer does not front personal data (tagged personal, or forwarding to a target group
-#   tagged personal or where a personal-data autoscaling group or instance registers).
+#   on 443, and Kubernetes LoadBalancer Services and ALB Ingresses are internal (a Service's
+#   aws-load-balancer-scheme annotation decides over aws-load-balancer-internal, an
+#   IngressClassParams scheme over its Ingresses' annotations). Personal-data databases, Redshift,
+#   DMS and MQ are not publiclyAccessible, and an internet-facing load balancer does not front
+#   personal data (tagged personal, or forwarding to a target group tagged personal or where a
+#   personal-data autoscaling group or instance registers).
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-25-gdpr/
 # custom:
@@ -23,9 +25,9 @@ import data.lib.resources
 #   severity: mandatory
 #   remediation: >-
 #     Set associatePublicIpAddress false on personal-data launch templates, narrow world-open
-#     ingress to 443 on internet load balancers, and annotate LoadBalancer Services as internal
-#     (or waive); set publiclyAccessible false on personal-data stores; make load balancers in
-#     front of personal data internal (internal true) or waive them.
+#     ingress to 443 on internet load balancers, and annotate LoadBalancer Services
+#     aws-load-balancer-scheme internal (or waive); set publiclyAccessible false on personal-data
+#     stores; make load balancers in front of personal data internal (internal true) or waive them.
 violation contains findings.finding("GDPR-25.2-2", p.resource, p.message) if {
 	frameworks.applies(input.policy, "gdpr")
 	some p in _problems
@@ -64,20 +66,11 @@ _problems contains findings.problem(rule.resource, msg) if {
 	msg := network.admits(rule)
 }
 
-_internal_annotations := {
-	"service.beta.kubernetes.io/aws-load-balancer-internal": "true",
-	"service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
-}
-
-_internal(svc) if {
-	some k, v in _internal_annotations
-	object.get(svc.inputs, ["metadata", "annotations", k], "") == v
-}
-
-_problems contains findings.problem(svc, "LoadBalancer Service is internet-facing") if {
+# annotated internal by lib.network's reading: the scheme annotation, when present, decides
+_problems contains findings.problem(svc, network.service_exposure(svc)) if {
 	some svc in resources.of_type(input.document, "kubernetes:core/v1:Service")
 	object.get(svc.inputs, ["spec", "type"], "ClusterIP") == "LoadBalancer"
-	not _internal(svc)
+	not network.internal_service(svc)
 }
 
 # a type (or spec) the document does not show may be LoadBalancer
@@ -85,7 +78,7 @@ _problems contains findings.problem(svc, msg) if {
 	some svc in resources.of_type(input.document, "kubernetes:core/v1:Service")
 	some v in [object.get(svc.inputs, "spec", {}), object.get(svc.inputs, ["spec", "type"], "ClusterIP")]
 	resources.hidden(v)
-	not _internal(svc)
+	not network.internal_service(svc)
 	msg := sprintf("Service type is %s, so it may be an internet-facing LoadBalancer", [resources.hidden_why(v)])
 }
 
@@ -107,6 +100,25 @@ _problems contains findings.problem(ing, msg) if {
 	resources.hidden(v)
 	msg := sprintf("Ingress scheme (alb.ingress.kubernetes.io/scheme) is %s, so it may be internet-facing", [resources.hidden_why(v)])
 }
+
+# an IngressClassParams whose scheme is internet-facing (or not shown) gives every Ingress of the
+# IngressClasses naming it that scheme, whatever their alb.ingress.kubernetes.io/scheme annotation
+# (AWS Load Balancer Controller, IngressClassParams spec.scheme)
+_problems contains findings.problem(params, msg) if {
+	some t in resources.k8s_types(input.document)
+	startswith(t, "kubernetes:elbv2.k8s.aws/")
+	endswith(t, ":IngressClassParams")
+	some params in resources.of_type(input.document, t)
+	some v in [object.get(params.inputs, "spec", {}), object.get(params.inputs, ["spec", "scheme"], "internal")]
+	_ingress_class_exposure(v) != ""
+	msg := sprintf("IngressClassParams %s: every Ingress of the IngressClasses that name it gets that scheme, whatever its alb.ingress.kubernetes.io/scheme annotation says", [_ingress_class_exposure(v)])
+}
+
+_ingress_class_exposure(v) := "sets scheme internet-facing" if {
+	v == "internet-facing"
+} else := sprintf("scheme is %s, so it may be internet-facing", [resources.hidden_why(v)]) if {
+	resources.hidden(v)
+} else := ""
 
 # personal-data stores publiclyAccessible puts on the internet (lib.public_access)
 _problems contains findings.problem(input.document.resources[i], sprintf("personal-data %s", [msg])) if {

@@ -37,6 +37,47 @@ test_fail_public_network if {
 	}
 }
 
+# red team F11: the AWS Load Balancer Controller gives aws-load-balancer-scheme precedence over the
+# deprecated aws-load-balancer-internal, so a Service carrying both is what the scheme says
+_scheme := "service.beta.kubernetes.io/aws-load-balancer-scheme"
+
+_internal := "service.beta.kubernetes.io/aws-load-balancer-internal"
+
+test_fail_scheme_annotation_takes_precedence if {
+	resources := [
+		_svc("conflict", {_internal: "true", _scheme: "internet-facing"}),
+		_svc("unknown-scheme", {_internal: "true", _scheme: "[unknown]"}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("kubernetes:core/v1:Service", "conflict", "LoadBalancer Service is internet-facing: aws-load-balancer-scheme internet-facing takes precedence over aws-load-balancer-internal \"true\""),
+		_f("kubernetes:core/v1:Service", "unknown-scheme", "LoadBalancer Service may be internet-facing: its aws-load-balancer-scheme annotation is unknown until apply, and the scheme decides whatever aws-load-balancer-internal says"),
+	}
+}
+
+test_pass_internal_by_scheme_or_by_internal_alone if {
+	resources := [
+		_svc("both-internal", {_internal: "true", _scheme: "internal"}),
+		_svc("scheme-wins", {_internal: "false", _scheme: "internal"}),
+		_svc("deprecated-only", {_internal: "true"}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}
+
+# the controller gives an IngressClassParams' scheme precedence over every Ingress annotation of
+# its class
+_params(name, spec) := fixtures.resource("kubernetes:elbv2.k8s.aws/v1beta1:IngressClassParams", name, {"metadata": {"name": name}, "spec": spec})
+
+test_fail_ingress_class_params_internet_facing if {
+	resources := [_params("public", {"scheme": "internet-facing"}), _params("hidden", {"scheme": "[secret]"}), _params("private", {"scheme": "internal"}), _params("unset", {})]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("kubernetes:elbv2.k8s.aws/v1beta1:IngressClassParams", "public", "IngressClassParams sets scheme internet-facing: every Ingress of the IngressClasses that name it gets that scheme, whatever its alb.ingress.kubernetes.io/scheme annotation says"),
+		_f("kubernetes:elbv2.k8s.aws/v1beta1:IngressClassParams", "hidden", "IngressClassParams scheme is secret, so it may be internet-facing: every Ingress of the IngressClasses that name it gets that scheme, whatever its alb.ingress.kubernetes.io/scheme annotation says"),
+	}
+}
+
 # an EC2 instance checked like a launch template (audit A2)
 _instance(inputs) := fixtures.resource("aws:ec2/instance:Instance", "box", object.union(
 	{

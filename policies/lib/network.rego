@@ -397,22 +397,40 @@ _eip_names(e, field, _) if routing.unlinked_unknown(e, field)
 
 # ---------------------------------------------------------------- Kubernetes LoadBalancer Services
 
-_internal_annotations := {
-	"service.beta.kubernetes.io/aws-load-balancer-internal": "true",
-	"service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
+_scheme_annotation := "service.beta.kubernetes.io/aws-load-balancer-scheme"
+
+_internal_annotation := "service.beta.kubernetes.io/aws-load-balancer-internal"
+
+# A Service annotated internal: by its aws-load-balancer-scheme annotation when it carries one, which
+# the AWS Load Balancer Controller gives precedence over the deprecated aws-load-balancer-internal
+# ("in case of ties, the aws-load-balancer-scheme gets precedence"), else by aws-load-balancer-internal
+# "true". A scheme the document does not show (secret, unknown until apply) may be internet-facing.
+internal_service(svc) if {
+	object.get(svc.inputs, ["metadata", "annotations", _scheme_annotation], null) == "internal"
 }
 
-_internal(svc) if {
-	some k, v in _internal_annotations
-	object.get(svc.inputs, ["metadata", "annotations", k], "") == v
+internal_service(svc) if {
+	object.get(svc.inputs, ["metadata", "annotations", _scheme_annotation], null) == null
+	object.get(svc.inputs, ["metadata", "annotations", _internal_annotation], "") == "true"
 }
+
+# what a message says of a LoadBalancer Service that is not internal_service: it is (or may be)
+# internet-facing, and why when an annotation says otherwise
+service_exposure(svc) := sprintf("LoadBalancer Service may be internet-facing: its aws-load-balancer-scheme annotation is %s, and the scheme decides whatever aws-load-balancer-internal says", [resources.hidden_why(scheme)]) if {
+	scheme := object.get(svc.inputs, ["metadata", "annotations", _scheme_annotation], null)
+	resources.hidden(scheme)
+} else := sprintf("LoadBalancer Service is internet-facing: aws-load-balancer-scheme %v takes precedence over aws-load-balancer-internal \"true\"", [scheme]) if {
+	scheme := object.get(svc.inputs, ["metadata", "annotations", _scheme_annotation], null)
+	scheme != null
+	object.get(svc.inputs, ["metadata", "annotations", _internal_annotation], "") == "true"
+} else := "LoadBalancer Service is internet-facing"
 
 # a LoadBalancer Service the cloud controller exposes to the internet: not annotated internal and
 # not limited to source ranges that exclude the internet (the controller writes its security-group
 # rules outside the document)
 internet_load_balancer(svc) if {
 	object.get(svc.inputs, ["spec", "type"], "ClusterIP") == "LoadBalancer"
-	not _internal(svc)
+	not internal_service(svc)
 	not _source_restricted(svc)
 }
 
