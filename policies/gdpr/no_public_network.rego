@@ -9,7 +9,8 @@ import data.lib.resources
 # METADATA
 # title: "No public network exposure"
 # description: >-
-#   Personal-data instances get no public IP, no security group admits 0.0.0.0/0 or ::/0 except
+#   Personal-data instances get no public IP (nor an Elastic IP, on them or on a network interface
+#   they carry, or that serves personal data), no security group admits 0.0.0.0/0 or ::/0 except
 #   on 443, and Kubernetes LoadBalancer Services and ALB Ingresses are internal (a Service's
 #   aws-load-balancer-scheme annotation decides over aws-load-balancer-internal, an
 #   IngressClassParams scheme over its Ingresses' annotations). Personal-data databases, Redshift,
@@ -24,7 +25,8 @@ import data.lib.resources
 #   framework: gdpr
 #   severity: mandatory
 #   remediation: >-
-#     Set associatePublicIpAddress false on personal-data launch templates, narrow world-open
+#     Set associatePublicIpAddress false on personal-data launch templates and release their
+#     Elastic IPs (and those of their network interfaces; reach them through a load balancer), narrow world-open
 #     ingress to 443 on internet load balancers, and annotate LoadBalancer Services
 #     aws-load-balancer-scheme internal (or waive); set publiclyAccessible false on personal-data
 #     stores; make load balancers in front of personal data internal (internal true) or waive them.
@@ -54,10 +56,21 @@ _problems contains compute.unseen_launch_problem(i, ref, "whether its instances 
 	not compute.overrides_template(input.document.resources[i], "associatePublicIpAddress")
 }
 
-_problems contains findings.problem(r, "personal-data instance gets a public IP (an Elastic IP is attached to it)") if {
-	some i in compute.indices & resources.personal_indices
+# an Elastic IP on the instance, or on a network interface it carries (lib.network)
+_problems contains findings.problem(r, sprintf("personal-data %s gets a public IP (%s)", [compute.noun(r), why])) if {
+	some i, whys in network.elastic_ips
+	i in resources.personal_indices
 	r := input.document.resources[i]
-	network.elastic_ip(r)
+	some why in whys
+}
+
+# an Elastic IP on a network interface no instance of the stack carries, where the interface
+# serves personal data
+_problems contains findings.problem(input.document.resources[loose.position], msg) if {
+	some loose in network.loose_interface_eips
+	reasons := network.loose_personal_reasons(loose)
+	count(reasons) > 0
+	msg := sprintf("%s; it serves personal data: %s", [loose.message, concat("; ", sort(reasons))])
 }
 
 _problems contains findings.problem(rule.resource, msg) if {

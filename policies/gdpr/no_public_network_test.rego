@@ -135,6 +135,70 @@ test_fail_elastic_ip_on_personal_instance if {
 	}
 }
 
+# red team F9: an Elastic IP on a network interface the instance carries (its networkInterfaces,
+# the interface's attachments, a NetworkInterfaceAttachment, or its own primary interface) makes
+# it public as one on the instance does
+_eni(name, inputs) := fixtures.resource("aws:ec2/networkInterface:NetworkInterface", name, object.union({"subnetId": "subnet-0a0a0a0a0a0a0a0a0"}, inputs))
+
+_vm(name, class, inputs) := fixtures.resource("aws:ec2/instance:Instance", name, object.union({"subnetId": "subnet-0a0a0a0a0a0a0a0a0", "tags": fixtures.tags(class)}, inputs))
+
+_eip(name, inputs) := fixtures.resource("aws:ec2/eip:Eip", name, object.union({"domain": "vpc"}, inputs))
+
+_eni_urn(name) := fixtures.urn("aws:ec2/networkInterface:NetworkInterface", name)
+
+_vm_type := "aws:ec2/instance:Instance"
+
+test_fail_elastic_ip_on_a_network_interface_of_personal_instance if {
+	resources := [
+		_eni("nic", {}),
+		_vm("vm", "personal", {"networkInterfaces": [{"networkInterfaceId": "nic-1a2b3c4d", "deviceIndex": 0}]}),
+		_eip("ip", {"networkInterface": "nic-1a2b3c4d"}),
+		object.union(_eni("nic2", {"attachments": [{"instance": "[unknown]", "deviceIndex": 1}]}), {"property_dependencies": {"attachments": [fixtures.urn(_vm_type, "vm2")]}}),
+		_vm("vm2", "personal", {}),
+		object.union(fixtures.resource("aws:ec2/eipAssociation:EipAssociation", "assoc2", {"networkInterfaceId": "[unknown]", "allocationId": "eipalloc-0123456789abcdef0"}), {"property_dependencies": {"networkInterfaceId": [_eni_urn("nic2")]}}),
+		_eni("nic3", {}),
+		_vm("vm3", "personal", {}),
+		fixtures.resource("aws:ec2/networkInterfaceAttachment:NetworkInterfaceAttachment", "att", {"instanceId": "vm3-1a2b3c4d", "networkInterfaceId": "nic3-1a2b3c4d", "deviceIndex": 1}),
+		_eip("ip3", {"networkInterface": "nic3-1a2b3c4d"}),
+		_vm("vm4", "personal", {}),
+		object.union(_eip("ip4", {"networkInterface": "[unknown]"}), {"property_dependencies": {"networkInterface": [fixtures.urn(_vm_type, "vm4")]}}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f(_vm_type, "vm", "personal-data instance gets a public IP (Elastic IP ip is attached to its network interface nic)"),
+		_f(_vm_type, "vm2", "personal-data instance gets a public IP (Elastic IP assoc2 is attached to its network interface nic2)"),
+		_f(_vm_type, "vm3", "personal-data instance gets a public IP (Elastic IP ip3 is attached to its network interface nic3)"),
+		_f(_vm_type, "vm4", "personal-data instance gets a public IP (Elastic IP ip4 is attached to its network interface)"),
+	}
+}
+
+# an Elastic IP on an interface no instance of the stack carries: reported where the interface is
+# tagged personal or sits in a personal-data instance's subnet; an untagged one elsewhere, and one
+# on a public-data instance, pass (MLPS-L3-8.1.3.1a reports them)
+test_elastic_ip_on_a_loose_network_interface if {
+	resources := [
+		_eni("tagged", {"tags": fixtures.tags("personal")}),
+		_eip("ip1", {"networkInterface": "tagged-1a2b3c4d"}),
+		_eni("shared", {"subnetId": "subnet-0b0b0b0b0b0b0b0b0"}),
+		_vm("db-host", "personal", {"subnetId": "subnet-0b0b0b0b0b0b0b0b0"}),
+		_eip("ip2", {"networkInterface": "shared-1a2b3c4d"}),
+		_eni("elsewhere", {"subnetId": "subnet-0c0c0c0c0c0c0c0c0"}),
+		_eip("ip3", {"networkInterface": "elsewhere-1a2b3c4d"}),
+		_eni("web-nic", {}),
+		_vm("web", "public", {"networkInterfaces": [{"networkInterfaceId": "web-nic-1a2b3c4d", "deviceIndex": 0}]}),
+		_eip("ip4", {"networkInterface": "web-nic-1a2b3c4d"}),
+		_eni("grouped", {"subnetId": "subnet-0d0d0d0d0d0d0d0d0", "securityGroups": ["sg-0123456789abcdef0"]}),
+		fixtures.launch_template("nodes", "personal", {"vpcSecurityGroupIds": ["sg-0123456789abcdef0"]}),
+		_eip("ip5", {"networkInterface": "grouped-1a2b3c4d"}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:ec2/networkInterface:NetworkInterface", "grouped", "network interface gets a public IP (Elastic IP ip5 is attached to it), and no instance of the stack is tied to it: whatever it is attached to is reachable from the internet; it serves personal data: its security group sg-0123456789abcdef0 is one personal-data nodes carries"),
+		_f("aws:ec2/networkInterface:NetworkInterface", "tagged", "network interface gets a public IP (Elastic IP ip1 is attached to it), and no instance of the stack is tied to it: whatever it is attached to is reachable from the internet; it serves personal data: it is tagged data-class personal"),
+		_f("aws:ec2/networkInterface:NetworkInterface", "shared", "network interface gets a public IP (Elastic IP ip2 is attached to it), and no instance of the stack is tied to it: whatever it is attached to is reachable from the internet; it serves personal data: its subnet is where personal-data db-host runs"),
+	}
+}
+
 _ingress(name, scheme) := fixtures.resource("kubernetes:networking.k8s.io/v1:Ingress", name, {
 	"metadata": {"name": name, "namespace": "inference", "annotations": {"alb.ingress.kubernetes.io/scheme": scheme}},
 	"spec": {"ingressClassName": "alb"},
@@ -337,3 +401,4 @@ test_fail_internet_load_balancers_of_personal_data if {
 		_f(_lb_type, "portal", "load balancer is internet-facing (internal not true) and fronts personal data: it forwards to target group portal-tg, tagged data-class personal"),
 	}
 }
+

@@ -319,6 +319,14 @@ placed_in_given(r) := {id |
 	given_subnets[id]
 }
 
+# the subnet ids a launch template, instance, spot request, spot fleet, EC2 Fleet or autoscaling
+# group names, as written (values known now)
+subnet_values(r) := {id |
+	some values in _placement_refs(r)
+	some id in values
+	resources.settled(id)
+}
+
 # Where a launch template, instance, spot request or autoscaling group places its network
 # interfaces: the subnet positions of the document it names (subnetId, a network interface's
 # subnetId, vpcZoneIdentifiers), by value or by property dependency.

@@ -12,7 +12,8 @@ import data.lib.routing
 # METADATA
 # title: "Traffic only through controlled interfaces"
 # description: >-
-#   Subnets do not map public IPs on launch, launch templates give no public IP, data subnets
+#   Subnets do not map public IPs on launch, launch templates give no public IP, no Elastic IP is
+#   attached to an instance or a network interface, data subnets
 #   (tagged personal or internal) have no route to an internet gateway, and S3, KMS, CloudWatch
 #   Logs and ECR are reached through VPC endpoints rather than the internet. No data store
 #   (RDS, Neptune, Redshift, DMS, MQ) is publiclyAccessible.
@@ -24,7 +25,8 @@ import data.lib.routing
 #   framework: mlps-l3
 #   severity: mandatory
 #   remediation: >-
-#     Set mapPublicIpOnLaunch false, associatePublicIpAddress false, associate data subnets with
+#     Set mapPublicIpOnLaunch false, associatePublicIpAddress false, release Elastic IPs of
+#     instances and network interfaces (reach them through a load balancer), associate data subnets with
 #     route tables whose default route goes through a NAT gateway or nowhere (never an internet
 #     gateway), and create VPC endpoints for s3, kms, logs, ecr.api and ecr.dkr (network.endpoints
 #     in the policy; network.existingEndpoints for those the VPC already has); set
@@ -66,10 +68,16 @@ _problems contains findings.problem(nc, "EC2NodeClass gives nodes a public IP (a
 	karpenter.public_ip(nc)
 }
 
-_problems contains findings.problem(r, "instance gets a public IP (an Elastic IP is attached to it)") if {
-	some i in compute.indices
+# an Elastic IP on the instance, or on a network interface it carries (lib.network)
+_problems contains findings.problem(r, sprintf("%s gets a public IP (%s)", [compute.noun(r), why])) if {
+	some i, whys in network.elastic_ips
 	r := input.document.resources[i]
-	network.elastic_ip(r)
+	some why in whys
+}
+
+# an Elastic IP on a network interface no instance of the stack carries
+_problems contains findings.problem(input.document.resources[p.position], p.message) if {
+	some p in network.loose_interface_eips
 }
 
 _problems contains findings.problem(findings.stack(input.document), msg) if {

@@ -62,6 +62,30 @@ test_fail_instance_public_ip_mlps if {
 # Data subnets (tagged personal or internal) must not route to an internet gateway. Subnets,
 # tables, gateways and routes are tied together by property dependencies, recorded ids, URNs or
 # the mock runtime's ids.
+# red team F9: an Elastic IP on a network interface gives a public IP to the instance that carries
+# the interface, whatever its data; one on an interface no instance of the stack carries (of the
+# document, or an id the document does not hold) to whatever it is attached to
+test_fail_elastic_ip_on_network_interfaces_mlps if {
+	resources := [
+		fixtures.resource("aws:ec2/networkInterface:NetworkInterface", "nic", {"subnetId": "subnet-0a0a0a0a0a0a0a0a0"}),
+		fixtures.resource("aws:ec2/instance:Instance", "vm", {"subnetId": "subnet-0a0a0a0a0a0a0a0a0", "networkInterfaces": [{"networkInterfaceId": "nic-1a2b3c4d", "deviceIndex": 0}]}),
+		fixtures.resource("aws:ec2/eip:Eip", "ip", {"domain": "vpc", "networkInterface": "nic-1a2b3c4d"}),
+		fixtures.resource("aws:ec2/instance:Instance", "appliance", {"subnetId": "subnet-0a0a0a0a0a0a0a0a0", "networkInterfaces": [{"networkInterfaceId": "eni-0123456789abcdef0", "deviceIndex": 0}]}),
+		fixtures.resource("aws:ec2/eipAssociation:EipAssociation", "assoc", {"networkInterfaceId": "eni-0123456789abcdef0", "allocationId": "eipalloc-0123456789abcdef0"}),
+		fixtures.resource("aws:ec2/networkInterface:NetworkInterface", "loose", {"subnetId": "subnet-0a0a0a0a0a0a0a0a0"}),
+		fixtures.resource("aws:ec2/eip:Eip", "ip2", {"domain": "vpc", "networkInterface": "loose-1a2b3c4d"}),
+		fixtures.resource("aws:ec2/eipAssociation:EipAssociation", "elsewhere", {"networkInterfaceId": "eni-0fedcba9876543210", "allocationId": "eipalloc-0fedcba9876543210"}),
+		fixtures.resource("aws:ec2/eip:Eip", "nat", {"domain": "vpc"}),
+	]
+	v := controlled_interfaces.violation with input as _routing_input(resources)
+	v == {
+		_f("aws:ec2/instance:Instance", "vm", "instance gets a public IP (Elastic IP ip is attached to its network interface nic)"),
+		_f("aws:ec2/instance:Instance", "appliance", "instance gets a public IP (Elastic IP assoc is attached to its network interface eni-0123456789abcdef0)"),
+		_f("aws:ec2/networkInterface:NetworkInterface", "loose", "network interface gets a public IP (Elastic IP ip2 is attached to it), and no instance of the stack is tied to it: whatever it is attached to is reachable from the internet"),
+		_f("aws:ec2/eipAssociation:EipAssociation", "elsewhere", "Elastic IP is attached to network interface eni-0fedcba9876543210, which is not in the document and no instance of the stack carries: whatever it belongs to gets a public IP"),
+	}
+}
+
 _subnet(name, class) := fixtures.resource("aws:ec2/subnet:Subnet", name, {"vpcId": "vpc-0123456789abcdef0", "cidrBlock": "10.0.1.0/24", "tags": fixtures.tags(class)})
 
 _table(name, routes) := fixtures.resource("aws:ec2/routeTable:RouteTable", name, {"vpcId": "vpc-0123456789abcdef0", "routes": routes})
