@@ -5,13 +5,15 @@ import data.lib.findings
 import data.lib.frameworks
 import data.lib.network
 import data.lib.resources
+import data.lib.routing
 
 # METADATA
 # title: "No public network exposure"
 # description: >-
 #   Personal-data instances get no public IP (nor an Elastic IP, on them or on a network interface
-#   they carry, or that serves personal data), no security group admits 0.0.0.0/0 or ::/0 except
-#   on 443, and Kubernetes LoadBalancer Services and ALB Ingresses are internal (a Service's
+#   they carry or that serves personal data, nor one from a default subnet of the default VPC,
+#   where what names no subnet lands), no security group admits 0.0.0.0/0 or ::/0 except on 443,
+#   and Kubernetes LoadBalancer Services and ALB Ingresses are internal (a Service's
 #   aws-load-balancer-scheme annotation decides over aws-load-balancer-internal, an
 #   IngressClassParams scheme over its Ingresses' annotations). Personal-data databases, Redshift,
 #   DMS and MQ are not publiclyAccessible, and an internet-facing load balancer does not front
@@ -25,11 +27,12 @@ import data.lib.resources
 #   framework: gdpr
 #   severity: mandatory
 #   remediation: >-
-#     Set associatePublicIpAddress false on personal-data launch templates and release their
-#     Elastic IPs (and those of their network interfaces; reach them through a load balancer), narrow world-open
-#     ingress to 443 on internet load balancers, and annotate LoadBalancer Services
-#     aws-load-balancer-scheme internal (or waive); set publiclyAccessible false on personal-data
-#     stores; make load balancers in front of personal data internal (internal true) or waive them.
+#     Set associatePublicIpAddress false on personal-data launch templates and instances and name a
+#     private subnet of the stack, release Elastic IPs from them and their network interfaces (reach
+#     them through a load balancer), narrow world-open ingress to 443 on internet load balancers,
+#     and annotate LoadBalancer Services aws-load-balancer-scheme internal (or waive); set
+#     publiclyAccessible false on personal-data stores; make load balancers in front of personal
+#     data internal (internal true) or waive them.
 violation contains findings.finding("GDPR-25.2-2", p.resource, p.message) if {
 	frameworks.applies(input.policy, "gdpr")
 	some p in _problems
@@ -54,6 +57,26 @@ _problems contains compute.unseen_launch_problem(i, ref, "whether its instances 
 	some [i, ref] in compute.unseen_launch_sources
 	i in resources.personal_indices
 	not compute.overrides_template(input.document.resources[i], "associatePublicIpAddress")
+}
+
+# personal data that names no subnet lands in a default subnet of the default VPC, which maps
+# public IPs on launch (lib.routing), or runs in an adopted default subnet that does
+_problems contains findings.problem(r, msg) if {
+	some i, parts in routing.default_subnet_public
+	i in resources.personal_indices
+	r := input.document.resources[i]
+	some part in parts
+	msg := sprintf("personal-data %s: EC2 launches it into a default subnet of the default VPC, which maps public IPs on launch, so it gets a public IP; name a private subnet of the stack (or set associatePublicIpAddress false)", [routing.no_subnet_phrase(r, part)])
+}
+
+_problems contains findings.problem(r, msg) if {
+	some i, subnets in routing.default_subnets
+	i in compute.indices & resources.personal_indices
+	r := input.document.resources[i]
+	some s in subnets
+	routing.default_subnet_maps(s)
+	compute.public_ip_left_to_subnet(r)
+	msg := sprintf("personal-data %s runs in default subnet %s, which maps public IPs on launch unless mapPublicIpOnLaunch is false: it gets a public IP", [compute.noun(r), input.document.resources[s].name])
 }
 
 # an Elastic IP on the instance, or on a network interface it carries (lib.network)

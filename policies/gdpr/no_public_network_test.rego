@@ -123,7 +123,7 @@ test_fail_given_group_admits_the_internet if {
 # an Elastic IP makes an instance public whatever associatePublicIpAddress says
 test_fail_elastic_ip_on_personal_instance if {
 	box := fixtures.resource("aws:ec2/instance:Instance", "box", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": false})
-	other := fixtures.resource("aws:ec2/instance:Instance", "other", {"tags": fixtures.tags("personal")})
+	other := fixtures.resource("aws:ec2/instance:Instance", "other", {"tags": fixtures.tags("personal"), "subnetId": "subnet-0a0a0a0a0a0a0a0a0"})
 	eip := fixtures.resource("aws:ec2/eip:Eip", "ip", {"domain": "vpc", "instance": "box-1a2b3c4d"})
 	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [box, other, eip])
 	v == {fixtures.finding("GDPR-25.2-2", "mandatory", "aws:ec2/instance:Instance", "box", "personal-data instance gets a public IP (an Elastic IP is attached to it)")}
@@ -266,8 +266,8 @@ test_ingress_from_prefix_lists if {
 # apply is an output the subnet decides, and is left)
 test_fail_secret_instance_public_ip_gdpr if {
 	resources := [
-		fixtures.resource("aws:ec2/instance:Instance", "vm", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": "[secret]"}),
-		fixtures.resource("aws:ec2/instance:Instance", "later", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": "[unknown]"}),
+		fixtures.resource("aws:ec2/instance:Instance", "vm", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": "[secret]", "subnetId": "subnet-0a0a0a0a0a0a0a0a0"}),
+		fixtures.resource("aws:ec2/instance:Instance", "later", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": "[unknown]", "subnetId": "subnet-0a0a0a0a0a0a0a0a0"}),
 	]
 	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == {_f("aws:ec2/instance:Instance", "vm", "personal-data instance may give instances a public IP: associatePublicIpAddress is secret")}
@@ -402,3 +402,23 @@ test_fail_internet_load_balancers_of_personal_data if {
 	}
 }
 
+
+# red team F10: personal data that names no subnet lands in a default subnet of the default VPC,
+# which maps public IPs on launch; so does one in an adopted default subnet that maps them.
+# associatePublicIpAddress false, or a default subnet set not to map them, keeps it private.
+test_fail_personal_instance_in_a_default_subnet if {
+	resources := [
+		fixtures.resource("aws:ec2/instance:Instance", "vm", {"tags": fixtures.tags("personal")}),
+		fixtures.resource("aws:ec2/instance:Instance", "private", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": false}),
+		fixtures.resource("aws:ec2/instance:Instance", "public-data", {"tags": fixtures.tags("public")}),
+		fixtures.resource("aws:ec2/defaultSubnet:DefaultSubnet", "default-a", {"availabilityZone": "eu-central-1a"}),
+		fixtures.resource("aws:ec2/defaultSubnet:DefaultSubnet", "default-b", {"availabilityZone": "eu-central-1b", "mapPublicIpOnLaunch": false}),
+		fixtures.resource("aws:ec2/instance:Instance", "in-a", {"tags": fixtures.tags("personal"), "subnetId": "default-a-1a2b3c4d"}),
+		fixtures.resource("aws:ec2/instance:Instance", "in-b", {"tags": fixtures.tags("personal"), "subnetId": "default-b-1a2b3c4d"}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:ec2/instance:Instance", "vm", "personal-data instance names no subnet: EC2 launches it into a default subnet of the default VPC, which maps public IPs on launch, so it gets a public IP; name a private subnet of the stack (or set associatePublicIpAddress false)"),
+		_f("aws:ec2/instance:Instance", "in-a", "personal-data instance runs in default subnet default-a, which maps public IPs on launch unless mapPublicIpOnLaunch is false: it gets a public IP"),
+	}
+}

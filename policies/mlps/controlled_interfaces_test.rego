@@ -86,6 +86,22 @@ test_fail_elastic_ip_on_network_interfaces_mlps if {
 	}
 }
 
+# red team F10: an instance that names no subnet gets a public IP in a default subnet of the default
+# VPC; an adopted default subnet maps public IPs unless set not to
+test_fail_default_subnets_map_public_ips_mlps if {
+	resources := [
+		fixtures.resource("aws:ec2/instance:Instance", "vm", {"instanceType": "m5.large"}),
+		fixtures.resource("aws:ec2/instance:Instance", "private", {"instanceType": "m5.large", "associatePublicIpAddress": "false"}),
+		fixtures.resource("aws:ec2/defaultSubnet:DefaultSubnet", "default-a", {"availabilityZone": "cn-north-1a"}),
+		fixtures.resource("aws:ec2/defaultSubnet:DefaultSubnet", "default-b", {"availabilityZone": "cn-north-1b", "mapPublicIpOnLaunch": false}),
+	]
+	v := controlled_interfaces.violation with input as _routing_input(resources)
+	v == {
+		_f("aws:ec2/instance:Instance", "vm", "instance names no subnet: EC2 launches it into a default subnet of the default VPC, which maps public IPs on launch, so it gets a public IP; name a private subnet of the stack (or set associatePublicIpAddress false)"),
+		_f("aws:ec2/defaultSubnet:DefaultSubnet", "default-a", "default subnet maps public IPs on launch (mapPublicIpOnLaunch is not set false)"),
+	}
+}
+
 _subnet(name, class) := fixtures.resource("aws:ec2/subnet:Subnet", name, {"vpcId": "vpc-0123456789abcdef0", "cidrBlock": "10.0.1.0/24", "tags": fixtures.tags(class)})
 
 _table(name, routes) := fixtures.resource("aws:ec2/routeTable:RouteTable", name, {"vpcId": "vpc-0123456789abcdef0", "routes": routes})
@@ -310,7 +326,7 @@ test_fail_secret_public_ip if {
 
 # red team: an instance's secret associatePublicIpAddress may be true; one unknown until apply is an
 # output a preview shows unknown when the subnet decides (its mapPublicIpOnLaunch is checked)
-_vm(name, flag) := fixtures.resource("aws:ec2/instance:Instance", name, {"tags": fixtures.tags("internal"), "associatePublicIpAddress": flag})
+_vm(name, flag) := fixtures.resource("aws:ec2/instance:Instance", name, {"tags": fixtures.tags("internal"), "associatePublicIpAddress": flag, "subnetId": "subnet-0a0a0a0a0a0a0a0a0"})
 
 test_fail_secret_instance_public_ip if {
 	resources := [_ep("s3"), _ep("kms"), _ep("logs"), _ep("ecr.api"), _ep("ecr.dkr"), _vm("vm", "[secret]"), _vm("later", "[unknown]")]
