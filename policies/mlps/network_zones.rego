@@ -231,9 +231,11 @@ _cluster_scoped_kinds := {
 	"authorization.k8s.io/SelfSubjectAccessReview",
 	"authorization.k8s.io/SelfSubjectRulesReview",
 	# custom resources of add-ons that are cluster-scoped: network policies of other engines
-	# (lib.network), the Gateway API's classes, and the node provisioners and GPU operator a GPU
+	# (lib.network), the Gateway API's classes, the AWS Load Balancer Controller's IngressClassParams
+	# (gdpr.no_public_network reads their scheme), and the node provisioners and GPU operator a GPU
 	# platform runs
 	"gateway.networking.k8s.io/GatewayClass",
+	"elbv2.k8s.aws/IngressClassParams",
 	"policy.networking.k8s.io/AdminNetworkPolicy",
 	"policy.networking.k8s.io/BaselineAdminNetworkPolicy",
 	"cilium.io/CiliumClusterwideNetworkPolicy",

@@ -283,6 +283,7 @@ test_cluster_scoped_custom_resources_and_patches_are_not_in_a_namespace if {
 		fixtures.resource("kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime", "torch", {"metadata": {"name": "torch"}}),
 		fixtures.resource("kubernetes:serving.kserve.io/v1alpha1:ClusterServingRuntime", "vllm", {"metadata": {"name": "vllm"}}),
 		fixtures.resource("kubernetes:apps.kruise.io/v1alpha1:SidecarSet", "log", {"metadata": {"name": "log"}}),
+		fixtures.resource("kubernetes:elbv2.k8s.aws/v1beta1:IngressClassParams", "alb", {"metadata": {"name": "alb"}, "spec": {"scheme": "internal"}}),
 		fixtures.resource("kubernetes:rbac.authorization.k8s.io/v1:ClusterRolePatch", "label-view", {"metadata": {"name": "view", "labels": {"team": "ml"}}}),
 		fixtures.resource("kubernetes:cilium.io/v2:CiliumNetworkPolicy", "cnp", {"metadata": {"name": "cnp"}, "spec": {"endpointSelector": {}, "ingressDeny": [{"fromEntities": ["world"]}]}}),
 	]
