@@ -5,15 +5,20 @@ import data.lib.findings
 import data.lib.frameworks
 import data.lib.network
 import data.lib.resources
+import data.lib.routing
 
 # METADATA
 # title: "No public network exposure"
 # description: >-
-#   Personal-data instances get no public IP, no security group admits 0.0.0.0/0 or ::/0 except
-#   on 443, and Kubernetes LoadBalancer Services and ALB Ingresses are internal. Personal-data
-#   databases, Redshift, DMS and MQ are not publiclyAccessible, and an internet-facing load
-#   balancer does not front personal data (tagged personal, or forwarding to a target group
-#   tagged personal or where a personal-data autoscaling group or instance registers).
+#   Personal-data instances get no public IP (nor an Elastic IP, on them or on a network interface
+#   they carry or that serves personal data, nor one from a default subnet of the default VPC,
+#   where what names no subnet lands), no security group admits 0.0.0.0/0 or ::/0 except on 443,
+#   and Kubernetes LoadBalancer Services and ALB Ingresses are internal (a Service's
+#   aws-load-balancer-scheme annotation decides over aws-load-balancer-internal, an
+#   IngressClassParams scheme over its Ingresses' annotations). Personal-data databases, Redshift,
+#   DMS and MQ are not publiclyAccessible, and an internet-facing load balancer does not front
+#   personal data (tagged personal, or forwarding to a target group tagged personal or where a
+#   personal-data autoscaling group or instance registers).
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-25-gdpr/
 # custom:
@@ -22,10 +27,12 @@ import data.lib.resources
 #   framework: gdpr
 #   severity: mandatory
 #   remediation: >-
-#     Set associatePublicIpAddress false on personal-data launch templates, narrow world-open
-#     ingress to 443 on internet load balancers, and annotate LoadBalancer Services as internal
-#     (or waive); set publiclyAccessible false on personal-data stores; make load balancers in
-#     front of personal data internal (internal true) or waive them.
+#     Set associatePublicIpAddress false on personal-data launch templates and instances and name a
+#     private subnet of the stack, release Elastic IPs from them and their network interfaces (reach
+#     them through a load balancer), narrow world-open ingress to 443 on internet load balancers,
+#     and annotate LoadBalancer Services aws-load-balancer-scheme internal (or waive); set
+#     publiclyAccessible false on personal-data stores; make load balancers in front of personal
+#     data internal (internal true) or waive them.
 violation contains findings.finding("GDPR-25.2-2", p.resource, p.message) if {
 	frameworks.applies(input.policy, "gdpr")
 	some p in _problems
@@ -52,10 +59,41 @@ _problems contains compute.unseen_launch_problem(i, ref, "whether its instances 
 	not compute.overrides_template(input.document.resources[i], "associatePublicIpAddress")
 }
 
-_problems contains findings.problem(r, "personal-data instance gets a public IP (an Elastic IP is attached to it)") if {
-	some i in compute.indices & resources.personal_indices
+# personal data that names no subnet lands in a default subnet of the default VPC, which maps
+# public IPs on launch (lib.routing), or runs in an adopted default subnet that does
+_problems contains findings.problem(r, msg) if {
+	some i, parts in routing.default_subnet_public
+	i in resources.personal_indices
 	r := input.document.resources[i]
-	network.elastic_ip(r)
+	some part in parts
+	msg := sprintf("personal-data %s: EC2 launches it into a default subnet of the default VPC, which maps public IPs on launch, so it gets a public IP; name a private subnet of the stack (or set associatePublicIpAddress false)", [routing.no_subnet_phrase(r, part)])
+}
+
+_problems contains findings.problem(r, msg) if {
+	some i, subnets in routing.default_subnets
+	i in compute.indices & resources.personal_indices
+	r := input.document.resources[i]
+	some s in subnets
+	routing.default_subnet_maps(s)
+	compute.public_ip_left_to_subnet(r)
+	msg := sprintf("personal-data %s runs in default subnet %s, which maps public IPs on launch unless mapPublicIpOnLaunch is false: it gets a public IP", [compute.noun(r), input.document.resources[s].name])
+}
+
+# an Elastic IP on the instance, or on a network interface it carries (lib.network)
+_problems contains findings.problem(r, sprintf("personal-data %s gets a public IP (%s)", [compute.noun(r), why])) if {
+	some i, whys in network.elastic_ips
+	i in resources.personal_indices
+	r := input.document.resources[i]
+	some why in whys
+}
+
+# an Elastic IP on a network interface no instance of the stack carries, where the interface
+# serves personal data
+_problems contains findings.problem(input.document.resources[loose.position], msg) if {
+	some loose in network.loose_interface_eips
+	reasons := network.loose_personal_reasons(loose)
+	count(reasons) > 0
+	msg := sprintf("%s; it serves personal data: %s", [loose.message, concat("; ", sort(reasons))])
 }
 
 _problems contains findings.problem(rule.resource, msg) if {
@@ -64,20 +102,11 @@ _problems contains findings.problem(rule.resource, msg) if {
 	msg := network.admits(rule)
 }
 
-_internal_annotations := {
-	"service.beta.kubernetes.io/aws-load-balancer-internal": "true",
-	"service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
-}
-
-_internal(svc) if {
-	some k, v in _internal_annotations
-	object.get(svc.inputs, ["metadata", "annotations", k], "") == v
-}
-
-_problems contains findings.problem(svc, "LoadBalancer Service is internet-facing") if {
+# annotated internal by lib.network's reading: the scheme annotation, when present, decides
+_problems contains findings.problem(svc, network.service_exposure(svc)) if {
 	some svc in resources.of_type(input.document, "kubernetes:core/v1:Service")
 	object.get(svc.inputs, ["spec", "type"], "ClusterIP") == "LoadBalancer"
-	not _internal(svc)
+	not network.internal_service(svc)
 }
 
 # a type (or spec) the document does not show may be LoadBalancer
@@ -85,7 +114,7 @@ _problems contains findings.problem(svc, msg) if {
 	some svc in resources.of_type(input.document, "kubernetes:core/v1:Service")
 	some v in [object.get(svc.inputs, "spec", {}), object.get(svc.inputs, ["spec", "type"], "ClusterIP")]
 	resources.hidden(v)
-	not _internal(svc)
+	not network.internal_service(svc)
 	msg := sprintf("Service type is %s, so it may be an internet-facing LoadBalancer", [resources.hidden_why(v)])
 }
 
@@ -107,6 +136,25 @@ _problems contains findings.problem(ing, msg) if {
 	resources.hidden(v)
 	msg := sprintf("Ingress scheme (alb.ingress.kubernetes.io/scheme) is %s, so it may be internet-facing", [resources.hidden_why(v)])
 }
+
+# an IngressClassParams whose scheme is internet-facing (or not shown) gives every Ingress of the
+# IngressClasses naming it that scheme, whatever their alb.ingress.kubernetes.io/scheme annotation
+# (AWS Load Balancer Controller, IngressClassParams spec.scheme)
+_problems contains findings.problem(params, msg) if {
+	some t in resources.k8s_types(input.document)
+	startswith(t, "kubernetes:elbv2.k8s.aws/")
+	endswith(t, ":IngressClassParams")
+	some params in resources.of_type(input.document, t)
+	some v in [object.get(params.inputs, "spec", {}), object.get(params.inputs, ["spec", "scheme"], "internal")]
+	_ingress_class_exposure(v) != ""
+	msg := sprintf("IngressClassParams %s: every Ingress of the IngressClasses that name it gets that scheme, whatever its alb.ingress.kubernetes.io/scheme annotation says", [_ingress_class_exposure(v)])
+}
+
+_ingress_class_exposure(v) := "sets scheme internet-facing" if {
+	v == "internet-facing"
+} else := sprintf("scheme is %s, so it may be internet-facing", [resources.hidden_why(v)]) if {
+	resources.hidden(v)
+} else := ""
 
 # personal-data stores publiclyAccessible puts on the internet (lib.public_access)
 _problems contains findings.problem(input.document.resources[i], sprintf("personal-data %s", [msg])) if {

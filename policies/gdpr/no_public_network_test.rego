@@ -37,6 +37,47 @@ test_fail_public_network if {
 	}
 }
 
+# red team F11: the AWS Load Balancer Controller gives aws-load-balancer-scheme precedence over the
+# deprecated aws-load-balancer-internal, so a Service carrying both is what the scheme says
+_scheme := "service.beta.kubernetes.io/aws-load-balancer-scheme"
+
+_internal := "service.beta.kubernetes.io/aws-load-balancer-internal"
+
+test_fail_scheme_annotation_takes_precedence if {
+	resources := [
+		_svc("conflict", {_internal: "true", _scheme: "internet-facing"}),
+		_svc("unknown-scheme", {_internal: "true", _scheme: "[unknown]"}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("kubernetes:core/v1:Service", "conflict", "LoadBalancer Service is internet-facing: aws-load-balancer-scheme internet-facing takes precedence over aws-load-balancer-internal \"true\""),
+		_f("kubernetes:core/v1:Service", "unknown-scheme", "LoadBalancer Service may be internet-facing: its aws-load-balancer-scheme annotation is unknown until apply, and the scheme decides whatever aws-load-balancer-internal says"),
+	}
+}
+
+test_pass_internal_by_scheme_or_by_internal_alone if {
+	resources := [
+		_svc("both-internal", {_internal: "true", _scheme: "internal"}),
+		_svc("scheme-wins", {_internal: "false", _scheme: "internal"}),
+		_svc("deprecated-only", {_internal: "true"}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}
+
+# the controller gives an IngressClassParams' scheme precedence over every Ingress annotation of
+# its class
+_params(name, spec) := fixtures.resource("kubernetes:elbv2.k8s.aws/v1beta1:IngressClassParams", name, {"metadata": {"name": name}, "spec": spec})
+
+test_fail_ingress_class_params_internet_facing if {
+	resources := [_params("public", {"scheme": "internet-facing"}), _params("hidden", {"scheme": "[secret]"}), _params("private", {"scheme": "internal"}), _params("unset", {})]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("kubernetes:elbv2.k8s.aws/v1beta1:IngressClassParams", "public", "IngressClassParams sets scheme internet-facing: every Ingress of the IngressClasses that name it gets that scheme, whatever its alb.ingress.kubernetes.io/scheme annotation says"),
+		_f("kubernetes:elbv2.k8s.aws/v1beta1:IngressClassParams", "hidden", "IngressClassParams scheme is secret, so it may be internet-facing: every Ingress of the IngressClasses that name it gets that scheme, whatever its alb.ingress.kubernetes.io/scheme annotation says"),
+	}
+}
+
 # an EC2 instance checked like a launch template (audit A2)
 _instance(inputs) := fixtures.resource("aws:ec2/instance:Instance", "box", object.union(
 	{
@@ -82,7 +123,7 @@ test_fail_given_group_admits_the_internet if {
 # an Elastic IP makes an instance public whatever associatePublicIpAddress says
 test_fail_elastic_ip_on_personal_instance if {
 	box := fixtures.resource("aws:ec2/instance:Instance", "box", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": false})
-	other := fixtures.resource("aws:ec2/instance:Instance", "other", {"tags": fixtures.tags("personal")})
+	other := fixtures.resource("aws:ec2/instance:Instance", "other", {"tags": fixtures.tags("personal"), "subnetId": "subnet-0a0a0a0a0a0a0a0a0"})
 	eip := fixtures.resource("aws:ec2/eip:Eip", "ip", {"domain": "vpc", "instance": "box-1a2b3c4d"})
 	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [box, other, eip])
 	v == {fixtures.finding("GDPR-25.2-2", "mandatory", "aws:ec2/instance:Instance", "box", "personal-data instance gets a public IP (an Elastic IP is attached to it)")}
@@ -91,6 +132,70 @@ test_fail_elastic_ip_on_personal_instance if {
 	w == {
 		fixtures.finding("GDPR-25.2-2", "mandatory", "aws:ec2/instance:Instance", "box", "personal-data instance gets a public IP (an Elastic IP is attached to it)"),
 		fixtures.finding("GDPR-25.2-2", "mandatory", "aws:ec2/instance:Instance", "other", "personal-data instance gets a public IP (an Elastic IP is attached to it)"),
+	}
+}
+
+# red team F9: an Elastic IP on a network interface the instance carries (its networkInterfaces,
+# the interface's attachments, a NetworkInterfaceAttachment, or its own primary interface) makes
+# it public as one on the instance does
+_eni(name, inputs) := fixtures.resource("aws:ec2/networkInterface:NetworkInterface", name, object.union({"subnetId": "subnet-0a0a0a0a0a0a0a0a0"}, inputs))
+
+_vm(name, class, inputs) := fixtures.resource("aws:ec2/instance:Instance", name, object.union({"subnetId": "subnet-0a0a0a0a0a0a0a0a0", "tags": fixtures.tags(class)}, inputs))
+
+_eip(name, inputs) := fixtures.resource("aws:ec2/eip:Eip", name, object.union({"domain": "vpc"}, inputs))
+
+_eni_urn(name) := fixtures.urn("aws:ec2/networkInterface:NetworkInterface", name)
+
+_vm_type := "aws:ec2/instance:Instance"
+
+test_fail_elastic_ip_on_a_network_interface_of_personal_instance if {
+	resources := [
+		_eni("nic", {}),
+		_vm("vm", "personal", {"networkInterfaces": [{"networkInterfaceId": "nic-1a2b3c4d", "deviceIndex": 0}]}),
+		_eip("ip", {"networkInterface": "nic-1a2b3c4d"}),
+		object.union(_eni("nic2", {"attachments": [{"instance": "[unknown]", "deviceIndex": 1}]}), {"property_dependencies": {"attachments": [fixtures.urn(_vm_type, "vm2")]}}),
+		_vm("vm2", "personal", {}),
+		object.union(fixtures.resource("aws:ec2/eipAssociation:EipAssociation", "assoc2", {"networkInterfaceId": "[unknown]", "allocationId": "eipalloc-0123456789abcdef0"}), {"property_dependencies": {"networkInterfaceId": [_eni_urn("nic2")]}}),
+		_eni("nic3", {}),
+		_vm("vm3", "personal", {}),
+		fixtures.resource("aws:ec2/networkInterfaceAttachment:NetworkInterfaceAttachment", "att", {"instanceId": "vm3-1a2b3c4d", "networkInterfaceId": "nic3-1a2b3c4d", "deviceIndex": 1}),
+		_eip("ip3", {"networkInterface": "nic3-1a2b3c4d"}),
+		_vm("vm4", "personal", {}),
+		object.union(_eip("ip4", {"networkInterface": "[unknown]"}), {"property_dependencies": {"networkInterface": [fixtures.urn(_vm_type, "vm4")]}}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f(_vm_type, "vm", "personal-data instance gets a public IP (Elastic IP ip is attached to its network interface nic)"),
+		_f(_vm_type, "vm2", "personal-data instance gets a public IP (Elastic IP assoc2 is attached to its network interface nic2)"),
+		_f(_vm_type, "vm3", "personal-data instance gets a public IP (Elastic IP ip3 is attached to its network interface nic3)"),
+		_f(_vm_type, "vm4", "personal-data instance gets a public IP (Elastic IP ip4 is attached to its network interface)"),
+	}
+}
+
+# an Elastic IP on an interface no instance of the stack carries: reported where the interface is
+# tagged personal or sits in a personal-data instance's subnet; an untagged one elsewhere, and one
+# on a public-data instance, pass (MLPS-L3-8.1.3.1a reports them)
+test_elastic_ip_on_a_loose_network_interface if {
+	resources := [
+		_eni("tagged", {"tags": fixtures.tags("personal")}),
+		_eip("ip1", {"networkInterface": "tagged-1a2b3c4d"}),
+		_eni("shared", {"subnetId": "subnet-0b0b0b0b0b0b0b0b0"}),
+		_vm("db-host", "personal", {"subnetId": "subnet-0b0b0b0b0b0b0b0b0"}),
+		_eip("ip2", {"networkInterface": "shared-1a2b3c4d"}),
+		_eni("elsewhere", {"subnetId": "subnet-0c0c0c0c0c0c0c0c0"}),
+		_eip("ip3", {"networkInterface": "elsewhere-1a2b3c4d"}),
+		_eni("web-nic", {}),
+		_vm("web", "public", {"networkInterfaces": [{"networkInterfaceId": "web-nic-1a2b3c4d", "deviceIndex": 0}]}),
+		_eip("ip4", {"networkInterface": "web-nic-1a2b3c4d"}),
+		_eni("grouped", {"subnetId": "subnet-0d0d0d0d0d0d0d0d0", "securityGroups": ["sg-0123456789abcdef0"]}),
+		fixtures.launch_template("nodes", "personal", {"vpcSecurityGroupIds": ["sg-0123456789abcdef0"]}),
+		_eip("ip5", {"networkInterface": "grouped-1a2b3c4d"}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:ec2/networkInterface:NetworkInterface", "grouped", "network interface gets a public IP (Elastic IP ip5 is attached to it), and no instance of the stack is tied to it: whatever it is attached to is reachable from the internet; it serves personal data: its security group sg-0123456789abcdef0 is one personal-data nodes carries"),
+		_f("aws:ec2/networkInterface:NetworkInterface", "tagged", "network interface gets a public IP (Elastic IP ip1 is attached to it), and no instance of the stack is tied to it: whatever it is attached to is reachable from the internet; it serves personal data: it is tagged data-class personal"),
+		_f("aws:ec2/networkInterface:NetworkInterface", "shared", "network interface gets a public IP (Elastic IP ip2 is attached to it), and no instance of the stack is tied to it: whatever it is attached to is reachable from the internet; it serves personal data: its subnet is where personal-data db-host runs"),
 	}
 }
 
@@ -161,8 +266,8 @@ test_ingress_from_prefix_lists if {
 # apply is an output the subnet decides, and is left)
 test_fail_secret_instance_public_ip_gdpr if {
 	resources := [
-		fixtures.resource("aws:ec2/instance:Instance", "vm", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": "[secret]"}),
-		fixtures.resource("aws:ec2/instance:Instance", "later", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": "[unknown]"}),
+		fixtures.resource("aws:ec2/instance:Instance", "vm", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": "[secret]", "subnetId": "subnet-0a0a0a0a0a0a0a0a0"}),
+		fixtures.resource("aws:ec2/instance:Instance", "later", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": "[unknown]", "subnetId": "subnet-0a0a0a0a0a0a0a0a0"}),
 	]
 	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == {_f("aws:ec2/instance:Instance", "vm", "personal-data instance may give instances a public IP: associatePublicIpAddress is secret")}
@@ -294,5 +399,26 @@ test_fail_internet_load_balancers_of_personal_data if {
 		_f(_lb_type, "tagged", "load balancer is internet-facing (internal not true) and fronts personal data: it is tagged data-class personal"),
 		_f(_lb_type, "api", "load balancer is internet-facing (internal not true) and fronts personal data: it forwards to target group api-tg, where personal-data autoscaling group inference registers"),
 		_f(_lb_type, "portal", "load balancer is internet-facing (internal not true) and fronts personal data: it forwards to target group portal-tg, tagged data-class personal"),
+	}
+}
+
+
+# red team F10: personal data that names no subnet lands in a default subnet of the default VPC,
+# which maps public IPs on launch; so does one in an adopted default subnet that maps them.
+# associatePublicIpAddress false, or a default subnet set not to map them, keeps it private.
+test_fail_personal_instance_in_a_default_subnet if {
+	resources := [
+		fixtures.resource("aws:ec2/instance:Instance", "vm", {"tags": fixtures.tags("personal")}),
+		fixtures.resource("aws:ec2/instance:Instance", "private", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": false}),
+		fixtures.resource("aws:ec2/instance:Instance", "public-data", {"tags": fixtures.tags("public")}),
+		fixtures.resource("aws:ec2/defaultSubnet:DefaultSubnet", "default-a", {"availabilityZone": "eu-central-1a"}),
+		fixtures.resource("aws:ec2/defaultSubnet:DefaultSubnet", "default-b", {"availabilityZone": "eu-central-1b", "mapPublicIpOnLaunch": false}),
+		fixtures.resource("aws:ec2/instance:Instance", "in-a", {"tags": fixtures.tags("personal"), "subnetId": "default-a-1a2b3c4d"}),
+		fixtures.resource("aws:ec2/instance:Instance", "in-b", {"tags": fixtures.tags("personal"), "subnetId": "default-b-1a2b3c4d"}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:ec2/instance:Instance", "vm", "personal-data instance names no subnet: EC2 launches it into a default subnet of the default VPC, which maps public IPs on launch, so it gets a public IP; name a private subnet of the stack (or set associatePublicIpAddress false)"),
+		_f("aws:ec2/instance:Instance", "in-a", "personal-data instance runs in default subnet default-a, which maps public IPs on launch unless mapPublicIpOnLaunch is false: it gets a public IP"),
 	}
 }

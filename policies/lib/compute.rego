@@ -156,6 +156,9 @@ _template_of(r) := {s |
 
 _sole_template(r) := t if [t] := [s | some s in _template_of(r)]
 
+# the launch templates of the document an instance or spot instance request launches from
+templates_of(r) := _template_of(r)
+
 _names_template(_, lt, s) if {
 	some k in ["id", "name"]
 	v := object.get(lt, k, null)
@@ -239,6 +242,34 @@ _public_ip_hidden(r) if {
 } else := true if {
 	r.type in _instance_types
 	object.get(r.inputs, "associatePublicIpAddress", false) == "[secret]"
+}
+
+# whether a launch resource leaves the public IP to its subnet's mapPublicIpOnLaunch: an instance's,
+# spot request's or launch configuration's associatePublicIpAddress unset (or unknown until apply:
+# then the instance's output, which the subnet decides), a launch template none of whose network
+# interfaces sets it, a spot fleet launch specification that does not
+public_ip_left_to_subnet(r) if {
+	r.type in _instance_types
+	ip_left_unset(r.inputs)
+}
+
+public_ip_left_to_subnet(r) if {
+	r.type == launch_template
+	not _template_sets_ip(r)
+}
+
+public_ip_left_to_subnet(r) if {
+	r.type == spot_fleet
+	some spec in launch_specifications(r)
+	ip_left_unset(spec)
+}
+
+ip_left_unset(inputs) if object.get(inputs, "associatePublicIpAddress", null) in {null, "", "[unknown]"}
+
+_template_sets_ip(r) if {
+	some ni in resources.elements(object.get(r.inputs, "networkInterfaces", []))
+	is_object(ni)
+	not ip_left_unset(ni)
 }
 
 # "launch template gives instances a public IP", "instance gets a public IP", ...

@@ -150,7 +150,7 @@ launch_template(name, data_class, inputs) := resource("aws:ec2/launchTemplate:La
 ))
 
 # a spot fleet request that launches from inline launch specifications; each spec is merged over a
-# compliant one (encrypted root with a customer key, no key pair, no public IP)
+# compliant one (encrypted root with a customer key, no key pair, no public IP, a subnet of the stack)
 spot_fleet(name, data_class, specs) := resource("aws:ec2/spotFleetRequest:SpotFleetRequest", name, {
 	"iamFleetRole": "arn:aws:iam::111122223333:role/aws-ec2-spot-fleet-tagging-role",
 	"targetCapacity": 2,
@@ -160,6 +160,7 @@ spot_fleet(name, data_class, specs) := resource("aws:ec2/spotFleetRequest:SpotFl
 			"ami": "ami-0123456789abcdef0",
 			"instanceType": "g5.xlarge",
 			"rootBlockDevices": [{"encrypted": true, "deleteOnTermination": true, "kmsKeyId": "arn:aws:kms:eu-central-1:111122223333:key/k", "volumeSize": 200, "volumeType": "gp3"}],
+			"subnetId": "subnet-0f0f0f0f0f0f0f0f0",
 		},
 		spec,
 	) | some spec in specs],

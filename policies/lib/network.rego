@@ -395,24 +395,258 @@ _eip_names(e, field, r) if routing.refers(e, field, r)
 
 _eip_names(e, field, _) if routing.unlinked_unknown(e, field)
 
+# Why each launch resource (position) gets a public IP from an Elastic IP, for a message: one on the
+# instance itself ("an Elastic IP is attached to it"), or one on a network interface it carries
+# (interface_eips).
+elastic_ips[i] contains "an Elastic IP is attached to it" if {
+	some i in resources.indices(compute.instance)
+	elastic_ip(input.document.resources[i])
+}
+
+elastic_ips[i] contains why if some [i, why] in _interface_eip_hosts
+
+# ---------------------------------------------------------------- Elastic IPs on network interfaces
+# An Elastic IP on a network interface (an Eip's networkInterface, an EipAssociation's
+# networkInterfaceId) gives whatever carries the interface a public IP. The interface is tied to
+# the instance (launch template, spot request) that carries it: by the instance's own
+# networkInterfaces (networkInterfaceId), by the interface's attachments (instance), or by a
+# NetworkInterfaceAttachment; by value or by property dependency. An Elastic IP whose interface is
+# the instance's own (its primaryNetworkInterfaceId: the property dependency names the instance) is
+# on the instance; one whose interface is unknown until apply without a dependency record may be on
+# any instance, as for an Eip's instance.
+
+eni_type := "aws:ec2/networkInterface:NetworkInterface"
+
+_eni_attachment_type := "aws:ec2/networkInterfaceAttachment:NetworkInterfaceAttachment"
+
+_interface_fields := {"aws:ec2/eip:Eip": "networkInterface", "aws:ec2/eipAssociation:EipAssociation": "networkInterfaceId"}
+
+# [position, field] of every Elastic IP of the document that names a network interface
+_interface_eips := [[j, field] |
+	some kind, field in _interface_fields
+	some j in resources.indices(kind)
+	not object.get(input.document.resources[j].inputs, field, null) in {null, ""}
+]
+
+# network interface position -> the launch resources (positions) that carry it (interfaces none
+# carries left out)
+_eni_hosts := {k: hosts |
+	some k in resources.indices(eni_type)
+	hosts := {i | some i in compute.indices; _carries(input.document.resources[i], input.document.resources[k])}
+	count(hosts) > 0
+}
+
+# the launch resource names the interface in its networkInterfaces
+_carries(r, n) if {
+	some ni in resources.elements(object.get(r.inputs, "networkInterfaces", []))
+	is_object(ni)
+	routing.names(object.get(ni, "networkInterfaceId", null), n)
+}
+
+_carries(r, n) if n.urn in object.get(r, ["property_dependencies", "networkInterfaces"], [])
+
+# the interface's attachments name the instance (or one unknown until apply, untied: any instance)
+_carries(r, n) if {
+	r.type == compute.instance
+	some a in resources.elements(object.get(n.inputs, "attachments", []))
+	is_object(a)
+	routing.names(object.get(a, "instance", null), r)
+}
+
+_carries(r, n) if {
+	r.type == compute.instance
+	r.urn in object.get(n, ["property_dependencies", "attachments"], [])
+}
+
+_carries(r, n) if {
+	r.type == compute.instance
+	not n.property_dependencies.attachments
+	some a in _attachment_list(object.get(n.inputs, "attachments", []))
+	resources.hidden(_attached_instance(a))
+}
+
+_attachment_list(v) := [v] if resources.hidden(v) else := resources.elements(v)
+
+# a NetworkInterfaceAttachment of the two
+_carries(r, n) if {
+	r.type == compute.instance
+	some att in resources.of_type(input.document, _eni_attachment_type)
+	_may_refer(att, "networkInterfaceId", n)
+	_may_refer(att, "instanceId", r)
+}
+
+_attached_instance(a) := object.get(a, "instance", null) if is_object(a) else := a
+
+_may_refer(r, field, t) if routing.refers(r, field, t)
+
+_may_refer(r, field, _) if routing.unlinked_unknown(r, field)
+
+# [launch resource position, why] for each Elastic IP on an interface it carries
+_interface_eip_hosts contains [i, sprintf("Elastic IP %s is attached to its network interface %s", [e.name, n.name])] if {
+	some [j, field] in _interface_eips
+	e := input.document.resources[j]
+	some k, hosts in _eni_hosts
+	n := input.document.resources[k]
+	routing.refers(e, field, n)
+	some i in hosts
+}
+
+# an interface the document does not hold, named by the same id in the launch resource's
+# networkInterfaces
+_interface_eip_hosts contains [i, sprintf("Elastic IP %s is attached to its network interface %s", [e.name, id])] if {
+	some [j, field] in _interface_eips
+	e := input.document.resources[j]
+	id := e.inputs[field]
+	resources.settled(id)
+	not _names_document_interface(e, field)
+	some i in compute.indices
+	some ni in resources.elements(object.get(input.document.resources[i].inputs, "networkInterfaces", []))
+	is_object(ni)
+	object.get(ni, "networkInterfaceId", null) == id
+}
+
+# the instance's own interface (its primaryNetworkInterfaceId): the dependency names the instance
+_interface_eip_hosts contains [i, sprintf("Elastic IP %s is attached to its network interface", [e.name])] if {
+	some [j, field] in _interface_eips
+	e := input.document.resources[j]
+	some i in resources.indices(compute.instance)
+	input.document.resources[i].urn in object.get(e, ["property_dependencies", field], [])
+}
+
+_interface_eip_hosts contains [i, sprintf("Elastic IP %s names a network interface %s, which may be its own", [e.name, resources.hidden_why(e.inputs[field])])] if {
+	some [j, field] in _interface_eips
+	e := input.document.resources[j]
+	routing.unlinked_unknown(e, field)
+	some i in resources.indices(compute.instance)
+}
+
+_names_document_interface(e, field) if {
+	some n in resources.of_type(input.document, eni_type)
+	routing.refers(e, field, n)
+}
+
+# Elastic IPs on a network interface that no launch resource of the document carries (an
+# interface of the document nothing attaches, or one the document does not hold): whatever it is
+# attached to gets a public IP. Each as {position (the interface's, else the Elastic IP's), eip
+# (the Elastic IP's position), message}.
+loose_interface_eips contains {"position": k, "eip": j, "message": msg} if {
+	some [j, field] in _interface_eips
+	e := input.document.resources[j]
+	some k in resources.indices(eni_type)
+	routing.refers(e, field, input.document.resources[k])
+	not _eni_hosts[k]
+	msg := sprintf("network interface gets a public IP (Elastic IP %s is attached to it), and no instance of the stack is tied to it: whatever it is attached to is reachable from the internet", [e.name])
+}
+
+loose_interface_eips contains {"position": j, "eip": j, "message": msg} if {
+	some [j, field] in _interface_eips
+	e := input.document.resources[j]
+	id := e.inputs[field]
+	resources.settled(id)
+	not _names_document_interface(e, field)
+	not _carried_by_id(id)
+	not _names_an_instance(e, field)
+	msg := sprintf("Elastic IP is attached to network interface %v, which is not in the document and no instance of the stack carries: whatever it belongs to gets a public IP", [id])
+}
+
+# Why the interface of a loose Elastic IP (loose_interface_eips) serves personal data, for GDPR: the
+# interface or the Elastic IP is tagged personal, or the interface sits in a subnet, or carries a
+# security group, of personal-data compute (a launch resource or an autoscaling group)
+loose_personal_reasons(p) := {why | some [j, why] in _loose_reasons; j == p.eip}
+
+# [the Elastic IP's position, why], computed once (each Elastic IP names one interface)
+_loose_reasons contains [p.eip, "it is tagged data-class personal"] if {
+	some p in loose_interface_eips
+	p.position != p.eip
+	p.position in resources.personal_indices
+}
+
+_loose_reasons contains [p.eip, sprintf("Elastic IP %s is tagged data-class personal", [input.document.resources[p.eip].name])] if {
+	some p in loose_interface_eips
+	p.eip in resources.personal_indices
+}
+
+_loose_reasons contains [p.eip, sprintf("its subnet is where personal-data %s runs", [input.document.resources[i].name])] if {
+	some p in loose_interface_eips
+	p.position != p.eip
+	n := input.document.resources[p.position]
+	some i in _personal_launchers
+	_same_subnet(n, input.document.resources[i])
+}
+
+_loose_reasons contains [p.eip, sprintf("its security group %v is one personal-data %s carries", [g, input.document.resources[i].name])] if {
+	some p in loose_interface_eips
+	p.position != p.eip
+	n := input.document.resources[p.position]
+	some i in _personal_launchers
+	some g in _interface_groups(n) & _security_group_refs(input.document.resources[i])
+}
+
+_personal_launchers := (compute.indices | resources.indices("aws:autoscaling/group:Group")) & resources.personal_indices
+
+# the interface's subnet is one the launcher places instances in: the same id, or the same subnet
+# of the document
+_same_subnet(n, r) if {
+	id := n.inputs.subnetId
+	resources.settled(id)
+	id in routing.subnet_values(r)
+}
+
+_same_subnet(n, r) if {
+	some s in routing.placed_in(r)
+	routing.refers(n, "subnetId", input.document.resources[s])
+}
+
+_interface_groups(n) := {g | some g in resources.elements(object.get(n.inputs, "securityGroups", [])); resources.settled(g)}
+
+_carried_by_id(id) if {
+	some i in compute.indices
+	some ni in resources.elements(object.get(input.document.resources[i].inputs, "networkInterfaces", []))
+	is_object(ni)
+	object.get(ni, "networkInterfaceId", null) == id
+}
+
+_names_an_instance(e, field) if {
+	some i in resources.indices(compute.instance)
+	input.document.resources[i].urn in object.get(e, ["property_dependencies", field], [])
+}
+
 # ---------------------------------------------------------------- Kubernetes LoadBalancer Services
 
-_internal_annotations := {
-	"service.beta.kubernetes.io/aws-load-balancer-internal": "true",
-	"service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
+_scheme_annotation := "service.beta.kubernetes.io/aws-load-balancer-scheme"
+
+_internal_annotation := "service.beta.kubernetes.io/aws-load-balancer-internal"
+
+# A Service annotated internal: by its aws-load-balancer-scheme annotation when it carries one, which
+# the AWS Load Balancer Controller gives precedence over the deprecated aws-load-balancer-internal
+# ("in case of ties, the aws-load-balancer-scheme gets precedence"), else by aws-load-balancer-internal
+# "true". A scheme the document does not show (secret, unknown until apply) may be internet-facing.
+internal_service(svc) if {
+	object.get(svc.inputs, ["metadata", "annotations", _scheme_annotation], null) == "internal"
 }
 
-_internal(svc) if {
-	some k, v in _internal_annotations
-	object.get(svc.inputs, ["metadata", "annotations", k], "") == v
+internal_service(svc) if {
+	object.get(svc.inputs, ["metadata", "annotations", _scheme_annotation], null) == null
+	object.get(svc.inputs, ["metadata", "annotations", _internal_annotation], "") == "true"
 }
+
+# what a message says of a LoadBalancer Service that is not internal_service: it is (or may be)
+# internet-facing, and why when an annotation says otherwise
+service_exposure(svc) := sprintf("LoadBalancer Service may be internet-facing: its aws-load-balancer-scheme annotation is %s, and the scheme decides whatever aws-load-balancer-internal says", [resources.hidden_why(scheme)]) if {
+	scheme := object.get(svc.inputs, ["metadata", "annotations", _scheme_annotation], null)
+	resources.hidden(scheme)
+} else := sprintf("LoadBalancer Service is internet-facing: aws-load-balancer-scheme %v takes precedence over aws-load-balancer-internal \"true\"", [scheme]) if {
+	scheme := object.get(svc.inputs, ["metadata", "annotations", _scheme_annotation], null)
+	scheme != null
+	object.get(svc.inputs, ["metadata", "annotations", _internal_annotation], "") == "true"
+} else := "LoadBalancer Service is internet-facing"
 
 # a LoadBalancer Service the cloud controller exposes to the internet: not annotated internal and
 # not limited to source ranges that exclude the internet (the controller writes its security-group
 # rules outside the document)
 internet_load_balancer(svc) if {
 	object.get(svc.inputs, ["spec", "type"], "ClusterIP") == "LoadBalancer"
-	not _internal(svc)
+	not internal_service(svc)
 	not _source_restricted(svc)
 }
 

@@ -28,6 +28,10 @@ main_association_type := "aws:ec2/mainRouteTableAssociation:MainRouteTableAssoci
 
 gateway_type := "aws:ec2/internetGateway:InternetGateway"
 
+default_vpc_type := "aws:ec2/defaultVpc:DefaultVpc"
+
+default_subnet_type := "aws:ec2/defaultSubnet:DefaultSubnet"
+
 _unknown := "[unknown]"
 
 # A reference in an input (field) of resource r names target t when the input's property
@@ -319,6 +323,14 @@ placed_in_given(r) := {id |
 	given_subnets[id]
 }
 
+# the subnet ids a launch template, instance, spot request, spot fleet, EC2 Fleet or autoscaling
+# group names, as written (values known now)
+subnet_values(r) := {id |
+	some values in _placement_refs(r)
+	some id in values
+	resources.settled(id)
+}
+
 # Where a launch template, instance, spot request or autoscaling group places its network
 # interfaces: the subnet positions of the document it names (subnetId, a network interface's
 # subnetId, vpcZoneIdentifiers), by value or by property dependency.
@@ -366,3 +378,124 @@ _placement_names(_, _, values, subnet) if {
 	names(value, subnet)
 }
 
+# ---------------------------------------------------------------- the default VPC
+# Every region has a default VPC whose default subnets (one per zone) map public IPs on launch and
+# route to its internet gateway. What names no subnet lands there: an instance or spot instance
+# request without subnetId, without a network interface that names a subnet or an existing
+# interface, and whose launch template (of the document) names neither; a spot fleet launch
+# specification without subnetId. The program may also adopt the default VPC (DefaultVpc) and its
+# subnets (DefaultSubnet) and place resources in them.
+
+# the default VPC the document adopts that a resource's vpcId names (by value or dependency)
+default_vpc_of(r) := v if {
+	some v in resources.of_type(input.document, default_vpc_type)
+	refers(r, "vpcId", v)
+}
+
+# Launch resource position -> what a message calls each part of it that names no subnet:
+# "instance", "spot instance request", "launchSpecifications[1]" (rules keyed by position, not
+# functions: regorus reuses a function's comprehension values across calls within one evaluation)
+no_subnet[i] contains compute.noun(r) if {
+	some t in _launchers_with_subnet
+	some i in resources.indices(t)
+	r := input.document.resources[i]
+	not _names_placement(r.inputs)
+	not _template_places(r)
+}
+
+no_subnet[i] contains sprintf("launchSpecifications[%d]", [k]) if {
+	some i in resources.indices(compute.spot_fleet)
+	some k, spec in compute.launch_specifications(input.document.resources[i])
+	_blank(object.get(spec, "subnetId", null))
+}
+
+_launchers_with_subnet := {compute.instance, compute.spot_request}
+
+_blank(v) if v in {null, ""}
+
+# a subnetId, or a network interface that names a subnet or an existing interface (or a list the
+# document does not show, which may)
+_names_placement(inputs) if not _blank(object.get(inputs, "subnetId", null))
+
+_names_placement(inputs) if {
+	some ni in resources.elements(object.get(inputs, "networkInterfaces", []))
+	_interface_places(ni)
+}
+
+_names_placement(inputs) if resources.hidden(object.get(inputs, "networkInterfaces", null))
+
+_interface_places(ni) if not is_object(ni)
+
+_interface_places(ni) if {
+	is_object(ni)
+	some k in ["subnetId", "networkInterfaceId"]
+	not _blank(object.get(ni, k, null))
+}
+
+# launched from a template the document does not hold (where it places cannot be seen: the rules
+# that judge the template report that), or from one of the document's that places its interfaces
+_template_places(r) if {
+	not _blank(object.get(r.inputs, "launchTemplate", null))
+	count(compute.templates_of(r)) == 0
+}
+
+_template_places(r) if {
+	some t in compute.templates_of(r)
+	_names_placement(t.inputs)
+}
+
+# The parts of a launch resource (position -> parts) that land in a default subnet and get a public
+# IP there: they name no subnet and leave associatePublicIpAddress to the subnet (unset, or unknown
+# until apply; true is reported as itself, a secret one too)
+default_subnet_public[i] contains part if {
+	some i, parts in no_subnet
+	r := input.document.resources[i]
+	r.type != compute.spot_fleet
+	compute.ip_left_unset(r.inputs)
+	some part in parts
+}
+
+default_subnet_public[i] contains part if {
+	some i, parts in no_subnet
+	r := input.document.resources[i]
+	r.type == compute.spot_fleet
+	some k, spec in compute.launch_specifications(r)
+	part := sprintf("launchSpecifications[%d]", [k])
+	part in parts
+	compute.ip_left_unset(spec)
+}
+
+# a message's phrase for a part that names no subnet
+no_subnet_phrase(r, part) := sprintf("%s%s names no subnet", [object.get(_part_of, r.type, ""), part])
+
+_part_of := {compute.spot_fleet: "spot fleet request's "}
+
+# Launch resource or autoscaling group position -> the default subnets (DefaultSubnet positions), and
+# subnets of the document in an adopted default VPC, it places its interfaces in
+default_subnets[i] contains s if {
+	count(resources.indices(default_subnet_type)) > 0 # almost every document: none
+	some i in placeable
+	r := input.document.resources[i]
+	some s in resources.indices(default_subnet_type)
+	subnet := input.document.resources[s]
+	some field, value in _placement_refs(r)
+	_placement_names(r, field, value, subnet)
+}
+
+default_subnets[i] contains s if {
+	count(resources.indices(default_vpc_type)) > 0
+	some i in placeable
+	some s in placed_in(input.document.resources[i])
+	default_vpc_of(input.document.resources[s])
+}
+
+# what runs instances in subnets: launch templates, instances, spot requests, launch
+# configurations, spot fleets (by their launch specifications or launch template overrides), EC2
+# Fleets (by their overrides) and autoscaling groups
+placeable := ((compute.indices | resources.indices("aws:autoscaling/group:Group")) | resources.indices(compute.spot_fleet)) | resources.indices("aws:ec2/fleet:Fleet")
+
+# a default subnet maps public IPs on launch unless the program sets mapPublicIpOnLaunch false
+default_subnet_maps(s) if {
+	input.document.resources[s].type == default_subnet_type
+	not object.get(input.document.resources[s].inputs, "mapPublicIpOnLaunch", null) in {false, "false"}
+}

@@ -62,6 +62,46 @@ test_fail_instance_public_ip_mlps if {
 # Data subnets (tagged personal or internal) must not route to an internet gateway. Subnets,
 # tables, gateways and routes are tied together by property dependencies, recorded ids, URNs or
 # the mock runtime's ids.
+# red team F9: an Elastic IP on a network interface gives a public IP to the instance that carries
+# the interface, whatever its data; one on an interface no instance of the stack carries (of the
+# document, or an id the document does not hold) to whatever it is attached to
+test_fail_elastic_ip_on_network_interfaces_mlps if {
+	resources := [
+		fixtures.resource("aws:ec2/networkInterface:NetworkInterface", "nic", {"subnetId": "subnet-0a0a0a0a0a0a0a0a0"}),
+		fixtures.resource("aws:ec2/instance:Instance", "vm", {"subnetId": "subnet-0a0a0a0a0a0a0a0a0", "networkInterfaces": [{"networkInterfaceId": "nic-1a2b3c4d", "deviceIndex": 0}]}),
+		fixtures.resource("aws:ec2/eip:Eip", "ip", {"domain": "vpc", "networkInterface": "nic-1a2b3c4d"}),
+		fixtures.resource("aws:ec2/instance:Instance", "appliance", {"subnetId": "subnet-0a0a0a0a0a0a0a0a0", "networkInterfaces": [{"networkInterfaceId": "eni-0123456789abcdef0", "deviceIndex": 0}]}),
+		fixtures.resource("aws:ec2/eipAssociation:EipAssociation", "assoc", {"networkInterfaceId": "eni-0123456789abcdef0", "allocationId": "eipalloc-0123456789abcdef0"}),
+		fixtures.resource("aws:ec2/networkInterface:NetworkInterface", "loose", {"subnetId": "subnet-0a0a0a0a0a0a0a0a0"}),
+		fixtures.resource("aws:ec2/eip:Eip", "ip2", {"domain": "vpc", "networkInterface": "loose-1a2b3c4d"}),
+		fixtures.resource("aws:ec2/eipAssociation:EipAssociation", "elsewhere", {"networkInterfaceId": "eni-0fedcba9876543210", "allocationId": "eipalloc-0fedcba9876543210"}),
+		fixtures.resource("aws:ec2/eip:Eip", "nat", {"domain": "vpc"}),
+	]
+	v := controlled_interfaces.violation with input as _routing_input(resources)
+	v == {
+		_f("aws:ec2/instance:Instance", "vm", "instance gets a public IP (Elastic IP ip is attached to its network interface nic)"),
+		_f("aws:ec2/instance:Instance", "appliance", "instance gets a public IP (Elastic IP assoc is attached to its network interface eni-0123456789abcdef0)"),
+		_f("aws:ec2/networkInterface:NetworkInterface", "loose", "network interface gets a public IP (Elastic IP ip2 is attached to it), and no instance of the stack is tied to it: whatever it is attached to is reachable from the internet"),
+		_f("aws:ec2/eipAssociation:EipAssociation", "elsewhere", "Elastic IP is attached to network interface eni-0fedcba9876543210, which is not in the document and no instance of the stack carries: whatever it belongs to gets a public IP"),
+	}
+}
+
+# red team F10: an instance that names no subnet gets a public IP in a default subnet of the default
+# VPC; an adopted default subnet maps public IPs unless set not to
+test_fail_default_subnets_map_public_ips_mlps if {
+	resources := [
+		fixtures.resource("aws:ec2/instance:Instance", "vm", {"instanceType": "m5.large"}),
+		fixtures.resource("aws:ec2/instance:Instance", "private", {"instanceType": "m5.large", "associatePublicIpAddress": "false"}),
+		fixtures.resource("aws:ec2/defaultSubnet:DefaultSubnet", "default-a", {"availabilityZone": "cn-north-1a"}),
+		fixtures.resource("aws:ec2/defaultSubnet:DefaultSubnet", "default-b", {"availabilityZone": "cn-north-1b", "mapPublicIpOnLaunch": false}),
+	]
+	v := controlled_interfaces.violation with input as _routing_input(resources)
+	v == {
+		_f("aws:ec2/instance:Instance", "vm", "instance names no subnet: EC2 launches it into a default subnet of the default VPC, which maps public IPs on launch, so it gets a public IP; name a private subnet of the stack (or set associatePublicIpAddress false)"),
+		_f("aws:ec2/defaultSubnet:DefaultSubnet", "default-a", "default subnet maps public IPs on launch (mapPublicIpOnLaunch is not set false)"),
+	}
+}
+
 _subnet(name, class) := fixtures.resource("aws:ec2/subnet:Subnet", name, {"vpcId": "vpc-0123456789abcdef0", "cidrBlock": "10.0.1.0/24", "tags": fixtures.tags(class)})
 
 _table(name, routes) := fixtures.resource("aws:ec2/routeTable:RouteTable", name, {"vpcId": "vpc-0123456789abcdef0", "routes": routes})
@@ -286,7 +326,7 @@ test_fail_secret_public_ip if {
 
 # red team: an instance's secret associatePublicIpAddress may be true; one unknown until apply is an
 # output a preview shows unknown when the subnet decides (its mapPublicIpOnLaunch is checked)
-_vm(name, flag) := fixtures.resource("aws:ec2/instance:Instance", name, {"tags": fixtures.tags("internal"), "associatePublicIpAddress": flag})
+_vm(name, flag) := fixtures.resource("aws:ec2/instance:Instance", name, {"tags": fixtures.tags("internal"), "associatePublicIpAddress": flag, "subnetId": "subnet-0a0a0a0a0a0a0a0a0"})
 
 test_fail_secret_instance_public_ip if {
 	resources := [_ep("s3"), _ep("kms"), _ep("logs"), _ep("ecr.api"), _ep("ecr.dkr"), _vm("vm", "[secret]"), _vm("later", "[unknown]")]

@@ -9,11 +9,14 @@ import data.lib.routing
 # METADATA
 # title: "Separate network zones"
 # description: >-
-#   Nothing lands in the default VPC (security groups name their VPC, autoscaling groups their
-#   subnets), compute holding personal or internal data does not run in a public subnet (one that
-#   maps public IPs on launch or routes to an internet gateway) of the stack or, when EC2 was read
-#   (seedance check --lookup), one the stack is given; and Kubernetes objects do not live in the
-#   default namespace.
+#   Nothing lands in the default VPC: security groups name a VPC (not an adopted DefaultVpc),
+#   autoscaling groups their subnets, instances, spot requests and spot fleet launch
+#   specifications a subnet (theirs, a network interface's or their launch template's), no compute
+#   runs in an adopted DefaultSubnet, and RDS, DocumentDB, Neptune, Redshift, ElastiCache, DMS and
+#   MQ name a subnet group of their own; compute holding personal or internal data does not run in
+#   a public subnet (one that maps public IPs on launch or routes to an internet gateway) of the
+#   stack or, when EC2 was read (seedance check --lookup), one the stack is given; and Kubernetes
+#   objects do not live in the default namespace.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -22,9 +25,9 @@ import data.lib.routing
 #   framework: mlps-l3
 #   severity: mandatory
 #   remediation: >-
-#     Give security groups a vpcId and autoscaling groups vpcZoneIdentifiers of the stack's
-#     subnets, private ones for personal or internal data; put Kubernetes objects in their
-#     fleet's namespace.
+#     Give security groups a vpcId, autoscaling groups vpcZoneIdentifiers and instances a subnetId
+#     of the stack's subnets (private ones for personal or internal data), and data stores a subnet
+#     group of them; put Kubernetes objects in their fleet's namespace.
 violation contains findings.finding("MLPS-L3-8.1.2.1c", p.resource, p.message) if {
 	frameworks.applies(input.policy, "mlps-l3")
 	some p in _problems
@@ -41,6 +44,68 @@ _problems contains findings.problem(sg, "security group vpcId is secret, so that
 	some sg in resources.of_type(input.document, "aws:ec2/securityGroup:SecurityGroup")
 	object.get(sg.inputs, "vpcId", "") == "[secret]"
 }
+
+# a security group or subnet in the default VPC the program adopts (DefaultVpc)
+_problems contains findings.problem(r, msg) if {
+	some t, noun in _vpc_members
+	some r in resources.of_type(input.document, t)
+	v := routing.default_vpc_of(r)
+	msg := sprintf("%s is in the default VPC (its vpcId names %s, the adopted default VPC): give it a VPC of the stack", [noun, v.name])
+}
+
+_vpc_members := {"aws:ec2/securityGroup:SecurityGroup": "security group", routing.subnet_type: "subnet"}
+
+# an instance, spot instance request or spot fleet launch specification that names no subnet:
+# EC2 launches it into a default subnet of the default VPC
+_problems contains findings.problem(r, msg) if {
+	some i, parts in routing.no_subnet
+	r := input.document.resources[i]
+	some part in parts
+	msg := sprintf("%s: EC2 launches it into a default subnet of the default VPC; name a private subnet of the stack (subnetId)", [routing.no_subnet_phrase(r, part)])
+}
+
+# compute placed in a default subnet the program adopts (DefaultSubnet), or in a subnet of the
+# adopted default VPC
+_problems contains findings.problem(r, msg) if {
+	some i, subnets in routing.default_subnets
+	r := input.document.resources[i]
+	some s in subnets
+	msg := sprintf("%s runs in subnet %s, which is in the default VPC: name a subnet of a VPC of the stack", [_noun(r), input.document.resources[s].name])
+}
+
+# Data stores that AWS places in the default VPC without a subnet group (or subnet ids) of their
+# own, or with the one named default (the default VPC's): type -> [what to call it, the input]. An
+# RDS read replica in its source's region takes the source's group, an ElastiCache cluster in a
+# replication group the group's.
+_subnet_group_inputs := {
+	"aws:rds/instance:Instance": ["database instance", "dbSubnetGroupName"],
+	"aws:rds/cluster:Cluster": ["database cluster", "dbSubnetGroupName"],
+	"aws:docdb/cluster:Cluster": ["DocumentDB cluster", "dbSubnetGroupName"],
+	"aws:neptune/cluster:Cluster": ["Neptune cluster", "neptuneSubnetGroupName"],
+	"aws:redshift/cluster:Cluster": ["Redshift cluster", "clusterSubnetGroupName"],
+	"aws:elasticache/cluster:Cluster": ["ElastiCache cluster", "subnetGroupName"],
+	"aws:elasticache/replicationGroup:ReplicationGroup": ["ElastiCache replication group", "subnetGroupName"],
+	"aws:dms/replicationInstance:ReplicationInstance": ["DMS replication instance", "replicationSubnetGroupId"],
+	"aws:mq/broker:Broker": ["message broker", "subnetIds"],
+}
+
+_inherits_placement := {"replicateSourceDb", "replicationGroupId"}
+
+_problems contains findings.problem(r, msg) if {
+	some t, [noun, field] in _subnet_group_inputs
+	some r in resources.of_type(input.document, t)
+	not _inherits(r)
+	v := object.get(r.inputs, field, null)
+	v in {null, "", [], "default"}
+	msg := sprintf("%s %s: AWS places it in the default VPC; give it a subnet group of the stack's private subnets", [noun, _without(v, field)])
+}
+
+_inherits(r) if {
+	some k in _inherits_placement
+	not object.get(r.inputs, k, null) in {null, ""}
+}
+
+_without(v, field) := sprintf("uses the default subnet group (%s default), the default VPC's", [field]) if v == "default" else := sprintf("names no subnet group (%s)", [field])
 
 _problems contains findings.problem(asg, "autoscaling group has no vpcZoneIdentifiers: it launches into the default VPC") if {
 	some asg in resources.of_type(input.document, "aws:autoscaling/group:Group")
@@ -79,10 +144,8 @@ _problems contains findings.problem(r, msg) if {
 	])
 }
 
-# what runs instances in subnets: launch templates, instances, spot requests, launch
-# configurations, spot fleets (by their launch specifications or launch template overrides), EC2
-# Fleets (by their overrides) and autoscaling groups
-_placeable := ((compute.indices | resources.indices(_asg_type)) | resources.indices(compute.spot_fleet)) | resources.indices(_ec2_fleet_type)
+# what runs instances in subnets (lib.routing)
+_placeable := routing.placeable
 
 _asg_type := "aws:autoscaling/group:Group"
 
@@ -168,9 +231,11 @@ _cluster_scoped_kinds := {
 	"authorization.k8s.io/SelfSubjectAccessReview",
 	"authorization.k8s.io/SelfSubjectRulesReview",
 	# custom resources of add-ons that are cluster-scoped: network policies of other engines
-	# (lib.network), the Gateway API's classes, and the node provisioners and GPU operator a GPU
+	# (lib.network), the Gateway API's classes, the AWS Load Balancer Controller's IngressClassParams
+	# (gdpr.no_public_network reads their scheme), and the node provisioners and GPU operator a GPU
 	# platform runs
 	"gateway.networking.k8s.io/GatewayClass",
+	"elbv2.k8s.aws/IngressClassParams",
 	"policy.networking.k8s.io/AdminNetworkPolicy",
 	"policy.networking.k8s.io/BaselineAdminNetworkPolicy",
 	"cilium.io/CiliumClusterwideNetworkPolicy",

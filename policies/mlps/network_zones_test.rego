@@ -283,6 +283,7 @@ test_cluster_scoped_custom_resources_and_patches_are_not_in_a_namespace if {
 		fixtures.resource("kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime", "torch", {"metadata": {"name": "torch"}}),
 		fixtures.resource("kubernetes:serving.kserve.io/v1alpha1:ClusterServingRuntime", "vllm", {"metadata": {"name": "vllm"}}),
 		fixtures.resource("kubernetes:apps.kruise.io/v1alpha1:SidecarSet", "log", {"metadata": {"name": "log"}}),
+		fixtures.resource("kubernetes:elbv2.k8s.aws/v1beta1:IngressClassParams", "alb", {"metadata": {"name": "alb"}, "spec": {"scheme": "internal"}}),
 		fixtures.resource("kubernetes:rbac.authorization.k8s.io/v1:ClusterRolePatch", "label-view", {"metadata": {"name": "view", "labels": {"team": "ml"}}}),
 		fixtures.resource("kubernetes:cilium.io/v2:CiliumNetworkPolicy", "cnp", {"metadata": {"name": "cnp"}, "spec": {"endpointSelector": {}, "ingressDeny": [{"fromEntities": ["world"]}]}}),
 	]
@@ -305,4 +306,68 @@ test_fail_secret_vpc_id_and_namespace if {
 		fixtures.finding("MLPS-L3-8.1.2.1c", "mandatory", "aws:ec2/securityGroup:SecurityGroup", "sg-secret", "security group vpcId is secret, so that it avoids the default VPC cannot be established"),
 		fixtures.finding("MLPS-L3-8.1.2.1c", "mandatory", "kubernetes:core/v1:ConfigMap", "cm-secret", "Kubernetes object's namespace is secret, so it may be the default namespace"),
 	}
+}
+
+# red team F10: what lands in the default VPC otherwise than by a missing vpcId or
+# vpcZoneIdentifiers: an instance, spot request or spot fleet specification that names no subnet
+# (nor does its launch template), a group or subnet in an adopted DefaultVpc, compute in an adopted
+# DefaultSubnet, a data store without a subnet group of its own
+_default_vpc := fixtures.resource("aws:ec2/defaultVpc:DefaultVpc", "default", {})
+
+_default_subnet := fixtures.resource("aws:ec2/defaultSubnet:DefaultSubnet", "default-a", {"availabilityZone": "cn-north-1a"})
+
+_in(type, name, inputs) := fixtures.resource(type, name, inputs)
+
+_with_dep(r, field, urn) := object.union(r, {"property_dependencies": {field: [urn]}})
+
+test_fail_resources_in_the_default_vpc if {
+	resources := [
+		_default_vpc,
+		_with_dep(_in("aws:ec2/securityGroup:SecurityGroup", "sg", {"vpcId": "[unknown]"}), "vpcId", _default_vpc.urn),
+		_in("aws:ec2/subnet:Subnet", "extra", {"vpcId": "default-1a2b3c4d", "cidrBlock": "172.31.96.0/20"}),
+		_in("aws:ec2/instance:Instance", "vm", {"instanceType": "m5.large"}),
+		_in("aws:ec2/spotInstanceRequest:SpotInstanceRequest", "spot", {"instanceType": "m5.large", "availabilityZone": "cn-north-1a"}),
+		fixtures.spot_fleet("sfr", "internal", [{"subnetId": "subnet-0a0a0a0a0a0a0a0a0"}, {"subnetId": ""}]),
+		fixtures.launch_template("lt", "internal", {"networkInterfaces": [{"associatePublicIpAddress": "false"}]}),
+		_in("aws:ec2/instance:Instance", "from-lt", {"launchTemplate": {"id": "lt-1a2b3c4d"}}),
+		_default_subnet,
+		_in("aws:ec2/instance:Instance", "in-default", {"subnetId": "default-a-1a2b3c4d"}),
+		_in("aws:rds/instance:Instance", "db", {"engine": "postgres", "instanceClass": "db.m6g.large"}),
+		_in("aws:rds/cluster:Cluster", "aurora", {"engine": "aurora-postgresql", "dbSubnetGroupName": "default"}),
+		_in("aws:elasticache/replicationGroup:ReplicationGroup", "cache", {"description": "cache"}),
+	]
+	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:ec2/securityGroup:SecurityGroup", "sg", "security group is in the default VPC (its vpcId names default, the adopted default VPC): give it a VPC of the stack"),
+		_f("aws:ec2/subnet:Subnet", "extra", "subnet is in the default VPC (its vpcId names default, the adopted default VPC): give it a VPC of the stack"),
+		_f("aws:ec2/instance:Instance", "vm", "instance names no subnet: EC2 launches it into a default subnet of the default VPC; name a private subnet of the stack (subnetId)"),
+		_f("aws:ec2/spotInstanceRequest:SpotInstanceRequest", "spot", "spot instance request names no subnet: EC2 launches it into a default subnet of the default VPC; name a private subnet of the stack (subnetId)"),
+		_f("aws:ec2/spotFleetRequest:SpotFleetRequest", "sfr", "spot fleet request's launchSpecifications[1] names no subnet: EC2 launches it into a default subnet of the default VPC; name a private subnet of the stack (subnetId)"),
+		_f("aws:ec2/instance:Instance", "from-lt", "instance names no subnet: EC2 launches it into a default subnet of the default VPC; name a private subnet of the stack (subnetId)"),
+		_f("aws:ec2/instance:Instance", "in-default", "instance runs in subnet default-a, which is in the default VPC: name a subnet of a VPC of the stack"),
+		_f("aws:rds/instance:Instance", "db", "database instance names no subnet group (dbSubnetGroupName): AWS places it in the default VPC; give it a subnet group of the stack's private subnets"),
+		_f("aws:rds/cluster:Cluster", "aurora", "database cluster uses the default subnet group (dbSubnetGroupName default), the default VPC's: AWS places it in the default VPC; give it a subnet group of the stack's private subnets"),
+		_f("aws:elasticache/replicationGroup:ReplicationGroup", "cache", "ElastiCache replication group names no subnet group (subnetGroupName): AWS places it in the default VPC; give it a subnet group of the stack's private subnets"),
+	}
+}
+
+# what names a subnet (its own, a network interface's, an existing interface, its launch
+# template's), launches from a template the document lacks, or takes its placement from a source
+# (a read replica, a cluster in a replication group) passes
+test_pass_resources_outside_the_default_vpc if {
+	resources := [
+		fixtures.resource("aws:ec2/vpc:Vpc", "main", {"cidrBlock": "10.0.0.0/16"}),
+		_in("aws:ec2/securityGroup:SecurityGroup", "sg", {"vpcId": "main-1a2b3c4d"}),
+		_in("aws:ec2/instance:Instance", "vm", {"subnetId": "subnet-0a0a0a0a0a0a0a0a0"}),
+		_in("aws:ec2/instance:Instance", "nic", {"networkInterfaces": [{"networkInterfaceId": "eni-0123456789abcdef0", "deviceIndex": 0}]}),
+		_in("aws:ec2/spotInstanceRequest:SpotInstanceRequest", "spot", {"networkInterfaces": [{"subnetId": "subnet-0a0a0a0a0a0a0a0a0", "deviceIndex": 0}]}),
+		fixtures.launch_template("lt", "internal", {"networkInterfaces": [{"associatePublicIpAddress": "false", "subnetId": "subnet-0a0a0a0a0a0a0a0a0"}]}),
+		_in("aws:ec2/instance:Instance", "from-lt", {"launchTemplate": {"id": "lt-1a2b3c4d"}}),
+		_in("aws:ec2/instance:Instance", "from-elsewhere", {"launchTemplate": {"id": "lt-0ffffffffffffffff"}}),
+		_in("aws:rds/instance:Instance", "db", {"engine": "postgres", "dbSubnetGroupName": "data"}),
+		_in("aws:rds/instance:Instance", "replica", {"replicateSourceDb": "db-1a2b3c4d"}),
+		_in("aws:elasticache/cluster:Cluster", "member", {"replicationGroupId": "cache"}),
+	]
+	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
 }

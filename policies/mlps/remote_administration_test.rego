@@ -72,6 +72,16 @@ test_fail_internet_load_balancer_service_on_ssh if {
 	v == {fixtures.finding("MLPS-L3-8.1.4.1", "mandatory", "kubernetes:core/v1:Service", "bastion", "internet-facing LoadBalancer Service exposes administration port 22")}
 }
 
+# red team F11: aws-load-balancer-scheme internet-facing wins over aws-load-balancer-internal "true"
+test_fail_scheme_internet_facing_over_internal if {
+	resources := [
+		_service("conflict", {"service.beta.kubernetes.io/aws-load-balancer-internal": "true", "service.beta.kubernetes.io/aws-load-balancer-scheme": "internet-facing"}, [22]),
+		_service("internal", {"service.beta.kubernetes.io/aws-load-balancer-internal": "true"}, [22]),
+	]
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {fixtures.finding("MLPS-L3-8.1.4.1", "mandatory", "kubernetes:core/v1:Service", "conflict", "internet-facing LoadBalancer Service exposes administration port 22")}
+}
+
 # a given security group (read from EC2) that opens SSH to the internet, on an instance that carries it
 test_fail_given_group_opens_ssh if {
 	resources := [fixtures.resource("aws:ec2/instance:Instance", "box", {"instanceType": "m5.large", "vpcSecurityGroupIds": [fixtures.ssh_sg]})]
