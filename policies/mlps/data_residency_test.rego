@@ -86,3 +86,26 @@ test_fail_hidden_copy_destinations_mlps if {
 		v == {fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", type, name, sprintf("%s goes to a destination the document does not show (%s), whose region the stack does not establish (not an aws-cn ARN)", [kind, why]))}
 	}
 }
+
+# red-team F14: aws-native resources, tagged or not, are held to mainland China as pulumi-aws ones are
+test_fail_aws_native_outside_china if {
+	tagged := object.union(
+		fixtures.resource("aws-native:s3:Bucket", "native", {"tags": [{"key": "data-class", "value": "personal"}]}),
+		{"region": "ap-east-1"},
+	)
+	untagged := object.union(fixtures.resource("aws-native:rds:DbInstance", "db", {"engine": "postgres"}), {"region": "us-east-1"})
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.mlps_policy, [tagged, untagged])
+	v == {
+		fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", "aws-native:s3:Bucket", "native", "resource in ap-east-1, outside mainland China (cn-north-1, cn-northwest-1)"),
+		fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", "aws-native:rds:DbInstance", "db", "resource in us-east-1, outside mainland China (cn-north-1, cn-northwest-1)"),
+	}
+}
+
+test_pass_aws_native_in_china if {
+	in_cn := object.union(
+		fixtures.resource("aws-native:s3:Bucket", "native", {"tags": [{"key": "data-class", "value": "personal"}]}),
+		{"region": "cn-northwest-1"},
+	)
+	defaulted := fixtures.resource("aws-native:rds:DbInstance", "db", {"engine": "postgres"})
+	data_residency.violation == set() with input as fixtures.gate_input(fixtures.mlps_policy, [in_cn, defaulted])
+}
