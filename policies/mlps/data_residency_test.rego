@@ -109,3 +109,17 @@ test_pass_aws_native_in_china if {
 	defaulted := fixtures.resource("aws-native:rds:DbInstance", "db", {"engine": "postgres"})
 	data_residency.violation == set() with input as fixtures.gate_input(fixtures.mlps_policy, [in_cn, defaulted])
 }
+
+# red-team F2: log subscriptions and S3 log deliveries are destinations too; a bucket outside the
+# stack that a flow log or trail of a China region writes to is in the aws-cn partition
+test_fail_log_subscription_abroad if {
+	f := fixtures.resource("aws:cloudwatch/logSubscriptionFilter:LogSubscriptionFilter", "ship", {"logGroup": "/app/logs", "destinationArn": "arn:aws:firehose:ap-east-1:1:deliverystream/hk"})
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.mlps_policy, [f])
+	v == {fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", "aws:cloudwatch/logSubscriptionFilter:LogSubscriptionFilter", "ship", "log subscription goes to ap-east-1, outside mainland China")}
+}
+
+test_pass_log_buckets_outside_the_stack_in_aws_cn if {
+	fl := fixtures.resource("aws:ec2/flowLog:FlowLog", "fl", {"vpcId": "vpc-0123456789abcdef0", "trafficType": "ALL", "logDestinationType": "s3", "logDestination": "arn:aws-cn:s3:::org-flow-logs"})
+	trail := fixtures.trail("audit", {"s3BucketName": "org-trail-archive", "kmsKeyId": "arn:aws-cn:kms:cn-north-1:111122223333:key/k"})
+	data_residency.violation == set() with input as fixtures.gate_input(fixtures.mlps_policy, [fl, trail])
+}
