@@ -1,5 +1,6 @@
 package gdpr.data_residency
 
+import data.lib.audit
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.residency
@@ -64,6 +65,14 @@ _problems contains findings.problem(d.source, msg) if {
 _carries_personal_data(d) if resources.personal(d.source)
 
 _carries_personal_data(d) if d.kind == "backup copy"
+
+# a log subscription reads a log group that receives a personal-data resource's logs, whatever its tags
+_carries_personal_data(d) if {
+	d.kind == "log subscription"
+	d.at in _personal_log_group_urns
+}
+
+_personal_log_group_urns := {input.document.resources[j].urn | some j in audit.personal_log_groups}
 
 # a copy of a database, table or log group the document does not declare: its data class cannot be
 # established, so it counts as personal (as tags unknown until apply do), unless the copy has one

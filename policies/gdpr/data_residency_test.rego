@@ -259,3 +259,17 @@ test_fail_standalone_table_replica_abroad if {
 test_pass_standalone_table_replica_in_the_eu if {
 	data_residency.violation == set() with input as fixtures.gate_input(fixtures.gdpr_policy, [_table, _table_replica("eu-west-1")])
 }
+
+# an untagged log group holds the personal data a personal-data flow log writes to it
+test_fail_log_subscription_of_group_receiving_personal_logs if {
+	group := object.union(fixtures.log_group("flow-logs", "internal", 30), {"inputs": {"name": "/app/personal"}})
+	fl := fixtures.resource("aws:ec2/flowLog:FlowLog", "fl", {
+		"vpcId": "vpc-0123456789abcdef0",
+		"trafficType": "ALL",
+		"logDestination": "arn:aws:logs:eu-central-1:111122223333:log-group:/app/personal",
+		"tags": fixtures.tags("personal"),
+	})
+	resources := [group, fl, _subscription("arn:aws:lambda:us-west-2:111122223333:function:ship")]
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:cloudwatch/logGroup:LogGroup", "flow-logs", sprintf("log subscription of personal data goes to us-west-2, %s", [_outside_gdpr]))}
+}

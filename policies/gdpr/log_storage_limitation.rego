@@ -36,13 +36,7 @@ violation contains findings.finding("GDPR-5.1e-2", p.resource, p.message) if {
 
 _max := frameworks.gdpr_log_max_days(input.policy)
 
-_personal_logs := [input.document.resources[i] | some i in _personal_log_indices]
-
-_personal_log_indices := (resources.indices(audit.log_group_type) & resources.personal_indices) | {j |
-	some d in audit.log_deliveries
-	resources.personal(d.source)
-	some j in audit.delivered_groups(d)
-}
+_personal_logs := [input.document.resources[i] | some i in audit.personal_log_groups]
 
 # logs of personal data written where the stack declares no log group (AWS creates the groups of
 # EKS and the databases itself, never expiring) or to a bucket outside the stack

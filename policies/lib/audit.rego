@@ -1,6 +1,8 @@
 # METADATA
 # title: Audit helpers
-# description: CloudTrail trails, S3 data events, VPC flow logs and EKS control-plane logs.
+# description: >-
+#   CloudTrail trails, S3 data events, VPC flow logs and EKS control-plane logs, and the log groups
+#   and buckets the document's resources have AWS write their logs to.
 # scope: package
 package lib.audit
 
@@ -648,6 +650,14 @@ delivered_groups(d) := object.get(_groups_by_name, d.name, set()) | _by_stem(d.n
 }
 
 _by_stem(name) := {j | some key in {name, s3.strip_autoname(name)}; some j in object.get(_unnamed_by_stem, key, set())} if is_string(name) else := set()
+
+# positions of the log groups that hold personal data: tagged so, or receiving the logs of a
+# personal-data resource
+personal_log_groups := (resources.indices(log_group_type) & resources.personal_indices) | {j |
+	some d in log_deliveries
+	resources.personal(d.source)
+	some j in delivered_groups(d)
+}
 
 # deliveries to a log group the document does not declare (or whose name it does not show)
 undeclared_log_deliveries := {d | some d in log_deliveries; count(delivered_groups(d)) == 0}
