@@ -273,3 +273,10 @@ test_fail_log_subscription_of_group_receiving_personal_logs if {
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == {_f("aws:cloudwatch/logGroup:LogGroup", "flow-logs", sprintf("log subscription of personal data goes to us-west-2, %s", [_outside_gdpr]))}
 }
+
+# a personal flow log's log group unknown until apply and tied to nothing may be anywhere
+test_fail_hidden_log_group_of_personal_flow_log if {
+	fl := fixtures.resource("aws:ec2/flowLog:FlowLog", "fl", {"vpcId": "vpc-0123456789abcdef0", "trafficType": "ALL", "logDestination": "[unknown]", "tags": fixtures.tags("personal")})
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fl])
+	v == {_f("aws:ec2/flowLog:FlowLog", "fl", "flow log delivery of personal data goes to a destination the document does not show (unknown until apply), whose region the stack does not establish; declare the destination in the stack or waive")}
+}

@@ -255,13 +255,13 @@ unlocated contains _unlocated(plan, "backup copy", _not_shown(resources.hidden_w
 
 # flow logs and trails writing to a bucket the document does not declare (an S3 ARN or bucket name
 # names no region; the services write only within their own partition, so a bare name is in the
-# source's), or to a destination the document does not show
+# source's), or to a bucket or log group the document does not show (in the source's partition too)
 unlocated contains _unlocated_in(d.source, _log_kind[d.what], _shown_target(d.target), _source_partition(d.source, d.target)) if {
 	some d in audit.log_bucket_deliveries
 	count(d.buckets) == 0
 }
 
-unlocated contains _unlocated(d.source, _log_kind[d.what], _not_shown(resources.hidden_why(v))) if {
+unlocated contains _unlocated_in(d.source, _log_kind[d.what], _not_shown(resources.hidden_why(v)), _source_partition(d.source, "")) if {
 	some d in audit.log_deliveries
 	d.field in {"logDestination", "cloudWatchLogsGroupArn"}
 	v := d.source.inputs[d.field]

@@ -123,3 +123,9 @@ test_pass_log_buckets_outside_the_stack_in_aws_cn if {
 	trail := fixtures.trail("audit", {"s3BucketName": "org-trail-archive", "kmsKeyId": "arn:aws-cn:kms:cn-north-1:111122223333:key/k"})
 	data_residency.violation == set() with input as fixtures.gate_input(fixtures.mlps_policy, [fl, trail])
 }
+
+# a flow log's log group unknown until apply and tied to nothing: in the flow log's partition (aws-cn)
+test_pass_hidden_log_group_in_china if {
+	fl := fixtures.resource("aws:ec2/flowLog:FlowLog", "fl", {"vpcId": "vpc-0123456789abcdef0", "trafficType": "ALL", "logDestination": "[unknown]"})
+	data_residency.violation == set() with input as fixtures.gate_input(fixtures.mlps_policy, [fl])
+}
