@@ -112,7 +112,7 @@ test_pass_aws_native_in_china if {
 
 # red-team F2: log subscriptions and S3 log deliveries are destinations too; a bucket outside the
 # stack that a flow log or trail of a China region writes to is in the aws-cn partition
-test_fail_log_subscription_abroad if {
+test_fail_log_subscription_outside_china if {
 	f := fixtures.resource("aws:cloudwatch/logSubscriptionFilter:LogSubscriptionFilter", "ship", {"logGroup": "/app/logs", "destinationArn": "arn:aws:firehose:ap-east-1:1:deliverystream/hk"})
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.mlps_policy, [f])
 	v == {fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", "aws:cloudwatch/logSubscriptionFilter:LogSubscriptionFilter", "ship", "log subscription goes to ap-east-1, outside mainland China")}
