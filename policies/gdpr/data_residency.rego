@@ -1,5 +1,6 @@
 package gdpr.data_residency
 
+import data.lib.audit
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.residency
@@ -11,8 +12,11 @@ import data.lib.resources
 #   Every personal-data resource, and every replication and log destination of one, is in a
 #   region allowed for GDPR transfers (the EEA's regions and those of countries with an EU
 #   adequacy decision, by name; settable in data) and in the policy's compliance.dataResidency list. AWS Backup copy destinations count whatever the
-#   plan's tags (its selections decide what it copies), and a destination whose region the
-#   document does not establish (a replica bucket outside the stack) is reported, not assumed.
+#   plan's tags (its selections decide what it copies); RDS automated-backup replications, DynamoDB
+#   table replicas and log subscriptions carry the data class of the database, table or log group
+#   they copy (one the document does not declare counts as personal); and a destination whose
+#   region the document does not establish (a replica bucket or log bucket outside the stack) is
+#   reported, not assumed.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-44-gdpr/
 #   - ref: https://gdpr-info.eu/art-45-gdpr/
@@ -55,15 +59,37 @@ _problems contains findings.problem(r, msg) if {
 _problems contains findings.problem(d.source, msg) if {
 	some d in residency.destinations
 	_carries_personal_data(d)
-	msg := sprintf("%s of personal data goes to %s, %s", [d.kind, residency.shown(d.region), _outside(d.region)])
+	msg := sprintf("%s of %s goes to %s, %s", [d.kind, _data(d), residency.shown(d.region), _outside(d.region)])
 }
 
 _carries_personal_data(d) if resources.personal(d.source)
 
 _carries_personal_data(d) if d.kind == "backup copy"
 
+# a log subscription reads a log group that receives a personal-data resource's logs, whatever its tags
+_carries_personal_data(d) if {
+	d.kind == "log subscription"
+	d.at in _personal_log_group_urns
+}
+
+_personal_log_group_urns := {input.document.resources[j].urn | some j in audit.personal_log_groups}
+
+# a copy of a database, table or log group the document does not declare: its data class cannot be
+# established, so it counts as personal (as tags unknown until apply do), unless the copy has one
+_carries_personal_data(d) if {
+	_undeclared(d)
+	resources.data_class(d.source) == ""
+}
+
+_undeclared(d) if is_string(object.get(d, "undeclared", null))
+
+_data(d) := sprintf("%s (whose data class cannot be established, so it counts as personal)", [d.undeclared]) if {
+	_undeclared(d)
+	not resources.personal(d.source)
+} else := "personal data"
+
 _problems contains findings.problem(d.source, msg) if {
 	some d in residency.unlocated
 	_carries_personal_data(d)
-	msg := sprintf("%s of personal data goes to %v, whose region the stack does not establish; declare the destination in the stack or waive", [d.kind, d.target])
+	msg := sprintf("%s of %s goes to %v, whose region the stack does not establish; declare the destination in the stack or waive", [d.kind, _data(d), d.target])
 }

@@ -177,3 +177,106 @@ test_fail_hidden_copy_destinations if {
 }
 
 _replication_rules(name, rules) := fixtures.bucket_part("aws:s3/bucketReplicationConfig:BucketReplicationConfig", name, "replication", {"rules": rules})
+
+# red-team F2: copies that leave through RDS automated-backup replication, log subscriptions, flow
+# logs and trails writing to S3, and standalone DynamoDB table replicas
+_at(r, region) := object.union(r, {"region": region})
+
+_rds(data_class) := fixtures.resource("aws:rds/instance:Instance", "pd-db", {"engine": "postgres", "storageEncrypted": true, "tags": fixtures.tags(data_class)})
+
+_backup_replication(arn) := _at(fixtures.resource("aws:rds/instanceAutomatedBackupsReplication:InstanceAutomatedBackupsReplication", "pd-db-bk", {"sourceDbInstanceArn": arn, "retentionPeriod": 14}), "us-east-1")
+
+_outside_gdpr := sprintf("outside the GDPR transfer regions (%s)", [_regions])
+
+test_fail_rds_backup_replication_abroad if {
+	resources := [_rds("personal"), _backup_replication("arn:aws:rds:eu-central-1:111122223333:db:pd-db")]
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:rds/instance:Instance", "pd-db", sprintf("automated-backup replication of personal data goes to us-east-1, %s", [_outside_gdpr]))}
+}
+
+# a database the document does not declare: its data class cannot be established
+test_fail_rds_backup_replication_of_undeclared_database if {
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [_backup_replication("arn:aws:rds:eu-central-1:111122223333:db:other")])
+	v == {_f("aws:rds/instanceAutomatedBackupsReplication:InstanceAutomatedBackupsReplication", "pd-db-bk", sprintf("automated-backup replication of a database the document does not declare (whose data class cannot be established, so it counts as personal) goes to us-east-1, %s", [_outside_gdpr]))}
+}
+
+test_pass_rds_backup_replication_of_internal_database if {
+	resources := [_rds("internal"), _backup_replication("arn:aws:rds:eu-central-1:111122223333:db:pd-db")]
+	data_residency.violation == set() with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+}
+
+_subscription(dest) := fixtures.resource("aws:cloudwatch/logSubscriptionFilter:LogSubscriptionFilter", "ship", {"logGroup": "/app/personal", "destinationArn": dest, "filterPattern": ""})
+
+_personal_group := object.union(fixtures.log_group("app-logs", "personal", 30), {"inputs": {"name": "/app/personal"}})
+
+test_fail_log_subscription_abroad if {
+	resources := [_personal_group, _subscription("arn:aws:firehose:us-east-1:111122223333:deliverystream/central")]
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:cloudwatch/logGroup:LogGroup", "app-logs", sprintf("log subscription of personal data goes to us-east-1, %s", [_outside_gdpr]))}
+}
+
+test_pass_log_subscription_in_the_eu if {
+	resources := [_personal_group, _subscription("arn:aws:kinesis:eu-west-1:111122223333:stream/central")]
+	data_residency.violation == set() with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+}
+
+_flow_to(dest) := fixtures.resource("aws:ec2/flowLog:FlowLog", "fl", {
+	"vpcId": "vpc-0123456789abcdef0",
+	"trafficType": "ALL",
+	"logDestinationType": "s3",
+	"logDestination": dest,
+	"tags": fixtures.tags("personal"),
+})
+
+# an S3 ARN names no region: a bucket outside the stack cannot be located; one of the stack is in its own
+test_fail_flow_logs_to_s3_outside_the_stack_or_abroad if {
+	trail := fixtures.trail("audit", {"s3BucketName": "us-archive", "tags": fixtures.tags("personal")})
+	resources := [_flow_to("arn:aws:s3:::central-flowlogs"), trail, _at(fixtures.bucket("us-archive", "internal"), "us-east-1")]
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:ec2/flowLog:FlowLog", "fl", "flow log delivery of personal data goes to arn:aws:s3:::central-flowlogs, whose region the stack does not establish; declare the destination in the stack or waive"),
+		_f("aws:cloudtrail/trail:Trail", "audit", sprintf("trail log delivery of personal data goes to us-east-1, %s", [_outside_gdpr])),
+	}
+}
+
+test_pass_flow_logs_to_a_bucket_of_the_stack if {
+	resources := [_flow_to("arn:aws:s3:::flow-archive/vpc/"), fixtures.bucket("flow-archive", "internal")]
+	data_residency.violation == set() with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+}
+
+_table := fixtures.resource("aws:dynamodb/table:Table", "pd-table", {"name": "pd-table", "hashKey": "id", "tags": fixtures.tags("personal")})
+
+_table_replica(region) := _at(object.union(
+	fixtures.resource("aws:dynamodb/tableReplica:TableReplica", "pd-table-replica", {"globalTableArn": "[unknown]"}),
+	{"property_dependencies": {"globalTableArn": [_table.urn]}},
+), region)
+
+test_fail_standalone_table_replica_abroad if {
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [_table, _table_replica("us-east-1")])
+	v == {_f("aws:dynamodb/table:Table", "pd-table", sprintf("global-table replica of personal data goes to us-east-1, %s", [_outside_gdpr]))}
+}
+
+test_pass_standalone_table_replica_in_the_eu if {
+	data_residency.violation == set() with input as fixtures.gate_input(fixtures.gdpr_policy, [_table, _table_replica("eu-west-1")])
+}
+
+# an untagged log group holds the personal data a personal-data flow log writes to it
+test_fail_log_subscription_of_group_receiving_personal_logs if {
+	group := object.union(fixtures.log_group("flow-logs", "internal", 30), {"inputs": {"name": "/app/personal"}})
+	fl := fixtures.resource("aws:ec2/flowLog:FlowLog", "fl", {
+		"vpcId": "vpc-0123456789abcdef0",
+		"trafficType": "ALL",
+		"logDestination": "arn:aws:logs:eu-central-1:111122223333:log-group:/app/personal",
+		"tags": fixtures.tags("personal"),
+	})
+	resources := [group, fl, _subscription("arn:aws:lambda:us-west-2:111122223333:function:ship")]
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:cloudwatch/logGroup:LogGroup", "flow-logs", sprintf("log subscription of personal data goes to us-west-2, %s", [_outside_gdpr]))}
+}
+
+# a personal flow log's log group unknown until apply and tied to nothing may be anywhere
+test_fail_hidden_log_group_of_personal_flow_log if {
+	fl := fixtures.resource("aws:ec2/flowLog:FlowLog", "fl", {"vpcId": "vpc-0123456789abcdef0", "trafficType": "ALL", "logDestination": "[unknown]", "tags": fixtures.tags("personal")})
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fl])
+	v == {_f("aws:ec2/flowLog:FlowLog", "fl", "flow log delivery of personal data goes to a destination the document does not show (unknown until apply), whose region the stack does not establish; declare the destination in the stack or waive")}
+}

@@ -1,5 +1,6 @@
 package gdpr.log_storage_limitation
 
+import data.lib.audit
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.resources
@@ -7,8 +8,11 @@ import data.lib.resources
 # METADATA
 # title: "Storage limitation for logs with personal data"
 # description: >-
-#   Log groups holding personal data have a finite retention no longer than the declared
-#   maximum. In China the six-month minimum for network logs (Cybersecurity Law art. 21) is a
+#   Log groups holding personal data (tagged so, or receiving the logs of a personal-data
+#   resource) have a finite retention no longer than the declared maximum. Logs a personal-data
+#   resource has AWS write to a log group the stack does not declare (EKS control-plane logs, RDS,
+#   DocumentDB and Neptune log exports, flow logs and trails delivering to CloudWatch Logs or to a
+#   bucket outside the stack) have a retention that cannot be established, and are reported. In China the six-month minimum for network logs (Cybersecurity Law art. 21) is a
 #   legal obligation that takes precedence, so there the maximum is raised to 365 days, the
 #   smallest CloudWatch retention that surely covers six calendar months. Without a declared
 #   compliance.personalDataMaxDays no retention can be shown to be limited, so every personal-data
@@ -23,7 +27,8 @@ import data.lib.resources
 #   severity: mandatory
 #   remediation: >-
 #     Set retentionInDays on the log group to at most compliance.personalDataMaxDays (in China: at
-#     most the larger of that and 365).
+#     most the larger of that and 365); declare in the stack the log group a service writes to,
+#     under the name AWS writes to, with such a retention.
 violation contains findings.finding("GDPR-5.1e-2", p.resource, p.message) if {
 	frameworks.applies(input.policy, "gdpr")
 	some p in _problems
@@ -31,9 +36,22 @@ violation contains findings.finding("GDPR-5.1e-2", p.resource, p.message) if {
 
 _max := frameworks.gdpr_log_max_days(input.policy)
 
-_personal_logs := [input.document.resources[i] |
-	some i in resources.indices("aws:cloudwatch/logGroup:LogGroup") & resources.personal_indices
-]
+_personal_logs := [input.document.resources[i] | some i in audit.personal_log_groups]
+
+# logs of personal data written where the stack declares no log group (AWS creates the groups of
+# EKS and the databases itself, never expiring) or to a bucket outside the stack
+_problems contains findings.problem(d.source, msg) if {
+	some d in audit.undeclared_log_deliveries
+	resources.personal(d.source)
+	msg := sprintf("%s of personal data go to %s, so their retention cannot be established; declare that log group in the stack with retentionInDays %s", [d.what, d.label, _at_most])
+}
+
+_problems contains findings.problem(d.source, msg) if {
+	some d in audit.log_bucket_deliveries
+	count(d.buckets) == 0
+	resources.personal(d.source)
+	msg := sprintf("%s of personal data go to %v, which is not a bucket the stack creates, so how long they are kept cannot be established; deliver them to a bucket of the stack that expires objects after %s days", [d.what, d.target, _at_most])
+}
 
 _problems contains findings.problem(lg, msg) if {
 	some lg in _personal_logs
@@ -68,6 +86,8 @@ _problems contains findings.problem(lg, msg) if {
 }
 
 _limit := _max
+
+_at_most := sprintf("at most %v", [_max]) if _max else := "at most compliance.personalDataMaxDays (which the policy does not declare)"
 
 _limit := "undeclared" if not _max
 

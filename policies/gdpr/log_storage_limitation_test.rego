@@ -52,3 +52,85 @@ test_fail_unknown_retention if {
 	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fixtures.log_group("app", "personal", "[unknown]")])
 	v == {_f("app", "log group with personal data has a retention that cannot be established ([unknown]; maximum 365 days)")}
 }
+
+# red-team F8: logs a personal-data resource has AWS write where the stack declares no log group
+# (EKS control-plane logs, database log exports, flow logs and trails) or no bucket
+_on(type, name, msg) := fixtures.finding("GDPR-5.1e-2", "mandatory", type, name, msg)
+
+_eks(name, data_class) := fixtures.resource("aws:eks/cluster:Cluster", "cluster", {
+	"name": name,
+	"enabledClusterLogTypes": ["audit", "api"],
+	"tags": fixtures.tags(data_class),
+})
+
+_db(data_class) := fixtures.resource("aws:rds/instance:Instance", "db", {
+	"identifier": "pd-db",
+	"enabledCloudwatchLogsExports": ["postgresql"],
+	"tags": fixtures.tags(data_class),
+})
+
+_flow(name, data_class, kind, dest) := fixtures.resource("aws:ec2/flowLog:FlowLog", name, {
+	"vpcId": "vpc-0123456789abcdef0",
+	"trafficType": "ALL",
+	"logDestinationType": kind,
+	"logDestination": dest,
+	"tags": fixtures.tags(data_class),
+})
+
+_named_group(logical, name, data_class, days) := object.union(fixtures.log_group(logical, data_class, days), {"inputs": {"name": name}})
+
+_external_logs(data_class) := [
+	_eks("pd", data_class),
+	_db(data_class),
+	_flow("fl", data_class, "cloud-watch-logs", "arn:aws:logs:eu-central-1:111122223333:log-group:central-flow-logs:*"),
+	_flow("fl-s3", data_class, "s3", "arn:aws:s3:::central-flow-logs"),
+]
+
+test_fail_personal_logs_to_undeclared_groups_or_buckets if {
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, _external_logs("personal"))
+	v == {
+		_on("aws:eks/cluster:Cluster", "cluster", "EKS control-plane logs (api, audit) of personal data go to log group /aws/eks/pd/cluster, which the stack does not declare, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365"),
+		_on("aws:rds/instance:Instance", "db", "postgresql logs of personal data go to log group /aws/rds/instance/pd-db/postgresql, which the stack does not declare, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365"),
+		_on("aws:ec2/flowLog:FlowLog", "fl", "flow logs of personal data go to log group central-flow-logs, which the stack does not declare, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365"),
+		_on("aws:ec2/flowLog:FlowLog", "fl-s3", "flow logs of personal data go to arn:aws:s3:::central-flow-logs, which is not a bucket the stack creates, so how long they are kept cannot be established; deliver them to a bucket of the stack that expires objects after at most 365 days"),
+	}
+}
+
+test_pass_logs_of_other_classes_to_undeclared_groups if {
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, _external_logs("internal"))
+	v == set()
+}
+
+# the groups declared under the names AWS writes to: an untagged group holds the personal data it
+# receives, so its retention is held to the maximum too
+test_pass_declared_groups_within_maximum if {
+	groups := [
+		_named_group("eks-logs", "/aws/eks/pd/cluster", "internal", 90),
+		_named_group("db-logs", "/aws/rds/instance/pd-db/postgresql", "internal", 30),
+		_named_group("flow-logs", "central-flow-logs", "internal", 90),
+	]
+	docs := [r | some r in _external_logs("personal"); r.name != "fl-s3"]
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, array.concat(docs, groups))
+	v == set()
+}
+
+test_fail_declared_group_of_personal_logs_never_expires if {
+	resources := [_eks("pd", "personal"), _named_group("eks-logs", "/aws/eks/pd/cluster", "internal", 0)]
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("eks-logs", "log group with personal data never expires (maximum 365 days)")}
+}
+
+# a cluster or database whose name the document does not show: no declared group can be matched to it
+test_fail_unshown_identifier if {
+	db := json.patch(_db("personal"), [{"op": "remove", "path": "/inputs/identifier"}])
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [db])
+	v == {_on("aws:rds/instance:Instance", "db", "postgresql logs of personal data go to log group /aws/rds/instance/<identifier>/postgresql, whose identifier the document does not show (unset, so named at apply, or unknown until apply) and no log group of the stack can be matched to, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365")}
+}
+
+# a flow log tied to its group by property dependencies (the ARN unknown until apply)
+test_pass_flow_log_tied_by_dependency if {
+	group := fixtures.log_group("flow-logs", "internal", 90)
+	fl := object.union(_flow("fl", "personal", "cloud-watch-logs", "[unknown]"), {"property_dependencies": {"logDestination": [group.urn]}})
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fl, group])
+	v == set()
+}

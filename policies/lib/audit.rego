@@ -1,6 +1,8 @@
 # METADATA
 # title: Audit helpers
-# description: CloudTrail trails, S3 data events, VPC flow logs and EKS control-plane logs.
+# description: >-
+#   CloudTrail trails, S3 data events, VPC flow logs and EKS control-plane logs, and the log groups
+#   and buckets the document's resources have AWS write their logs to.
 # scope: package
 package lib.audit
 
@@ -558,3 +560,169 @@ network_log_archives contains b if some b in access_logging.targets
 load_balancer_types := {"aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer", "aws:elb/loadBalancer:LoadBalancer"}
 
 _bucket_named(name) := s3.named(name) if is_string(name)
+
+# ---------------------------------------------------------------- where services write logs
+
+log_group_type := "aws:cloudwatch/logGroup:LogGroup"
+
+# arn:PARTITION:logs:REGION:ACCOUNT:log-group:NAME (or NAME:*) -> NAME
+arn_log_group(arn) := trim_suffix(parts[1], ":*") if {
+	is_string(arn)
+	parts := split(arn, ":log-group:")
+	count(parts) == 2
+}
+
+# Logs the document's resources have AWS write to CloudWatch Logs, each as {at, source, what,
+# name, field, label}: `source` sends `what` to the log group `name` (null when the document does
+# not show it), which a message for a group the stack does not declare calls `label`; `field` is the input that references the group (""
+# when AWS derives the name from the source's own). EKS
+# control-plane logs go to /aws/eks/NAME/cluster; RDS, DocumentDB and Neptune log exports to
+# /aws/rds/instance/ID/TYPE, /aws/rds/cluster/ID/TYPE, /aws/docdb/ID/TYPE, /aws/neptune/ID/TYPE
+# (AWS creates those groups itself, never expiring, when the stack declares none); flow logs and
+# trails delivering to CloudWatch Logs go to the group their ARN (or logGroupName) names.
+log_deliveries contains _log_delivery(c, what, name, "", label) if {
+	some c in resources.of_type(input.document, "aws:eks/cluster:Cluster")
+	types := object.get(c.inputs, "enabledClusterLogTypes", [])
+	not resources.hidden(types)
+	count(resources.elements(types)) > 0
+	what := sprintf("EKS control-plane logs (%s)", [concat(", ", sort([sprintf("%v", [t]) | some t in resources.elements(types)]))])
+	id := object.get(c.inputs, "name", null)
+	name := _derived_name("/aws/eks/%s/cluster", [id])
+	label := _derived_label("/aws/eks/%s/cluster", ["<name>"], "name", name)
+}
+
+log_deliveries contains _log_delivery(db, sprintf("%s logs", [kind]), name, "", label) if {
+	some type, spec in _log_exports
+	some db in resources.of_type(input.document, type)
+	some key in ["enabledCloudwatchLogsExports", "enableCloudwatchLogsExports"]
+	some kind in resources.elements(object.get(db.inputs, key, []))
+	name := _derived_name(spec[1], [object.get(db.inputs, spec[0], null), kind])
+	label := _derived_label(spec[1], [sprintf("<%s>", [spec[0]]), kind], spec[0], name)
+}
+
+# database type -> [identifier input, log group name pattern]
+_log_exports := {
+	"aws:rds/instance:Instance": ["identifier", "/aws/rds/instance/%s/%v"],
+	"aws:rds/cluster:Cluster": ["clusterIdentifier", "/aws/rds/cluster/%s/%v"],
+	"aws:docdb/cluster:Cluster": ["clusterIdentifier", "/aws/docdb/%s/%v"],
+	"aws:neptune/cluster:Cluster": ["clusterIdentifier", "/aws/neptune/%s/%v"],
+}
+
+# a name AWS derives from an identifier the document shows; null when it does not (an identifier
+# unknown until apply, secret, or left for Pulumi to auto-name at apply)
+_derived_name(pattern, args) := sprintf(pattern, args) if {
+	is_string(args[0])
+	resources.shown(args[0])
+} else := null
+
+_derived_label(_, _, _, name) := _ref_label(name) if is_string(name)
+
+_derived_label(pattern, args, input_name, null) := sprintf("log group %s, whose %s the document does not show (unset, so named at apply, or unknown until apply) and no log group of the stack can be matched to", [sprintf(pattern, args), input_name])
+
+# flow logs to CloudWatch Logs (the default destination type)
+log_deliveries contains _log_delivery(fl, "flow logs", name, field, _ref_label(name)) if {
+	some fl in resources.of_type(input.document, "aws:ec2/flowLog:FlowLog")
+	object.get(fl.inputs, "logDestinationType", "cloud-watch-logs") == "cloud-watch-logs"
+	some field in ["logDestination", "logGroupName"]
+	v := object.get(fl.inputs, field, null)
+	v != null
+	name := _group_name(field, v)
+}
+
+log_deliveries contains _log_delivery(t, "trail logs", name, "cloudWatchLogsGroupArn", _ref_label(name)) if {
+	some t in trails(input.document)
+	arn := object.get(t.inputs, "cloudWatchLogsGroupArn", null)
+	arn != null
+	name := _group_name("logDestination", arn)
+}
+
+_ref_label(name) := sprintf("log group %s, which the stack does not declare", [name]) if is_string(name) else := "a log group the document does not show"
+
+# the log group name an input gives: logGroupName itself, or the name in a log-group ARN; null when
+# the document does not show it
+_group_name(field, v) := v if {
+	field == "logGroupName"
+	is_string(v)
+	resources.shown(v)
+} else := name if {
+	field != "logGroupName"
+	name := arn_log_group(v)
+} else := null
+
+_log_delivery(source, what, name, field, label) := {"at": source.urn, "field": field, "label": label, "name": name, "source": source, "what": what}
+
+# log group position -> its name (inputs.name), for the groups that show one
+_group_names := {j: name |
+	some j in resources.indices(log_group_type)
+	name := input.document.resources[j].inputs.name
+	is_string(name)
+	resources.shown(name)
+}
+
+# (comprehensions: an index with no entries is then {}, never undefined)
+_groups_by_name := {name: {j | some j, n in _group_names; n == name} | some _, name in _group_names}
+
+# groups without a name input, by logical name: Pulumi auto-names them NAME-1234abc
+_unnamed_by_stem := {stem: {j | some j, n in _unnamed; n == stem} | some _, stem in _unnamed}
+
+_unnamed := {j: input.document.resources[j].name |
+	some j in resources.indices(log_group_type)
+	not is_string(object.get(input.document.resources[j].inputs, "name", null))
+}
+
+# positions of the log groups of the document a delivery writes to: by name (an auto-named group by
+# its logical name), or by a reference the input's property dependencies or value tie to a group
+delivered_groups(d) := object.get(_groups_by_name, d.name, set()) | _by_stem(d.name) | {j |
+	d.field != ""
+	some j in resources.indices(log_group_type)
+	routing.refers(d.source, d.field, input.document.resources[j])
+}
+
+_by_stem(name) := {j | some key in {name, s3.strip_autoname(name)}; some j in object.get(_unnamed_by_stem, key, set())} if is_string(name) else := set()
+
+# positions of the log groups that hold personal data: tagged so, or receiving the logs of a
+# personal-data resource
+personal_log_groups := (resources.indices(log_group_type) & resources.personal_indices) | {j |
+	some d in log_deliveries
+	resources.personal(d.source)
+	some j in delivered_groups(d)
+}
+
+# deliveries to a log group the document does not declare (or whose name it does not show)
+undeclared_log_deliveries := {d | some d in log_deliveries; count(delivered_groups(d)) == 0}
+
+# Logs written to S3 by flow logs (logDestinationType s3) and trails (s3BucketName), each as
+# {at, source, what, target, buckets}: the target as the input gives it, and the positions of the
+# buckets of the document it names (none: a bucket outside the stack, or a hidden reference).
+log_bucket_deliveries contains _bucket_delivery(fl, "flow logs", target, "logDestination") if {
+	some fl in resources.of_type(input.document, "aws:ec2/flowLog:FlowLog")
+	object.get(fl.inputs, "logDestinationType", "cloud-watch-logs") == "s3"
+	target := object.get(fl.inputs, "logDestination", "")
+	target != ""
+}
+
+log_bucket_deliveries contains _bucket_delivery(t, "trail logs", target, "s3BucketName") if {
+	some t in trails(input.document)
+	target := object.get(t.inputs, "s3BucketName", "")
+	target != ""
+}
+
+_bucket_delivery(source, what, target, field) := {
+	"at": source.urn,
+	"buckets": _log_buckets(source, field, target),
+	"source": source,
+	"target": target,
+	"what": what,
+}
+
+_log_buckets(source, field, target) := {b |
+	is_string(target)
+	name := _bucket_name(target)
+	some key in {name, s3.strip_autoname(name)}
+	some b in s3.named(key)
+} | {b |
+	some b in s3.bucket_indices
+	routing.refers(source, field, input.document.resources[b])
+}
+
+_bucket_name(target) := s3.arn_bucket(target) if startswith(target, "arn:") else := target

@@ -1,11 +1,14 @@
 # METADATA
 # title: Residency helpers
 # description: >-
-#   The regions resources live in, and where copies of data go: S3 replication destinations and
-#   the regions in log and flow-log destination ARNs, each as {source, kind, region}.
+#   The regions resources live in, and where copies of data go: S3 replication destinations, the
+#   regions in log and flow-log destination ARNs, the buckets flow logs and trails write to, log
+#   subscription destinations, RDS automated-backup replications and DynamoDB table replicas, each
+#   as {source, kind, region}.
 # scope: package
 package lib.residency
 
+import data.lib.audit
 import data.lib.resources
 import data.lib.routing
 import data.lib.s3
@@ -97,7 +100,101 @@ destinations contains _destination(rc, "image replication", region) if {
 	is_string(region)
 }
 
+# flow logs and trails writing to a bucket of the document: the bucket's region (an S3 ARN names none)
+destinations contains _destination(d.source, _log_kind[d.what], resources.region(input.document.resources[b], input.policy)) if {
+	some d in audit.log_bucket_deliveries
+	some b in d.buckets
+}
+
+# flow logs and trails writing to a log group whose ARN the document does not show: the region of
+# the log group of the document the reference is tied to
+destinations contains _destination(d.source, _log_kind[d.what], resources.region(input.document.resources[j], input.policy)) if {
+	some d in audit.log_deliveries
+	d.field in {"logDestination", "cloudWatchLogsGroupArn"}
+	not arn_region(d.source.inputs[d.field])
+	some j in audit.delivered_groups(d)
+}
+
+_log_kind := {"flow logs": "flow log delivery", "trail logs": "trail log delivery"}
+
+# CloudWatch Logs subscription filters: the region of the destination ARN (a Kinesis or Firehose
+# stream, a Lambda function, a Logs destination), else of the resource of the document the
+# reference is tied to; the data is the log group's (see _subscribed)
+destinations contains _with_source(_subscribed(f), "log subscription", region) if {
+	some f in resources.of_type(input.document, subscription_type)
+	region := _subscription_region(f)
+}
+
+subscription_type := "aws:cloudwatch/logSubscriptionFilter:LogSubscriptionFilter"
+
+_subscription_region(f) := region if {
+	region := arn_region(f.inputs.destinationArn)
+} else := region if {
+	some t in input.document.resources
+	routing.refers(f, "destinationArn", t)
+	region := resources.region(t, input.policy)
+}
+
+# the log group a filter reads: the group of the document its logGroup names (or is tied to), else
+# the resource that has AWS write to a group of that name (an EKS cluster, a database); else none
+# the document declares, whose data class cannot be established
+_subscribed(f) := {"source": lg} if {
+	some j in resources.indices(audit.log_group_type)
+	lg := input.document.resources[j]
+	_reads_group(f, lg)
+} else := {"source": d.source} if {
+	some d in audit.log_deliveries
+	is_string(d.name)
+	d.name == f.inputs.logGroup
+} else := {"source": f, "undeclared": "a log group the document does not declare"}
+
+_reads_group(f, lg) if routing.refers(f, "logGroup", lg)
+
+_reads_group(f, lg) if {
+	name := object.get(lg.inputs, "name", null)
+	is_string(name)
+	name == object.get(f.inputs, "logGroup", null)
+}
+
+# RDS automated-backup replications and DynamoDB table replicas, in their own region: they have no
+# data class of their own (a replica's tags are its own), so the data is the database's or table's
+# of the document they copy (tied by property dependencies, or named by its ARN); one the document
+# does not declare has a data class that cannot be established
+destinations contains _with_source(_copied(r, "sourceDbInstanceArn", ":db:", "aws:rds/instance:Instance", "identifier", "a database"), "automated-backup replication", resources.region(r, input.policy)) if {
+	some r in resources.of_type(input.document, "aws:rds/instanceAutomatedBackupsReplication:InstanceAutomatedBackupsReplication")
+}
+
+destinations contains _with_source(_copied(r, "globalTableArn", ":table/", "aws:dynamodb/table:Table", "name", "a table"), "global-table replica", resources.region(r, input.policy)) if {
+	some r in resources.of_type(input.document, "aws:dynamodb/tableReplica:TableReplica")
+}
+
+_copied(r, field, marker, type, id_field, what) := {"source": src} if {
+	some src in resources.of_type(input.document, type)
+	_copies(r, field, marker, src, id_field)
+} else := {"source": r, "undeclared": sprintf("%s the document does not declare", [what])}
+
+_copies(r, field, _, src, _) if routing.refers(r, field, src)
+
+# the ARN's resource id is the source's identifier (its id_field input), else, when it has none,
+# its logical name or Pulumi's auto-name of it (NAME-1234abc)
+_copies(r, field, marker, src, id_field) if {
+	parts := split(object.get(r.inputs, field, ""), marker)
+	count(parts) == 2
+	_is_id(parts[1], src, id_field)
+}
+
+_is_id(id, src, id_field) if id == src.inputs[id_field]
+
+_is_id(id, src, id_field) if {
+	not is_string(object.get(src.inputs, id_field, null))
+	src.name in {id, s3.strip_autoname(id)}
+}
+
 _destination(source, kind, region) := {"at": source.urn, "kind": kind, "region": region, "source": source}
+
+# a destination whose data is that of `of.source`, marked undeclared (with what it is) when the
+# document does not declare the resource whose data it holds
+_with_source(of, kind, region) := object.union(_destination(of.source, kind, region), object.remove(of, ["source"]))
 
 # Copies whose destination region cannot be established from the document, each as
 # {source, kind, target, partition}: a replication destination bucket the document does not
@@ -156,9 +253,49 @@ unlocated contains _unlocated(plan, "backup copy", _not_shown(resources.hidden_w
 	resources.hidden(v)
 }
 
+# flow logs and trails writing to a bucket the document does not declare (an S3 ARN or bucket name
+# names no region; the services write only within their own partition, so a bare name is in the
+# source's), or to a bucket or log group the document does not show (in the source's partition too)
+unlocated contains _unlocated_in(d.source, _log_kind[d.what], _shown_target(d.target), _source_partition(d.source, d.target)) if {
+	some d in audit.log_bucket_deliveries
+	count(d.buckets) == 0
+}
+
+unlocated contains _unlocated_in(d.source, _log_kind[d.what], _not_shown(resources.hidden_why(v)), _source_partition(d.source, "")) if {
+	some d in audit.log_deliveries
+	d.field in {"logDestination", "cloudWatchLogsGroupArn"}
+	v := d.source.inputs[d.field]
+	resources.hidden(v)
+	count(audit.delivered_groups(d)) == 0
+}
+
+# subscription filters whose destination has no region the document establishes
+unlocated contains object.union(_unlocated(of.source, "log subscription", _shown_target(target)), object.remove(of, ["source"])) if {
+	some f in resources.of_type(input.document, subscription_type)
+	not _subscription_region(f)
+	target := object.get(f.inputs, "destinationArn", "")
+	of := _subscribed(f)
+}
+
+_shown_target(v) := _not_shown(resources.hidden_why(v)) if resources.hidden(v) else := v
+
+_source_partition(_, target) := partition(target) if partition(target) != ""
+
+_source_partition(source, target) := _region_partition(resources.region(source, input.policy)) if partition(target) == ""
+
+_region_partition(region) := "aws-cn" if {
+	startswith(region, "cn-")
+} else := "aws-us-gov" if {
+	startswith(region, "us-gov-")
+} else := "aws" if {
+	resources.shown(region)
+} else := ""
+
 _not_shown(why) := sprintf("a destination the document does not show (%s)", [why])
 
-_unlocated(source, kind, target) := {"at": source.urn, "kind": kind, "partition": partition(target), "source": source, "target": target}
+_unlocated(source, kind, target) := _unlocated_in(source, kind, target, partition(target))
+
+_unlocated_in(source, kind, target, part) := {"at": source.urn, "kind": kind, "partition": part, "source": source, "target": target}
 
 # the partition field of an ARN, "" when it is not an ARN
 partition(arn) := parts[1] if {

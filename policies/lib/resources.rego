@@ -263,6 +263,15 @@ taggable_indices := {i |
 	not input.document.resources[i].custom != true # custom, or no flag (a builtin call per resource costs more)
 }
 
+# positions of the aws-native resources (custom, or no flag), which have no untaggable helpers to
+# leave out: the residency rules hold every one of them to the region lists
+native_indices := {i |
+	some type, positions in _by_type
+	startswith(type, "aws-native:")
+	some i in positions
+	not input.document.resources[i].custom != true
+}
+
 inputs(r) := object.get(r, "inputs", {})
 
 is_aws(r) if startswith(r.type, "aws:")

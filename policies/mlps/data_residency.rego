@@ -8,8 +8,8 @@ import data.lib.resources
 # METADATA
 # title: "Data stays in China"
 # description: >-
-#   Every AWS resource of the stack (configuration sub-resources go with their resource) is in a
-#   mainland-China region (cn-north-1, cn-northwest-1; settable in data), and so are replication,
+#   Every AWS resource of the stack, pulumi-aws and aws-native alike (configuration sub-resources of
+#   pulumi-aws go with their resource), is in a mainland-China region (cn-north-1, cn-northwest-1; settable in data), and so are replication,
 #   AWS Backup copy and log destinations; a destination whose region the document does not
 #   establish passes only when its ARN is in the aws-cn partition.
 # related_resources:
@@ -29,13 +29,16 @@ violation contains findings.finding("MLPS-L3-8.2.4-DIC-a", p.resource, p.message
 
 _regions := frameworks.setting("mlps_regions")
 
+# the resources held to the region list: taggable pulumi-aws resources and every aws-native one
+_held := resources.taggable_indices | resources.native_indices
+
 # configuration resources (bucket policies, lifecycle hooks, ...) go with the resource they configure
 # one region at a time: a region is tested once, not once per resource
 _problems contains findings.problem(r, msg) if {
 	some region in residency.regions
 	not frameworks.in_regions(region, _regions)
 	msg := sprintf("resource in %s, outside mainland China (%s)", [residency.shown(region), concat(", ", _regions)])
-	some i in residency.located(resources.taggable_indices, region)
+	some i in residency.located(_held, region)
 	r := input.document.resources[i]
 }
 

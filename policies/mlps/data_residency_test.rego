@@ -86,3 +86,46 @@ test_fail_hidden_copy_destinations_mlps if {
 		v == {fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", type, name, sprintf("%s goes to a destination the document does not show (%s), whose region the stack does not establish (not an aws-cn ARN)", [kind, why]))}
 	}
 }
+
+# red-team F14: aws-native resources, tagged or not, are held to mainland China as pulumi-aws ones are
+test_fail_aws_native_outside_china if {
+	tagged := object.union(
+		fixtures.resource("aws-native:s3:Bucket", "native", {"tags": [{"key": "data-class", "value": "personal"}]}),
+		{"region": "ap-east-1"},
+	)
+	untagged := object.union(fixtures.resource("aws-native:rds:DbInstance", "db", {"engine": "postgres"}), {"region": "us-east-1"})
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.mlps_policy, [tagged, untagged])
+	v == {
+		fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", "aws-native:s3:Bucket", "native", "resource in ap-east-1, outside mainland China (cn-north-1, cn-northwest-1)"),
+		fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", "aws-native:rds:DbInstance", "db", "resource in us-east-1, outside mainland China (cn-north-1, cn-northwest-1)"),
+	}
+}
+
+test_pass_aws_native_in_china if {
+	in_cn := object.union(
+		fixtures.resource("aws-native:s3:Bucket", "native", {"tags": [{"key": "data-class", "value": "personal"}]}),
+		{"region": "cn-northwest-1"},
+	)
+	defaulted := fixtures.resource("aws-native:rds:DbInstance", "db", {"engine": "postgres"})
+	data_residency.violation == set() with input as fixtures.gate_input(fixtures.mlps_policy, [in_cn, defaulted])
+}
+
+# red-team F2: log subscriptions and S3 log deliveries are destinations too; a bucket outside the
+# stack that a flow log or trail of a China region writes to is in the aws-cn partition
+test_fail_log_subscription_outside_china if {
+	f := fixtures.resource("aws:cloudwatch/logSubscriptionFilter:LogSubscriptionFilter", "ship", {"logGroup": "/app/logs", "destinationArn": "arn:aws:firehose:ap-east-1:1:deliverystream/hk"})
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.mlps_policy, [f])
+	v == {fixtures.finding("MLPS-L3-8.2.4-DIC-a", "mandatory", "aws:cloudwatch/logSubscriptionFilter:LogSubscriptionFilter", "ship", "log subscription goes to ap-east-1, outside mainland China")}
+}
+
+test_pass_log_buckets_outside_the_stack_in_aws_cn if {
+	fl := fixtures.resource("aws:ec2/flowLog:FlowLog", "fl", {"vpcId": "vpc-0123456789abcdef0", "trafficType": "ALL", "logDestinationType": "s3", "logDestination": "arn:aws-cn:s3:::org-flow-logs"})
+	trail := fixtures.trail("audit", {"s3BucketName": "org-trail-archive", "kmsKeyId": "arn:aws-cn:kms:cn-north-1:111122223333:key/k"})
+	data_residency.violation == set() with input as fixtures.gate_input(fixtures.mlps_policy, [fl, trail])
+}
+
+# a flow log's log group unknown until apply and tied to nothing: in the flow log's partition (aws-cn)
+test_pass_hidden_log_group_in_china if {
+	fl := fixtures.resource("aws:ec2/flowLog:FlowLog", "fl", {"vpcId": "vpc-0123456789abcdef0", "trafficType": "ALL", "logDestination": "[unknown]"})
+	data_residency.violation == set() with input as fixtures.gate_input(fixtures.mlps_policy, [fl])
+}

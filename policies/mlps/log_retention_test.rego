@@ -93,3 +93,29 @@ test_fail_hidden_archive_expiration if {
 		v == {fixtures.finding("MLPS-L3-8.1.5.4d", "mandatory", "aws:s3/bucket:Bucket", "audit-logs", sprintf("audit log archive expiration is %s, so keeping logs at least 183 days cannot be established", [c[1]]))}
 	}
 }
+
+# red-team F8 (MLPS variant): logs the stack has AWS write where it declares no log group or bucket
+_mf(type, name, msg) := fixtures.finding("MLPS-L3-8.1.5.4d", "mandatory", type, name, msg)
+
+_cluster := fixtures.resource("aws:eks/cluster:Cluster", "cluster", {"name": "gpu", "enabledClusterLogTypes": ["api", "audit", "authenticator"]})
+
+_flow_s3(dest) := fixtures.resource("aws:ec2/flowLog:FlowLog", "fl", {"vpcId": "vpc-0123456789abcdef0", "trafficType": "ALL", "logDestinationType": "s3", "logDestination": dest})
+
+test_fail_logs_written_outside_the_stack if {
+	trail := fixtures.trail("audit", {"s3BucketName": "org-trail-archive", "cloudWatchLogsGroupArn": "arn:aws-cn:logs:cn-north-1:444455556666:log-group:org-trail:*"})
+	resources := [_cluster, _flow_s3("arn:aws-cn:s3:::nowhere-bucket"), trail]
+	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_mf("aws:eks/cluster:Cluster", "cluster", "EKS control-plane logs (api, audit, authenticator) go to log group /aws/eks/gpu/cluster, which the stack does not declare, so keeping them at least 180 days cannot be established; declare that log group in the stack with retentionInDays 365"),
+		_mf("aws:ec2/flowLog:FlowLog", "fl", "flow logs go to arn:aws-cn:s3:::nowhere-bucket, which is not a bucket the stack creates, so keeping them at least 183 days cannot be established; deliver them to a bucket of the stack that keeps them that long"),
+		_mf("aws:cloudtrail/trail:Trail", "audit", "trail logs go to log group org-trail, which the stack does not declare, so keeping them at least 180 days cannot be established; declare that log group in the stack with retentionInDays 365"),
+		_mf("aws:cloudtrail/trail:Trail", "audit", "trail logs go to org-trail-archive, which is not a bucket the stack creates, so keeping them at least 183 days cannot be established; deliver them to a bucket of the stack that keeps them that long"),
+	}
+}
+
+test_pass_logs_written_to_the_stacks_groups_and_buckets if {
+	group := object.union(fixtures.log_group("eks-logs", "internal", 365), {"inputs": {"name": "/aws/eks/gpu/cluster"}})
+	resources := [_cluster, group, fixtures.bucket("flow-archive", "internal"), _flow_s3("arn:aws-cn:s3:::flow-archive/vpc/")]
+	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
