@@ -538,16 +538,73 @@ _unversioned[class] contains problem(b, msg) if {
 }
 
 # RDS instances and clusters, DocumentDB and Neptune clusters: automated backups kept
-# backupRetentionPeriod days (1 when unset)
+# backupRetentionPeriod days (1 when unset); Redshift clusters: automated snapshots kept
+# automatedSnapshotRetentionPeriod days (1 when unset, 0 turns them off)
 db_backups(document) := {problem(db, msg) |
-	some db in resources.of_types(document, _retained_databases)
-	days := object.get(db.inputs, "backupRetentionPeriod", 1)
+	some type, field in _retained_databases
+	some db in resources.of_type(document, type)
+	days := object.get(db.inputs, field, 1)
 	msg := _db_backup_problem(days)
 }
 
 _retained_databases := {
-	"aws:rds/instance:Instance", "aws:rds/cluster:Cluster",
-	"aws:docdb/cluster:Cluster", "aws:neptune/cluster:Cluster",
+	"aws:rds/instance:Instance": "backupRetentionPeriod",
+	"aws:rds/cluster:Cluster": "backupRetentionPeriod",
+	"aws:docdb/cluster:Cluster": "backupRetentionPeriod",
+	"aws:neptune/cluster:Cluster": "backupRetentionPeriod",
+	"aws:redshift/cluster:Cluster": "automatedSnapshotRetentionPeriod",
+}
+
+# In-memory stores of the given data classes keep automatic snapshots at least 7 days, as
+# databases keep backups: ElastiCache replication groups, clusters that belong to none (a member
+# is backed up by its group), serverless caches, and MemoryDB clusters keep snapshotRetentionLimit
+# days of daily snapshots (0, no snapshots, when unset). ElastiCache does not snapshot Memcached
+# node-based clusters, so personal data in one has no backup. A rule by class, as _unversioned.
+cache_backups(_, classes) := {p | some class in classes; some p in object.get(_unbacked_caches, class, set())}
+
+_snapshotted_caches := {
+	"aws:elasticache/replicationGroup:ReplicationGroup": "ElastiCache replication group",
+	"aws:elasticache/cluster:Cluster": "ElastiCache cluster",
+	"aws:elasticache/serverlessCache:ServerlessCache": "ElastiCache serverless cache",
+	"aws:memorydb/cluster:Cluster": "MemoryDB cluster",
+}
+
+_unbacked_caches[class] contains problem(c, msg) if {
+	some type, noun in _snapshotted_caches
+	some i in resources.indices(type)
+	class := resources.class_at[i]
+	c := input.document.resources[i]
+	not _group_member(c)
+	not _memcached_nodes(c)
+	days := object.get(c.inputs, "snapshotRetentionLimit", 0)
+	msg := _cache_backup_problem(class, noun, days)
+}
+
+_unbacked_caches[class] contains problem(c, msg) if {
+	some i in resources.indices("aws:elasticache/cluster:Cluster")
+	class := resources.class_at[i]
+	c := input.document.resources[i]
+	not _group_member(c)
+	_memcached_nodes(c)
+	msg := sprintf("%s-data ElastiCache Memcached cluster keeps no backups (ElastiCache snapshots Valkey and Redis OSS clusters and serverless caches only; at least 7 days required)", [class])
+}
+
+_group_member(c) if {
+	c.type == "aws:elasticache/cluster:Cluster"
+	object.get(c.inputs, "replicationGroupId", "") != ""
+}
+
+_memcached_nodes(c) if {
+	c.type == "aws:elasticache/cluster:Cluster"
+	lower(object.get(c.inputs, "engine", "")) == "memcached"
+}
+
+_cache_backup_problem(class, noun, days) := sprintf("%s-data %s keeps no automatic snapshots (snapshotRetentionLimit %v; at least 7 days required)", [class, noun, days]) if {
+	resources.number(days) == 0
+} else := sprintf("%s-data %s keeps snapshots %v days (snapshotRetentionLimit; at least 7 required)", [class, noun, days]) if {
+	resources.number(days) < 7
+} else := sprintf("%s-data %s: snapshot retention %v cannot be established (snapshotRetentionLimit; at least 7 days required)", [class, noun, days]) if {
+	not resources.number(days)
 }
 
 # DynamoDB tables of the given data classes restore only with point-in-time recovery
