@@ -8,7 +8,8 @@ import data.lib.frameworks
 # METADATA
 # title: "Backup and restore"
 # description: >-
-#   Personal-data buckets are versioned (overwritten or deleted objects can be restored), databases
+#   Personal-data buckets are versioned (overwritten or deleted objects can be restored; an S3
+#   directory bucket cannot be, so personal data in one is reported), databases
 #   (RDS, DocumentDB, Neptune, Redshift) keep automated backups at least 7 days, personal-data
 #   DynamoDB tables have point-in-time recovery, personal-data ElastiCache and MemoryDB stores keep
 #   automatic snapshots at least 7 days (a Memcached node-based cluster keeps none), and personal-data EBS volumes, standalone or provisioned by EBS CSI

@@ -558,3 +558,17 @@ test_pass_redshift_and_in_memory_store_backups if {
 	v := backup.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == set()
 }
+
+# red team F3: an S3 directory bucket cannot be versioned, so personal data in one cannot be
+# restored after an overwrite or deletion; an internal-data one is not GDPR's
+test_fail_personal_directory_bucket_cannot_be_versioned if {
+	resources := [
+		_store("aws:s3/directoryBucket:DirectoryBucket", "express", "personal", {"bucket": "express--euc1-az1--x-s3"}),
+		_store("aws:s3/directoryBucket:DirectoryBucket", "scratch", "internal", {"bucket": "scratch--euc1-az1--x-s3"}),
+	]
+	v := backup.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f(
+		"aws:s3/directoryBucket:DirectoryBucket", "express",
+		"personal-data S3 directory bucket cannot be versioned (S3 Express One Zone does not support versioning), so overwritten or deleted objects cannot be restored; keep the data in a general purpose bucket, or waive this finding with the evidence of another copy",
+	)}
+}

@@ -13,8 +13,8 @@ import data.lib.resources
 #   encrypted (personal-data launch templates with a customer KMS key), EBS CSI StorageClasses
 #   set parameters.encrypted "true" (the driver's default is unencrypted), log groups use a
 #   KMS key, and RDS, DocumentDB and Neptune storage and EFS file systems are encrypted. Personal
-#   data in a resource of a type no rule checks (another service's data store, any aws-native
-#   resource) cannot be shown encrypted and is reported.
+#   data in a resource of a type no rule checks (another service's data store, an S3 directory
+#   bucket, any aws-native resource) cannot be shown encrypted and is reported.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-32-gdpr/
 # custom:

@@ -397,3 +397,19 @@ test_fail_hidden_block_devices if {
 		sprintf("EBS mapping %s is not encrypted", [device]) in {f.message | some f in v; f.resource_name == name; f.resource_type == type}
 	}
 }
+
+# red team F3: an S3 directory bucket (S3 Express One Zone) is a data store of S3, whose other
+# types configure general purpose buckets: the S3 rules do not read it, so personal data in one is
+# reported as a store no rule checks; an untagged or public one is not
+test_personal_data_in_a_directory_bucket_cannot_pass if {
+	resources := [
+		_store("aws:s3/directoryBucket:DirectoryBucket", "express", {"bucket": "express--euc1-az1--x-s3", "location": {"name": "euc1-az1", "type": "AvailabilityZone"}}),
+		fixtures.resource("aws:s3/directoryBucket:DirectoryBucket", "open", {"bucket": "open--euc1-az1--x-s3", "tags": fixtures.tags("public")}),
+		fixtures.resource("aws:s3/directoryBucket:DirectoryBucket", "untagged", {"bucket": "untagged--euc1-az1--x-s3"}),
+	]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f(
+		"aws:s3/directoryBucket:DirectoryBucket", "express",
+		"personal-data aws:s3/directoryBucket:DirectoryBucket: no rule here checks this type's encryption at rest (the S3 rules read general purpose buckets only, and a directory bucket encrypts with SSE-S3 unless its default encryption is set to SSE-KMS), so it cannot be established; encrypt it, then waive this finding with the evidence",
+	)}
+}

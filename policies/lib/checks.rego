@@ -130,6 +130,12 @@ configuration_services := {
 	"elb", "iam", "kms", "lb", "route53", "s3",
 }
 
+# Data stores of those services that the rules above do not check: S3 directory buckets (S3 Express
+# One Zone; lib.s3 reads general purpose buckets only), with why, for the message
+unchecked_stores_of_configuration_services := {
+	directory_bucket: "the S3 rules read general purpose buckets only, and a directory bucket encrypts with SSE-S3 unless its default encryption is set to SSE-KMS",
+}
+
 # Resources that hold personal (or internal) data, by their data-class tag, but are of a type no
 # rule here checks for encryption at rest: a data store of another service, or any aws-native
 # resource (the rules read pulumi-aws types only). Whether it is encrypted cannot be established:
@@ -147,16 +153,22 @@ _unchecked_stores contains object.union(problem(r, msg), {"class": class}) if {
 	class := resources.class_at[i]
 	class in {"personal", "internal"}
 	msg := sprintf(
-		"%s-data %s: no rule here checks this type's encryption at rest, so it cannot be established; encrypt it, then waive this finding with the evidence",
-		[class, type],
+		"%s-data %s: no rule here checks this type's encryption at rest%s, so it cannot be established; encrypt it, then waive this finding with the evidence",
+		[class, type, _unchecked_why(type)],
 	)
 }
+
+_unchecked_why(type) := sprintf(" (%s)", [unchecked_stores_of_configuration_services[type]]) if {
+	type in object.keys(unchecked_stores_of_configuration_services)
+} else := ""
 
 _unchecked_type(type) if {
 	startswith(type, "aws:")
 	not type in object.keys(encrypted_stores)
 	not split(split(type, ":")[1], "/")[0] in configuration_services
 }
+
+_unchecked_type(type) if type in object.keys(unchecked_stores_of_configuration_services)
 
 _unchecked_type(type) if startswith(type, "aws-native:")
 
@@ -536,6 +548,17 @@ _unversioned[class] contains problem(b, msg) if {
 	class := resources.data_class(b)
 	msg := sprintf("%s-data bucket is not versioned (no recovery from overwrite or deletion)", [class])
 }
+
+# S3 directory buckets cannot be versioned (S3 Express One Zone supports no versioning, object lock
+# or replication), so overwritten or deleted objects of the given classes cannot be restored
+_unversioned[class] contains problem(b, msg) if {
+	some i in resources.indices(directory_bucket)
+	b := input.document.resources[i]
+	class := resources.data_class(b)
+	msg := sprintf("%s-data S3 directory bucket cannot be versioned (S3 Express One Zone does not support versioning), so overwritten or deleted objects cannot be restored; keep the data in a general purpose bucket, or waive this finding with the evidence of another copy", [class])
+}
+
+directory_bucket := "aws:s3/directoryBucket:DirectoryBucket"
 
 # RDS instances and clusters, DocumentDB and Neptune clusters: automated backups kept
 # backupRetentionPeriod days (1 when unset); Redshift clusters: automated snapshots kept

@@ -8,7 +8,8 @@ import data.lib.frameworks
 # METADATA
 # title: "Local backup"
 # description: >-
-#   As GDPR-32.1c-1 for important data: personal- and internal-data buckets are versioned,
+#   As GDPR-32.1c-1 for important data: personal- and internal-data buckets are versioned (S3
+#   directory buckets, which cannot be, are reported),
 #   databases (RDS, DocumentDB, Neptune, Redshift) keep automated backups at least 7 days,
 #   personal- and internal-data DynamoDB tables have point-in-time recovery, personal- and
 #   internal-data ElastiCache and MemoryDB stores keep automatic snapshots at least 7 days, and personal- and

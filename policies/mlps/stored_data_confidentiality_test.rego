@@ -246,3 +246,16 @@ test_fail_secret_pod_spec if {
 	some f in v
 	f.message == "pod spec secret: whether its containers set credentials as plaintext env values cannot be checked"
 }
+
+# red team F3: internal data in an S3 directory bucket, which the S3 rules do not read
+test_internal_data_in_a_directory_bucket_cannot_pass if {
+	resources := [
+		fixtures.resource("aws:s3/directoryBucket:DirectoryBucket", "express", {"bucket": "express--cnn1-az1--x-s3", "tags": fixtures.tags("internal")}),
+		fixtures.resource("aws:s3/directoryBucket:DirectoryBucket", "open", {"bucket": "open--cnn1-az1--x-s3", "tags": fixtures.tags("public")}),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f(
+		"aws:s3/directoryBucket:DirectoryBucket", "express",
+		"internal-data aws:s3/directoryBucket:DirectoryBucket: no rule here checks this type's encryption at rest (the S3 rules read general purpose buckets only, and a directory bucket encrypts with SSE-S3 unless its default encryption is set to SSE-KMS), so it cannot be established; encrypt it, then waive this finding with the evidence",
+	)}
+}
