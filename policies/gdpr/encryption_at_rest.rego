@@ -12,7 +12,8 @@ import data.lib.resources
 #   Buckets default to SSE-KMS, launch-template EBS mappings and standalone volumes are
 #   encrypted (personal-data launch templates with a customer KMS key), EBS CSI StorageClasses
 #   set parameters.encrypted "true" (the driver's default is unencrypted), log groups use a
-#   KMS key, and RDS, DocumentDB and Neptune storage and EFS file systems are encrypted. Personal
+#   KMS key, and RDS, DocumentDB and Neptune storage, EFS file systems and imported EBS snapshots
+#   are encrypted. Personal
 #   data in a resource of a type no rule checks (another service's data store, an S3 directory
 #   bucket, any aws-native resource) cannot be shown encrypted and is reported.
 # related_resources:

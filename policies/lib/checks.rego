@@ -90,6 +90,7 @@ encrypted_stores := {
 	"aws:docdb/cluster:Cluster": "storageEncrypted",
 	"aws:neptune/cluster:Cluster": "storageEncrypted",
 	"aws:efs/fileSystem:FileSystem": "encrypted",
+	"aws:ebs/snapshotImport:SnapshotImport": "encrypted",
 	"aws:sns/topic:Topic": "kmsMasterKeyId",
 }
 

@@ -11,7 +11,8 @@ import data.lib.resources
 # title: "Encrypt stored sensitive data"
 # description: >-
 #   As GDPR-32.1a-1 (SSE-KMS buckets, encrypted EBS, encrypted EBS StorageClasses, KMS-encrypted
-#   log groups, encrypted RDS, DocumentDB, Neptune and EFS storage; personal or internal data in
+#   log groups, encrypted RDS, DocumentDB, Neptune and EFS storage and imported EBS snapshots;
+#   personal or internal data in
 #   a type no rule checks is reported), plus no plaintext credentials in ConfigMaps, container env
 #   (pods, ECS task definitions), Lambda environment variables or launch-template user data, and
 #   EKS clusters encrypt Secrets with KMS.

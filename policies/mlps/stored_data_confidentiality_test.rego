@@ -259,3 +259,13 @@ test_internal_data_in_a_directory_bucket_cannot_pass if {
 		"internal-data aws:s3/directoryBucket:DirectoryBucket: no rule here checks this type's encryption at rest (the S3 rules read general purpose buckets only, and a directory bucket encrypts with SSE-S3 unless its default encryption is set to SSE-KMS), so it cannot be established; encrypt it, then waive this finding with the evidence",
 	)}
 }
+
+# red team F13: an imported EBS snapshot is encrypted only when it says so
+test_unencrypted_snapshot_import if {
+	resources := [
+		fixtures.resource("aws:ebs/snapshotImport:SnapshotImport", "plain", {"encrypted": false, "tags": fixtures.tags("personal")}),
+		fixtures.resource("aws:ebs/snapshotImport:SnapshotImport", "sealed", {"encrypted": true, "tags": fixtures.tags("personal")}),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f("aws:ebs/snapshotImport:SnapshotImport", "plain", "aws:ebs/snapshotImport:SnapshotImport is not encrypted at rest (encrypted is not true)")}
+}
