@@ -173,6 +173,164 @@ _unchecked_type(type) if type in object.keys(unchecked_stores_of_configuration_s
 
 _unchecked_type(type) if startswith(type, "aws-native:")
 
+# ---------------------------------------------------------------- volume claims
+
+# Kubernetes volume claims of the given data classes whose volumes are not shown to come from an
+# encrypted StorageClass of the document: PersistentVolumeClaims (patches too), the
+# volumeClaimTemplates of StatefulSets (and of any workload kind that has them) and the generic
+# ephemeral volumes of pod specs. A claim passes when its storageClassName names a StorageClass of
+# the document that the rules judge: one of the EBS CSI driver (whose parameters.encrypted the
+# StorageClass rule above checks) or a local one (kubernetes.io/no-provisioner: the nodes' own
+# disks, whose instance-store encryption MLPS-L3-8.1.4.10 checks). A class outside the document
+# (EKS's pre-installed gp2 is unencrypted), no storageClassName (the cluster's default class,
+# which is not in the document), "" (a pre-provisioned volume without a class), a class of another
+# provisioner, or a name unknown until apply that no property dependency ties to a class of the
+# document: the encryption of its volumes cannot be established. A rule by class, as _unversioned.
+unencrypted_claims(_, classes) := {p | some class in classes; some p in object.get(_claim_problems, class, set())}
+
+_claim_problems[c.class] contains problem(input.document.resources[c.at], msg) if {
+	some c in _claims
+	c.class in {"personal", "internal"}
+	gap := _claim_gap(c)
+	msg := sprintf("%s-data %s %s; name an encrypted StorageClass of the stack in storageClassName", [c.class, c.noun, gap])
+}
+
+# the names of the document's StorageClasses, and the provisioners of those with a name (a set:
+# two classes of the document may share a name, in different clusters)
+_storage_class_names := {resources.name_of(sc) | some sc in resources.of_type(input.document, storage_class)}
+
+_provisioners(name) := {object.get(sc.inputs, "provisioner", "(none)") |
+	some sc in resources.of_type(input.document, storage_class)
+	resources.name_of(sc) == name
+}
+
+_storage_class_urns := {sc.urn | some sc in resources.of_type(input.document, storage_class)}
+
+# the provisioner of local volumes (the nodes' own disks)
+_local_provisioner := "kubernetes.io/no-provisioner"
+
+# why the claim's volumes are not shown encrypted; undefined when they are
+_claim_gap(c) := sprintf("has a spec that is %s, so the StorageClass of its volumes cannot be established", [resources.hidden_why(c.spec)]) if {
+	resources.hidden(c.spec)
+} else := "does not set storageClassName, so the StorageClass of the claim it patches, which is not in the document, cannot be established" if {
+	is_object(c.spec)
+	object.get(c.spec, "storageClassName", null) == null
+	c.patch
+} else := "names no storageClassName, so its volumes come from the cluster's default StorageClass, which is not in the document (EKS's pre-installed gp2 is unencrypted), and their encryption cannot be established" if {
+	is_object(c.spec)
+	object.get(c.spec, "storageClassName", null) == null
+} else := "sets storageClassName \"\", so it binds a pre-provisioned PersistentVolume without a class, whose encryption the document does not show" if {
+	c.spec.storageClassName == ""
+} else := sprintf("has a storageClassName that is %s, so the encryption of its volumes cannot be established", [resources.hidden_why(name)]) if {
+	name := c.spec.storageClassName
+	resources.hidden(name)
+	count({u | some u in c.deps; u in _storage_class_urns}) == 0
+} else := sprintf("names StorageClass %v, which is not in the document, so the encryption of its volumes cannot be established%s", [name, _known_class_note(name)]) if {
+	name := c.spec.storageClassName
+	resources.shown(name)
+	not name in _storage_class_names
+} else := sprintf("names StorageClass %v, whose provisioner %s is neither the EBS CSI driver nor local volumes, so the encryption of its volumes cannot be established", [name, concat(", ", unjudged)]) if {
+	name := c.spec.storageClassName
+	unjudged := sort([sprintf("%v", [p]) | some p in _provisioners(name); not p in ebs_csi; p != _local_provisioner])
+	count(unjudged) > 0
+}
+
+_known_class_note(name) := " (EKS's pre-installed gp2 class is unencrypted)" if name == "gp2" else := ""
+
+# Claims: {at: position, noun, spec: the claim's spec, class: the most protected of its own, its
+# object's and its namespace's data class, deps: the URNs the spec input depends on, patch}
+_claims contains claim if {
+	some i in resources.kind_indices("PersistentVolumeClaim")
+	r := input.document.resources[i]
+	claim := {
+		"at": i,
+		"noun": object.get({true: "PersistentVolumeClaim patch"}, _patch(r), "PersistentVolumeClaim"),
+		"spec": object.get(r.inputs, "spec", {}),
+		"class": _most_protected({object.get(resources.class_at, i, ""), _namespace_class(r)}),
+		"deps": object.get(r, ["property_dependencies", "spec"], []),
+		"patch": _patch(r),
+	}
+}
+
+_patch(r) := true if resources.is_patch(r) else := false
+
+_claims contains claim if {
+	some t in resources.workload_types
+	some i in resources.indices(t)
+	w := input.document.resources[i]
+	some [noun, own, spec] in _template_claims(w)
+	claim := {
+		"at": i,
+		"noun": noun,
+		"spec": spec,
+		"class": _most_protected({object.get(resources.class_at, i, ""), own, _namespace_class(w)}),
+		"deps": object.get(w, ["property_dependencies", "spec"], []),
+		"patch": false,
+	}
+}
+
+# [noun, own data class, claim spec] of the claim templates under a workload's spec: every
+# volumeClaimTemplates list (StatefulSets, and the custom kinds that copy them), and the
+# volumeClaimTemplate of each generic ephemeral volume. A template list or template unknown until
+# apply, and a StatefulSet whose spec is, count as a claim with a spec not shown.
+_template_claims(w) := array.concat([claim |
+	spec := object.get(w.inputs, "spec", {})
+	some path, v
+	walk(spec, [path, v])
+	count(path) > 0
+	path[count(path) - 1] in {"volumeClaimTemplates", "volumeClaimTemplate"}
+	not "metadata" in path
+	some claim in _claims_at(spec, path, v)
+], _hidden_statefulset(w))
+
+_claims_at(spec, path, v) := _templates_in(v) if {
+	path[count(path) - 1] == "volumeClaimTemplates"
+} else := [[noun, own, _template_spec(v)]] if {
+	count(path) > 1
+	path[count(path) - 2] == "ephemeral"
+	volume := object.get(spec, array.slice(path, 0, count(path) - 2), {})
+	noun := sprintf("ephemeral volume %v", [object.get(resources.as_object(volume), "name", "(unnamed)")])
+	own := resources.normalise_class(object.get(resources.as_object(v), ["metadata", "labels", "seedance.io/data-class"], ""))
+} else := []
+
+_templates_in(v) := [["volume claim templates", "", v]] if {
+	resources.hidden(v)
+} else := [[noun, own, spec] |
+	some e in resources.elements(v)
+	noun := sprintf("volume claim template %v", [object.get(resources.as_object(e), ["metadata", "name"], "(unnamed)")])
+	own := resources.normalise_class(object.get(resources.as_object(e), ["metadata", "labels", "seedance.io/data-class"], ""))
+	spec := _template_spec(e)
+]
+
+_template_spec(e) := e if resources.hidden(e) else := object.get(resources.as_object(e), "spec", {})
+
+_hidden_statefulset(w) := [["StatefulSet", "", spec]] if {
+	resources.kind(w.type) == "StatefulSet"
+	spec := object.get(w.inputs, "spec", {})
+	resources.hidden(spec)
+} else := []
+
+# the data class of the namespace an object is in: a Namespace of the document's; one whose name is
+# unknown until apply may be any of them; a cluster-wide template runs pods in all of them
+_namespace_class(r) := _most_protected({c | some _, c in _namespace_classes}) if {
+	resources.kind(r.type) in resources.cluster_scoped_workload_kinds
+} else := _most_protected({c | some _, c in _namespace_classes}) if {
+	resources.hidden(resources.namespace(r))
+} else := object.get(_namespace_classes, resources.namespace(r), "")
+
+# (two Namespaces of the document may share a name, in different clusters: the most protected counts)
+_namespace_classes := {name: _most_protected(object.get(_namespace_class_sets, name, set())) | some name, _ in _namespace_class_sets}
+
+_namespace_class_sets[name] contains object.get(resources.class_at, i, "") if {
+	some i in resources.indices("kubernetes:core/v1:Namespace")
+	name := resources.name_of(input.document.resources[i])
+}
+
+# the most protected of a set of data classes ("" for none)
+_most_protected(classes) := ["", "public", "internal", "personal"][max({_class_rank[c] | some c in classes} | {0})]
+
+_class_rank := {"": 0, "public": 1, "internal": 2, "personal": 3}
+
 # ---------------------------------------------------------------- encryption in transit
 
 # ELB security policies that refuse TLS below 1.2 (an allow-list: a policy not named here, such as

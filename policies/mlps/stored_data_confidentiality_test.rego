@@ -269,3 +269,29 @@ test_unencrypted_snapshot_import if {
 	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {_f("aws:ebs/snapshotImport:SnapshotImport", "plain", "aws:ebs/snapshotImport:SnapshotImport is not encrypted at rest (encrypted is not true)")}
 }
+
+# red team F1: an internal-data claim (here through its namespace) on a StorageClass outside the
+# document; a public one is not MLPS's concern here
+test_internal_claim_on_a_class_outside_the_document if {
+	resources := [
+		fixtures.namespace("eval", "internal"),
+		fixtures.namespace("docs", "public"),
+		fixtures.resource("kubernetes:core/v1:PersistentVolumeClaim", "cache", {"metadata": {"name": "cache", "namespace": "eval"}, "spec": {"storageClassName": "gp2"}}),
+		fixtures.resource("kubernetes:core/v1:PersistentVolumeClaim", "site", {"metadata": {"name": "site", "namespace": "docs"}, "spec": {"storageClassName": "gp2"}}),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f(
+		"kubernetes:core/v1:PersistentVolumeClaim", "cache",
+		"internal-data PersistentVolumeClaim names StorageClass gp2, which is not in the document, so the encryption of its volumes cannot be established (EKS's pre-installed gp2 class is unencrypted); name an encrypted StorageClass of the stack in storageClassName",
+	)}
+}
+
+test_internal_claim_on_an_encrypted_class_of_the_document if {
+	resources := [
+		fixtures.namespace("eval", "internal"),
+		fixtures.storage_class("general", "internal", {}),
+		fixtures.resource("kubernetes:core/v1:PersistentVolumeClaim", "cache", {"metadata": {"name": "cache", "namespace": "eval"}, "spec": {"storageClassName": "general"}}),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
