@@ -8,9 +8,11 @@ import data.lib.frameworks
 # METADATA
 # title: "Backup and restore"
 # description: >-
-#   Personal-data buckets are versioned (overwritten or deleted objects can be restored), databases
-#   (RDS, DocumentDB, Neptune) keep automated backups at least 7 days, personal-data DynamoDB tables
-#   have point-in-time recovery, and personal-data EBS volumes, standalone or provisioned by EBS CSI
+#   Personal-data buckets are versioned (overwritten or deleted objects can be restored; an S3
+#   directory bucket cannot be, so personal data in one is reported), databases
+#   (RDS, DocumentDB, Neptune, Redshift) keep automated backups at least 7 days, personal-data
+#   DynamoDB tables have point-in-time recovery, personal-data ElastiCache and MemoryDB stores keep
+#   automatic snapshots at least 7 days (a Memcached node-based cluster keeps none), and personal-data EBS volumes, standalone or provisioned by EBS CSI
 #   StorageClasses (with the tags of their tagSpecification parameters), are selected by a backup
 #   selection in their region whose plan is in the stack with a rule that keeps recovery points at
 #   least 7 days. Tags, plan ids or retentions unknown until apply do not count.
@@ -24,7 +26,9 @@ import data.lib.frameworks
 #   severity: mandatory
 #   remediation: >-
 #     Enable versioning on the bucket (BucketVersioning status Enabled); set backupRetentionPeriod
-#     >= 7 (RDS, DocumentDB, Neptune); enable DynamoDB pointInTimeRecovery. Put personal-data EBS
+#     >= 7 (RDS, DocumentDB, Neptune), automatedSnapshotRetentionPeriod >= 7 (Redshift),
+#     snapshotRetentionLimit >= 7 (ElastiCache, MemoryDB; Valkey or Redis OSS rather than a
+#     Memcached cluster); enable DynamoDB pointInTimeRecovery. Put personal-data EBS
 #     volumes under an AWS Backup plan of the stack whose rule keeps recovery points at least 7 days
 #     (lifecycle deleteAfter >= 7, or none) and a selection in the volumes' region that selects them
 #     by tag (selectionTags STRINGEQUALS, or conditions stringEquals on aws:ResourceTag/KEY) or ARN
@@ -45,6 +49,10 @@ _problems contains p if {
 
 _problems contains p if {
 	some p in checks.dynamodb_backups(input.document, {"personal"})
+}
+
+_problems contains p if {
+	some p in checks.cache_backups(input.document, {"personal"})
 }
 
 _problems contains p if {

@@ -514,3 +514,61 @@ test_pass_docdb_neptune_and_dynamodb_backups if {
 	v := backup.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == set()
 }
+
+# red team F5: Redshift clusters keep automated snapshots as databases keep backups (1 day when
+# unset), and personal-data ElastiCache and MemoryDB stores keep automatic snapshots 7 days (none
+# when unset; a Memcached node-based cluster cannot keep any)
+_store(type, name, class, inputs) := fixtures.resource(type, name, object.union({"tags": fixtures.tags(class)}, inputs))
+
+test_fail_redshift_and_in_memory_store_backups if {
+	resources := [
+		_store("aws:redshift/cluster:Cluster", "dw", "personal", {"encrypted": true, "automatedSnapshotRetentionPeriod": 1}),
+		_store("aws:redshift/cluster:Cluster", "dw-default", "internal", {"encrypted": true}),
+		_store("aws:elasticache/replicationGroup:ReplicationGroup", "rg", "personal", {"snapshotRetentionLimit": 0}),
+		_store("aws:elasticache/replicationGroup:ReplicationGroup", "rg-short", "personal", {"snapshotRetentionLimit": 3}),
+		_store("aws:elasticache/cluster:Cluster", "single", "personal", {"engine": "valkey"}),
+		_store("aws:elasticache/cluster:Cluster", "mc", "personal", {"engine": "memcached"}),
+		_store("aws:elasticache/serverlessCache:ServerlessCache", "sl", "personal", {"engine": "redis", "snapshotRetentionLimit": "[unknown]"}),
+		_store("aws:memorydb/cluster:Cluster", "mdb", "personal", {}),
+	]
+	v := backup.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:redshift/cluster:Cluster", "dw", "database keeps backups 1 days (at least 7 required)"),
+		_f("aws:redshift/cluster:Cluster", "dw-default", "database keeps backups 1 days (at least 7 required)"),
+		_f("aws:elasticache/replicationGroup:ReplicationGroup", "rg", "personal-data ElastiCache replication group keeps no automatic snapshots (snapshotRetentionLimit 0; at least 7 days required)"),
+		_f("aws:elasticache/replicationGroup:ReplicationGroup", "rg-short", "personal-data ElastiCache replication group keeps snapshots 3 days (snapshotRetentionLimit; at least 7 required)"),
+		_f("aws:elasticache/cluster:Cluster", "single", "personal-data ElastiCache cluster keeps no automatic snapshots (snapshotRetentionLimit 0; at least 7 days required)"),
+		_f("aws:elasticache/cluster:Cluster", "mc", "personal-data ElastiCache Memcached cluster keeps no backups (ElastiCache snapshots Valkey and Redis OSS clusters and serverless caches only; at least 7 days required)"),
+		_f("aws:elasticache/serverlessCache:ServerlessCache", "sl", "personal-data ElastiCache serverless cache: snapshot retention [unknown] cannot be established (snapshotRetentionLimit; at least 7 days required)"),
+		_f("aws:memorydb/cluster:Cluster", "mdb", "personal-data MemoryDB cluster keeps no automatic snapshots (snapshotRetentionLimit 0; at least 7 days required)"),
+	}
+}
+
+# near miss: 7 days and more; a group member is backed up by its group; an internal-data cache is
+# not GDPR's
+test_pass_redshift_and_in_memory_store_backups if {
+	resources := [
+		_store("aws:redshift/cluster:Cluster", "dw", "personal", {"encrypted": true, "automatedSnapshotRetentionPeriod": 7}),
+		_store("aws:elasticache/replicationGroup:ReplicationGroup", "rg", "personal", {"snapshotRetentionLimit": 7}),
+		_store("aws:elasticache/cluster:Cluster", "member", "personal", {"replicationGroupId": "rg"}),
+		_store("aws:elasticache/serverlessCache:ServerlessCache", "sl", "personal", {"engine": "memcached", "snapshotRetentionLimit": "14"}),
+		_store("aws:memorydb/cluster:Cluster", "mdb", "personal", {"snapshotRetentionLimit": 35}),
+		_store("aws:elasticache/replicationGroup:ReplicationGroup", "scratch", "internal", {}),
+	]
+	v := backup.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}
+
+# red team F3: an S3 directory bucket cannot be versioned, so personal data in one cannot be
+# restored after an overwrite or deletion; an internal-data one is not GDPR's
+test_fail_personal_directory_bucket_cannot_be_versioned if {
+	resources := [
+		_store("aws:s3/directoryBucket:DirectoryBucket", "express", "personal", {"bucket": "express--euc1-az1--x-s3"}),
+		_store("aws:s3/directoryBucket:DirectoryBucket", "scratch", "internal", {"bucket": "scratch--euc1-az1--x-s3"}),
+	]
+	v := backup.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f(
+		"aws:s3/directoryBucket:DirectoryBucket", "express",
+		"personal-data S3 directory bucket cannot be versioned (S3 Express One Zone does not support versioning), so overwritten or deleted objects cannot be restored; keep the data in a general purpose bucket, or waive this finding with the evidence of another copy",
+	)}
+}

@@ -11,10 +11,13 @@ import data.lib.resources
 # description: >-
 #   Buckets default to SSE-KMS, launch-template EBS mappings and standalone volumes are
 #   encrypted (personal-data launch templates with a customer KMS key), EBS CSI StorageClasses
-#   set parameters.encrypted "true" (the driver's default is unencrypted), log groups use a
-#   KMS key, and RDS, DocumentDB and Neptune storage and EFS file systems are encrypted. Personal
-#   data in a resource of a type no rule checks (another service's data store, any aws-native
-#   resource) cannot be shown encrypted and is reported.
+#   set parameters.encrypted "true" (the driver's default is unencrypted), personal-data volume
+#   claims (PersistentVolumeClaims, StatefulSet claim templates, ephemeral volumes) name a
+#   StorageClass of the document whose encryption is judged (EBS CSI, or local volumes), log
+#   groups use a KMS key, and RDS, DocumentDB and Neptune storage, EFS file systems and imported
+#   EBS snapshots are encrypted. Personal data in a resource of a type no rule checks (another
+#   service's data store, an S3 directory bucket, any aws-native resource) cannot be shown
+#   encrypted and is reported.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-32-gdpr/
 # custom:
@@ -24,9 +27,10 @@ import data.lib.resources
 #   severity: mandatory
 #   remediation: >-
 #     Encrypt the resource: SSE-KMS bucket encryption, ebs.encrypted "true" with kmsKeyId,
-#     StorageClass parameters.encrypted "true", log group kmsKeyId, storageEncrypted (RDS,
-#     DocumentDB, Neptune), encrypted (EFS); for a type no rule checks, encrypt it and waive the
-#     finding with the evidence.
+#     StorageClass parameters.encrypted "true" (and a claim's storageClassName naming such a class
+#     of the stack, not EKS's unencrypted gp2 or the cluster default), log group kmsKeyId,
+#     storageEncrypted (RDS, DocumentDB, Neptune), encrypted (EFS, imported snapshots); for a type
+#     no rule checks, encrypt it and waive the finding with the evidence.
 violation contains findings.finding("GDPR-32.1a-1", p.resource, p.message) if {
 	frameworks.applies(input.policy, "gdpr")
 	some p in _problems
@@ -38,6 +42,11 @@ _problems contains p if {
 
 _problems contains p if {
 	some p in checks.unchecked_personal_stores
+}
+
+# volume claims whose volumes are not shown to come from an encrypted StorageClass of the document
+_problems contains p if {
+	some p in checks.unencrypted_claims(input.document, {"personal"})
 }
 
 # a group, instance or fleet of personal data that launches from a template the document does not

@@ -397,3 +397,135 @@ test_fail_hidden_block_devices if {
 		sprintf("EBS mapping %s is not encrypted", [device]) in {f.message | some f in v; f.resource_name == name; f.resource_type == type}
 	}
 }
+
+# red team F3: an S3 directory bucket (S3 Express One Zone) is a data store of S3, whose other
+# types configure general purpose buckets: the S3 rules do not read it, so personal data in one is
+# reported as a store no rule checks; an untagged or public one is not
+test_personal_data_in_a_directory_bucket_cannot_pass if {
+	resources := [
+		_store("aws:s3/directoryBucket:DirectoryBucket", "express", {"bucket": "express--euc1-az1--x-s3", "location": {"name": "euc1-az1", "type": "AvailabilityZone"}}),
+		fixtures.resource("aws:s3/directoryBucket:DirectoryBucket", "open", {"bucket": "open--euc1-az1--x-s3", "tags": fixtures.tags("public")}),
+		fixtures.resource("aws:s3/directoryBucket:DirectoryBucket", "untagged", {"bucket": "untagged--euc1-az1--x-s3"}),
+	]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f(
+		"aws:s3/directoryBucket:DirectoryBucket", "express",
+		"personal-data aws:s3/directoryBucket:DirectoryBucket: no rule here checks this type's encryption at rest (the S3 rules read general purpose buckets only, and a directory bucket encrypts with SSE-S3 unless its default encryption is set to SSE-KMS), so it cannot be established; encrypt it, then waive this finding with the evidence",
+	)}
+}
+
+# red team F1: a volume claim of personal data (its own label, its workload's, or its namespace's)
+# must land on an encrypted StorageClass of the document; a class outside it (EKS's pre-installed,
+# unencrypted gp2), none (the cluster's default), "" or a name unknown until apply cannot be shown
+# encrypted
+_pvc_type := "kubernetes:core/v1:PersistentVolumeClaim"
+
+_pvc(name, ns, labels, spec) := fixtures.resource(_pvc_type, name, {
+	"metadata": {"name": name, "namespace": ns, "labels": labels},
+	"spec": spec,
+})
+
+_claim_spec(extra) := object.union({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}}}, extra)
+
+_sts(name, ns, templates) := fixtures.resource("kubernetes:apps/v1:StatefulSet", name, {
+	"metadata": {"name": name, "namespace": ns},
+	"spec": {
+		"serviceName": name,
+		"template": {"spec": {"containers": [{"name": "db", "image": "db"}]}},
+		"volumeClaimTemplates": templates,
+	},
+})
+
+_claim_msg(class, noun, gap) := sprintf("%s-data %s %s; name an encrypted StorageClass of the stack in storageClassName", [class, noun, gap])
+
+_outside(name) := sprintf("names StorageClass %s, which is not in the document, so the encryption of its volumes cannot be established", [name])
+
+test_fail_personal_claims_not_shown_on_an_encrypted_class if {
+	efs := fixtures.resource("kubernetes:storage.k8s.io/v1:StorageClass", "shared", {"metadata": {"name": "shared"}, "provisioner": "efs.csi.aws.com", "parameters": {"fileSystemId": "fs-0123"}})
+	deploy := fixtures.resource("kubernetes:apps/v1:Deployment", "api", {
+		"metadata": {"name": "api", "namespace": "inference"},
+		"spec": {"template": {"spec": {
+			"containers": [{"name": "api", "image": "api"}],
+			"volumes": [{"name": "cache", "ephemeral": {"volumeClaimTemplate": {"spec": _claim_spec({})}}}],
+		}}},
+	})
+	resources := [
+		fixtures.namespace("inference", "personal"),
+		fixtures.namespace("eval", "internal"),
+		efs,
+		_pvc("gp2-claim", "eval", fixtures.labels("personal"), _claim_spec({"storageClassName": "gp2"})),
+		_pvc("default-claim", "inference", {}, _claim_spec({})),
+		_pvc("static-claim", "inference", {}, _claim_spec({"storageClassName": ""})),
+		_pvc("later-claim", "inference", {}, _claim_spec({"storageClassName": "[unknown]"})),
+		_pvc("hidden-spec", "inference", {}, "[secret]"),
+		_pvc("efs-claim", "inference", {}, _claim_spec({"storageClassName": "shared"})),
+		_pvc("unknown-ns", "[unknown]", {}, _claim_spec({"storageClassName": "other"})),
+		fixtures.resource("kubernetes:core/v1:PersistentVolumeClaimPatch", "patch", {"metadata": {"name": "old", "namespace": "inference"}, "spec": {"resources": {"requests": {"storage": "20Gi"}}}}),
+		_sts("db", "inference", [{"metadata": {"name": "data"}, "spec": _claim_spec({"storageClassName": "gp2"})}]),
+		_sts("later-db", "inference", "[unknown]"),
+		deploy,
+		# not GDPR's: internal and unclassified claims
+		_pvc("internal-claim", "eval", {}, _claim_spec({"storageClassName": "gp2"})),
+		_pvc("stray", "default", {}, _claim_spec({})),
+	]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f(_pvc_type, "gp2-claim", _claim_msg("personal", "PersistentVolumeClaim", concat("", [_outside("gp2"), " (EKS's pre-installed gp2 class is unencrypted)"]))),
+		_f(_pvc_type, "default-claim", _claim_msg("personal", "PersistentVolumeClaim", "names no storageClassName, so its volumes come from the cluster's default StorageClass, which is not in the document (EKS's pre-installed gp2 is unencrypted), and their encryption cannot be established")),
+		_f(_pvc_type, "static-claim", _claim_msg("personal", "PersistentVolumeClaim", "sets storageClassName \"\", so it binds a pre-provisioned PersistentVolume without a class, whose encryption the document does not show")),
+		_f(_pvc_type, "later-claim", _claim_msg("personal", "PersistentVolumeClaim", "has a storageClassName that is unknown until apply, so the encryption of its volumes cannot be established")),
+		_f(_pvc_type, "hidden-spec", _claim_msg("personal", "PersistentVolumeClaim", "has a spec that is secret, so the StorageClass of its volumes cannot be established")),
+		_f(_pvc_type, "efs-claim", _claim_msg("personal", "PersistentVolumeClaim", "names StorageClass shared, whose provisioner efs.csi.aws.com is neither the EBS CSI driver nor local volumes, so the encryption of its volumes cannot be established")),
+		_f(_pvc_type, "unknown-ns", _claim_msg("personal", "PersistentVolumeClaim", _outside("other"))),
+		_f("kubernetes:core/v1:PersistentVolumeClaimPatch", "patch", _claim_msg("personal", "PersistentVolumeClaim patch", "does not set storageClassName, so the StorageClass of the claim it patches, which is not in the document, cannot be established")),
+		_f("kubernetes:apps/v1:StatefulSet", "db", _claim_msg("personal", "volume claim template data", concat("", [_outside("gp2"), " (EKS's pre-installed gp2 class is unencrypted)"]))),
+		_f("kubernetes:apps/v1:StatefulSet", "later-db", _claim_msg("personal", "volume claim templates", "has a spec that is unknown until apply, so the StorageClass of its volumes cannot be established")),
+		_f("kubernetes:apps/v1:Deployment", "api", _claim_msg("personal", "ephemeral volume cache", "names no storageClassName, so its volumes come from the cluster's default StorageClass, which is not in the document (EKS's pre-installed gp2 is unencrypted), and their encryption cannot be established")),
+	}
+}
+
+# near miss: claims on the document's encrypted EBS class, on its local class, and a name unknown
+# until apply that the claim's spec depends on a class of the document for; a claim on an
+# unencrypted class of the document is reported on the class, not again on the claim
+test_pass_personal_claims_on_classes_of_the_document if {
+	local := fixtures.resource("kubernetes:storage.k8s.io/v1:StorageClass", "scratch", {"metadata": {"name": "scratch"}, "provisioner": "kubernetes.io/no-provisioner"})
+	general := fixtures.storage_class("general", "personal", {})
+	plain := fixtures.storage_class("plain", "personal", {"parameters": {"encrypted": "false"}})
+	linked := object.union(
+		_pvc("linked", "inference", {}, _claim_spec({"storageClassName": "[unknown]"})),
+		{"property_dependencies": {"spec": [general.urn]}},
+	)
+	resources := [
+		fixtures.namespace("inference", "personal"),
+		general, local, plain, linked,
+		_pvc("data", "inference", fixtures.labels("personal"), _claim_spec({"storageClassName": "general"})),
+		_pvc("tmp", "inference", {}, _claim_spec({"storageClassName": "scratch"})),
+		_pvc("on-plain", "inference", {}, _claim_spec({"storageClassName": "plain"})),
+		_sts("db", "inference", [{"metadata": {"name": "data"}, "spec": _claim_spec({"storageClassName": "general"})}]),
+	]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("kubernetes:storage.k8s.io/v1:StorageClass", "plain", "EBS StorageClass does not set parameters.encrypted \"true\"")}
+}
+
+# two StorageClasses (or Namespaces) of one name, in different clusters, do not stop the gate: a
+# claim on the name is judged by every class of it, in the most protected namespace of it
+test_claims_with_classes_and_namespaces_that_share_a_name if {
+	ebs := fixtures.storage_class("shared", "personal", {})
+	efs := object.union(
+		fixtures.resource("kubernetes:storage.k8s.io/v1:StorageClass", "shared-efs", {"metadata": {"name": "shared"}, "provisioner": "efs.csi.aws.com"}),
+		{"provider": "urn:pulumi:test::seedance-gpu::pulumi:providers:kubernetes::other"},
+	)
+	ns_other := object.union(fixtures.namespace("inference", "public"), {"name": "inference-other", "urn": fixtures.urn("kubernetes:core/v1:Namespace", "inference-other")})
+	resources := [
+		fixtures.namespace("inference", "personal"), ns_other, ebs, efs,
+		_pvc("claim", "inference", {}, _claim_spec({"storageClassName": "shared"})),
+	]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f(_pvc_type, "claim", _claim_msg("personal", "PersistentVolumeClaim", "names StorageClass shared, whose provisioner efs.csi.aws.com is neither the EBS CSI driver nor local volumes, so the encryption of its volumes cannot be established"))}
+}
+
+# a claim labelled personal in a document without Namespaces
+test_fail_labelled_claim_without_namespaces if {
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [_pvc("solo", "default", fixtures.labels("personal"), _claim_spec({"storageClassName": "gp2"}))])
+	v == {_f(_pvc_type, "solo", _claim_msg("personal", "PersistentVolumeClaim", concat("", [_outside("gp2"), " (EKS's pre-installed gp2 class is unencrypted)"])))}
+}

@@ -11,6 +11,9 @@ import data.lib.resources
 #   and have no key-policy statement granting Principal "*" without a condition, whether the
 #   policy is inline or a separate aws:kms/keyPolicy; replica and external keys keep the same
 #   deletion window and key-policy rules (rotation follows the primary key, or is not offered).
+#   KMS rotates symmetric encryption keys only: asymmetric and HMAC keys (a key spec other than
+#   SYMMETRIC_DEFAULT, such as RSA_*, ECC_*, HMAC_* or SM2) and keys in a custom key store are not
+#   required to rotate; a key spec or key store unknown until apply or secret is.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-32-gdpr/
 # custom:
@@ -19,7 +22,7 @@ import data.lib.resources
 #   framework: gdpr
 #   severity: mandatory
 #   remediation: >-
-#     Set enableKeyRotation true and deletionWindowInDays >= 7 on the key, and restrict
+#     Set enableKeyRotation true (symmetric encryption keys) and deletionWindowInDays >= 7 on the key, and restrict
 #     key-policy principals to named roles or add an aws:PrincipalOrgID / aws:SourceVpce condition.
 violation contains findings.finding("GDPR-32.1a-3", p.resource, p.message) if {
 	frameworks.applies(input.policy, "gdpr")
@@ -33,7 +36,25 @@ _policy_holders := resources.of_types(input.document, data.lib.public_access.key
 
 _problems contains findings.problem(k, "KMS key rotation is off") if {
 	some k in _keys
+	not _rotation_not_offered(k.inputs)
 	not resources.truthy(object.get(k.inputs, "enableKeyRotation", false))
+}
+
+# KMS refuses automatic rotation (EnableKeyRotation) for asymmetric and HMAC keys and for keys in a
+# custom key store (AWS KMS API reference, EnableKeyRotation). The spec is customerMasterKeySpec in
+# pulumi-aws (keySpec elsewhere), SYMMETRIC_DEFAULT when unset; a value unknown until apply or
+# secret may be SYMMETRIC_DEFAULT, so rotation stays required then.
+_rotation_not_offered(inputs) if {
+	some field in ["customerMasterKeySpec", "keySpec"]
+	spec := object.get(inputs, field, "SYMMETRIC_DEFAULT")
+	resources.settled(spec)
+	upper(spec) != "SYMMETRIC_DEFAULT"
+}
+
+_rotation_not_offered(inputs) if {
+	store := object.get(inputs, "customKeyStoreId", "")
+	resources.settled(store)
+	store != ""
 }
 
 _problems contains findings.problem(k, msg) if {

@@ -143,3 +143,32 @@ test_fail_secret_key_policy if {
 		}),
 	}
 }
+
+# red team F15: KMS rotates symmetric encryption keys only; asymmetric, HMAC and custom-key-store
+# keys cannot rotate, so they are not asked to. A spec unknown until apply may be symmetric.
+test_rotation_not_required_where_kms_refuses_it if {
+	keys := [
+		_key("sign", {"keyUsage": "SIGN_VERIFY", "customerMasterKeySpec": "ECC_NIST_P256", "deletionWindowInDays": 30}),
+		_key("rsa", {"keyUsage": "ENCRYPT_DECRYPT", "customerMasterKeySpec": "RSA_4096"}),
+		_key("mac", {"keyUsage": "GENERATE_VERIFY_MAC", "keySpec": "HMAC_256"}),
+		_key("sm2", {"customerMasterKeySpec": "SM2"}),
+		_key("hsm", {"customKeyStoreId": "cks-1234567890abcdef0"}),
+	]
+	count(key_management.violation) == 0 with input as fixtures.gate_input(fixtures.gdpr_policy, keys)
+}
+
+test_fail_symmetric_or_unknown_spec_without_rotation if {
+	keys := [
+		_key("sym", {"customerMasterKeySpec": "SYMMETRIC_DEFAULT"}),
+		_key("later", {"customerMasterKeySpec": "[unknown]"}),
+		_key("hidden", {"keySpec": "[secret]"}),
+		_key("store-later", {"customKeyStoreId": "[unknown]"}),
+	]
+	v := key_management.violation with input as fixtures.gate_input(fixtures.gdpr_policy, keys)
+	v == {
+		_finding("sym", "KMS key rotation is off"),
+		_finding("later", "KMS key rotation is off"),
+		_finding("hidden", "KMS key rotation is off"),
+		_finding("store-later", "KMS key rotation is off"),
+	}
+}

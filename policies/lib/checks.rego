@@ -90,6 +90,7 @@ encrypted_stores := {
 	"aws:docdb/cluster:Cluster": "storageEncrypted",
 	"aws:neptune/cluster:Cluster": "storageEncrypted",
 	"aws:efs/fileSystem:FileSystem": "encrypted",
+	"aws:ebs/snapshotImport:SnapshotImport": "encrypted",
 	"aws:sns/topic:Topic": "kmsMasterKeyId",
 }
 
@@ -130,6 +131,12 @@ configuration_services := {
 	"elb", "iam", "kms", "lb", "route53", "s3",
 }
 
+# Data stores of those services that the rules above do not check: S3 directory buckets (S3 Express
+# One Zone; lib.s3 reads general purpose buckets only), with why, for the message
+unchecked_stores_of_configuration_services := {
+	directory_bucket: "the S3 rules read general purpose buckets only, and a directory bucket encrypts with SSE-S3 unless its default encryption is set to SSE-KMS",
+}
+
 # Resources that hold personal (or internal) data, by their data-class tag, but are of a type no
 # rule here checks for encryption at rest: a data store of another service, or any aws-native
 # resource (the rules read pulumi-aws types only). Whether it is encrypted cannot be established:
@@ -147,10 +154,14 @@ _unchecked_stores contains object.union(problem(r, msg), {"class": class}) if {
 	class := resources.class_at[i]
 	class in {"personal", "internal"}
 	msg := sprintf(
-		"%s-data %s: no rule here checks this type's encryption at rest, so it cannot be established; encrypt it, then waive this finding with the evidence",
-		[class, type],
+		"%s-data %s: no rule here checks this type's encryption at rest%s, so it cannot be established; encrypt it, then waive this finding with the evidence",
+		[class, type, _unchecked_why(type)],
 	)
 }
+
+_unchecked_why(type) := sprintf(" (%s)", [unchecked_stores_of_configuration_services[type]]) if {
+	type in object.keys(unchecked_stores_of_configuration_services)
+} else := ""
 
 _unchecked_type(type) if {
 	startswith(type, "aws:")
@@ -158,7 +169,167 @@ _unchecked_type(type) if {
 	not split(split(type, ":")[1], "/")[0] in configuration_services
 }
 
+_unchecked_type(type) if type in object.keys(unchecked_stores_of_configuration_services)
+
 _unchecked_type(type) if startswith(type, "aws-native:")
+
+# ---------------------------------------------------------------- volume claims
+
+# Kubernetes volume claims of the given data classes whose volumes are not shown to come from an
+# encrypted StorageClass of the document: PersistentVolumeClaims (patches too), the
+# volumeClaimTemplates of StatefulSets (and of any workload kind that has them) and the generic
+# ephemeral volumes of pod specs. A claim passes when its storageClassName names a StorageClass of
+# the document that the rules judge: one of the EBS CSI driver (whose parameters.encrypted the
+# StorageClass rule above checks) or a local one (kubernetes.io/no-provisioner: the nodes' own
+# disks, whose instance-store encryption MLPS-L3-8.1.4.10 checks). A class outside the document
+# (EKS's pre-installed gp2 is unencrypted), no storageClassName (the cluster's default class,
+# which is not in the document), "" (a pre-provisioned volume without a class), a class of another
+# provisioner, or a name unknown until apply that no property dependency ties to a class of the
+# document: the encryption of its volumes cannot be established. A rule by class, as _unversioned.
+unencrypted_claims(_, classes) := {p | some class in classes; some p in object.get(_claim_problems, class, set())}
+
+_claim_problems[c.class] contains problem(input.document.resources[c.at], msg) if {
+	some c in _claims
+	c.class in {"personal", "internal"}
+	gap := _claim_gap(c)
+	msg := sprintf("%s-data %s %s; name an encrypted StorageClass of the stack in storageClassName", [c.class, c.noun, gap])
+}
+
+# the names of the document's StorageClasses, and the provisioners of those with a name (a set:
+# two classes of the document may share a name, in different clusters)
+_storage_class_names := {resources.name_of(sc) | some sc in resources.of_type(input.document, storage_class)}
+
+_provisioners(name) := {object.get(sc.inputs, "provisioner", "(none)") |
+	some sc in resources.of_type(input.document, storage_class)
+	resources.name_of(sc) == name
+}
+
+_storage_class_urns := {sc.urn | some sc in resources.of_type(input.document, storage_class)}
+
+# the provisioner of local volumes (the nodes' own disks)
+_local_provisioner := "kubernetes.io/no-provisioner"
+
+# why the claim's volumes are not shown encrypted; undefined when they are
+_claim_gap(c) := sprintf("has a spec that is %s, so the StorageClass of its volumes cannot be established", [resources.hidden_why(c.spec)]) if {
+	resources.hidden(c.spec)
+} else := "does not set storageClassName, so the StorageClass of the claim it patches, which is not in the document, cannot be established" if {
+	is_object(c.spec)
+	object.get(c.spec, "storageClassName", null) == null
+	c.patch
+} else := "names no storageClassName, so its volumes come from the cluster's default StorageClass, which is not in the document (EKS's pre-installed gp2 is unencrypted), and their encryption cannot be established" if {
+	is_object(c.spec)
+	object.get(c.spec, "storageClassName", null) == null
+} else := "sets storageClassName \"\", so it binds a pre-provisioned PersistentVolume without a class, whose encryption the document does not show" if {
+	c.spec.storageClassName == ""
+} else := sprintf("has a storageClassName that is %s, so the encryption of its volumes cannot be established", [resources.hidden_why(name)]) if {
+	name := c.spec.storageClassName
+	resources.hidden(name)
+	count({u | some u in c.deps; u in _storage_class_urns}) == 0
+} else := sprintf("names StorageClass %v, which is not in the document, so the encryption of its volumes cannot be established%s", [name, _known_class_note(name)]) if {
+	name := c.spec.storageClassName
+	resources.shown(name)
+	not name in _storage_class_names
+} else := sprintf("names StorageClass %v, whose provisioner %s is neither the EBS CSI driver nor local volumes, so the encryption of its volumes cannot be established", [name, concat(", ", unjudged)]) if {
+	name := c.spec.storageClassName
+	unjudged := sort([sprintf("%v", [p]) | some p in _provisioners(name); not p in ebs_csi; p != _local_provisioner])
+	count(unjudged) > 0
+}
+
+_known_class_note(name) := " (EKS's pre-installed gp2 class is unencrypted)" if name == "gp2" else := ""
+
+# Claims: {at: position, noun, spec: the claim's spec, class: the most protected of its own, its
+# object's and its namespace's data class, deps: the URNs the spec input depends on, patch}
+_claims contains claim if {
+	some i in resources.kind_indices("PersistentVolumeClaim")
+	r := input.document.resources[i]
+	claim := {
+		"at": i,
+		"noun": object.get({true: "PersistentVolumeClaim patch"}, _patch(r), "PersistentVolumeClaim"),
+		"spec": object.get(r.inputs, "spec", {}),
+		"class": _most_protected({object.get(resources.class_at, i, ""), _namespace_class(r)}),
+		"deps": object.get(r, ["property_dependencies", "spec"], []),
+		"patch": _patch(r),
+	}
+}
+
+_patch(r) := true if resources.is_patch(r) else := false
+
+_claims contains claim if {
+	some t in resources.workload_types
+	some i in resources.indices(t)
+	w := input.document.resources[i]
+	some [noun, own, spec] in _template_claims(w)
+	claim := {
+		"at": i,
+		"noun": noun,
+		"spec": spec,
+		"class": _most_protected({object.get(resources.class_at, i, ""), own, _namespace_class(w)}),
+		"deps": object.get(w, ["property_dependencies", "spec"], []),
+		"patch": false,
+	}
+}
+
+# [noun, own data class, claim spec] of the claim templates under a workload's spec: every
+# volumeClaimTemplates list (StatefulSets, and the custom kinds that copy them), and the
+# volumeClaimTemplate of each generic ephemeral volume. A template list or template unknown until
+# apply, and a StatefulSet whose spec is, count as a claim with a spec not shown.
+_template_claims(w) := array.concat([claim |
+	spec := object.get(w.inputs, "spec", {})
+	some path, v
+	walk(spec, [path, v])
+	count(path) > 0
+	path[count(path) - 1] in {"volumeClaimTemplates", "volumeClaimTemplate"}
+	not "metadata" in path
+	some claim in _claims_at(spec, path, v)
+], _hidden_statefulset(w))
+
+_claims_at(spec, path, v) := _templates_in(v) if {
+	path[count(path) - 1] == "volumeClaimTemplates"
+} else := [[noun, own, _template_spec(v)]] if {
+	count(path) > 1
+	path[count(path) - 2] == "ephemeral"
+	volume := object.get(spec, array.slice(path, 0, count(path) - 2), {})
+	noun := sprintf("ephemeral volume %v", [object.get(resources.as_object(volume), "name", "(unnamed)")])
+	own := resources.normalise_class(object.get(resources.as_object(v), ["metadata", "labels", "seedance.io/data-class"], ""))
+} else := []
+
+_templates_in(v) := [["volume claim templates", "", v]] if {
+	resources.hidden(v)
+} else := [[noun, own, spec] |
+	some e in resources.elements(v)
+	noun := sprintf("volume claim template %v", [object.get(resources.as_object(e), ["metadata", "name"], "(unnamed)")])
+	own := resources.normalise_class(object.get(resources.as_object(e), ["metadata", "labels", "seedance.io/data-class"], ""))
+	spec := _template_spec(e)
+]
+
+_template_spec(e) := e if resources.hidden(e) else := object.get(resources.as_object(e), "spec", {})
+
+_hidden_statefulset(w) := [["StatefulSet", "", spec]] if {
+	resources.kind(w.type) == "StatefulSet"
+	spec := object.get(w.inputs, "spec", {})
+	resources.hidden(spec)
+} else := []
+
+# the data class of the namespace an object is in: a Namespace of the document's; one whose name is
+# unknown until apply may be any of them; a cluster-wide template runs pods in all of them
+_namespace_class(r) := _most_protected({c | some _, c in _namespace_classes}) if {
+	resources.kind(r.type) in resources.cluster_scoped_workload_kinds
+} else := _most_protected({c | some _, c in _namespace_classes}) if {
+	resources.hidden(resources.namespace(r))
+} else := object.get(_namespace_classes, resources.namespace(r), "")
+
+# (two Namespaces of the document may share a name, in different clusters: the most protected counts)
+_namespace_classes := {name: _most_protected(object.get(_namespace_class_sets, name, set())) | some name, _ in _namespace_class_sets}
+
+_namespace_class_sets[name] contains object.get(resources.class_at, i, "") if {
+	some i in resources.indices("kubernetes:core/v1:Namespace")
+	name := resources.name_of(input.document.resources[i])
+}
+
+# the most protected of a set of data classes ("" for none)
+_most_protected(classes) := ["", "public", "internal", "personal"][max({_class_rank[c] | some c in classes} | {0})]
+
+_class_rank := {"": 0, "public": 1, "internal": 2, "personal": 3}
 
 # ---------------------------------------------------------------- encryption in transit
 
@@ -550,17 +721,85 @@ _unversioned[class] contains problem(b, msg) if {
 	msg := sprintf("%s-data bucket is not versioned (no recovery from overwrite or deletion)", [class])
 }
 
+# S3 directory buckets cannot be versioned (S3 Express One Zone supports no versioning, object lock
+# or replication), so overwritten or deleted objects of the given classes cannot be restored
+_unversioned[class] contains problem(b, msg) if {
+	some i in resources.indices(directory_bucket)
+	b := input.document.resources[i]
+	class := resources.data_class(b)
+	msg := sprintf("%s-data S3 directory bucket cannot be versioned (S3 Express One Zone does not support versioning), so overwritten or deleted objects cannot be restored; keep the data in a general purpose bucket, or waive this finding with the evidence of another copy", [class])
+}
+
+directory_bucket := "aws:s3/directoryBucket:DirectoryBucket"
+
 # RDS instances and clusters, DocumentDB and Neptune clusters: automated backups kept
-# backupRetentionPeriod days (1 when unset)
+# backupRetentionPeriod days (1 when unset); Redshift clusters: automated snapshots kept
+# automatedSnapshotRetentionPeriod days (1 when unset, 0 turns them off)
 db_backups(document) := {problem(db, msg) |
-	some db in resources.of_types(document, _retained_databases)
-	days := object.get(db.inputs, "backupRetentionPeriod", 1)
+	some type, field in _retained_databases
+	some db in resources.of_type(document, type)
+	days := object.get(db.inputs, field, 1)
 	msg := _db_backup_problem(days)
 }
 
 _retained_databases := {
-	"aws:rds/instance:Instance", "aws:rds/cluster:Cluster",
-	"aws:docdb/cluster:Cluster", "aws:neptune/cluster:Cluster",
+	"aws:rds/instance:Instance": "backupRetentionPeriod",
+	"aws:rds/cluster:Cluster": "backupRetentionPeriod",
+	"aws:docdb/cluster:Cluster": "backupRetentionPeriod",
+	"aws:neptune/cluster:Cluster": "backupRetentionPeriod",
+	"aws:redshift/cluster:Cluster": "automatedSnapshotRetentionPeriod",
+}
+
+# In-memory stores of the given data classes keep automatic snapshots at least 7 days, as
+# databases keep backups: ElastiCache replication groups, clusters that belong to none (a member
+# is backed up by its group), serverless caches, and MemoryDB clusters keep snapshotRetentionLimit
+# days of daily snapshots (0, no snapshots, when unset). ElastiCache does not snapshot Memcached
+# node-based clusters, so personal data in one has no backup. A rule by class, as _unversioned.
+cache_backups(_, classes) := {p | some class in classes; some p in object.get(_unbacked_caches, class, set())}
+
+_snapshotted_caches := {
+	"aws:elasticache/replicationGroup:ReplicationGroup": "ElastiCache replication group",
+	"aws:elasticache/cluster:Cluster": "ElastiCache cluster",
+	"aws:elasticache/serverlessCache:ServerlessCache": "ElastiCache serverless cache",
+	"aws:memorydb/cluster:Cluster": "MemoryDB cluster",
+}
+
+_unbacked_caches[class] contains problem(c, msg) if {
+	some type, noun in _snapshotted_caches
+	some i in resources.indices(type)
+	class := resources.class_at[i]
+	c := input.document.resources[i]
+	not _group_member(c)
+	not _memcached_nodes(c)
+	days := object.get(c.inputs, "snapshotRetentionLimit", 0)
+	msg := _cache_backup_problem(class, noun, days)
+}
+
+_unbacked_caches[class] contains problem(c, msg) if {
+	some i in resources.indices("aws:elasticache/cluster:Cluster")
+	class := resources.class_at[i]
+	c := input.document.resources[i]
+	not _group_member(c)
+	_memcached_nodes(c)
+	msg := sprintf("%s-data ElastiCache Memcached cluster keeps no backups (ElastiCache snapshots Valkey and Redis OSS clusters and serverless caches only; at least 7 days required)", [class])
+}
+
+_group_member(c) if {
+	c.type == "aws:elasticache/cluster:Cluster"
+	object.get(c.inputs, "replicationGroupId", "") != ""
+}
+
+_memcached_nodes(c) if {
+	c.type == "aws:elasticache/cluster:Cluster"
+	lower(object.get(c.inputs, "engine", "")) == "memcached"
+}
+
+_cache_backup_problem(class, noun, days) := sprintf("%s-data %s keeps no automatic snapshots (snapshotRetentionLimit %v; at least 7 days required)", [class, noun, days]) if {
+	resources.number(days) == 0
+} else := sprintf("%s-data %s keeps snapshots %v days (snapshotRetentionLimit; at least 7 required)", [class, noun, days]) if {
+	resources.number(days) < 7
+} else := sprintf("%s-data %s: snapshot retention %v cannot be established (snapshotRetentionLimit; at least 7 days required)", [class, noun, days]) if {
+	not resources.number(days)
 }
 
 # DynamoDB tables of the given data classes restore only with point-in-time recovery

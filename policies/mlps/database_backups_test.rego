@@ -56,3 +56,40 @@ test_pass_document_graph_and_table_backups if {
 	v := local_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# red team F5: Redshift snapshots, and personal- or internal-data ElastiCache and MemoryDB
+# snapshots, are kept at least 7 days; a public-data cache needs none
+test_fail_redshift_and_cache_backups if {
+	resources := [
+		fixtures.resource("aws:redshift/cluster:Cluster", "dw", {"encrypted": true, "automatedSnapshotRetentionPeriod": 1}),
+		fixtures.resource("aws:elasticache/replicationGroup:ReplicationGroup", "rg", {"tags": fixtures.tags("internal"), "snapshotRetentionLimit": 0}),
+		fixtures.resource("aws:memorydb/cluster:Cluster", "mdb", {"tags": fixtures.tags("public")}),
+	]
+	v := local_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.9a", "mandatory", "aws:redshift/cluster:Cluster", "dw", "database keeps backups 1 days (at least 7 required)"),
+		fixtures.finding("MLPS-L3-8.1.4.9a", "mandatory", "aws:elasticache/replicationGroup:ReplicationGroup", "rg", "internal-data ElastiCache replication group keeps no automatic snapshots (snapshotRetentionLimit 0; at least 7 days required)"),
+	}
+}
+
+test_pass_redshift_and_cache_backups if {
+	resources := [
+		fixtures.resource("aws:redshift/cluster:Cluster", "dw", {"encrypted": true, "automatedSnapshotRetentionPeriod": 7}),
+		fixtures.resource("aws:elasticache/replicationGroup:ReplicationGroup", "rg", {"tags": fixtures.tags("internal"), "snapshotRetentionLimit": 7}),
+	]
+	v := local_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}
+
+# red team F3: an internal-data S3 directory bucket cannot be versioned; a public-data one need not be
+test_fail_internal_directory_bucket_cannot_be_versioned if {
+	resources := [
+		fixtures.resource("aws:s3/directoryBucket:DirectoryBucket", "express", {"bucket": "express--cnn1-az1--x-s3", "tags": fixtures.tags("internal")}),
+		fixtures.resource("aws:s3/directoryBucket:DirectoryBucket", "open", {"bucket": "open--cnn1-az1--x-s3", "tags": fixtures.tags("public")}),
+	]
+	v := local_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {fixtures.finding(
+		"MLPS-L3-8.1.4.9a", "mandatory", "aws:s3/directoryBucket:DirectoryBucket", "express",
+		"internal-data S3 directory bucket cannot be versioned (S3 Express One Zone does not support versioning), so overwritten or deleted objects cannot be restored; keep the data in a general purpose bucket, or waive this finding with the evidence of another copy",
+	)}
+}

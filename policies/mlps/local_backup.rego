@@ -8,9 +8,11 @@ import data.lib.frameworks
 # METADATA
 # title: "Local backup"
 # description: >-
-#   As GDPR-32.1c-1 for important data: personal- and internal-data buckets are versioned,
-#   databases (RDS, DocumentDB, Neptune) keep automated backups at least 7 days,
-#   personal- and internal-data DynamoDB tables have point-in-time recovery, and personal- and
+#   As GDPR-32.1c-1 for important data: personal- and internal-data buckets are versioned (S3
+#   directory buckets, which cannot be, are reported),
+#   databases (RDS, DocumentDB, Neptune, Redshift) keep automated backups at least 7 days,
+#   personal- and internal-data DynamoDB tables have point-in-time recovery, personal- and
+#   internal-data ElastiCache and MemoryDB stores keep automatic snapshots at least 7 days, and personal- and
 #   internal-data EBS volumes (standalone, or provisioned by an EBS CSI StorageClass through the
 #   tags of its tagSpecification parameters) are selected by an AWS Backup selection in their region whose plan is in the stack
 #   with a rule that keeps recovery points at least 7 days.
@@ -23,7 +25,8 @@ import data.lib.frameworks
 #   severity: mandatory
 #   remediation: >-
 #     Enable bucket versioning; set backupRetentionPeriod >= 7 (RDS, DocumentDB,
-#     Neptune); enable pointInTimeRecovery on DynamoDB tables. Put personal- and internal-data EBS
+#     Neptune), automatedSnapshotRetentionPeriod >= 7 (Redshift), snapshotRetentionLimit >= 7
+#     (ElastiCache, MemoryDB); enable pointInTimeRecovery on DynamoDB tables. Put personal- and internal-data EBS
 #     volumes under an AWS Backup plan of the stack whose rule keeps recovery points at least 7 days
 #     and a backup selection in their region that selects them by tag or by ARN
 #     (arn:aws-cn:ec2:REGION:ACCOUNT:volume/*); give an EBS StorageClass a tagSpecification_N
@@ -43,6 +46,10 @@ _problems contains p if {
 
 _problems contains p if {
 	some p in checks.dynamodb_backups(input.document, {"personal", "internal"})
+}
+
+_problems contains p if {
+	some p in checks.cache_backups(input.document, {"personal", "internal"})
 }
 
 _problems contains p if {

@@ -10,11 +10,12 @@ import data.lib.resources
 # METADATA
 # title: "Encrypt stored sensitive data"
 # description: >-
-#   As GDPR-32.1a-1 (SSE-KMS buckets, encrypted EBS, encrypted EBS StorageClasses, KMS-encrypted
-#   log groups, encrypted RDS, DocumentDB, Neptune and EFS storage; personal or internal data in
-#   a type no rule checks is reported), plus no plaintext credentials in ConfigMaps, container env
-#   (pods, ECS task definitions), Lambda environment variables or launch-template user data, and
-#   EKS clusters encrypt Secrets with KMS.
+#   As GDPR-32.1a-1 (SSE-KMS buckets, encrypted EBS, encrypted EBS StorageClasses, personal- and
+#   internal-data volume claims on a StorageClass of the document whose encryption is judged,
+#   KMS-encrypted log groups, encrypted RDS, DocumentDB, Neptune and EFS storage and imported EBS
+#   snapshots; personal or internal data in a type no rule checks is reported), plus no plaintext
+#   credentials in ConfigMaps, container env (pods, ECS task definitions), Lambda environment
+#   variables or launch-template user data, and EKS clusters encrypt Secrets with KMS.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF
 # custom:
@@ -23,7 +24,8 @@ import data.lib.resources
 #   framework: mlps-l3
 #   severity: mandatory
 #   remediation: >-
-#     Encrypt the storage (for a type no rule checks, then waive the finding with the evidence);
+#     Encrypt the storage (for a type no rule checks, then waive the finding with the evidence;
+#     for a volume claim, name an encrypted StorageClass of the stack in storageClassName);
 #     move credentials to Secrets / Secrets Manager (ECS: secrets with valueFrom; Lambda: read the
 #     secret at run time, naming its ARN); add encryptionConfig for
 #     secrets to the EKS cluster.
@@ -38,6 +40,11 @@ _problems contains p if {
 
 _problems contains p if {
 	some p in checks.unchecked_sensitive_stores
+}
+
+# volume claims whose volumes are not shown to come from an encrypted StorageClass of the document
+_problems contains p if {
+	some p in checks.unencrypted_claims(input.document, {"personal", "internal"})
 }
 
 # a group, instance or fleet of personal or internal data that launches from a template the

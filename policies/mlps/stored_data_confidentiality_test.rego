@@ -246,3 +246,52 @@ test_fail_secret_pod_spec if {
 	some f in v
 	f.message == "pod spec secret: whether its containers set credentials as plaintext env values cannot be checked"
 }
+
+# red team F3: internal data in an S3 directory bucket, which the S3 rules do not read
+test_internal_data_in_a_directory_bucket_cannot_pass if {
+	resources := [
+		fixtures.resource("aws:s3/directoryBucket:DirectoryBucket", "express", {"bucket": "express--cnn1-az1--x-s3", "tags": fixtures.tags("internal")}),
+		fixtures.resource("aws:s3/directoryBucket:DirectoryBucket", "open", {"bucket": "open--cnn1-az1--x-s3", "tags": fixtures.tags("public")}),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f(
+		"aws:s3/directoryBucket:DirectoryBucket", "express",
+		"internal-data aws:s3/directoryBucket:DirectoryBucket: no rule here checks this type's encryption at rest (the S3 rules read general purpose buckets only, and a directory bucket encrypts with SSE-S3 unless its default encryption is set to SSE-KMS), so it cannot be established; encrypt it, then waive this finding with the evidence",
+	)}
+}
+
+# red team F13: an imported EBS snapshot is encrypted only when it says so
+test_unencrypted_snapshot_import if {
+	resources := [
+		fixtures.resource("aws:ebs/snapshotImport:SnapshotImport", "plain", {"encrypted": false, "tags": fixtures.tags("personal")}),
+		fixtures.resource("aws:ebs/snapshotImport:SnapshotImport", "sealed", {"encrypted": true, "tags": fixtures.tags("personal")}),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f("aws:ebs/snapshotImport:SnapshotImport", "plain", "aws:ebs/snapshotImport:SnapshotImport is not encrypted at rest (encrypted is not true)")}
+}
+
+# red team F1: an internal-data claim (here through its namespace) on a StorageClass outside the
+# document; a public one is not MLPS's concern here
+test_internal_claim_on_a_class_outside_the_document if {
+	resources := [
+		fixtures.namespace("eval", "internal"),
+		fixtures.namespace("docs", "public"),
+		fixtures.resource("kubernetes:core/v1:PersistentVolumeClaim", "cache", {"metadata": {"name": "cache", "namespace": "eval"}, "spec": {"storageClassName": "gp2"}}),
+		fixtures.resource("kubernetes:core/v1:PersistentVolumeClaim", "site", {"metadata": {"name": "site", "namespace": "docs"}, "spec": {"storageClassName": "gp2"}}),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f(
+		"kubernetes:core/v1:PersistentVolumeClaim", "cache",
+		"internal-data PersistentVolumeClaim names StorageClass gp2, which is not in the document, so the encryption of its volumes cannot be established (EKS's pre-installed gp2 class is unencrypted); name an encrypted StorageClass of the stack in storageClassName",
+	)}
+}
+
+test_internal_claim_on_an_encrypted_class_of_the_document if {
+	resources := [
+		fixtures.namespace("eval", "internal"),
+		fixtures.storage_class("general", "internal", {}),
+		fixtures.resource("kubernetes:core/v1:PersistentVolumeClaim", "cache", {"metadata": {"name": "cache", "namespace": "eval"}, "spec": {"storageClassName": "general"}}),
+	]
+	v := stored_data_confidentiality.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == set()
+}

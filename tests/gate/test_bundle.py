@@ -76,7 +76,7 @@ def test_parse_error_reports_file_line_and_column(tmp_path: Path) -> None:
     with pytest.raises(PolicyLoadError) as info:
         RegorusEngine().prepare(load_bundle(root))
     (problem,) = info.value.problems
-    assert problem == "gdpr/backup.rego:39:15: expecting expression"
+    assert problem == "gdpr/backup.rego:43:15: expecting expression"
     assert "Stack backtrace" not in problem and "<unknown>" not in problem
 
 
