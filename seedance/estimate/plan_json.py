@@ -219,12 +219,10 @@ def _fleet(f: Any, i: int, p: _Problems) -> FleetPlan | None:
     for j, c in enumerate(components):
         if not _component(c, f"{where}.cost_components[{j}]", p, name):
             r.ok = False
-    # a plan written before the field: partial when a component it lists has no price
-    fleet_partial = r.raw("partial", required=False,
-                          default=any(isinstance(c, dict) and c.get("unpriced_reason") for c in components))
+    # written for readers of the file, derived from the components (plans written before it have none)
+    fleet_partial = r.raw("partial", required=False, default=False)
     if not isinstance(fleet_partial, bool):
         r._bad("partial", f"expected true or false (whether some cost component has no price), got {_got(fleet_partial)}")
-        fleet_partial = False
     kw: dict[str, Any] = dict(
         name=name or "",
         instance_types=choices,
@@ -251,10 +249,9 @@ def _fleet(f: Any, i: int, p: _Problems) -> FleetPlan | None:
                                           low=0, high=MAX_UNITS),
         expected_within_base=r.number("expected_within_base", required=False, default=None, nullable=True,
                                       low=0, high=MAX_UNITS),
-        partial=fleet_partial,
     )
     known = {fl.name for fl in dataclasses.fields(FleetPlan)}
-    for k in sorted(set(f) - known):
+    for k in sorted(set(f) - known - {"partial"}):
         r._bad(k, "unknown field")
     kw.update({k: f[k] for k in known - set(kw) if k in f})  # fields the planner added beyond these
     return FleetPlan(**kw) if r.ok else None
@@ -303,21 +300,20 @@ def plan_from_json(data: dict[str, Any], *, origin: str = "plan") -> Plan:
     if not isinstance(unpriced, list) or not all(isinstance(u, str) for u in unpriced):
         r._bad("unpriced", f"expected a list of strings, got {_got(unpriced)}")
         unpriced = []
-    # a plan written before the field: its savings are an upper bound when its cost is partial
-    upper = r.raw("savings_upper_bound", required=False, default=partial)
+    # written for readers of the file, derived from ``partial`` (plans written before it have none)
+    upper = r.raw("savings_upper_bound", required=False, default=False)
     if not isinstance(upper, bool):
         r._bad("savings_upper_bound", f"expected true or false (whether the cost is partial, so the savings are "
                                       f"at most the figure), got {_got(upper)}")
-        upper = partial
     known = {fl.name for fl in dataclasses.fields(Plan)}
-    for k in sorted(set(data) - known):
+    for k in sorted(set(data) - known - {"savings_upper_bound"}):
         r._bad(k, "unknown field")
     p.raise_if_any()
     kw: dict[str, Any] = dict(
         policy=str(policy), environment=str(environment or ""), region=str(region), currency=str(currency or ""),
         fleets=fleets, monthly_cost=float(cost or 0.0), monthly_cost_all_ondemand=float(cost_od or 0.0),
         savings=float(savings or 0.0), as_of=as_of, partial=partial, unpriced=list(unpriced),
-        cluster=cluster, savings_upper_bound=upper,
+        cluster=cluster,
     )
     kw.update({k: data[k] for k in known - set(kw) if k in data})  # fields the planner added beyond these
     return Plan(**kw)

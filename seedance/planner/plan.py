@@ -57,9 +57,11 @@ class FleetPlan:
     # None in plans written before these fields (the average is then taken to run every hour)
     expected_within_reserved: float | None = None
     expected_within_base: float | None = None
-    # some cost component has no sourced price (counted as nothing): monthly_cost is a lower bound, and
-    # what the fleet saves against monthly_cost_all_ondemand an upper bound (:func:`unpriced_components`)
-    partial: bool = False
+    @property
+    def partial(self) -> bool:
+        """Some cost component has no sourced price (counted as nothing): monthly_cost is a lower bound,
+        and what the fleet saves against monthly_cost_all_ondemand an upper bound."""
+        return bool(unpriced_components(self))
 
     @property
     def smallest_weight(self) -> int:
@@ -93,9 +95,6 @@ class Plan:
     # whether it was planned for a stack whose fleets join a cluster (a Cluster Autoscaler sizes the
     # groups to demand) or for one whose groups run their desired size; older plans: a cluster
     cluster: bool = True
-    # some fleet's cost is partial (``partial``): monthly_cost is a lower bound, so ``savings`` is the
-    # most the plan saves (it prices the unpriced components at nothing), not a figure of savings
-    savings_upper_bound: bool = False
 
     def fleet(self, name: str) -> FleetPlan:
         for f in self.fleets:
@@ -103,8 +102,20 @@ class Plan:
                 return f
         raise KeyError(name)
 
+    @property
+    def savings_upper_bound(self) -> bool:
+        """Some fleet's cost is partial: monthly_cost is a lower bound, so ``savings`` is the most the plan
+        saves (it prices the unpriced components at nothing), not a figure of savings."""
+        return self.partial
+
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The plan as JSON, with the derived bounds (a fleet's ``partial``, ``savings_upper_bound``)
+        written for readers of the file."""
+        out = asdict(self)
+        for fleet, doc in zip(self.fleets, out["fleets"]):
+            doc["partial"] = fleet.partial
+        out["savings_upper_bound"] = self.savings_upper_bound
+        return out
 
 
 def unpriced_components(fleet: FleetPlan) -> list[str]:

@@ -933,8 +933,7 @@ def plan_policy(
         fp = FleetPlan(**{**fp.__dict__, "rationale": rationale, "monthly_cost": cost,
                           "monthly_cost_all_ondemand": cost_od,
                           "cost_components": [c.to_json() for c in comps],
-                          "held_other_terms": [(t.value, n) for t, n in others],
-                          "partial": any(c.unpriced for c in comps)})
+                          "held_other_terms": [(t.value, n) for t, n in others]})
         fleets.append(fp)
         total += cost
         total_od += cost_od
@@ -956,5 +955,4 @@ def plan_policy(
         partial=bool(unpriced),
         unpriced=unpriced,
         cluster=cluster,
-        savings_upper_bound=bool(unpriced),
     )
