@@ -220,6 +220,32 @@ test_pass_log_subscription_in_the_eu if {
 	data_residency.violation == set() with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 }
 
+# a destination ARN unknown until apply is located by the stream, function or Logs destination of
+# the stack it is tied to; tied to anything else, it is not established
+_stream(region) := object.union(fixtures.resource("aws:kinesis/stream:Stream", "central", {"shardCount": 1}), {"region": region})
+
+_tied_subscription(target) := object.union(_subscription("[unknown]"), {"property_dependencies": {"destinationArn": [target.urn]}})
+
+test_fail_log_subscription_tied_to_a_stream_abroad if {
+	stream := _stream("us-east-1")
+	resources := [_personal_group, stream, _tied_subscription(stream)]
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:cloudwatch/logGroup:LogGroup", "app-logs", sprintf("log subscription of personal data goes to us-east-1, %s", [_outside_gdpr]))}
+}
+
+test_pass_log_subscription_tied_to_a_stream_in_the_eu if {
+	stream := _stream("eu-west-1")
+	resources := [_personal_group, stream, _tied_subscription(stream)]
+	data_residency.violation == set() with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+}
+
+test_fail_log_subscription_tied_to_no_destination_type if {
+	bucket := _at(fixtures.bucket("eu-logs", "internal"), "eu-west-1")
+	resources := [_personal_group, bucket, _tied_subscription(bucket)]
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:cloudwatch/logGroup:LogGroup", "app-logs", "log subscription of personal data goes to a destination the document does not show (unknown until apply), whose region the stack does not establish; declare the destination in the stack or waive")}
+}
+
 _flow_to(dest) := fixtures.resource("aws:ec2/flowLog:FlowLog", "fl", {
 	"vpcId": "vpc-0123456789abcdef0",
 	"trafficType": "ALL",

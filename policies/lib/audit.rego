@@ -649,7 +649,16 @@ _group_name(field, v) := v if {
 	name := arn_log_group(v)
 } else := null
 
-_log_delivery(source, what, name, field, label) := {"at": source.urn, "field": field, "label": label, "name": name, "source": source, "what": what}
+# (`groups`: the positions of the log groups of the document the delivery writes to, found once)
+_log_delivery(source, what, name, field, label) := {
+	"at": source.urn,
+	"field": field,
+	"groups": _delivered_groups(source, field, name),
+	"label": label,
+	"name": name,
+	"source": source,
+	"what": what,
+}
 
 # log group position -> its name (inputs.name), for the groups that show one
 _group_names := {j: name |
@@ -660,10 +669,14 @@ _group_names := {j: name |
 }
 
 # (comprehensions: an index with no entries is then {}, never undefined)
-_groups_by_name := {name: {j | some j, n in _group_names; n == name} | some _, name in _group_names}
+_groups_by_name := {name: js | some name, js in _groups_named}
+
+_groups_named[name] contains j if some j, name in _group_names
 
 # groups without a name input, by logical name: Pulumi auto-names them NAME-1234abc
-_unnamed_by_stem := {stem: {j | some j, n in _unnamed; n == stem} | some _, stem in _unnamed}
+_unnamed_by_stem := {stem: js | some stem, js in _unnamed_stems}
+
+_unnamed_stems[stem] contains j if some j, stem in _unnamed
 
 _unnamed := {j: input.document.resources[j].name |
 	some j in resources.indices(log_group_type)
@@ -672,10 +685,15 @@ _unnamed := {j: input.document.resources[j].name |
 
 # positions of the log groups of the document a delivery writes to: by name (an auto-named group by
 # its logical name), or by a reference the input's property dependencies or value tie to a group
-delivered_groups(d) := object.get(_groups_by_name, d.name, set()) | _by_stem(d.name) | {j |
-	d.field != ""
+_delivered_groups(source, field, name) := (object.get(_groups_by_name, name, set()) | _by_stem(name)) | _referred_groups(source, field)
+
+_referred_groups(source, field) := routing.referred(source, field, _group_keys) if field != "" else := set()
+
+_group_keys := {k: js | some k, js in _group_keyed}
+
+_group_keyed[k] contains j if {
 	some j in resources.indices(log_group_type)
-	routing.refers(d.source, d.field, input.document.resources[j])
+	some k in routing.target_keys(input.document.resources[j])
 }
 
 _by_stem(name) := {j | some key in {name, s3.strip_autoname(name)}; some j in object.get(_unnamed_by_stem, key, set())} if is_string(name) else := set()
@@ -685,11 +703,11 @@ _by_stem(name) := {j | some key in {name, s3.strip_autoname(name)}; some j in ob
 personal_log_groups := (resources.indices(log_group_type) & resources.personal_indices) | {j |
 	some d in log_deliveries
 	resources.personal(d.source)
-	some j in delivered_groups(d)
+	some j in d.groups
 }
 
 # deliveries to a log group the document does not declare (or whose name it does not show)
-undeclared_log_deliveries := {d | some d in log_deliveries; count(delivered_groups(d)) == 0}
+undeclared_log_deliveries := {d | some d in log_deliveries; count(d.groups) == 0}
 
 # Logs written to S3 by flow logs (logDestinationType s3) and trails (s3BucketName), each as
 # {at, source, what, target, buckets}: the target as the input gives it, and the positions of the
@@ -720,9 +738,13 @@ _log_buckets(source, field, target) := {b |
 	name := _bucket_name(target)
 	some key in {name, s3.strip_autoname(name)}
 	some b in s3.named(key)
-} | {b |
+} | routing.referred(source, field, _bucket_keys)
+
+_bucket_keys := {k: bs | some k, bs in _bucket_keyed}
+
+_bucket_keyed[k] contains b if {
 	some b in s3.bucket_indices
-	routing.refers(source, field, input.document.resources[b])
+	some k in routing.target_keys(input.document.resources[b])
 }
 
 _bucket_name(target) := s3.arn_bucket(target) if startswith(target, "arn:") else := target

@@ -112,7 +112,7 @@ destinations contains _destination(d.source, _log_kind[d.what], resources.region
 	some d in audit.log_deliveries
 	d.field in {"logDestination", "cloudWatchLogsGroupArn"}
 	not arn_region(d.source.inputs[d.field])
-	some j in audit.delivered_groups(d)
+	some j in d.groups
 }
 
 _log_kind := {"flow logs": "flow log delivery", "trail logs": "trail log delivery"}
@@ -130,9 +130,24 @@ subscription_type := "aws:cloudwatch/logSubscriptionFilter:LogSubscriptionFilter
 _subscription_region(f) := region if {
 	region := arn_region(f.inputs.destinationArn)
 } else := region if {
-	some t in input.document.resources
-	routing.refers(f, "destinationArn", t)
-	region := resources.region(t, input.policy)
+	some j in routing.referred(f, "destinationArn", _destination_keys)
+	region := resources.region(input.document.resources[j], input.policy)
+}
+
+# what a subscription filter can deliver to (a stream, a function or its alias, a Logs destination)
+subscription_destination_types := {
+	"aws:kinesis/stream:Stream", "aws:kinesis/firehoseDeliveryStream:FirehoseDeliveryStream",
+	"aws:lambda/function:Function", "aws:lambda/alias:Alias", "aws:cloudwatch/logDestination:LogDestination",
+	"aws-native:kinesis:Stream", "aws-native:kinesisfirehose:DeliveryStream", "aws-native:lambda:Function",
+	"aws-native:lambda:Alias", "aws-native:logs:Destination",
+}
+
+_destination_keys := {k: js | some k, js in _destination_keyed}
+
+_destination_keyed[k] contains j if {
+	some type in subscription_destination_types
+	some j in resources.indices(type)
+	some k in routing.target_keys(input.document.resources[j])
 }
 
 # the log group a filter reads: the group of the document its logGroup names (or is tied to), else
@@ -266,7 +281,7 @@ unlocated contains _unlocated_in(d.source, _log_kind[d.what], _not_shown(resourc
 	d.field in {"logDestination", "cloudWatchLogsGroupArn"}
 	v := d.source.inputs[d.field]
 	resources.hidden(v)
-	count(audit.delivered_groups(d)) == 0
+	count(d.groups) == 0
 }
 
 # subscription filters whose destination has no region the document establishes

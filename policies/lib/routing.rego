@@ -54,6 +54,29 @@ names(value, t) if {
 	resources.mock_name(value) == t.name
 }
 
+# The resources (positions) an input of r refers to, as refers decides, found in an index of the
+# candidate targets instead of by a refers call per candidate: build the index as a partial rule,
+# `idx[k] contains j if { some j in CANDIDATES; some k in target_keys(input.document.resources[j]) }`,
+# wrap it in a comprehension (a partial rule without entries is undefined in regorus) and pass it.
+# (index[k]: object.get would read an array key as a path)
+referred(r, field, index) := {j | some k in _reference_keys(r, field); some j in index[k]}
+
+# the keys an input's reference can be found under: the URNs its property dependencies list, its
+# value (a recorded id or a URN) and the logical name in a mock-runtime id
+_reference_keys(r, field) := {["urn", u] | some u in object.get(r, ["property_dependencies", field], [])} | _value_keys(object.get(r, ["inputs", field], null))
+
+_value_keys(v) := {["value", v]} | {["name", n] | n := resources.mock_name(v); n != v} if {
+	is_string(v)
+	v != ""
+} else := set()
+
+# the keys under which an index files resource t (see referred)
+target_keys(t) := {["urn", t.urn], ["value", t.urn], ["name", t.name]} | {["value", id] |
+	id := object.get(t, "id", null)
+	is_string(id)
+	id != ""
+}
+
 # a reference whose value is unknown until apply and whose property dependencies are not recorded
 # (a hand-written document): it may name any resource of the stack
 unlinked_unknown(r, field) if {
