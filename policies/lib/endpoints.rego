@@ -60,8 +60,8 @@ _others(name) := [ep | some ep in _read_services[name]; not own(ep)] if read(nam
 # the listed service's endpoints in the VPC that are up (state available) and not this stack's own
 read_available(name) := [ep | some ep in _others(name); lower(ep.state) == "available"] if read(name)
 
-# those that serve the service's traffic: a gateway on the route table of every subnet of the stack
-# (below), an interface one with private DNS (without it clients resolve the public name and go through
+# those that serve the service's traffic alone: a gateway on the route table of every subnet of the
+# stack (below; gateways that do so together serve too, see _gateways_cover), an interface one with private DNS (without it clients resolve the public name and go through
 # NAT). The same judgement as seedance.gate.facts.endpoint_unserved, which prices the traffic of a
 # service none serves through NAT.
 serving(name) := [ep | some ep in read_available(name); _serves(ep)] if read(name)
@@ -105,8 +105,23 @@ existing(name) if {
 
 existing(name) if count(serving(name)) > 0
 
+existing(name) if _gateways_cover(read_available(name))
+
 # the policy lists the service, but EC2 says the VPC has no endpoint of it that serves
-unavailable(name) if count(serving(name)) == 0
+unavailable(name) if {
+	count(serving(name)) == 0
+	not _gateways_cover(read_available(name))
+}
+
+# Gateways (each on some route table) that are together on the route table of every subnet the stack
+# is given: a route table holds one gateway endpoint per service, so a VPC may split its subnets'
+# tables between two gateways of a service, and each subnet's traffic takes its own table's.
+_gateways_cover(eps) if {
+	gateways := [ep | some ep in eps; ep.type == "Gateway"; count(object.get(ep, "route_table_ids", [])) > 0]
+	count(gateways) > 1
+	on := {table | some ep in gateways; some table in ep.route_table_ids}
+	count({id | some id, table in subnet_tables; not table in on}) == 0
+}
 
 # [service, endpoint] for the listed services' endpoints this stack created itself (see own)
 own_listed contains [name, ep] if {
@@ -168,6 +183,8 @@ _serves_public_name(eps) if {
 	ep.type == "Gateway"
 	_serves(ep)
 }
+
+_serves_public_name(eps) if _gateways_cover(eps)
 
 # "vpce-... is a gateway not on the route table of the stack's subnet subnet-b (rtb-b)": the subnets
 # of cloud.subnetIds it misses, whose traffic to the service goes through NAT

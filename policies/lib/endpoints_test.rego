@@ -69,13 +69,26 @@ test_endpoints_gateway_only_on_anothers_route_table_does_not_serve if {
 	contains(msg, "(vpce-0aaaaaaaaaaaaaaa2 is a gateway not on the route table of the stack's subnet subnet-c (rtb-c))")
 }
 
-# each gateway is judged alone: two each on part of the subnets' tables count as none (an overstatement,
-# on the safe side, that the README states); one on every table serves
+# one gateway on every table serves alone
 test_endpoints_one_of_two_gateways_on_every_table_serves if {
-	partial := [_gw(["rtb-a"]), object.union(_gw(["rtb-c"]), {"id": "vpce-0aaaaaaaaaaaaaaa3"})]
-	endpoints.unavailable("s3") with input as _given_input(["subnet-a", "subnet-c"], _three, partial)
 	whole := [_gw(["rtb-a"]), object.union(_gw(["rtb-a", "rtb-c"]), {"id": "vpce-0aaaaaaaaaaaaaaa3"})]
 	count(endpoints.serving("s3")) == 1 with input as _given_input(["subnet-a", "subnet-c"], _three, whole)
+}
+
+# two gateways each on part of the subnets' tables serve together (a route table holds one gateway
+# per service); together still missing one, or one of them down, they do not
+test_endpoints_two_gateways_splitting_the_tables_serve_together if {
+	second := object.union(_gw(["rtb-c"]), {"id": "vpce-0aaaaaaaaaaaaaaa3"})
+	split := _given_input(["subnet-a", "subnet-c"], _three, [_gw(["rtb-a"]), second])
+	endpoints.existing("s3") with input as split
+	not endpoints.unavailable("s3") with input as split
+	# an S3 interface endpoint without private DNS beside them is fine: they serve the public name
+	interface := {"id": "vpce-0aaaaaaaaaaaaaaa6", "type": "Interface", "state": "available", "private_dns_enabled": false, "route_table_ids": []}
+	count(endpoints.private_dns_off) == 0 with input as _given_input(["subnet-a", "subnet-c"], _three, [_gw(["rtb-a"]), second, interface])
+	# subnet b on a table neither is on
+	endpoints.unavailable("s3") with input as _given_input(["subnet-a", "subnet-b", "subnet-c"], object.union(_three, {"subnet-b": _subnet("rtb-b")}), [_gw(["rtb-a"]), second])
+	# one of them not available
+	endpoints.unavailable("s3") with input as _given_input(["subnet-a", "subnet-c"], _three, [_gw(["rtb-a"]), object.union(second, {"state": "pending"})])
 }
 
 # without the given subnets' facts (none in the facts, or no cloud.subnetIds): on any route table it

@@ -428,7 +428,8 @@ def endpoint_unserved(policy: dict[str, Any], facts: dict[str, Any] | None, stac
     VPC has no endpoint serving, each with why: none at all; none available; an interface one without
     private DNS (clients resolve the public name, through NAT; an available S3 gateway serves anyway);
     a gateway one on no route table, or (when the facts hold the subnets of ``cloud.subnetIds``) not on
-    the route table of each of them (:func:`gateway_misses`); or only this stack's own (tagged
+    the route table of each of them (:func:`gateway_misses`) unless gateways together are
+    (:func:`gateways_cover`); or only this stack's own (tagged
     ``seedance:stack`` = ``stack``: the stack no longer declaring it, the deploy deletes it). Pure; {}
     when the facts are not of the policy's VPC or do not cover a service (the policy's word is taken:
     the reports say so). The same judgement as policies/lib/endpoints.rego ``serving``, which the rules
@@ -444,7 +445,7 @@ def endpoint_unserved(policy: dict[str, Any], facts: dict[str, Any] | None, stac
         eps = services.get(service)
         if not isinstance(eps, list):
             continue
-        if any(_serves(ep, tables, stack) for ep in eps):
+        if any(_serves(ep, tables, stack) for ep in eps) or gateways_cover(eps, tables, stack):
             continue
         why = ", ".join(sorted(_why_not(ep, tables, stack) for ep in eps))
         out[service] = f"{vpc} has no endpoint for it that serves" + (f" ({why})" if why else " (none at all)")
@@ -474,6 +475,16 @@ def gateway_misses(ep: dict[str, Any], tables: dict[str, str]) -> dict[str, str]
     table the gateway endpoint ``ep`` is not on: their traffic to its service goes through NAT."""
     on = set(ep.get("route_table_ids") or [])
     return {sid: table for sid, table in sorted(tables.items()) if table not in on}
+
+
+def gateways_cover(eps: list[Any], tables: dict[str, str], stack: str) -> bool:
+    """Whether two or more available gateway endpoints of a service (not the stack's own, each on some
+    route table) are together on the route table of every subnet of ``tables``: a route table holds one
+    gateway endpoint per service, so a VPC may split its subnets' tables between two of them."""
+    gateways = [ep for ep in eps if isinstance(ep, dict) and ep.get("type") == "Gateway" and not _own(ep, stack)
+                and str(ep.get("state", "")).lower() == "available" and ep.get("route_table_ids")]
+    on = {t for ep in gateways for t in ep["route_table_ids"]}
+    return len(gateways) > 1 and not any(table not in on for table in tables.values())
 
 
 def _own(ep: dict[str, Any], stack: str) -> bool:

@@ -433,6 +433,13 @@ def test_a_gateway_serves_only_on_the_route_table_of_every_given_subnet() -> Non
     assert subnet_route_tables(policy, None) == {} and subnet_route_tables({"cloud": {"subnetIds": "subnet-1"}}, {"subnets": subnets}) == {}
     assert unserved({}, {**gw, "route_table_ids": []}) == {"s3": "vpc-1 has no endpoint for it that serves (vpce-g is a "
                                                                 "gateway on no route table)"}
+    # two gateways that split the subnets' tables serve together; not when one is down or the stack's own
+    other = {**gw, "id": "vpce-h", "route_table_ids": ["rtb-2"]}
+    two = {"subnets": subnets, "vpc_endpoints": {"vpc_id": "vpc-1", "services": {"s3": [gw, other]}}}
+    assert endpoint_unserved(policy, two, "prod") == {}
+    for spoilt in ({**other, "state": "pending"}, {**other, "tags": {"seedance:stack": "prod"}}, {**other, "route_table_ids": ["rtb-9"]}):
+        facts = {"subnets": subnets, "vpc_endpoints": {"vpc_id": "vpc-1", "services": {"s3": [gw, spoilt]}}}
+        assert set(endpoint_unserved(policy, facts, "prod")) == {"s3"}
 
 
 def test_a_given_estimate_that_ignores_the_facts_is_undecided() -> None:
@@ -459,7 +466,7 @@ _ENDPOINT_KINDS = [
     for t in ("Gateway", "Interface")
     for s in ("available", "pending", "deleting")
     for dns in (True, False)
-    for tables in ([], ["rtb-1"], ["rtb-2", "rtb-1"], ["rtb-other"])
+    for tables in ([], ["rtb-1"], ["rtb-2"], ["rtb-2", "rtb-1"], ["rtb-other"])
     for tags in ({}, {"seedance:stack": "prod"}, {"seedance:stack": "other"})
 ]
 
