@@ -6,6 +6,10 @@
   for those services, as the stack always deploys them (an explicit list too).
 * Interface endpoints: hourly per AZ (one ENI in each availability zone the endpoint is in, see
   :func:`interface_endpoint_zones`) plus per GB processed (first-1-PB tier).
+* Transfer between zones to a NAT gateway in another zone: with fewer NAT gateways than the zones
+  the nodes run in (``cloud.availabilityZones``), the traffic of the zones without one crosses to a
+  gateway in another, charged out and in (:func:`nat_cross_zone_share`). An interface endpoint has an
+  ENI in each zone, so its traffic does not cross; the break-even counts the difference.
 
 ``endpoints: auto`` takes an interface endpoint for a service exactly when its monthly traffic is
 above :func:`endpoint_break_even_gb` — the GB at which the endpoint's fixed monthly cost equals the
@@ -41,19 +45,37 @@ def endpoint_break_even_gb(
     interface_gb_price: float,
     nat_gb_price: float,
     hours: float = HOURS_PER_MONTH,
+    cross_zone_gb_price: float = 0.0,
 ) -> float:
     """Monthly GB above which an interface endpoint is cheaper than sending the traffic via NAT.
 
-    fixed = az_count × hours × interface_hour_price; saving per GB = nat_gb_price −
-    interface_gb_price; break-even = fixed / saving (``math.inf`` when there is no saving).
-    NAT gateway hours are not part of it: the gateways stay for the other traffic.
+    fixed = az_count × hours × interface_hour_price; saving per GB = nat_gb_price +
+    cross_zone_gb_price (what a GB through NAT pays on average for crossing zones to reach it, see
+    :func:`nat_cross_zone_gb_price`) − interface_gb_price; break-even = fixed / saving
+    (``math.inf`` when there is no saving). NAT gateway hours are not part of it: the gateways stay
+    for the other traffic.
     """
     if az_count < 1:
         raise ValueError(f"expected at least one availability zone, got {az_count}")
-    saving = nat_gb_price - interface_gb_price
+    saving = nat_gb_price + cross_zone_gb_price - interface_gb_price
     if saving <= 0:
         return math.inf
     return az_count * hours * interface_hour_price / saving
+
+
+def nat_cross_zone_share(zones: int, nat_gateways: int) -> float:
+    """The share of the NAT traffic that crosses zones to reach a NAT gateway: the nodes spread evenly
+    over ``zones`` zones, the VPC's ``nat_gateways`` gateways are in as many of them (one per zone, as
+    ``network.natGateways`` counts them), and each zone with one routes to its own. 0 with no gateway."""
+    if zones < 1 or nat_gateways < 1 or nat_gateways >= zones:
+        return 0.0
+    return (zones - nat_gateways) / zones
+
+
+def nat_cross_zone_gb_price(per_direction: float, zones: int, nat_gateways: int) -> float:
+    """What a GB through NAT pays on average for crossing zones: its share that crosses
+    (:func:`nat_cross_zone_share`), charged out of one zone and into the other."""
+    return 2 * per_direction * nat_cross_zone_share(zones, nat_gateways)
 
 
 def interface_endpoint_zones(availability_zones: Sequence[str], subnet_ids: Sequence[str]) -> int:
@@ -77,6 +99,8 @@ class NetworkUsage:
     existing: tuple[str, ...] = ()  # the VPC's own endpoints (network.existingEndpoints), sorted
     # those of them AWS says the VPC has no serving endpoint for: (service, why), sorted
     unserved: tuple[tuple[str, str], ...] = ()
+    # the zones the nodes run in (cloud.availabilityZones): with fewer NAT gateways, traffic crosses
+    node_zones: int = 0
 
 
 @dataclass(frozen=True)
@@ -86,6 +110,7 @@ class NetworkPrices:
     interface_hour: Rate
     interface_gb: Rate
     gateway: dict[str, Rate]
+    cross_zone: Rate  # per GB and direction between zones
 
 
 def network_prices(catalog: Catalog, region: str) -> NetworkPrices:
@@ -98,6 +123,7 @@ def network_prices(catalog: Catalog, region: str) -> NetworkPrices:
         interface_hour=r("interface_endpoint_hour_per_az"),
         interface_gb=r("interface_endpoint_data_processed_first_1pb"),
         gateway={s: r(f"gateway_endpoint_{s}") for s in sorted(GATEWAY_SERVICES)},
+        cross_zone=lookup(catalog, region, "DataTransfer", "inter_az_per_direction"),
     )
 
 
@@ -128,6 +154,8 @@ def routes(u: NetworkUsage, p: NetworkPrices) -> list[Route]:
             interface_hour_price=p.interface_hour.value,  # type: ignore[arg-type]
             interface_gb_price=p.interface_gb.value,  # type: ignore[arg-type]
             nat_gb_price=p.nat_gb.value,  # type: ignore[arg-type]
+            # unpriced (no sourced price for the region): left out, and the NAT's crossing unpriced
+            cross_zone_gb_price=nat_cross_zone_gb_price(p.cross_zone.value or 0.0, u.node_zones, u.nat_gateways),
         )
     unserved = dict(u.unserved)
     for s in services:
@@ -170,6 +198,14 @@ def cost_components(u: NetworkUsage, p: NetworkPrices, currency: str) -> list[Co
     if nat_gb:
         names = ", ".join(r.service for r in rs if r.via == "nat" and traffic.get(r.service, 0.0))
         out.append(priced(f"NAT data processed ({names})", "GB", nat_gb, p.nat_gb, currency))
+        share = nat_cross_zone_share(u.node_zones, u.nat_gateways)
+        if share:
+            note = (f"no NAT gateway in {u.node_zones - u.nat_gateways} of the {u.node_zones} zones "
+                    f"(network.natGateways {u.nat_gateways}): their nodes' {share:.0%} of the traffic crosses to a "
+                    "gateway in another zone, charged out and in (nodes spread evenly; each zone with a gateway "
+                    "routes to its own)")
+            out.append(priced(f"NAT cross-zone transfer ({names})", "GB (out and in)", 2 * nat_gb * share,
+                              p.cross_zone, currency, note=note))
     # the processing tiers are per region and account, over all interface endpoints: the data prices
     # the first 1 PB a month only
     interface_gb = sum(traffic.get(r.service, 0.0) for r in rs if r.via == "interface")
@@ -199,7 +235,8 @@ def usage_of(policy: CostPolicy, unserved_endpoints: Sequence[tuple[str, str]] =
     zones = interface_endpoint_zones(policy.cloud.availability_zones, policy.cloud.subnet_ids)
     existing = tuple(sorted({e.value for e in n.existing_endpoints}))
     unserved = tuple((s, why) for s, why in unserved_endpoints if s in existing)
-    return NetworkUsage(zones, n.nat_gateways, traffic, endpoints, existing, unserved)
+    return NetworkUsage(zones, n.nat_gateways, traffic, endpoints, existing, unserved,
+                        node_zones=len(set(policy.cloud.availability_zones)))
 
 
 def resources(ctx: EstimateContext) -> list[ResourceCost]:

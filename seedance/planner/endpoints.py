@@ -5,7 +5,10 @@ fee; traffic that goes through the NAT gateway instead pays the NAT's per-GB pro
 NAT's own hourly fee is paid anyway, since the VPC keeps its NAT for everything else). An
 interface endpoint therefore pays for itself above
 
-    break-even GB/month = hourly_per_az x 730 x AZs / (nat_per_gb - endpoint_per_gb)
+    break-even GB/month = hourly_per_az x 730 x AZs / (nat_per_gb + cross_zone_per_gb - endpoint_per_gb)
+
+where cross_zone_per_gb is what a GB through NAT pays on average for crossing zones to reach a NAT
+gateway when the VPC has fewer gateways than the nodes have zones (an endpoint has an ENI in each).
 
 S3 and DynamoDB get gateway endpoints, which are free, whatever the traffic. A service the VPC
 already has an endpoint for (``network.existingEndpoints``) gets none of the stack's: its traffic
@@ -22,7 +25,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from seedance.estimate.network import endpoint_break_even_gb
+from seedance.estimate.network import endpoint_break_even_gb, nat_cross_zone_gb_price
 from seedance.policy.model import NODE_SERVICES, EndpointService, Network, needs_route
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -45,7 +48,8 @@ class EndpointPrices:
     endpoint_hour_per_az: float
     endpoint_per_gb: float
     nat_per_gb: float
-    source: str  # where the three prices come from, for the rationale
+    source: str  # where the prices come from, for the rationale
+    inter_az_per_direction: float | None = None  # per GB and direction between zones; None: unsourced
 
 
 @dataclass(frozen=True)
@@ -64,8 +68,9 @@ class EndpointDecision:
         return self.route is Route.INTERFACE
 
 
-def break_even_gb(prices: EndpointPrices, azs: int) -> float | None:
-    """Monthly GB above which an interface endpoint in ``azs`` AZs is cheaper than the NAT.
+def break_even_gb(prices: EndpointPrices, azs: int, cross_zone_per_gb: float = 0.0) -> float | None:
+    """Monthly GB above which an interface endpoint in ``azs`` AZs is cheaper than the NAT (whose
+    traffic pays ``cross_zone_per_gb`` on average for crossing zones: :func:`cross_zone_per_gb`).
 
     ``None`` when the endpoint never pays off (its per-GB fee is not below the NAT's). The
     arithmetic is the estimator's :func:`seedance.estimate.network.endpoint_break_even_gb`, so
@@ -77,13 +82,22 @@ def break_even_gb(prices: EndpointPrices, azs: int) -> float | None:
         interface_gb_price=prices.endpoint_per_gb,
         nat_gb_price=prices.nat_per_gb,
         hours=HOURS_PER_MONTH,
+        cross_zone_gb_price=cross_zone_per_gb,
     )
     return None if math.isinf(be) else be
 
 
-def decide_endpoints(network: Network, azs: int, prices: EndpointPrices | None) -> list[EndpointDecision]:
+def cross_zone_per_gb(prices: EndpointPrices, node_zones: int, nat_gateways: int) -> float:
+    """What a GB through NAT pays on average for crossing zones (0 when the price is unsourced: the
+    estimate then shows that transfer unpriced)."""
+    return nat_cross_zone_gb_price(prices.inter_az_per_direction or 0.0, node_zones, nat_gateways)
+
+
+def decide_endpoints(network: Network, azs: int, prices: EndpointPrices | None, *, node_zones: int = 0) -> list[EndpointDecision]:
     """One decision per service: the gateway services and the VPC's existing endpoints always, then
-    every service with declared traffic or listed explicitly, in the order of :class:`EndpointService`."""
+    every service with declared traffic or listed explicitly, in the order of :class:`EndpointService`.
+    ``azs``: the zones an interface endpoint is in; ``node_zones``: those the nodes run in
+    (``cloud.availabilityZones``), whose NAT traffic crosses zones when the VPC has fewer NAT gateways."""
     if azs < 1:
         raise ValueError(f"azs: expected at least one availability zone for interface endpoints, got {azs}")
     explicit = None if network.endpoints == "auto" else set(network.endpoints)
@@ -116,7 +130,8 @@ def decide_endpoints(network: Network, azs: int, prices: EndpointPrices | None) 
             continue
         if gb is None and not listed:
             continue
-        out.append(_interface_or_nat(service, gb, azs, prices, explicit, listed))
+        cross = 0.0 if prices is None else cross_zone_per_gb(prices, node_zones, network.nat_gateways)
+        out.append(_interface_or_nat(service, gb, azs, prices, explicit, listed, cross))
     return out
 
 
@@ -143,26 +158,29 @@ def _interface_or_nat(
     prices: EndpointPrices | None,
     explicit: set[EndpointService] | None,
     listed: bool,
+    cross: float = 0.0,
 ) -> EndpointDecision:
     if prices is None:
         be = cost_ep = cost_nat = None
         currency = None
         figure = "break-even unknown: no sourced VPC endpoint / NAT price for this region"
     else:
-        be = break_even_gb(prices, azs)
+        be = break_even_gb(prices, azs, cross)
         currency = prices.currency
         fixed = prices.endpoint_hour_per_az * HOURS_PER_MONTH * azs
         cost_ep = None if gb is None else fixed + gb * prices.endpoint_per_gb
-        cost_nat = None if gb is None else gb * prices.nat_per_gb
+        cost_nat = None if gb is None else gb * (prices.nat_per_gb + cross)
+        # "0.052 USD/GB" or "0.052 + 0.00667 cross-zone USD/GB"
+        nat = f"{prices.nat_per_gb:g}" + (f" + {cross:.3g} cross-zone" if cross else "")
         if be is None:
             figure = (
                 f"an interface endpoint never pays off: {prices.endpoint_per_gb:g} {currency}/GB processing "
-                f"is not below the NAT's {prices.nat_per_gb:g} {currency}/GB"
+                f"is not below the NAT's {nat} {currency}/GB"
             )
         else:
             figure = (
                 f"break-even {be:,.1f} GB/month = {prices.endpoint_hour_per_az:g} {currency}/AZ-hour x "
-                f"{HOURS_PER_MONTH} h x {azs} AZ / ({prices.nat_per_gb:g} - {prices.endpoint_per_gb:g}) {currency}/GB "
+                f"{HOURS_PER_MONTH} h x {azs} AZ / ({nat} - {prices.endpoint_per_gb:g}) {currency}/GB "
                 f"[{prices.source}]"
             )
     declared = "no traffic declared" if gb is None else f"{gb:,.0f} GB/month declared"
@@ -184,18 +202,23 @@ _VPC_ITEMS = ("interface_endpoint_hour_per_az", "interface_endpoint_data_process
 
 
 def endpoint_prices(catalog: Catalog, region: str) -> EndpointPrices | None:
-    """The three prices the decision needs, or ``None`` when any is unsourced for ``region``."""
+    """The three prices the decision needs, or ``None`` when any is unsourced for ``region``; with the
+    transfer between zones when the data has it there."""
     hour, ep_gb, nat_gb = (catalog.service_price(region, "VPC", item) for item in _VPC_ITEMS)
     if hour is None or ep_gb is None or nat_gb is None:
         return None
+    cross = catalog.service_price(region, "DataTransfer", "inter_az_per_direction")
+    if cross is not None and cross.currency != hour.currency:
+        cross = None
     currencies = {hour.currency, ep_gb.currency, nat_gb.currency}
     if len(currencies) != 1:
         raise ValueError(f"VPC prices for {region} mix currencies {sorted(currencies)}")
-    sources = sorted({hour.source, ep_gb.source, nat_gb.source})
+    sources = sorted({hour.source, ep_gb.source, nat_gb.source} | ({cross.source} if cross else set()))
     return EndpointPrices(
         currency=hour.currency,
         endpoint_hour_per_az=hour.value,
         endpoint_per_gb=ep_gb.value,
         nat_per_gb=nat_gb.value,
         source="; ".join(sources),
+        inter_az_per_direction=None if cross is None else cross.value,
     )

@@ -112,3 +112,20 @@ def test_auto_without_a_nat_gateway_takes_an_endpoint_for_every_service_the_node
     priced = {r.service: r.via for r in estimate_routes(usage_of(policy), network_prices(load_catalog(), "eu-central-1"))}
     # (the estimate lists a gateway service only when it has traffic: a gateway endpoint has no charge)
     assert priced == {s.value: r.value for s, r in routes.items() if s is not S.DYNAMODB}
+
+
+def test_nat_traffic_crossing_zones_lowers_the_break_even():
+    # 3 node zones, 2 NAT gateways: a third of the NAT traffic crosses, 0.01 USD/GB out and in, so a GB
+    # through NAT costs 0.052 + 0.00667: break-even 26.28 / 0.048667 = 540.0 GB, and logs at 600 GB flips
+    eu = EndpointPrices("USD", 0.012, 0.01, 0.052, "test", inter_az_per_direction=0.01)
+    traffic = net(monthlyTrafficGb={"logs": 600}, natGateways=2)
+    crossing = {d.service: d for d in decide_endpoints(traffic, 3, eu, node_zones=3)}[S.LOGS]
+    assert crossing.route is Route.INTERFACE and crossing.break_even_gb == pytest.approx(540.0)
+    assert crossing.monthly_cost_nat == pytest.approx(600 * (0.052 + 0.02 / 3))
+    assert "(0.052 + 0.00667 cross-zone - 0.01) USD/GB" in crossing.rationale
+    # a gateway in every zone, no transfer price, or no node zones given: the old break-even
+    for decided in (decide_endpoints(net(monthlyTrafficGb={"logs": 600}, natGateways=3), 3, eu, node_zones=3),
+                    decide_endpoints(traffic, 3, EU, node_zones=3), decide_endpoints(traffic, 3, eu)):
+        logs = {d.service: d for d in decided}[S.LOGS]
+        assert logs.route is Route.NAT and logs.break_even_gb == pytest.approx(625.714, abs=1e-3)
+    assert endpoint_prices(load_catalog(), "eu-central-1").inter_az_per_direction == 0.01

@@ -29,31 +29,34 @@ def test_gateway_endpoints_always(stack):
         assert gw["vpcId"] == stack.policy.cloud.vpc_id
 
 
-def test_eu_interface_endpoint_only_for_ecr_dkr(eu):
-    # eu-central-1, 3 AZs: break-even 0.012 x 730 x 3 / (0.052 - 0.01) = 625.7 GB/month;
-    # declared: ecr.dkr 1500 (above), logs 600, ecr.api 5, kms 2, sts 1 (below)
+def test_eu_interface_endpoints_for_ecr_dkr_and_logs(eu):
+    # eu-central-1, 3 AZs and 2 NAT gateways, so a third of the NAT traffic crosses zones (0.01 USD/GB
+    # out and in): break-even 0.012 x 730 x 3 / (0.052 + 2 x 0.01 / 3 - 0.01) = 540.0 GB/month;
+    # declared: ecr.dkr 1500, logs 600 (above), ecr.api 5, kms 2, sts 1 (below)
     eps = endpoints(eu)
     interfaces = {n: i for n, i in eps.items() if i["vpcEndpointType"] == "Interface"}
-    assert set(interfaces) == {"network-ecr-dkr-interface"}
+    assert set(interfaces) == {"network-ecr-dkr-interface", "network-logs-interface"}
     dkr = interfaces["network-ecr-dkr-interface"]
     assert dkr["serviceName"] == "com.amazonaws.eu-central-1.ecr.dkr"
     assert dkr["privateDnsEnabled"] is True
     assert dkr["subnetIds"] == list(eu.policy.cloud.subnet_ids)
-    assert dkr["tags"]["seedance:break-even-gb"] == "625.7"
+    assert dkr["tags"]["seedance:break-even-gb"] == "540.0"
     policy = json.loads(dkr["policy"])
     assert policy["Statement"][0]["Condition"] == {"StringEquals": {"aws:PrincipalAccount": "111122223333"}}
     sg = eu.one("network-endpoints-sg").inputs
     assert [(r["protocol"], r["fromPort"], r["toPort"], r["cidrBlocks"]) for r in sg["ingress"]] == [("tcp", 443, 443, ["10.20.0.0/16"])]
     assert sg["egress"] == []
     assert len(dkr["securityGroupIds"]) == 1 and dkr["securityGroupIds"][0].startswith("sg-")
-    assert "break-even 625.7 GB/month" in eu.outputs["endpointRationale"]["logs"]
+    assert "break-even 540.0 GB/month" in eu.outputs["endpointRationale"]["logs"]
+    assert "(0.052 + 0.00667 cross-zone - 0.01) USD/GB" in eu.outputs["endpointRationale"]["logs"]
 
 
 def test_dev_stays_on_nat(dev):
-    # dev: 0.01 x 730 x 2 / (0.045 - 0.01) = 417.1 GB; its largest declared flow is ecr.dkr 200 GB
+    # dev: 2 AZs, 1 NAT gateway: 0.01 x 730 x 2 / (0.045 + 2 x 0.01 / 2 - 0.01) = 324.4 GB; its largest
+    # declared flow is ecr.dkr 200 GB
     assert all(i["vpcEndpointType"] == "Gateway" for i in endpoints(dev).values())
     assert not [r for r in dev.doc.resources if r.name == "network-endpoints-sg"]
-    assert "break-even 417.1 GB/month" in dev.outputs["endpointRationale"]["ecr.dkr"]
+    assert "break-even 324.4 GB/month" in dev.outputs["endpointRationale"]["ecr.dkr"]
 
 
 def test_cn_gets_the_listed_endpoints_whatever_the_price(cn):
@@ -192,10 +195,10 @@ def _interfaces(stack: str, zones: dict[str, str]) -> dict[str, list[str]]:
 def test_two_subnets_in_one_zone_give_the_endpoint_one_of_them() -> None:
     s1, s2, s3 = EU_SUBNETS
     zones = {s1: "eu-central-1a", s2: "eu-central-1a", s3: "eu-central-1b"}
-    assert _interfaces("eu-prod", zones) == {"network-ecr-dkr-interface": [s1, s3]}
+    assert _interfaces("eu-prod", zones) == {"network-ecr-dkr-interface": [s1, s3], "network-logs-interface": [s1, s3]}
     # the same answer in the other order: still the policy's first subnet of each zone
     assert _interfaces("eu-prod", {s1: "eu-central-1b", s2: "eu-central-1a", s3: "eu-central-1a"}) == {
-        "network-ecr-dkr-interface": [s1, s2]}
+        "network-ecr-dkr-interface": [s1, s2], "network-logs-interface": [s1, s2]}
 
 
 def test_every_interface_endpoint_of_a_stack_takes_the_same_subnets_and_groups_keep_them_all() -> None:
@@ -225,7 +228,8 @@ def test_offline_each_given_subnet_is_a_listed_zone_of_its_own(stack) -> None:  
 
 def test_fewer_subnets_than_zones_price_and_decide_on_the_zones_the_endpoint_is_in(tmp_path) -> None:  # type: ignore[no-untyped-def]
     # eu-prod given two subnets for its three zones: an interface endpoint is in two zones at most,
-    # so the break-even is 0.012 x 730 x 2 / (0.052 - 0.01) = 417.1 GB/month, and logs (600 GB) pays too
+    # so the break-even is 0.012 x 730 x 2 / (0.052 + 2 x 0.01 / 3 - 0.01) = 360.0 GB/month (a third of
+    # the NAT traffic crosses zones: 2 NAT gateways for the nodes' 3 zones)
     from seedance.estimate import estimate_policy
     from seedance.policy import load_policy
     from seedance.pricing.catalog import load_catalog
@@ -238,7 +242,7 @@ def test_fewer_subnets_than_zones_price_and_decide_on_the_zones_the_endpoint_is_
     interfaces = {n: i for n, i in eps.items() if i["vpcEndpointType"] == "Interface"}
     assert set(interfaces) == {"network-ecr-dkr-interface", "network-logs-interface"}
     assert all(i["subnetIds"] == list(EU_SUBNETS[:2]) for i in interfaces.values())
-    assert {i["tags"]["seedance:break-even-gb"] for i in interfaces.values()} == {"417.1"}
+    assert {i["tags"]["seedance:break-even-gb"] for i in interfaces.values()} == {"360.0"}
     est = estimate_policy(load_policy(policy), load_catalog())
     hours = {c.name: c.monthly_quantity for r in est.resources if r.kind == "network" for c in r.components
              if c.name.startswith("Interface endpoint (")}
@@ -264,8 +268,8 @@ def _with_existing(tmp_path, stack: str, network: str):  # type: ignore[no-untyp
 
 
 def test_no_endpoint_for_a_service_the_vpc_already_has(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    # eu-prod would create an ecr.dkr interface endpoint (1500 GB above break-even) and the s3 gateway
-    result = _with_existing(tmp_path, "eu-prod", "  existingEndpoints: [ecr.dkr, s3]\n")
+    # eu-prod would create ecr.dkr and logs interface endpoints (above break-even) and the s3 gateway
+    result = _with_existing(tmp_path, "eu-prod", "  existingEndpoints: [ecr.dkr, logs, s3]\n")
     eps = {r.name: r.inputs for r in result.document.of_type(EP)}
     assert set(eps) == {"network-dynamodb-gateway"}
     # no interface endpoint left: no endpoint security group either

@@ -128,9 +128,14 @@ def test_existing_endpoints_leave_the_estimate_of_the_policy(tmp_path) -> None: 
 
     old, new = network(before), network(after)
     assert "Interface endpoint (ecr.dkr)" in old and not any("ecr.dkr" in name for name in new)
-    assert old["NAT data processed (ecr.api, kms, logs, sts)"] == pytest.approx((5 + 2 + 600 + 1) * 0.052)
+    assert "Interface endpoint (logs)" in old and not any("logs" in name for name in new)
+    # a third of the NAT traffic crosses zones (2 NAT gateways, 3 zones), 0.01 USD/GB out and in
+    assert old["NAT data processed (ecr.api, kms, sts)"] == pytest.approx((5 + 2 + 1) * 0.052)
+    assert old["NAT cross-zone transfer (ecr.api, kms, sts)"] == pytest.approx(2 * (5 + 2 + 1) / 3 * 0.01)
     assert new["NAT data processed (ecr.api, sts)"] == pytest.approx((5 + 1) * 0.052)
-    saved = old["Interface endpoint (ecr.dkr)"] + old["Interface endpoint data processed (ecr.dkr)"] + (2 + 600) * 0.052
+    assert new["NAT cross-zone transfer (ecr.api, sts)"] == pytest.approx(2 * (5 + 1) / 3 * 0.01)
+    saved = sum(old[f"Interface endpoint{part} ({s})"] for part in ("", " data processed") for s in ("ecr.dkr", "logs")) \
+        + 2 * 0.052 + 2 * 2 / 3 * 0.01
     assert before.total - after.total == pytest.approx(saved, abs=0.01)
     notes = [n for r in after.resources if r.kind == "network" for n in r.notes]
     assert "kms: existing (the VPC's existing endpoint is used (network.existingEndpoints): the stack creates none, " \
@@ -169,3 +174,35 @@ def test_the_ec2_endpoint_every_node_needs_without_nat_is_priced(catalog: Catalo
     assert comps["Interface endpoint (ec2)"] == comps["Interface endpoint (autoscaling)"] == 14.6
     assert (comps["Interface endpoint data processed (ec2)"], comps["Interface endpoint data processed (autoscaling)"]) == (0.2, 0.1)
     assert not any(n.startswith("NAT ") for n in comps)
+
+
+def test_nat_traffic_of_zones_without_a_gateway_crosses_zones(catalog: Catalog) -> None:
+    from seedance.estimate.network import nat_cross_zone_gb_price, nat_cross_zone_share
+
+    assert [nat_cross_zone_share(z, n) for z, n in ((3, 2), (2, 1), (3, 1), (2, 2), (2, 3), (3, 0), (0, 1))] == \
+        [pytest.approx(1 / 3), 0.5, pytest.approx(2 / 3), 0.0, 0.0, 0.0, 0.0]
+    assert nat_cross_zone_gb_price(0.01, 2, 1) == pytest.approx(0.01)  # half the GB, out and in
+    # us-east-1, 2 interface zones: 14.6 / (0.045 + 0.01 - 0.01) = 324.4 GB, so logs at 400 GB flips
+    traffic = (("logs", 400.0),)
+    p = network_prices(catalog, "us-east-1")
+    one_nat = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=traffic, endpoints=None, node_zones=2)
+    two_nat = NetworkUsage(az_count=2, nat_gateways=2, monthly_traffic_gb=traffic, endpoints=None, node_zones=2)
+    assert [r.via for r in routes(one_nat, p)] == ["interface"] and "break-even 324.4 GB" in routes(one_nat, p)[0].reason
+    assert [r.via for r in routes(two_nat, p)] == ["nat"] and "break-even 417.1 GB" in routes(two_nat, p)[0].reason
+    # on NAT (an explicit list), the crossing half is priced out and in beside the processing; none with a
+    # gateway in every zone
+    listed = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=traffic, endpoints=("s3",), node_zones=2)
+    comps = {c.name: c for c in cost_components(listed, p, "USD")}
+    cross = comps["NAT cross-zone transfer (logs)"]
+    assert (cross.monthly_quantity, cross.monthly_cost) == (pytest.approx(400.0), pytest.approx(4.0))
+    assert cross.usage_note.startswith("no NAT gateway in 1 of the 2 zones (network.natGateways 1): their nodes' 50%")
+    both = NetworkUsage(az_count=2, nat_gateways=2, monthly_traffic_gb=traffic, endpoints=("s3",), node_zones=2)
+    assert not [c for c in cost_components(both, p, "USD") if "cross-zone" in c.name]
+
+
+def test_cross_zone_transfer_without_a_sourced_price_is_unpriced(catalog: Catalog) -> None:
+    # the data has no transfer price for the China regions: the component says so, never free
+    p = network_prices(catalog, "cn-north-1")
+    u = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=(("logs", 100.0),), endpoints=("s3",), node_zones=2)
+    cross = [c for c in cost_components(u, p, "CNY") if "cross-zone" in c.name]
+    assert len(cross) == 1 and cross[0].monthly_cost is None and cross[0].unpriced_reason
