@@ -42,7 +42,7 @@ from seedance.estimate.context import EstimateContext
 from seedance.estimate.plan_json import band_interruption_rate
 from seedance.policy.cron import CronError, Window, average_size, hourly_sizes, parse_window_cron
 from seedance.policy.model import Fleet, PaymentOption, ReservedMode, SlaTier, Term
-from seedance.pricing.catalog import Catalog, InstanceOffer, Price, PricingError
+from seedance.pricing.catalog import Catalog, InstanceOffer, Price, PricingError, UnknownPriceError
 
 log = logging.getLogger(__name__)
 
@@ -353,6 +353,7 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         if not fp.instance_types:
             return _no_type(ctx, fleet, tags, f"the plan chose no instance type for {fleet.name}")
         itype = fp.instance_types[0].instance_type
+        pools = [(c.instance_type, max(1, int(c.weight))) for c in fp.instance_types]
         # the plan counts units (one required node each); an instance of weight w serves w of them
         w = max(1, int(fp.instance_types[0].weight))
         expected = getattr(fp, "expected_nodes", None)  # the planner's cost basis, when it gives one
@@ -419,7 +420,7 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
             what = "allowed instance type" if fleet.instance_types.allowed else f"instance type priced in {ctx.region}"
             return _no_type(ctx, fleet, tags, f"no {what} has {requirement_text(fleet)}"
                             + (f": {'; '.join(skipped)}" if skipped and fleet.instance_types.allowed else ""))
-        first, share, why_spot, spot_rate = chosen
+        first, share, why_spot, spot_rate, pools = chosen
         itype, w = first.offer.instance_type, first.weight
         notes.append(f"instance type: the planner's first ({itype}: {first.rationale})")
         on = estimate_date(ctx)
@@ -445,6 +446,8 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
     if usage.spot_lost_fraction > 0 and split_hours(usage)[2] > 0:
         notes.append(f"spot hours billed as paid: {usage.spot_lost_fraction:.1%} of them are lost to interruptions "
                      f"(useful hours / {1 - usage.spot_lost_fraction:.4f}, as the planner rates spot)")
+    if (dearer := dearer_spot_pool(ctx.catalog, ctx.region, pools, usage)) is not None:
+        notes.append(dearer)
     return ResourceCost(KIND, fleet.name, SERVICE, fleet_month(usage, offer, gp3_rate(ctx.catalog, ctx.region)),
                         fleet=fleet.name, tags=tags, notes=notes)
 
@@ -491,7 +494,38 @@ def _planner_first(ctx: EstimateContext, fleet: Fleet) -> tuple[Any, float, str,
     if decision.primary is None:
         return None
     return (decision.primary, decision.plan.spot_share_above_base, decision.plan.rationale.get("spot", ""),
-            decision.plan.interruption_rate_per_hour)
+            decision.plan.interruption_rate_per_hour,
+            [(c.instance_type, max(1, int(c.weight))) for c in decision.plan.instance_types])
+
+
+def dearer_spot_pool(catalog: Catalog, region: str, pools: list[tuple[str, int]], usage: FleetUsage) -> str | None:
+    """A note when the group lists a spot pool dearer per unit than the type its spot hours are priced
+    at (the first): what those hours would cost more, all run there. An upper bound on that error, as
+    price-capacity-optimized picks among the pools by spare capacity and price; None without one."""
+    spot_h = split_hours(usage)[2]
+    if spot_h <= 0:
+        return None
+    per_unit: dict[str, float] = {}
+    for itype, weight in pools:
+        try:
+            offer = catalog.instance(region, itype)
+        except UnknownPriceError:
+            continue
+        if offer.spot_avg is not None:
+            per_unit[itype] = offer.spot_avg.value / weight
+    priced = per_unit.get(usage.instance_type)
+    if priced is None or not per_unit:
+        return None
+    dearest = max(per_unit, key=lambda t: (per_unit[t], t))
+    w = dict(pools).get(usage.instance_type, 1)
+    extra = spot_h * w * (per_unit[dearest] - priced)
+    if extra < 0.005:
+        return None
+    cur = catalog.currency(region)
+    return (f"spot hours priced at {usage.instance_type}'s spot price ({priced:.4g} {cur} an hour per unit); the group "
+            f"also lists dearer pools, up to {dearest} ({per_unit[dearest]:.4g} per unit): all its spot hours there would "
+            f"cost {extra:,.2f} {cur} more a month (an upper bound: price-capacity-optimized picks among the pools by "
+            "spare capacity and price)")
 
 
 def _no_type(ctx: EstimateContext, fleet: Fleet, tags: dict[str, str], reason: str) -> ResourceCost:

@@ -156,3 +156,39 @@ def test_estimate_date_comes_from_the_context_when_it_has_one() -> None:
     assert estimate_date(Ctx()) == dt.date(2025, 6, 1)  # type: ignore[arg-type]
     Ctx.as_of = None  # type: ignore[assignment]
     assert estimate_date(Ctx()) == dt.datetime.now(dt.UTC).date()  # type: ignore[arg-type]
+
+
+def test_a_dearer_spot_pool_the_group_lists_is_noted(catalog: Catalog) -> None:
+    from seedance.estimate.fleet import dearer_spot_pool
+
+    offer = catalog.instance("us-east-1", "g5.xlarge")
+    usage = _usage(nodes=5, reserved_units=0, on_demand_base=1, spot_share_above_base=1.0)  # 4 × 730 spot hours
+    dearer = catalog.instance("us-east-1", "g5.2xlarge")
+    assert dearer.spot_avg.value > offer.spot_avg.value
+    note = dearer_spot_pool(catalog, "us-east-1", [("g5.xlarge", 1), ("g5.2xlarge", 1)], usage)
+    extra = 4 * 730 * (dearer.spot_avg.value - offer.spot_avg.value)
+    assert note is not None and f"up to g5.2xlarge ({dearer.spot_avg.value:.4g} per unit)" in note
+    assert f"would cost {extra:,.2f} USD more a month" in note
+    # per unit of work: serving two units, g5.2xlarge (0.43682) is cheaper per unit than g5.xlarge (0.39388)
+    assert (dearer.spot_avg.value, offer.spot_avg.value) == (0.43682, 0.39388)
+    assert dearer_spot_pool(catalog, "us-east-1", [("g5.xlarge", 1), ("g5.2xlarge", 2)], usage) is None
+    # no spot hours, or the priced type the dearest: nothing to say
+    assert dearer_spot_pool(catalog, "us-east-1", [("g5.xlarge", 1), ("g5.2xlarge", 1)], _usage(spot_share_above_base=0.0)) is None
+    assert dearer_spot_pool(catalog, "us-east-1", [("g5.xlarge", 1)], usage) is None
+
+
+def test_the_estimate_notes_eu_prods_dearer_spot_pools_by_plan_and_by_policy(catalog: Catalog) -> None:
+    from pathlib import Path
+
+    from seedance.planner.planner import plan_policy
+    from seedance.policy import load_policy
+
+    loaded = load_policy(Path(__file__).resolve().parents[2] / "stacks" / "policies" / "eu-prod.yaml")
+    # p4d.24xlarge lists at 14.87 USD an hour on spot against the priced p4de.24xlarge's 10.76 (both one unit)
+    for est in (estimate_policy(loaded, catalog), estimate_policy(loaded, catalog, plan_policy(loaded, catalog))):
+        fleet = next(r for r in est.resources if r.name == "llm-train")
+        spot_hours = next(c.monthly_quantity for c in fleet.components if c.name == "Instance usage (Linux, spot, p4de.24xlarge)")
+        notes = [n for n in fleet.notes if "dearer pools" in n]
+        assert len(notes) == 1 and "up to p4d.24xlarge (14.87 per unit)" in notes[0]
+        per_hour = [catalog.instance("eu-central-1", t).spot_avg.value for t in ("p4d.24xlarge", "p4de.24xlarge")]
+        assert f"would cost {spot_hours * (per_hour[0] - per_hour[1]):,.2f} USD more a month" in notes[0]
