@@ -514,7 +514,7 @@ def dearer_spot_pool(catalog: Catalog, region: str, pools: list[tuple[str, int]]
         if offer.spot_avg is not None:
             per_unit[itype] = offer.spot_avg.value / weight
     priced = per_unit.get(usage.instance_type)
-    if priced is None or not per_unit:
+    if priced is None:
         return None
     dearest = max(per_unit, key=lambda t: (per_unit[t], t))
     w = dict(pools).get(usage.instance_type, 1)

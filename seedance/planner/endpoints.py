@@ -68,9 +68,9 @@ class EndpointDecision:
         return self.route is Route.INTERFACE
 
 
-def break_even_gb(prices: EndpointPrices, azs: int, cross_zone_per_gb: float = 0.0) -> float | None:
+def break_even_gb(prices: EndpointPrices, azs: int, cross_zone: float = 0.0) -> float | None:
     """Monthly GB above which an interface endpoint in ``azs`` AZs is cheaper than the NAT (whose
-    traffic pays ``cross_zone_per_gb`` on average for crossing zones: :func:`cross_zone_per_gb`).
+    traffic pays ``cross_zone`` per GB on average for crossing zones: :func:`cross_zone_per_gb`).
 
     ``None`` when the endpoint never pays off (its per-GB fee is not below the NAT's). The
     arithmetic is the estimator's :func:`seedance.estimate.network.endpoint_break_even_gb`, so
@@ -82,7 +82,7 @@ def break_even_gb(prices: EndpointPrices, azs: int, cross_zone_per_gb: float = 0
         interface_gb_price=prices.endpoint_per_gb,
         nat_gb_price=prices.nat_per_gb,
         hours=HOURS_PER_MONTH,
-        cross_zone_gb_price=cross_zone_per_gb,
+        cross_zone_gb_price=cross_zone,
     )
     return None if math.isinf(be) else be
 
