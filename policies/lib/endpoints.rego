@@ -120,7 +120,7 @@ _gateways_cover(eps) if {
 	gateways := [ep | some ep in eps; ep.type == "Gateway"; count(object.get(ep, "route_table_ids", [])) > 0]
 	count(gateways) > 1
 	on := {table | some ep in gateways; some table in ep.route_table_ids}
-	count({id | some id, table in subnet_tables; not table in on}) == 0
+	count(gateway_misses({"route_table_ids": on})) == 0
 }
 
 # [service, endpoint] for the listed services' endpoints this stack created itself (see own)

@@ -59,11 +59,13 @@ names(value, t) if {
 # `idx[k] contains j if { some j in CANDIDATES; some k in target_keys(input.document.resources[j]) }`,
 # wrap it in a comprehension (a partial rule without entries is undefined in regorus) and pass it.
 # (index[k]: object.get would read an array key as a path)
-referred(r, field, index) := {j | some k in _reference_keys(r, field); some j in index[k]}
+referred(r, field, index) := {j | some k in _lookup_keys(r, field); some j in index[k]}
 
 # the keys an input's reference can be found under: the URNs its property dependencies list, its
-# value (a recorded id or a URN) and the logical name in a mock-runtime id
-_reference_keys(r, field) := {["urn", u] | some u in object.get(r, ["property_dependencies", field], [])} | _value_keys(object.get(r, ["inputs", field], null))
+# value (a recorded id or a URN) and the logical name in a mock-runtime id. (resources.reference_keys
+# and lookup_forms key an index more loosely, a bare logical name matching too, for inputs that may
+# hold a name; these keep refers' judgement exactly.)
+_lookup_keys(r, field) := {["urn", u] | some u in object.get(r, ["property_dependencies", field], [])} | _value_keys(object.get(r, ["inputs", field], null))
 
 _value_keys(v) := {["value", v]} | {["name", n] | n := resources.mock_name(v); n != v} if {
 	is_string(v)

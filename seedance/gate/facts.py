@@ -481,18 +481,23 @@ def gateways_cover(eps: list[Any], tables: dict[str, str], stack: str) -> bool:
     """Whether two or more available gateway endpoints of a service (not the stack's own, each on some
     route table) are together on the route table of every subnet of ``tables``: a route table holds one
     gateway endpoint per service, so a VPC may split its subnets' tables between two of them."""
-    gateways = [ep for ep in eps if isinstance(ep, dict) and ep.get("type") == "Gateway" and not _own(ep, stack)
-                and str(ep.get("state", "")).lower() == "available" and ep.get("route_table_ids")]
-    on = {t for ep in gateways for t in ep["route_table_ids"]}
-    return len(gateways) > 1 and not any(table not in on for table in tables.values())
+    gateways = [ep for ep in eps if isinstance(ep, dict) and ep.get("type") == "Gateway" and _up(ep, stack)
+                and ep.get("route_table_ids")]
+    on = [t for ep in gateways for t in ep["route_table_ids"]]
+    return len(gateways) > 1 and not gateway_misses({"route_table_ids": on}, tables)
 
 
 def _own(ep: dict[str, Any], stack: str) -> bool:
     return (ep.get("tags") or {}).get(STACK_TAG) == stack
 
 
+def _up(ep: dict[str, Any], stack: str) -> bool:
+    """Available, and not this stack's own."""
+    return not _own(ep, stack) and str(ep.get("state", "")).lower() == "available"
+
+
 def _serves(ep: dict[str, Any], tables: dict[str, str], stack: str) -> bool:
-    if _own(ep, stack) or str(ep.get("state", "")).lower() != "available":
+    if not _up(ep, stack):
         return False
     if ep.get("type") == "Gateway":
         return bool(ep.get("route_table_ids")) and not gateway_misses(ep, tables)
