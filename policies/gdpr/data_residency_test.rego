@@ -306,3 +306,18 @@ test_fail_hidden_log_group_of_personal_flow_log if {
 	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fl])
 	v == {_f("aws:ec2/flowLog:FlowLog", "fl", "flow log delivery of personal data goes to a destination the document does not show (unknown until apply), whose region the stack does not establish; declare the destination in the stack or waive")}
 }
+
+# a subscription to the group a personal-data Lambda function writes to, which the stack does not
+# declare: the data is the function's
+test_fail_log_subscription_of_undeclared_function_group if {
+	fn := fixtures.resource("aws:lambda/function:Function", "scorer", {"name": "scorer", "tags": fixtures.tags("personal")})
+	sub := json.patch(_subscription("arn:aws:lambda:us-west-2:111122223333:function:ship"), [{"op": "replace", "path": "/inputs/logGroup", "value": "/aws/lambda/scorer"}])
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fn, sub])
+	v == {_f("aws:lambda/function:Function", "scorer", sprintf("log subscription of personal data goes to us-west-2, %s", [_outside_gdpr]))}
+}
+
+test_pass_log_subscription_of_undeclared_internal_function_group if {
+	fn := fixtures.resource("aws:lambda/function:Function", "scorer", {"name": "scorer", "tags": fixtures.tags("internal")})
+	sub := json.patch(_subscription("arn:aws:lambda:us-west-2:111122223333:function:ship"), [{"op": "replace", "path": "/inputs/logGroup", "value": "/aws/lambda/scorer"}])
+	data_residency.violation == set() with input as fixtures.gate_input(fixtures.gdpr_policy, [fn, sub])
+}

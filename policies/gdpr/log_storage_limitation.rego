@@ -11,7 +11,8 @@ import data.lib.resources
 #   Log groups holding personal data (tagged so, or receiving the logs of a personal-data
 #   resource) have a finite retention no longer than the declared maximum. Logs a personal-data
 #   resource has AWS write to a log group the stack does not declare (EKS control-plane logs, RDS,
-#   DocumentDB and Neptune log exports, flow logs and trails delivering to CloudWatch Logs or to a
+#   DocumentDB and Neptune log exports, Lambda functions, ECS awslogs containers, API Gateway access
+#   logs, flow logs and trails delivering to CloudWatch Logs or to a
 #   bucket outside the stack) have a retention that cannot be established, and are reported. In China the six-month minimum for network logs (Cybersecurity Law art. 21) is a
 #   legal obligation that takes precedence, so there the maximum is raised to 365 days, the
 #   smallest CloudWatch retention that surely covers six calendar months. Without a declared
@@ -39,7 +40,7 @@ _max := frameworks.gdpr_log_max_days(input.policy)
 _personal_logs := [input.document.resources[i] | some i in audit.personal_log_groups]
 
 # logs of personal data written where the stack declares no log group (AWS creates the groups of
-# EKS and the databases itself, never expiring) or to a bucket outside the stack
+# EKS, the databases and Lambda itself, never expiring) or to a bucket outside the stack
 _problems contains findings.problem(d.source, msg) if {
 	some d in audit.undeclared_log_deliveries
 	resources.personal(d.source)

@@ -134,3 +134,86 @@ test_pass_flow_log_tied_by_dependency if {
 	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fl, group])
 	v == set()
 }
+
+# Lambda functions, ECS containers (awslogs) and API Gateway stages' access logs
+_fn(name, data_class, extra) := fixtures.resource("aws:lambda/function:Function", name, object.union(
+	{"name": name, "runtime": "python3.12", "tags": fixtures.tags(data_class)},
+	extra,
+))
+
+_task(data_class, containers) := fixtures.resource("aws:ecs/taskDefinition:TaskDefinition", "task", {
+	"family": "scorer",
+	"containerDefinitions": json.marshal(containers),
+	"tags": fixtures.tags(data_class),
+})
+
+_awslogs(name, group) := {"name": name, "image": "scorer:1", "logConfiguration": {
+	"logDriver": "awslogs",
+	"options": {"awslogs-group": group, "awslogs-region": "eu-central-1", "awslogs-create-group": "true"},
+}}
+
+_stage(data_class, arn) := fixtures.resource("aws:apigateway/stage:Stage", "stage", {
+	"stageName": "prod",
+	"accessLogSettings": {"destinationArn": arn, "format": "$context.requestId"},
+	"tags": fixtures.tags(data_class),
+})
+
+_service_logs(data_class) := [
+	_fn("pd-fn", data_class, {}),
+	_fn("pd-fn2", data_class, {"loggingConfig": {"logFormat": "JSON", "logGroup": "shared-fn-logs"}}),
+	_task(data_class, [_awslogs("app", "scorer-logs"), {"name": "sidecar", "image": "envoy:1"}]),
+	_stage(data_class, "arn:aws:logs:eu-central-1:111122223333:log-group:api-access"),
+]
+
+test_fail_service_logs_of_personal_data_to_undeclared_groups if {
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, _service_logs("personal"))
+	v == {
+		_on("aws:lambda/function:Function", "pd-fn", "Lambda function logs of personal data go to log group /aws/lambda/pd-fn, which the stack does not declare, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365"),
+		_on("aws:lambda/function:Function", "pd-fn2", "Lambda function logs of personal data go to log group shared-fn-logs, which the stack does not declare, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365"),
+		_on("aws:ecs/taskDefinition:TaskDefinition", "task", "ECS container logs (app) of personal data go to log group scorer-logs, which the stack does not declare, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365"),
+		_on("aws:apigateway/stage:Stage", "stage", "API Gateway access logs of personal data go to log group api-access, which the stack does not declare, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365"),
+	}
+}
+
+test_pass_service_logs_of_other_classes_to_undeclared_groups if {
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, _service_logs("internal"))
+	v == set()
+}
+
+test_pass_service_logs_to_declared_groups_within_maximum if {
+	groups := [
+		_named_group("fn-logs", "/aws/lambda/pd-fn", "internal", 30),
+		_named_group("shared-logs", "shared-fn-logs", "internal", 30),
+		_named_group("task-logs", "scorer-logs", "internal", 30),
+		_named_group("api-logs", "api-access", "internal", 30),
+	]
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, array.concat(_service_logs("personal"), groups))
+	v == set()
+}
+
+# a declared group receiving a personal-data function's logs holds personal data, whatever its tag
+test_fail_declared_group_of_function_logs_never_expires if {
+	resources := [_fn("pd-fn", "personal", {}), _named_group("fn-logs", "/aws/lambda/pd-fn", "internal", 0)]
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("fn-logs", "log group with personal data never expires (maximum 365 days)")}
+}
+
+# tied by property dependencies, the names unknown until apply (a group the same program creates)
+test_pass_service_logs_tied_by_dependency if {
+	fn_group := fixtures.log_group("fn-logs", "internal", 30)
+	api_group := fixtures.log_group("api-logs", "internal", 30)
+	fn := object.union(_fn("pd-fn", "personal", {"loggingConfig": {"logGroup": "[unknown]"}}), {"property_dependencies": {"loggingConfig": [fn_group.urn]}})
+	stage := object.union(_stage("personal", "[unknown]"), {"property_dependencies": {"accessLogSettings": [api_group.urn]}})
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fn, stage, fn_group, api_group])
+	v == set()
+}
+
+# a function without a name (Pulumi names it at apply), an access-log Firehose stream (no log group)
+# and container definitions unknown until apply
+test_service_logs_unnamed_function_firehose_and_hidden_containers if {
+	fn := json.remove(_fn("pd-fn", "personal", {}), ["inputs/name"])
+	stage := _stage("personal", "arn:aws:firehose:eu-central-1:111122223333:deliverystream/amazon-apigateway-access")
+	task := json.patch(_task("personal", []), [{"op": "replace", "path": "/inputs/containerDefinitions", "value": "[unknown]"}])
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fn, stage, task])
+	v == {_on("aws:lambda/function:Function", "pd-fn", "Lambda function logs of personal data go to log group /aws/lambda/<name>, whose name the document does not show (unset, so named at apply, or unknown until apply) and no log group of the stack can be matched to, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365")}
+}

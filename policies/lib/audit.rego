@@ -608,6 +608,54 @@ _log_exports := {
 	"aws:neptune/cluster:Cluster": ["clusterIdentifier", "/aws/neptune/%s/%v"],
 }
 
+# Lambda functions write to /aws/lambda/NAME, or to the group their loggingConfig.logGroup names
+# (AWS creates /aws/lambda/NAME itself, never expiring, when the stack declares none; a function
+# whose role may not write logs writes none, which the document cannot show, so it is counted)
+log_deliveries contains _log_delivery(f, "Lambda function logs", name, "", label) if {
+	some type, name_input in _lambda_name_inputs
+	some f in resources.of_type(input.document, type)
+	not _lambda_group(f)
+	name := _derived_name("/aws/lambda/%s", [object.get(f.inputs, name_input, null)])
+	label := _derived_label("/aws/lambda/%s", ["<name>"], name_input, name)
+}
+
+log_deliveries contains _log_delivery(f, "Lambda function logs", name, "loggingConfig", _ref_label(name)) if {
+	some type, _ in _lambda_name_inputs
+	some f in resources.of_type(input.document, type)
+	name := _group_name("logGroupName", _lambda_group(f))
+}
+
+_lambda_group(f) := v if {
+	v := object.get(f.inputs, ["loggingConfig", "logGroup"], null)
+	not v in {null, ""}
+}
+
+_lambda_name_inputs := {"aws:lambda/function:Function": "name", "aws-native:lambda:Function": "functionName"}
+
+# ECS containers with the awslogs driver write to the group their awslogs-group option names (with
+# awslogs-create-group ECS creates it, never expiring); container definitions the document does
+# not show are not read (as a hidden list of EKS log types)
+log_deliveries contains _log_delivery(td, what, name, "", _ref_label(name)) if {
+	some type in ["aws:ecs/taskDefinition:TaskDefinition", "aws-native:ecs:TaskDefinition"]
+	some td in resources.of_type(input.document, type)
+	some c in resources.container_definitions(object.get(td.inputs, "containerDefinitions", []))
+	log := object.get(c, "logConfiguration", {})
+	object.get(log, "logDriver", null) == "awslogs"
+	what := sprintf("ECS container logs (%v)", [object.get(c, "name", "?")])
+	name := _group_name("logGroupName", object.get(log, ["options", "awslogs-group"], null))
+}
+
+# API Gateway stages' access logs go to the log group their accessLogSettings.destinationArn names
+# (a Firehose stream there is not a log group)
+log_deliveries contains _log_delivery(s, "API Gateway access logs", name, "accessLogSettings", _ref_label(name)) if {
+	some type in ["aws:apigateway/stage:Stage", "aws:apigatewayv2/stage:Stage"]
+	some s in resources.of_type(input.document, type)
+	arn := object.get(s.inputs, ["accessLogSettings", "destinationArn"], null)
+	arn != null
+	not contains(sprintf("%v", [arn]), ":firehose:")
+	name := _group_name("destinationArn", arn)
+}
+
 # a name AWS derives from an identifier the document shows; null when it does not (an identifier
 # unknown until apply, secret, or left for Pulumi to auto-name at apply)
 _derived_name(pattern, args) := sprintf(pattern, args) if {

@@ -182,6 +182,17 @@ json_object(raw) := doc if {
 
 json_object(raw) := raw if is_object(raw)
 
+# an ECS task definition's containers, as objects: pulumi-aws gives containerDefinitions as JSON
+# text, aws-native as a list; undefined for a value the document does not show
+container_definitions(raw) := [c | some c in raw; is_object(c)] if is_array(raw)
+
+container_definitions(raw) := [c | some c in defs; is_object(c)] if {
+	is_string(raw)
+	json.is_valid(raw)
+	defs := json.unmarshal(raw)
+	is_array(defs)
+}
+
 # data class (seedance.io/data-class label) of the labelled Kubernetes objects by position
 _labelled := {i: class |
 	some i in k8s_indices

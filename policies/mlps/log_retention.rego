@@ -14,8 +14,9 @@ import data.lib.s3
 #   unknown until apply is reported), and S3 buckets receiving audit logs (trail log files) or
 #   network logs (flow logs, load-balancer and S3 access logs) have no lifecycle rule, scoped or
 #   not, that expires objects before 183 days. Logs the stack has AWS write where it declares no
-#   log group (EKS control-plane logs, RDS, DocumentDB and Neptune log exports, flow logs and
-#   trails delivering to CloudWatch Logs) or no bucket (flow logs and trails delivering to S3) are
+#   log group (EKS control-plane logs, RDS, DocumentDB and Neptune log exports, Lambda functions,
+#   ECS awslogs containers, API Gateway access logs, flow logs and trails delivering to CloudWatch
+#   Logs) or no bucket (flow logs and trails delivering to S3) are
 #   kept for a time that cannot be established, and are reported.
 # related_resources:
 #   - ref: https://openstd.samr.gov.cn/bzgk/gb/newGbInfo?hcno=BAFB47E8874764186BDB7865E8344DAF

@@ -119,3 +119,28 @@ test_pass_logs_written_to_the_stacks_groups_and_buckets if {
 	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# Lambda functions, ECS containers and API Gateway access logs, whatever their data class
+_fn := fixtures.resource("aws:lambda/function:Function", "scorer", {"name": "scorer", "tags": fixtures.tags("internal")})
+
+_task := fixtures.resource("aws:ecs/taskDefinition:TaskDefinition", "task", {"family": "scorer", "containerDefinitions": json.marshal([{
+	"name": "app",
+	"logConfiguration": {"logDriver": "awslogs", "options": {"awslogs-group": "/ecs/scorer"}},
+}])})
+
+test_fail_service_logs_to_undeclared_groups if {
+	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [_fn, _task])
+	v == {
+		_mf("aws:lambda/function:Function", "scorer", "Lambda function logs go to log group /aws/lambda/scorer, which the stack does not declare, so keeping them at least 180 days cannot be established; declare that log group in the stack with retentionInDays 365"),
+		_mf("aws:ecs/taskDefinition:TaskDefinition", "task", "ECS container logs (app) go to log group /ecs/scorer, which the stack does not declare, so keeping them at least 180 days cannot be established; declare that log group in the stack with retentionInDays 365"),
+	}
+}
+
+test_pass_service_logs_to_declared_groups if {
+	groups := [
+		object.union(fixtures.log_group("fn-logs", "internal", 365), {"inputs": {"name": "/aws/lambda/scorer"}}),
+		object.union(fixtures.log_group("task-logs", "internal", 365), {"inputs": {"name": "/ecs/scorer"}}),
+	]
+	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, array.concat([_fn, _task], groups))
+	v == set()
+}

@@ -115,14 +115,12 @@ _problems contains findings.problem(f, msg) if {
 	msg := sprintf("function's environment variables are %s, so a plaintext credential cannot be ruled out", [resources.hidden_why(v)])
 }
 
-# ECS task definitions: each container's environment list ({name, value}); pulumi-aws gives
-# containerDefinitions as JSON text, aws-native as a list
+# ECS task definitions: each container's environment list ({name, value})
 _task_types := ["aws:ecs/taskDefinition:TaskDefinition", "aws-native:ecs:TaskDefinition"]
 
 _problems contains findings.problem(td, msg) if {
 	some td in resources.of_types(input.document, _task_types)
-	some c in _container_definitions(object.get(td.inputs, "containerDefinitions", []))
-	is_object(c)
+	some c in resources.container_definitions(object.get(td.inputs, "containerDefinitions", []))
 	env := object.get(c, "environment", [])
 	is_array(env)
 	some e in env
@@ -137,16 +135,7 @@ _problems contains findings.problem(td, "task definition's containerDefinitions 
 	not _readable_containers(object.get(td.inputs, "containerDefinitions", []))
 }
 
-_container_definitions(raw) := raw if is_array(raw)
-
-_container_definitions(raw) := defs if {
-	is_string(raw)
-	json.is_valid(raw)
-	defs := json.unmarshal(raw)
-	is_array(defs)
-}
-
-_readable_containers(raw) if _container_definitions(raw)
+_readable_containers(raw) if resources.container_definitions(raw)
 
 _plaintext(value) if {
 	is_string(value)
