@@ -248,7 +248,7 @@ def build_platform(args: PlatformArgs) -> Platform:
             availability_zones=list(cloud.availability_zones),
             account_id=account_id,
             decisions=decide_endpoints(policy.network, interface_endpoint_zones(cloud.availability_zones, cloud.subnet_ids),
-                                       args.endpoint_prices, node_zones=len(set(cloud.availability_zones))),
+                                       args.endpoint_prices),
             route_table_ids=None if args.route_table_ids is None else list(args.route_table_ids),
             tags=tag_set.for_resource(purpose="networking"),
         ),

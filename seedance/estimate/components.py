@@ -91,7 +91,8 @@ def rate_in(catalog: Catalog, region: str, service: str, item: str, currency: st
 def priced(name: str, unit: str, quantity: float, rate: Rate, currency: str, *, note: str | None = None) -> CostComponent:
     """quantity × rate; an unpriced component (with the reason) when the rate has no price."""
     if rate.price is None:
-        return CostComponent(name, unit, quantity, None, None, currency, None, unpriced_reason=rate.missing or "no sourced price")
+        return CostComponent(name, unit, quantity, None, None, currency, None, unpriced_reason=rate.missing or "no sourced price",
+                             usage_note=note)
     if rate.price.currency != currency:
         raise PricingError(f"{name}: price in {rate.price.currency}, estimate in {currency}; currencies are never mixed")
     return CostComponent(

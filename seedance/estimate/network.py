@@ -85,7 +85,9 @@ def interface_endpoint_zones(availability_zones: Sequence[str], subnet_ids: Sequ
     (``cloud.subnetIds``) in each zone the policy lists (``cloud.availabilityZones``; see
     :func:`components.network.endpoint_subnets`): so at most one zone per listed zone and one per
     given subnet. Given subnets that share a zone, or lie outside the listed zones, put the endpoint
-    in fewer zones; only EC2 knows a subnet's zone, so the estimate prices the upper bound.
+    in fewer zones; only EC2 knows a subnet's zone, so the estimate prices the upper bound. The nodes
+    run in the same given subnets, so these are also the zones their NAT traffic starts from
+    (:func:`nat_cross_zone_share`).
     """
     return min(len(set(availability_zones)), len(set(subnet_ids)))
 
@@ -99,8 +101,6 @@ class NetworkUsage:
     existing: tuple[str, ...] = ()  # the VPC's own endpoints (network.existingEndpoints), sorted
     # those of them AWS says the VPC has no serving endpoint for: (service, why), sorted
     unserved: tuple[tuple[str, str], ...] = ()
-    # the zones the nodes run in (cloud.availabilityZones): with fewer NAT gateways, traffic crosses
-    node_zones: int = 0
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ def routes(u: NetworkUsage, p: NetworkPrices) -> list[Route]:
             interface_gb_price=p.interface_gb.value,  # type: ignore[arg-type]
             nat_gb_price=p.nat_gb.value,  # type: ignore[arg-type]
             # unpriced (no sourced price for the region): left out, and the NAT's crossing unpriced
-            cross_zone_gb_price=nat_cross_zone_gb_price(p.cross_zone.value or 0.0, u.node_zones, u.nat_gateways),
+            cross_zone_gb_price=nat_cross_zone_gb_price(p.cross_zone.value or 0.0, u.az_count, u.nat_gateways),
         )
     unserved = dict(u.unserved)
     for s in services:
@@ -198,9 +198,9 @@ def cost_components(u: NetworkUsage, p: NetworkPrices, currency: str) -> list[Co
     if nat_gb:
         names = ", ".join(r.service for r in rs if r.via == "nat" and traffic.get(r.service, 0.0))
         out.append(priced(f"NAT data processed ({names})", "GB", nat_gb, p.nat_gb, currency))
-        share = nat_cross_zone_share(u.node_zones, u.nat_gateways)
+        share = nat_cross_zone_share(u.az_count, u.nat_gateways)
         if share:
-            note = (f"no NAT gateway in {u.node_zones - u.nat_gateways} of the {u.node_zones} zones "
+            note = (f"no NAT gateway in {u.az_count - u.nat_gateways} of the {u.az_count} zones "
                     f"(network.natGateways {u.nat_gateways}): their nodes' {share:.0%} of the traffic crosses to a "
                     "gateway in another zone, charged out and in (nodes spread evenly; each zone with a gateway "
                     "routes to its own)")
@@ -235,8 +235,7 @@ def usage_of(policy: CostPolicy, unserved_endpoints: Sequence[tuple[str, str]] =
     zones = interface_endpoint_zones(policy.cloud.availability_zones, policy.cloud.subnet_ids)
     existing = tuple(sorted({e.value for e in n.existing_endpoints}))
     unserved = tuple((s, why) for s, why in unserved_endpoints if s in existing)
-    return NetworkUsage(zones, n.nat_gateways, traffic, endpoints, existing, unserved,
-                        node_zones=len(set(policy.cloud.availability_zones)))
+    return NetworkUsage(zones, n.nat_gateways, traffic, endpoints, existing, unserved)
 
 
 def resources(ctx: EstimateContext) -> list[ResourceCost]:

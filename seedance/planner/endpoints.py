@@ -87,17 +87,18 @@ def break_even_gb(prices: EndpointPrices, azs: int, cross_zone: float = 0.0) -> 
     return None if math.isinf(be) else be
 
 
-def cross_zone_per_gb(prices: EndpointPrices, node_zones: int, nat_gateways: int) -> float:
+def cross_zone_per_gb(prices: EndpointPrices, zones: int, nat_gateways: int) -> float:
     """What a GB through NAT pays on average for crossing zones (0 when the price is unsourced: the
     estimate then shows that transfer unpriced)."""
-    return nat_cross_zone_gb_price(prices.inter_az_per_direction or 0.0, node_zones, nat_gateways)
+    return nat_cross_zone_gb_price(prices.inter_az_per_direction or 0.0, zones, nat_gateways)
 
 
-def decide_endpoints(network: Network, azs: int, prices: EndpointPrices | None, *, node_zones: int = 0) -> list[EndpointDecision]:
+def decide_endpoints(network: Network, azs: int, prices: EndpointPrices | None) -> list[EndpointDecision]:
     """One decision per service: the gateway services and the VPC's existing endpoints always, then
     every service with declared traffic or listed explicitly, in the order of :class:`EndpointService`.
-    ``azs``: the zones an interface endpoint is in; ``node_zones``: those the nodes run in
-    (``cloud.availabilityZones``), whose NAT traffic crosses zones when the VPC has fewer NAT gateways."""
+    ``azs``: the zones an interface endpoint is in, which are those the nodes run in (both take the
+    given subnets, :func:`~seedance.estimate.network.interface_endpoint_zones`); with fewer NAT gateways
+    than that, NAT traffic crosses zones."""
     if azs < 1:
         raise ValueError(f"azs: expected at least one availability zone for interface endpoints, got {azs}")
     explicit = None if network.endpoints == "auto" else set(network.endpoints)
@@ -130,7 +131,7 @@ def decide_endpoints(network: Network, azs: int, prices: EndpointPrices | None, 
             continue
         if gb is None and not listed:
             continue
-        cross = 0.0 if prices is None else cross_zone_per_gb(prices, node_zones, network.nat_gateways)
+        cross = 0.0 if prices is None else cross_zone_per_gb(prices, azs, network.nat_gateways)
         out.append(_interface_or_nat(service, gb, azs, prices, explicit, listed, cross))
     return out
 

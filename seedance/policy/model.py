@@ -593,7 +593,7 @@ class Network(_Model):
     monthly_traffic_gb: dict[EndpointService, MonthlyGb] = Field(
         default_factory=dict, description="Expected GB a month through each service.")
     nat_gateways: Annotated[int, Field(ge=0, le=100)] = Field(default=1, description="NAT gateways the VPC runs (one per AZ for HA). With fewer than "
-        "`cloud.availabilityZones`, the traffic of the zones without one crosses to a gateway in another zone: the "
+        "the zones the nodes run in (`cloud.availabilityZones`, at most one per `cloud.subnetIds` entry), the traffic of the zones without one crosses to a gateway in another zone: the "
         "estimate prices that transfer (out and in) and the endpoint break-even counts it. With 0 the nodes reach AWS "
         "services only through endpoints: `auto` then takes one for ecr.api, ecr.dkr, sts and ec2 (which every node reaches) "
         "and for every service with traffic, whatever it costs; an explicit `endpoints` list (with "

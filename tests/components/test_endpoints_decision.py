@@ -119,13 +119,17 @@ def test_nat_traffic_crossing_zones_lowers_the_break_even():
     # through NAT costs 0.052 + 0.00667: break-even 26.28 / 0.048667 = 540.0 GB, and logs at 600 GB flips
     eu = EndpointPrices("USD", 0.012, 0.01, 0.052, "test", inter_az_per_direction=0.01)
     traffic = net(monthlyTrafficGb={"logs": 600}, natGateways=2)
-    crossing = {d.service: d for d in decide_endpoints(traffic, 3, eu, node_zones=3)}[S.LOGS]
+    crossing = {d.service: d for d in decide_endpoints(traffic, 3, eu)}[S.LOGS]
     assert crossing.route is Route.INTERFACE and crossing.break_even_gb == pytest.approx(540.0)
     assert crossing.monthly_cost_nat == pytest.approx(600 * (0.052 + 0.02 / 3))
     assert "(0.052 + 0.00667 cross-zone - 0.01) USD/GB" in crossing.rationale
-    # a gateway in every zone, no transfer price, or no node zones given: the old break-even
-    for decided in (decide_endpoints(net(monthlyTrafficGb={"logs": 600}, natGateways=3), 3, eu, node_zones=3),
-                    decide_endpoints(traffic, 3, EU, node_zones=3), decide_endpoints(traffic, 3, eu)):
+    # a gateway in every zone the nodes (and the endpoint) are in, or no transfer price: the old break-even
+    for decided in (decide_endpoints(net(monthlyTrafficGb={"logs": 600}, natGateways=3), 3, eu),
+                    decide_endpoints(traffic, 3, EU)):
         logs = {d.service: d for d in decided}[S.LOGS]
         assert logs.route is Route.NAT and logs.break_even_gb == pytest.approx(625.714, abs=1e-3)
+    # one given subnet: the nodes and the endpoint share its zone, and one gateway there crosses nothing
+    # (8.76 / 0.042 = 208.6 GB, so 200 GB stays on NAT)
+    one = {d.service: d for d in decide_endpoints(net(monthlyTrafficGb={"logs": 200}, natGateways=1), 1, eu)}[S.LOGS]
+    assert one.route is Route.NAT and one.break_even_gb == pytest.approx(208.571, abs=1e-3)
     assert endpoint_prices(load_catalog(), "eu-central-1").inter_az_per_direction == 0.01

@@ -227,9 +227,9 @@ def test_offline_each_given_subnet_is_a_listed_zone_of_its_own(stack) -> None:  
 
 
 def test_fewer_subnets_than_zones_price_and_decide_on_the_zones_the_endpoint_is_in(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    # eu-prod given two subnets for its three zones: an interface endpoint is in two zones at most,
-    # so the break-even is 0.012 x 730 x 2 / (0.052 + 2 x 0.01 / 3 - 0.01) = 360.0 GB/month (a third of
-    # the NAT traffic crosses zones: 2 NAT gateways for the nodes' 3 zones)
+    # eu-prod given two subnets for its three zones: an interface endpoint is in two zones at most, and
+    # the nodes too, each with one of the 2 NAT gateways (nothing crosses zones), so the break-even is
+    # 0.012 x 730 x 2 / (0.052 - 0.01) = 417.1 GB/month
     from seedance.estimate import estimate_policy
     from seedance.policy import load_policy
     from seedance.pricing.catalog import load_catalog
@@ -242,7 +242,7 @@ def test_fewer_subnets_than_zones_price_and_decide_on_the_zones_the_endpoint_is_
     interfaces = {n: i for n, i in eps.items() if i["vpcEndpointType"] == "Interface"}
     assert set(interfaces) == {"network-ecr-dkr-interface", "network-logs-interface"}
     assert all(i["subnetIds"] == list(EU_SUBNETS[:2]) for i in interfaces.values())
-    assert {i["tags"]["seedance:break-even-gb"] for i in interfaces.values()} == {"360.0"}
+    assert {i["tags"]["seedance:break-even-gb"] for i in interfaces.values()} == {"417.1"}
     est = estimate_policy(load_policy(policy), load_catalog())
     hours = {c.name: c.monthly_quantity for r in est.resources if r.kind == "network" for c in r.components
              if c.name.startswith("Interface endpoint (")}

@@ -30,11 +30,12 @@ def test_auto_takes_an_interface_endpoint_above_break_even(catalog: Catalog) -> 
     assert [(c.name, c.monthly_quantity, round(c.monthly_cost, 2)) for c in comps] == [
         ("NAT gateway", 730.0, 32.85),  # 1 × 730 × 0.045
         ("NAT data processed (logs)", 100.0, 4.50),  # 100 × 0.045
+        ("NAT cross-zone transfer (logs)", 100.0, 1.00),  # half of 100 GB from the zone without one, out and in × 0.01
         ("Interface endpoint (ecr.dkr)", 1460.0, 14.60),  # 2 AZ × 730 × 0.01
         ("Interface endpoint data processed (ecr.dkr)", 1000.0, 10.00),  # 1000 × 0.01
         ("Gateway endpoint (s3)", 1.0, 0.00),  # no charge (sourced $0 row)
     ]
-    assert round(sum(c.monthly_cost for c in comps), 2) == 61.95
+    assert round(sum(c.monthly_cost for c in comps), 2) == 62.95
 
 
 def test_interface_processing_above_the_first_tier_is_an_upper_bound(catalog: Catalog) -> None:
@@ -54,8 +55,9 @@ def test_interface_processing_above_the_first_tier_is_an_upper_bound(catalog: Ca
 def test_explicit_list_keeps_other_traffic_on_nat(catalog: Catalog) -> None:
     u = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=TRAFFIC, endpoints=("s3",))
     comps = cost_components(u, network_prices(catalog, "us-east-1"), "USD")
-    # NAT 32.85 + (1000 + 100) × 0.045 = 32.85 + 49.50; the auto choice above saves 20.40
-    assert round(sum(c.monthly_cost for c in comps), 2) == 82.35
+    # NAT 32.85 + (1000 + 100) × (0.045 + 0.01 crossing half the time, out and in) = 32.85 + 60.50;
+    # the auto choice above saves 30.40
+    assert round(sum(c.monthly_cost for c in comps), 2) == 93.35
     assert comps[1].name == "NAT data processed (ecr.dkr, logs)"
 
 
@@ -185,24 +187,49 @@ def test_nat_traffic_of_zones_without_a_gateway_crosses_zones(catalog: Catalog) 
     # us-east-1, 2 interface zones: 14.6 / (0.045 + 0.01 - 0.01) = 324.4 GB, so logs at 400 GB flips
     traffic = (("logs", 400.0),)
     p = network_prices(catalog, "us-east-1")
-    one_nat = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=traffic, endpoints=None, node_zones=2)
-    two_nat = NetworkUsage(az_count=2, nat_gateways=2, monthly_traffic_gb=traffic, endpoints=None, node_zones=2)
+    one_nat = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=traffic, endpoints=None)
+    two_nat = NetworkUsage(az_count=2, nat_gateways=2, monthly_traffic_gb=traffic, endpoints=None)
     assert [r.via for r in routes(one_nat, p)] == ["interface"] and "break-even 324.4 GB" in routes(one_nat, p)[0].reason
     assert [r.via for r in routes(two_nat, p)] == ["nat"] and "break-even 417.1 GB" in routes(two_nat, p)[0].reason
     # on NAT (an explicit list), the crossing half is priced out and in beside the processing; none with a
     # gateway in every zone
-    listed = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=traffic, endpoints=("s3",), node_zones=2)
+    listed = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=traffic, endpoints=("s3",))
     comps = {c.name: c for c in cost_components(listed, p, "USD")}
     cross = comps["NAT cross-zone transfer (logs)"]
     assert (cross.monthly_quantity, cross.monthly_cost) == (pytest.approx(400.0), pytest.approx(4.0))
     assert cross.usage_note.startswith("no NAT gateway in 1 of the 2 zones (network.natGateways 1): their nodes' 50%")
-    both = NetworkUsage(az_count=2, nat_gateways=2, monthly_traffic_gb=traffic, endpoints=("s3",), node_zones=2)
+    both = NetworkUsage(az_count=2, nat_gateways=2, monthly_traffic_gb=traffic, endpoints=("s3",))
     assert not [c for c in cost_components(both, p, "USD") if "cross-zone" in c.name]
 
 
 def test_cross_zone_transfer_without_a_sourced_price_is_unpriced(catalog: Catalog) -> None:
     # the data has no transfer price for the China regions: the component says so, never free
     p = network_prices(catalog, "cn-north-1")
-    u = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=(("logs", 100.0),), endpoints=("s3",), node_zones=2)
+    u = NetworkUsage(az_count=2, nat_gateways=1, monthly_traffic_gb=(("logs", 100.0),), endpoints=("s3",))
     cross = [c for c in cost_components(u, p, "CNY") if "cross-zone" in c.name]
     assert len(cross) == 1 and cross[0].monthly_cost is None and cross[0].unpriced_reason
+    assert cross[0].usage_note and cross[0].usage_note.startswith("no NAT gateway in 1 of the 2 zones")  # why it is there
+
+
+def test_nodes_cross_zones_only_between_the_zones_their_subnets_give(catalog: Catalog) -> None:
+    # three listed zones but one given subnet: the nodes, the NAT gateway and the endpoint all sit in
+    # one zone, so nothing crosses, and logs at 200 GB stay on NAT (break-even 8.76 / 0.042 = 208.6 GB)
+    from seedance.estimate.network import usage_of
+    from seedance.policy.model import CostPolicy
+
+    def policy(subnets: list[str]) -> CostPolicy:
+        return CostPolicy.model_validate({
+            "apiVersion": "seedance.io/v1", "kind": "CostPolicy",
+            "metadata": {"name": "n", "environment": "dev", "owner": "a@example.com"},
+            "cloud": {"region": "eu-central-1", "availabilityZones": ["eu-central-1a", "eu-central-1b", "eu-central-1c"],
+                      "vpcId": "vpc-0123456789abcdef0", "subnetIds": subnets},
+            "budget": {"monthlyAmount": 1000}, "network": {"natGateways": 1, "monthlyTrafficGb": {"logs": 200}}})
+
+    p = network_prices(catalog, "eu-central-1")
+    one = usage_of(policy(["subnet-0123456789abcdef0"]))
+    assert [(r.via, r.reason.split("break-even ")[1][:8]) for r in routes(one, p)] == [("nat", "208.6 GB")]
+    assert not [c for c in cost_components(one, p, "USD") if "cross-zone" in c.name]
+    # three subnets (three zones, as many as listed): two thirds of the NAT traffic crosses
+    three = usage_of(policy([f"subnet-0123456789abcdef{i}" for i in range(3)]))
+    cross = {c.name: c for c in cost_components(three, p, "USD")}["NAT cross-zone transfer (logs)"]
+    assert cross.monthly_quantity == pytest.approx(2 * 200 * 2 / 3)
