@@ -196,7 +196,7 @@ def group_shape(plan: FleetPlan, autoscaler_managed: bool) -> GroupShape:
     if not autoscaler_managed:
         return GroupShape(list(plan.instance_types), True, 1, plan.min_size, plan.desired, plan.max_size, plan.on_demand_base)
     w = plan.smallest_weight
-    types = [c for c in plan.instance_types if c.weight == w]
+    types = plan.group_types(autoscaler_managed=True)
     dropped = [c.instance_type for c in plan.instance_types if c.weight != w]
     if dropped:
         log.info("fleet %s: the Cluster Autoscaler manages its group, which therefore lists only its %d-unit types "

@@ -353,7 +353,8 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         if not fp.instance_types:
             return _no_type(ctx, fleet, tags, f"the plan chose no instance type for {fleet.name}")
         itype = fp.instance_types[0].instance_type
-        pools = [(c.instance_type, max(1, int(c.weight))) for c in fp.instance_types]
+        # the spot pools the group lists (one the Cluster Autoscaler manages: the smallest types only)
+        pools = [(c.instance_type, max(1, int(c.weight))) for c in fp.group_types(autoscaler_managed=ctx.cluster)]
         # the plan counts units (one required node each); an instance of weight w serves w of them
         w = max(1, int(fp.instance_types[0].weight))
         expected = getattr(fp, "expected_nodes", None)  # the planner's cost basis, when it gives one
@@ -476,9 +477,10 @@ def _disqualified(offer: InstanceOffer, fleet: Fleet) -> str | None:
     return None if weight else why
 
 
-def _planner_first(ctx: EstimateContext, fleet: Fleet) -> tuple[Any, float, str, float | None] | None:
-    """The planner's first type for the fleet (a ``RankedType``), its spot share, why, and the
-    interruption rate it prices spot at (the group's most interrupted spot pool), decided as
+def _planner_first(ctx: EstimateContext, fleet: Fleet) -> tuple[Any, float, str, float | None, list[tuple[str, int]]] | None:
+    """The planner's first type for the fleet (a ``RankedType``), its spot share, why, the
+    interruption rate it prices spot at (the group's most interrupted spot pool) and the (type, weight)
+    pools the group lists, decided as
     ``seedance plan`` decides them without a demand history (None when no type qualifies): the
     preferred types first, within the allowed ones, else the best of the spot ranking, the cheapest
     on-demand and the cheapest reserved type; spot only where that type's interruption band is within
@@ -495,7 +497,7 @@ def _planner_first(ctx: EstimateContext, fleet: Fleet) -> tuple[Any, float, str,
         return None
     return (decision.primary, decision.plan.spot_share_above_base, decision.plan.rationale.get("spot", ""),
             decision.plan.interruption_rate_per_hour,
-            [(c.instance_type, max(1, int(c.weight))) for c in decision.plan.instance_types])
+            [(c.instance_type, max(1, int(c.weight))) for c in decision.plan.group_types(autoscaler_managed=ctx.cluster)])
 
 
 def dearer_spot_pool(catalog: Catalog, region: str, pools: list[tuple[str, int]], usage: FleetUsage) -> str | None:

@@ -70,6 +70,13 @@ class FleetPlan:
         (:func:`components.fleet.group_shape`), so each of its instances holds this many units."""
         return min((c.weight for c in self.instance_types), default=1)
 
+    def group_types(self, autoscaler_managed: bool) -> list[InstanceChoice]:
+        """The types the fleet's group lists, in the plan's order: every one, or in a group the Cluster
+        Autoscaler manages only those of :attr:`smallest_weight`."""
+        if not autoscaler_managed:
+            return list(self.instance_types)
+        return [c for c in self.instance_types if c.weight == self.smallest_weight]
+
     @property
     def on_demand_percentage_above_base(self) -> int:
         """The ASG's OnDemandPercentageAboveBaseCapacity (see :func:`on_demand_percentage`)."""

@@ -192,3 +192,17 @@ def test_the_estimate_notes_eu_prods_dearer_spot_pools_by_plan_and_by_policy(cat
         assert len(notes) == 1 and "up to p4d.24xlarge (14.87 per unit)" in notes[0]
         per_hour = [catalog.instance("eu-central-1", t).spot_avg.value for t in ("p4d.24xlarge", "p4de.24xlarge")]
         assert f"would cost {spot_hours * (per_hour[0] - per_hour[1]):,.2f} USD more a month" in notes[0]
+    # batch-embed's plan lists g4dn.12xlarge (4 units) too, but a group the Cluster Autoscaler manages
+    # lists only the 1-unit types: its dearest pool is g4dn.2xlarge; without a cluster the group lists
+    # every type, g4dn.12xlarge (0.4805 per unit) included
+    per_unit = {t: catalog.instance("eu-central-1", t).spot_avg.value / w
+                for t, w in (("g4dn.xlarge", 1), ("g4dn.2xlarge", 1), ("g4dn.12xlarge", 4))}
+    for cluster, dearest in ((True, "g4dn.2xlarge"), (False, "g4dn.12xlarge")):
+        plan = plan_policy(loaded, catalog, cluster=cluster)
+        assert "g4dn.12xlarge" in [c.instance_type for c in plan.fleet("batch-embed").instance_types]
+        for est in (estimate_policy(loaded, catalog, cluster=cluster), estimate_policy(loaded, catalog, plan, cluster=cluster)):
+            fleet = next(r for r in est.resources if r.name == "batch-embed")
+            spot_hours = next(c.monthly_quantity for c in fleet.components if c.name == "Instance usage (Linux, spot, g4dn.xlarge)")
+            notes = [n for n in fleet.notes if "dearer pools" in n]
+            assert len(notes) == 1 and f"up to {dearest} ({per_unit[dearest]:.4g} per unit)" in notes[0]
+            assert f"would cost {spot_hours * (per_unit[dearest] - per_unit['g4dn.xlarge']):,.2f} USD more" in notes[0]
