@@ -96,6 +96,10 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
                 out.print(Text(f"Budget: {_money(est.budget_amount, cur)} ({share}% used by this estimate)"))
         else:
             out.print(Text(f"Budget is in {est.budget_currency}, prices in {cur}: not compared (no conversion)"))
+    if notes := est.notes():
+        out.print(Text("Notes:", style="dim"))
+        for where, note in notes:
+            out.print(Text(f"  - {where}: {note}"))
     if est.unpriced:
         out.print(Text("Unpriced components (not in the total):", style="yellow"))
         for u in est.unpriced:

@@ -88,6 +88,17 @@ class Estimate:
     def tag_status(self, key: str, value: str) -> str:
         return self.tag_pricing.get(key, {}).get(value, PRICED)
 
+    def notes(self) -> list[tuple[str, str]]:
+        """What the reports say beside the figures, as (where, note): each resource's notes (the
+        planner's mix, assumptions, what is not in the total), then the notes of its priced components
+        ("resource: component"); an unpriced or usage-dependent component is listed with its reason."""
+        out: list[tuple[str, str]] = []
+        for r in self.resources:
+            out += [(r.name, n) for n in r.notes]
+            out += [(f"{r.name}: {c.name}", c.usage_note) for c in r.components
+                    if c.usage_note and c.monthly_cost is not None]
+        return out
+
     def to_json(self) -> dict[str, Any]:
         return {
             "apiVersion": "seedance.io/v1",

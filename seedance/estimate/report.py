@@ -88,16 +88,16 @@ def estimate_markdown(est: Estimate, *, limit: int = COMMENT_LIMIT) -> str:
     """The estimate as a report for a pull request, at most ``limit`` characters.
 
     The header, the total and the budget share are always there; then, as far as they fit: the
-    services, the fleets (the costliest first), the unpriced and the usage-dependent components and
-    the rows of the resource table; what does not fit is counted at the end (the JSON output holds it all)."""
+    services, the fleets (the costliest first), the unpriced and the usage-dependent components, the
+    notes and the rows of the resource table; what does not fit is counted at the end (the JSON output holds it all)."""
     template = get_template("cost_estimate.md.j2")
     share = est.total / est.budget_amount if est.budget_amount and est.budget_currency == est.currency else None
     rows: list[tuple[Any, Any]] = [(r, c) for r in est.resources for c in (r.components or [None])]
     sections: dict[str, list[Any]] = {"services": list(est.by_service.items()), "fleets": list(est.by_fleet.items()),
                                       "unpriced": list(est.unpriced), "usage_dependent": list(est.usage_dependent),
-                                      "rows": rows}
+                                      "notes": est.notes(), "rows": rows}
     priority: list[tuple[str, int]] = []
-    for name in ("services", "fleets", "unpriced", "usage_dependent", "rows"):
+    for name in ("services", "fleets", "unpriced", "usage_dependent", "notes", "rows"):
         order: Any = range(len(sections[name]))
         if name == "fleets":
             order = sorted(order, key=lambda i: -sections["fleets"][i][1])

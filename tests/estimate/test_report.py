@@ -182,3 +182,30 @@ def test_estimate_report_of_many_fleets_stays_under_the_github_limit() -> None:
     assert int(match.group(1).replace(",", "")) == total - 1 - len(fleet_rows) - unpriced - shown_rows
     # a small estimate is rendered whole, without the note
     assert "not shown" not in estimate_markdown(_est(resources[:3]))
+
+
+def test_the_reports_show_the_notes_beside_the_figures(stacks: dict[str, LoadedPolicy], catalog: Catalog) -> None:
+    # the notes explain the figures (the planner's mix, what the total leaves out): every report shows
+    # them, each resource's and each priced component's, not only the JSON
+    import io
+
+    from rich.console import Console
+
+    from seedance.commands.estimate import render_estimate
+
+    est = estimate_policy(stacks["eu-prod"], catalog)
+    notes = est.notes()
+    dearer = next(n for where, n in notes if where == "batch-embed" and "dearer pools" in n)
+    cross = next(n for where, n in notes if where.startswith("vpc-nat-gateways: NAT cross-zone transfer"))
+    assert any(where == "llm-train" and "p4de.24xlarge" in n for where, n in notes)
+    assert cross.startswith("no NAT gateway in 1 of the 3")
+    assert len(notes) == sum(len(r.notes) for r in est.resources) + sum(
+        1 for r in est.resources for c in r.components if c.usage_note and c.monthly_cost is not None)
+    md = estimate_markdown(est)
+    assert f"<summary>Notes ({len(notes)})</summary>" in md and f"- batch-embed: {dearer}\n" in md
+    buf = io.StringIO()
+    render_estimate(Console(file=buf, width=10_000), est, "Estimate")
+    assert f"  - batch-embed: {dearer}\n" in buf.getvalue()
+    # a report cut to fit a comment drops rows of the resource table before notes
+    short = estimate_markdown(est, limit=len(md) - 200)
+    assert f"<summary>Notes ({len(notes)})</summary>" in short and "more line(s) not shown" in short
