@@ -172,8 +172,9 @@ class GroupShape:
     A group nobody else scales uses weighted capacity: sizes count the fleet's units and each type
     weighs the units one instance holds. The Cluster Autoscaler (AWS) cannot work with that: it
     counts the desired capacity in nodes and builds its node template from the first type only
-    (kubernetes/autoscaler#4851). So a group it manages keeps only the types of the smallest weight,
-    without weights, and its sizes count instances of that weight."""
+    (kubernetes/autoscaler#4851). So a group it manages keeps only the types of the plan's first
+    type's weight (the type the plan reserves and runs its base on), without weights, and its sizes
+    count instances of that weight."""
 
     instance_types: list[InstanceChoice]
     weighted: bool
@@ -195,7 +196,7 @@ def _instances(units: int, per_instance: int, max_size: int) -> int:
 def group_shape(plan: FleetPlan, autoscaler_managed: bool) -> GroupShape:
     if not autoscaler_managed:
         return GroupShape(list(plan.instance_types), True, 1, plan.min_size, plan.desired, plan.max_size, plan.on_demand_base)
-    w = plan.smallest_weight
+    w = plan.node_weight
     types = plan.group_types(autoscaler_managed=True)
     dropped = [c.instance_type for c in plan.instance_types if c.weight != w]
     if dropped:
@@ -203,7 +204,7 @@ def group_shape(plan: FleetPlan, autoscaler_managed: bool) -> GroupShape:
                  "(%s), not %s", plan.name, w, ", ".join(c.instance_type for c in types), ", ".join(dropped))
     max_size = max_instances(plan.max_size, w, managed=True)  # never more units than capacity.max, as the plan counts
     require(max_size >= 1 or plan.max_size == 0, f"fleets[{plan.name}].capacity.max",
-            f"expected at least one instance of the smallest type ({types[0].instance_type}, {w} units), "
+            f"expected at least one instance of the first type ({types[0].instance_type}, {w} units), "
             f"got a maximum of {plan.max_size} units")
     return GroupShape(types, False, w, _instances(plan.min_size, w, max_size), _instances(plan.desired, w, max_size),
                       max_size, _instances(plan.on_demand_base, w, max_size))

@@ -519,21 +519,18 @@ _problems contains findings.problem(r, "EKS Auto Mode (computeConfig.enabled) la
 # On-demand capacity reservations bill at the on-demand rate whether or not instances use them. A
 # fleet's reservations (its seedance:fleet tag) may hold at most the units the plan reserves for it,
 # or its on-demand base, in whole instances of the type the fleet's group runs its base on: the
-# plan's first type, or for a group that counts instances (a Cluster Autoscaler's) the first of the
-# smallest weight; a reservation of no planned fleet, of another type, tenancy or platform, or of a
-# count unknown until apply, is capacity the estimate does not cover.
+# plan's first type (a group that counts instances, a Cluster Autoscaler's, lists the types of its
+# weight); a reservation of no planned fleet, of another type, tenancy or platform, or of a count
+# unknown until apply, is capacity the estimate does not cover.
 _odcr_type := "aws:ec2/capacityReservation:CapacityReservation"
 
 _odcr_fleet(i) := object.get(object.get(resources.tags_at, i, {}), "seedance:fleet", null)
 
-# the types a fleet's on-demand base runs on, with their weights: the plan's first, and the first of
-# the smallest weight (which a group counting instances runs)
-_base_types[name] := {t.instance_type: _weight(t) | some t in [types[0], lightest]} if {
+# the type a fleet's on-demand base runs on, with its weight: the plan's first
+_base_types[name] := {types[0].instance_type: _weight(types[0])} if {
 	some name, fp in _planned
 	types := object.get(fp, "instance_types", [])
 	count(types) > 0
-	least := min([_weight(t) | some t in types])
-	lightest := [t | some t in types; _weight(t) == least][0]
 }
 
 _weight(t) := _number_or_zero(object.get(t, "weight", 1))

@@ -211,21 +211,21 @@ test_capacity_reservations_against_the_plan if {
 
 # a gold fleet that reserves nothing (reserved.mode none, as a budget freeze sets it, or capacity.min
 # 0) still runs its on-demand node whenever its group runs: the stack program reserves that node, in
-# whole instances of the type the base runs on (the plan's first, or for a group counting instances
-# the first of the smallest weight); more instances than that are not the plan's
+# whole instances of the type the base runs on (the plan's first, which a group counting instances
+# lists too); more instances than that are not the plan's, nor is a reservation of another type
 test_capacity_reservation_of_the_on_demand_base_passes if {
 	plan := {"monthly_cost": 1, "currency": "USD", "fleets": [
 		{"name": "inference", "reserved_units": 0, "on_demand_base": 1, "min_size": 0, "instance_types": [{"instance_type": "g5.12xlarge", "weight": 4}, {"instance_type": "g5.xlarge", "weight": 1}, {"instance_type": "g5.2xlarge", "weight": 1}]},
 		{"name": "train", "reserved_units": 0, "on_demand_base": 1, "min_size": 0, "instance_types": [{"instance_type": "p4d.24xlarge", "weight": 8}]},
 	]}
-	resources := [_odcr("inf-a", "inference", "g5.12xlarge", 1), _odcr("inf-b", "inference", "g5.xlarge", 1), _odcr("train-a", "train", "p4d.24xlarge", 1)]
+	resources := [_odcr("inf-a", "inference", "g5.12xlarge", 1), _odcr("inf-a2", "inference", "g5.12xlarge", 1), _odcr("train-a", "train", "p4d.24xlarge", 1)]
 	v := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, resources), {"plan": plan})
-	{f.message | some f in v} == {"fleet inference: its capacity reservations hold 5 units, more than the 4 the plan reserves or runs on-demand (in whole instances); the rest bill at the on-demand rate, used or not, outside the estimate"}
-	w := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, array.slice(resources, 1, 3)), {"plan": plan})
+	{f.message | some f in v} == {"fleet inference: its capacity reservations hold 8 units, more than the 4 the plan reserves or runs on-demand (in whole instances); the rest bill at the on-demand rate, used or not, outside the estimate"}
+	w := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, [resources[0], resources[2]]), {"plan": plan})
 	w == set()
-	other := [_odcr("inf-c", "inference", "g5.2xlarge", 1)]
+	other := [_odcr("inf-b", "inference", "g5.xlarge", 1), _odcr("inf-c", "inference", "g5.2xlarge", 1)]
 	x := fleet_capacity.violation with input as object.union(fixtures.gate_input(_policy, other), {"plan": plan})
-	{f.resource_name | some f in x} == {"inf-c"}
+	{f.resource_name | some f in x} == {"inf-b", "inf-c"}
 }
 
 # a group's weights below the plan's start more capacity than its sizes say: 8 x g5.2xlarge counted

@@ -7,8 +7,8 @@ the tags every fleet group carries (``seedance:stack``, ``seedance:fleet``).
 
 A group's desired capacity counts the fleet's units only when its instance types carry weights
 (``WeightedCapacity``: a group nobody else scales). A group the Cluster Autoscaler manages lists the
-plan's types of the smallest weight without weights, so its desired capacity counts instances, each
-holding :attr:`~seedance.planner.plan.FleetPlan.smallest_weight` units (a fleet of 2x A10G per unit
+plan's types of its first type's weight without weights, so its desired capacity counts instances, each
+holding :attr:`~seedance.planner.plan.FleetPlan.node_weight` units (a fleet of 2x A10G per unit
 on g5.12xlarge: 2; 1x A100 on p4d: 8). :func:`live_units` turns both into the units the policy's
 ``capacity`` counts.
 
@@ -97,8 +97,8 @@ def live_units(groups: Mapping[str, LiveGroup], plan: Plan) -> dict[str, int | N
             out[name] = g.desired
             continue
         weights = {c.instance_type: c.weight for c in fleets[name].instance_types}
-        if not g.instance_types:  # no types listed: the plan's smallest, which the group was given
-            out[name] = g.desired * fleets[name].smallest_weight
+        if not g.instance_types:  # no types listed: those of the plan's first type's weight, which the group was given
+            out[name] = g.desired * fleets[name].node_weight
             continue
         seen = {weights.get(t) for t in g.instance_types}
         out[name] = g.desired * seen.pop() if len(seen) == 1 and None not in seen else None

@@ -182,7 +182,7 @@ def _planned_response(loaded: LoadedPolicy, alert: BudgetAlert, *, ref: str, sta
                           for k, g in sorted(groups.items())) or "no group found"
     response = respond(loaded.policy, alert, policy_ref=ref, stack=stack, live_sizes=units, earlier_caps=earlier_caps,
                        planned_reserved={f.name: f.reserved_units for f in plan.fleets}, cluster=cluster,
-                       weights={f.name: f.smallest_weight for f in plan.fleets})
+                       weights={f.name: f.node_weight for f in plan.fleets})
     if not response.changes:
         return response, shown
     try:

@@ -64,18 +64,20 @@ class FleetPlan:
         return bool(unpriced_components(self))
 
     @property
-    def smallest_weight(self) -> int:
+    def node_weight(self) -> int:
         """Units one instance holds in a group that counts instances, not units: a group the Cluster
-        Autoscaler manages lists only the plan's types of the smallest weight, without weights
-        (:func:`components.fleet.group_shape`), so each of its instances holds this many units."""
-        return min((c.weight for c in self.instance_types), default=1)
+        Autoscaler manages lists only the plan's types of its first type's weight (the type the plan
+        reserves and runs its base on), without weights (:func:`components.fleet.group_shape`), so
+        each of its instances holds this many units. The planner puts a type of the smallest weight
+        first unless the policy prefers a heavier one."""
+        return self.instance_types[0].weight if self.instance_types else 1
 
     def group_types(self, autoscaler_managed: bool) -> list[InstanceChoice]:
         """The types the fleet's group lists, in the plan's order: every one, or in a group the Cluster
-        Autoscaler manages only those of :attr:`smallest_weight`."""
+        Autoscaler manages only those of :attr:`node_weight`."""
         if not autoscaler_managed:
             return list(self.instance_types)
-        return [c for c in self.instance_types if c.weight == self.smallest_weight]
+        return [c for c in self.instance_types if c.weight == self.node_weight]
 
     @property
     def on_demand_percentage_above_base(self) -> int:

@@ -573,7 +573,8 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
     # recording a purchase the plan recommended never moves the fleet off the type it was bought for.
     # The spot ranking does not see reserved prices or the on-demand base: the types cheapest to run
     # on-demand and to reserve are decided too, and the cheapest month wins. Only types of the
-    # ranking's smallest weight are tried: a group the Cluster Autoscaler manages lists no other.
+    # ranking's smallest weight are tried: a group the Cluster Autoscaler manages lists only the types
+    # of its first type's weight.
     # Preferred types come first as the policy gives them.
     chosen, note = 0, ""
     free: dict[int, FleetDecision] = {}  # decisions with nothing held, by ranking index
@@ -612,10 +613,11 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
                 chosen, best_cost = i, cost
     best = decide_free(chosen) if inp.held_units == 0 else decide(chosen, inp.held_units)
     if ranked[chosen].weight > smallest:  # a preferred type heavier than others: the policy asked for it
-        names = ", ".join(ranked[i].offer.instance_type for i in light)
-        note += (f"; {ranked[chosen].offer.instance_type} holds {ranked[chosen].weight} units per instance: a group the "
-                 f"Cluster Autoscaler manages lists only the {smallest}-unit types ({names}), so there it would run "
-                 f"those, not the type this plan prices and reserves")
+        w = ranked[chosen].weight
+        names = ", ".join(c.offer.instance_type for c in ranked if c.weight == w)
+        note += (f"; {ranked[chosen].offer.instance_type} holds {w} units per instance: a group the Cluster Autoscaler "
+                 f"manages lists only the types of its weight ({names}), in whole instances of {w} units, not the "
+                 f"{smallest}-unit types")
     if note:
         best.plan.rationale["instance_types"] += note
     od = ranked[ondemand_baseline(ranked, chosen)]
@@ -624,13 +626,12 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
 
 def ondemand_baseline(ranked: Sequence[RankedType], first: int) -> int:
     """The index in ``ranked`` of the type "all on-demand" runs, when the plan's group runs ``ranked[first]``
-    first: of the types of the smallest weight, which every group of the plan lists (a group the
+    first: of the types of the first's weight, which every group of the plan lists (a group the
     Cluster Autoscaler manages lists no other), the one cheapest to run on-demand, the first type when
     none is cheaper. The savings then compare like with like: the same group, the same demand, only
     without reservations or spot."""
-    smallest = min(c.weight for c in ranked)
-    light = [i for i, c in enumerate(ranked) if c.weight == smallest]
-    return min(light, key=lambda i: (ranked[i].ondemand_per_unit, i != first, i))
+    same = [i for i, c in enumerate(ranked) if c.weight == ranked[first].weight]
+    return min(same, key=lambda i: (ranked[i].ondemand_per_unit, i != first, i))
 
 
 def _spot_pools(primary: RankedType, ranked: Sequence[RankedType],
@@ -703,9 +704,9 @@ def cost_text(cost: float, cost_od: float, units: float, currency: str, unpriced
     nothing: it is then a lower bound, so what it saves is at most the figure (and what it costs more
     at least), never a figure of savings. ``od_unpriced``: all on-demand leaves some out too (only the
     root volumes can be, where the data has no EBS price): its figure is a lower bound as well, and the
-    savings stay at most the figure as long as the first type is of the group's smallest weight (unless
-    a preferred type holds more units): the plan's unpriced volumes then count no fewer instance-hours
-    than all on-demand's (the same demand in instances of the same weight, and spot pays for the hours
+    savings stay at most the figure: all on-demand runs a type of the first type's weight
+    (:func:`ondemand_baseline`), so the plan's unpriced volumes count no fewer instance-hours than all
+    on-demand's (the same demand in instances of the same weight, and spot pays for the hours
     interruptions lose).
     """
     low = " (a lower bound)" if unpriced else ""

@@ -285,7 +285,7 @@ def _a10x2_policy(tmp_path: Path, gpu: str = "{model: A10G, count: 2, memoryGib:
 def test_freeze_reads_a_group_that_counts_instances_in_units(budgets, groups, moto_endpoint: str,  # type: ignore[no-untyped-def]
                                                              tmp_path: Path, gpu: str, cap: str,
                                                              weighted: bool, desired: int, units: int) -> None:
-    """A group the Cluster Autoscaler manages counts instances of the plan's smallest weight; the freeze
+    """A group the Cluster Autoscaler manages counts instances of the plan's first type's weight; the freeze
     must cap the fleet at the units they hold, so the redeployed group keeps every running instance."""
     import sys
 
@@ -297,7 +297,7 @@ def test_freeze_reads_a_group_that_counts_instances_in_units(budgets, groups, mo
     policy = _a10x2_policy(tmp_path, gpu, cap)
     plan, _ = plan_and_estimate(load_policy(policy))
     fp = next(f for f in plan.fleets if f.name == "wide")
-    w = fp.smallest_weight
+    w = fp.node_weight
     assert weighted or desired * w == units  # g5.12xlarge holds 2 units, p4d 8
     lt = boto3.client("ec2", region_name="eu-central-1", endpoint_url=moto_endpoint).describe_launch_templates(
         LaunchTemplateNames=["seedance-live-test"])["LaunchTemplates"][0]["LaunchTemplateId"]

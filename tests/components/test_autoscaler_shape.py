@@ -28,18 +28,18 @@ def test_a_group_nobody_else_scales_keeps_weights_and_units() -> None:
     assert (shape.min_size, shape.desired, shape.max_size, shape.on_demand_base) == (1, 3, 10, 2)
 
 
-def test_the_autoscaler_gets_only_the_smallest_types_unweighted() -> None:
+def test_the_autoscaler_gets_only_the_types_of_the_first_types_weight_unweighted() -> None:
     shape = group_shape(_plan([1, 8, 1, 2], 1, 3, 10, 2), autoscaler_managed=True)
     assert not shape.weighted
     assert [c.instance_type for c in shape.instance_types] == ["t0.w1", "t2.w1"]
     assert (shape.min_size, shape.desired, shape.max_size, shape.on_demand_base) == (1, 3, 10, 2)
 
 
-def test_sizes_count_instances_when_the_smallest_type_holds_several_units() -> None:
+def test_sizes_count_instances_when_the_first_type_holds_several_units() -> None:
     # 4 units per instance; 10 units at most -> 2 instances (3 would be 12 units > capacity.max);
     # min 1 unit -> 1 instance; desired 5 units -> 2; base 3 units -> 1 instance (4 units)
-    shape = group_shape(_plan([8, 4], 1, 5, 10, 3), autoscaler_managed=True)
-    assert [c.instance_type for c in shape.instance_types] == ["t1.w4"]
+    shape = group_shape(_plan([4, 8, 4], 1, 5, 10, 3), autoscaler_managed=True)
+    assert [c.instance_type for c in shape.instance_types] == ["t0.w4", "t2.w4"]
     assert (shape.min_size, shape.desired, shape.max_size, shape.on_demand_base) == (1, 2, 2, 1)
     assert shape.instances(9) == 2  # an off-peak window of 9 units: capped at max
 

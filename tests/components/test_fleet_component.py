@@ -27,7 +27,7 @@ def test_asg_mixed_instances_policy_follows_the_plan(stack):
     for fp in stack.plan.fleets:
         inputs = stack.one(f"{fp.name}-asg").inputs
         dist = inputs["mixedInstancesPolicy"]["instancesDistribution"]
-        w = 1 if stack.stack == "dev" else min(c.weight for c in fp.instance_types)
+        w = 1 if stack.stack == "dev" else fp.instance_types[0].weight
         assert dist["onDemandBaseCapacity"] == -(-fp.on_demand_base // w)
         assert dist["onDemandBaseCapacity"] * w >= fp.reserved_units
         assert dist["onDemandPercentageAboveBaseCapacity"] == round(100 * (1 - fp.spot_share_above_base))
@@ -38,8 +38,8 @@ def test_asg_mixed_instances_policy_follows_the_plan(stack):
                 (c.instance_type, str(c.weight)) for c in fp.instance_types
             ]
             assert (inputs["minSize"], inputs["desiredCapacity"], inputs["maxSize"]) == (fp.min_size, fp.desired, fp.max_size)
-        else:  # the Cluster Autoscaler counts nodes: only the smallest types, unweighted
-            w = min(c.weight for c in fp.instance_types)
+        else:  # the Cluster Autoscaler counts nodes: only the types of the first's weight, unweighted
+            w = fp.instance_types[0].weight
             assert [o["instanceType"] for o in overrides] == [c.instance_type for c in fp.instance_types if c.weight == w]
             assert not [o for o in overrides if "weightedCapacity" in o]
             if w == 1:
@@ -254,3 +254,33 @@ def test_a_fleet_named_sg_gets_a_group_name_ec2_takes(tmp_path) -> None:  # type
     groups = {r.name: r.inputs for r in synthesize_stack("dev", project).document.of_type("aws:ec2/securityGroup:SecurityGroup")}
     assert groups["sg-embed-sg"]["namePrefix"] == "seedance-sg-embed-sg-"
     assert "namePrefix" not in groups["inference-sg"] and "name" not in groups["inference-sg"]
+
+
+def test_a_managed_group_runs_the_heavier_type_the_policy_prefers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # eu-prod's inference fleet (1 A10G per unit, gold, min 4 / max 48 units) preferring g5.12xlarge
+    # (4 units): the plan reserves and runs its base on it, so the group the Cluster Autoscaler manages
+    # lists the 4-unit types only, sized in instances of 4 units, and its capacity reservation is one
+    import shutil
+
+    from seedance.synth.project import synthesize_stack
+
+    project = tmp_path / "stacks"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "stacks", project, ignore=shutil.ignore_patterns("__pycache__"))
+    base = project / "policies" / "base.yaml"
+    base.write_text(base.read_text().replace(
+        "    autoscaling: {metric: inference_requests_per_second, target: 40}\n",
+        "    autoscaling: {metric: inference_requests_per_second, target: 40}\n    instanceTypes: {preferred: [g5.12xlarge]}\n", 1))
+    from seedance.synth.program import catalog, load_stack_policy, plan_for
+
+    synth = synthesize_stack("eu-prod", project)
+    fp = plan_for(load_stack_policy(project, "policies/eu-prod.yaml", "eu-central-1"), catalog(), cluster=True).fleet("inference")
+    assert (fp.instance_types[0].instance_type, fp.node_weight) == ("g5.12xlarge", 4)
+    assert any(c.weight == 1 for c in fp.instance_types)  # the plan still ranks the 1-unit types
+    asg = synth.document.by_name("inference-asg").inputs
+    overrides = asg["mixedInstancesPolicy"]["launchTemplate"]["overrides"]
+    assert [o["instanceType"] for o in overrides] == [c.instance_type for c in fp.instance_types if c.weight == 4]
+    assert (asg["minSize"], asg["maxSize"]) == (1, 12)
+    assert asg["mixedInstancesPolicy"]["instancesDistribution"]["onDemandBaseCapacity"] == -(-fp.on_demand_base // 4)
+    odcrs = [r.inputs for r in synth.document.of_type("aws:ec2/capacityReservation:CapacityReservation")
+             if r.name.startswith("inference-odcr-")]
+    assert odcrs and {r["instanceType"] for r in odcrs} == {"g5.12xlarge"}

@@ -408,10 +408,12 @@ def test_the_first_type_is_of_the_smallest_weight():
     assert [t.instance_type for t in d.instance_types][0] == "g5.xlarge"
 
 
-def test_a_heavier_preferred_type_goes_first_with_a_warning():
+def test_a_heavier_preferred_type_goes_first_and_a_managed_group_runs_it():
     # the policy prefers g5.12xlarge (4 units): it goes first as asked, and the rationale says a
-    # Cluster Autoscaler group would run the 1-unit types instead
+    # Cluster Autoscaler group lists only the types of its weight, so it runs what the plan reserves
     d = plan(fleet(capacity={"min": 4, "desired": 8, "max": 12}, instanceTypes={"preferred": ["g5.12xlarge"]}), [8.0] * 336)
     assert d.instance_types[0].instance_type == "g5.12xlarge"
-    assert "g5.12xlarge holds 4 units per instance: a group the Cluster Autoscaler manages lists only the 1-unit types" \
-        in d.rationale["instance_types"]
+    assert ("g5.12xlarge holds 4 units per instance: a group the Cluster Autoscaler manages lists only the types of its "
+            "weight (g5.12xlarge), in whole instances of 4 units, not the 1-unit types") in d.rationale["instance_types"]
+    assert d.node_weight == 4 and [c.instance_type for c in d.group_types(autoscaler_managed=True)] == ["g5.12xlarge"]
+    assert len(d.group_types(autoscaler_managed=False)) == len(d.instance_types) > 1
