@@ -348,17 +348,17 @@ placed_in_given(r) := {id |
 	given_subnets[id]
 }
 
-# the subnet ids a launch template, instance, spot request, spot fleet, EC2 Fleet or autoscaling
-# group names, as written (values known now)
+# the subnet ids a launch template, instance, spot request, spot fleet, EC2 Fleet, autoscaling
+# group or EKS node group names, as written (values known now)
 subnet_values(r) := {id |
 	some values in _placement_refs(r)
 	some id in values
 	resources.settled(id)
 }
 
-# Where a launch template, instance, spot request or autoscaling group places its network
-# interfaces: the subnet positions of the document it names (subnetId, a network interface's
-# subnetId, vpcZoneIdentifiers), by value or by property dependency.
+# Where a launch template, instance, spot request, autoscaling group or EKS node group places its
+# network interfaces: the subnet positions of the document it names (subnetId, a network
+# interface's subnetId, vpcZoneIdentifiers, subnetIds), by value or by property dependency.
 placed_in(r) := {s |
 	some s in resources.indices(subnet_type)
 	subnet := input.document.resources[s]
@@ -372,7 +372,13 @@ _placement_refs(r) := {
 	"networkInterfaces": [object.get(ni, "subnetId", null) | some ni in resources.elements(object.get(r.inputs, "networkInterfaces", [])); is_object(ni)],
 	"launchSpecifications": _spec_subnets(r),
 	"launchTemplateConfigs": _override_subnets(r),
+	"subnetIds": _node_group_subnets(r),
 }
+
+# an EKS managed node group's subnets (subnetIds, required: it launches its nodes in them)
+_node_group_subnets(r) := resources.elements(object.get(r.inputs, "subnetIds", [])) if r.type == node_group_type else := []
+
+node_group_type := "aws:eks/nodeGroup:NodeGroup"
 
 # a spot fleet request's or EC2 Fleet's launch template overrides (each subnetId one subnet or
 # several, separated by commas, as in a launch specification)
@@ -516,8 +522,8 @@ default_subnets[i] contains s if {
 
 # what runs instances in subnets: launch templates, instances, spot requests, launch
 # configurations, spot fleets (by their launch specifications or launch template overrides), EC2
-# Fleets (by their overrides) and autoscaling groups
-placeable := ((compute.indices | resources.indices("aws:autoscaling/group:Group")) | resources.indices(compute.spot_fleet)) | resources.indices("aws:ec2/fleet:Fleet")
+# Fleets (by their overrides), autoscaling groups and EKS managed node groups (by their subnetIds)
+placeable := (((compute.indices | resources.indices("aws:autoscaling/group:Group")) | resources.indices(compute.spot_fleet)) | resources.indices("aws:ec2/fleet:Fleet")) | resources.indices(node_group_type)
 
 # a default subnet maps public IPs on launch unless the program sets mapPublicIpOnLaunch false
 default_subnet_maps(s) if {

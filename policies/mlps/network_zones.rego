@@ -14,7 +14,8 @@ import data.lib.routing
 #   specifications a subnet (theirs, a network interface's or their launch template's), no compute
 #   runs in an adopted DefaultSubnet, and RDS, DocumentDB, Neptune, Redshift, ElastiCache, DMS and
 #   MQ name a subnet group of their own; compute holding personal or internal data does not run in
-#   a public subnet (one that maps public IPs on launch or routes to an internet gateway) of the
+#   a public subnet (one that maps public IPs on launch or routes to an internet gateway; EKS
+#   managed node groups by their subnetIds) of the
 #   stack or, when EC2 was read (seedance check --lookup), one the stack is given; and Kubernetes
 #   objects do not live in the default namespace.
 # related_resources:
@@ -155,7 +156,7 @@ _noun(r) := n if {
 	n := _nouns[r.type]
 } else := compute.noun(r)
 
-_nouns := {_asg_type: "autoscaling group", _ec2_fleet_type: "EC2 Fleet", compute.spot_fleet: "spot fleet request"}
+_nouns := {_asg_type: "autoscaling group", _ec2_fleet_type: "EC2 Fleet", compute.spot_fleet: "spot fleet request", routing.node_group_type: "EKS node group"}
 
 _problems contains findings.problem(r, "Kubernetes object in the default namespace") if {
 	some type in resources.k8s_types(input.document)

@@ -371,3 +371,37 @@ test_pass_resources_outside_the_default_vpc if {
 	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == set()
 }
+
+# EKS managed node groups run their nodes in their subnetIds: of the document (by mock id or
+# property dependency) and given ones EC2 describes
+_node_group(name, class, inputs) := fixtures.resource("aws:eks/nodeGroup:NodeGroup", name, object.union(
+	{"clusterName": "gpu", "nodeRoleArn": "arn:aws:iam::111122223333:role/nodes", "tags": fixtures.tags(class)},
+	inputs,
+))
+
+test_fail_sensitive_node_groups_in_public_subnets if {
+	resources := array.concat(_tiers, [
+		_node_group("listed", "personal", {"subnetIds": ["private-a-0f0f0f0f", "public-a-1a2b3c4d"]}),
+		object.union(
+			_node_group("depends", "internal", {"subnetIds": "[unknown]"}),
+			{"property_dependencies": {"subnetIds": [fixtures.urn("aws:ec2/subnet:Subnet", "routed-a")]}},
+		),
+		_node_group("given", "internal", {"subnetIds": ["subnet-0bbbbbbbbbbbbbbbb"]}),
+		_node_group("private", "personal", {"subnetIds": ["private-a-0f0f0f0f", "subnet-0cccccccccccccccc"]}),
+		_node_group("web", "public", {"subnetIds": ["public-a-1a2b3c4d"]}),
+	])
+	v := network_zones.violation with input as _given_input(resources)
+	v == {
+		_f("aws:eks/nodeGroup:NodeGroup", "listed", "personal-data EKS node group runs in subnet public-a, which is or may be public (it maps public IPs on launch): sensitive data needs private subnets"),
+		_f("aws:eks/nodeGroup:NodeGroup", "depends", "internal-data EKS node group runs in subnet routed-a, which is or may be public (route table public-rt routes 0.0.0.0/0 to an internet gateway): sensitive data needs private subnets"),
+		_f("aws:eks/nodeGroup:NodeGroup", "given", "internal-data EKS node group runs in subnet subnet-0bbbbbbbbbbbbbbbb, which EC2 describes as public (it maps public IPs on launch): sensitive data needs private subnets"),
+	}
+}
+
+# a node group in a default subnet the program adopts
+test_fail_node_group_in_an_adopted_default_subnet if {
+	adopted := fixtures.resource("aws:ec2/defaultSubnet:DefaultSubnet", "default-a", {"availabilityZone": "cn-north-1a"})
+	resources := [adopted, _node_group("ng", "public", {"subnetIds": [adopted.urn]})]
+	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f("aws:eks/nodeGroup:NodeGroup", "ng", "EKS node group runs in subnet default-a, which is in the default VPC: name a subnet of a VPC of the stack")}
+}

@@ -172,7 +172,9 @@ class References:
 #: The inputs :func:`references` reads (a resource with none of them names nothing EC2 describes).
 _REFERRING = frozenset({"subnetId", "vpcZoneIdentifiers", "networkInterfaces", "vpcSecurityGroupIds", "securityGroups",
                         "mixedInstancesPolicy", "instanceType", "instanceTypes", "launchSpecifications",
-                        "launchTemplateConfigs"})
+                        "launchTemplateConfigs", "subnetIds"})
+
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 
 
 def references(document: dict[str, Any]) -> References:
@@ -187,6 +189,8 @@ def references(document: dict[str, Any]) -> References:
         inputs = r.get("inputs") or {}
         if not isinstance(inputs, dict) or not _REFERRING.intersection(inputs):
             continue
+        if r.get("type") == NODE_GROUP:  # an EKS managed node group launches its nodes in its subnetIds
+            subnets.update(v for v in _list(inputs.get("subnetIds")) if isinstance(v, str) and SUBNET_ID.match(v))
         # a spot fleet request's launch specifications are each an instance's settings, and a
         # spot fleet's or EC2 Fleet's launch template overrides name subnets and types
         overrides = [o for c in _list(inputs.get("launchTemplateConfigs")) if isinstance(c, dict)
@@ -225,7 +229,7 @@ def _subnet_ids(value: Any) -> list[Any]:
 
 def given_subnet_ids(policy: dict[str, Any], document: dict[str, Any], refs: References | None = None) -> list[str]:
     """The subnet ids a stack is given: the policy's ``cloud.subnetIds`` and the literal subnet ids
-    its resources are placed in (autoscaling groups, launch templates, instances), other than the
+    its resources are placed in (autoscaling groups, launch templates, instances, EKS node groups), other than the
     ids of its own subnets (a preview of a deployed stack records them)."""
     refs = refs or references(document)
     ids = set((policy.get("cloud") or {}).get("subnetIds") or []) | refs.subnets

@@ -194,6 +194,20 @@ def test_fleets_name_what_ec2_describes() -> None:
     assert (refs.security_groups, refs.instance_types) == ({"sg-0aaaaaaaaaaaaaaaa"}, {"g5.xlarge", "g6.xlarge", "p4d.24xlarge"})
 
 
+def test_node_groups_name_their_subnets() -> None:
+    """An EKS managed node group launches its nodes in its subnetIds; other resources' subnetIds (a
+    VPC endpoint's, a DB subnet group's) place no compute and are not read."""
+    doc = {"resources": [
+        {"type": "aws:eks/nodeGroup:NodeGroup", "inputs": {"subnetIds": ["subnet-0aaaaaaaaaaaaaaaa", "[unknown]"],
+                                                           "instanceTypes": ["g5.xlarge"]}},
+        {"type": "aws:eks/nodeGroup:NodeGroup", "inputs": {"subnetIds": ["subnet-0bbbbbbbbbbbbbbbb"]}},
+        {"type": "aws:ec2/vpcEndpoint:VpcEndpoint", "inputs": {"subnetIds": ["subnet-0cccccccccccccccc"]}},
+    ]}
+    refs = references(doc)
+    assert (refs.subnets, refs.instance_types) == ({"subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"}, {"g5.xlarge"})
+    assert given_subnet_ids({}, doc) == ["subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb"]
+
+
 def _check(capsys, tmp_path: Path, subnets: list[str], cluster_sg: str, *extra: str) -> tuple[int, dict | str, str]:
     """eu-prod's sample document and policy with its subnets and cluster security group replaced, gated under MLPS."""
     text = SAMPLE.read_text()
