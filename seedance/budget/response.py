@@ -299,10 +299,16 @@ def keep_purchases(reserved: Reserved, note: Callable[[str, Any, Any, str], None
     if reserved.mode is not ReservedMode.AUTO or not planned or capacity_max < 1:
         return stop_purchases(reserved, note, why, capacity_max)
     units = min(planned, capacity_max)
+    held = (f"the {units} unit(s) the policy's plan reserves" if units == planned else
+            f"{units} of the {planned} unit(s) the policy's plan reserves (the new maximum)")
     note("reserved.mode", reserved.mode.value, ReservedMode.FIXED.value,
-         f"{why}: no reservation beyond the {units} unit(s) the policy's plan holds, which its estimate already "
-         "counts (none at all would price those steady hours on-demand and raise the cost)")
-    note("reserved.units", reserved.units, units, f"{why}: the policy's plan reserves {planned} unit(s)")
+         f"{why}: no reservation beyond {held}, which its estimate already counts (none at all would price those "
+         "steady hours on-demand and raise the cost)")
+    note("reserved.units", reserved.units, units, f"{why}: the policy's plan reserves {planned} unit(s)" + (
+        "" if units == planned else
+        f"; a fixed count cannot pass the maximum of {capacity_max}, so the other {planned - units}, if bought, "
+        "stay billed idle until their term ends and are not in this projection (list them under reserved.held "
+        "to count them)"))
     return reserved.model_copy(update={"mode": ReservedMode.FIXED, "units": units})
 
 

@@ -63,13 +63,13 @@ def config_set(value: str, stack: str, project_dir: Path) -> str:
 
 
 def check_command(stack: str | None, project_dir: Path | None) -> str:
-    """``seedance check`` with its argument (and ``--project-dir`` unless it is the default)."""
-    name = "STACK" if stack is None else (f"./{stack}" if stack.startswith("-") else _arg(stack))
-    if project_dir is None:
-        return f"seedance check {name} --project-dir PROJECT_DIR"
-    where = "" if str(project_dir) == "stacks" else \
-        f" --project-dir {_arg(str(project_dir) if not str(project_dir).startswith('-') else f'./{project_dir}')}"
-    return f"seedance check {name}{where}"
+    """``seedance check`` with its argument and ``--project-dir``. A stack name starting with '-' is
+    passed after ``--`` (``./NAME`` would name a document file, not the stack)."""
+    where = "PROJECT_DIR" if project_dir is None else \
+        _arg(str(project_dir) if not str(project_dir).startswith("-") else f"./{project_dir}")
+    if stack is not None and stack.startswith("-"):
+        return f"seedance check --project-dir {where} -- {_arg(stack)}"
+    return f"seedance check {'STACK' if stack is None else _arg(stack)} --project-dir {where}"
 
 
 @dataclass(frozen=True)

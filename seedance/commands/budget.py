@@ -150,6 +150,25 @@ def _earlier_caps(text: str) -> dict[str, int]:
     return caps
 
 
+def _stale_fleets(text: str, stamp: OverlayStamp, loaded: LoadedPolicy) -> str | None:
+    """What an earlier overlay (its ``text`` and ``stamp``) misses of the policy as it is now: fleets
+    its response would change that it does not name (added since), or fleets it names that the
+    policy no longer has; None when it covers the policy."""
+    from seedance.budget.coverage import uncovered_fleets
+
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        doc = None
+    named = {f["name"] for f in ((doc.get("fleets") if isinstance(doc, dict) else None) or [])
+             if isinstance(f, dict) and isinstance(f.get("name"), str)}
+    missing = uncovered_fleets(loaded.policy, named, stamp)
+    gone = sorted(named - {f.name for f in loaded.policy.fleets})
+    parts = ([f"does not cover fleet(s) {', '.join(missing)}"] if missing else []) + \
+        ([f"names fleet(s) {', '.join(gone)} the policy no longer has"] if gone else [])
+    return " and ".join(parts) or None
+
+
 def _planned_response(loaded: LoadedPolicy, alert: BudgetAlert, *, ref: str, stack: str | None, cluster: bool,
                       groups: dict[str, Any] | None, earlier_caps: dict[str, int]) -> tuple[BudgetResponse, str | None]:
     """The response, with the policy planned as the gate plans it when an action changes fleets: the
@@ -301,7 +320,24 @@ def _decide_and_write(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *,
     # what the stack deploys, read before the overlay is written (paths compared as the files they name)
     wiring = stack_wiring(project_dir, stack, policy=policy, overlay=out_named or out)
     restored: list[Change] = []
-    if out is not None and out.exists() and response.ignored is None:
+    if out is not None and out.exists() and response.ignored is None and earlier is not None \
+            and earlier.month == month and weaker_than(earlier, response, month, loaded.policy) \
+            and (stale := _stale_fleets(earlier_text, earlier, loaded)):
+        # the stronger response in place leaves fleets out (added to the policy since, or gone from it):
+        # it is applied again, to the policy as it is now, at the earlier alert's spend
+        spend = earlier.fired.amount if earlier.fired is not None else earlier.fraction * loaded.policy.budget.monthly_amount
+        try:
+            response, shown = _planned_response(loaded, replace(alert, alert_type=earlier.alert_type, amount=spend),
+                                                ref=ref, stack=stack, cluster=cluster, groups=groups,
+                                                earlier_caps=earlier_caps)
+        except BudgetResponseError as exc:
+            err.print(f"error {source}: {exc}", markup=False)
+            return 1
+        response.notes.append(
+            f"{out} answers an earlier alert this month ({earlier.alert_type}, {percent(earlier.fraction)} of budget) "
+            f"that crossed more thresholds, and a later, lower alert never undoes a stronger response; but it "
+            f"{stale}, so that response is applied again to the policy as it is now")
+    elif out is not None and out.exists() and response.ignored is None:
         if earlier is not None and weaker_than(earlier, response, month, loaded.policy):
             response.notes.append(
                 f"kept {out}: it answers an alert of {earlier.month}, a later month than this alert's ({month})"

@@ -258,3 +258,23 @@ def test_a_later_freeze_of_the_month_never_lowers_an_earlier_cap() -> None:
     # not read this time: the earlier cap stays
     kept = respond(policy, alert, policy_ref="eu-prod.yaml", earlier_caps={"inference": 27})
     assert kept.effective.fleet("inference").capacity.max == 27
+
+
+def test_a_freeze_capped_below_the_planned_reservations_says_what_it_leaves_out() -> None:
+    """red team: with --live-sizes a freeze's cap (the units running) can fall below the units the plan
+    reserves; the fixed count stops at the cap and the change says how many units it leaves out of the
+    projection, instead of calling the cap what the plan holds."""
+    from seedance.budget.response import keep_purchases
+    from seedance.policy.model import Reserved, ReservedMode
+
+    notes: list[tuple[str, object, object, str]] = []
+    auto = Reserved.model_validate({"mode": "auto", "term": "1y"})
+    kept = keep_purchases(auto, lambda *a: notes.append(a), "freeze: no growth", 10, 24)
+    assert (kept.mode, kept.units) == (ReservedMode.FIXED, 10)
+    assert "no reservation beyond 10 of the 24 unit(s) the policy's plan reserves (the new maximum)" in notes[0][3]
+    assert notes[1][3].endswith("the other 14, if bought, stay billed idle until their term ends and are not in this "
+                                "projection (list them under reserved.held to count them)")
+    notes.clear()
+    kept = keep_purchases(auto, lambda *a: notes.append(a), "freeze: no growth", 30, 24)
+    assert kept.units == 24 and "beyond the 24 unit(s) the policy's plan reserves," in notes[0][3]
+    assert notes[1][3] == "freeze: no growth: the policy's plan reserves 24 unit(s)"

@@ -224,6 +224,18 @@ def test_a_value_starting_with_a_dash_is_passed_after_double_dash(proj: Path) ->
     assert doc["stack"]["pointAtOverlay"] == "pulumi config set seedance:policy --stack dev --cwd proj -- -dev.budget.yaml"
 
 
+def test_a_stack_starting_with_a_dash_is_checked_after_double_dash(proj: Path) -> None:
+    # red team: `seedance check ./-x` reads ./-x as a document file, not the stack -x
+    from seedance.budget.wiring import check_command
+
+    assert check_command("-x", Path("proj")) == "seedance check --project-dir proj -- -x"
+    assert check_command("dev", Path("stacks")) == "seedance check dev --project-dir stacks"  # the default, said too
+    assert check_command(None, None) == "seedance check STACK --project-dir PROJECT_DIR"
+    (proj / "Pulumi.-x.yaml").write_text("config:\n  aws:region: us-east-1\n  seedance:policy: policies/dev.yaml\n")
+    result = CliRunner().invoke(app, ["check", "-f", "json", "--project-dir", str(proj), "--", "-x"])
+    assert json.loads(result.output)["stack"] == "-x", result.output
+
+
 def test_a_backtick_in_a_path_keeps_the_markdown_code_span_exact(proj: Path) -> None:
     _stack(proj, "policies/dev.yaml")
     code, md = _respond("-f", "markdown", out="proj/policies/dev`x.budget.yaml")

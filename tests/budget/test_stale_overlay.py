@@ -451,3 +451,32 @@ def test_a_hand_edited_thresholds_line_without_a_budget_is_not_compared(line: st
     text = f"{BUDGET_RESPONSE_STAMP} fraction=0.875 type=ACTUAL month=2026-03\n{BUDGET_RESPONSE_FIRED} {line}\n"
     stamp = OverlayStamp.parse(text)
     assert stamp is not None and stamp.fired is None
+
+
+def test_a_lower_alert_applies_the_stronger_response_again_to_a_fleet_added_since(stacks: Path,
+                                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    # red team: a later, lower alert of the month kept the stronger overlay as it was, so a fleet added
+    # since kept running at full size although the response in force (and this alert) disable it
+    overlay = _respond(stacks, "170,000.00")  # 106%: every threshold
+    first = OverlayStamp.parse(overlay.read_text(encoding="utf-8"))
+    policy = stacks / "policies" / "eu-prod.yaml"
+    policy.write_text(policy.read_text(encoding="utf-8") + NEW_FLEET.format(core=""), encoding="utf-8")
+    assert len(_loader_warnings(caplog, overlay)) == 1
+    out = stacks / "policies" / "eu-prod.budget.yaml"
+    result = CliRunner().invoke(app, ["budget", "respond", str(policy), str(_alert(stacks.parent, "155,000.00")),
+                                      "--stack", "eu-prod", "--project-dir", str(stacks), "--out", str(out), "-f", "json"],
+                                standalone_mode=False, catch_exceptions=False)
+    assert result.return_value == 0, result.output
+    report = json.loads(result.output)
+    assert any("does not cover fleet(s) scratch, so that response is applied again" in n for n in report["notes"])
+    assert _loader_warnings(caplog, overlay) == []
+    assert load_policy(overlay).policy.fleet("scratch").capacity.max == 0
+    again = OverlayStamp.parse(overlay.read_text(encoding="utf-8"))
+    assert again is not None and first is not None and (again.fraction, again.fired) == (first.fraction, first.fired)
+    # once it covers the policy, a lower alert leaves it as it is
+    text = overlay.read_text(encoding="utf-8")
+    result = CliRunner().invoke(app, ["budget", "respond", str(policy), str(_alert(stacks.parent, "155,000.00")),
+                                      "--stack", "eu-prod", "--project-dir", str(stacks), "--out", str(out), "-f", "json"],
+                                standalone_mode=False, catch_exceptions=False)
+    assert result.return_value == 0 and overlay.read_text(encoding="utf-8") == text
+    assert any("crossed more thresholds, and a later, lower alert never undoes" in n for n in json.loads(result.output)["notes"])
