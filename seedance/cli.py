@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import io
 import logging
 import os
 import sys
@@ -66,18 +67,12 @@ def app(verbose: bool) -> None:
 def validate(paths: tuple[Path, ...], fmt: str, cache_dir: Path | None, policies_dir: Path | None,
              as_of: dt.datetime | None) -> int:
     """Validate cost policies; exit 0 when all are valid, 1 otherwise."""
-    from seedance.clock import utc_today
+    from seedance.commands.plan import check_cache_dir
 
+    check_cache_dir(cache_dir)
     out = console()
     results = []
-    controls = _gate_controls(policies_dir)
-    on = as_of.date() if as_of is not None else utc_today()
-    for path, loaded, problems in _load_each(paths, cache_dir):
-        warnings: list[Problem] = []
-        if loaded is not None:
-            problems, warnings = _waiver_problems(loaded, controls, on)
-            if problems:
-                loaded = None
+    for path, loaded, problems, warnings in _validate_each(paths, cache_dir, policies_dir, as_of):
         if loaded is None:
             results.append({"path": str(path), "valid": False, "errors": [str(p) for p in problems],
                             "warnings": [str(w) for w in warnings]})
@@ -114,13 +109,14 @@ def schema(reference: bool) -> int:
 @app.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 def summary(paths: tuple[Path, ...]) -> int:
-    """Validate policies and print a summary table of each."""
+    """Validate policies (as `seedance validate` does) and print a summary table of each."""
     out = console()
     ok = True
-    for path, loaded, problems in _load_each(paths):
+    for path, loaded, problems, warnings in _validate_each(paths):
+        _print_problems(out, problems)
+        _print_problems(out, warnings, "[yellow]warning[/yellow]")
         if loaded is None:
             ok = False
-            _print_problems(out, problems)
         else:
             render_summary(out, str(path), loaded.policy)
     return 0 if ok else 1
@@ -152,6 +148,23 @@ def _register_extra_commands() -> None:
 _register_extra_commands()
 
 
+def _validate_each(paths: tuple[Path, ...], cache_dir: Path | None = None, policies_dir: Path | None = None,
+                   as_of: dt.datetime | None = None) -> Iterator[tuple[Path, LoadedPolicy | None, list[Problem], list[Problem]]]:
+    """Each path with its loaded policy (None when it has errors), its errors and its warnings: those
+    of :func:`_load_each`, then its waivers' against the gate's controls on ``as_of`` (default today)."""
+    from seedance.clock import utc_today
+
+    controls = _gate_controls(policies_dir)
+    on = as_of.date() if as_of is not None else utc_today()
+    for path, loaded, problems in _load_each(paths, cache_dir):
+        warnings: list[Problem] = []
+        if loaded is not None:
+            problems, warnings = _waiver_problems(loaded, controls, on)
+            if problems:
+                loaded = None
+        yield path, loaded, problems, warnings
+
+
 def _load_each(paths: tuple[Path, ...], cache_dir: Path | None = None) -> Iterator[tuple[Path, LoadedPolicy | None, list[Problem]]]:
     """Each path with its loaded policy, or None and its problems: the language's, then the instance
     types it names that the bundled price catalog (or ``$SEEDANCE_PRICE_CACHE``) cannot serve, and
@@ -170,11 +183,8 @@ def _load_each(paths: tuple[Path, ...], cache_dir: Path | None = None) -> Iterat
         if catalog is None:
             try:
                 catalog = load_catalog(cache_dir=cache_dir)
-            except PricingError as exc:  # no usable catalog: the language (and the demand files) alone are checked
-                log.warning("instance types not checked: %s", exc)
-                problems = history_problems(loaded)
-                yield (path, None, problems) if problems else (path, loaded, [])
-                continue
+            except PricingError as exc:  # the instance types cannot be checked: not valid, as plan would fail too
+                raise click.ClickException(f"prices: {exc}; the instance types the policies name cannot be checked") from None
         problems = instance_type_problems(loaded, catalog) + history_problems(loaded)
         yield (path, None, problems) if problems else (path, loaded, [])
 
@@ -224,6 +234,7 @@ def _esc(text: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point with one error boundary: never a raw traceback."""
+    _buffer_stdout()
     try:
         # click's own main() would turn a broken pipe into exit 1; the context is run here instead, so
         # that every outcome, a closed output included, gets this boundary's exit status
@@ -256,6 +267,19 @@ def main(argv: list[str] | None = None) -> int:
         if logging.getLogger().isEnabledFor(logging.INFO):
             log.exception("traceback")
         return 2
+
+
+def _buffer_stdout() -> None:
+    """Give an unbuffered stdout (``PYTHONUNBUFFERED``, ``python -u``) a buffer. Its text layer writes
+    to the file descriptor directly and drops what a short write leaves, which is what a pipe whose
+    reader has gone away returns first: the output was cut with exit 0, never a broken pipe (141). A
+    buffered writer writes the rest and so meets the closed pipe. Lines still go out as written. Only
+    the interpreter's own stdout is replaced (not a stream a caller, such as a test runner, put there)."""
+    stream = sys.stdout
+    raw = getattr(stream, "buffer", None)
+    if stream is sys.__stdout__ and isinstance(raw, io.RawIOBase):
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding=stream.encoding, errors=stream.errors,
+                                      line_buffering=True)
 
 
 def _say(report: Callable[[], object]) -> None:

@@ -157,3 +157,67 @@ def test_diff_says_a_warning_both_sides_share_once(caplog: pytest.LogCaptureFixt
     stale = [r for r in caplog.records if "demand history ends more than 7 days before" in r.getMessage()]
     assert len(stale) == 1
     assert not logging.getLogger().handlers or all(not h.filters for h in logging.getLogger().handlers)
+
+
+def test_validate_refuses_a_price_cache_that_is_not_there(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # red team: validate passed every policy (instance types unchecked) when --cache-dir named nothing,
+    # where plan refuses the option; a catalog that cannot be read fails validation too
+    result = CliRunner().invoke(app, ["validate", str(POLICIES / "dev.yaml"), "--cache-dir", str(tmp_path / "missing")])
+    assert result.exit_code == 2 and "price cache directory" in result.output and "does not exist" in result.output
+    monkeypatch.setenv("SEEDANCE_PRICE_CACHE", str(tmp_path / "missing"))
+    assert CliRunner().invoke(app, ["validate", str(POLICIES / "dev.yaml")]).exit_code == 2
+    monkeypatch.delenv("SEEDANCE_PRICE_CACHE")
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "prices-us-east-1.json").write_text("{not json")
+    result = CliRunner().invoke(app, ["validate", str(POLICIES / "dev.yaml"), "--cache-dir", str(tmp_path / "cache")])
+    assert result.exit_code == 1 and "prices-us-east-1.json:1:2: not valid JSON" in result.output
+    assert "the instance types the policies name cannot be checked" in result.output and ": valid (" not in result.output
+
+
+def test_out_never_replaces_seedance_s_code_the_program_or_the_price_cache(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # red team: `synth dev --out components/stack.py` and `--out seedance/data/price_catalog.json`
+    # replaced what every later run reads
+    import shutil
+
+    import components
+    import seedance
+
+    project = tmp_path / "stacks"
+    shutil.copytree(POLICIES.parent, project, ignore=shutil.ignore_patterns("__pycache__"))
+    (project / "helpers.py").write_text("# a module of the program\n")
+    catalog = Path(seedance.__file__).parent / "data" / "price_catalog.json"
+    before = catalog.read_bytes()
+    for out in (Path(components.__file__).parent / "stack.py", catalog, project / "helpers.py"):
+        result = CliRunner().invoke(app, ["synth", "dev", "--project-dir", str(project), "--out", str(out)])
+        assert result.exit_code == 2 and "must not replace" in result.output, (out, result.output)
+    assert catalog.read_bytes() == before and (project / "helpers.py").read_text() == "# a module of the program\n"
+    # plan: the bundled catalog, and a price file of the cache it reads (--cache-dir or the environment)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    policy = str(project / "policies" / "dev.yaml")
+    for args in (["--out", str(catalog)], ["--cache-dir", str(cache), "--out", str(cache / "prices-us-east-1.json")]):
+        result = CliRunner().invoke(app, ["plan", policy, *args])
+        assert result.exit_code == 2 and "must not replace" in result.output, (args, result.output)
+    monkeypatch.setenv("SEEDANCE_PRICE_CACHE", str(cache))
+    assert CliRunner().invoke(app, ["plan", policy, "--out", str(cache / "prices-eu.json")]).exit_code == 2
+    assert CliRunner().invoke(app, ["plan", policy, "--out", str(cache / "plan.json")]).exit_code == 0  # not a price file
+    assert not (cache / "prices-eu.json").exists() and (cache / "plan.json").is_file()
+
+
+@pytest.mark.parametrize("unbuffered", ["1", None])
+def test_a_reader_that_stops_early_is_a_closed_pipe_even_with_unbuffered_output(unbuffered: str | None) -> None:
+    # red team: with PYTHONUNBUFFERED=1 (common in CI and containers) the text layer dropped what a
+    # short write to the pipe left, so output larger than the pipe's buffer was cut with exit 0
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"} | ({"PYTHONUNBUFFERED": unbuffered} if unbuffered else {})
+    env["PYTHONPATH"] = os.pathsep.join([str(POLICIES.parents[1]), env.get("PYTHONPATH", "")])
+    args = [sys.executable, "-m", "seedance", "synth", "dev", "--project-dir", str(POLICIES.parent)]
+    big = subprocess.run(args, capture_output=True, env=env, check=True).stdout
+    assert len(big) > 70_000  # more than a pipe holds
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdout is not None
+    assert proc.stdout.read(1) == big[:1]
+    proc.stdout.close()  # the reader goes away with the rest unread
+    assert proc.wait(timeout=60) == 141

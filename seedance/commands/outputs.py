@@ -1,5 +1,6 @@
 """An output path must not be one of the command's own inputs (a policy, its bases, its demand
-history, the stack's Pulumi files): writing a plan or a document there would destroy the input."""
+history, the stack's Pulumi files and program, Seedance's own code, price catalog and price cache):
+writing a plan or a document there would destroy the input."""
 
 from __future__ import annotations
 
@@ -19,14 +20,37 @@ def policy_inputs(loaded: LoadedPolicy) -> list[Path]:
     return files
 
 
-def refuse_inputs(out: Path | None, inputs: Iterable[Path], option: str = "--out") -> None:
-    """A usage error when ``out`` is (the same file as) one of ``inputs``."""
+def refuse_inputs(out: Path | None, inputs: Iterable[Path], option: str = "--out", *,
+                  cache_dir: Path | None = None) -> None:
+    """A usage error when ``out`` is (the same file as) one of ``inputs``, a file of Seedance's own code
+    (:func:`code_directories`: with the stack program's components, the bundled price catalog) or a
+    price file of the cache (``cache_dir``, else ``$SEEDANCE_PRICE_CACHE``), which every command reads."""
     if out is None or str(out) == "-":
         return
     for f in inputs:
         if _same_file(out, f):
             raise click.BadParameter(f"{out} is one of this command's inputs ({f}); the output must not replace it",
                                      param_hint=option)
+    target = Path(os.path.realpath(out))
+    for d in code_directories():
+        if target.is_relative_to(d):
+            raise click.BadParameter(f"{out} is in {d}, Seedance's own code and prices, which this command reads; the "
+                                     "output must not replace them", param_hint=option)
+    from seedance.pricing.catalog import CACHE_GLOB, PRICE_CACHE_ENV
+
+    cache = cache_dir if cache_dir is not None else os.environ.get(PRICE_CACHE_ENV)
+    if cache and target.parent == Path(os.path.realpath(cache)) and target.match(CACHE_GLOB):
+        raise click.BadParameter(f"{out} is a price file of the cache {cache}, which this command reads; the output "
+                                 "must not replace it", param_hint=option)
+
+
+def code_directories() -> list[Path]:
+    """The directories of the ``seedance`` and ``components`` packages: code, bundled policies and
+    templates (in an installed copy) and the price catalog."""
+    import components
+    import seedance
+
+    return [Path(os.path.realpath(Path(m.__file__).parent)) for m in (seedance, components) if m.__file__]
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -115,7 +115,7 @@ def _held(values: tuple[str, ...]) -> dict[str, int] | None:
     return out
 
 
-def _check_cache_dir(cache_dir: Path | None) -> None:
+def check_cache_dir(cache_dir: Path | None) -> None:
     """``--cache-dir`` (or ``$SEEDANCE_PRICE_CACHE``) must name an existing directory: a mistyped
     path must not quietly plan on the bundled prices."""
     if cache_dir is None or cache_dir.is_dir():
@@ -168,10 +168,10 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
     from seedance.pricing.catalog import PricingError, load_catalog
 
     held_units = _held(held)  # usage errors first: nothing is read for a malformed command line
-    _check_cache_dir(cache_dir)
+    check_cache_dir(cache_dir)
     loaded = load_policy(policy_path)  # PolicyError is reported by the CLI's error boundary
     _check_held_fleets(held_units, [f.name for f in loaded.policy.fleets])
-    refuse_inputs(out_path, policy_inputs(loaded))
+    refuse_inputs(out_path, policy_inputs(loaded), cache_dir=cache_dir)
     cluster = joins_cluster(project_dir, stack, [policy_path])
     try:
         catalog = load_catalog(cache_dir=cache_dir)

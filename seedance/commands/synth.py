@@ -67,8 +67,9 @@ def synth(stack: str | None, out: Path | None, preview: Path | None, export: Pat
 
 
 def _stack_inputs(stack: str, project_dir: Path) -> list[Path]:
-    """The files synthesising STACK reads: the project's Pulumi files and the stack's cost policy
-    (with its bases and demand histories); what cannot be read yet is left to the synthesis to report."""
+    """The files synthesising STACK reads: the project's Pulumi files and program (its Python files)
+    and the stack's cost policy (with its bases and demand histories); what cannot be read yet is left
+    to the synthesis to report."""
     from seedance.commands.outputs import policy_inputs
     from seedance.gate.inputs import InvalidInputError, policy_path_for_stack
     from seedance.policy import PolicyError, load_policy
@@ -76,7 +77,8 @@ def _stack_inputs(stack: str, project_dir: Path) -> list[Path]:
     from seedance.synth.project import project_layout
 
     layout = project_layout(project_dir)  # stackConfigDir and main honoured
-    files = [project_dir / "Pulumi.yaml", layout.config_dir / f"Pulumi.{stack}.yaml", layout.program_dir / "__main__.py"]
+    files = [project_dir / "Pulumi.yaml", layout.config_dir / f"Pulumi.{stack}.yaml", layout.program_dir / "__main__.py",
+             *layout.program_dir.glob("*.py")]
     try:
         files += policy_inputs(load_policy(policy_path_for_stack(project_dir, stack)))
     except (InvalidInputError, PolicyError, OSError):

@@ -256,6 +256,13 @@ def render_diff_text(out: Console, d: EstimateDiff, *, base: Estimate | None = N
             for r in section:
                 table.add_row(Text(prefix + r.key), r.before, r.after, r.change)
         out.print(table)
+    if rows["resources"]:
+        rt = Table(title=Text("Resources whose cost changed"))
+        for col, just in (("Resource", "left"), ("Base", "right"), ("This change", "right"), ("Change", "right")):
+            rt.add_column(col, justify=just)  # type: ignore[arg-type]
+        for r in rows["resources"]:
+            rt.add_row(Text(r.key), r.before, r.after, r.change)
+        out.print(rt)
     if d.unpriced_changes:
         qt = Table(title=Text("Unpriced quantities that changed (not in either total)"))
         for col, just in (("Resource", "left"), ("Component", "left"), ("Base", "right"), ("This change", "right"),

@@ -50,6 +50,21 @@ def test_compare_by_hand() -> None:
                                                                     "delta_fraction": 2.0}
 
 
+def test_the_text_diff_lists_the_resources_whose_cost_changed() -> None:
+    # red team: json and markdown listed them, the default text output did not
+    from rich.console import Console
+
+    from seedance.estimate.report import render_diff_text
+
+    base, head = _est({"a": 100.0, "b": 50.0, "gone": 10.0}), _est({"a": 100.0, "b": 80.0, "new": 300.0})
+    console = Console(width=200, record=True)
+    render_diff_text(console, compare(base, head), base=base, head=head)
+    table = console.export_text().split("Resources whose cost changed")[1]
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in table.splitlines() if line.startswith("│")]
+    assert rows == [["new", "—", "300.00 USD", "+300.00 USD"], ["b", "50.00 USD", "80.00 USD", "+30.00 USD"],
+                    ["gone", "10.00 USD", "—", "-10.00 USD"]]  # "a" did not change
+
+
 def test_identical_estimates_are_unchanged() -> None:
     d = compare(_est({"a": 1.0}), _est({"a": 1.0}))
     assert not d.changed and d.resources == []

@@ -71,6 +71,14 @@ def test_validate_refuses_an_unknown_control_at_its_line(tmp_path: Path, capsys:
             "did you mean 'GDPR-33-1'?") in out, out
 
 
+def test_summary_validates_waivers_as_validate_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # red team: summary passed a waiver of a control the gate does not define, which validate refuses
+    path = _policy(tmp_path, "GDPR-NOPE")
+    assert main(["summary", str(path)]) == 1
+    assert "waivers[0].control: expected a control of the gate's policies, got 'GDPR-NOPE'" in capsys.readouterr().out
+    assert main(["summary", str(_policy(tmp_path, "GDPR-33-1"))]) == 0
+
+
 def test_validate_warns_of_an_expired_waiver(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _policy(tmp_path, "GDPR-33-1", "2024-05-01")
     assert main(["validate", "-f", "json", str(path), "--as-of", "2024-06-01"]) == 0
