@@ -206,6 +206,10 @@ def _gate_controls(policies_dir: Path | None) -> frozenset[str] | None:
         log.warning("waivers' controls not checked: %s", exc)
         return None
     found = control_ids(root)
+    if not found and policies_dir is not None:  # named on the command line: not a gate policy directory
+        raise click.BadParameter(f"{policies_dir} holds no control rule (gdpr/, mlps/, budget/ with METADATA "
+                                 "blocks); expected a gate policy directory laid out like policies/",
+                                 param_hint="--policies")
     if not found:
         log.warning("waivers' controls not checked: %s holds no control rule (gdpr/, mlps/, budget/)", root)
         return None

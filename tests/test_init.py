@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import jsonschema
@@ -56,7 +57,7 @@ def test_a_new_project_passes_the_gate(tmp_path: Path, region: str, environment:
     assert main(["init", str(project), "--region", region, "--environment", environment, "--cost-center", "CC-1",
                  "--account-id", "123456789012", "--cluster-name", "gpu"]) == 0
     out = capsys.readouterr().out
-    assert "wrote" in out and "budget:" in out
+    assert "wrote" in out and re.search(rf"budget: [0-9,.]+ {currency} per month.*estimate is [0-9,.]+ {currency}\n", out)
     loaded = load_policy(project / "policies" / "dev.yaml")
     assert [f.value for f in loaded.policy.compliance.frameworks] == frameworks
     assert loaded.policy.budget.currency.value == currency

@@ -147,6 +147,9 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, no_plan: bool,
         catalog = load_catalog(cache_dir=cache_dir)
         check_instance_types(loaded, catalog)  # PolicyError: reported by the CLI's error boundary
         plan = read_plan(plan_path) if plan_path is not None else None
+        if plan is not None and as_of is not None and plan.as_of != as_of.date().isoformat():
+            log.warning("--as-of %s is not used with --plan: %s carries its own decision date (%s)",
+                        as_of.date().isoformat(), plan_path, plan.as_of or "none recorded")
         # a plan records the kind of stack it was made for: without a stack configuration that says
         # otherwise, it is priced as that stack deploys
         cluster = joins_cluster(project_dir, stack, [policy_path], assumed=plan.cluster if plan is not None else True)

@@ -129,7 +129,9 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
         out.print(f"wrote {p}", markup=False)
     assert opts.budget is not None
     note = " (the starter's estimate at most 45% of it, rounded up: below every threshold)" if budget is None else ""
-    out.print(f"budget: {opts.budget:,.2f} per month{note}; the starter's estimate is {estimate:,.2f}", markup=False)
+    cur = loaded.policy.budget.currency
+    out.print(f"budget: {opts.budget:,.2f} {cur} per month{note}; the starter's estimate is {estimate:,.2f} {cur}",
+              markup=False)
     if estimate > opts.budget:
         err.print("warning: the budget is below the starter's estimate: `seedance check` will block until one of them "
                   "changes", markup=False)

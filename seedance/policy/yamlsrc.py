@@ -245,6 +245,9 @@ class _Builder:
                 return node.value
             try:
                 value = self.loader.construct_object(node, deep=True)
+                if isinstance(value, bytes):  # !!binary: no field of a policy holds bytes
+                    raise _fail(self.file, node.start_mark, f"YAML tag {_tag_text(node.tag)!r} is not allowed: a "
+                                "policy holds text, numbers, booleans and dates, not binary data", path)
                 if isinstance(value, str):
                     value = _join_surrogates(value)
                 # a date and time (2024-01-01 10:00:00): the text as written, not a rewritten form

@@ -216,3 +216,20 @@ def test_estimate_plans_the_policy_as_check_does(tmp_path: Path) -> None:
     assert json.loads(planned)["monthly_total"] == json.loads(given)["monthly_total"]
     assert json.loads(planned)["monthly_total"] != json.loads(own)["monthly_total"]
     assert _main(["estimate", "--no-plan", "--plan", str(plan), str(policy)]) == 2  # a usage error
+
+
+def test_as_of_beside_a_plan_is_said_to_be_unused(tmp_path, caplog) -> None:  # type: ignore[no-untyped-def]
+    # red team: --as-of was silently ignored with --plan (the plan carries its own decision date)
+    import logging
+
+    from seedance.cli import main as _main
+
+    policy = POLICIES / "eu-prod.yaml"
+    plan = tmp_path / "plan.json"
+    assert _main(["plan", str(policy), "--as-of", "2024-05-30", "-o", str(plan)]) == 0
+    with caplog.at_level(logging.WARNING):
+        _invoke("estimate", "-f", "json", "--plan", str(plan), "--as-of", "2024-05-30", str(policy))
+        assert not [r for r in caplog.records if "--as-of" in r.getMessage()]  # the plan's own date
+        _invoke("estimate", "-f", "json", "--plan", str(plan), "--as-of", "2024-07-01", str(policy))
+    (warning,) = [r.getMessage() for r in caplog.records if "--as-of" in r.getMessage()]
+    assert warning == f"--as-of 2024-07-01 is not used with --plan: {plan} carries its own decision date (2024-05-30)"

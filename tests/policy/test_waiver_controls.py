@@ -103,3 +103,8 @@ def test_a_policy_directory_of_ones_own_adds_its_controls(tmp_path: Path, capsys
     monkeypatch.setenv("SEEDANCE_POLICIES", str(own))
     assert main(["validate", str(path)]) == 0
     capsys.readouterr()
+    # red team: a directory named with --policies that holds no control left waivers unchecked, exit 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["validate", str(path), "--policies", str(empty)]) == 2
+    assert "holds no control rule" in capsys.readouterr().err
