@@ -35,7 +35,9 @@ SIGNED_KEYS: dict[str, tuple[str, ...]] = {
 }
 # sns.<region>.amazonaws.com(.cn): the middle label must be a region (us-east-1, us-gov-west-1,
 # cn-north-1), so S3 virtual-host names of a bucket called "sns" (sns.s3.amazonaws.com) do not pass
-CERT_URL = re.compile(r"^https://sns\.[a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-[0-9]\.amazonaws\.com(?:\.cn)?/[A-Za-z0-9._-]+\.pem$")
+# (an .amazonaws.com.cn host for a China region only, and only there)
+CERT_URL = re.compile(r"^https://sns\.(?:cn-[a-z]+-[0-9]\.amazonaws\.com\.cn"
+                      r"|(?!cn-)[a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-[0-9]\.amazonaws\.com)/[A-Za-z0-9._-]+\.pem$")
 MAX_CERT_BYTES = 64 * 1024
 DEFAULT_MAX_AGE = timedelta(hours=24)
 CLOCK_SKEW = timedelta(minutes=5)

@@ -240,6 +240,9 @@ def test_an_expired_or_broken_certificate_is_refused(key: rsa.RSAPrivateKey) -> 
     "https://sns.s3-external-1.amazonaws.com/SimpleNotificationService-1.pem",
     "https://sns.s3-accelerate.amazonaws.com/SimpleNotificationService-1.pem",
     "https://sns.s3-us-west-2.amazonaws.com/SimpleNotificationService-1.pem",
+    # the China domain for a China region only, and a China region on it only
+    "https://sns.us-east-1.amazonaws.com.cn/SimpleNotificationService-1.pem",
+    "https://sns.cn-north-1.amazonaws.com/SimpleNotificationService-1.pem",
 ])
 def test_certificate_addresses_off_sns_are_refused_before_any_fetch(url: str) -> None:
     def opener(*args: Any, **kwargs: Any) -> Any:
