@@ -150,6 +150,18 @@ def _earlier_caps(text: str) -> dict[str, int]:
     return caps
 
 
+def sizes_text(groups: dict[str, Any], units: dict[str, int | None] | None) -> str:
+    """The live group sizes, each with its unit: a weighted group's desired capacity counts units, any
+    other group's instances (with the units they hold when the plan gives their weight)."""
+    def one(name: str, g: Any) -> str:
+        if g.weighted:
+            return f"{name} {g.desired} unit(s)"
+        held = None if units is None else units.get(name)
+        return f"{name} {g.desired} instance(s)" + ("" if held is None else f" = {held} unit(s)")
+
+    return ", ".join(one(k, g) for k, g in sorted(groups.items())) or "no group found"
+
+
 def _stale_fleets(text: str, stamp: OverlayStamp, loaded: LoadedPolicy) -> str | None:
     """What an earlier overlay (its ``text`` and ``stamp``) misses of the policy as it is now: fleets
     its response would change that it does not name (added since), or fleets it names that the
@@ -194,11 +206,7 @@ def _planned_response(loaded: LoadedPolicy, alert: BudgetAlert, *, ref: str, sta
                   if groups is not None and any(g.weighted for g in groups.values()) else ""))
         return replace(response, notes=[*response.notes, why]), None
     units = None if groups is None else live_units(groups, plan)
-    shown = None
-    if groups is not None and units is not None:
-        shown = ", ".join(f"{k} {g.desired}" + ("" if g.weighted or units.get(k) is None else
-                                                 f" instance(s) = {units[k]} unit(s)")
-                          for k, g in sorted(groups.items())) or "no group found"
+    shown = None if groups is None else sizes_text(groups, units)
     response = respond(loaded.policy, alert, policy_ref=ref, stack=stack, live_sizes=units, earlier_caps=earlier_caps,
                        planned_reserved={f.name: f.reserved_units for f in plan.fleets}, cluster=cluster,
                        weights={f.name: f.node_weight for f in plan.fleets})
@@ -315,7 +323,7 @@ def _decide_and_write(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *,
         return 1
     if groups is not None:
         err.print(f"live group sizes of stack {stack}: "
-                  + (shown or ", ".join(f"{k} {g.desired}" for k, g in sorted(groups.items())) or "no group found"),
+                  + (shown or sizes_text(groups, None)),
                   markup=False)
     # what the stack deploys, read before the overlay is written (paths compared as the files they name)
     wiring = stack_wiring(project_dir, stack, policy=policy, overlay=out_named or out)

@@ -355,3 +355,15 @@ def test_a_later_freeze_of_the_month_never_raises_the_cap_the_first_set(budgets,
     assert cap == 30
     assert any(n.startswith("freeze: fleet inference's group runs 40 unit(s), above the cap of 30 the first freeze "
                             "of this month set; the cap is kept") for n in notes)
+
+
+def test_live_sizes_are_printed_with_their_unit() -> None:
+    # red team: "inference 3" did not say whether 3 units or 3 instances
+    from seedance.budget.live import LiveGroup
+    from seedance.commands.budget import sizes_text
+
+    groups = {"b": LiveGroup("b-asg", 3, False, ("g5.12xlarge",)), "a": LiveGroup("a-asg", 5, True),
+              "c": LiveGroup("c-asg", 2, False)}
+    assert sizes_text(groups, {"b": 12, "c": None}) == "a 5 unit(s), b 3 instance(s) = 12 unit(s), c 2 instance(s)"
+    assert sizes_text(groups, None) == "a 5 unit(s), b 3 instance(s), c 2 instance(s)"
+    assert sizes_text({}, None) == "no group found"
