@@ -217,3 +217,34 @@ test_service_logs_unnamed_function_firehose_and_hidden_containers if {
 	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fn, stage, task])
 	v == {_on("aws:lambda/function:Function", "pd-fn", "Lambda function logs of personal data go to log group /aws/lambda/<name>, whose name the document does not show (unset, so named at apply, or unknown until apply) and no log group of the stack can be matched to, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365")}
 }
+
+# aws-native stages: the REST API stage's settings are accessLogSetting
+test_fail_native_stage_access_logs_to_undeclared_groups if {
+	native := [
+		fixtures.resource("aws-native:apigatewayv2:Stage", "v2", {"accessLogSettings": {"destinationArn": "arn:aws:logs:eu-central-1:111122223333:log-group:/apigw/v2"}, "tags": fixtures.tags("personal")}),
+		fixtures.resource("aws-native:apigateway:Stage", "rest", {"accessLogSetting": {"destinationArn": "arn:aws:logs:eu-central-1:111122223333:log-group:/apigw/rest"}, "tags": fixtures.tags("personal")}),
+	]
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, native)
+	v == {
+		_on("aws-native:apigatewayv2:Stage", "v2", "API Gateway access logs of personal data go to log group /apigw/v2, which the stack does not declare, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365"),
+		_on("aws-native:apigateway:Stage", "rest", "API Gateway access logs of personal data go to log group /apigw/rest, which the stack does not declare, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365"),
+	}
+}
+
+# a log group's name is unique within a region only: a group of that name elsewhere is not where the
+# source writes (Lambda: its own region; an access-log ARN: the region it names; ECS: awslogs-region)
+test_service_logs_match_groups_in_their_own_region if {
+	elsewhere := object.union(_named_group("fn-logs", "/aws/lambda/pd-fn", "internal", 30), {"region": "eu-west-1"})
+	stage := _stage("personal", "arn:aws:logs:us-east-1:111122223333:log-group:api-access")
+	task := _task("personal", [json.patch(_awslogs("app", "scorer-logs"), [{"op": "replace", "path": "/logConfiguration/options/awslogs-region", "value": "eu-west-1"}])])
+	groups := [
+		elsewhere,
+		_named_group("api-logs", "api-access", "internal", 30), # in the stack's region, not the ARN's
+		object.union(_named_group("task-logs", "scorer-logs", "internal", 30), {"region": "eu-west-1"}),
+	]
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, array.concat([_fn("pd-fn", "personal", {}), stage, task], groups))
+	v == {
+		_on("aws:lambda/function:Function", "pd-fn", "Lambda function logs of personal data go to log group /aws/lambda/pd-fn, which the stack does not declare, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365"),
+		_on("aws:apigateway/stage:Stage", "stage", "API Gateway access logs of personal data go to log group api-access, which the stack does not declare, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365"),
+	}
+}

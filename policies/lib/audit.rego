@@ -630,12 +630,18 @@ _lambda_group(f) := v if {
 	not v in {null, ""}
 }
 
+# stage type -> the input holding its access log settings (aws-native's REST API stage: accessLogSetting)
+_stage_log_settings := {
+	"aws:apigateway/stage:Stage": "accessLogSettings", "aws:apigatewayv2/stage:Stage": "accessLogSettings",
+	"aws-native:apigateway:Stage": "accessLogSetting", "aws-native:apigatewayv2:Stage": "accessLogSettings",
+}
+
 _lambda_name_inputs := {"aws:lambda/function:Function": "name", "aws-native:lambda:Function": "functionName"}
 
 # ECS containers with the awslogs driver write to the group their awslogs-group option names (with
 # awslogs-create-group ECS creates it, never expiring); container definitions the document does
 # not show are not read (as a hidden list of EKS log types)
-log_deliveries contains _log_delivery(td, what, name, "", _ref_label(name)) if {
+log_deliveries contains _log_delivery_in(td, what, name, "", _ref_label(name), region) if {
 	some type in ["aws:ecs/taskDefinition:TaskDefinition", "aws-native:ecs:TaskDefinition"]
 	some td in resources.of_type(input.document, type)
 	some c in resources.container_definitions(object.get(td.inputs, "containerDefinitions", []))
@@ -643,14 +649,21 @@ log_deliveries contains _log_delivery(td, what, name, "", _ref_label(name)) if {
 	object.get(log, "logDriver", null) == "awslogs"
 	what := sprintf("ECS container logs (%v)", [object.get(c, "name", "?")])
 	name := _group_name("logGroupName", object.get(log, ["options", "awslogs-group"], null))
+	region := _awslogs_region(log, td)
 }
 
-# API Gateway stages' access logs go to the log group their accessLogSettings.destinationArn names
-# (a Firehose stream there is not a log group)
-log_deliveries contains _log_delivery(s, "API Gateway access logs", name, "accessLogSettings", _ref_label(name)) if {
-	some type in ["aws:apigateway/stage:Stage", "aws:apigatewayv2/stage:Stage"]
+# the awslogs-region option names the region of the group (default: the task's)
+_awslogs_region(log, td) := region if {
+	region := object.get(log, ["options", "awslogs-region"], null)
+	resources.settled(region)
+} else := resources.region(td, input.policy)
+
+# API Gateway stages' access logs go to the log group their access log settings' destinationArn
+# names (a Firehose stream there is not a log group)
+log_deliveries contains _log_delivery_in(s, "API Gateway access logs", name, field, _ref_label(name), _arn_region_or(arn, s)) if {
+	some type, field in _stage_log_settings
 	some s in resources.of_type(input.document, type)
-	arn := object.get(s.inputs, ["accessLogSettings", "destinationArn"], null)
+	arn := object.get(s.inputs, [field, "destinationArn"], null)
 	arn != null
 	not contains(sprintf("%v", [arn]), ":firehose:")
 	name := _group_name("destinationArn", arn)
@@ -668,7 +681,7 @@ _derived_label(_, _, _, name) := _ref_label(name) if is_string(name)
 _derived_label(pattern, args, input_name, null) := sprintf("log group %s, whose %s the document does not show (unset, so named at apply, or unknown until apply) and no log group of the stack can be matched to", [sprintf(pattern, args), input_name])
 
 # flow logs to CloudWatch Logs (the default destination type)
-log_deliveries contains _log_delivery(fl, "flow logs", name, field, _ref_label(name)) if {
+log_deliveries contains _log_delivery_in(fl, "flow logs", name, field, _ref_label(name), _arn_region_or(v, fl)) if {
 	some fl in resources.of_type(input.document, "aws:ec2/flowLog:FlowLog")
 	object.get(fl.inputs, "logDestinationType", "cloud-watch-logs") == "cloud-watch-logs"
 	some field in ["logDestination", "logGroupName"]
@@ -677,7 +690,7 @@ log_deliveries contains _log_delivery(fl, "flow logs", name, field, _ref_label(n
 	name := _group_name(field, v)
 }
 
-log_deliveries contains _log_delivery(t, "trail logs", name, "cloudWatchLogsGroupArn", _ref_label(name)) if {
+log_deliveries contains _log_delivery_in(t, "trail logs", name, "cloudWatchLogsGroupArn", _ref_label(name), _arn_region_or(arn, t)) if {
 	some t in trails(input.document)
 	arn := object.get(t.inputs, "cloudWatchLogsGroupArn", null)
 	arn != null
@@ -698,15 +711,28 @@ _group_name(field, v) := v if {
 } else := null
 
 # (`groups`: the positions of the log groups of the document the delivery writes to, found once)
-_log_delivery(source, what, name, field, label) := {
+_log_delivery(source, what, name, field, label) := _log_delivery_in(source, what, name, field, label, resources.region(source, input.policy))
+
+# a delivery to a group in `region`: a group of the document matched by name must be there (a log
+# group's name is unique within a region only)
+_log_delivery_in(source, what, name, field, label, region) := {
 	"at": source.urn,
 	"field": field,
-	"groups": _delivered_groups(source, field, name),
+	"groups": _delivered_groups(source, field, name, region),
 	"label": label,
 	"name": name,
 	"source": source,
 	"what": what,
 }
+
+# the region a log-group ARN names, else the source's
+_arn_region_or(arn, source) := parts[3] if {
+	is_string(arn)
+	startswith(arn, "arn:")
+	parts := split(arn, ":")
+	count(parts) > 3
+	parts[3] != ""
+} else := resources.region(source, input.policy)
 
 # log group position -> its name (inputs.name), for the groups that show one
 _group_names := {j: name |
@@ -733,7 +759,10 @@ _unnamed := {j: input.document.resources[j].name |
 
 # positions of the log groups of the document a delivery writes to: by name (an auto-named group by
 # its logical name), or by a reference the input's property dependencies or value tie to a group
-_delivered_groups(source, field, name) := (object.get(_groups_by_name, name, set()) | _by_stem(name)) | _referred_groups(source, field)
+_delivered_groups(source, field, name, region) := {j |
+	some j in object.get(_groups_by_name, name, set()) | _by_stem(name)
+	resources.region(input.document.resources[j], input.policy) == region
+} | _referred_groups(source, field)
 
 _referred_groups(source, field) := routing.referred(source, field, _group_keys) if field != "" else := set()
 

@@ -372,13 +372,17 @@ _placement_refs(r) := {
 	"networkInterfaces": [object.get(ni, "subnetId", null) | some ni in resources.elements(object.get(r.inputs, "networkInterfaces", [])); is_object(ni)],
 	"launchSpecifications": _spec_subnets(r),
 	"launchTemplateConfigs": _override_subnets(r),
-	"subnetIds": _node_group_subnets(r),
+	"subnetIds": _node_group_subnets(r, "subnetIds"),
+	"subnets": _node_group_subnets(r, "subnets"),
 }
 
-# an EKS managed node group's subnets (subnetIds, required: it launches its nodes in them)
-_node_group_subnets(r) := resources.elements(object.get(r.inputs, "subnetIds", [])) if r.type == node_group_type else := []
+# an EKS managed node group's subnets (required: it launches its nodes in them): pulumi-aws's
+# subnetIds, aws-native's subnets
+_node_group_subnets(r, field) := resources.elements(object.get(r.inputs, field, [])) if {
+	node_group_types[r.type] == field
+} else := []
 
-node_group_type := "aws:eks/nodeGroup:NodeGroup"
+node_group_types := {"aws:eks/nodeGroup:NodeGroup": "subnetIds", "aws-native:eks:Nodegroup": "subnets"}
 
 # a spot fleet request's or EC2 Fleet's launch template overrides (each subnetId one subnet or
 # several, separated by commas, as in a launch specification)
@@ -523,7 +527,7 @@ default_subnets[i] contains s if {
 # what runs instances in subnets: launch templates, instances, spot requests, launch
 # configurations, spot fleets (by their launch specifications or launch template overrides), EC2
 # Fleets (by their overrides), autoscaling groups and EKS managed node groups (by their subnetIds)
-placeable := (((compute.indices | resources.indices("aws:autoscaling/group:Group")) | resources.indices(compute.spot_fleet)) | resources.indices("aws:ec2/fleet:Fleet")) | resources.indices(node_group_type)
+placeable := (((compute.indices | resources.indices("aws:autoscaling/group:Group")) | resources.indices(compute.spot_fleet)) | resources.indices("aws:ec2/fleet:Fleet")) | {i | some t, _ in node_group_types; some i in resources.indices(t)}
 
 # a default subnet maps public IPs on launch unless the program sets mapPublicIpOnLaunch false
 default_subnet_maps(s) if {

@@ -58,11 +58,17 @@ logging_types := [logging, logging_v2]
 bucket_indices := {i | some t in bucket_types; some i in resources.indices(t)}
 
 # A configuration resource names its bucket by one of the bucket's refs (its explicit name, its
-# logical name or its URN) or by Pulumi's auto-name: the logical name, a dash and seven hex digits.
+# recorded id or its URN) or, for a bucket the program lets Pulumi name (no name shown), by its
+# logical name or an auto-name: the logical name, a dash and seven hex digits. A bucket named
+# explicitly is named by nothing else: another stack's bucket may be called after this one's
+# logical name, with or without such a suffix.
 refs(b) := {x |
-	some x in [b.name, b.urn, object.get(b.inputs, "bucket", null)]
+	some x in [b.urn, object.get(b, "id", null), object.get(b.inputs, "bucket", null)]
 	is_string(x)
-}
+	x != ""
+} | {b.name | not _named_explicitly(b)}
+
+_named_explicitly(b) if resources.settled(object.get(b.inputs, "bucket", null))
 
 config_types := {
 	pab, sse, versioning, lifecycle, bucket_policy, acl, object_lock, replication, logging,
@@ -79,6 +85,7 @@ _by_ref[ref] contains i if {
 _by_stem[b.name] contains i if {
 	some i in bucket_indices
 	b := input.document.resources[i]
+	not _named_explicitly(b)
 }
 
 # positions of the buckets a reference names

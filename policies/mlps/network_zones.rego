@@ -122,6 +122,22 @@ _problems contains findings.problem(asg, msg) if {
 	msg := sprintf("autoscaling group subnets cannot be established (%v): it may launch into the default VPC", [subnets])
 }
 
+# an EKS node group's subnet list the document does not show, and that no property dependency ties
+# to subnets of the document, may name a public subnet: sensitive compute cannot be shown to run in
+# private ones
+_problems contains findings.problem(r, msg) if {
+	some type, field in routing.node_group_types
+	some i in resources.indices(type) & resources.sensitive_indices
+	r := input.document.resources[i]
+	subnets := object.get(r.inputs, field, [])
+	not is_array(subnets)
+	not is_set(subnets)
+	not _tied_to_subnets(r, field)
+	msg := sprintf("%s-data EKS node group subnets (%s) cannot be established (%v): it may run in a public subnet", [resources.class_at[i], field, subnets])
+}
+
+_tied_to_subnets(r, field) if count(routing.placed_in(r)) > 0
+
 # the data tier apart from the public one: sensitive compute in a public subnet of the document
 _problems contains findings.problem(r, msg) if {
 	some i in _placeable & resources.sensitive_indices
@@ -156,7 +172,10 @@ _noun(r) := n if {
 	n := _nouns[r.type]
 } else := compute.noun(r)
 
-_nouns := {_asg_type: "autoscaling group", _ec2_fleet_type: "EC2 Fleet", compute.spot_fleet: "spot fleet request", routing.node_group_type: "EKS node group"}
+_nouns := {
+	_asg_type: "autoscaling group", _ec2_fleet_type: "EC2 Fleet", compute.spot_fleet: "spot fleet request",
+	"aws:eks/nodeGroup:NodeGroup": "EKS node group", "aws-native:eks:Nodegroup": "EKS node group",
+}
 
 _problems contains findings.problem(r, "Kubernetes object in the default namespace") if {
 	some type in resources.k8s_types(input.document)

@@ -405,3 +405,24 @@ test_fail_node_group_in_an_adopted_default_subnet if {
 	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {_f("aws:eks/nodeGroup:NodeGroup", "ng", "EKS node group runs in subnet default-a, which is in the default VPC: name a subnet of a VPC of the stack")}
 }
+
+# a node group's subnet list the document does not show, tied to no subnet of it, may be public
+# (aws-native's Nodegroup names them `subnets`)
+test_fail_node_group_subnets_not_shown if {
+	resources := array.concat(_tiers, [
+		_node_group("hidden", "internal", {"subnetIds": "[secret]"}),
+		_node_group("later", "personal", {"subnetIds": "[unknown]"}),
+		object.union(_node_group("tied", "personal", {"subnetIds": "[unknown]"}), {"property_dependencies": {"subnetIds": [fixtures.urn("aws:ec2/subnet:Subnet", "private-a")]}}),
+		_node_group("web", "public", {"subnetIds": "[unknown]"}),
+		fixtures.resource("aws:eks/nodeGroup:NodeGroup", "untagged", {"clusterName": "gpu", "subnetIds": "[unknown]"}),
+		fixtures.resource("aws-native:eks:Nodegroup", "native", {"clusterName": "gpu", "subnets": ["public-a-1a2b3c4d"], "tags": fixtures.tags("personal")}),
+		fixtures.resource("aws-native:eks:Nodegroup", "native-hidden", {"clusterName": "gpu", "subnets": "[unknown]", "tags": fixtures.tags("internal")}),
+	])
+	v := network_zones.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:eks/nodeGroup:NodeGroup", "hidden", "internal-data EKS node group subnets (subnetIds) cannot be established ([secret]): it may run in a public subnet"),
+		_f("aws:eks/nodeGroup:NodeGroup", "later", "personal-data EKS node group subnets (subnetIds) cannot be established ([unknown]): it may run in a public subnet"),
+		_f("aws-native:eks:Nodegroup", "native", "personal-data EKS node group runs in subnet public-a, which is or may be public (it maps public IPs on launch): sensitive data needs private subnets"),
+		_f("aws-native:eks:Nodegroup", "native-hidden", "internal-data EKS node group subnets (subnets) cannot be established ([unknown]): it may run in a public subnet"),
+	}
+}

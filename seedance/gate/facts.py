@@ -172,9 +172,10 @@ class References:
 #: The inputs :func:`references` reads (a resource with none of them names nothing EC2 describes).
 _REFERRING = frozenset({"subnetId", "vpcZoneIdentifiers", "networkInterfaces", "vpcSecurityGroupIds", "securityGroups",
                         "mixedInstancesPolicy", "instanceType", "instanceTypes", "launchSpecifications",
-                        "launchTemplateConfigs", "subnetIds"})
+                        "launchTemplateConfigs", "subnetIds", "subnets"})
 
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+#: EKS managed node groups and the input that names the subnets they launch their nodes in
+NODE_GROUP_SUBNETS = {"aws:eks/nodeGroup:NodeGroup": "subnetIds", "aws-native:eks:Nodegroup": "subnets"}
 
 
 def references(document: dict[str, Any]) -> References:
@@ -189,8 +190,8 @@ def references(document: dict[str, Any]) -> References:
         inputs = r.get("inputs") or {}
         if not isinstance(inputs, dict) or not _REFERRING.intersection(inputs):
             continue
-        if r.get("type") == NODE_GROUP:  # an EKS managed node group launches its nodes in its subnetIds
-            subnets.update(v for v in _list(inputs.get("subnetIds")) if isinstance(v, str) and SUBNET_ID.match(v))
+        if (field := NODE_GROUP_SUBNETS.get(r.get("type"))) is not None:  # an EKS managed node group's nodes
+            subnets.update(v for v in _list(inputs.get(field)) if isinstance(v, str) and SUBNET_ID.match(v))
         # a spot fleet request's launch specifications are each an instance's settings, and a
         # spot fleet's or EC2 Fleet's launch template overrides name subnets and types
         overrides = [o for c in _list(inputs.get("launchTemplateConfigs")) if isinstance(c, dict)

@@ -200,7 +200,7 @@ def test_node_groups_name_their_subnets() -> None:
     doc = {"resources": [
         {"type": "aws:eks/nodeGroup:NodeGroup", "inputs": {"subnetIds": ["subnet-0aaaaaaaaaaaaaaaa", "[unknown]"],
                                                            "instanceTypes": ["g5.xlarge"]}},
-        {"type": "aws:eks/nodeGroup:NodeGroup", "inputs": {"subnetIds": ["subnet-0bbbbbbbbbbbbbbbb"]}},
+        {"type": "aws-native:eks:Nodegroup", "inputs": {"subnets": ["subnet-0bbbbbbbbbbbbbbbb"]}},
         {"type": "aws:ec2/vpcEndpoint:VpcEndpoint", "inputs": {"subnetIds": ["subnet-0cccccccccccccccc"]}},
     ]}
     refs = references(doc)
