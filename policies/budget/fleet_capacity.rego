@@ -355,16 +355,21 @@ _known_value(t) if {
 }
 
 # a scheduled action that names no group of the document by a value known now, and has no parent
-# fleet: the group it resizes, and so the capacity.max its maxSize must respect, cannot be told
+# fleet: the group it resizes, and so the capacity it must respect (capacity.max, and the desired
+# size the estimate prices), cannot be told. A size of -1 leaves the group's as it is.
 _problems contains findings.problem(sched, msg) if {
 	some j, names in _sched_fleets
 	count(names) == 0
 	sched := input.document.resources[j]
 	group := object.get(sched.inputs, "autoscalingGroupName", null)
 	not _known_value(group)
-	size := object.get(sched.inputs, "maxSize", null)
-	size != null
-	msg := sprintf("scheduled action sets maxSize %v on a group named by a value unknown until apply (%v), so which fleet's capacity.max it must respect cannot be established", [size, group])
+	sizes := [sprintf("%s %v", [k, v]) |
+		some k in ["maxSize", "desiredCapacity", "minSize"]
+		v := object.get(sched.inputs, k, null)
+		not v in {null, -1, "-1"}
+	]
+	count(sizes) > 0
+	msg := sprintf("scheduled action sets %s on a group named by a value unknown until apply (%v), so which fleet's capacity it must respect cannot be established", [concat(", ", sizes), group])
 }
 
 # a group whose types are not listed (no mixed-instances overrides, or overrides that choose by

@@ -125,7 +125,16 @@ test_fail_types_a_preview_does_not_know_yet if {
 test_fail_schedule_of_a_group_unknown_until_apply if {
 	sched := fixtures.resource("aws:autoscaling/schedule:Schedule", "late", {"autoscalingGroupName": "[unknown]", "maxSize": 60})
 	v := fleet_capacity.violation with input as _gate([_asg("inference", 8, ["g5.xlarge"]), sched])
-	v == {fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:autoscaling/schedule:Schedule", "late", "scheduled action sets maxSize 60 on a group named by a value unknown until apply ([unknown]), so which fleet's capacity.max it must respect cannot be established")}
+	v == {fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:autoscaling/schedule:Schedule", "late", "scheduled action sets maxSize 60 on a group named by a value unknown until apply ([unknown]), so which fleet's capacity it must respect cannot be established")}
+}
+
+# red team: one that sets only the desired size or minimum (holding a group above its desired size)
+# passed; -1 leaves a size as it is
+test_schedule_of_a_group_unknown_until_apply_by_each_size if {
+	desired := fixtures.resource("aws:autoscaling/schedule:Schedule", "up", {"autoscalingGroupName": "[unknown]", "desiredCapacity": 40, "minSize": 40, "maxSize": -1})
+	unchanged := fixtures.resource("aws:autoscaling/schedule:Schedule", "same", {"autoscalingGroupName": "[unknown]", "desiredCapacity": -1, "minSize": -1, "maxSize": -1})
+	v := fleet_capacity.violation with input as _gate([_asg("inference", 8, ["g5.xlarge"]), desired, unchanged])
+	v == {fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:autoscaling/schedule:Schedule", "up", "scheduled action sets desiredCapacity 40, minSize 40 on a group named by a value unknown until apply ([unknown]), so which fleet's capacity it must respect cannot be established")}
 }
 
 test_pass_without_a_plan_types_are_not_judged if {

@@ -115,6 +115,9 @@ test_fail_other_services_replicas_outside_eu if {
 	v == {
 		_f("aws:dynamodb/table:Table", "events", sprintf("global-table replica of personal data goes to us-east-1, outside the GDPR transfer regions (%s)", [_regions])),
 		_f("aws:efs/fileSystem:FileSystem", "shared", sprintf("EFS replication of personal data goes to us-west-2, outside the GDPR transfer regions (%s)", [_regions])),
+		# red team: ECR copies the registry's repositories, whose data class the untagged configuration
+		# cannot show, so they count as personal
+		_f("aws:ecr/replicationConfiguration:ReplicationConfiguration", "images", sprintf("image replication of the registry's repositories (whose data class cannot be established, so it counts as personal) goes to us-east-1, outside the GDPR transfer regions (%s)", [_regions])),
 	}
 }
 

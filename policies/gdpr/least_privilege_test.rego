@@ -284,6 +284,11 @@ test_fail_open_trust if {
 		_role("irsa-any", [_web({})]),
 		_role("irsa-aud-only", [_web({"Condition": {"StringEquals": {sprintf("%s:aud", [_eks]): "sts.amazonaws.com"}}})]),
 		_role("irsa-sub-star", [_web({"Condition": {"StringLike": {sprintf("%s:sub", [_eks]): "*"}}})]),
+		# red team: a pattern that admits the generic audience, or it among the alternatives
+		_role("irsa-aud-pattern", [_web({"Condition": {"StringLike": {sprintf("%s:aud", [_eks]): "sts.*"}}})]),
+		_role("irsa-aud-either", [_web({"Condition": {"StringEquals": {sprintf("%s:aud", [_eks]): ["my-app", "sts.amazonaws.com"]}}})]),
+		# an audience of its own narrows
+		_role("irsa-aud-own", [_web({"Condition": {"StringLike": {sprintf("%s:aud", [_eks]): "my-app-*"}}})]),
 		fixtures.resource("aws:iam/role:Role", "hidden", {"assumeRolePolicy": "[secret]"}),
 	]
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, roles)
@@ -295,6 +300,8 @@ test_fail_open_trust if {
 		_f("aws:iam/role:Role", "irsa-any", _every_identity),
 		_f("aws:iam/role:Role", "irsa-aud-only", _every_identity),
 		_f("aws:iam/role:Role", "irsa-sub-star", _every_identity),
+		_f("aws:iam/role:Role", "irsa-aud-pattern", _every_identity),
+		_f("aws:iam/role:Role", "irsa-aud-either", _every_identity),
 		_f("aws:iam/role:Role", "hidden", "role trust policy (assumeRolePolicy) is secret, so a trust that lets anyone assume the role cannot be ruled out"),
 	}
 }

@@ -114,6 +114,8 @@ test_fail_personal_namespace_opened_beside_its_default_deny if {
 		_isolation_np("open", "inference", {}, {"podSelector": {}, "policyTypes": ["Ingress"], "ingress": [{}]}),
 		_isolation_np("from-cluster", "inference", {}, {"podSelector": {"matchLabels": {"app": "api"}}, "ingress": [{"from": [{"namespaceSelector": {}, "podSelector": {}}]}]}),
 		_isolation_np("scratch-open", "scratch", {}, {"podSelector": {}, "ingress": [{}]}),
+		# red team: every namespace carries kubernetes.io/metadata.name, so asking that it exist selects all
+		_isolation_np("any-named", "inference", {}, {"podSelector": {}, "ingress": [{"from": [{"namespaceSelector": {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "Exists"}]}}]}]}),
 		# a policy labelled personal counts wherever it lives
 		_isolation_np("labelled-open", "scratch", fixtures.labels("personal"), {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "0.0.0.0/0"}}]}]}),
 	])
@@ -122,6 +124,7 @@ test_fail_personal_namespace_opened_beside_its_default_deny if {
 		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "open", "NetworkPolicy admits every source (an ingress rule without from) to every pod of namespace inference on every port, which voids a default-deny ingress there"),
 		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "from-cluster", "NetworkPolicy admits every pod of every namespace (namespaceSelector {}) to the pods it selects in namespace inference on every port, which voids a default-deny ingress there"),
 		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "labelled-open", "NetworkPolicy admits the internet (ipBlock 0.0.0.0/0) to every pod of namespace scratch on every port, which voids a default-deny ingress there"),
+		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "any-named", "NetworkPolicy admits every pod of every namespace (namespaceSelector {}) to every pod of namespace inference on every port, which voids a default-deny ingress there"),
 	}
 }
 

@@ -301,7 +301,15 @@ open_to_world(rule) if {
 	cidr.public(c) # not a rule of private ranges only
 }
 
-_group_key(rule) := [object.get(rule, "given", ""), _group_ref(rule.resource), rule.direction, rule.protocol, rule.from, rule.to]
+_group_key(rule) := [object.get(rule, "given", ""), _group_ref(rule.resource), rule.direction, _same_protocol(rule.protocol)] if {
+	all_protocols(rule) # every protocol: the ports do not matter
+} else := [object.get(rule, "given", ""), _group_ref(rule.resource), rule.direction, _same_protocol(rule.protocol), rule.from, rule.to]
+
+# one spelling per protocol: EC2 takes a name or its IANA number ("tcp" or "6"), and "-1" or "all"
+# for every protocol
+_same_protocol(p) := object.get(_protocol_names, p, p)
+
+_protocol_names := {"6": "tcp", "17": "udp", "1": "icmp", "58": "icmpv6", "all": "-1"}
 
 # The group a rule resource names: the URN of a group of the stack when its property dependencies
 # or its value tie it to one (lib.routing), which is also the key of that group's inline rules;
@@ -742,6 +750,22 @@ _selects_all(selector) if {
 	count(object.get(selector, "matchExpressions", [])) == 0
 }
 
+# a namespace selector that every namespace matches: empty, or asking only that the label every
+# namespace carries (kubernetes.io/metadata.name, set by the API server) exists
+_selects_all_namespaces(selector) if _selects_all(selector)
+
+_selects_all_namespaces(selector) if {
+	is_object(selector)
+	count(object.get(selector, "matchLabels", {})) == 0
+	expressions := object.get(selector, "matchExpressions", [])
+	is_array(expressions)
+	every e in expressions {
+		is_object(e)
+		e.key == "kubernetes.io/metadata.name"
+		e.operator == "Exists"
+	}
+}
+
 # namespace -> directions (Ingress, Egress) closed by a default-deny NetworkPolicy: one selecting
 # every pod (empty podSelector) that governs the direction and has no allow rules for it (policy
 # types unknown until apply may not govern it)
@@ -985,7 +1009,7 @@ _open_peer(peer) := [sprintf("a peer %s (%v)", [_why(peer), peer]), false] if {
 	cidr := object.get(peer, ["ipBlock", "cidr"], null)
 	not _cidr_text(cidr)
 } else := ["every pod of every namespace (namespaceSelector {})", true] if {
-	_selects_all(object.get(peer, "namespaceSelector", null))
+	_selects_all_namespaces(object.get(peer, "namespaceSelector", null))
 	_selects_all(object.get(peer, "podSelector", {}))
 } else := [sprintf("pods of namespaces it does not show (%s)", [concat(", ", hidden)]), false] if {
 	# a namespaceSelector or podSelector the document does not show may select every pod

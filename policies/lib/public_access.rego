@@ -63,10 +63,11 @@ _oidc_marker := ":oidc-provider/"
 
 _builtin_web_identity := {"cognito-identity.amazonaws.com", "accounts.google.com", "graph.facebook.com", "www.amazon.com"}
 
-# a condition that admits only some identities of the provider: on HOST:sub, or on HOST:aud with an
-# audience other than sts.amazonaws.com (the audience every EKS service-account token and every
-# GitHub Actions token for AWS carries, so it names no one); a positive operator and values that
-# are not wildcards alone
+# a condition that admits only some identities of the provider: on HOST:sub, or on HOST:aud with
+# audiences none of which admits sts.amazonaws.com (the audience every EKS service-account token and
+# every GitHub Actions token for AWS carries, so it names no one; a condition's values are
+# alternatives, and a StringLike pattern such as sts.* admits it too); a positive operator and
+# values that are not wildcards alone
 _narrows_identity(st, host) if {
 	some operator, clause in object.get(st, "Condition", {})
 	_positive(operator)
@@ -83,8 +84,16 @@ _narrows_identity(st, host) if {
 	some key, values in clause
 	lower(key) == concat(":", [host, "aud"])
 	_named_values(values)
-	some v in resources.as_list(values)
-	lower(v) != "sts.amazonaws.com"
+	every v in resources.as_list(values) {
+		not _generic_audience(operator, v)
+	}
+}
+
+_generic_audience(_, v) if lower(v) == "sts.amazonaws.com"
+
+_generic_audience(operator, v) if {
+	endswith(lower(operator), "stringlike")
+	glob.match(lower(v), null, "sts.amazonaws.com") # null: no delimiters, * matches dots too
 }
 
 _positive(operator) if lower(trim_prefix(operator, "ForAnyValue:")) in _positive_operators

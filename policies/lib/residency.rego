@@ -92,7 +92,9 @@ _efs_source(rc) := fs if {
 	routing.refers(rc, "sourceFileSystemId", fs)
 } else := rc
 
-destinations contains _destination(rc, "image replication", region) if {
+# ECR replicates the registry's repositories (the account's, of which the document may show some):
+# their data class cannot be established from the configuration, which carries no tags
+destinations contains _with_source({"source": rc, "undeclared": "the registry's repositories"}, "image replication", region) if {
 	some rc in resources.of_type(input.document, "aws:ecr/replicationConfiguration:ReplicationConfiguration")
 	some rule in resources.as_list(object.get(rc.inputs, ["replicationConfiguration", "rules"], []))
 	some dest in resources.as_list(object.get(rule, "destinations", []))

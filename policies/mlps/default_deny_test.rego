@@ -342,3 +342,19 @@ test_fail_hidden_inline_rule_lists if {
 		_f(_sg_type, "item", "security group admits every protocol and port (its protocol is unknown until apply) from a CIDR unknown until apply, whose reach cannot be established"),
 	}
 }
+
+# red team: the halves of the internet in two rules of one group for one protocol spelled two ways
+# ("6" and "tcp"; "-1" and "all", whose ports do not matter) were not combined
+test_fail_halves_for_one_protocol_spelled_two_ways if {
+	resources := [
+		fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "num", {"securityGroupId": "sg-1", "ipProtocol": "6", "fromPort": 22, "toPort": 22, "cidrIpv4": "0.0.0.0/1"}),
+		fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "name", {"securityGroupId": "sg-1", "ipProtocol": "tcp", "fromPort": 22, "toPort": 22, "cidrIpv4": "128.0.0.0/1"}),
+		fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "any", {"securityGroupId": "sg-2", "ipProtocol": "-1", "fromPort": 0, "toPort": 0, "cidrIpv4": "0.0.0.0/1"}),
+		fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "all", {"securityGroupId": "sg-2", "ipProtocol": "all", "cidrIpv4": "128.0.0.0/1"}),
+		# the other protocol: no cover
+		fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "udp", {"securityGroupId": "sg-3", "ipProtocol": "17", "fromPort": 53, "toPort": 53, "cidrIpv4": "0.0.0.0/1"}),
+		fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "tcp53", {"securityGroupId": "sg-3", "ipProtocol": "tcp", "fromPort": 53, "toPort": 53, "cidrIpv4": "128.0.0.0/1"}),
+	]
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	{f.resource_name | some f in v} == {"num", "name", "any", "all"}
+}

@@ -46,6 +46,12 @@ def _undecided(fmt: str, stack: str, problems: list[str], *, artifact: str | Non
         click.echo(fit(lambda k: head + "".join(lines[:k]) + (f"\n_… {len(lines) - k:,} more problem(s) not shown: "
                                                                  "see stderr or `--format json`._\n" if k < len(lines) else ""),
                        len(lines)), nl=False)
+    else:  # text: the report on stdout too, so a pipeline's `> report.txt` holds why the deploy is blocked
+        out = _console()
+        for p in problems:
+            out.print(f"undecided {p}", markup=False, highlight=False)
+        out.print(f"✗ undecided {stack}: the gate could not decide, so the deploy is blocked", markup=False,
+                  highlight=False)
     err = _console(stderr=True)
     for p in problems:
         err.print(f"[red]undecided[/red] {escape(p)}")

@@ -53,6 +53,11 @@ def test_engine_exception_is_undecided(capsys, sample_doc: Path, monkeypatch) ->
         code, out, err = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", fmt)
         _assert_undecided(code, out, err)
         assert "injected engine failure" in err
+        # every format prints its report on stdout (red team: text printed nothing there)
+        assert "injected engine failure" in out, fmt
+    text = _run(capsys, str(sample_doc), "--policy", str(POLICY))[1]
+    last = text.splitlines()[-1]
+    assert last.startswith("✗ undecided ") and last.endswith(": the gate could not decide, so the deploy is blocked")
 
 
 def test_engine_runtime_error_inside_a_rule_is_undecided(capsys, sample_doc: Path, tmp_path: Path) -> None:
