@@ -248,3 +248,18 @@ test_service_logs_match_groups_in_their_own_region if {
 		_on("aws:apigateway/stage:Stage", "stage", "API Gateway access logs of personal data go to log group api-access, which the stack does not declare, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365"),
 	}
 }
+
+# a group without a name is named at apply with a suffix: a name without one is never its, even one
+# equal to its logical name; an auto-name of it is
+test_unnamed_groups_match_auto_names_only if {
+	logical := fixtures.log_group("/aws/lambda/pd-fn", "internal", 30)
+	auto := fixtures.log_group("fn-logs", "internal", 30)
+	resources := [
+		_fn("pd-fn", "personal", {}),
+		_fn("pd-fn2", "personal", {"loggingConfig": {"logGroup": "fn-logs-1a2b3c4"}}),
+		logical,
+		auto,
+	]
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_on("aws:lambda/function:Function", "pd-fn", "Lambda function logs of personal data go to log group /aws/lambda/pd-fn, which the stack does not declare, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365")}
+}

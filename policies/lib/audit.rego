@@ -773,7 +773,12 @@ _group_keyed[k] contains j if {
 	some k in routing.target_keys(input.document.resources[j])
 }
 
-_by_stem(name) := {j | some key in {name, s3.strip_autoname(name)}; some j in object.get(_unnamed_by_stem, key, set())} if is_string(name) else := set()
+# (a group without a name is named at apply LOGICAL-1234abc: a name without such a suffix is never
+# its, even one equal to its logical name)
+_by_stem(name) := object.get(_unnamed_by_stem, s3.strip_autoname(name), set()) if {
+	is_string(name)
+	s3.strip_autoname(name) != name
+} else := set()
 
 # positions of the log groups that hold personal data: tagged so, or receiving the logs of a
 # personal-data resource
