@@ -366,22 +366,18 @@ placed_in(r) := {s |
 	_placement_names(r, field, value, subnet)
 }
 
-_placement_refs(r) := {
+_placement_refs(r) := {field: resources.elements(object.get(r.inputs, field, []))} if {
+	field := node_group_types[r.type] # an EKS managed node group: its subnets only
+} else := {
 	"subnetId": [object.get(r.inputs, "subnetId", null)],
 	"vpcZoneIdentifiers": resources.elements(object.get(r.inputs, "vpcZoneIdentifiers", [])),
 	"networkInterfaces": [object.get(ni, "subnetId", null) | some ni in resources.elements(object.get(r.inputs, "networkInterfaces", [])); is_object(ni)],
 	"launchSpecifications": _spec_subnets(r),
 	"launchTemplateConfigs": _override_subnets(r),
-	"subnetIds": _node_group_subnets(r, "subnetIds"),
-	"subnets": _node_group_subnets(r, "subnets"),
 }
 
-# an EKS managed node group's subnets (required: it launches its nodes in them): pulumi-aws's
-# subnetIds, aws-native's subnets
-_node_group_subnets(r, field) := resources.elements(object.get(r.inputs, field, [])) if {
-	node_group_types[r.type] == field
-} else := []
-
+# EKS managed node groups and the input naming the subnets they launch their nodes in (required):
+# pulumi-aws's subnetIds, aws-native's subnets
 node_group_types := {"aws:eks/nodeGroup:NodeGroup": "subnetIds", "aws-native:eks:Nodegroup": "subnets"}
 
 # a spot fleet request's or EC2 Fleet's launch template overrides (each subnetId one subnet or

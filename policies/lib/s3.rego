@@ -70,6 +70,9 @@ refs(b) := {x |
 
 _named_explicitly(b) if resources.settled(object.get(b.inputs, "bucket", null))
 
+# bucket position -> its refs, worked out once (rules ask per statement and per reference)
+_refs_at := {i: refs(input.document.resources[i]) | some i in bucket_indices}
+
 config_types := {
 	pab, sse, versioning, lifecycle, bucket_policy, acl, object_lock, replication, logging,
 	sse_v2, versioning_v2, lifecycle_v2, acl_v2, object_lock_v2, logging_v2,
@@ -79,7 +82,7 @@ config_types := {
 # auto-names (NAME-1234abc). Built once, so a join costs a lookup instead of a scan.
 _by_ref[ref] contains i if {
 	some i in bucket_indices
-	some ref in refs(input.document.resources[i])
+	some ref in _refs_at[i]
 }
 
 _by_stem[b.name] contains i if {
@@ -549,7 +552,7 @@ _arn_named(arn, b) := {name} if {
 
 # the names by which the bucket at position b may be called: its refs and the `bucket` input of its
 # configuration resources (its name as its policy names it)
-names(b) := refs(input.document.resources[b]) | {x |
+names(b) := _refs_at[b] | {x |
 	some i in object.get(_configs_of, b, set())
 	x := input.document.resources[i].inputs.bucket
 	is_string(x)
@@ -600,6 +603,6 @@ _replica_keys contains key if {
 enabled_rule(rule) if object.get(rule, "status", "") == "Enabled"
 
 is_replica(b) if {
-	some ref in refs(input.document.resources[b])
+	some ref in _refs_at[b]
 	ref in _replica_keys
 }
