@@ -550,9 +550,9 @@ _arn_named(arn, b) := {name} if {
 	b in named(name)
 } else := set()
 
-# the names by which the bucket at position b may be called: its refs and the `bucket` input of its
-# configuration resources (its name as its policy names it)
-names(b) := _refs_at[b] | {x |
+# the names by which the bucket at position b may be called: its refs but its URN (no ARN holds one)
+# and the `bucket` input of its configuration resources (its name as its policy names it)
+names(b) := (_refs_at[b] - {input.document.resources[b].urn}) | {x |
 	some i in object.get(_configs_of, b, set())
 	x := input.document.resources[i].inputs.bucket
 	is_string(x)
