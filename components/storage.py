@@ -129,7 +129,7 @@ class StorageTiers(pulumi.ComponentResource):
     storage_class_names: list[str]
     bucket_names: pulumi.Output[dict[str, str]]
     bucket_arns: pulumi.Output[dict[str, str]]
-    personal_bucket_arns: list[pulumi.Output[str]]  # for the trail's S3 data events
+    personal_bucket_arns: list[pulumi.Output[str]]  # for the trail's S3 data events (off-site replicas included)
     buckets: list[BucketParts]  # every bucket made, replicas included (e.g. for access logging)
 
     def __init__(self, name: str, args: StorageTiersArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -144,11 +144,11 @@ class StorageTiers(pulumi.ComponentResource):
         self.personal_bucket_arns = []
         self.buckets = []
         for b in args.buckets:
-            bucket = self._bucket(name, b, args)
+            bucket, replica = self._bucket(name, b, args)
             names[b.name] = bucket.bucket
             arns[b.name] = bucket.arn
-            if b.data_class is DataClass.PERSONAL:
-                self.personal_bucket_arns.append(bucket.arn)
+            if b.data_class is DataClass.PERSONAL:  # its off-site replica holds the same data
+                self.personal_bucket_arns += [bucket.arn] + ([] if replica is None else [replica.arn])
         self.bucket_names = pulumi.Output.from_input(names)
         self.bucket_arns = pulumi.Output.from_input(arns)
         self.register_outputs(
@@ -209,7 +209,8 @@ class StorageTiers(pulumi.ComponentResource):
 
     # ------------------------------------------------------------------ S3
 
-    def _bucket(self, name: str, b: CheckpointBucket, args: StorageTiersArgs) -> aws.s3.Bucket:
+    def _bucket(self, name: str, b: CheckpointBucket, args: StorageTiersArgs) -> tuple[aws.s3.Bucket, aws.s3.Bucket | None]:
+        """The bucket and, where a framework copies it off site, its replica."""
         base = f"{name}-{b.name}"
         tags = args.tag_set.for_resource(purpose="checkpoint-storage", data_class=b.data_class)
         rules = [lifecycle_rule(lifecycle_days(b))]
@@ -229,7 +230,8 @@ class StorageTiers(pulumi.ComponentResource):
                 lifecycle_rules=rules,
             )
             self.buckets.append(replica)
-        return parts.bucket
+            return parts.bucket, replica.bucket
+        return parts.bucket, None
 
 
 def lifecycle_rule(days: LifecycleDays) -> aws.s3.BucketLifecycleConfigurationRuleArgs:

@@ -310,7 +310,8 @@ class ExistingTrail(_Model):
     )
     s3_data_events: bool = Field(
         default=False, description="The trail also records S3 object-level data events on the stack's personal-data "
-        "buckets (e.g. on every bucket). When false, the stack keeps a trail of its own for those data events only "
+        "buckets and their off-site replicas (e.g. on every bucket). When false, the stack keeps a trail of its own for "
+        "those data events only "
         "(no management events, so they are not billed twice); a stack without personal-data buckets creates none."
     )
 

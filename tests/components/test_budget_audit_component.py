@@ -387,3 +387,14 @@ def test_budget_guard_gives_each_subscription_its_old_name_as_an_alias(monkeypat
     by_endpoint = {v: k for k, v in names.items()}
     assert sorted(seen) == sorted([(by_endpoint["finops@example.com"], ["budget-email-0"]),
                                    (by_endpoint["cfo@example.com"], ["budget-email-1"])])
+
+
+def test_the_trail_records_the_off_site_replicas_of_personal_buckets_too(cn):
+    # red team: cn-prod copies finetune-datasets off site (MLPS 2.0 level 3), and the replica, tagged
+    # personal like its source, got no S3 data events
+    trail = next(r for r in cn.of_type("aws:cloudtrail/trail:Trail"))
+    values = [v for s in trail.inputs["eventSelectors"] for d in s.get("dataResources", []) for v in d["values"]]
+    replica = next(r for r in cn.of_type("aws:s3/bucket:Bucket") if r.name.endswith("finetune-datasets-replica"))
+    source = next(r for r in cn.of_type("aws:s3/bucket:Bucket") if r.name.endswith("finetune-datasets"))
+    assert replica.inputs["tags"]["data-class"] == "personal" and trail.inputs["isMultiRegionTrail"] is True
+    assert len(values) == 2 and {v.split(":::")[1].rstrip("/").rsplit("-", 1)[0] for v in values} == {source.name, replica.name}
