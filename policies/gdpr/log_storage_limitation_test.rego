@@ -124,7 +124,7 @@ test_fail_declared_group_of_personal_logs_never_expires if {
 test_fail_unshown_identifier if {
 	db := json.patch(_db("personal"), [{"op": "remove", "path": "/inputs/identifier"}])
 	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [db])
-	v == {_on("aws:rds/instance:Instance", "db", "postgresql logs of personal data go to log group /aws/rds/instance/<identifier>/postgresql, whose identifier the document does not show (unset, so named at apply, or unknown until apply) and no log group of the stack can be matched to, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365")}
+	v == {_on("aws:rds/instance:Instance", "db", "postgresql logs of personal data go to log group /aws/rds/instance/<identifier>/postgresql, whose identifier the document does not show (unset, so named at apply; unknown until apply; or secret) and no log group of the stack can be matched to, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365")}
 }
 
 # a flow log tied to its group by property dependencies (the ARN unknown until apply)
@@ -215,7 +215,7 @@ test_service_logs_unnamed_function_firehose_and_hidden_containers if {
 	stage := _stage("personal", "arn:aws:firehose:eu-central-1:111122223333:deliverystream/amazon-apigateway-access")
 	task := json.patch(_task("personal", []), [{"op": "replace", "path": "/inputs/containerDefinitions", "value": "[unknown]"}])
 	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fn, stage, task])
-	v == {_on("aws:lambda/function:Function", "pd-fn", "Lambda function logs of personal data go to log group /aws/lambda/<name>, whose name the document does not show (unset, so named at apply, or unknown until apply) and no log group of the stack can be matched to, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365")}
+	v == {_on("aws:lambda/function:Function", "pd-fn", "Lambda function logs of personal data go to log group /aws/lambda/<name>, whose name the document does not show (unset, so named at apply; unknown until apply; or secret) and no log group of the stack can be matched to, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365")}
 }
 
 # aws-native stages: the REST API stage's settings are accessLogSetting

@@ -678,7 +678,7 @@ _derived_name(pattern, args) := sprintf(pattern, args) if {
 
 _derived_label(_, _, _, name) := _ref_label(name) if is_string(name)
 
-_derived_label(pattern, args, input_name, null) := sprintf("log group %s, whose %s the document does not show (unset, so named at apply, or unknown until apply) and no log group of the stack can be matched to", [sprintf(pattern, args), input_name])
+_derived_label(pattern, args, input_name, null) := sprintf("log group %s, whose %s the document does not show (unset, so named at apply; unknown until apply; or secret) and no log group of the stack can be matched to", [sprintf(pattern, args), input_name])
 
 # flow logs to CloudWatch Logs (the default destination type)
 log_deliveries contains _log_delivery_in(fl, "flow logs", name, field, _ref_label(name), _arn_region_or(v, fl)) if {
