@@ -305,3 +305,18 @@ test_fail_open_trust if {
 		_f("aws:iam/role:Role", "hidden", "role trust policy (assumeRolePolicy) is secret, so a trust that lets anyone assume the role cannot be ruled out"),
 	}
 }
+
+# red team: an instance on a template the document lacks was also said to allow IMDSv1 ("optional",
+# EC2's default), which it takes from that template; only "cannot be checked" is true. Its own
+# setting is still judged.
+test_an_instance_on_a_template_the_document_lacks_is_not_called_optional if {
+	resources := [
+		fixtures.resource("aws:ec2/instance:Instance", "outside", {"launchTemplate": {"id": "lt-0bbbbbbbbbbbbbbbb"}}),
+		fixtures.resource("aws:ec2/instance:Instance", "outside-own", {"launchTemplate": {"id": "lt-0bbbbbbbbbbbbbbbb"}, "metadataOptions": {"httpTokens": "optional"}}),
+	]
+	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("aws:ec2/instance:Instance", "outside", "instance launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: its instance metadata options (IMDSv2) cannot be checked"),
+		_f("aws:ec2/instance:Instance", "outside-own", "instance allows IMDSv1 (metadataOptions.httpTokens is \"optional\", not \"required\")"),
+	}
+}

@@ -1062,6 +1062,7 @@ imdsv1(_) := _imdsv1
 _imdsv1 contains problem(lt, msg) if {
 	some i in compute.indices
 	lt := input.document.resources[i]
+	not _tokens_in_unseen_template(i, lt) # reported below as not checked, not as "optional"
 	tokens := compute.http_tokens(lt)
 	tokens != "required"
 	msg := _imds_message(compute.noun(lt), tokens, sprintf("%q", [tokens]))
@@ -1071,6 +1072,14 @@ _imdsv1 contains problem(lt, msg) if {
 _imds_message(noun, tokens, text) := sprintf("%s may allow IMDSv1: metadataOptions.httpTokens is %s, so \"required\" cannot be established", [noun, resources.hidden_why(tokens)]) if {
 	resources.hidden(tokens)
 } else := sprintf("%s allows IMDSv1 (metadataOptions.httpTokens is %s, not \"required\")", [noun, text])
+
+# an instance whose launch template the document does not hold takes that template's httpTokens
+# where it sets none
+_tokens_in_unseen_template(i, r) if {
+	some [j, _] in compute.unseen_launch_sources
+	j == i
+	not compute.overrides_template(r, ["metadataOptions", "httpTokens"])
+}
 
 _imdsv1 contains compute.unseen_launch_problem(i, ref, "its instance metadata options (IMDSv2)") if {
 	some [i, ref] in compute.unseen_launch_sources
