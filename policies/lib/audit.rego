@@ -630,12 +630,6 @@ _lambda_group(f) := v if {
 	not v in {null, ""}
 }
 
-# stage type -> the input holding its access log settings (aws-native's REST API stage: accessLogSetting)
-_stage_log_settings := {
-	"aws:apigateway/stage:Stage": "accessLogSettings", "aws:apigatewayv2/stage:Stage": "accessLogSettings",
-	"aws-native:apigateway:Stage": "accessLogSetting", "aws-native:apigatewayv2:Stage": "accessLogSettings",
-}
-
 _lambda_name_inputs := {"aws:lambda/function:Function": "name", "aws-native:lambda:Function": "functionName"}
 
 # ECS containers with the awslogs driver write to the group their awslogs-group option names (with
@@ -667,6 +661,12 @@ log_deliveries contains _log_delivery_in(s, "API Gateway access logs", name, fie
 	arn != null
 	not contains(sprintf("%v", [arn]), ":firehose:")
 	name := _group_name("destinationArn", arn)
+}
+
+# stage type -> the input holding its access log settings (aws-native's REST API stage: accessLogSetting)
+_stage_log_settings := {
+	"aws:apigateway/stage:Stage": "accessLogSettings", "aws:apigatewayv2/stage:Stage": "accessLogSettings",
+	"aws-native:apigateway:Stage": "accessLogSetting", "aws-native:apigatewayv2:Stage": "accessLogSettings",
 }
 
 # a name AWS derives from an identifier the document shows; null when it does not (an identifier
@@ -726,12 +726,10 @@ _log_delivery_in(source, what, name, field, label, region) := {
 }
 
 # the region a log-group ARN names, else the source's
-_arn_region_or(arn, source) := parts[3] if {
+_arn_region_or(arn, source) := region if {
 	is_string(arn)
 	startswith(arn, "arn:")
-	parts := split(arn, ":")
-	count(parts) > 3
-	parts[3] != ""
+	region := resources.arn_region(arn)
 } else := resources.region(source, input.policy)
 
 # log group position -> its name (inputs.name), for the groups that show one

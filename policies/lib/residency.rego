@@ -14,13 +14,6 @@ import data.lib.routing
 import data.lib.s3
 
 # the region field of an ARN (arn:partition:service:region:account:resource), when it has one
-arn_region(arn) := parts[3] if {
-	is_string(arn)
-	parts := split(arn, ":")
-	count(parts) > 4
-	parts[3] != ""
-}
-
 # The regions the resources live in: their own `region`, else the stack's (policy.cloud.region).
 # Controls decide once per region, then look for the resources of the regions that fail.
 regions := _own_regions | {region | region := input.policy.cloud.region}
@@ -58,17 +51,17 @@ destinations contains _destination(plan, "backup copy", region) if {
 	is_object(rule)
 	some action in resources.elements(object.get(rule, "copyActions", []))
 	is_object(action)
-	region := arn_region(object.get(action, "destinationVaultArn", null))
+	region := resources.arn_region(object.get(action, "destinationVaultArn", null))
 }
 
 destinations contains _destination(fl, "flow log delivery", region) if {
 	some fl in resources.of_type(input.document, "aws:ec2/flowLog:FlowLog")
-	region := arn_region(object.get(fl.inputs, "logDestination", null))
+	region := resources.arn_region(object.get(fl.inputs, "logDestination", null))
 }
 
 destinations contains _destination(t, "trail log delivery", region) if {
 	some t in resources.of_type(input.document, "aws:cloudtrail/trail:Trail")
-	region := arn_region(object.get(t.inputs, "cloudWatchLogsGroupArn", null))
+	region := resources.arn_region(object.get(t.inputs, "cloudWatchLogsGroupArn", null))
 }
 
 # copies other services keep in other regions: DynamoDB global-table replicas (a table's replicas),
@@ -113,7 +106,7 @@ destinations contains _destination(d.source, _log_kind[d.what], resources.region
 destinations contains _destination(d.source, _log_kind[d.what], resources.region(input.document.resources[j], input.policy)) if {
 	some d in audit.log_deliveries
 	d.field in {"logDestination", "cloudWatchLogsGroupArn"}
-	not arn_region(d.source.inputs[d.field])
+	not resources.arn_region(d.source.inputs[d.field])
 	some j in d.groups
 }
 
@@ -130,7 +123,7 @@ destinations contains _with_source(_subscribed(f), "log subscription", region) i
 subscription_type := "aws:cloudwatch/logSubscriptionFilter:LogSubscriptionFilter"
 
 _subscription_region(f) := region if {
-	region := arn_region(f.inputs.destinationArn)
+	region := resources.arn_region(f.inputs.destinationArn)
 } else := region if {
 	some j in routing.referred(f, "destinationArn", _destination_keys)
 	region := resources.region(input.document.resources[j], input.policy)
@@ -245,7 +238,7 @@ unlocated contains _unlocated(plan, "backup copy", target) if {
 	some action in resources.elements(object.get(rule, "copyActions", []))
 	is_object(action)
 	target := object.get(action, "destinationVaultArn", "")
-	not arn_region(target)
+	not resources.arn_region(target)
 }
 
 # replication rules and backup copy actions (or rules) that are unknown until apply or secret may

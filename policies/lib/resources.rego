@@ -182,6 +182,14 @@ json_object(raw) := doc if {
 
 json_object(raw) := raw if is_object(raw)
 
+# the region an ARN names (arn:PARTITION:SERVICE:REGION:...); undefined when it names none
+arn_region(arn) := parts[3] if {
+	is_string(arn)
+	parts := split(arn, ":")
+	count(parts) > 4
+	parts[3] != ""
+}
+
 # an ECS task definition's containers, as objects: pulumi-aws gives containerDefinitions as JSON
 # text, aws-native as a list; undefined for a value the document does not show
 container_definitions(raw) := [c | some c in raw; is_object(c)] if is_array(raw)

@@ -132,11 +132,9 @@ _problems contains findings.problem(r, msg) if {
 	subnets := object.get(r.inputs, field, [])
 	not is_array(subnets)
 	not is_set(subnets)
-	not _tied_to_subnets(r, field)
+	count(routing.placed_in(r)) == 0 # no dependency ties it to subnets of the document
 	msg := sprintf("%s-data EKS node group subnets (%s) cannot be established (%v): it may run in a public subnet", [resources.class_at[i], field, subnets])
 }
-
-_tied_to_subnets(r, field) if count(routing.placed_in(r)) > 0
 
 # the data tier apart from the public one: sensitive compute in a public subnet of the document
 _problems contains findings.problem(r, msg) if {

@@ -353,8 +353,7 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
         if not fp.instance_types:
             return _no_type(ctx, fleet, tags, f"the plan chose no instance type for {fleet.name}")
         itype = fp.instance_types[0].instance_type
-        # the spot pools the group lists (one the Cluster Autoscaler manages: the smallest types only)
-        pools = [(c.instance_type, max(1, int(c.weight))) for c in fp.group_types(autoscaler_managed=ctx.cluster)]
+        pools = _group_pools(fp, ctx.cluster)
         # the plan counts units (one required node each); an instance of weight w serves w of them
         w = max(1, int(fp.instance_types[0].weight))
         expected = getattr(fp, "expected_nodes", None)  # the planner's cost basis, when it gives one
@@ -497,7 +496,13 @@ def _planner_first(ctx: EstimateContext, fleet: Fleet) -> tuple[Any, float, str,
         return None
     return (decision.primary, decision.plan.spot_share_above_base, decision.plan.rationale.get("spot", ""),
             decision.plan.interruption_rate_per_hour,
-            [(c.instance_type, max(1, int(c.weight))) for c in decision.plan.group_types(autoscaler_managed=ctx.cluster)])
+            _group_pools(decision.plan, ctx.cluster))
+
+
+def _group_pools(fp: Any, cluster: bool) -> list[tuple[str, int]]:
+    """The (type, weight) spot pools the fleet's group lists: every type of the plan, or in a group the
+    Cluster Autoscaler manages (a stack with a cluster) those of its first type's weight."""
+    return [(c.instance_type, max(1, int(c.weight))) for c in fp.group_types(autoscaler_managed=cluster)]
 
 
 def dearer_spot_pool(catalog: Catalog, region: str, pools: list[tuple[str, int]], usage: FleetUsage) -> str | None:

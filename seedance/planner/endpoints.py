@@ -104,6 +104,7 @@ def decide_endpoints(network: Network, azs: int, prices: EndpointPrices | None) 
     explicit = None if network.endpoints == "auto" else set(network.endpoints)
     existing = set(network.existing_endpoints)
     traffic = network.monthly_traffic_gb
+    cross = 0.0 if prices is None else cross_zone_per_gb(prices, azs, network.nat_gateways)
     out: list[EndpointDecision] = []
     for service in EndpointService:
         gb = traffic.get(service)
@@ -131,7 +132,6 @@ def decide_endpoints(network: Network, azs: int, prices: EndpointPrices | None) 
             continue
         if gb is None and not listed:
             continue
-        cross = 0.0 if prices is None else cross_zone_per_gb(prices, azs, network.nat_gateways)
         out.append(_interface_or_nat(service, gb, azs, prices, explicit, listed, cross))
     return out
 
