@@ -225,6 +225,10 @@ test_fail_other_launchers_from_templates_the_document_lacks if {
 	resources := [
 		lt,
 		_launcher("aws:ec2/instance:Instance", "instance", "personal", {"launchTemplate": {"id": "lt-0aaaaaaaaaaaaaaaa"}, "rootBlockDevice": {"encrypted": true, "kmsKeyId": "k"}}),
+		# no root device of its own: the unseen template maps it, not the AMI's default (not reported
+		# as an unencrypted root volume as well)
+		_launcher("aws:ec2/instance:Instance", "instance-template-root", "personal", {"launchTemplate": {"id": "lt-0aaaaaaaaaaaaaaaa"}}),
+		_launcher("aws:ec2/spotInstanceRequest:SpotInstanceRequest", "spot-request", "personal", {"launchTemplate": {"name": "other-nodes"}, "ebsBlockDevices": [{"deviceName": "/dev/sdf"}]}),
 		_launcher("aws:ec2/spotFleetRequest:SpotFleetRequest", "spot-fleet", "personal", {"launchTemplateConfigs": [
 			{"launchTemplateSpecification": {"id": "lt-0cccccccccccccccc"}},
 			{"launchTemplateSpecification": {"name": "other-nodes"}},
@@ -243,6 +247,9 @@ test_fail_other_launchers_from_templates_the_document_lacks if {
 	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	{[f.resource_name, f.message] | some f in v} == {
 		["instance", "instance launches from lt-0aaaaaaaaaaaaaaaa, which is not in the document: the encryption of its volumes cannot be checked"],
+		["instance-template-root", "instance launches from lt-0aaaaaaaaaaaaaaaa, which is not in the document: the encryption of its volumes cannot be checked"],
+		["spot-request", "spot instance request launches from other-nodes, which is not in the document: the encryption of its volumes cannot be checked"],
+		["spot-request", "EBS mapping /dev/sdf is not encrypted"],
 		["spot-fleet", "spot fleet request launches from other-nodes, which is not in the document: the encryption of its volumes cannot be checked"],
 		["ec2-fleet", "EC2 Fleet launches from lt-0bbbbbbbbbbbbbbbb, which is not in the document: the encryption of its volumes cannot be checked"],
 		["unknown-spec", "EC2 Fleet launches from [unknown], which is not in the document: the encryption of its volumes cannot be checked"],

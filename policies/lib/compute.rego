@@ -76,7 +76,7 @@ ebs_mappings(r) := array.concat(
 	mappings != null
 } else := _template_root([]) if {
 	r.type == launch_template
-} else := array.concat(array.concat([_root(r)], [_ebs(d) |
+} else := array.concat(array.concat(_root(r), [_ebs(d) |
 	some d in resources.elements(object.get(r.inputs, "ebsBlockDevices", []))
 	is_object(d)
 ]), hidden_mappings("ebsBlockDevices", object.get(r.inputs, "ebsBlockDevices", []))) if {
@@ -97,17 +97,22 @@ _spec_root(spec) := {"deviceName": "root", "ebs": object.union(_unstated_ebs, ro
 
 _in_spec(k, m) := object.union(m, {"deviceName": sprintf("%v of launchSpecifications[%d]", [m.deviceName, k])})
 
-_root(r) := {"deviceName": "root", "ebs": object.union(_unstated_ebs, root)} if {
+_root(r) := [{"deviceName": "root", "ebs": object.union(_unstated_ebs, root)}] if {
 	root := object.get(r.inputs, "rootBlockDevice", null)
 	is_object(root)
-} else := m if {
+} else := [m] if {
 	# an instance or spot request that leaves its root volume to its launch template: the template's
 	# mapping of the root device (the template's own check judges it too)
 	t := _sole_template(r)
 	some m in object.get(t.inputs, "blockDeviceMappings", [])
 	is_object(object.get(m, "ebs", null))
 	object.get(m, "deviceName", "") in _root_devices
-} else := {"deviceName": "root", "ebs": _unstated_ebs}
+} else := [] if {
+	# a template the document does not hold decides the root volume: reported as not checkable
+	# (unseen_launch_problem), not judged as the AMI's default
+	some [i, _] in unseen_launch_sources
+	input.document.resources[i].urn == r.urn
+} else := [{"deviceName": "root", "ebs": _unstated_ebs}]
 
 # an instance volume as EC2 makes it where nothing says otherwise (a root volume nothing maps is
 # the AMI's snapshot): not shown encrypted, deleted with the instance
