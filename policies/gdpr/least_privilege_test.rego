@@ -262,6 +262,11 @@ _trusted_roles := [
 	_role("irsa", [_web({"Condition": {"StringEquals": {sprintf("%s:sub", [_eks]): "system:serviceaccount:train:trainer", sprintf("%s:aud", [_eks]): "sts.amazonaws.com"}}})]),
 	_role("irsa-namespace", [_web({"Condition": {"StringLike": {sprintf("%s:sub", [_eks]): "system:serviceaccount:train:*"}}})]),
 	_role("cognito", [{"Effect": "Allow", "Principal": {"Federated": "cognito-identity.amazonaws.com"}, "Action": "sts:AssumeRoleWithWebIdentity", "Condition": {"StringEquals": {"cognito-identity.amazonaws.com:aud": "eu-central-1:11111111-2222-3333-4444-555555555555"}}}]),
+	# subject patterns that pin an owner: a GitHub organisation, a GitLab group; an audience of a
+	# provider whose tokens' audience the requester does not choose
+	_role("github-org", [_github({"StringLike": {"token.actions.githubusercontent.com:sub": ["repo:example-org/*", "repository_owner:example-org:*"]}})]),
+	_role("gitlab-group", [{"Effect": "Allow", "Principal": {"Federated": "arn:aws:iam::111122223333:oidc-provider/gitlab.com"}, "Action": "sts:AssumeRoleWithWebIdentity", "Condition": {"StringLike": {"gitlab.com:sub": "project_path:example-group/*"}}}]),
+	_role("other-idp-aud", [{"Effect": "Allow", "Principal": {"Federated": "arn:aws:iam::111122223333:oidc-provider/example.okta.com/oauth2/default"}, "Action": "sts:AssumeRoleWithWebIdentity", "Condition": {"StringEquals": {"example.okta.com/oauth2/default:aud": "0oa1b2c3d4"}}}]),
 	fixtures.resource("aws:iam/role:Role", "later", {"assumeRolePolicy": "[unknown]"}),
 ]
 
@@ -272,7 +277,13 @@ test_pass_named_trust if {
 
 _anyone := "role trust policy (assumeRolePolicy) lets anyone assume the role: Principal \"*\" without a condition that narrows it to an account, organisation or VPC"
 
-_every_identity := sprintf("role trust policy lets every identity of the web-identity provider %s assume the role: no condition on %s:sub (or a specific %s:aud)", [_oidc, lower(_eks), lower(_eks)])
+_every_identity := sprintf("role trust policy lets every identity of the web-identity provider %s assume the role: no condition on %s:sub that names particular identities (%s:aud does not: whoever asks for a token chooses its audience)", [_oidc, lower(_eks), lower(_eks)])
+
+_github_provider := "arn:aws:iam::111122223333:oidc-provider/token.actions.githubusercontent.com"
+
+_github(condition) := {"Effect": "Allow", "Principal": {"Federated": _github_provider}, "Action": "sts:AssumeRoleWithWebIdentity", "Condition": condition}
+
+_every_github := "role trust policy lets every identity of the web-identity provider arn:aws:iam::111122223333:oidc-provider/token.actions.githubusercontent.com assume the role: no condition on token.actions.githubusercontent.com:sub that names particular identities (token.actions.githubusercontent.com:aud does not: whoever asks for a token chooses its audience)"
 
 test_fail_open_trust if {
 	roles := [
@@ -287,8 +298,13 @@ test_fail_open_trust if {
 		# red team: a pattern that admits the generic audience, or it among the alternatives
 		_role("irsa-aud-pattern", [_web({"Condition": {"StringLike": {sprintf("%s:aud", [_eks]): "sts.*"}}})]),
 		_role("irsa-aud-either", [_web({"Condition": {"StringEquals": {sprintf("%s:aud", [_eks]): ["my-app", "sts.amazonaws.com"]}}})]),
-		# an audience of its own narrows
+		# red team: an audience of its own names no one where the requester chooses it (a pod's
+		# projected token, a GitHub job's token), and a subject pattern that fixes no owner names no one
 		_role("irsa-aud-own", [_web({"Condition": {"StringLike": {sprintf("%s:aud", [_eks]): "my-app-*"}}})]),
+		_role("irsa-any-namespace", [_web({"Condition": {"StringLike": {sprintf("%s:sub", [_eks]): "system:serviceaccount:*:trainer"}}})]),
+		_role("github-any-repo", [_github({"StringLike": {"token.actions.githubusercontent.com:sub": "repo:*"}})]),
+		_role("github-owner-prefix", [_github({"StringLike": {"token.actions.githubusercontent.com:sub": ["repo:example-org/*", "repo:example*"]}})]),
+		_role("github-aud-own", [_github({"StringEquals": {"token.actions.githubusercontent.com:aud": "my-deploy-role"}})]),
 		fixtures.resource("aws:iam/role:Role", "hidden", {"assumeRolePolicy": "[secret]"}),
 	]
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, roles)
@@ -302,6 +318,11 @@ test_fail_open_trust if {
 		_f("aws:iam/role:Role", "irsa-sub-star", _every_identity),
 		_f("aws:iam/role:Role", "irsa-aud-pattern", _every_identity),
 		_f("aws:iam/role:Role", "irsa-aud-either", _every_identity),
+		_f("aws:iam/role:Role", "irsa-aud-own", _every_identity),
+		_f("aws:iam/role:Role", "irsa-any-namespace", _every_identity),
+		_f("aws:iam/role:Role", "github-any-repo", _every_github),
+		_f("aws:iam/role:Role", "github-owner-prefix", _every_github),
+		_f("aws:iam/role:Role", "github-aud-own", _every_github),
 		_f("aws:iam/role:Role", "hidden", "role trust policy (assumeRolePolicy) is secret, so a trust that lets anyone assume the role cannot be ruled out"),
 	}
 }

@@ -37,8 +37,12 @@ open_trust contains findings.problem(r, msg) if {
 	some provider in resources.as_list(object.get(st.Principal, "Federated", []))
 	host := web_identity_host(provider)
 	not _narrows_identity(st, host)
-	msg := sprintf("role trust policy lets every identity of the web-identity provider %s assume the role: no condition on %s:sub (or a specific %s:aud)", [provider, host, host])
+	msg := sprintf("role trust policy lets every identity of the web-identity provider %s assume the role: %s", [provider, _missing_condition(host)])
 }
+
+_missing_condition(host) := sprintf("no condition on %s:sub that names particular identities (%s:aud does not: whoever asks for a token chooses its audience)", [host, host]) if {
+	_audience_chosen_by_requester(host)
+} else := sprintf("no condition on %s:sub (or a specific %s:aud) that names particular identities", [host, host])
 
 # a secret trust policy may let anyone in: judged as the worst it could hold, as a secret IAM
 # policy document is (lib.checks.wildcard_admin); one unknown until apply is not judged (the roles
@@ -63,11 +67,12 @@ _oidc_marker := ":oidc-provider/"
 
 _builtin_web_identity := {"cognito-identity.amazonaws.com", "accounts.google.com", "graph.facebook.com", "www.amazon.com"}
 
-# a condition that admits only some identities of the provider: on HOST:sub, or on HOST:aud with
-# audiences none of which admits sts.amazonaws.com (the audience every EKS service-account token and
-# every GitHub Actions token for AWS carries, so it names no one; a condition's values are
-# alternatives, and a StringLike pattern such as sts.* admits it too); a positive operator and
-# values that are not wildcards alone
+# a condition that admits only some identities of the provider: on HOST:sub, with a positive
+# operator and values that each name particular subjects (a condition's values are alternatives);
+# or on HOST:aud with audiences none of which admits sts.amazonaws.com (the audience every EKS
+# service-account token and every GitHub Actions token for AWS carries; a StringLike pattern such
+# as sts.* admits it too), except where whoever asks for a token chooses its audience (an EKS
+# cluster's service accounts, GitHub and GitLab jobs): there an audience names no one
 _narrows_identity(st, host) if {
 	some operator, clause in object.get(st, "Condition", {})
 	_positive(operator)
@@ -75,9 +80,13 @@ _narrows_identity(st, host) if {
 	some key, values in clause
 	lower(key) == concat(":", [host, "sub"])
 	_named_values(values)
+	every v in resources.as_list(values) {
+		_pins_subject(operator, host, v)
+	}
 }
 
 _narrows_identity(st, host) if {
+	not _audience_chosen_by_requester(host)
 	some operator, clause in object.get(st, "Condition", {})
 	_positive(operator)
 	is_object(clause)
@@ -97,6 +106,40 @@ _generic_audience(operator, v) if {
 }
 
 _positive(operator) if lower(trim_prefix(operator, "ForAnyValue:")) in _positive_operators
+
+# a subject value names particular identities: a literal one does; a StringLike pattern only where
+# what it fixes before its first wildcard pins the owner, for providers whose subjects have one
+# (EKS: system:serviceaccount:NAMESPACE:..., GitHub: repo:OWNER/... or repository_owner[_id]:OWNER:...,
+# GitLab: project_path:GROUP/...), so that repo:* or system:serviceaccount:*:* name no one
+_pins_subject(operator, _, v) if not _wildcard_pattern(operator, v)
+
+_pins_subject(operator, host, v) if {
+	_wildcard_pattern(operator, v)
+	_pins(_subject_kind(host), regex.find_n(`^[^*?]*`, v, 1)[0])
+}
+
+_wildcard_pattern(operator, v) if {
+	endswith(lower(operator), "stringlike")
+	regex.match(`[*?]`, v)
+}
+
+_pins("eks", fixed) if regex.match(`^system:serviceaccount:[^:]+:`, fixed)
+
+_pins("github", fixed) if regex.match(`^(repo:[^:/]+/|repository_owner(_id)?:[^:]+:)`, fixed)
+
+_pins("gitlab", fixed) if regex.match(`^project_path:[^:/]+/`, fixed)
+
+_pins("other", fixed) if fixed != ""
+
+_subject_kind(host) := "eks" if {
+	regex.match(`^oidc\.eks\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/id/`, host)
+} else := "github" if {
+	host == "token.actions.githubusercontent.com"
+} else := "gitlab" if {
+	host == "gitlab.com"
+} else := "other"
+
+_audience_chosen_by_requester(host) if _subject_kind(host) in {"eks", "github", "gitlab"}
 
 _positive_operators := {"stringequals", "stringequalsignorecase", "stringlike"}
 
