@@ -324,3 +324,32 @@ test_pass_log_subscription_of_undeclared_internal_function_group if {
 	sub := json.patch(_subscription("arn:aws:lambda:us-west-2:111122223333:function:ship"), [{"op": "replace", "path": "/inputs/logGroup", "value": "/aws/lambda/scorer"}])
 	data_residency.violation == set() with input as fixtures.gate_input(fixtures.gdpr_policy, [fn, sub])
 }
+
+# red team: logs AWS writes to a group in another region leave with the data: an ECS container's
+# awslogs-region, an API Gateway stage's destination ARN; an aws-native ECR replication copies too.
+# Logs kept in the resource's own region are not a copy.
+test_fail_logs_and_images_sent_abroad if {
+	task := fixtures.resource("aws:ecs/taskDefinition:TaskDefinition", "task", {
+		"family": "scorer",
+		"containerDefinitions": json.marshal([
+			{"name": "app", "image": "scorer:1", "logConfiguration": {"logDriver": "awslogs", "options": {"awslogs-group": "/ecs/app", "awslogs-region": "us-east-1"}}},
+			{"name": "local", "image": "scorer:1", "logConfiguration": {"logDriver": "awslogs", "options": {"awslogs-group": "/ecs/local"}}},
+		]),
+		"tags": fixtures.tags("personal"),
+	})
+	stage := fixtures.resource("aws:apigatewayv2/stage:Stage", "stage", {
+		"name": "prod",
+		"accessLogSettings": {"destinationArn": "arn:aws:logs:us-west-2:111122223333:log-group:api-access:*", "format": "$context.requestId"},
+		"tags": fixtures.tags("personal"),
+	})
+	internal := object.union(task, {"name": "internal-task", "urn": "urn:pulumi:eu-prod::seedance::aws:ecs/taskDefinition:TaskDefinition::internal-task", "inputs": object.union(task.inputs, {"tags": fixtures.tags("internal")})})
+	images := fixtures.resource("aws-native:ecr:ReplicationConfiguration", "images", {
+		"replicationConfiguration": {"rules": [{"destinations": [{"region": "us-east-1", "registryId": "111122223333"}]}]},
+	})
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [task, stage, internal, images])
+	v == {
+		_f("aws:ecs/taskDefinition:TaskDefinition", "task", sprintf("ECS container log delivery (app) of personal data goes to us-east-1, outside the GDPR transfer regions (%s)", [_regions])),
+		_f("aws:apigatewayv2/stage:Stage", "stage", sprintf("API Gateway access log delivery of personal data goes to us-west-2, outside the GDPR transfer regions (%s)", [_regions])),
+		_f("aws-native:ecr:ReplicationConfiguration", "images", sprintf("image replication of the registry's repositories (whose data class cannot be established, so it counts as personal) goes to us-east-1, outside the GDPR transfer regions (%s)", [_regions])),
+	}
+}

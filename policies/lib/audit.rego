@@ -573,7 +573,7 @@ arn_log_group(arn) := trim_suffix(parts[1], ":*") if {
 }
 
 # Logs the document's resources have AWS write to CloudWatch Logs, each as {at, source, what,
-# name, field, label}: `source` sends `what` to the log group `name` (null when the document does
+# name, field, label, region}: `source` sends `what` to the log group `name` (null when the document does
 # not show it), which a message for a group the stack does not declare calls `label`; `field` is the input that references the group (""
 # when AWS derives the name from the source's own). EKS
 # control-plane logs go to /aws/eks/NAME/cluster; RDS, DocumentDB and Neptune log exports to
@@ -646,10 +646,12 @@ log_deliveries contains _log_delivery_in(td, what, name, "", _ref_label(name), r
 	region := _awslogs_region(log, td)
 }
 
-# the awslogs-region option names the region of the group (default: the task's)
+# the awslogs-region option names the region of the group (default: the task's); one the document
+# does not show is a region no group of the document can be matched in
 _awslogs_region(log, td) := region if {
 	region := object.get(log, ["options", "awslogs-region"], null)
-	resources.settled(region)
+	is_string(region)
+	region != ""
 } else := resources.region(td, input.policy)
 
 # API Gateway stages' access logs go to the log group their access log settings' destinationArn
@@ -721,6 +723,7 @@ _log_delivery_in(source, what, name, field, label, region) := {
 	"groups": _delivered_groups(source, field, name, region),
 	"label": label,
 	"name": name,
+	"region": region,
 	"source": source,
 	"what": what,
 }

@@ -88,7 +88,7 @@ _efs_source(rc) := fs if {
 # ECR replicates the registry's repositories (the account's, of which the document may show some):
 # their data class cannot be established from the configuration, which carries no tags
 destinations contains _with_source({"source": rc, "undeclared": "the registry's repositories"}, "image replication", region) if {
-	some rc in resources.of_type(input.document, "aws:ecr/replicationConfiguration:ReplicationConfiguration")
+	some rc in resources.of_types(input.document, {"aws:ecr/replicationConfiguration:ReplicationConfiguration", "aws-native:ecr:ReplicationConfiguration"})
 	some rule in resources.as_list(object.get(rc.inputs, ["replicationConfiguration", "rules"], []))
 	some dest in resources.as_list(object.get(rule, "destinations", []))
 	region := object.get(dest, "region", null)
@@ -111,6 +111,14 @@ destinations contains _destination(d.source, _log_kind[d.what], resources.region
 }
 
 _log_kind := {"flow logs": "flow log delivery", "trail logs": "trail log delivery"}
+
+# the other logs AWS writes for the document's resources (ECS containers' awslogs-region, an API
+# Gateway stage's destination ARN) to a log group in another region than the resource's own
+destinations contains _destination(d.source, replace(d.what, " logs", " log delivery"), d.region) if {
+	some d in audit.log_deliveries
+	not _log_kind[d.what]
+	d.region != resources.region(d.source, input.policy)
+}
 
 # CloudWatch Logs subscription filters: the region of the destination ARN (a Kinesis or Firehose
 # stream, a Lambda function, a Logs destination), else of the resource of the document the

@@ -122,18 +122,25 @@ _problems contains findings.problem(asg, msg) if {
 	msg := sprintf("autoscaling group subnets cannot be established (%v): it may launch into the default VPC", [subnets])
 }
 
-# an EKS node group's subnet list the document does not show, and that no property dependency ties
-# to subnets of the document, may name a public subnet: sensitive compute cannot be shown to run in
-# private ones
+# an EKS node group's subnet list (or a subnet of it) the document does not show, and that no
+# property dependency ties to subnets of the document, may name a public subnet: sensitive compute
+# cannot be shown to run in private ones
 _problems contains findings.problem(r, msg) if {
 	some type, field in routing.node_group_types
 	some i in resources.indices(type) & resources.sensitive_indices
 	r := input.document.resources[i]
-	subnets := object.get(r.inputs, field, [])
+	hidden := _hidden_subnets(object.get(r.inputs, field, []))
+	count(routing.placed_in(r)) == 0 # no dependency ties it to subnets of the document
+	msg := sprintf("%s-data EKS node group subnets (%s) cannot be established (%v): it may run in a public subnet", [resources.class_at[i], field, hidden])
+}
+
+# what of a subnet list the document does not show: the whole list, else its hidden items
+_hidden_subnets(subnets) := subnets if {
 	not is_array(subnets)
 	not is_set(subnets)
-	count(routing.placed_in(r)) == 0 # no dependency ties it to subnets of the document
-	msg := sprintf("%s-data EKS node group subnets (%s) cannot be established (%v): it may run in a public subnet", [resources.class_at[i], field, subnets])
+} else := concat(", ", hidden) if {
+	hidden := [sprintf("%v", [s]) | some s in subnets; resources.hidden(s)]
+	count(hidden) > 0
 }
 
 # the data tier apart from the public one: sensitive compute in a public subnet of the document
