@@ -356,7 +356,8 @@ _known_value(t) if {
 
 # a scheduled action that names no group of the document by a value known now, and has no parent
 # fleet: the group it resizes, and so the capacity it must respect (capacity.max, and the desired
-# size the estimate prices), cannot be told. A size of -1 leaves the group's as it is.
+# size the estimate prices), cannot be told. A size of -1 leaves the group's as it is; 0 exceeds
+# no capacity (a scale-to-zero window).
 _problems contains findings.problem(sched, msg) if {
 	some j, names in _sched_fleets
 	count(names) == 0
@@ -366,7 +367,7 @@ _problems contains findings.problem(sched, msg) if {
 	sizes := [sprintf("%s %v", [k, v]) |
 		some k in ["maxSize", "desiredCapacity", "minSize"]
 		v := object.get(sched.inputs, k, null)
-		not v in {null, -1, "-1"}
+		not v in {null, -1, "-1", 0, "0"}
 	]
 	count(sizes) > 0
 	msg := sprintf("scheduled action sets %s on a group named by a value unknown until apply (%v), so which fleet's capacity it must respect cannot be established", [concat(", ", sizes), group])

@@ -133,7 +133,9 @@ test_fail_schedule_of_a_group_unknown_until_apply if {
 test_schedule_of_a_group_unknown_until_apply_by_each_size if {
 	desired := fixtures.resource("aws:autoscaling/schedule:Schedule", "up", {"autoscalingGroupName": "[unknown]", "desiredCapacity": 40, "minSize": 40, "maxSize": -1})
 	unchanged := fixtures.resource("aws:autoscaling/schedule:Schedule", "same", {"autoscalingGroupName": "[unknown]", "desiredCapacity": -1, "minSize": -1, "maxSize": -1})
-	v := fleet_capacity.violation with input as _gate([_asg("inference", 8, ["g5.xlarge"]), desired, unchanged])
+	# red team: a scale-to-zero window exceeds no capacity
+	zero := fixtures.resource("aws:autoscaling/schedule:Schedule", "zero", {"autoscalingGroupName": "[unknown]", "desiredCapacity": 0, "minSize": 0, "maxSize": 0})
+	v := fleet_capacity.violation with input as _gate([_asg("inference", 8, ["g5.xlarge"]), desired, unchanged, zero])
 	v == {fixtures.finding("BUDGET-FLEET-1", "mandatory", "aws:autoscaling/schedule:Schedule", "up", "scheduled action sets desiredCapacity 40, minSize 40 on a group named by a value unknown until apply ([unknown]), so which fleet's capacity it must respect cannot be established")}
 }
 

@@ -451,3 +451,17 @@ test_fail_hidden_eks_log_types_gdpr if {
 		v == {_f("aws:eks/cluster:Cluster", "eks2", sprintf("EKS cluster's enabledClusterLogTypes is %s, so its audit logs may be off", [why]))}
 	}
 }
+
+# review: the provider parses "False", "0" and "" as false as well; "True" and "1" as true
+test_fail_trail_stopped_by_other_spellings if {
+	every pair in [[0, "0"], ["0", "\"0\""], ["", "\"\""], ["False", "\"False\""], ["F", "\"F\""]] {
+		[value, shown] := pair
+		resources := [fixtures.trail("audit", {"enableLogging": value}), fixtures.flow_log("flow", "vpc-0123456789abcdef0")]
+		v := breach_detection.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+		v == {_f("aws:cloudtrail/trail:Trail", "audit", sprintf("trail is stopped (enableLogging %s): it records nothing", [shown]))}
+	}
+	every value in [true, "True", "1", null] {
+		resources := [fixtures.trail("audit", {"enableLogging": value}), fixtures.flow_log("flow", "vpc-0123456789abcdef0")]
+		breach_detection.violation == set() with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	}
+}

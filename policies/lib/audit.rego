@@ -22,9 +22,11 @@ trail_weaknesses(document) := {findings.problem(t, "trail is not multi-region") 
 } | {findings.problem(t, "trail has log-file validation off") |
 	some t in trails(document)
 	not resources.truthy(object.get(t.inputs, "enableLogFileValidation", false))
-} | {findings.problem(t, "trail is stopped (enableLogging false): it records nothing") |
+} | {findings.problem(t, sprintf("trail is stopped (enableLogging %s): it records nothing", [_quoted(v)])) |
 	some t in trails(document)
-	object.get(t.inputs, "enableLogging", true) in {false, "false"}
+	v := object.get(t.inputs, "enableLogging", true)
+	switched_off(v)
+	not resources.hidden(v)
 } | {findings.problem(t, msg) |
 	some t in trails(document)
 	v := object.get(t.inputs, "enableLogging", true)
@@ -32,14 +34,23 @@ trail_weaknesses(document) := {findings.problem(t, "trail is not multi-region") 
 	msg := sprintf("trail's enableLogging is %s, so that it records anything cannot be established", [resources.hidden_why(v)])
 }
 
+_quoted(v) := sprintf("%q", [v]) if is_string(v) else := sprintf("%v", [v])
+
 # a trail created with enableLogging false (or "false") records nothing; one that is unknown until
 # apply or secret may be false
 stopped(t) if switched_off(object.get(t.inputs, "enableLogging", true))
 
-# a trail switch that is off, or hidden (unknown until apply, secret) and so may be off
-switched_off(v) if v in {false, "false"}
+# a trail switch that is off, or hidden (unknown until apply, secret) and so may be off: anything
+# but true, null (the default, on) and the strings the provider parses as true ("true", "True",
+# "t", "1"...; "False", "0" and "" are not on)
+switched_off(v) if not _switched_on(v)
 
-switched_off(v) if resources.hidden(v)
+_switched_on(v) if v in {true, null, 1}
+
+_switched_on(v) if {
+	is_string(v)
+	lower(v) in {"true", "t", "1"}
+}
 
 # the objects of a list the rules iterate (selectors, field selectors, data resources): none when the
 # list, or an item, is hidden (unknown until apply, secret), so that a hidden list establishes
