@@ -247,9 +247,9 @@ world_egress_rules(_) := _world_egress
 
 # (with the rules whose reach cannot be established: a prefix list the document does not hold, a
 # CIDR unknown until apply)
-_world_ingress := [rule | some rule in _ingress; _may_reach_world(rule)]
+_world_ingress := array.concat([rule | some rule in _ingress; _may_reach_world(rule)], [rule | some rule in _combined; rule.direction == "ingress"])
 
-_world_egress := [rule | some rule in _egress; _may_reach_world(rule)]
+_world_egress := array.concat([rule | some rule in _egress; _may_reach_world(rule)], [rule | some rule in _combined; rule.direction == "egress"])
 
 _may_reach_world(rule) if open_to_world(rule)
 
@@ -287,23 +287,55 @@ _direction(type) := "egress" if endswith(type, "EgressRule")
 _rule_type(type) := "ingress" if resources.hidden(type) else := type
 
 # A rule admits the internet when its CIDRs do (0.0.0.0/0, ::/0, or ranges that only together
-# cover every public address: lib.cidr), or when it and the other rules of its security group
-# for the same direction, protocol and ports do together (0.0.0.0/1 in one rule, 128.0.0.0/1 in
-# another). Rules are grouped by the group resource that carries them inline, or the group a rule
-# resource names (_group_ref).
-open_to_world(rule) if {
+# cover every public address: lib.cidr). Rules of one security group and direction that cover the
+# internet only together, on some protocol and port, are reported as combined rules (_combined).
+open_to_world(rule) if _world_range(rule)
+
+open_to_world(rule) if rule.combined
+
+# Rules of one security group and direction whose ranges cover the internet only together
+# (0.0.0.0/1 in one rule, 128.0.0.0/1 in another, or both in one) on a protocol and port they all admit: a rule
+# that admits every protocol counts for each protocol, one of every port for each port. Rules are
+# grouped by the group resource that carries them inline, or the group a rule resource names
+# (_group_ref). Each such protocol and port is found at the lowest port of one of the rules
+# (the rules that admit a port all admit the highest of their lowest ports), so each rule with a
+# public range is tried at its own lowest port: where the rules admitting it there cover the
+# internet, the result is that rule, narrowed to the ports all of them admit, marked `combined`.
+_combined := [object.union(rule, {"to": _common_to(rule, covering), "combined": true}) |
+	some key in _broad_keys
+	group := _keyed_rules[key]
+	some rule in group
+	not _world_range(rule) # reported as it is
+	_public_range(rule)
+	covering := [x | some x in group; _admits_point(x, rule)]
+	cidr.internet([c | some x in covering; some c in x.cidrs])
+]
+
+_world_range(rule) if {
 	some c in rule.cidrs
 	c in world # the usual case, settled without parsing
-} else if {
-	count(_covering_keys) > 0 # almost every document: none
-	_group_key(rule) in _covering_keys
-	some c in rule.cidrs
-	cidr.public(c) # not a rule of private ranges only
 }
 
-_group_key(rule) := [object.get(rule, "given", ""), _group_ref(rule.resource), rule.direction, _same_protocol(rule.protocol)] if {
-	all_protocols(rule) # every protocol: the ports do not matter
-} else := [object.get(rule, "given", ""), _group_ref(rule.resource), rule.direction, _same_protocol(rule.protocol), rule.from, rule.to]
+_public_range(rule) if {
+	some c in rule.cidrs
+	cidr.public(c)
+}
+
+# x admits the protocol and lowest port of `rule` (a rule of every protocol: any protocol, so only
+# rules of every protocol admit it)
+_admits_point(x, rule) if {
+	all_protocols(x)
+} else if {
+	not all_protocols(rule)
+	_same_protocol(x.protocol) == _same_protocol(rule.protocol)
+	x.from <= rule.from
+	x.to >= rule.from
+}
+
+# the highest port all the covering rules admit from the rule's lowest one
+_common_to(rule, _) := rule.to if all_protocols(rule)
+
+_common_to(rule, covering) := min([x.to | some x in covering; not all_protocols(x)]) if not all_protocols(rule)
 
 # one spelling per protocol: EC2 takes a name or its IANA number ("tcp" or "6"), and "-1" or "all"
 # for every protocol
@@ -327,11 +359,13 @@ _group_ref(r) := t.urn if {
 	resources.shown(id)
 } else := r.urn
 
-# The keys of the rules with a range of at least /10 (IPv4) or /12 (IPv6): ranges that cover the
-# internet together include one so broad, since a security group holds at most 1,000 rules and
-# 1,000 ranges of /11 are fewer than the ~3.7 billion public IPv4 addresses (and of /13, than
-# the 2^125 of 2000::/3).
-# (a rule open to the world is reported as it is: its range takes no part here)
+# a rule's group and direction
+_group_key(rule) := [object.get(rule, "given", ""), _group_ref(rule.resource), rule.direction]
+
+# The keys of the groups with a range of at least /10 (IPv4) or /12 (IPv6) that is not the whole
+# world: ranges that cover the internet together include one so broad, since a security group
+# holds at most 1,000 rules and 1,000 ranges of /11 are fewer than the ~3.7 billion public IPv4
+# addresses (and of /13, than the 2^125 of 2000::/3). Almost every document has none.
 _broad_keys := {_group_key(rule) |
 	some rule in _rules
 	some c in rule.cidrs
@@ -339,19 +373,12 @@ _broad_keys := {_group_key(rule) |
 	cidr.broad(c)
 }
 
-_covering_keys := {key |
-	some key in _broad_keys
-	cidr.internet([c | some [k, c] in _keyed_ranges; k == key])
-}
+# the rules of each of those groups, each rule's key worked out once
+_keyed_rules[key] := [rule | some [k, rule] in _keyed; k == key] if some key in _broad_keys
 
-# [group key, range] of every rule's ranges but the whole-world ones, each rule's key worked out
-# once; built only when some range is broad enough to take part in a cover
-_keyed_ranges := [[key, c] |
+_keyed := [[_group_key(rule), rule] |
 	count(_broad_keys) > 0
 	some rule in _rules
-	key := _group_key(rule)
-	some c in rule.cidrs
-	not c in world
 ]
 
 all_protocols(rule) if rule.protocol in {"-1", "all"}

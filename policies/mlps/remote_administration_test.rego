@@ -325,3 +325,29 @@ test_fail_hidden_protocol_opens_administration_ports if {
 		some port in [22, 3389]
 	}
 }
+
+# red team: rules of one group cover the internet together on a port their ranges share, whatever
+# their spans and however they name the protocol (a rule of every protocol counts for each); the
+# combined rule is reported on the ports all of its rules admit, ranges that do not meet are not
+test_fail_ranges_that_cover_the_internet_together_on_shared_ports if {
+	resources := [
+		_sg_rule("ssh-low", "sg-1", "tcp", 22, 22, "0.0.0.0/1"),
+		_sg_rule("all-ports-high", "sg-1", "6", 0, 65535, "128.0.0.0/1"),
+		_sg_rule("every-protocol-low", "sg-2", "-1", 0, 0, "0.0.0.0/1"),
+		_sg_rule("ssh-high", "sg-2", "tcp", 22, 22, "128.0.0.0/1"),
+		_sg_rule("overlap-low", "sg-3", "tcp", 20, 23, "0.0.0.0/1"),
+		_sg_rule("overlap-high", "sg-3", "tcp", 22, 80, "128.0.0.0/1"),
+		_sg_rule("apart-low", "sg-4", "tcp", 20, 21, "0.0.0.0/1"),
+		_sg_rule("apart-high", "sg-4", "tcp", 22, 80, "128.0.0.0/1"),
+		_sg_rule("udp-low", "sg-5", "udp", 22, 22, "0.0.0.0/1"),
+		_sg_rule("tcp-high", "sg-5", "tcp", 22, 22, "128.0.0.0/1"),
+	]
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	{[f.resource_name, f.message] | some f in v} == {
+		["ssh-low", "security group opens administration port 22 to the internet"],
+		["ssh-high", "security group opens administration port 22 to the internet"],
+		["overlap-high", "security group opens administration port 22 to the internet"],
+	}
+}
+
+_sg_rule(name, group, protocol, from, to, cidr_block) := fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", name, {"securityGroupId": group, "ipProtocol": protocol, "fromPort": from, "toPort": to, "cidrIpv4": cidr_block})
