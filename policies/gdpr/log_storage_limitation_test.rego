@@ -263,3 +263,13 @@ test_unnamed_groups_match_auto_names_only if {
 	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == {_on("aws:lambda/function:Function", "pd-fn", "Lambda function logs of personal data go to log group /aws/lambda/pd-fn, which the stack does not declare, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365")}
 }
+
+# red team: personal logs delivered to an aws-native log group are held to the maximum there
+test_fail_personal_logs_in_an_aws_native_group_kept_too_long if {
+	resources := [
+		_fn("pd-fn", "personal", {}),
+		fixtures.resource("aws-native:logs:LogGroup", "fn-logs", {"logGroupName": "/aws/lambda/pd-fn", "retentionInDays": 3653}),
+	]
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	{[f.resource_name, f.message] | some f in v} == {["fn-logs", "log group with personal data keeps logs 3653 days, above the maximum of 365 days"]}
+}

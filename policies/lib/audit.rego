@@ -574,7 +574,16 @@ _bucket_named(name) := s3.named(name) if is_string(name)
 
 # ---------------------------------------------------------------- where services write logs
 
-log_group_type := "aws:cloudwatch/logGroup:LogGroup"
+# CloudWatch Logs groups, pulumi-aws's and aws-native's, and the input naming each (retentionInDays
+# and kmsKeyId are spelt alike)
+log_group_types := {"aws:cloudwatch/logGroup:LogGroup": "name", "aws-native:logs:LogGroup": "logGroupName"}
+
+log_group_indices := {j | some type, _ in log_group_types; some j in resources.indices(type)}
+
+log_groups := [input.document.resources[j] | some j in log_group_indices]
+
+# the name a log group's input gives (null when it gives none)
+log_group_name(lg) := object.get(lg.inputs, log_group_types[lg.type], null)
 
 # arn:PARTITION:logs:REGION:ACCOUNT:log-group:NAME (or NAME:*) -> NAME
 arn_log_group(arn) := trim_suffix(parts[1], ":*") if {
@@ -748,8 +757,8 @@ _arn_region_or(arn, source) := region if {
 
 # log group position -> its name (inputs.name), for the groups that show one
 _group_names := {j: name |
-	some j in resources.indices(log_group_type)
-	name := input.document.resources[j].inputs.name
+	some j in log_group_indices
+	name := log_group_name(input.document.resources[j])
 	is_string(name)
 	resources.shown(name)
 }
@@ -765,8 +774,8 @@ _unnamed_by_stem := {stem: js | some stem, js in _unnamed_stems}
 _unnamed_stems[stem] contains j if some j, stem in _unnamed
 
 _unnamed := {j: input.document.resources[j].name |
-	some j in resources.indices(log_group_type)
-	not is_string(object.get(input.document.resources[j].inputs, "name", null))
+	some j in log_group_indices
+	not is_string(log_group_name(input.document.resources[j]))
 }
 
 # positions of the log groups of the document a delivery writes to: by name (an auto-named group by
@@ -781,7 +790,7 @@ _referred_groups(source, field) := routing.referred(source, field, _group_keys) 
 _group_keys := {k: js | some k, js in _group_keyed}
 
 _group_keyed[k] contains j if {
-	some j in resources.indices(log_group_type)
+	some j in log_group_indices
 	some k in routing.target_keys(input.document.resources[j])
 }
 
@@ -794,7 +803,7 @@ _by_stem(name) := object.get(_unnamed_by_stem, s3.strip_autoname(name), set()) i
 
 # positions of the log groups that hold personal data: tagged so, or receiving the logs of a
 # personal-data resource
-personal_log_groups := (resources.indices(log_group_type) & resources.personal_indices) | {j |
+personal_log_groups := (log_group_indices & resources.personal_indices) | {j |
 	some d in log_deliveries
 	resources.personal(d.source)
 	some j in d.groups

@@ -7,6 +7,7 @@
 # scope: package
 package lib.checks
 
+import data.lib.audit
 import data.lib.compute
 import data.lib.findings
 import data.lib.karpenter
@@ -20,7 +21,6 @@ storage_class := "kubernetes:storage.k8s.io/v1:StorageClass"
 
 launch_template := "aws:ec2/launchTemplate:LaunchTemplate"
 
-log_group := "aws:cloudwatch/logGroup:LogGroup"
 
 problem(resource, message) := findings.problem(resource, message)
 
@@ -77,7 +77,7 @@ _at_rest contains problem(sc, "EBS StorageClass does not set parameters.encrypte
 }
 
 _at_rest contains problem(lg, "log group is not encrypted with a KMS key (kmsKeyId)") if {
-	some lg in resources.of_type(input.document, log_group)
+	some lg in audit.log_groups
 	object.get(lg.inputs, "kmsKeyId", "") == ""
 }
 
@@ -171,7 +171,10 @@ _unchecked_type(type) if {
 
 _unchecked_type(type) if type in object.keys(unchecked_stores_of_configuration_services)
 
-_unchecked_type(type) if startswith(type, "aws-native:")
+_unchecked_type(type) if {
+	startswith(type, "aws-native:")
+	not type in object.keys(audit.log_group_types) # judged as pulumi-aws's
+}
 
 # ---------------------------------------------------------------- volume claims
 

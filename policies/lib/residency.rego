@@ -157,8 +157,7 @@ _destination_keyed[k] contains j if {
 # the resource that has AWS write to a group of that name (an EKS cluster, a database); else none
 # the document declares, whose data class cannot be established
 _subscribed(f) := {"source": lg} if {
-	some j in resources.indices(audit.log_group_type)
-	lg := input.document.resources[j]
+	some lg in audit.log_groups
 	_reads_group(f, lg)
 } else := {"source": d.source} if {
 	some d in audit.log_deliveries
@@ -169,7 +168,7 @@ _subscribed(f) := {"source": lg} if {
 _reads_group(f, lg) if routing.refers(f, "logGroup", lg)
 
 _reads_group(f, lg) if {
-	name := object.get(lg.inputs, "name", null)
+	name := audit.log_group_name(lg)
 	is_string(name)
 	name == object.get(f.inputs, "logGroup", null)
 }

@@ -38,7 +38,7 @@ violation contains findings.finding("MLPS-L3-8.1.5.4d", p.resource, p.message) i
 _min := frameworks.setting("mlps_min_log_days")
 
 _problems contains findings.problem(lg, msg) if {
-	some lg in resources.of_type(input.document, "aws:cloudwatch/logGroup:LogGroup")
+	some lg in audit.log_groups
 	days := object.get(lg.inputs, "retentionInDays", 0)
 	is_number(days)
 	days > 0
@@ -48,7 +48,7 @@ _problems contains findings.problem(lg, msg) if {
 
 # a retention that is not a number (the preview's "[unknown]") cannot be shown to keep six months
 _problems contains findings.problem(lg, msg) if {
-	some lg in resources.of_type(input.document, "aws:cloudwatch/logGroup:LogGroup")
+	some lg in audit.log_groups
 	days := object.get(lg.inputs, "retentionInDays", 0)
 	not is_number(days)
 	msg := sprintf("log group retention %v cannot be established; at least %v days required", [days, _min])

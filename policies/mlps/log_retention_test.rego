@@ -144,3 +144,15 @@ test_pass_service_logs_to_declared_groups if {
 	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, array.concat([_fn, _task], groups))
 	v == set()
 }
+
+# red team: aws-native log groups (logGroupName) are log groups too: their retention is judged and
+# deliveries to them are matched by name
+test_aws_native_log_groups if {
+	resources := [
+		_fn,
+		fixtures.resource("aws-native:logs:LogGroup", "fn-logs", {"logGroupName": "/aws/lambda/scorer", "retentionInDays": 365, "tags": [{"key": "data-class", "value": "internal"}]}),
+		fixtures.resource("aws-native:logs:LogGroup", "short", {"logGroupName": "/app/short", "retentionInDays": 30}),
+	]
+	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_mf("aws-native:logs:LogGroup", "short", "log group keeps logs 30 days; at least 180 required (365 is the safe CloudWatch value)")}
+}
