@@ -273,3 +273,11 @@ test_fail_personal_logs_in_an_aws_native_group_kept_too_long if {
 	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	{[f.resource_name, f.message] | some f in v} == {["fn-logs", "log group with personal data keeps logs 3653 days, above the maximum of 365 days"]}
 }
+
+# red team: a personal-data REST API stage's execution logs (its method settings') are personal logs
+test_fail_personal_stage_execution_logs if {
+	stage := fixtures.resource("aws:apigateway/stage:Stage", "prod", {"restApi": "a1b2c3d4e5", "stageName": "prod", "tags": fixtures.tags("personal")})
+	settings := fixtures.resource("aws:apigateway/methodSettings:MethodSettings", "all-methods", {"restApi": "a1b2c3d4e5", "stageName": "prod", "methodPath": "*/*", "settings": {"loggingLevel": "INFO", "dataTraceEnabled": true}})
+	v := log_storage_limitation.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [stage, settings])
+	{[f.resource_name, f.message] | some f in v} == {["prod", "API Gateway execution logs of personal data go to log group API-Gateway-Execution-Logs_a1b2c3d4e5/prod, which the stack does not declare, so their retention cannot be established; declare that log group in the stack with retentionInDays at most 365"]}
+}

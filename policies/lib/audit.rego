@@ -691,11 +691,89 @@ _stage_log_settings := {
 	"aws-native:apigateway:Stage": "accessLogSetting", "aws-native:apigatewayv2:Stage": "accessLogSettings",
 }
 
-# a name AWS derives from an identifier the document shows; null when it does not (an identifier
+# API Gateway execution logs: a REST API stage's, once a method setting's loggingLevel is not OFF
+# (or data trace is on), go to API-Gateway-Execution-Logs_{restApiId}/{stageName}; a WebSocket
+# API stage's, once its default route settings or a route's say so, to
+# /aws/apigateway/{apiId}/{stageName}. AWS creates those groups itself, never expiring. A
+# MethodSettings resource's logs are the stage's it configures (tied by property dependencies or
+# by API id and stage name), else its own.
+log_deliveries contains _log_delivery(source, "API Gateway execution logs", name, "", label) if {
+	some ms in resources.of_type(input.document, "aws:apigateway/methodSettings:MethodSettings")
+	_logs_execution(object.get(ms.inputs, "settings", {}))
+	api := object.get(ms.inputs, "restApi", null)
+	stage := object.get(ms.inputs, "stageName", null)
+	source := _configured_stage(ms, api, stage)
+	name := _derived_name("API-Gateway-Execution-Logs_%s/%s", [api, stage])
+	label := _derived_label("API-Gateway-Execution-Logs_%s/%s", ["<restApi>", "<stageName>"], "restApi or stageName", name)
+}
+
+log_deliveries contains _log_delivery(s, "API Gateway execution logs", name, "", label) if {
+	some type, [api_input, stage_input, pattern] in _stage_execution_logs
+	some s in resources.of_type(input.document, type)
+	some v in _execution_settings(s)
+	_logs_execution(v)
+	name := _derived_name(pattern, [object.get(s.inputs, api_input, null), object.get(s.inputs, stage_input, null)])
+	label := _derived_label(pattern, [sprintf("<%s>", [api_input]), sprintf("<%s>", [stage_input])], sprintf("%s or %s", [api_input, stage_input]), name)
+}
+
+# stage type -> [API id input, stage name input, log group pattern]
+_stage_execution_logs := {
+	"aws-native:apigateway:Stage": ["restApiId", "stageName", "API-Gateway-Execution-Logs_%s/%s"],
+	"aws:apigatewayv2/stage:Stage": ["apiId", "name", "/aws/apigateway/%s/%s"],
+	"aws-native:apigatewayv2:Stage": ["apiId", "stageName", "/aws/apigateway/%s/%s"],
+}
+
+# a stage's logging settings: aws-native REST API stages' method settings, else route settings
+_execution_settings(s) := resources.elements(object.get(s.inputs, "methodSettings", [])) if {
+	s.type == "aws-native:apigateway:Stage"
+} else := _route_settings(s)
+
+# the default route settings and each route's (a list in pulumi-aws, an object by route key in aws-native)
+_route_settings(s) := array.concat(
+	[object.get(s.inputs, "defaultRouteSettings", {})],
+	[v | some v in resources.elements(object.get(s.inputs, "routeSettings", []))],
+) if {
+	not is_object(object.get(s.inputs, "routeSettings", null))
+} else := array.concat([object.get(s.inputs, "defaultRouteSettings", {})], [v | some v in s.inputs.routeSettings])
+
+# logging settings that write execution logs: a loggingLevel other than OFF, or data trace on; a
+# level the document does not show may be either
+_logs_execution(settings) if resources.hidden(settings)
+
+_logs_execution(settings) if {
+	is_object(settings)
+	level := object.get(settings, "loggingLevel", null)
+	not level in {null, ""}
+	not upper(sprintf("%v", [level])) == "OFF"
+}
+
+_logs_execution(settings) if {
+	is_object(settings)
+	resources.truthy(object.get(settings, "dataTraceEnabled", false))
+}
+
+# the REST API stage of the document a MethodSettings resource configures, else the resource itself
+_configured_stage(ms, api, stage) := s if {
+	some s in resources.of_type(input.document, "aws:apigateway/stage:Stage")
+	_configures(ms, s, api, stage)
+} else := ms
+
+_configures(ms, s, _, _) if routing.refers(ms, "stageName", s)
+
+_configures(_, s, api, stage) if {
+	resources.settled(stage)
+	stage == object.get(s.inputs, "stageName", null)
+	resources.settled(api)
+	api == object.get(s.inputs, "restApi", null)
+}
+
+# a name AWS derives from identifiers the document shows; null when it does not (an identifier
 # unknown until apply, secret, or left for Pulumi to auto-name at apply)
 _derived_name(pattern, args) := sprintf(pattern, args) if {
-	is_string(args[0])
-	resources.shown(args[0])
+	every a in args {
+		is_string(a)
+		resources.shown(a)
+	}
 } else := null
 
 _derived_label(_, _, _, name) := _ref_label(name) if is_string(name)

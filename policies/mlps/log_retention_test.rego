@@ -156,3 +156,31 @@ test_aws_native_log_groups if {
 	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {_mf("aws-native:logs:LogGroup", "short", "log group keeps logs 30 days; at least 180 required (365 is the safe CloudWatch value)")}
 }
+
+# red team: API Gateway execution logs go to groups AWS names after the API and stage: a REST API
+# stage's (method settings, reported on the stage they configure), a WebSocket stage's (default
+# route settings or a route's), aws-native's alike; logging OFF writes none
+test_api_gateway_execution_logs if {
+	stage := fixtures.resource("aws:apigateway/stage:Stage", "prod", {"restApi": "a1b2c3d4e5", "stageName": "prod"})
+	settings := fixtures.resource("aws:apigateway/methodSettings:MethodSettings", "all-methods", {"restApi": "a1b2c3d4e5", "stageName": "prod", "methodPath": "*/*", "settings": {"loggingLevel": "INFO"}})
+	loose := fixtures.resource("aws:apigateway/methodSettings:MethodSettings", "loose", {"restApi": "f6g7h8i9j0", "stageName": "dev", "methodPath": "*/*", "settings": {"dataTraceEnabled": true}})
+	off := fixtures.resource("aws:apigateway/methodSettings:MethodSettings", "off", {"restApi": "a1b2c3d4e5", "stageName": "test", "methodPath": "*/*", "settings": {"loggingLevel": "OFF", "metricsEnabled": true}})
+	ws := fixtures.resource("aws:apigatewayv2/stage:Stage", "ws", {"apiId": "k1l2m3n4o5", "name": "live", "defaultRouteSettings": {"loggingLevel": "ERROR"}})
+	ws_route := fixtures.resource("aws:apigatewayv2/stage:Stage", "ws-route", {"apiId": "k1l2m3n4o5", "name": "beta", "routeSettings": [{"routeKey": "$connect", "loggingLevel": "INFO"}]})
+	ws_off := fixtures.resource("aws:apigatewayv2/stage:Stage", "ws-off", {"apiId": "k1l2m3n4o5", "name": "quiet", "defaultRouteSettings": {"loggingLevel": "OFF"}})
+	native := fixtures.resource("aws-native:apigateway:Stage", "native", {"restApiId": "p6q7r8s9t0", "stageName": "prod", "methodSettings": [{"httpMethod": "*", "resourcePath": "/*", "loggingLevel": "INFO"}]})
+	native_ws := fixtures.resource("aws-native:apigatewayv2:Stage", "native-ws", {"apiId": "u1v2w3x4y5", "stageName": "prod", "routeSettings": {"$default": {"dataTraceEnabled": true}}})
+	unknown := fixtures.resource("aws:apigatewayv2/stage:Stage", "later", {"apiId": "[unknown]", "name": "live", "defaultRouteSettings": {"loggingLevel": "INFO"}})
+	declared := object.union(fixtures.log_group("exec-logs", "internal", 365), {"inputs": {"name": "API-Gateway-Execution-Logs_a1b2c3d4e5/prod"}})
+	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [stage, settings, loose, off, ws, ws_route, ws_off, native, native_ws, unknown, declared])
+	{[f.resource_name, f.message] | some f in v} == {
+		["loose", _undeclared("API-Gateway-Execution-Logs_f6g7h8i9j0/dev")],
+		["ws", _undeclared("/aws/apigateway/k1l2m3n4o5/live")],
+		["ws-route", _undeclared("/aws/apigateway/k1l2m3n4o5/beta")],
+		["native", _undeclared("API-Gateway-Execution-Logs_p6q7r8s9t0/prod")],
+		["native-ws", _undeclared("/aws/apigateway/u1v2w3x4y5/prod")],
+		["later", "API Gateway execution logs go to log group /aws/apigateway/<apiId>/<name>, whose apiId or name the document does not show (unset, so named at apply; unknown until apply; or secret) and no log group of the stack can be matched to, so keeping them at least 180 days cannot be established; declare that log group in the stack with retentionInDays 365"],
+	}
+}
+
+_undeclared(group) := sprintf("API Gateway execution logs go to log group %s, which the stack does not declare, so keeping them at least 180 days cannot be established; declare that log group in the stack with retentionInDays 365", [group])
