@@ -6,7 +6,8 @@ whole numbers from 0 to :data:`MAX_UNITS`, shares in [0, 1].  :func:`plan_proble
 meaning against a policy and the price catalog: the same policy name and fleets, node counts within
 the fleet's capacity, spot shares within its ``spot.maxShare``, and instance types that meet the
 fleet's GPU/CPU requirement (the planner's own rule, :func:`seedance.planner.instances.unit_weight`),
-and a spot fleet's interruption rate that of its most interrupted type's Spot Advisor band.
+a spot fleet's interruption rate that of its most interrupted type's Spot Advisor band, and reserved
+units no more than the policy holds (``reserved.held``) plus the plan's new purchases.
 """
 
 from __future__ import annotations
@@ -296,6 +297,13 @@ def plan_from_json(data: dict[str, Any], *, origin: str = "plan") -> Plan:
     if not isinstance(cluster, bool):
         r._bad("cluster", f"expected true or false (whether the plan is for a stack that joins a cluster), got {_got(cluster)}")
         cluster = True
+    held = r.raw("held", required=False, default=None)
+    if held is not None and not (isinstance(held, dict) and all(
+            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_UNITS
+            for k, v in held.items())):
+        r._bad("held", f"expected null or an object of fleet name: units held (whole numbers from 0 to {MAX_UNITS:,}, "
+                       f"as `plan --held` writes it), got {_got(held)}")
+        held = None
     unpriced = r.raw("unpriced", required=False, default=[])
     if not isinstance(unpriced, list) or not all(isinstance(u, str) for u in unpriced):
         r._bad("unpriced", f"expected a list of strings, got {_got(unpriced)}")
@@ -313,7 +321,7 @@ def plan_from_json(data: dict[str, Any], *, origin: str = "plan") -> Plan:
         policy=str(policy), environment=str(environment or ""), region=str(region), currency=str(currency or ""),
         fleets=fleets, monthly_cost=float(cost or 0.0), monthly_cost_all_ondemand=float(cost_od or 0.0),
         savings=float(savings or 0.0), as_of=as_of, partial=partial, unpriced=list(unpriced),
-        cluster=cluster,
+        cluster=cluster, held=held,
     )
     kw.update({k: data[k] for k in known - set(kw) if k in data})  # fields the planner added beyond these
     return Plan(**kw)
@@ -327,7 +335,7 @@ def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str, on: dt
     from seedance.clock import utc_today
     from seedance.estimate.fleet import requirement_text
     from seedance.planner.instances import unit_weight
-    from seedance.planner.planner import active_held_by_term, max_instances, offer_view, requirement
+    from seedance.planner.planner import active_held_by_term, active_held_units, max_instances, offer_view, requirement
     from seedance.pricing.catalog import UnknownPriceError
 
     held_on = dt.date.fromisoformat(plan.as_of) if plan.as_of else (on or utc_today())
@@ -396,6 +404,9 @@ def plan_problems(plan: Plan, policy: Any, catalog: Catalog, region: str, on: dt
         if -(-bought // w) > most:
             out.append(f"{at}new_purchases total {bought} units, more than capacity.max {cap.max} could run"
                        + (f" ({most} whole instance(s) of {w} units)" if w > 1 else ""))
+        given = (plan.held or {}).get(fleet.name)
+        out += _reserved_problems(at, fp, fleet, bought, most, w,
+                                  active_held_units(fleet, held_on) if given is None else given, held_on, given is not None)
         term = fleet.reserved.term.value
         other = sorted({t for t, _ in fp.new_purchases if t != term})
         if other:
@@ -476,6 +487,31 @@ def _interruption_problems(at: str, fp: FleetPlan, catalog: Catalog, region: str
     return [f"{at}interruption_rate_per_hour {got:g} with {share}, but its most "
             f"interrupted spot pool, {itype} (Spot Advisor band {band_label(band)}), gives {want:.6g} per hour, "
             "the rate `seedance plan` records (plan and estimate with the same prices)"]
+
+
+def _reserved_problems(at: str, fp: FleetPlan, fleet: Any, bought: int, most: int, w: int, held: int,
+                       on: dt.date, given: bool = False) -> list[str]:
+    """``reserved_units`` as the planner makes them: the units the policy holds (``reserved.held``,
+    still running through the month a plan of ``on`` prices) plus the plan's ``new_purchases``, which
+    buy at most the whole instances ``capacity.max`` can run (``most`` of ``w`` units; those are checked
+    with the purchases).  Held units are never reduced, so they may exceed what the group runs (billed
+    idle); anything beyond them and the purchases is a reservation the policy does not have.  Units the
+    plan records as given with ``plan --held`` (``given``) replace the policy's."""
+    out: list[str] = []
+    holds = (f"the plan was made with --held {fp.name}={held}" if given else
+             f"the policy holds {held} unit(s) through the month a plan of {on} prices (reserved.held)")
+    if fleet.reserved.mode.value == "none" and fp.reserved_units > held:
+        out.append(f"{at}reserved_units {fp.reserved_units}, but the policy's reserved.mode is none and {holds}: a "
+                   "plan reserves no more than it holds")
+    elif fp.reserved_units - bought > held:
+        out.append(f"{at}reserved_units {fp.reserved_units} is more than its new_purchases ({bought} unit(s)) and "
+                   f"the units already held: {holds}")
+    if fp.reserved_units > held + most * w:
+        cap = fleet.capacity.max
+        out.append(f"{at}reserved_units {fp.reserved_units} is more than capacity.max {cap} could run"
+                   + (f" ({most} whole instance(s) of {w} units)" if w > 1 else "")
+                   + f" plus the {held} unit(s) the policy holds")
+    return out
 
 
 def _held_other_terms_problems(at: str, fp: FleetPlan, fleet: Any, active: dict[Any, int], on: dt.date) -> list[str]:

@@ -104,6 +104,9 @@ class Plan:
     # whether it was planned for a stack whose fleets join a cluster (a Cluster Autoscaler sizes the
     # groups to demand) or for one whose groups run their desired size; older plans: a cluster
     cluster: bool = True
+    # the units given with `plan --held FLEET=UNITS`, which replace those fleets' reserved.held (what
+    # `estimate --plan` then checks reserved_units against); None: every fleet holds its policy's
+    held: dict[str, int] | None = None
 
     def fleet(self, name: str) -> FleetPlan:
         for f in self.fleets:

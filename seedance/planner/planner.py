@@ -956,4 +956,5 @@ def plan_policy(
         partial=bool(unpriced),
         unpriced=unpriced,
         cluster=cluster,
+        held=dict(held) if held else None,
     )

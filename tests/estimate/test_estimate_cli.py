@@ -81,7 +81,8 @@ def _dev_plan() -> dict:
         "monthly_cost": 0, "monthly_cost_all_ondemand": 0, "savings": 0,
         "fleets": [
             {"name": n, "instance_types": [{"instance_type": t, "weight": 1, "hourly_ondemand": 0, "hourly_spot": None, "rationale": ""}],
-             "reserved_units": r, "new_purchases": [], "on_demand_base": b, "spot_share_above_base": s,
+             # the policy holds nothing: reserved units are bought now, as the planner writes them
+             "reserved_units": r, "new_purchases": [["1y", r]] if r else [], "on_demand_base": b, "spot_share_above_base": s,
              "allocation_strategy": "price-capacity-optimized", "checkpoint_interval_s": None, "checkpoint_overhead": None,
              "min_size": lo, "max_size": hi, "desired": d, "expected_nodes": e, "rationale": {}}
             for n, t, r, b, s, lo, d, hi, e in (("finetune", "g5.xlarge", 0, 0, 1.0, 0, 1, 2, None),

@@ -311,6 +311,8 @@ def test_held_units_of_another_term_are_checked_against_the_plan_date(tmp_path: 
     # the same plan dated more than its month before the purchase: nothing of 3y was held yet (one
     # bought within the month a plan prices is a queued purchase, counted)
     assert problems(as_of="2023-12-01") == [
+        "fleet 'web': reserved_units 1 is more than its new_purchases (0 unit(s)) and the units already held: the "
+        "policy holds 0 unit(s) through the month a plan of 2023-12-01 prices (reserved.held)",
         "fleet 'web': held_other_terms lists 1 unit(s) of 3y, but the policy holds 0 of 3y through the month a plan of 2023-12-01 prices (reserved.held)"]
     assert problems(as_of="2024-01-09") == []
     assert problems(held_other_terms=[("3y", 1)], reserved_units=0, new_purchases=[]) == [
