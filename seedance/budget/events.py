@@ -5,8 +5,11 @@ the whole HTTP POST (``x-amz-sns-*`` headers, blank line, JSON body), and the La
 (``Records[].Sns``).  The budget facts come from the notification text that AWS Budgets writes
 ("Budget Name: …", "Budgeted Amount: $5.00", "Alert Type: ACTUAL", "ACTUAL Amount: $1.70").
 AWS does not document that text, so the parser reads only those labelled lines and says which one
-is missing instead of guessing.  Reading is separate from trusting: :mod:`seedance.budget.signature`
-verifies the envelope's SNS signature before the alert is acted on.
+is missing instead of guessing; a label given on two lines is refused as ambiguous.  An event of
+none of the envelopes' forms (no string ``Message``, a ``Type`` that is no string, ``Records`` that is
+no list) is an error; a well-formed SNS message of another kind is simply not an alert.  Reading is
+separate from trusting: :mod:`seedance.budget.signature` verifies the envelope's SNS signature before
+the alert is acted on.
 """
 
 from __future__ import annotations
@@ -51,7 +54,18 @@ _SYMBOLS = {"$": "USD", "¥": "CNY", "CN¥": "CNY", "USD": "USD", "CNY": "CNY"}
 _AMOUNT = r"(?P<sym>CN¥|[$¥]|USD |CNY )?\s*(?P<num>[0-9][0-9,]*(?:\.[0-9]+)?)"
 
 
+def _once(text: str, label: str) -> None:
+    """Refuse a message with more than one ``label:`` line: AWS Budgets writes each once, and which
+    one the response should follow (a budget name, an amount) cannot be told."""
+    values = re.findall(rf"^{re.escape(label)}:[ \t]*(.*?)\s*$", text, re.M)
+    if len(values) > 1:
+        shown = ", ".join(repr(v if len(v) <= 40 else v[:40] + "…") for v in values[:3]) + (", …" if len(values) > 3 else "")
+        raise BudgetEventError(f"budget notification with {len(values)} '{label}' lines ({shown}): ambiguous; "
+                               "expected one, as AWS Budgets writes it")
+
+
 def _money(text: str, label: str) -> tuple[float, str] | None:
+    _once(text, label)
     m = re.search(rf"^{re.escape(label)}:\s*(?:>\s*)?{_AMOUNT}\s*$", text, re.M)
     if not m:
         line = re.search(rf"^{re.escape(label)}:[ \t]*(.*?)\s*$", text, re.M)
@@ -71,6 +85,7 @@ def _money(text: str, label: str) -> tuple[float, str] | None:
 
 
 def _field(text: str, label: str) -> str | None:
+    _once(text, label)
     m = re.search(rf"^{re.escape(label)}:\s*(.+?)\s*$", text, re.M)
     return m.group(1) if m else None
 
@@ -119,7 +134,10 @@ def _envelope(raw: str) -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise BudgetEventError("expected a JSON object (an SNS notification or a Lambda SNS event)")
     _check_unicode(doc)
-    if isinstance(doc.get("Records"), list):  # Lambda event: SNS invokes a function with one record
+    if "Records" in doc:  # Lambda event: SNS invokes a function with one record
+        if not isinstance(doc["Records"], list):
+            raise BudgetEventError(f"'Records': expected a list holding one SNS record (a Lambda SNS event), "
+                                   f"got {_shown(doc['Records'])}")
         records = [r for r in doc["Records"] if isinstance(r, dict) and isinstance(r.get("Sns"), dict)]
         if not records:
             raise BudgetEventError("Lambda event without an SNS record")
@@ -127,8 +145,43 @@ def _envelope(raw: str) -> dict[str, Any]:
             raise BudgetEventError(
                 f"Lambda event with {len(doc['Records'])} records; SNS delivers one message per invocation"
             )
-        return records[0]["Sns"]
-    return doc
+        return _sns_message(records[0]["Sns"], "Records[0].Sns.")
+    return _sns_message(doc, "")
+
+
+#: What an event must be, for messages of none of the accepted shapes.
+_SHAPES = ("an SNS message (an object with 'Type' and 'Message'), its HTTP POST, or a Lambda SNS event "
+           "({'Records': [{'Sns': {...}}]})")
+
+
+def _shown(value: object) -> str:
+    """A JSON value for an error message: its JSON type and (shortened) text."""
+    import json
+
+    if value is None:
+        return "null"
+    kind = ("boolean" if isinstance(value, bool) else "number" if isinstance(value, int | float)
+            else "string" if isinstance(value, str) else "array" if isinstance(value, list) else "object")
+    text = json.dumps(value, ensure_ascii=False)
+    return f"{kind} {text if len(text) <= 60 else text[:60] + '…'}"
+
+
+def _sns_message(sns: dict[str, Any], at: str) -> dict[str, Any]:
+    """``sns`` when it has the form of an SNS message: a string ``Message`` (every SNS message type has
+    one: Notification, SubscriptionConfirmation, UnsubscribeConfirmation) and, when given, a string
+    ``Type``. Whether it is a budget notification is :func:`alert_from_message`'s question."""
+    if "Message" not in sns and "Type" not in sns:
+        found = ", ".join(repr(k if len(k) <= 40 else k[:40] + "…") for k in list(sns)[:5]) + (", …" if len(sns) > 5 else "")
+        raise BudgetEventError(f"{at.rstrip('.') + ': ' if at else ''}not an SNS message: expected {_SHAPES}; "
+                               f"got an object with " + (f"keys {found}" if sns else "no keys"))
+    if "Type" in sns and not isinstance(sns["Type"], str):
+        raise BudgetEventError(f"'{at}Type': expected the SNS message type (a string such as \"Notification\"), "
+                               f"got {_shown(sns['Type'])}")
+    if "Message" not in sns:
+        raise BudgetEventError(f"'{at}Message': missing; expected the message text (every SNS message has one)")
+    if not isinstance(sns["Message"], str):
+        raise BudgetEventError(f"'{at}Message': expected the message text (a string), got {_shown(sns['Message'])}")
+    return sns
 
 
 def read_envelope(raw: str | bytes) -> dict[str, Any]:

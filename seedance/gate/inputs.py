@@ -189,6 +189,7 @@ def from_json(obj: Any, *, source: str) -> GateInput:
                                       or not math.isfinite(value) or value < 0):
                 raise InvalidInputError(f"{source}: '{key}.{name}' must be a finite amount >= 0, got {value!r}")
     policy = validate_policy(obj["policy"], source=f"{source}: policy")
+    validate_plan(obj.get("plan"), source=f"{source}: plan")
     for key in ("plan", "estimate"):
         _same_policy(policy, obj.get(key), key, source)
     return priced_for_facts(GateInput(
@@ -199,6 +200,22 @@ def from_json(obj: Any, *, source: str) -> GateInput:
         obj.get("budget_state"),
         validate_facts(obj.get("facts"), source=f"{source}: facts"),
     ))
+
+
+def validate_plan(plan: Any, *, source: str = "plan") -> None:
+    """Check a gate input's plan as ``seedance estimate --plan`` checks a plan file
+    (:func:`seedance.estimate.plan_json.plan_from_json`): every field of the JSON ``seedance plan``
+    writes, counts whole numbers in range, weights >= 1 (the budget rules divide by them). None (no
+    plan) is left to the rules (BUDGET-COST-1)."""
+    from seedance.estimate.plan_json import plan_from_json
+    from seedance.pricing.catalog import PricingError
+
+    if plan is None:
+        return
+    try:
+        plan_from_json(plan, origin=source)
+    except PricingError as exc:
+        raise InvalidInputError(str(exc)) from None
 
 
 def validate_facts(facts: Any, *, source: str = "facts") -> dict[str, Any] | None:

@@ -127,8 +127,11 @@ def _compile_filter(match: str | None) -> re.Pattern[str] | None:
         return None
     try:
         return re.compile(match)
-    except re.error as exc:
+    except (re.error, OverflowError) as exc:  # OverflowError: a repeat count past what re allows (a{99999999999})
         raise TestFilterError([f"--run {match!r}: not a valid regular expression: {exc}"]) from None
+    except RecursionError:  # groups nested deeper than re's parser recurses
+        shown = match if len(match) <= 60 else match[:60] + "…"
+        raise TestFilterError([f"--run {shown!r}: not a valid regular expression: nested too deeply to compile"]) from None
 
 
 def _parse(bundle: PolicyBundle) -> list[dict]:

@@ -6,7 +6,9 @@ The document is the *desired* state: a resource a step removes (``delete``, ``di
 out; the steps that retire the old copy of a replaced resource (``delete-replaced``,
 ``discard-replaced``, ``remove-pending-replace``) leave its replacement in, whichever order the
 replacement's steps come in; for every other step the ``newState`` is taken (the last step of a URN
-wins, so a replacement's steps collapse to one entry). A preview run without
+wins, so a replacement's steps collapse to one entry; a step of an op the Pulumi engine does not
+have, or whose ``newState`` is of another URN than the step's, is refused, as is an export that lists
+a URN twice other than as an old copy pending deletion). A preview run without
 ``--show-sames`` lists only changes; the document's ``notes`` say so when the change summary
 counts unchanged resources that are not in the steps.
 
@@ -47,8 +49,16 @@ RETIRING_OPS = frozenset({"delete-replaced", "discard-replaced", "remove-pending
 ID_KEEPING_OPS = frozenset({"same", "update", "refresh"})
 #: Types a launcher names by their AWS name, which a namePrefix leaves to the outputs.
 NAMED_BY_OUTPUT = frozenset({"aws:ec2/launchTemplate:LaunchTemplate", "aws:ec2/launchConfiguration:LaunchConfiguration"})
-#: Steps of a resource the program only reads (Resource.get): not the stack's.
-READ_OPS = frozenset({"read", "read-replacement", "read-discard"})
+#: Steps of a resource the program only reads (Resource.get): not the stack's. (Dropping a read
+#: resource is the op "discard", Pulumi's OpReadDiscard, among REMOVING_OPS.)
+READ_OPS = frozenset({"read", "read-replacement"})
+#: Every step operation of the Pulumi engine (pkg/resource/deploy/step.go, apitype.OpType): a step of
+#: any other op is not one this file can say the effect of, so the desired state cannot be told.
+STEP_OPS = (
+    "same", "create", "update", "delete", "replace", "create-replacement", "delete-replaced", "read",
+    "read-replacement", "refresh", "discard", "discard-replaced", "remove-pending-replace", "import",
+    "import-replacement",
+)
 EXPORT_VERSIONS = (1, 2, 3)
 
 _URN_FORM = "a Pulumi URN string (urn:pulumi:STACK::PROJECT::TYPE::NAME)"
@@ -158,6 +168,11 @@ def _check_state(state: dict[str, Any], where: str, base: str, prefix: str = "",
         if value is not None and not isinstance(value, dict):
             raise _wrong(where, loc, f"{prefix}{key}", "an object of property values", value)
         _check_signatures(value, where, loc, f"{prefix}{key}")
+    inputs = state.get("inputs")
+    if isinstance(inputs, dict) and SIG_KEY in inputs:  # Pulumi marks single values secret, never the whole object
+        raise IngestError(f"{where}: {loc}: '{prefix}inputs': expected an object of property values, got a special "
+                          f"value (signature {str(inputs[SIG_KEY])[:40]!r}) in place of the whole object, which hides "
+                          "every setting the rules judge")
     parent = state.get("parent")
     if parent not in (None, "") and not _is_urn(parent):
         raise _wrong(where, loc, f"{prefix}parent", f"the parent's URN, {_URN_FORM}", parent)
@@ -362,10 +377,18 @@ def _from_preview(data: Any, where: str) -> ResourceDocument:
         if step_urn is not None and not _is_urn(step_urn):
             raise _wrong(where, base, "urn", _URN_FORM, step_urn)
         loc = _located(base, step_urn)
+        if op not in STEP_OPS:
+            raise _wrong(where, loc, "op", f"one of Pulumi's step operations ({', '.join(STEP_OPS)})", op)
         for key in ("newState", "oldState"):
             if step.get(key) is not None and not isinstance(step[key], dict):
                 raise _wrong(where, loc, key, "an object (a resource state) or null", step[key])
         new_state, old_state = step.get("newState"), step.get("oldState")
+        new_urn = (new_state or {}).get("urn")
+        if step_urn is not None and _is_urn(new_urn) and new_urn != step_urn:  # a malformed one: _check_state
+            # the engine's step is of its new state's resource: a file where they differ cannot say which
+            # resource is desired (taking the state's URN would merge different resources into one)
+            raise IngestError(f"{where}: {loc}: 'newState.urn' is {_describe(new_urn)}, not the step's URN: "
+                              "expected the URN of the resource the step is of")
         if op in RETIRING_OPS:
             continue
         if op in REMOVING_OPS:
@@ -433,10 +456,13 @@ def _from_export(data: Any, where: str) -> ResourceDocument:
     else:
         deployment = data
         prefix = ""
-    if not isinstance(deployment, dict) or not isinstance(deployment.get("resources"), list | None) or (
-        "resources" not in deployment and "manifest" not in deployment
-    ):
-        raise IngestError(f"{where}: not `pulumi stack export` output: expected {{'version', 'deployment': {{'resources': [...]}}}}")
+    expected = "expected {'version', 'deployment': {'resources': [...]}}"
+    if not isinstance(deployment, dict) or ("resources" not in deployment and "manifest" not in deployment):
+        what = f"'{prefix.rstrip('.')}' is {_describe(deployment)}" if prefix else f"got {_describe(deployment)}"
+        raise IngestError(f"{where}: not `pulumi stack export` output: {expected}; {what}")
+    if not isinstance(deployment.get("resources"), list | None):
+        raise IngestError(f"{where}: '{prefix}resources': expected an array of resource states, "
+                          f"got {_describe(deployment['resources'])}")
     resources = deployment.get("resources") or []
     if not resources:
         raise IngestError(f"{where}: the deployment has no resources (an empty or never-deployed stack)")
@@ -445,6 +471,7 @@ def _from_export(data: Any, where: str) -> ResourceDocument:
         raise IngestError(f"{where}: '{prefix}pending_operations': expected an array of operations, got {_describe(pending)}")
     located: list[Located] = []
     read_urns: set[str] = set()
+    indexes: dict[str, list[int]] = {}  # URN -> the indexes of the resources desired under it
     for i, r in enumerate(resources):
         loc = f"{prefix}resources[{i}]"
         if not isinstance(r, dict):
@@ -457,6 +484,15 @@ def _from_export(data: Any, where: str) -> ResourceDocument:
             read_urns.add(str(r.get("urn")))
         elif not delete:
             located.append((loc, r))
+            indexes.setdefault(r["urn"], []).append(i)
+    twice = {urn: at for urn, at in indexes.items() if len(at) > 1}
+    if twice:
+        # a URN names one resource; a replaced one's old copy is pending deletion ('delete': true)
+        urn, at = next(iter(twice.items()))
+        more = f" (and {len(twice) - 1} more URN(s) listed more than once)" if len(twice) > 1 else ""
+        raise IngestError(f"{where}: resource URN {urn} is listed more than once, at "
+                          f"{', '.join(f'{prefix}resources[{i}]' for i in at)}{more}: expected each resource once "
+                          "(only an old copy pending deletion, 'delete': true, may share its URN)")
     if not located:
         raise IngestError(f"{where}: every resource of the deployment is pending deletion ('delete': true); nothing is desired")
     doc = _build(located, source="export", where=where, config_region=None)

@@ -1,0 +1,104 @@
+"""`seedance budget respond` on events of no known shape: exit 1 saying what was expected, not exit 0
+"nothing to do". A well-formed SNS message that is simply not a budget notification still ends 0."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from seedance.budget.events import BudgetEventError, parse_budget_event
+from seedance.cli import main
+from tests.budget.test_budget import FIXTURES, POLICIES, _fixture, _monthly_alert
+
+DEV = POLICIES / "dev.yaml"
+MONTHLY = "sre-bot.sns-http-notification.budget-monthly-actual.json"
+
+
+def _sns(**changes: Any) -> dict[str, Any]:
+    doc = json.loads(_monthly_alert("seedance-dev-monthly", "6,000.00", "5,900.00"))
+    doc.update(changes)
+    return doc
+
+
+def _lambda(sns: Any) -> dict[str, Any]:
+    return {"Records": [{"EventSource": "aws:sns", "EventVersion": "1.0", "Sns": sns}]}
+
+
+def _without(doc: dict[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k != key}
+
+
+def _respond(capsys: pytest.CaptureFixture[str], tmp_path: Path, event: Any) -> tuple[int, str, str]:
+    path = tmp_path / "event.json"
+    path.write_text(event if isinstance(event, str) else json.dumps(event))
+    out = tmp_path / "overlay.yaml"
+    code = main(["budget", "respond", str(DEV), str(path), "--stack", "dev", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code != 0 or "nothing to do" in captured.err or captured.out  # exit 0 only with an answer
+    if code == 1:
+        assert not out.exists()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize(("event", "message"), [
+    (_sns(Message=None), "'Message': expected the message text (a string), got null"),
+    (_sns(Message=5), "'Message': expected the message text (a string), got number 5"),
+    (_sns(Message={"a": 1}), "'Message': expected the message text (a string), got object"),
+    (_sns(Message=["AWS Budget Notification"]), "'Message': expected the message text (a string), got array"),
+    (_sns(Type=None), "'Type': expected the SNS message type (a string such as \"Notification\"), got null"),
+    (_sns(Type=1), "'Type': expected the SNS message type (a string such as \"Notification\"), got number 1"),
+    (_without(_sns(), "Message"), "'Message': missing"),
+    ({}, "not an SNS message: expected an SNS message (an object with 'Type' and 'Message')"),
+    ({"hello": "world"}, "got an object with keys 'hello'"),
+    ({"Records": 5}, "'Records': expected a list holding one SNS record (a Lambda SNS event), got number 5"),
+    ({"Records": {"Sns": {}}}, "'Records': expected a list holding one SNS record"),
+    (_lambda(_sns(Message=None)), "'Records[0].Sns.Message': expected the message text (a string), got null"),
+    (_lambda({}), "Records[0].Sns: not an SNS message"),
+])
+def test_malformed_envelopes_exit_1_saying_what_was_expected(capsys, tmp_path: Path, event: Any, message: str) -> None:
+    code, _, err = _respond(capsys, tmp_path, event)
+    assert code == 1, err
+    assert message in err
+    assert "nothing to do" not in err and "Traceback" not in err and "internal error" not in err
+    with pytest.raises(BudgetEventError):
+        parse_budget_event(json.dumps(event))
+
+
+@pytest.mark.parametrize("name", [
+    "aws-lambda-go.lambda-sns-event.generic.json",
+    "awsdocs.sns-http-post.notification.txt",
+    "awsdocs.sns-http-post.subscription-confirmation.txt",
+    "sre-bot.sns-http-notification.cloudwatch-alarm.json",
+])
+def test_well_formed_messages_that_are_not_budget_alerts_still_do_nothing(capsys, tmp_path: Path, name: str) -> None:
+    code, _, err = _respond(capsys, tmp_path, (FIXTURES / name).read_text())
+    assert code == 0 and "not an AWS Budgets notification: nothing to do" in err
+
+
+def test_a_message_without_a_type_is_still_read() -> None:
+    """SNS always writes Type; a hand-made message without it keeps being read as a notification."""
+    alert = parse_budget_event(json.dumps(_without(_sns(), "Type")))
+    assert alert is not None and alert.budget_name == "seedance-dev-monthly"
+
+
+@pytest.mark.parametrize(("label", "extra"), [
+    ("Budget Name", "Budget Name: other"),
+    ("Budgeted Amount", "Budgeted Amount: $9,000.00"),
+    ("Alert Type", "Alert Type: FORECASTED"),
+    ("ACTUAL Amount", "ACTUAL Amount: $1.00"),
+])
+def test_a_labelled_line_given_twice_is_ambiguous(capsys, tmp_path: Path, label: str, extra: str) -> None:
+    doc = _sns()
+    assert doc["Message"].count(f"\n{label}:") == 1
+    for message in (doc["Message"] + f"\n{extra}\n", doc["Message"].replace(f"\n{label}:", f"\n{extra}\n{label}:", 1)):
+        code, _, err = _respond(capsys, tmp_path, {**doc, "Message": message})
+        assert code == 1, err
+        assert f"budget notification with 2 '{label}' lines" in err and "ambiguous" in err
+
+
+def test_the_real_notifications_are_still_read() -> None:
+    alert = parse_budget_event(_fixture(MONTHLY))
+    assert alert is not None and alert.budget_name == "Test Budget"
