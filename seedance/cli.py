@@ -15,6 +15,7 @@ from rich.console import Console
 
 from seedance import jsonout
 from seedance import __version__
+from seedance.commands.outputs import NonEmptyPath
 from seedance.policy import LoadedPolicy, PolicyError, Problem, json_schema, load_policy
 from seedance.summary import policy_summary, render_summary
 from seedance.templating import ReportTemplateError
@@ -56,10 +57,10 @@ def app(verbose: bool) -> None:
 @app.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-f", "--format", "fmt", type=FORMATS, default="text", show_default=True, help="Output format.")
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
+@click.option("--cache-dir", type=NonEmptyPath(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Check instance types against prices refreshed into this cache too (default: $SEEDANCE_PRICE_CACHE "
                    "if set; else the bundled catalog only), as plan and estimate do.")
-@click.option("--policies", "policies_dir", type=click.Path(path_type=Path, exists=True, file_okay=False), default=None,
+@click.option("--policies", "policies_dir", type=NonEmptyPath(path_type=Path, exists=True, file_okay=False), default=None,
               help="The gate's Rego policy directory whose controls waivers may name, as for `seedance check "
                    "--policies` (default: $SEEDANCE_POLICIES if set; else the policies bundled with Seedance).")
 @click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,

@@ -18,6 +18,7 @@ import logging
 
 from seedance import jsonout
 from seedance.atomic import write_text_atomically
+from seedance.commands.outputs import NonEmptyPath
 from seedance.overlaylock import LockError, LockUnavailable, exclusive_lock
 from seedance.budget.events import (
     MAX_EVENT_BYTES,
@@ -449,12 +450,12 @@ def _loads_as(out: Path) -> Any:
 @click.argument("event", type=click.Path(path_type=Path, allow_dash=True))
 @click.option("--stack", default=None, callback=stack_name,
               help="Stack name, to check the alert is for this stack's budget.")
-@click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--out", "out", type=NonEmptyPath(path_type=Path, dir_okay=False), default=None,
               help="Write the overlay policy here when something changes.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("--verify-signature", "verify", is_flag=True,
               help="Act only on a message signed by Amazon SNS: its signature (certificate from its SigningCertURL), age and topic.")
-@click.option("--signing-cert", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--signing-cert", type=NonEmptyPath(path_type=Path, dir_okay=False), default=None,
               help="PEM certificate to verify with instead of fetching SigningCertURL (implies --verify-signature).")
 @click.option("--topic-arn", "topic_arns", multiple=True,
               help="Accept only this topic (repeatable; implies --verify-signature; default: the policy's budget.notify.snsTopicArn).")
@@ -540,7 +541,7 @@ def _caller_account(sts: Any) -> str:
 @click.option("--stack", required=True, callback=stack_name, help="Stack name: its budget is seedance-STACK-monthly.")
 @click.option("--account-id", default=None, help="AWS account of the budget (default: the policy's cloud.accountId, else the caller's).")
 @click.option("--forecasted", is_flag=True, help="Respond to the forecasted spend instead of the actual spend.")
-@click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--out", "out", type=NonEmptyPath(path_type=Path, dir_okay=False), default=None,
               help="Write the overlay policy here when something changes.")
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @click.option("--live-sizes", "live", is_flag=True,

@@ -11,6 +11,7 @@ import click
 from rich.markup import escape
 
 from seedance import jsonout
+from seedance.commands.outputs import NonEmptyPath
 from seedance.gate.bundle import load_bundle
 from seedance.gate.engine import make_engine
 from seedance.atomic import write_text_atomically
@@ -103,9 +104,9 @@ def _with_recorded_facts(gate_input: GateInput, path: Path) -> GateInput:
 @click.argument("target")
 @click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Report format.")
 @click.option("--opa-url", metavar="URL", default=None, help="Evaluate on this OPA server instead of the embedded engine.")
-@click.option("--policy", "policy_path", type=click.Path(path_type=Path), default=None, help="Cost policy for a DOCUMENT.json (default: the stack's seedance:policy).")
-@click.option("--project-dir", type=click.Path(path_type=Path), default=Path("stacks"), show_default=True, help="Pulumi project of the stacks.")
-@click.option("--policies", "policies_dir", type=click.Path(path_type=Path), default=None, help="Rego policy directory (default: the policies bundled with Seedance).")
+@click.option("--policy", "policy_path", type=NonEmptyPath(path_type=Path), default=None, help="Cost policy for a DOCUMENT.json (default: the stack's seedance:policy).")
+@click.option("--project-dir", type=NonEmptyPath(path_type=Path), default=Path("stacks"), show_default=True, help="Pulumi project of the stacks.")
+@click.option("--policies", "policies_dir", type=NonEmptyPath(path_type=Path), default=None, help="Rego policy directory (default: the policies bundled with Seedance).")
 @click.option("--framework", "frameworks", multiple=True, metavar="[gdpr|mlps-l3]", help="Force these frameworks on (repeatable).")
 @click.option("--as-of", metavar="YYYY-MM-DD", default=None, help="Date for waiver expiry (default: today, UTC).")
 @click.option("--severity", "severities", multiple=True, metavar="CONTROL=LEVEL", help="Override a control's severity (mandatory|advisory); repeatable.")
@@ -116,9 +117,9 @@ def _with_recorded_facts(gate_input: GateInput, path: Path) -> GateInput:
               "too; needs AWS credentials allowed ec2:DescribeSubnets, ec2:DescribeRouteTables, "
               "ec2:DescribeSecurityGroups and ec2:DescribeInstanceTypes (ec2:DescribeVpcEndpoints with existing "
               "endpoints; cloudtrail:GetTrail, GetTrailStatus and GetEventSelectors with an existing trail).")
-@click.option("--save-facts", type=click.Path(path_type=Path), default=None, metavar="FILE",
+@click.option("--save-facts", type=NonEmptyPath(path_type=Path), default=None, metavar="FILE",
               help="With --lookup: also write what AWS said to FILE (JSON), for --facts in runs without credentials.")
-@click.option("--facts", "facts_path", type=click.Path(path_type=Path), default=None, metavar="FILE",
+@click.option("--facts", "facts_path", type=NonEmptyPath(path_type=Path), default=None, metavar="FILE",
               help="Use facts an earlier --lookup --save-facts wrote instead of reading AWS (e.g. in pull-request "
               "checks); what they do not cover is reported as not checked.")
 def check(target: str, fmt: str, opa_url: str | None, policy_path: Path | None, project_dir: Path,

@@ -11,6 +11,7 @@ import click
 
 from seedance import jsonout
 from seedance.clock import utc_today
+from seedance.commands.outputs import NonEmptyPath
 from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_name
 from seedance.pricing.catalog import PricingError
 
@@ -35,13 +36,13 @@ class _OncePerMessage(logging.Filter):
 @click.option("--no-plan", is_flag=True, help="Compare the policies' explicit values instead of planning both.")
 @click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="Decision date for both plans (default: today); both always read the same demand history.")
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
+@click.option("--cache-dir", type=NonEmptyPath(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set).")
 @click.option("--stack", default=None, callback=stack_name,
-              help="Pulumi stack that deploys both: the value of the seedance:stack cost-allocation tag; when "
-                   "--project-dir holds its Pulumi.STACK.yaml and it names no seedance:clusterName, both are planned "
-                   "and priced as deployed without a cluster (groups at their desired size; no StorageClass volumes, "
-                   "backups or EKS).")
+              help="Pulumi stack that deploys both: the value of the seedance:stack cost-allocation tag; its "
+                   "Pulumi.STACK.yaml in --project-dir must exist: when it names no seedance:clusterName, both are "
+                   "planned and priced as deployed without a cluster (groups at their desired size; no StorageClass "
+                   "volumes, backups or EKS).")
 @project_dir_option
 def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.datetime | None, cache_dir: Path | None,
          stack: str | None, project_dir: Path) -> int:
@@ -52,7 +53,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     and the planner decisions that moved. Exit 0, or 1 if either policy is invalid.
     """
     from seedance.cli import console
-    from seedance.commands.plan import unplannable_fleets
+    from seedance.commands.plan import check_cache_dir, unplannable_fleets
     from seedance.estimate.diff import compare, compare_network, held_after_removal
     from seedance.estimate.estimate import estimate_policy
     from seedance.estimate.report import diff_markdown, render_diff_text
@@ -62,10 +63,11 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     from seedance.planner.type_checks import check_instance_types
     from seedance.pricing.catalog import load_catalog
 
+    check_cache_dir(cache_dir)  # usage errors first, as for `seedance plan`: exit 2
+    cluster = joins_cluster(project_dir, stack, [base_path, head_path], must_exist=True)  # a --stack without its file: exit 2
     base = load_policy(base_path)  # PolicyError is reported by the CLI's error boundary
     head = load_policy(head_path)
     when = as_of.date() if as_of else None  # None: today, UTC (as `seedance plan`)
-    cluster = joins_cluster(project_dir, stack, [base_path, head_path])
     repeats = _OncePerMessage()  # both sides plan from the same histories: one warning says it for both
     handlers = list(logging.getLogger().handlers)  # a logger's filter would not see its children's records
     for handler in handlers:
@@ -108,8 +110,9 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
              if a != b]  # a move, not only a change of size
     notes += held_after_removal(base.policy, head.policy, when or utc_today())
     result = replace(result, notes=notes)
-    for note in notes:  # on stderr whatever the format, and in the report
-        console(stderr=True).print(f"note: {note}", markup=False)
+    if fmt != "text":  # the text report prints them itself: on stderr too, a terminal would show each twice
+        for note in notes:  # in the JSON or markdown report, and on stderr, where a reader sees them
+            console(stderr=True).print(f"note: {note}", markup=False)
     out = console()
     if fmt == "json":
         out.print(jsonout.dumps(result.to_json(), indent=2), markup=False)

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from seedance import jsonout
+from seedance.commands.outputs import NonEmptyPath
 from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_name
 from seedance.estimate.components import _per
 from seedance.estimate.estimate import PARTIAL, UNPRICED, USAGE, Estimate, pricing_status
@@ -114,26 +115,28 @@ def render_estimate(out: Console, est: Estimate, title: str) -> None:
 @click.argument("policy_path", metavar="POLICY", type=click.Path(path_type=Path))
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
               help="Output format (markdown: a report for a pull request or wiki).")
-@click.option("--plan", "plan_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--plan", "plan_path", type=NonEmptyPath(path_type=Path, dir_okay=False), default=None,
               help="Estimate this plan (JSON of `seedance plan`) instead of planning the policy now; a plan made "
                    "for a stack without a cluster is priced so, unless --stack's configuration says otherwise.")
 @click.option("--no-plan", is_flag=True,
               help="Price the policy's own values without planning: the planner's instance types and spot, but "
                    "reservations only as the policy fixes or holds them (not the figure the gate checks).")
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
+@click.option("--cache-dir", type=NonEmptyPath(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set; else bundled only).")
 @click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="The decision date, as for `seedance plan` (default: today; a --plan carries its own).")
 @click.option("--stack", default=None, callback=stack_name,
               help="Pulumi stack name: the value of the seedance:stack cost-allocation tag (else that tag is left out); "
-                   "when --project-dir holds its Pulumi.STACK.yaml, a stack naming no seedance:clusterName is priced "
-                   "as deployed without a cluster (groups at their desired size; no StorageClass volumes, backups or EKS).")
+                   "its Pulumi.STACK.yaml in --project-dir must exist: a stack naming no seedance:clusterName is "
+                   "priced as deployed without a cluster (groups at their desired size; no StorageClass volumes, "
+                   "backups or EKS).")
 @project_dir_option
 def estimate(policy_path: Path, fmt: str, plan_path: Path | None, no_plan: bool, cache_dir: Path | None,
              as_of: dt.datetime | None, stack: str | None, project_dir: Path) -> int:
     """Estimate the monthly cost of POLICY from the bundled price catalog (offline), planned as
     `seedance plan` plans it (the figure `seedance check` holds against the budget)."""
     from seedance.cli import console
+    from seedance.commands.plan import check_cache_dir
     from seedance.estimate.estimate import estimate_policy
     from seedance.estimate.plan_json import read_plan
     from seedance.policy import load_policy
@@ -142,6 +145,10 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, no_plan: bool,
 
     if plan_path is not None and no_plan:
         raise click.UsageError("--plan and --no-plan exclude each other")
+    check_cache_dir(cache_dir)  # usage errors first, as for `seedance plan`: exit 2
+    # a --stack without its Pulumi.STACK.yaml is a usage error (exit 2); without --stack, a plan's own
+    # record of its kind of stack decides (below)
+    stack_cluster = joins_cluster(project_dir, stack, [policy_path], must_exist=True) if stack is not None else None
     loaded = load_policy(policy_path)  # PolicyError is reported by the CLI's error boundary
     try:
         catalog = load_catalog(cache_dir=cache_dir)
@@ -152,7 +159,7 @@ def estimate(policy_path: Path, fmt: str, plan_path: Path | None, no_plan: bool,
                         as_of.date().isoformat(), plan_path, plan.as_of or "none recorded")
         # a plan records the kind of stack it was made for: without a stack configuration that says
         # otherwise, it is priced as that stack deploys
-        cluster = joins_cluster(project_dir, stack, [policy_path], assumed=plan.cluster if plan is not None else True)
+        cluster = stack_cluster if stack_cluster is not None else plan.cluster if plan is not None else True
         if plan is not None and stack is None and not plan.cluster:
             log.warning("%s was planned for a stack without a cluster (\"cluster\": false): priced as that stack "
                         "deploys (groups at their desired size; no StorageClass volumes, backups or EKS); "

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from seedance.commands.outputs import NonEmptyPath
 from seedance.policy.model import Environment, Framework
 
 #: The command-line option each field of ScaffoldOptions comes from (a malformed one is a usage error, exit 2).
@@ -47,7 +48,7 @@ def _option_of(path: str | None) -> str | None:
 @click.option("--existing-trail", default=None, metavar="ARN",
               help="A CloudTrail trail that already records the account (an organization trail): the stack creates "
                    "no management-events trail of its own (compliance.existingTrail).")
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
+@click.option("--cache-dir", type=NonEmptyPath(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Prices refreshed into this cache too, for a region only `seedance prices refresh` prices "
                    "(default: $SEEDANCE_PRICE_CACHE, else the bundled catalog).")
 def init(directory: Path, stack: str, region: str, environment: str, frameworks: tuple[str, ...], no_framework: bool,

@@ -7,16 +7,33 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from seedance.policy.loader import LoadedPolicy
+if TYPE_CHECKING:
+    from seedance.policy.loader import LoadedPolicy
+
+
+class NonEmptyPath(click.Path):
+    """A :class:`click.Path` that refuses an empty value, which click would take as ``.``, the current
+    directory: ``--out ''`` would then try to replace it, ``--cache-dir ''`` read it as a price cache."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value:
+            self.fail(f"expected a {'file' if self.file_okay else 'directory'} path, got ''", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def policy_inputs(loaded: LoadedPolicy) -> list[Path]:
-    """The files a policy is read from: its extends chain and its fleets' demand histories."""
+    """The files a policy is read from: its extends chain and its fleets' demand histories, with
+    those any file of the chain names (a base's fleet this policy removes still plans from its
+    history in the other policies extending that base)."""
+    from seedance.policy.loader import chain_demand_histories
+
     files = list(loaded.chain)
     files += [loaded.base_dir / f.demand_history for f in loaded.policy.fleets if f.demand_history]
+    files += chain_demand_histories(loaded)
     return files
 
 

@@ -14,7 +14,8 @@ from rich.table import Table
 from rich.text import Text
 
 from seedance import jsonout
-from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_name
+from seedance.commands.outputs import NonEmptyPath
+from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_files, stack_name
 from seedance.planner.plan import Plan, unpriced_components
 from seedance.policy.model import MAX_NODES
 
@@ -141,7 +142,7 @@ def _check_held_fleets(held: dict[str, int] | None, fleets: list[str]) -> None:
 @click.argument("policy_path", metavar="POLICY", type=click.Path(path_type=Path))
 @click.option("-f", "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="Output format.")
-@click.option("-o", "--out", "out_path", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True), default=None,
+@click.option("-o", "--out", "out_path", type=NonEmptyPath(path_type=Path, dir_okay=False, allow_dash=True), default=None,
               help="Also write the plan as JSON to this file (whole or not at all); '-': to stdout "
                    "(the text table then goes to stderr).")
 @click.option("--as-of", "as_of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
@@ -149,12 +150,13 @@ def _check_held_fleets(held: dict[str, int] | None, fleets: list[str]) -> None:
                    "The plan records the date used.")
 @click.option("--held", "held", multiple=True, metavar="FLEET=UNITS",
               help="Reserved units already held by a fleet (replaces the policy's reserved.held); repeatable.")
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
+@click.option("--cache-dir", type=NonEmptyPath(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Overlay prices refreshed into this existing cache directory (default: $SEEDANCE_PRICE_CACHE if set).")
 @click.option("--stack", default=None, callback=stack_name,
-              help="Pulumi stack that deploys POLICY: when --project-dir holds its Pulumi.STACK.yaml and it names no "
-                   "seedance:clusterName, nothing sizes the groups to demand, so each fleet is planned on its desired "
-                   "size and off-peak windows (the demand history is not read), as the stack deploys it.")
+              help="Pulumi stack that deploys POLICY, read from its Pulumi.STACK.yaml in --project-dir (which must "
+                   "exist): when it names no seedance:clusterName, nothing sizes the groups to demand, so each fleet "
+                   "is planned on its desired size and off-peak windows (the demand history is not read), as the "
+                   "stack deploys it.")
 @project_dir_option
 def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime | None, held: tuple[str, ...],
          cache_dir: Path | None, stack: str | None, project_dir: Path) -> int:
@@ -169,10 +171,11 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
 
     held_units = _held(held)  # usage errors first: nothing is read for a malformed command line
     check_cache_dir(cache_dir)
+    cluster = joins_cluster(project_dir, stack, [policy_path], must_exist=True)  # a --stack without its file: exit 2
     loaded = load_policy(policy_path)  # PolicyError is reported by the CLI's error boundary
     _check_held_fleets(held_units, [f.name for f in loaded.policy.fleets])
-    refuse_inputs(out_path, policy_inputs(loaded), cache_dir=cache_dir)
-    cluster = joins_cluster(project_dir, stack, [policy_path])
+    # the stack's Pulumi files are read too (whether it joins a cluster), as by `synth` and `check`
+    refuse_inputs(out_path, policy_inputs(loaded) + stack_files(project_dir, stack), cache_dir=cache_dir)
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         check_instance_types(loaded, catalog)  # PolicyError: reported by the CLI's error boundary

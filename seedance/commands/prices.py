@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from seedance.commands.outputs import NonEmptyPath
 from seedance.pricing.catalog import PricingError
 
 
@@ -25,9 +26,9 @@ def prices() -> None:
 
 
 @prices.command("build")
-@click.option("--shared", "shared", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--shared", "shared", type=NonEmptyPath(path_type=Path, file_okay=False), default=None,
               help="Shared data directory (default: $SEEDANCE_SHARED_DATA or <repo>/../shared/data).")
-@click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--out", "out", type=NonEmptyPath(path_type=Path, dir_okay=False), default=None,
               help="Output file (default: the bundled seedance/data/price_catalog.json).")
 def build_cmd(shared: Path | None, out: Path | None) -> int:
     """Rebuild the price catalog from the shared public data."""
@@ -54,7 +55,7 @@ def build_cmd(shared: Path | None, out: Path | None) -> int:
 
 @prices.command("refresh")
 @click.option("--region", required=True, help="AWS region to refresh, e.g. eu-central-1.")
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--cache-dir", type=NonEmptyPath(path_type=Path, file_okay=False), default=None,
               help="Cache directory (default: $SEEDANCE_PRICE_CACHE or ~/.cache/seedance/prices).")
 @click.option("--instance-type", "instance_types", multiple=True, help="Instance types (default: the catalog's for the region).")
 def refresh_cmd(region: str, cache_dir: Path | None, instance_types: tuple[str, ...]) -> int:
@@ -102,7 +103,7 @@ def refresh_cmd(region: str, cache_dir: Path | None, instance_types: tuple[str, 
 @prices.command("show")
 @click.argument("region")
 @click.argument("instance_type", required=False)
-@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
+@click.option("--cache-dir", type=NonEmptyPath(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Overlay this refresh cache (default: $SEEDANCE_PRICE_CACHE, else none).")
 def show_cmd(region: str, instance_type: str | None, cache_dir: Path | None) -> int:
     """Show the offers of REGION (or one INSTANCE_TYPE) with their sources."""

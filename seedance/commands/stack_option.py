@@ -18,7 +18,9 @@ DEFAULT_PROJECT_DIR = Path("stacks")
 
 
 def project_dir_option(fn):  # type: ignore[no-untyped-def]
-    return click.option("--project-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_PROJECT_DIR,
+    from seedance.commands.outputs import NonEmptyPath
+
+    return click.option("--project-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=DEFAULT_PROJECT_DIR,
                         show_default=True, help="Pulumi project of --stack.")(fn)
 
 
@@ -30,24 +32,26 @@ def stack_name(ctx: click.Context, param: click.Parameter, value: str | None) ->
 
 
 def joins_cluster(project_dir: Path, stack: str | None, policies: Sequence[Path] = (), *,
-                  assumed: bool = True) -> bool:
-    """Whether the stack's fleets join a cluster: what its Pulumi.STACK.yaml says, when there is one
-    (one that cannot be read is a usage error); else ``assumed``: a cluster for a policy priced on its
-    own, what a plan records for ``estimate --plan``.  ``policies``: the policy files the command reads;
-    a warning says so when the stack deploys none of them (its seedance:policy), since its cluster
-    setting and tag are then another policy's."""
+                  assumed: bool = True, must_exist: bool = False) -> bool:
+    """Whether the stack's fleets join a cluster: what its Pulumi.STACK.yaml says (one that cannot be
+    read is a usage error).  ``must_exist`` (``plan``, ``estimate``, ``diff``): a stack without that
+    file is a usage error naming the file looked for, as for ``synth`` and ``check``, so that a
+    mistyped name does not quietly plan or price another kind of stack; else it is taken to be
+    ``assumed``, with a warning.  Without ``--stack``: ``assumed``, a cluster for a policy priced on its
+    own.  ``policies``: the policy files the command reads; a warning says so when the stack deploys
+    none of them (its seedance:policy), since its cluster setting and tag are then another policy's."""
     if stack is None:
         return assumed
     from seedance.synth.project import stack_file_path
 
     stack_file = stack_file_path(project_dir, stack)  # in Pulumi.yaml's stackConfigDir when it names one
-    if not stack_file.is_file():
+    if not stack_file.is_file() and not must_exist:
         log.warning("--stack %s: %s does not exist, so the stack is taken to %s", stack, stack_file,
                     "join a cluster" if assumed else "name no cluster, as the plan records")
         return assumed
     from seedance.gate.inputs import InvalidInputError, SecretPolicyError, stack_setup
 
-    try:
+    try:  # an unknown stack: "unknown stack 'x': FILE does not exist (stacks: ...)"
         setup = stack_setup(project_dir, stack)
     except SecretPolicyError as exc:
         log.warning("--stack %s: %s; whether the stack joins a cluster is read from its seedance:clusterName (%s)",
@@ -60,3 +64,13 @@ def joins_cluster(project_dir: Path, stack: str | None, policies: Sequence[Path]
                     "tag are used for a policy it does not deploy", stack, setup.policy_path,
                     stack_file, " or ".join(str(p) for p in policies))
     return setup.cluster
+
+
+def stack_files(project_dir: Path, stack: str | None) -> list[Path]:
+    """The Pulumi files ``--stack`` reads: the project's Pulumi.yaml and the stack's Pulumi.STACK.yaml
+    (none without ``--stack``); an output must not replace them."""
+    if stack is None:
+        return []
+    from seedance.synth.project import stack_file_path
+
+    return [project_dir / "Pulumi.yaml", stack_file_path(project_dir, stack)]

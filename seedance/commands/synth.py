@@ -7,16 +7,16 @@ from pathlib import Path
 import click
 
 from seedance.atomic import write_text_atomically
-from seedance.commands.outputs import refuse_inputs
+from seedance.commands.outputs import NonEmptyPath, refuse_inputs
 from seedance.synth.document import ResourceDocument
 
 
 @click.command()
 @click.argument("stack", required=False)
-@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), help="Write the document here, in an existing directory (default and '-': stdout).")
-@click.option("--from-preview", "preview", type=click.Path(dir_okay=False, path_type=Path), help="Read `pulumi preview --json` output.")
-@click.option("--from-export", "export", type=click.Path(dir_okay=False, path_type=Path), help="Read `pulumi stack export` output.")
-@click.option("--project-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("stacks"), show_default=True,
+@click.option("--out", "out", type=NonEmptyPath(dir_okay=False, path_type=Path), help="Write the document here, in an existing directory (default and '-': stdout).")
+@click.option("--from-preview", "preview", type=NonEmptyPath(dir_okay=False, path_type=Path), help="Read `pulumi preview --json` output.")
+@click.option("--from-export", "export", type=NonEmptyPath(dir_okay=False, path_type=Path), help="Read `pulumi stack export` output.")
+@click.option("--project-dir", type=NonEmptyPath(file_okay=False, path_type=Path), default=Path("stacks"), show_default=True,
               help="The Pulumi project holding Pulumi.<stack>.yaml.")
 def synth(stack: str | None, out: Path | None, preview: Path | None, export: Path | None, project_dir: Path) -> int:
     """Write the desired-state resource document of STACK (run offline under Pulumi's mock

@@ -154,7 +154,7 @@ def rank_instances(
             eff = effective_spot_hourly(offer.spot_hourly, lost_fraction(rate)) / weight
             if eff < od:
                 share = float(max_spot_share or 0.0)
-            note += (f", effective spot {eff:.4g}/unit-h (band <= {band:g}%/month)" if math.isfinite(eff) else
+            note += (f", effective spot {eff:.4g}/unit-h (band {band_label(band)})" if math.isfinite(eff) else
                      f", spot band {band_label(band)} loses every paid hour to interruptions: on-demand only")
         elif spot_ok:
             note += ", no spot price or interruption band: on-demand only"

@@ -146,6 +146,24 @@ def load_policy(path: str | Path) -> LoadedPolicy:
 _warned: set[Hashable] = set()
 
 
+def chain_demand_histories(loaded: LoadedPolicy) -> list[Path]:
+    """The demand histories every file of the policy's ``extends`` chain names (each relative to the
+    file naming it), those of fleets a later file removes or repoints included: other policies
+    extending the same bases plan from them.  A file that cannot be read again adds none."""
+    found: list[Path] = []
+    for file in loaded.chain:
+        try:
+            tree = parse(str(file), read_bytes(str(file)))
+        except PolicyError:  # changed since it was loaded: its histories are not known
+            continue
+        items = tree.get("fleets") if isinstance(tree, LMap) else None
+        for item in items if isinstance(items, LList) else []:
+            value = item.get(_PATH_FIELDS[0][1]) if isinstance(item, LMap) else None
+            if isinstance(value, str) and value:
+                found.append(Path(os.path.normpath(Path(file).parent / value)))
+    return found
+
+
 def _warn_once(key: Hashable, message: str) -> None:
     """Log ``message`` as a warning once a process for ``key`` (a command can load one policy several
     times, by different spellings of its path)."""

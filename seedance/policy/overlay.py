@@ -59,10 +59,18 @@ def merge(base: Any, overlay: Any, problems: list[Problem] | None = None, path: 
             out.key_locs[key] = overlay.key_locs[key]
             out.val_locs[key] = overlay.val_locs[key]
         return out
-    if isinstance(base, LList) and isinstance(overlay, LList) and _named_list(base) and _named_list(overlay):
+    # an overlay item that is not a named mapping (null, a scalar, a mapping without a name) over a
+    # named base list cannot merge by name: it is reported where it is and the others merge without it
+    # (replacing the list whole would report its `$remove` markers as stray and the item not at all)
+    unnamed = problems is not None and bool(base) and not _named_list(overlay)
+    if isinstance(base, LList) and isinstance(overlay, LList) and _named_list(base) and (unnamed or _named_list(overlay)):
         out_l = LList(overlay.loc)
         by_name: dict[str, tuple[Any, Any]] = {}
         for i, (item, loc) in enumerate(zip(overlay, overlay.item_locs)):
+            if not (isinstance(item, dict) and isinstance(item.get("name"), str)):
+                if problems is not None:
+                    problems.append(_unnamed_item(item, loc, f"{path}[{i}]"))
+                continue
             if item["name"] in by_name and problems is not None:  # one edit per name: a second would be lost
                 first = by_name[item["name"]][0].val_locs["name"]
                 problems.append(Problem(item.val_locs["name"], f"{path}[{i}].name",
@@ -103,6 +111,17 @@ def merge(base: Any, overlay: Any, problems: list[Problem] | None = None, path: 
             out_l.item_locs.append(loc)
         return out_l
     return overlay
+
+
+def _unnamed_item(item: Any, loc: Any, path: str) -> Problem:
+    """The problem of an overlay item that cannot merge into a named base list: not a mapping, or
+    one without a string ``name``."""
+    if not isinstance(item, dict):
+        return Problem(loc, path, f"expected a mapping, got {_got(item)}")
+    if "name" not in item:
+        return Problem(loc, f"{path}.name", "missing required field 'name' (an overlay item merges into the base "
+                                            "policy's item of its name, or adds one of a new name)")
+    return Problem(item.val_locs["name"], f"{path}.name", f"expected a string, got {_got(item['name'])}")
 
 
 def _drop_marker(item: Any) -> None:

@@ -68,8 +68,10 @@ def test_estimate_reads_whether_the_stack_joins_a_cluster(tmp_path: Path) -> Non
     text = (project / "Pulumi.eu-prod.yaml").read_text()
     (project / "Pulumi.solo.yaml").write_text("\n".join(ln for ln in text.splitlines() if "clusterName" not in ln) + "\n")
     assert "eks" not in kinds("--stack", "solo", "--project-dir", str(project))
-    # no stack file: the policy alone, priced as joining a cluster
-    assert "eks" in kinds("--stack", "elsewhere", "--project-dir", str(project))
+    # no stack file: a usage error naming the file looked for (not the policy alone, priced as joining a cluster)
+    result = CliRunner().invoke(app, ["estimate", "-f", "json", str(policy), "--stack", "elsewhere", "--project-dir",
+                                      str(project)], catch_exceptions=False)
+    assert result.exit_code == 2 and f"{project / 'Pulumi.elsewhere.yaml'} does not exist" in result.output
 
 
 def test_hourly_sizes_follow_the_scheduled_actions() -> None:

@@ -95,4 +95,7 @@ def test_a_plan_for_a_stack_without_a_cluster_is_priced_so(tmp_path: Path, caplo
     assert any("planned for a stack without a cluster, but stack eu-prod joins one" in r.getMessage()
                for r in caplog.records)
     caplog.clear()
-    assert not kinds("--stack", "elsewhere", "--project-dir", str(STACKS)) & {"eks", "backup"}  # no stack file
+    capsys.readouterr()  # no stack file: a usage error, not priced as the plan records
+    assert main(["estimate", "-f", "json", str(policy), "--plan", str(path), "--stack", "elsewhere",
+                 "--project-dir", str(STACKS)]) == 2
+    assert f"{STACKS / 'Pulumi.elsewhere.yaml'} does not exist" in capsys.readouterr().err
