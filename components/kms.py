@@ -145,6 +145,7 @@ def access_log_statement(part: str, bucket_prefix: str) -> dict:
 def _key_policy(part: str, region: str, account: str, extra: Sequence[dict] = (), *,
                 autoscaling_role: str | None = None) -> dict:
     root = f"arn:{part}:iam::{account}:root"
+    trails = f"arn:{part}:cloudtrail:*:{account}:trail/*"  # the account's trails, in any region
     use = ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"]
     # EC2 Auto Scaling launches with the key under its service-linked role, whose own permissions do
     # not reach customer-managed keys: the key policy names the role itself, and lets it create the
@@ -164,9 +165,21 @@ def _key_policy(part: str, region: str, account: str, extra: Sequence[dict] = ()
                 "Sid": "CloudTrailEncryptLogs",
                 "Effect": "Allow",
                 "Principal": {"Service": "cloudtrail.amazonaws.com"},
-                "Action": ["kms:GenerateDataKey*", "kms:DescribeKey"],
+                "Action": "kms:GenerateDataKey*",
                 "Resource": "*",
-                "Condition": {"StringLike": {"kms:EncryptionContext:aws:cloudtrail:arn": f"arn:{part}:cloudtrail:*:{account}:trail/*"}},
+                "Condition": {"StringLike": {"kms:EncryptionContext:aws:cloudtrail:arn": trails}},
+            },
+            # CloudTrail's guide lists describing the key and, for a bucket with an S3 Bucket Key (the
+            # trail bucket has one), decrypting with it among what a trail's key must allow; neither
+            # request carries the trail's encryption context, so the account's trails are named by
+            # aws:SourceArn instead
+            {
+                "Sid": "CloudTrailDescribeAndBucketKey",
+                "Effect": "Allow",
+                "Principal": {"Service": "cloudtrail.amazonaws.com"},
+                "Action": ["kms:DescribeKey", "kms:Decrypt"],
+                "Resource": "*",
+                "Condition": {"StringLike": {"aws:SourceArn": trails}},
             },
             {
                 "Sid": "CloudWatchLogs",

@@ -132,6 +132,15 @@ def test_stack_key_only_without_a_policy_key(eu, cn, dev):
     assert "AutoScalingGrants" not in {s["Sid"] for s in json.loads(cn.one("kms-replica-key").inputs["policy"])["Statement"]}
     assert stmts["CloudWatchLogs"]["Principal"] == {"Service": "logs.us-east-1.amazonaws.com"}
     assert dev.one("kms-alias").inputs["name"] == "alias/seedance-dev"
+    # CloudTrail encrypts under its trails' encryption context; describing the key and decrypting
+    # for the trail bucket's S3 Bucket Key carry none, so those name the account's trails by source
+    trails = "arn:aws:cloudtrail:*:777788889999:trail/*"
+    assert stmts["CloudTrailEncryptLogs"]["Action"] == "kms:GenerateDataKey*"
+    assert stmts["CloudTrailEncryptLogs"]["Condition"] == {"StringLike": {"kms:EncryptionContext:aws:cloudtrail:arn": trails}}
+    describe = stmts["CloudTrailDescribeAndBucketKey"]
+    assert describe["Principal"] == {"Service": "cloudtrail.amazonaws.com"}
+    assert set(describe["Action"]) == {"kms:DescribeKey", "kms:Decrypt"}
+    assert describe["Condition"] == {"StringLike": {"aws:SourceArn": trails}}
 
 
 def test_mlps_off_site_copies(cn):
