@@ -175,7 +175,7 @@ class BudgetResponse:
 def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: str | None = None,
             live_sizes: Mapping[str, int | None] | None = None, earlier_caps: Mapping[str, int] | None = None,
             planned_reserved: Mapping[str, int] | None = None, cluster: bool = True,
-            weights: Mapping[str, int] | None = None) -> BudgetResponse:
+            weights: Mapping[str, int] | None = None, now_month: str | None = None) -> BudgetResponse:
     """Apply the thresholds that ``alert`` has crossed to ``policy`` (pure).
 
     ``live_sizes``: each fleet's live group size in the policy's units, for ``freeze`` (a fleet
@@ -185,6 +185,8 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
     per fleet (a floor for this one's). ``planned_reserved``: the reserved units the plan of
     ``policy`` holds per fleet (a freeze keeps them); None when not planned. ``cluster``: whether the
     stack's fleets join a cluster (a Cluster Autoscaler sizes them above ``capacity.min``).
+    ``now_month``: the budget month now (YYYY-MM); an alert of an earlier month answers a budget that
+    has started over since, so it changes nothing.
     """
     budget = policy.budget
     if alert.currency != budget.currency.value:
@@ -208,6 +210,10 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
     account = policy.cloud.account_id
     if account and alert.account and alert.account != account:
         return ignored(f"alert from AWS account {alert.account}, not the policy's cloud.accountId {account}")
+    if now_month is not None and (month := alert_month(alert, now_month)) < now_month:
+        return ignored(f"alert of budget month {month}, which has ended (it is {now_month} now): the budget has "
+                       "started over since, so that month's thresholds no longer apply (a delayed or replayed "
+                       "alert); `seedance budget poll` responds to this month's spend")
     if abs(alert.budgeted_amount - budget.monthly_amount) > 0.005:
         notes.append(
             f"AWS budget is {alert.budgeted_amount:,.2f} but the policy says {budget.monthly_amount:,.2f}: "

@@ -54,12 +54,25 @@ def _arg(value: str) -> str:
 def config_set(value: str, stack: str, project_dir: Path) -> str:
     """The command that sets ``seedance:policy`` of ``stack`` to ``value``, run from the current directory
     (``project_dir`` as the user gave it). A value starting with '-' is passed after ``--``."""
-    cwd = str(project_dir)
-    where = "" if cwd in ("", ".") else (f" --cwd={_arg(cwd)}" if cwd.startswith("-") else f" --cwd {_arg(cwd)}")
+    where = _cwd(project_dir)
     stack_opt = f"--stack={_arg(stack)}" if stack.startswith("-") else f"--stack {_arg(stack)}"
     if value.startswith("-"):
         return f"pulumi config set seedance:policy {stack_opt}{where} -- {_arg(value)}"
     return f"pulumi config set seedance:policy {_arg(value)} {stack_opt}{where}"
+
+
+def up_command(stack: str | None, project_dir: Path | None) -> str:
+    """``pulumi up`` of ``stack`` of ``project_dir``, run from the same directory as the other steps
+    (a bare ``pulumi up`` there finds no project, or deploys whichever stack is selected)."""
+    if stack is None:
+        return "pulumi up --stack STACK" + ("" if project_dir is None else _cwd(project_dir))
+    stack_opt = f"--stack={_arg(stack)}" if stack.startswith("-") else f"--stack {_arg(stack)}"
+    return f"pulumi up {stack_opt}" + ("" if project_dir is None else _cwd(project_dir))
+
+
+def _cwd(project_dir: Path) -> str:
+    cwd = str(project_dir)
+    return "" if cwd in ("", ".") else (f" --cwd={_arg(cwd)}" if cwd.startswith("-") else f" --cwd {_arg(cwd)}")
 
 
 def check_command(stack: str | None, project_dir: Path | None) -> str:
@@ -204,7 +217,7 @@ def lift_hint(wiring: Wiring | None) -> str:
 def _check_and_up(wiring: Wiring | None, stack: str | None, project_dir: Path | None) -> list[Segment]:
     if wiring is not None:
         stack, project_dir = wiring.stack, wiring.project_dir
-    return [(False, "run "), (True, check_command(stack, project_dir)), (False, ", then "), (True, "pulumi up")]
+    return [(False, "run "), (True, check_command(stack, project_dir)), (False, ", then "), (True, up_command(stack, project_dir))]
 
 
 def _generic_ref(path: Path, base: Path | None) -> list[Segment]:

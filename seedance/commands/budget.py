@@ -18,6 +18,7 @@ import logging
 
 from seedance import jsonout
 from seedance.atomic import write_text_atomically
+from seedance.clock import utc_now
 from seedance.commands.outputs import NonEmptyPath
 from seedance.overlaylock import LockError, LockUnavailable, exclusive_lock
 from seedance.budget.events import (
@@ -45,6 +46,7 @@ from seedance.budget.response import (
     percent,
     respond,
     restored_changes,
+    same_file,
     weaker_than,
 )
 from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_name
@@ -98,6 +100,20 @@ def _check_out(out: Path | None, policy: Path, loaded: LoadedPolicy) -> None:
     if resolved in {p.resolve() for p in (policy, *loaded.chain)}:
         raise click.BadParameter(f"{out}: that is the policy or a file it extends; the overlay must be a new file",
                                  param_hint="--out")
+
+
+def _overlay_of_another(text: str, out: Path, policy: Path) -> str | None:
+    """The ``extends`` of an overlay at ``out`` when it names a file other than ``policy`` (the overlay
+    of another policy); None when it extends ``policy`` (or names nothing readable: an overlay this
+    command wrote always names one)."""
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    ext = doc.get("extends") if isinstance(doc, dict) else None
+    if not isinstance(ext, str) or not ext:
+        return None
+    return None if same_file(ext, out.parent, str(policy), Path.cwd()) else ext
 
 
 def _is_overlay(path: Path) -> bool:
@@ -182,6 +198,12 @@ def _stale_fleets(text: str, stamp: OverlayStamp, loaded: LoadedPolicy) -> str |
     return " and ".join(parts) or None
 
 
+def budget_month_now() -> str:
+    """The budget month now (UTC, YYYY-MM): an alert of an earlier month answers a budget that has
+    started over since, and is not acted on."""
+    return utc_now().strftime("%Y-%m")
+
+
 def _planned_response(loaded: LoadedPolicy, alert: BudgetAlert, *, ref: str, stack: str | None, cluster: bool,
                       groups: dict[str, Any] | None, earlier_caps: dict[str, int]) -> tuple[BudgetResponse, str | None]:
     """The response, with the policy planned as the gate plans it when an action changes fleets: the
@@ -191,7 +213,8 @@ def _planned_response(loaded: LoadedPolicy, alert: BudgetAlert, *, ref: str, sta
     from seedance.budget.live import live_units
     from seedance.gate.inputs import InvalidInputError, plan_and_estimate
 
-    first = respond(loaded.policy, alert, policy_ref=ref, stack=stack, cluster=cluster)
+    now_month = budget_month_now()
+    first = respond(loaded.policy, alert, policy_ref=ref, stack=stack, cluster=cluster, now_month=now_month)
     freezing = ThresholdAction.FREEZE in first.actions
     if first.ignored is not None or not (first.changes or (freezing and (groups is not None or earlier_caps))):
         return first, None  # nothing to plan: live sizes and earlier caps only matter to a freeze
@@ -201,7 +224,7 @@ def _planned_response(loaded: LoadedPolicy, alert: BudgetAlert, *, ref: str, sta
         # weighted groups count units; groups that count instances cannot be counted without the plan
         sizes = None if groups is None else {k: g.desired if g.weighted else None for k, g in groups.items()}
         response = respond(loaded.policy, alert, policy_ref=ref, stack=stack, live_sizes=sizes,
-                           earlier_caps=earlier_caps, cluster=cluster)
+                           earlier_caps=earlier_caps, cluster=cluster, now_month=now_month)
         why = (f"the policy could not be planned ({exc}), so no projected cost is given"
                + ("; the caps from live sizes are not rounded to whole instances (the plan gives their weights)"
                   if groups is not None and any(g.weighted for g in groups.values()) else ""))
@@ -209,6 +232,7 @@ def _planned_response(loaded: LoadedPolicy, alert: BudgetAlert, *, ref: str, sta
     units = None if groups is None else live_units(groups, plan)
     shown = None if groups is None else sizes_text(groups, units)
     response = respond(loaded.policy, alert, policy_ref=ref, stack=stack, live_sizes=units, earlier_caps=earlier_caps,
+                       now_month=now_month,
                        planned_reserved={f.name: f.reserved_units for f in plan.fleets}, cluster=cluster,
                        weights={f.name: f.node_weight for f in plan.fleets})
     if not response.changes:
@@ -311,6 +335,12 @@ def _decide_and_write(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *,
             return 1
     month = alert_month(alert, dt.datetime.now(dt.UTC).strftime("%Y-%m"))
     earlier_text = out.read_text(encoding="utf-8", errors="replace") if out is not None and out.exists() else ""
+    if earlier_text and out is not None and (other := _overlay_of_another(earlier_text, out, policy)) is not None:
+        # its stamp (month, spend, fired thresholds) is another policy's: deciding against it, or
+        # replacing it, would answer one stack's alert with another's response
+        err.print(f"error --out {out}: is the budget overlay of another policy (it extends {other}), not of {policy}; "
+                  "not overwriting it: give each policy its own --out", markup=False)
+        return 1
     earlier = OverlayStamp.parse(earlier_text)
     # a later freeze of the same budget month never lowers the caps an earlier one set (no ratchet
     # down to a momentary low of the live sizes)

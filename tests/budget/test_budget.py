@@ -895,7 +895,7 @@ def test_the_steps_follow_what_the_stack_deploys(tmp_path: Path, monkeypatch: py
             "--project-dir ., then pulumi up") in text
     # deleting the overlay first would leave the stack naming a missing file: point back, then delete
     assert ("to revert: point the stack back to the policy: pulumi config set seedance:policy frz.yaml --stack frz, "
-            "run seedance check frz --project-dir ., then pulumi up; delete") in text \
+            "run seedance check frz --project-dir ., then pulumi up --stack frz; delete") in text \
         and "only after that (the stack reads it)" in text
     doc = json.loads(_respond(*args, "-f", "json")[1])
     assert doc["stack"]["deploys"] == "overlay" and doc["stack"]["pointAtOverlay"] is None

@@ -4,6 +4,7 @@ other. The runs are real processes; the lock is held by the test to order them d
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -29,6 +30,8 @@ def _alert(tmp_path: Path, name: str, amount: str) -> Path:
                       "sre-bot.sns-http-notification.budget-monthly-actual.json").read_text(encoding="utf-8"))
     doc["Message"] = (doc["Message"].replace("Test Budget", "seedance-eu-prod-monthly").replace("$0.20", "$160,000.00")
                       .replace("$0.59", f"${amount}").replace("AWS Account 017790921725", "AWS Account 111122223333"))
+    # sent now: the responding processes act only on an alert of the current budget month
+    doc["Timestamp"] = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
     path = tmp_path / name
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path

@@ -190,7 +190,7 @@ def test_a_stack_with_an_org_prefix_is_refused() -> None:
 def test_steps_name_the_full_check_command_and_say_when_nothing_was_written(proj: Path) -> None:
     _stack(proj, "policies/dev.yaml")
     code, text = _respond()
-    assert "run seedance check dev --project-dir proj, then pulumi up" in text
+    assert "run seedance check dev --project-dir proj, then pulumi up --stack dev --cwd proj" in text
     code, text = _respond(out=None)
     assert "no overlay written (pass --out FILE to write one): nothing was written" in text
 

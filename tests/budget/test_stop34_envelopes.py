@@ -102,3 +102,43 @@ def test_a_labelled_line_given_twice_is_ambiguous(capsys, tmp_path: Path, label:
 def test_the_real_notifications_are_still_read() -> None:
     alert = parse_budget_event(_fixture(MONTHLY))
     assert alert is not None and alert.budget_name == "Test Budget"
+
+
+
+def test_an_alert_of_a_month_that_has_ended_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """An alert sent in a budget month that has ended (delayed, retried or replayed) answers a budget
+    that has started over: it is reported as ignored and writes no overlay; one of this month acts."""
+    import seedance.commands.budget as budget_command
+
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(_sns(Timestamp="2026-11-30T23:58:00.000Z")))  # 98% of dev's budget
+    out = tmp_path / "dev.budget.yaml"
+    args = ["budget", "respond", str(DEV), str(event), "--stack", "dev", "--out", str(out), "-f", "json"]
+    monkeypatch.setattr(budget_command, "budget_month_now", lambda: "2026-12")
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "budget month 2026-11, which has ended (it is 2026-12 now)" in doc["ignored"]
+    assert not out.exists()
+    monkeypatch.setattr(budget_command, "budget_month_now", lambda: "2026-11")
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["ignored"] is None and out.exists()
+
+
+def test_an_overlay_of_another_policy_at_out_is_left_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--out names another policy's overlay (two stacks sharing one file by mistake): its stamp is that
+    policy's alert, so the run refuses it instead of deciding against it or replacing it."""
+    out = tmp_path / "shared.budget.yaml"
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(_sns()))  # 98% of dev's budget: degrade and more
+    assert main(["budget", "respond", str(DEV), str(event), "--stack", "dev", "--out", str(out)]) == 0
+    written = out.read_text()
+    capsys.readouterr()
+    other = tmp_path / "other.yaml"  # another policy, the same budget and stack name
+    other.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {DEV}\nmetadata:\n  owner: someone-else@example.com\n")
+    code = main(["budget", "respond", str(other), str(event), "--stack", "dev", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1 and "is the budget overlay of another policy" in err
+    assert out.read_text() == written
+    # the policy it answers goes on deciding against it
+    assert main(["budget", "respond", str(DEV), str(event), "--stack", "dev", "--out", str(out)]) == 0
