@@ -368,7 +368,10 @@ def _apply(
         note("spot.maxShare", spot.max_share if spot else 0.0, share, why)
         spot = (spot or Spot.model_validate({"maxShare": share, "interruptionTolerance": Tolerance.HIGH.value})
                 ).model_copy(update={"max_share": share})
-        reserved = stop_purchases(reserved, note, why, capacity.max)
+        # no reservation beyond the plan's, as a freeze: none at all would price the steady hours of a
+        # fleet the planner keeps on-demand (its interruption tolerance, spot that does not pay) at the
+        # on-demand rate, and the overlay would cost more than the policy
+        reserved = keep_purchases(reserved, note, why, capacity.max, frozen.planned_reserved)
     if ThresholdAction.FREEZE in actions:
         why = "freeze: no growth"
         live, earlier = frozen.live, frozen.earlier_cap
