@@ -27,6 +27,35 @@ from typing import Any
 
 from seedance.textfile import same_path
 
+#: How an overlay a budget response wrote begins (the line before its stamp)
+OVERLAY_HEADER = "# Budget response to "
+
+
+def overlay_extends(text: str, at: Path, policy: Path) -> tuple[str | None, bool]:
+    """An overlay's ``extends`` (``text`` read from ``at``) and whether it names ``policy``; (None,
+    False) when it names none that can be read."""
+    import yaml
+
+    from seedance.budget.response import same_file
+
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None, False
+    ext = doc.get("extends") if isinstance(doc, dict) else None
+    if not isinstance(ext, str) or not ext:
+        return None, False
+    return ext, same_file(ext, at.parent, str(policy), Path.cwd())
+
+
+def _budget_overlay_of(path: Path, policy: Path) -> bool:
+    """Whether ``path`` is an overlay an earlier budget response wrote for ``policy``."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return text.startswith(OVERLAY_HEADER) and overlay_extends(text, path, policy)[1]
+
 #: a step of the report: (is_code, text)
 Segment = tuple[bool, str]
 
@@ -188,7 +217,12 @@ def wiring_warnings(wiring: Wiring | None, policy: Path, overlay_written: bool) 
     if wiring is None:
         return []
     out: list[str] = []
-    if wiring.deploys is Deploys.OTHER:
+    deployed = wiring.base / (wiring.configured or "")
+    if wiring.deploys is Deploys.OTHER and wiring.configured and _budget_overlay_of(deployed, policy):
+        out.append(f"stack {wiring.stack} deploys {wiring.configured} (seedance:policy in {wiring.origin}), the "
+                   f"overlay an earlier budget response wrote for this policy, and this run wrote none beside it: "
+                   f"respond with --out {shlex.quote(str(deployed))} to decide against that response and replace it")
+    elif wiring.deploys is Deploys.OTHER:
         out.append(f"stack {wiring.stack} deploys {wiring.configured} (seedance:policy in {wiring.origin}), not the "
                    f"policy this response was computed from ({policy}): pointing it at the overlay would replace that "
                    f"file and drop what it sets; respond for the file the stack deploys (seedance budget respond "

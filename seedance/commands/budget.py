@@ -46,9 +46,9 @@ from seedance.budget.response import (
     percent,
     respond,
     restored_changes,
-    same_file,
     weaker_than,
 )
+from seedance.budget.wiring import OVERLAY_HEADER, overlay_extends
 from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_name
 from seedance.policy.model import ThresholdAction
 from seedance.budget import signature
@@ -77,7 +77,6 @@ def _load(policy: Path) -> LoadedPolicy | None:
         return None
 
 
-OVERLAY_HEADER = "# Budget response to "
 
 #: The largest ``--max-age``: a year (366 days, leap years included) in hours.  Amazon SNS gives up
 #: redelivering a message within days, so a signed alert older than a year is a replay whatever the
@@ -106,14 +105,8 @@ def _overlay_of_another(text: str, out: Path, policy: Path) -> str | None:
     """The ``extends`` of an overlay at ``out`` when it names a file other than ``policy`` (the overlay
     of another policy); None when it extends ``policy`` (or names nothing readable: an overlay this
     command wrote always names one)."""
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
-    ext = doc.get("extends") if isinstance(doc, dict) else None
-    if not isinstance(ext, str) or not ext:
-        return None
-    return None if same_file(ext, out.parent, str(policy), Path.cwd()) else ext
+    ext, extends_policy = overlay_extends(text, out, policy)
+    return None if ext is None or extends_policy else ext
 
 
 def _is_overlay(path: Path) -> bool:

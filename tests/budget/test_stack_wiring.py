@@ -252,3 +252,16 @@ def test_an_alias_bomb_in_the_stack_file_is_refused_quickly(proj: Path) -> None:
                                       "--project-dir", "proj"])
     assert time.monotonic() - start < 5
     assert result.exit_code == 2 and "Pulumi.dev.yaml:11: config seedance:k: the value holds more than" in result.output
+
+
+def test_without_out_the_stacks_own_budget_overlay_is_named_as_such(proj: Path) -> None:
+    """The stack deploys the overlay an earlier response wrote for this policy, and this run has no
+    --out: the warning says to respond with --out that overlay (not to respond *for* it, which the
+    command refuses: it extends the policy)."""
+    assert _respond()[0] == 0  # writes proj/policies/dev.budget.yaml
+    _stack(proj, "policies/dev.budget.yaml")
+    doc = _json(out=None)
+    notes = " ".join(doc["notes"])
+    assert "the overlay an earlier budget response wrote for this policy" in notes
+    assert "respond with --out proj/policies/dev.budget.yaml" in notes
+    assert "respond for the file the stack deploys" not in notes
