@@ -36,6 +36,8 @@ def build_cmd(shared: Path | None, out: Path | None) -> int:
     from seedance.pricing.build import build_catalog, write_catalog
 
     err = console(stderr=True)
+    if out is not None and not out.parent.is_dir():  # as plan, synth and budget --out: never made up
+        raise click.BadParameter(f"{out}: the directory {out.parent} does not exist", param_hint="--out")
     try:
         doc = build_catalog(shared)
         path = write_catalog(doc, out)  # whole or not at all

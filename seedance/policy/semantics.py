@@ -307,6 +307,8 @@ def _cloud(c: Cloud) -> list[Issue]:
             out.append((("cloud", "availabilityZones", i), f"zone {az!r} is not in region {c.region!r}"))
     for i in _dupes(c.availability_zones):
         out.append((("cloud", "availabilityZones", i), "zone listed twice"))
+    for i in _dupes(c.subnet_ids):  # an interface endpoint given one subnet twice is refused by EC2
+        out.append((("cloud", "subnetIds", i), "subnet listed twice"))
     return out
 
 

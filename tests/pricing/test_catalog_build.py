@@ -40,6 +40,13 @@ def test_build_command_names_a_missing_shared_dir(tmp_path: Path) -> None:
     assert not (tmp_path / "c.json").exists()
 
 
+def test_build_command_never_makes_up_the_out_directory(shared_dir: Path, tmp_path: Path) -> None:
+    args = ["prices", "build", "--shared", str(shared_dir), "--out", str(tmp_path / "nodir" / "c.json")]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2 and "does not exist" in result.output
+    assert not (tmp_path / "nodir").exists()
+
+
 def test_header_records_the_inputs_and_their_hashes(shared_dir: Path) -> None:
     doc = json.loads(BUNDLED_CATALOG.read_text(encoding="utf-8"))
     assert doc["schema"] == "seedance.io/price-catalog" and doc["version"] == 1
