@@ -116,6 +116,12 @@ test_fail_personal_namespace_opened_beside_its_default_deny if {
 		_isolation_np("scratch-open", "scratch", {}, {"podSelector": {}, "ingress": [{}]}),
 		# red team: every namespace carries kubernetes.io/metadata.name, so asking that it exist selects all
 		_isolation_np("any-named", "inference", {}, {"podSelector": {}, "ingress": [{"from": [{"namespaceSelector": {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "Exists"}]}}]}]}),
+		# red team: a selector that only rules namespaces out selects every other one, and port ranges
+		# that together span every port are every port
+		_isolation_np("not-blocked", "inference", {}, {"podSelector": {}, "ingress": [{"from": [{"namespaceSelector": {"matchExpressions": [{"key": "blocked", "operator": "DoesNotExist"}]}}]}]}),
+		_isolation_np("split-ports", "inference", {}, {"podSelector": {}, "ingress": [{"from": [{"namespaceSelector": {}}], "ports": [{"port": 1, "endPort": 32767}, {"port": 32768, "endPort": 65535}]}]}),
+		_isolation_np("gap-ports", "inference", {}, {"podSelector": {}, "ingress": [{"from": [{"namespaceSelector": {}}], "ports": [{"port": 1, "endPort": 32766}, {"port": 32768, "endPort": 65535}]}]}),
+		_isolation_np("udp-half", "inference", {}, {"podSelector": {}, "ingress": [{"from": [{"namespaceSelector": {}}], "ports": [{"port": 1, "endPort": 32767}, {"protocol": "UDP", "port": 32768, "endPort": 65535}]}]}),
 		# a policy labelled personal counts wherever it lives
 		_isolation_np("labelled-open", "scratch", fixtures.labels("personal"), {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "0.0.0.0/0"}}]}]}),
 	])
@@ -125,6 +131,8 @@ test_fail_personal_namespace_opened_beside_its_default_deny if {
 		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "from-cluster", "NetworkPolicy admits every pod of every namespace (namespaceSelector {}) to the pods it selects in namespace inference on every port, which voids a default-deny ingress there"),
 		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "labelled-open", "NetworkPolicy admits the internet (ipBlock 0.0.0.0/0) to every pod of namespace scratch on every port, which voids a default-deny ingress there"),
 		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "any-named", "NetworkPolicy admits every pod of every namespace (namespaceSelector {}) to every pod of namespace inference on every port, which voids a default-deny ingress there"),
+		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "not-blocked", "NetworkPolicy admits every pod of every namespace (namespaceSelector {}) to every pod of namespace inference on every port, which voids a default-deny ingress there"),
+		_f("kubernetes:networking.k8s.io/v1:NetworkPolicy", "split-ports", "NetworkPolicy admits every pod of every namespace (namespaceSelector {}) to every pod of namespace inference on every port (port ranges that together span them all), which voids a default-deny ingress there"),
 	}
 }
 

@@ -307,7 +307,7 @@ _combined := [object.union(rule, {"to": _common_to(rule, covering), "combined": 
 	some rule in group
 	not _world_range(rule) # reported as it is
 	_public_range(rule)
-	covering := [x | some x in group; _admits_point(x, rule)]
+	covering := [x | some x in group; not _world_range(x); _admits_point(x, rule)] # a world rule is its own finding
 	cidr.internet([c | some x in covering; some c in x.cidrs])
 ]
 
@@ -787,10 +787,22 @@ _selects_all_namespaces(selector) if {
 	expressions := object.get(selector, "matchExpressions", [])
 	is_array(expressions)
 	every e in expressions {
-		is_object(e)
-		e.key == "kubernetes.io/metadata.name"
-		e.operator == "Exists"
+		_every_namespace_requirement(e)
 	}
+}
+
+# a requirement every namespace meets (its name label exists), or one that only rules some out
+# (DoesNotExist, NotIn): which namespaces carry those labels the document cannot show, so it counts
+# as selecting them all (fail closed)
+_every_namespace_requirement(e) if {
+	is_object(e)
+	e.key == "kubernetes.io/metadata.name"
+	e.operator == "Exists"
+}
+
+_every_namespace_requirement(e) if {
+	is_object(e)
+	e.operator in {"DoesNotExist", "NotIn"}
 }
 
 # namespace -> directions (Ingress, Egress) closed by a default-deny NetworkPolicy: one selecting
@@ -1069,6 +1081,13 @@ _every_port(rule) := ["on every port", true] if {
 	is_array(ports)
 	some p in ports
 	_all_port_entry(p)
+} else := ["on every port (port ranges that together span them all)", true] if {
+	is_object(rule)
+	ports := object.get(rule, "ports", null)
+	is_array(ports)
+	count(ports) > 1
+	some protocol in {_np_protocol(p) | some p in ports; is_object(p)}
+	_span_every_port([r | some p in ports; is_object(p); _np_protocol(p) == protocol; r := _port_span(p)])
 } else := [sprintf("on ports %s (%v)", [_why(rule), rule]), false] if {
 	not is_object(rule)
 } else := [sprintf("on ports %s (ports %v)", [_why(ports), ports]), false] if {
@@ -1087,6 +1106,34 @@ _every_port(rule) := ["on every port", true] if {
 		_from_first_port(object.get(p, "port", null))
 	})
 	count(whys) > 0
+}
+
+# a port entry's protocol (TCP when it names none) and numeric span [port, endPort or port]
+_np_protocol(p) := upper(sprintf("%v", [object.get(p, "protocol", "TCP")]))
+
+_port_span(p) := [p.port, object.get(p, "endPort", p.port)] if {
+	is_number(p.port)
+	is_number(object.get(p, "endPort", p.port))
+}
+
+# spans that together hold every port from 1 to 65535: 1 is in one, and so is the port after each
+# span's end (a gap would start at one of those)
+_span_every_port(spans) if {
+	count(spans) > 1
+	_in_a_span(1, spans)
+	every s in spans {
+		_past_last_port_or_spanned(s[1] + 1, spans)
+	}
+}
+
+_past_last_port_or_spanned(port, _) if port > 65535
+
+_past_last_port_or_spanned(port, spans) if _in_a_span(port, spans)
+
+_in_a_span(port, spans) if {
+	some s in spans
+	s[0] <= port
+	port <= s[1]
 }
 
 _from_first_port(port) if port == null

@@ -341,12 +341,17 @@ test_fail_ranges_that_cover_the_internet_together_on_shared_ports if {
 		_sg_rule("apart-high", "sg-4", "tcp", 22, 80, "128.0.0.0/1"),
 		_sg_rule("udp-low", "sg-5", "udp", 22, 22, "0.0.0.0/1"),
 		_sg_rule("tcp-high", "sg-5", "tcp", 22, 22, "128.0.0.0/1"),
+		# an office range beside a rule open to the world is not what opens the port
+		_sg_rule("world", "sg-6", "tcp", 22, 22, "0.0.0.0/0"),
+		_sg_rule("office", "sg-6", "tcp", 22, 22, "203.0.113.0/24"),
+		_sg_rule("broad", "sg-6", "tcp", 0, 65535, "128.0.0.0/1"),
 	]
 	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	{[f.resource_name, f.message] | some f in v} == {
 		["ssh-low", "security group opens administration port 22 to the internet"],
 		["ssh-high", "security group opens administration port 22 to the internet"],
 		["overlap-high", "security group opens administration port 22 to the internet"],
+		["world", "security group opens administration port 22 to the internet"],
 	}
 }
 

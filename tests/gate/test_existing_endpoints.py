@@ -134,7 +134,7 @@ def _case(tmp_path: Path, vpc: str, subnet: str, existing: str, extra_yaml: str 
     (tmp_path / "sample.json").write_text(json.dumps(doc))
     policy = tmp_path / "policy.yaml"
     policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n  vpcId: {vpc}\n"
-                      f"  subnetIds: [{subnet}, {subnet}, {subnet}]\nnetwork:\n  existingEndpoints: {existing}\n{extra_yaml}")
+                      f"  subnetIds: [{subnet}]\nnetwork:\n  existingEndpoints: {existing}\n{extra_yaml}")
     return tmp_path / "sample.json", policy
 
 
@@ -568,7 +568,7 @@ def test_check_lookup_matches_a_gateway_with_the_route_tables_of_every_subnet(ec
     sample.write_text(json.dumps(document))
     policy = tmp_path / "policy.yaml"
     policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n  vpcId: {vpc}\n"
-                      f"  subnetIds: [{a}, {b}, {a}]\nnetwork:\n  existingEndpoints: [s3]\nbudget:\n  monthlyAmount: 84000\n")
+                      f"  subnetIds: [{a}, {b}]\nnetwork:\n  existingEndpoints: [s3]\nbudget:\n  monthlyAmount: 84000\n")
 
     def check(*extra: str, fmt: str = "json") -> tuple[int, str]:
         code = main(["check", str(sample), "--policy", str(policy), "--format", fmt, *extra])

@@ -140,7 +140,7 @@ def test_an_unencrypted_instance_store_is_reported_with_lookup(ec2, capsys, tmp_
     sample.write_text(json.dumps(doc))
     policy = tmp_path / "policy.yaml"
     policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n"
-                      f"  subnetIds: [{n['private']}, {n['private']}, {n['private']}]\n")
+                      f"  subnetIds: [{n['private']}]\n")
     text = sample.read_text()
     for old in SAMPLE_SUBNETS:
         text = text.replace(old, n["private"])
@@ -560,7 +560,7 @@ def _check_trail(capsys, tmp_path: Path, ec2, arn: str, *extra: str) -> tuple[in
     sample.write_text(text)
     policy = tmp_path / "policy.yaml"
     policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n"
-                      f"  subnetIds: [{private}, {private}, {private}]\ncompliance:\n"
+                      f"  subnetIds: [{private}]\ncompliance:\n"
                       f"  existingTrail: {{arn: '{arn}', s3DataEvents: true}}\n")
     code = main(["check", str(sample), "--policy", str(policy), "--format", "json", *extra])
     out, err = capsys.readouterr()
