@@ -294,48 +294,178 @@ open_to_world(rule) if _world_range(rule)
 open_to_world(rule) if rule.combined
 
 # Rules of one security group and direction whose ranges cover the internet only together
-# (0.0.0.0/1 in one rule, 128.0.0.0/1 in another, or both in one) on a protocol and port they all admit: a rule
-# that admits every protocol counts for each protocol, one of every port for each port. Rules are
-# grouped by the group resource that carries them inline, or the group a rule resource names
-# (_group_ref). Each such protocol and port is found at the lowest port of one of the rules
-# (the rules that admit a port all admit the highest of their lowest ports), so each rule with a
-# public range is tried at its own lowest port: where the rules admitting it there cover the
-# internet, the result is that rule, narrowed to the ports all of them admit, marked `combined`.
-_combined := [object.union(rule, {"to": _common_to(rule, covering), "combined": true}) |
-	some key in _broad_keys
-	group := _keyed_rules[key]
-	some rule in group
-	not _world_range(rule) # reported as it is
-	_public_range(rule)
-	covering := [x | some x in group; not _world_range(x); _admits_point(x, rule)] # a world rule is its own finding
-	cidr.internet([c | some x in covering; some c in x.cidrs])
+# (0.0.0.0/1 in one rule, 128.0.0.0/1 in another, or both in one): AWS admits what any rule admits,
+# so a protocol and port is open to the internet when the ranges of the rules admitting it cover
+# it. The ports of tcp and udp are split where some rule's range starts or ends (every port of a
+# piece is admitted by the same rules); an icmp rule admits its type (fromPort; -1 every type);
+# other protocols have no ports; a rule of every protocol admits them all. Each open piece, joined
+# with the open pieces next to it, is reported on the rules of the group with a broad public range
+# (at least /10 or /12: a cover of at most 1,000 ranges holds one, see _broad_keys) that admit it,
+# as that rule narrowed to the open ports (`combined`); a rule open to the world alone is its own
+# finding and takes no part. Narrow ranges filling gaps are not named: the broad ones are what
+# opens the group.
+_combined := [_narrowed(rule, seg) |
+	some key in _covering_keys
+	some seg in _open_runs[key]
+	some rule in _keyed_rules[key]
+	_blamed(rule)
+	_opens(key, rule, seg)
+	not _whole(key, rule, seg)
 ]
+
+# the rule admits an open piece of the run
+_opens(key, rule, seg) if {
+	some piece in _open[key]
+	piece[0] == seg[0]
+	seg[1] <= piece[1]
+	piece[2] <= seg[2]
+	_admits(rule, [piece[0], piece[1]])
+}
+
+# a rule of every protocol is reported whole where the group is open on every protocol, not also
+# per protocol and port
+_whole(key, rule, seg) if {
+	seg[0] != "-1"
+	all_protocols(rule)
+	["-1", 0, 0] in _open[key]
+}
+
+# the rule as it opens the run: on the run's ports within its own (tcp, udp), on the icmp type, or
+# as it is (a protocol without ports, every protocol)
+_narrowed(rule, seg) := object.union(rule, {"combined": true}) if {
+	seg[0] == "-1"
+} else := object.union(rule, {"protocol": seg[0], "from": max([seg[1], _low(rule)]), "to": min([seg[2], _high(rule)]), "combined": true}) if {
+	seg[0] in {"tcp", "udp"}
+} else := object.union(rule, {"protocol": seg[0], "from": seg[1], "to": _icmp_code(rule), "combined": true}) if {
+	seg[0] in {"icmp", "icmpv6"}
+} else := object.union(rule, {"protocol": seg[0], "combined": true})
+
+_low(rule) := 0 if all_protocols(rule) else := max([rule.from, 0])
+
+_high(rule) := 65535 if all_protocols(rule) else := rule.to if rule.from >= 0 else := 65535
+
+_icmp_code(rule) := -1 if all_protocols(rule) else := rule.to
+
+_blamed(rule) if {
+	some c in rule.cidrs
+	cidr.broad(c)
+	cidr.public(c)
+}
 
 _world_range(rule) if {
 	some c in rule.cidrs
 	c in world # the usual case, settled without parsing
 }
 
-_public_range(rule) if {
-	some c in rule.cidrs
-	cidr.public(c)
-}
+# the points to try in each group: [protocol, port] where a piece of ports starts (tcp, udp), an
+# icmp type, a protocol without ports, and "-1" for a protocol no rule names (every-protocol rules)
+_points[key] contains ["-1", 0] if some key in _covering_keys
 
-# x admits the protocol and lowest port of `rule` (a rule of every protocol: any protocol, so only
-# rules of every protocol admit it)
-_admits_point(x, rule) if {
-	all_protocols(x)
-} else if {
+_points[key] contains [p, port] if {
+	some key in _covering_keys
+	some rule in _keyed_rules[key]
 	not all_protocols(rule)
-	_same_protocol(x.protocol) == _same_protocol(rule.protocol)
-	x.from <= rule.from
-	x.to >= rule.from
+	p := _same_protocol(rule.protocol)
+	some port in _starts(p, rule)
 }
 
-# the highest port all the covering rules admit from the rule's lowest one
-_common_to(rule, _) := rule.to if all_protocols(rule)
+_starts(p, rule) := starts if {
+	p in {"tcp", "udp"}
+	after := {e | e := rule.to + 1; e <= 65535}
+	starts := after | {max([rule.from, 0])}
+}
 
-_common_to(rule, covering) := min([x.to | some x in covering; not all_protocols(x)]) if not all_protocols(rule)
+_starts(p, rule) := {rule.from} if p in {"icmp", "icmpv6"}
+
+_starts(p, _) := {0} if not p in {"tcp", "udp", "icmp", "icmpv6"}
+
+# rule x admits [protocol, port]
+_admits(x, _) if all_protocols(x)
+
+_admits(x, point) if {
+	not all_protocols(x)
+	_same_protocol(x.protocol) == point[0]
+	_admits_port(point[0], x, point[1])
+}
+
+_admits_port(p, x, port) if {
+	p in {"tcp", "udp"}
+	x.from <= port
+	port <= x.to
+}
+
+_admits_port(p, x, _) if {
+	p in {"tcp", "udp"}
+	x.from == -1
+}
+
+_admits_port(p, x, port) if {
+	p in {"icmp", "icmpv6"}
+	x.from in {-1, port}
+}
+
+_admits_port(p, _, _) if not p in {"tcp", "udp", "icmp", "icmpv6"}
+
+# the points whose admitting rules cover the internet, each as [protocol, first port, last port]:
+# the piece up to the next start of the protocol (tcp, udp), the point itself otherwise
+_open[key] contains [point[0], point[1], _piece_end(key, point)] if {
+	some key in _covering_keys
+	some point in _points[key]
+	cover := [x | some x in _keyed_rules[key]; _admits(x, point)]
+	_mass_enough(cover) # a cheap necessary condition before the exact one
+	cidr.internet([c | some x in cover; some c in x.cidrs])
+}
+
+_piece_end(key, point) := min(ends) if {
+	point[0] in {"tcp", "udp"}
+	later := {e | some q in _points[key]; q[0] == point[0]; q[1] > point[1]; e := q[1] - 1}
+	ends := later | {65535}
+} else := point[1]
+
+# runs of open pieces next to each other: [protocol, first port, last port]
+_open_runs[key] contains [seg[0], seg[1], _run_end(key, seg)] if {
+	some key in _covering_keys
+	some seg in _open[key]
+	not _continues(key, seg)
+}
+
+_continues(key, seg) if {
+	seg[0] in {"tcp", "udp"}
+	some prev in _open[key]
+	prev[0] == seg[0]
+	prev[2] == seg[1] - 1
+}
+
+_run_end(key, seg) := min({e |
+	some s in _open[key]
+	s[0] == seg[0]
+	s[1] >= seg[1]
+	e := s[2]
+	not _open_from(key, seg[0], e + 1)
+}) if seg[0] in {"tcp", "udp"} else := seg[2]
+
+_open_from(key, p, port) if {
+	some s in _open[key]
+	s[0] == p
+	s[1] == port
+}
+
+# the IPv4 ranges' addresses add up to the 3.7 billion public ones (overlaps count twice: a
+# necessary condition only); IPv6 ranges go to the exact check
+_mass_enough(rules) if sum([bits.lsh(1, 32 - to_number(split(c, "/")[1])) |
+	some x in rules
+	some c in x.cidrs
+	is_string(c)
+	not contains(c, ":")
+	net.cidr_is_valid(c)
+]) >= 3000000000
+
+_mass_enough(rules) if {
+	some x in rules
+	some c in x.cidrs
+	is_string(c)
+	contains(c, ":")
+}
 
 # one spelling per protocol: EC2 takes a name or its IANA number ("tcp" or "6"), and "-1" or "all"
 # for every protocol
@@ -368,17 +498,24 @@ _group_key(rule) := [object.get(rule, "given", ""), _group_ref(rule.resource), r
 # addresses (and of /13, than the 2^125 of 2000::/3). Almost every document has none.
 _broad_keys := {_group_key(rule) |
 	some rule in _rules
-	some c in rule.cidrs
-	not c in world
-	cidr.broad(c)
+	not _world_range(rule)
+	_blamed(rule)
 }
 
-# the rules of each of those groups, each rule's key worked out once
+# the groups whose ranges, whatever their ports, cover the internet together: only their ports can
+# (one check per group before any per port; a group of 1,000 rules is otherwise slow to split)
+_covering_keys := {key |
+	some key in _broad_keys
+	cidr.internet([c | some x in _keyed_rules[key]; some c in x.cidrs])
+}
+
+# the rules of each of those groups but those open to the world alone, each rule's key worked out once
 _keyed_rules[key] := [rule | some [k, rule] in _keyed; k == key] if some key in _broad_keys
 
 _keyed := [[_group_key(rule), rule] |
 	count(_broad_keys) > 0
 	some rule in _rules
+	not _world_range(rule)
 ]
 
 all_protocols(rule) if rule.protocol in {"-1", "all"}

@@ -358,3 +358,32 @@ test_fail_halves_for_one_protocol_spelled_two_ways if {
 	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	{f.resource_name | some f in v} == {"num", "name", "any", "all"}
 }
+
+# red team (stop 34): the ports a combined cover opens are the pieces every admitting rule shares,
+# not cut short by a narrow rule of a private range; icmp rules cover by type, protocols without
+# ports whatever their port fields; a narrow range beside a cover that holds without it is not named
+test_combined_covers_by_piece if {
+	resources := [
+		_sg_rule("low", "sg-1", "tcp", 0, 65535, "0.0.0.0/1"),
+		_sg_rule("high", "sg-1", "tcp", 0, 65535, "128.0.0.0/1"),
+		_sg_rule("private", "sg-1", "tcp", 0, 21, "10.0.0.0/8"),
+		_sg_rule("admin", "sg-1", "tcp", 22, 22, "198.51.100.7/32"),
+		_sg_rule("ping-low", "sg-2", "icmp", 8, 0, "0.0.0.0/1"),
+		_sg_rule("ping-high", "sg-2", "icmp", 8, -1, "128.0.0.0/1"),
+		_sg_rule("esp-low", "sg-3", "50", 0, 0, "0.0.0.0/1"),
+		_sg_rule("esp-high", "sg-3", "50", 500, 500, "128.0.0.0/1"),
+		_sg_rule("other-type", "sg-4", "icmp", 3, -1, "0.0.0.0/1"),
+		_sg_rule("echo-only", "sg-4", "icmp", 8, -1, "128.0.0.0/1"),
+	]
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	{[f.resource_name, f.message] | some f in v} == {
+		["low", "security group admits the internet on tcp ports 0-65535"],
+		["high", "security group admits the internet on tcp ports 0-65535"],
+		["ping-low", "security group admits the internet on icmp ports 8-0"],
+		["ping-high", "security group admits the internet on icmp ports 8--1"],
+		["esp-low", "security group admits the internet on 50 ports 0-0"],
+		["esp-high", "security group admits the internet on 50 ports 500-500"],
+	}
+}
+
+_sg_rule(name, group, protocol, from, to, cidr_block) := fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", name, {"securityGroupId": group, "ipProtocol": protocol, "fromPort": from, "toPort": to, "cidrIpv4": cidr_block})

@@ -327,8 +327,8 @@ test_fail_hidden_protocol_opens_administration_ports if {
 }
 
 # red team: rules of one group cover the internet together on a port their ranges share, whatever
-# their spans and however they name the protocol (a rule of every protocol counts for each); the
-# combined rule is reported on the ports all of its rules admit, ranges that do not meet are not
+# their spans and however they name the protocol (a rule of every protocol counts for each); each
+# rule with a broad range that takes part is reported on the open ports; ranges that do not meet are not
 test_fail_ranges_that_cover_the_internet_together_on_shared_ports if {
 	resources := [
 		_sg_rule("ssh-low", "sg-1", "tcp", 22, 22, "0.0.0.0/1"),
@@ -349,7 +349,10 @@ test_fail_ranges_that_cover_the_internet_together_on_shared_ports if {
 	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	{[f.resource_name, f.message] | some f in v} == {
 		["ssh-low", "security group opens administration port 22 to the internet"],
+		["all-ports-high", "security group opens administration port 22 to the internet"],
+		["every-protocol-low", "security group opens administration port 22 to the internet"],
 		["ssh-high", "security group opens administration port 22 to the internet"],
+		["overlap-low", "security group opens administration port 22 to the internet"],
 		["overlap-high", "security group opens administration port 22 to the internet"],
 		["world", "security group opens administration port 22 to the internet"],
 	}
