@@ -353,3 +353,16 @@ test_fail_logs_and_images_sent_abroad if {
 		_f("aws-native:ecr:ReplicationConfiguration", "images", sprintf("image replication of the registry's repositories (whose data class cannot be established, so it counts as personal) goes to us-east-1, outside the GDPR transfer regions (%s)", [_regions])),
 	}
 }
+
+# red team (stop 34): a stage's destination ARN unknown until apply, tied by its dependency to a log
+# group of the document in another region, sends its logs there
+test_fail_access_logs_to_a_tied_group_abroad if {
+	group := object.union(fixtures.log_group("api-access", "internal", 365), {"region": "us-east-1"})
+	stage := object.union(fixtures.resource("aws:apigatewayv2/stage:Stage", "stage", {
+		"name": "prod",
+		"accessLogSettings": {"destinationArn": "[unknown]", "format": "$context.requestId"},
+		"tags": fixtures.tags("personal"),
+	}), {"property_dependencies": {"accessLogSettings": [group.urn]}})
+	v := data_residency.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [group, stage])
+	{[f.resource_name, f.message] | some f in v} == {["stage", sprintf("API Gateway access log delivery of personal data goes to us-east-1, outside the GDPR transfer regions (%s)", [_regions])]}
+}

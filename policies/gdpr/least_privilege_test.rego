@@ -265,6 +265,7 @@ _trusted_roles := [
 	# subject patterns that pin an owner: a GitHub organisation, a GitLab group; an audience of a
 	# provider whose tokens' audience the requester does not choose
 	_role("github-org", [_github({"StringLike": {"token.actions.githubusercontent.com:sub": ["repo:example-org/*", "repository_owner:example-org:*"]}})]),
+	_role("terraform-org", [_federated("app.terraform.io", {"StringEquals": {"app.terraform.io:aud": "aws.workload.identity"}, "StringLike": {"app.terraform.io:sub": "organization:example-org:project:*:workspace:*:run_phase:*"}})]),
 	_role("gitlab-group", [{"Effect": "Allow", "Principal": {"Federated": "arn:aws:iam::111122223333:oidc-provider/gitlab.com"}, "Action": "sts:AssumeRoleWithWebIdentity", "Condition": {"StringLike": {"gitlab.com:sub": "project_path:example-group/*"}}}]),
 	_role("other-idp-aud", [{"Effect": "Allow", "Principal": {"Federated": "arn:aws:iam::111122223333:oidc-provider/example.okta.com/oauth2/default"}, "Action": "sts:AssumeRoleWithWebIdentity", "Condition": {"StringEquals": {"example.okta.com/oauth2/default:aud": "0oa1b2c3d4"}}}]),
 	fixtures.resource("aws:iam/role:Role", "later", {"assumeRolePolicy": "[unknown]"}),
@@ -282,6 +283,10 @@ _every_identity := sprintf("role trust policy lets every identity of the web-ide
 _github_provider := "arn:aws:iam::111122223333:oidc-provider/token.actions.githubusercontent.com"
 
 _github(condition) := {"Effect": "Allow", "Principal": {"Federated": _github_provider}, "Action": "sts:AssumeRoleWithWebIdentity", "Condition": condition}
+
+_federated(host, condition) := {"Effect": "Allow", "Principal": {"Federated": sprintf("arn:aws:iam::111122223333:oidc-provider/%s", [host])}, "Action": "sts:AssumeRoleWithWebIdentity", "Condition": condition}
+
+_every_federated(host) := sprintf("role trust policy lets every identity of the web-identity provider arn:aws:iam::111122223333:oidc-provider/%s assume the role: no condition on %s:sub that names particular identities (%s:aud does not: whoever asks for a token chooses its audience)", [host, host, host])
 
 _every_github := "role trust policy lets every identity of the web-identity provider arn:aws:iam::111122223333:oidc-provider/token.actions.githubusercontent.com assume the role: no condition on token.actions.githubusercontent.com:sub that names particular identities (token.actions.githubusercontent.com:aud does not: whoever asks for a token chooses its audience)"
 
@@ -305,6 +310,12 @@ test_fail_open_trust if {
 		_role("github-any-repo", [_github({"StringLike": {"token.actions.githubusercontent.com:sub": "repo:*"}})]),
 		_role("github-owner-prefix", [_github({"StringLike": {"token.actions.githubusercontent.com:sub": ["repo:example-org/*", "repo:example*"]}})]),
 		_role("github-aud-own", [_github({"StringEquals": {"token.actions.githubusercontent.com:aud": "my-deploy-role"}})]),
+		# red team (stop 34): an enterprise's own GitHub issuer, GitHub Enterprise Server, a
+		# self-managed GitLab and Terraform Cloud let the job choose the audience too
+		_role("github-enterprise", [_federated("token.actions.githubusercontent.com/my-enterprise", {"StringLike": {"token.actions.githubusercontent.com/my-enterprise:sub": "repo:*"}})]),
+		_role("ghes-aud", [_federated("github.example.com/_services/token", {"StringEquals": {"github.example.com/_services/token:aud": "sts.example"}})]),
+		_role("gitlab-self-aud", [_federated("gitlab.example.com", {"StringEquals": {"gitlab.example.com:aud": "https://gitlab.example.com"}})]),
+		_role("terraform-any-org", [_federated("app.terraform.io", {"StringLike": {"app.terraform.io:sub": "organization:*"}})]),
 		fixtures.resource("aws:iam/role:Role", "hidden", {"assumeRolePolicy": "[secret]"}),
 	]
 	v := least_privilege.violation with input as fixtures.gate_input(fixtures.gdpr_policy, roles)
@@ -323,6 +334,10 @@ test_fail_open_trust if {
 		_f("aws:iam/role:Role", "github-any-repo", _every_github),
 		_f("aws:iam/role:Role", "github-owner-prefix", _every_github),
 		_f("aws:iam/role:Role", "github-aud-own", _every_github),
+		_f("aws:iam/role:Role", "github-enterprise", _every_federated("token.actions.githubusercontent.com/my-enterprise")),
+		_f("aws:iam/role:Role", "ghes-aud", _every_federated("github.example.com/_services/token")),
+		_f("aws:iam/role:Role", "gitlab-self-aud", _every_federated("gitlab.example.com")),
+		_f("aws:iam/role:Role", "terraform-any-org", _every_federated("app.terraform.io")),
 		_f("aws:iam/role:Role", "hidden", "role trust policy (assumeRolePolicy) is secret, so a trust that lets anyone assume the role cannot be ruled out"),
 	}
 }

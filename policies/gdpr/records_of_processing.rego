@@ -30,7 +30,6 @@ _aws_storage := {
 	"aws:s3/bucketV2:BucketV2",
 	"aws:ebs/volume:Volume",
 	"aws:cloudwatch/logGroup:LogGroup",
-	"aws-native:logs:LogGroup",
 	"aws:ec2/launchTemplate:LaunchTemplate",
 }
 

@@ -129,17 +129,23 @@ _pins("github", fixed) if regex.match(`^(repo:[^:/]+/|repository_owner(_id)?:[^:
 
 _pins("gitlab", fixed) if regex.match(`^project_path:[^:/]+/`, fixed)
 
+_pins("terraform", fixed) if regex.match(`^organization:[^:]+:`, fixed)
+
 _pins("other", fixed) if fixed != ""
 
 _subject_kind(host) := "eks" if {
 	regex.match(`^oidc\.eks\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/id/`, host)
 } else := "github" if {
-	host == "token.actions.githubusercontent.com"
+	# GitHub Actions, an enterprise's own issuer under it, GitHub Enterprise Server's HOST/_services/token
+	regex.match(`^token\.actions\.githubusercontent\.com(/.*)?$|/_services/token$`, host)
 } else := "gitlab" if {
-	host == "gitlab.com"
+	# GitLab.com and the usual host of a self-managed instance
+	regex.match(`^gitlab\.`, host)
+} else := "terraform" if {
+	host == "app.terraform.io"
 } else := "other"
 
-_audience_chosen_by_requester(host) if _subject_kind(host) in {"eks", "github", "gitlab"}
+_audience_chosen_by_requester(host) if _subject_kind(host) in {"eks", "github", "gitlab", "terraform"}
 
 _positive_operators := {"stringequals", "stringequalsignorecase", "stringlike"}
 

@@ -120,6 +120,16 @@ destinations contains _destination(d.source, replace(d.what, " logs", " log deli
 	d.region != resources.region(d.source, input.policy)
 }
 
+# ... and to a log group of the document in another region that the reference is tied to (a
+# destination ARN unknown until apply, whose property dependency names the group)
+destinations contains _destination(d.source, replace(d.what, " logs", " log delivery"), region) if {
+	some d in audit.log_deliveries
+	not _log_kind[d.what]
+	some j in d.groups
+	region := resources.region(input.document.resources[j], input.policy)
+	region != resources.region(d.source, input.policy)
+}
+
 # CloudWatch Logs subscription filters: the region of the destination ARN (a Kinesis or Firehose
 # stream, a Lambda function, a Logs destination), else of the resource of the document the
 # reference is tied to; the data is the log group's (see _subscribed)

@@ -130,7 +130,7 @@ _problems contains findings.problem(r, msg) if {
 	some i in resources.indices(type) & resources.sensitive_indices
 	r := input.document.resources[i]
 	hidden := _hidden_subnets(object.get(r.inputs, field, []))
-	count(routing.placed_in(r)) == 0 # no dependency ties it to subnets of the document
+	count(object.get(r, ["property_dependencies", field], [])) == 0 # no dependency ties the hidden ones to subnets
 	msg := sprintf("%s-data EKS node group subnets (%s) cannot be established (%v): it may run in a public subnet", [resources.class_at[i], field, hidden])
 }
 

@@ -414,6 +414,8 @@ test_fail_node_group_subnets_not_shown if {
 		_node_group("later", "personal", {"subnetIds": "[unknown]"}),
 		# red team: a list whose items are unknown until apply, tied to no subnet, shows as little
 		_node_group("items", "personal", {"subnetIds": ["[unknown]", "[unknown]"]}),
+		# red team (stop 34): a subnet of the document beside a hidden one does not place the hidden one
+		_node_group("mixed", "personal", {"subnetIds": ["private-a-1a2b3c4d", "[secret]"]}),
 		object.union(_node_group("items-tied", "personal", {"subnetIds": ["[unknown]"]}), {"property_dependencies": {"subnetIds": [fixtures.urn("aws:ec2/subnet:Subnet", "private-a")]}}),
 		object.union(_node_group("tied", "personal", {"subnetIds": "[unknown]"}), {"property_dependencies": {"subnetIds": [fixtures.urn("aws:ec2/subnet:Subnet", "private-a")]}}),
 		_node_group("web", "public", {"subnetIds": "[unknown]"}),
@@ -426,6 +428,7 @@ test_fail_node_group_subnets_not_shown if {
 		_f("aws:eks/nodeGroup:NodeGroup", "hidden", "internal-data EKS node group subnets (subnetIds) cannot be established ([secret]): it may run in a public subnet"),
 		_f("aws:eks/nodeGroup:NodeGroup", "later", "personal-data EKS node group subnets (subnetIds) cannot be established ([unknown]): it may run in a public subnet"),
 		_f("aws:eks/nodeGroup:NodeGroup", "items", "personal-data EKS node group subnets (subnetIds) cannot be established ([unknown], [unknown]): it may run in a public subnet"),
+		_f("aws:eks/nodeGroup:NodeGroup", "mixed", "personal-data EKS node group subnets (subnetIds) cannot be established ([secret]): it may run in a public subnet"),
 		_f("aws-native:eks:Nodegroup", "native", "personal-data EKS node group runs in subnet public-a, which is or may be public (it maps public IPs on launch): sensitive data needs private subnets"),
 		_f("aws-native:eks:Nodegroup", "native-hidden", "internal-data EKS node group subnets (subnets) cannot be established ([unknown]): it may run in a public subnet"),
 	}
