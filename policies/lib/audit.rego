@@ -861,7 +861,23 @@ _unnamed := {j: input.document.resources[j].name |
 _delivered_groups(source, field, name, region) := {j |
 	some j in object.get(_groups_by_name, name, set()) | _by_stem(name)
 	resources.region(input.document.resources[j], input.policy) == region
-} | _referred_groups(source, field)
+} | _referred_groups(source, field) | _named_after(source, name)
+
+# a group whose name the document does not show (unknown until apply) but which its property
+# dependencies build from the source's own outputs (`/aws/lambda/${fn.name}` where the function's
+# name is an output), when the delivery's name is not shown either: the group the source writes to
+_named_after(source, null) := {j |
+	some j in _groups_named_by_outputs[source.urn]
+}
+
+_named_after(_, name) := set() if name != null
+
+_groups_named_by_outputs[urn] contains j if {
+	some j in log_group_indices
+	lg := input.document.resources[j]
+	resources.hidden(log_group_name(lg))
+	some urn in object.get(lg, ["property_dependencies", log_group_types[lg.type]], [])
+}
 
 _referred_groups(source, field) := routing.referred(source, field, _group_keys) if field != "" else := set()
 

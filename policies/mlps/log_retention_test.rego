@@ -184,3 +184,13 @@ test_api_gateway_execution_logs if {
 }
 
 _undeclared(group) := sprintf("API Gateway execution logs go to log group %s, which the stack does not declare, so keeping them at least 180 days cannot be established; declare that log group in the stack with retentionInDays 365", [group])
+
+# red team: `/aws/lambda/${fn.name}` where the function's name is an output: both names are unknown
+# until apply, and the group's property dependency names the function, so it is the group written to
+test_a_group_named_after_the_function_s_output if {
+	fn := fixtures.resource("aws:lambda/function:Function", "scorer", {"name": "[unknown]", "tags": fixtures.tags("internal")})
+	tied := object.union(fixtures.log_group("fn-logs", "internal", 365), {"inputs": {"name": "[unknown]"}, "property_dependencies": {"name": [fn.urn]}})
+	loose := fixtures.resource("aws:lambda/function:Function", "other", {"name": "[unknown]", "tags": fixtures.tags("internal")})
+	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fn, tied, loose])
+	{f.resource_name | some f in v} == {"other"}
+}
