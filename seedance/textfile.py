@@ -16,15 +16,39 @@ class TextFileError(ValueError):
     """A user's file could not be read as what it should hold; the message starts with ``PATH[:LINE[:COL]]:``."""
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object gives a key twice: Python's reader would keep the last value, so what the file
+    means cannot be told (its reader gives no place for it)."""
+
+    def __init__(self, key: str) -> None:
+        shown = repr(key if len(key) <= 40 else key[:40] + "…")
+        super().__init__(f"not valid JSON for Seedance: an object gives the key {shown} twice, so which value "
+                         "counts cannot be told")
+
+
+def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """``object_pairs_hook`` for ``json.loads``: the object, or :class:`DuplicateKeyError`."""
+    out: dict[str, object] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKeyError(key)
+        out[key] = value
+    return out
+
+
 def parse_json(text: str) -> object:
     """``text`` as JSON (``ValueError`` with ``LINE:COL: …`` when it is not JSON, or nests too deeply to
-    read: Python's reader recurses once per level)."""
+    read: Python's reader recurses once per level; without a place when an object gives a key twice:
+    Python's reader keeps the last, so what the file means cannot be told, and the reader does not
+    say where)."""
     import json
 
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    except DuplicateKeyError as exc:
+        raise ValueError(str(exc)) from None
     except RecursionError:
         raise ValueError("1: JSON nested too deeply to read (arrays and objects inside each other)") from None
 
@@ -55,7 +79,8 @@ def read_json_file(path: os.PathLike[str] | str) -> object:
     try:
         return parse_json(text)
     except ValueError as exc:
-        raise TextFileError(f"{path}:{exc}") from None
+        sep = ":" if str(exc)[:1].isdigit() else ": "  # LINE:COL, or a message with no place
+        raise TextFileError(f"{path}{sep}{exc}") from None
 
 
 #: How deeply a JSON document a user hands in may nest (the documents Seedance writes nest a few

@@ -93,8 +93,8 @@ def _field(text: str, label: str) -> str | None:
 def _not_json(detail: str, lines_before: int) -> str:
     """``not JSON: line L column C: …`` from :func:`parse_json`'s ``L:C: …`` (``L: …`` without a column)."""
     m = re.match(r"(\d+):(?:(\d+):)? (?:not valid JSON: )?(.*)", detail, re.S)
-    if not m:
-        return f"not JSON: {detail}"
+    if not m:  # a fault the reader gives no place for (a key given twice)
+        return detail if detail.startswith("not valid JSON") else f"not JSON: {detail}"
     line, col, why = int(m.group(1)) + lines_before, m.group(2), m.group(3)
     return f"not JSON: line {line}" + (f" column {col}" if col else "") + f": {why}"
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from seedance.planner.plan import FleetPlan, InstanceChoice, Plan
 from seedance.pricing.catalog import Catalog, PricingError
-from seedance.textfile import TextFileError, read_text_file
+from seedance.textfile import DuplicateKeyError, TextFileError, read_text_file, unique_keys
 
 #: the largest unit count a plan may hold in any field: far above any fleet (a policy bounds node
 #: counts and held reservations at 100,000 each, so reserved units stay below 200,000)
@@ -554,9 +554,11 @@ def read_plan(path: Path) -> Plan:
     except TextFileError as exc:
         raise PricingError(f"{exc}; expected the JSON of `seedance plan`") from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         raise PricingError(f"{path}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg})") from None
+    except DuplicateKeyError as exc:
+        raise PricingError(f"{path}: {exc}; expected the JSON of `seedance plan`") from None
     except (ValueError, RecursionError) as exc:  # integers past Python's digit limit, nesting too deep
         raise PricingError(f"{path}: not a plan ({exc}); expected the JSON of `seedance plan`") from None
     if not isinstance(data, dict):

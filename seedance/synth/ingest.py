@@ -38,6 +38,7 @@ from seedance.synth.document import (
     split_provider_ref,
     urn_name,
 )
+from seedance.textfile import DuplicateKeyError, unique_keys
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 #: Steps after which a resource is no longer desired.
@@ -90,7 +91,9 @@ def read_json(path: str | Path, what: str) -> Any:
             f"expected {what} in UTF-8, or UTF-16/UTF-32 with a byte-order mark"
         ) from None
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=unique_keys)
+    except DuplicateKeyError as exc:
+        raise IngestError(f"{p}: {exc}; expected {what}") from None
     except RecursionError:
         raise IngestError(f"{p}: the JSON is nested too deeply; expected {what}") from None
     except json.JSONDecodeError as first:
@@ -98,7 +101,9 @@ def read_json(path: str | Path, what: str) -> Any:
         if text.lstrip().startswith("{") or start < 0:
             raise IngestError(f"{p}: not valid JSON ({first.msg} at line {first.lineno} column {first.colno}); expected {what}") from None
         try:
-            value, _ = json.JSONDecoder().raw_decode(text[start + 1 :])
+            value, _ = json.JSONDecoder(object_pairs_hook=unique_keys).raw_decode(text[start + 1 :])
+        except DuplicateKeyError as exc:
+            raise IngestError(f"{p}: {exc}; expected {what}") from None
         except RecursionError:
             raise IngestError(f"{p}: the JSON is nested too deeply; expected {what}") from None
         except json.JSONDecodeError as exc:
