@@ -16,6 +16,27 @@ class TextFileError(ValueError):
     """A user's file could not be read as what it should hold; the message starts with ``PATH[:LINE[:COL]]:``."""
 
 
+def describe_json(value: object) -> str:
+    """A JSON value for an error message: its JSON type and (shortened) text (``number 5``)."""
+    import json
+
+    if value is None:
+        return "null"
+    kind = (
+        "boolean" if isinstance(value, bool)
+        else "number" if isinstance(value, int | float)
+        else "string" if isinstance(value, str)
+        else "array" if isinstance(value, list)
+        else "object" if isinstance(value, dict)
+        else type(value).__name__
+    )
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return f"{kind} {text[:60]}{'...' if len(text) > 60 else ''}"
+
+
 class DuplicateKeyError(ValueError):
     """A JSON object gives a key twice: Python's reader would keep the last value, so what the file
     means cannot be told (its reader gives no place for it)."""

@@ -113,20 +113,12 @@ destinations contains _destination(d.source, _log_kind[d.what], resources.region
 _log_kind := {"flow logs": "flow log delivery", "trail logs": "trail log delivery"}
 
 # the other logs AWS writes for the document's resources (ECS containers' awslogs-region, an API
-# Gateway stage's destination ARN) to a log group in another region than the resource's own
-destinations contains _destination(d.source, replace(d.what, " logs", " log delivery"), d.region) if {
-	some d in audit.log_deliveries
-	not _log_kind[d.what]
-	d.region != resources.region(d.source, input.policy)
-}
-
-# ... and to a log group of the document in another region that the reference is tied to (a
-# destination ARN unknown until apply, whose property dependency names the group)
+# Gateway stage's destination ARN, or the log group of the document a hidden ARN is tied to) to a
+# log group in another region than the resource's own
 destinations contains _destination(d.source, replace(d.what, " logs", " log delivery"), region) if {
 	some d in audit.log_deliveries
 	not _log_kind[d.what]
-	some j in d.groups
-	region := resources.region(input.document.resources[j], input.policy)
+	some region in {d.region} | {resources.region(input.document.resources[j], input.policy) | some j in d.groups}
 	region != resources.region(d.source, input.policy)
 }
 

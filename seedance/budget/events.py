@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from seedance.textfile import parse_json
+from seedance.textfile import describe_json, parse_json
 
 MAX_EVENT_BYTES = 256 * 1024  # SNS messages are at most 256 KiB
 ALERT_TYPES = ("ACTUAL", "FORECASTED")  # the "Alert Type" values AWS Budgets writes
@@ -137,7 +137,7 @@ def _envelope(raw: str) -> dict[str, Any]:
     if "Records" in doc:  # Lambda event: SNS invokes a function with one record
         if not isinstance(doc["Records"], list):
             raise BudgetEventError(f"'Records': expected a list holding one SNS record (a Lambda SNS event), "
-                                   f"got {_shown(doc['Records'])}")
+                                   f"got {describe_json(doc['Records'])}")
         records = [r for r in doc["Records"] if isinstance(r, dict) and isinstance(r.get("Sns"), dict)]
         if not records:
             raise BudgetEventError("Lambda event without an SNS record")
@@ -154,18 +154,6 @@ _SHAPES = ("an SNS message (an object with 'Type' and 'Message'), its HTTP POST,
            "({'Records': [{'Sns': {...}}]})")
 
 
-def _shown(value: object) -> str:
-    """A JSON value for an error message: its JSON type and (shortened) text."""
-    import json
-
-    if value is None:
-        return "null"
-    kind = ("boolean" if isinstance(value, bool) else "number" if isinstance(value, int | float)
-            else "string" if isinstance(value, str) else "array" if isinstance(value, list) else "object")
-    text = json.dumps(value, ensure_ascii=False)
-    return f"{kind} {text if len(text) <= 60 else text[:60] + '…'}"
-
-
 def _sns_message(sns: dict[str, Any], at: str) -> dict[str, Any]:
     """``sns`` when it has the form of an SNS message: a string ``Message`` (every SNS message type has
     one: Notification, SubscriptionConfirmation, UnsubscribeConfirmation) and, when given, a string
@@ -176,11 +164,11 @@ def _sns_message(sns: dict[str, Any], at: str) -> dict[str, Any]:
                                f"got an object with " + (f"keys {found}" if sns else "no keys"))
     if "Type" in sns and not isinstance(sns["Type"], str):
         raise BudgetEventError(f"'{at}Type': expected the SNS message type (a string such as \"Notification\"), "
-                               f"got {_shown(sns['Type'])}")
+                               f"got {describe_json(sns['Type'])}")
     if "Message" not in sns:
         raise BudgetEventError(f"'{at}Message': missing; expected the message text (every SNS message has one)")
     if not isinstance(sns["Message"], str):
-        raise BudgetEventError(f"'{at}Message': expected the message text (a string), got {_shown(sns['Message'])}")
+        raise BudgetEventError(f"'{at}Message': expected the message text (a string), got {describe_json(sns['Message'])}")
     return sns
 
 

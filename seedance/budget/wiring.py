@@ -84,7 +84,7 @@ def config_set(value: str, stack: str, project_dir: Path) -> str:
     """The command that sets ``seedance:policy`` of ``stack`` to ``value``, run from the current directory
     (``project_dir`` as the user gave it). A value starting with '-' is passed after ``--``."""
     where = _cwd(project_dir)
-    stack_opt = f"--stack={_arg(stack)}" if stack.startswith("-") else f"--stack {_arg(stack)}"
+    stack_opt = _stack_opt(stack)
     if value.startswith("-"):
         return f"pulumi config set seedance:policy {stack_opt}{where} -- {_arg(value)}"
     return f"pulumi config set seedance:policy {_arg(value)} {stack_opt}{where}"
@@ -93,10 +93,12 @@ def config_set(value: str, stack: str, project_dir: Path) -> str:
 def up_command(stack: str | None, project_dir: Path | None) -> str:
     """``pulumi up`` of ``stack`` of ``project_dir``, run from the same directory as the other steps
     (a bare ``pulumi up`` there finds no project, or deploys whichever stack is selected)."""
-    if stack is None:
-        return "pulumi up --stack STACK" + ("" if project_dir is None else _cwd(project_dir))
-    stack_opt = f"--stack={_arg(stack)}" if stack.startswith("-") else f"--stack {_arg(stack)}"
-    return f"pulumi up {stack_opt}" + ("" if project_dir is None else _cwd(project_dir))
+    return f"pulumi up {'--stack STACK' if stack is None else _stack_opt(stack)}" + (
+        "" if project_dir is None else _cwd(project_dir))
+
+
+def _stack_opt(stack: str) -> str:
+    return f"--stack={_arg(stack)}" if stack.startswith("-") else f"--stack {_arg(stack)}"
 
 
 def _cwd(project_dir: Path) -> str:

@@ -32,23 +32,21 @@ def stack_name(ctx: click.Context, param: click.Parameter, value: str | None) ->
 
 
 def joins_cluster(project_dir: Path, stack: str | None, policies: Sequence[Path] = (), *,
-                  assumed: bool = True, must_exist: bool = False) -> bool:
+                  must_exist: bool = False) -> bool:
     """Whether the stack's fleets join a cluster: what its Pulumi.STACK.yaml says (one that cannot be
     read is a usage error).  ``must_exist`` (``plan``, ``estimate``, ``diff``): a stack without that
     file is a usage error naming the file looked for, as for ``synth`` and ``check``, so that a
-    mistyped name does not quietly plan or price another kind of stack; else it is taken to be
-    ``assumed``, with a warning.  Without ``--stack``: ``assumed``, a cluster for a policy priced on its
-    own.  ``policies``: the policy files the command reads; a warning says so when the stack deploys
+    mistyped name does not quietly plan or price another kind of stack; else it is taken to join a
+    cluster, with a warning.  Without ``--stack``: a cluster, as for a policy priced on its own.  ``policies``: the policy files the command reads; a warning says so when the stack deploys
     none of them (its seedance:policy), since its cluster setting and tag are then another policy's."""
     if stack is None:
-        return assumed
+        return True
     from seedance.synth.project import stack_file_path
 
     stack_file = stack_file_path(project_dir, stack)  # in Pulumi.yaml's stackConfigDir when it names one
     if not stack_file.is_file() and not must_exist:
-        log.warning("--stack %s: %s does not exist, so the stack is taken to %s", stack, stack_file,
-                    "join a cluster" if assumed else "name no cluster, as the plan records")
-        return assumed
+        log.warning("--stack %s: %s does not exist, so the stack is taken to join a cluster", stack, stack_file)
+        return True
     from seedance.gate.inputs import InvalidInputError, SecretPolicyError, stack_setup
 
     try:  # an unknown stack: "unknown stack 'x': FILE does not exist (stacks: ...)"

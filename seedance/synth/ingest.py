@@ -38,7 +38,7 @@ from seedance.synth.document import (
     split_provider_ref,
     urn_name,
 )
-from seedance.textfile import DuplicateKeyError, unique_keys
+from seedance.textfile import DuplicateKeyError, describe_json, unique_keys
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 #: Steps after which a resource is no longer desired.
@@ -114,23 +114,7 @@ def read_json(path: str | Path, what: str) -> Any:
 # ---------------------------------------------------------------------- shape checks
 
 
-def _describe(value: Any) -> str:
-    """A JSON value for an error message: its JSON type and (shortened) text."""
-    if value is None:
-        return "null"
-    kind = (
-        "boolean" if isinstance(value, bool)
-        else "number" if isinstance(value, int | float)
-        else "string" if isinstance(value, str)
-        else "array" if isinstance(value, list)
-        else "object" if isinstance(value, dict)
-        else type(value).__name__
-    )
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(value)
-    return f"{kind} {text[:60]}{'...' if len(text) > 60 else ''}"
+_describe = describe_json
 
 
 def _wrong(where: str, loc: str, field: str, expected: str, got: Any) -> IngestError:
