@@ -22,7 +22,9 @@ sys.path.insert(0, str(REPO))  # bench/ is a directory of scripts, not an instal
 from bench.backtest.backtest import (  # noqa: E402
     WEEK,
     Case,
+    LOOKBACK_DAYS,
     all_ondemand,
+    best_lookback_replan,
     bill,
     cost_explorer,
     offline_optimum,
@@ -94,6 +96,23 @@ def test_seen_cap_bound_cannot_reserve_unseen_capacity() -> None:
     assert seen.total > free.total
 
 
+def test_hindsight_lookback_is_the_cheapest_fixed_lookback() -> None:
+    # two weeks of history at 1 unit, then 3 units for the last 2 days of the first billed week, then
+    # 1: a 3-day lookback buys the 3 units at the decision after the burst and pays for them idle; a
+    # 30-day one does not
+    d = np.array([1.0] * (2 * WEEK) + [1.0] * (WEEK - 48) + [3.0] * 48 + [1.0] * (3 * WEEK))
+    c = case(d, max_share=0.0, reserved=0.5)
+    t0 = 2 * WEEK
+    best = best_lookback_replan(c, t0)
+    costs = {days: plain_replan(c, t0, lookback=days * 24 if days else d.size).total for days in LOOKBACK_DAYS}
+    assert best.total == pytest.approx(min(costs.values()))
+    assert best.total <= plain_replan(c, t0).total  # 30 days is one of the lookbacks
+    assert costs[3] > costs[30]  # the 3-day window bought the burst
+    chosen = min(costs, key=lambda k: costs[k])
+    assert best.note == (f"last {chosen} days" if chosen else "whole history")
+    assert best.violations == 0
+
+
 demand_series = st.lists(st.integers(min_value=0, max_value=6), min_size=10, max_size=10).map(
     lambda days: np.repeat(np.asarray(days, dtype=float), 2 * WEEK // 10 + 24)[: 5 * WEEK]
 )
@@ -113,7 +132,7 @@ def test_optimum_is_a_lower_bound_for_every_capped_strategy(demand: np.ndarray, 
     assert opt is not None and weekly is not None and seen is not None
     tol = 1e-6 * max(1.0, opt.total)
     assert lp <= opt.total + tol <= weekly.total + 2 * tol <= seen.total + 3 * tol
-    for strategy in (all_ondemand, cost_explorer, plain_replan, seedance):
+    for strategy in (all_ondemand, cost_explorer, plain_replan, best_lookback_replan, seedance):
         r = strategy(c, t0)
         assert r.violations == 0, r.strategy
         assert opt.total <= r.total + tol, r.strategy
