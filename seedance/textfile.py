@@ -57,6 +57,35 @@ def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return out
 
 
+def lone_surrogate(text: str) -> str | None:
+    """``LINE:COL: …`` for the first ``\\uD800``-``\\uDFFF`` escape of the JSON ``text`` that is not half of
+    a pair, else None. JSON allows such an escape, but the string it makes is no Unicode text: it
+    cannot be printed or encoded, and handed to the Rego engine it crashes the process."""
+    import re
+
+    if not re.search(r"\\u[dD][89a-fA-F]", text):  # the common case: no surrogate escape at all
+        return None
+    pending: re.Match[str] | None = None  # a high surrogate waiting for its low half
+    for m in re.finditer(r"\\(?:u([0-9a-fA-F]{4})|.)", text, re.S):  # escapes, left to right
+        code = int(m.group(1), 16) if m.group(1) else -1
+        if pending is not None:
+            if 0xDC00 <= code <= 0xDFFF and m.start() == pending.end():
+                pending = None
+                continue
+            break
+        if 0xD800 <= code <= 0xDBFF:
+            pending = m
+        elif 0xDC00 <= code <= 0xDFFF:
+            pending = m
+            break
+    if pending is None:
+        return None
+    line = text.count("\n", 0, pending.start()) + 1
+    col = pending.start() - (text.rfind("\n", 0, pending.start()) + 1) + 1
+    return (f"{line}:{col}: {pending.group(0)} is half of a UTF-16 surrogate pair, not a character: "
+            "expected Unicode text")
+
+
 def parse_json(text: str) -> object:
     """``text`` as JSON (``ValueError`` with ``LINE:COL: …`` when it is not JSON, or nests too deeply to
     read: Python's reader recurses once per level; without a place when an object gives a key twice:
@@ -65,13 +94,17 @@ def parse_json(text: str) -> object:
     import json
 
     try:
-        return json.loads(text, object_pairs_hook=unique_keys)
+        doc = json.loads(text, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
     except DuplicateKeyError as exc:
         raise ValueError(str(exc)) from None
     except RecursionError:
         raise ValueError("1: JSON nested too deeply to read (arrays and objects inside each other)") from None
+    bad = lone_surrogate(text)
+    if bad is not None:
+        raise ValueError(bad)
+    return doc
 
 
 def read_text_file(path: os.PathLike[str] | str, *, what: str = "a text file", encoding: str = "utf-8") -> str:

@@ -21,7 +21,7 @@ from typing import Any
 
 from seedance.planner.plan import FleetPlan, InstanceChoice, Plan
 from seedance.pricing.catalog import Catalog, PricingError
-from seedance.textfile import DuplicateKeyError, TextFileError, read_text_file, unique_keys
+from seedance.textfile import DuplicateKeyError, TextFileError, lone_surrogate, read_text_file, unique_keys
 
 #: the largest unit count a plan may hold in any field: far above any fleet (a policy bounds node
 #: counts and held reservations at 100,000 each, so reserved units stay below 200,000)
@@ -561,6 +561,9 @@ def read_plan(path: Path) -> Plan:
         raise PricingError(f"{path}: {exc}; expected the JSON of `seedance plan`") from None
     except (ValueError, RecursionError) as exc:  # integers past Python's digit limit, nesting too deep
         raise PricingError(f"{path}: not a plan ({exc}); expected the JSON of `seedance plan`") from None
+    bad = lone_surrogate(text)
+    if bad is not None:
+        raise PricingError(f"{path}:{bad}; expected the JSON of `seedance plan`")
     if not isinstance(data, dict):
         raise PricingError(f"{path}: expected a JSON object (the output of `seedance plan`)")
     if isinstance(data.get("plan"), dict):  # accept a wrapper {"plan": {...}}

@@ -38,7 +38,7 @@ from seedance.synth.document import (
     split_provider_ref,
     urn_name,
 )
-from seedance.textfile import DuplicateKeyError, describe_json, unique_keys
+from seedance.textfile import DuplicateKeyError, describe_json, lone_surrogate, unique_keys
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 #: Steps after which a resource is no longer desired.
@@ -91,7 +91,7 @@ def read_json(path: str | Path, what: str) -> Any:
             f"expected {what} in UTF-8, or UTF-16/UTF-32 with a byte-order mark"
         ) from None
     try:
-        return json.loads(text, object_pairs_hook=unique_keys)
+        return _text_only(json.loads(text, object_pairs_hook=unique_keys), text, p, what)
     except DuplicateKeyError as exc:
         raise IngestError(f"{p}: {exc}; expected {what}") from None
     except RecursionError:
@@ -101,14 +101,23 @@ def read_json(path: str | Path, what: str) -> Any:
         if text.lstrip().startswith("{") or start < 0:
             raise IngestError(f"{p}: not valid JSON ({first.msg} at line {first.lineno} column {first.colno}); expected {what}") from None
         try:
-            value, _ = json.JSONDecoder(object_pairs_hook=unique_keys).raw_decode(text[start + 1 :])
+            value, end = json.JSONDecoder(object_pairs_hook=unique_keys).raw_decode(text[start + 1 :])
         except DuplicateKeyError as exc:
             raise IngestError(f"{p}: {exc}; expected {what}") from None
         except RecursionError:
             raise IngestError(f"{p}: the JSON is nested too deeply; expected {what}") from None
         except json.JSONDecodeError as exc:
             raise IngestError(f"{p}: not valid JSON ({exc.msg}); expected {what}") from None
-        return value
+        return _text_only(value, text[start + 1 : start + 1 + end], p, what, lines_before=text.count("\n", 0, start + 1))
+
+
+def _text_only(value: Any, text: str, p: Path, what: str, *, lines_before: int = 0) -> Any:
+    """``value``, unless its JSON ``text`` holds half a surrogate pair (no Unicode text: refused)."""
+    bad = lone_surrogate(text)
+    if bad is not None:
+        line, rest = bad.split(":", 1)
+        raise IngestError(f"{p}:{int(line) + lines_before}:{rest}; expected {what}")
+    return value
 
 
 # ---------------------------------------------------------------------- shape checks
