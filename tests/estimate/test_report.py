@@ -209,3 +209,20 @@ def test_the_reports_show_the_notes_beside_the_figures(stacks: dict[str, LoadedP
     # a report cut to fit a comment drops rows of the resource table before notes
     short = estimate_markdown(est, limit=len(md) - 200)
     assert f"<summary>Notes ({len(notes)})</summary>" in short and "more line(s) not shown" in short
+
+
+HOSTILE = "alias/x` @octocat <img src=x onerror=alert(1)> <details><summary>Click</summary> [phish](https://evil.example) **b** | c"
+
+
+def test_outside_text_in_estimate_and_diff_comments_stays_text() -> None:
+    # a note quoting a policy value (compliance.kmsKeyArn accepts `alias/` + anything) rendered as
+    # Markdown: a mention pinged, an image, HTML and a link rendered, an open <details> ate the rest
+    hostile = UNPRICED_GP3.__class__("Storage (gp3)", "GB-months", 100.0, None, None, "CNY", None,
+                                     unpriced_reason=HOSTILE)
+    base = _est([ResourceCost("kms", "kms", "KMS", [_priced(1.0)], notes=[HOSTILE])])
+    head = _est([*base.resources, ResourceCost("ebs", HOSTILE, "EBS", [hostile])])
+    for md in (estimate_markdown(head), diff_markdown(compare(base, head), base=base, head=head)):
+        assert "@octocat" not in md and "https://" not in md  # a zero-width space breaks the mention and link
+        for raw in ("<img", "<summary>Click", "[phish](", "**b**", "` @"):
+            assert not re.search(r"(?<!\\)" + re.escape(raw), md), raw  # only ever after an escaping backslash
+        assert "\\<img" in md  # escaped, shown as written
