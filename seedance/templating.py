@@ -79,6 +79,13 @@ def md_code_cell(text: Any) -> str:
     return md_code(text).replace("|", "\\|")
 
 
+def clip(text: Any, limit: int = 200) -> str:
+    """``text`` shortened to ``limit`` characters, ending in an ellipsis when cut: for a name in a report's
+    heading (a hand-written document's stack may be any length; the JSON and SARIF keep it whole)."""
+    value = str(text)
+    return value if len(value) <= limit else value[: max(limit - 1, 0)] + "…"
+
+
 def environment(directory: Path | None = None) -> Environment:
     """The report environment over ``directory`` (default: :func:`templates_dir`)."""
     env = Environment(
@@ -89,6 +96,7 @@ def environment(directory: Path | None = None) -> Environment:
     )
     env.filters["md"] = md_cell
     env.filters["md_text"] = md_text
+    env.filters["clip"] = clip
     env.filters["code"] = md_code
     env.filters["code_span"] = md_code_span
     env.filters["code_cell"] = md_code_cell

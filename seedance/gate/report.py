@@ -7,6 +7,7 @@ import dataclasses
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from rich.console import Console
 from rich.markup import escape
@@ -203,7 +204,8 @@ def render_sarif_undecided(stack: str, problems: list[str], *, artifact: str | N
     """
     uri = artifact or f"Pulumi.{stack}.yaml"
     location: dict[str, Any] = (
-        {"uri": Path(uri).as_uri()} if Path(uri).is_absolute() else {"uri": Path(uri).as_posix(), "uriBaseId": "%SRCROOT%"}
+        {"uri": Path(uri).as_uri()} if Path(uri).is_absolute()
+        else {"uri": quote(Path(uri).as_posix(), safe="/"), "uriBaseId": "%SRCROOT%"}  # a URI reference: %-encoded
     )
     why = "; ".join(problems) or "no reason given"
     rule = {

@@ -234,6 +234,12 @@ def test_undecided_sarif_is_still_sarif(capsys, sample_doc: Path) -> None:
     (result,) = json.loads(out)["runs"][0]["results"]
     assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "stacks/Pulumi.no-such-stack.yaml",
                                                                                "uriBaseId": "%SRCROOT%"}
+    # a relative path is a URI reference: a space, '#' or '%' in it is percent-encoded
+    code, out, err = _run(capsys, "no such#1 100%", "--project-dir", "stacks", "--format", "sarif")
+    _assert_undecided(code, out, err)
+    (result,) = json.loads(out)["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == \
+        "stacks/Pulumi.no%20such%231%20100%25.yaml"
 
 
 @pytest.mark.parametrize(("option", "message"), [
@@ -448,3 +454,18 @@ def test_a_whole_gate_input_is_checked_as_strictly_as_a_policy_file(capsys, tmp_
     code, out, err = _run(capsys, str(path), "--as-of", "2026-06-01")
     _assert_undecided(code, out, err)
     assert message in err, err
+
+
+def test_a_very_long_stack_name_keeps_the_verdict_in_the_pr_comment(capsys, sample_doc: Path) -> None:
+    # the comment's heading is one line: a 61,000-character stack name made it longer than the comment
+    # limit, and the cut left only the note that it was cut (no verdict, no counts)
+    doc = json.loads(sample_doc.read_text())
+    doc["stack"] = "s" * 61_000
+    sample_doc.write_text(json.dumps(doc))
+    for fmt in ("pr-comment", "markdown"):
+        code, out, _ = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", fmt, "--as-of", "2026-06-01")
+        heading = out.lstrip().splitlines()[0]
+        assert "Seedance gate" in heading and "s" * 199 + "…" in heading and "s" * 201 not in heading, fmt
+        assert ("mandatory" in heading) if fmt == "pr-comment" else True
+    code, out, _ = _run(capsys, str(sample_doc), "--policy", str(POLICY), "--format", "json", "--as-of", "2026-06-01")
+    assert json.loads(out)["stack"] == "s" * 61_000  # the machine-readable report keeps it whole
