@@ -11,12 +11,17 @@ from seedance.planner.spot import whole_percent_share
 from seedance.policy.model import CostPolicy
 
 
+def _amount(value: float) -> str:
+    """A budget as written: whole amounts without cents, others with them (0.25 is not "0")."""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+
+
 def policy_summary(p: CostPolicy) -> dict[str, Any]:
     gpus = sum((f.gpu.count if f.gpu else 0) * f.capacity.max for f in p.fleets)
     frameworks = ", ".join(f.value for f in p.compliance.frameworks) or "no framework"
     headline = (
         f"{p.metadata.name}, {p.metadata.environment.value}, {p.cloud.region}, {len(p.fleets)} fleet(s), "
-        f"up to {gpus} GPU{'' if gpus == 1 else 's'}, {frameworks}, budget {p.budget.monthly_amount:,.0f} {p.budget.currency.value}/month"
+        f"up to {gpus} GPU{'' if gpus == 1 else 's'}, {frameworks}, budget {_amount(p.budget.monthly_amount)} {p.budget.currency.value}/month"
     )
     return {
         "headline": headline,

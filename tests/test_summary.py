@@ -22,3 +22,13 @@ def test_the_spot_cap_is_the_whole_percent_the_plan_deploys(share: float, shown:
     render_summary(console, "p.yaml", policy)
     row = next(line for line in console.export_text().splitlines() if line.startswith("web "))
     assert [c.strip() for c in row.split("│")][6] == shown, row
+
+
+@pytest.mark.parametrize(("amount", "shown"), [("0.25", "budget 0.25 USD/month"), ("6000", "budget 6,000 USD/month"),
+                                               ("1234.5", "budget 1,234.50 USD/month")])
+def test_the_headline_shows_the_budget_as_written(amount: str, shown: str) -> None:
+    from seedance.summary import policy_summary
+
+    text = MINIMAL.replace("monthlyAmount: ", f"monthlyAmount: {amount} # ", 1)
+    assert text != MINIMAL
+    assert shown in policy_summary(load_policy_text(text, file="p.yaml"))["headline"]  # 0.25 read "budget 0"

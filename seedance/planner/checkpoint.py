@@ -52,7 +52,8 @@ def overhead_fraction(interval: float, delta: float, mtbi: float, restart: float
         wall_per_work = mtbi * math.exp(restart / mtbi) * math.expm1((interval + delta) / mtbi) / interval
     except OverflowError:  # interruptions so frequent that (almost) no work is ever done
         return 1.0
-    return 1.0 - 1.0 / wall_per_work
+    # >= delta / (interval + delta) > 0 in exact arithmetic; a write of 1e-300 s rounds it to a hair below 0
+    return min(1.0, max(0.0, 1.0 - 1.0 / wall_per_work))
 
 
 def no_interruption_overhead(interval: float, delta: float) -> float:

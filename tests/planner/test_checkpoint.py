@@ -74,3 +74,11 @@ def test_overhead_never_overflows_for_finite_inputs(rate):
     d = decide_checkpoint(180.0, 600.0, rate)
     assert d.overhead == 1.0 and math.isfinite(d.interval_s)
     assert overhead_fraction(1.0, 1.0, 1e-3, 600.0) == 1.0
+
+
+@pytest.mark.parametrize("write_s", [1.0e-300, 1.0e-305, 1.0e-12, 5e-324])
+def test_overhead_of_a_vanishing_write_is_not_negative(write_s):
+    # a write of 1e-300 s rounded the overhead to -2.2e-16, which the spot decision refused as a lost
+    # fraction: `plan` ended in an internal error on a policy that validates
+    d = decide_checkpoint(write_s, 0.0, 0.196)
+    assert 0.0 <= d.overhead < 1e-6
