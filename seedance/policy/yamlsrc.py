@@ -173,6 +173,10 @@ _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _PLAIN_TAGS = frozenset({"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"})
 
 
+#: The tags a mapping key may carry: those YAML gives a plain scalar (or the same written out, !!str).
+_KEY_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "timestamp"))
+
+
 def _tag_text(tag: str) -> str:
     prefix = "tag:yaml.org,2002:"
     return "!!" + tag[len(prefix):] if tag.startswith(prefix) else tag
@@ -206,6 +210,17 @@ class _Builder:
                 path,
             )
         own = [(k, v) for k, v in node.value if k.tag != _MERGE]
+        # a mapping only merged (``<<: &defaults {...}``) is never built itself: its keys are checked
+        # here, or a key given twice in it would silently keep one value
+        first_at: dict[str, Any] = {}
+        for key_node, _ in own:
+            if isinstance(key_node, yaml.ScalarNode):
+                if key_node.value in first_at:
+                    raise _fail(self.file, key_node.start_mark,
+                                f"duplicate key {key_node.value!r} (first defined at line "
+                                f"{first_at[key_node.value].line + 1})",
+                                f"{path}.{key_node.value}" if path else key_node.value)
+                first_at[key_node.value] = key_node.start_mark
         merged: list[Any] = []
         if merge_pairs:
             source = merge_pairs[0][1]
@@ -288,6 +303,10 @@ class _Builder:
                 for i, (key_node, value_node) in enumerate(own + merged):
                     if not isinstance(key_node, yaml.ScalarNode):
                         raise _fail(self.file, key_node.start_mark, "mapping keys must be plain strings")
+                    if key_node.tag not in _KEY_TAGS:
+                        raise _fail(self.file, key_node.start_mark,
+                                    f"YAML tag {_tag_text(key_node.tag)!r} is not allowed on a key: a policy uses plain "
+                                    "mappings, lists and scalars (no custom tags)", path)
                     try:
                         key = _join_surrogates(key_node.value)
                     except _LoneSurrogate as exc:

@@ -50,6 +50,25 @@ def test_duplicate_merge_keys_are_refused() -> None:
     assert parse("m.yaml", b"a: &a {x: 1}\nb: &b {y: 2}\nc:\n  <<: [*a, *b]\n")["c"] == {"x": 1, "y": 2}
 
 
+def test_a_key_given_twice_in_a_mapping_only_merged_is_refused() -> None:
+    # the anchored mapping is only ever merged, never read itself: its second 'sla' was dropped and the
+    # first kept, with no word (PyYAML alone keeps the last)
+    text = b"a:\n  <<: &d\n    sla: silver\n    sla: gold\n  name: x\nb: {<<: *d, name: y}\n"
+    with pytest.raises(PolicySyntaxError) as exc:
+        parse("m.yaml", text)
+    assert str(exc.value) == "m.yaml:4:5: a.sla: duplicate key 'sla' (first defined at line 3)"
+    with pytest.raises(PolicySyntaxError, match=r"m\.yaml:1:30: budget\.currency: duplicate key 'currency'"):
+        parse("m.yaml", b"budget: {<<: {currency: USD, currency: CNY}, monthlyAmount: 6000}\n")
+
+
+@pytest.mark.parametrize("key", ["!custom name", "!!python/name:os.system name", "!!binary bmFtZQ=="])
+def test_tags_on_keys_are_refused(key: str) -> None:
+    with pytest.raises(PolicySyntaxError) as exc:
+        parse("m.yaml", f"metadata:\n  {key}: x\n".encode())
+    assert "is not allowed on a key" in str(exc.value) and str(exc.value).startswith("m.yaml:2:3: metadata: ")
+    assert parse("m.yaml", b"metadata:\n  !!str name: x\n  2024: y\n") == {"metadata": {"name": "x", "2024": "y"}}
+
+
 def test_an_aliased_mapping_with_a_merge_key_reads_the_same_twice() -> None:
     tree = parse("m.yaml", b"base: &b {k: 1, j: 2}\na: &x {<<: *b, k: 3}\nc: *x\n")
     assert tree["a"] == tree["c"] == {"k": 3, "j": 2}
