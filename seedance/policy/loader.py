@@ -484,9 +484,11 @@ def _number_hint(text: str) -> str | None:
     """Why a number-looking text is not a number: YAML reads 1e13 (no dot) as text, and a policy reads
     plain decimals only (YAML 1.1 reads 2:00 as 120 and 010 as 8)."""
     t = text.strip()
-    if re.fullmatch(r"[-+]?[0-9]+[eE][-+]?[0-9]+", t):
+    if re.fullmatch(r"[-+]?[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+", t):  # a number only with a point and a signed exponent
         mantissa, _, exponent = t.lower().partition("e")
-        return f"YAML reads an exponent without a decimal point as text: write {mantissa}.0e{'' if exponent[:1] in '+-' else '+'}{exponent}"
+        mantissa = mantissa + ".0" if "." not in mantissa else mantissa + "0" if mantissa.endswith(".") else mantissa
+        return ("YAML reads an exponent without a decimal point or a sign as text: "
+                f"write {mantissa}e{'' if exponent[:1] in '+-' else '+'}{exponent}")
     if re.fullmatch(r"[-+]?(0[0-9_]+|0[xob][0-9a-fA-F_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?|[0-9][0-9_]*_[0-9_]*(\.[0-9_]*)?)", t):
         return "a policy reads plain decimal numbers only (no base 60, octal, hex, binary or '_')"
     return None

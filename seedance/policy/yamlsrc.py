@@ -104,6 +104,12 @@ def parse(file: str, data: bytes) -> Any:
             what = exc.problem or "invalid YAML"
             if exc.context and "expected a single document" in exc.context:
                 what = "expected a single YAML document, found several"
+            elif exc.context and exc.context_mark is not None and mark is not None \
+                    and exc.context_mark.line != mark.line:
+                # the error is often found lines after its cause (a quote never closed, a key without
+                # ': '): name where the construct it was reading starts
+                what += (f" ({exc.context} that starts at line {exc.context_mark.line + 1}, "
+                         f"column {exc.context_mark.column + 1})")
             raise _fail(file, mark, f"YAML syntax error: {what}") from None
         except yaml.YAMLError as exc:  # ReaderError and friends
             raise _reader_error(file, text, exc) from None

@@ -293,10 +293,14 @@ def test_yaml_1_1_number_forms_are_not_numbers(written: str) -> None:
                             "plain decimal numbers only (no base 60, octal, hex, binary or '_'))")
 
 
-def test_an_exponent_without_a_dot_gets_a_hint() -> None:
-    (problem,) = _problems(MINIMAL.replace("monthlyAmount: 1000", "monthlyAmount: 1e3"))
-    assert problem.endswith("expected a number, got '1e3' (YAML reads an exponent without a decimal point as text: "
-                            "write 1.0e+3)")
+@pytest.mark.parametrize(("written", "hint"), [("1e3", "1.0e+3"), ("1.5e3", "1.5e+3"), ("1.e3", "1.0e+3"),
+                                             ("5e-1", "5.0e-1"), ("2.5E2", "2.5e+2")])
+def test_an_exponent_without_a_dot_or_a_sign_gets_a_hint(written: str, hint: str) -> None:
+    # YAML 1.1 reads a float only with a point and a signed exponent: 1.5e3 is text as 1e3 is
+    (problem,) = _problems(MINIMAL.replace("monthlyAmount: 1000", f"monthlyAmount: {written}"))
+    assert problem.endswith(f"expected a number, got '{written}' (YAML reads an exponent without a decimal point or a "
+                            f"sign as text: write {hint})")
+    assert load_policy_text(MINIMAL.replace("monthlyAmount: 1000", f"monthlyAmount: {hint}")).budget.monthly_amount > 0
 
 
 def test_an_explicit_float_tag_is_a_number() -> None:
@@ -536,3 +540,18 @@ def test_owner_and_tags_take_only_what_aws_takes_in_a_tag(owner: str, valid: boo
     else:
         (problem,) = _problems(tagged)
         assert "metadata.tags.contact" in problem
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    # a quote never closed: found at the end of the file, started on line 2
+    (b"a: 1\nb: \"unclosed\nc: 2\n", "m.yaml:4:1: (document): YAML syntax error: found unexpected end of stream (while scanning a "
+                                     "quoted scalar that starts at line 2, column 4)"),
+    # 'owner:x' with no space is a plain scalar, found out on the next line
+    (b"metadata:\n  name: x\n  owner:a@example.com\ncloud: {}\n",
+     "m.yaml:4:1: (document): YAML syntax error: could not find expected ':' (while scanning a simple key that starts "
+     "at line 3, column 3)"),
+])
+def test_a_yaml_syntax_error_names_where_its_construct_starts(text: bytes, error: str) -> None:
+    with pytest.raises(PolicySyntaxError) as exc:
+        parse("m.yaml", text)
+    assert str(exc.value) == error
