@@ -94,9 +94,11 @@ def bill(case: Case, t0: int, commitment: NDArray[np.float64], share: NDArray[np
     return Result(strategy, k, od, spot, cost, int(np.count_nonzero(over_cap | no_od)))
 
 
-def _weeks(t0: int, end: int) -> list[tuple[int, int]]:
-    starts = list(range(t0, end, WEEK))
-    return [(s, min(s + WEEK, end)) for s in starts]
+def _weeks(t0: int, end: int, first: int = WEEK) -> list[tuple[int, int]]:
+    """The decision periods: from ``t0`` to ``t0 + first``, then every week (``first`` < a week moves
+    the weekly decisions to another weekday and hour)."""
+    starts = [t0, *range(t0 + first, end, WEEK)] if 0 < first < WEEK else list(range(t0, end, WEEK))
+    return [(s, min(e, end)) for s, e in zip(starts, [*starts[1:], end], strict=True)]
 
 
 def all_ondemand(case: Case, t0: int) -> Result:
@@ -155,19 +157,20 @@ def best_lookback_replan(case: Case, t0: int) -> Result:
     return best
 
 
-def seedance(case: Case, t0: int) -> Result:
+def seedance(case: Case, t0: int, *, first: int = WEEK) -> Result:
     """The planner's decisions, re-made weekly from data strictly before each decision hour:
     spot share from the last week's spot price (effective, with interruption losses) vs on-demand;
     commitment from ``commit_now`` on the commitment forecast (``min(forecast, last day repeated)``,
     and the last 4 weeks repeated for fleets of jobs)
     of the rest of the billed window (``horizon_hours``: a commitment is charged to the window's end),
-    valuing uncovered demand by the billing rule (:class:`Uncovered`, gold on-demand floor included)."""
+    valuing uncovered demand by the billing rule (:class:`Uncovered`, gold on-demand floor included).
+    ``first``: hours to the second decision (the weekly decisions on another day, see :func:`_weeks`)."""
     T = case.demand.size
     n = T - t0
     k = np.zeros(n)
     share = np.zeros(n)
     held = 0
-    for s, e in _weeks(t0, T):
+    for s, e in _weeks(t0, T, first):
         hist = case.demand[:s]
         recent = float(case.spot[max(0, s - WEEK):s].mean())
         sd = decide_spot(max_share=case.max_share, ondemand_hourly=case.ondemand, spot_hourly=recent,

@@ -21,7 +21,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bench.backtest.backtest import HINDSIGHT_LOOKBACK, LOOKBACK_DAYS, SEEN_OPT, WEEKLY_OPT, Case, run_case  # noqa: E402
+from bench.backtest.backtest import (  # noqa: E402
+    HINDSIGHT_LOOKBACK, LOOKBACK_DAYS, SEEN_OPT, WEEK, WEEKLY_OPT, Case, run_case, seedance,
+)
 from bench.backtest.cases import PRICE_SETS, REGION, SPOT_START, build_cases  # noqa: E402
 from bench.backtest.interruptions import multi_node_rate  # noqa: E402
 from bench.backtest.readme import replace_section  # noqa: E402
@@ -83,6 +85,11 @@ def main() -> int:
                               "milp_objective": run["milp_objective"], "rows": rows(run)}
             if split == MAIN_SPLIT:
                 chart(case, run, RESULTS / f"backtest-{case.name}.png")
+                opt = next(r for r in run["results"] if r.strategy.startswith("offline")).total
+                shifted = [seedance(case, run["t0"], first=days * 24 if days else WEEK) for days in range(7)]
+                out.setdefault("decision_days", {})[case.name] = [
+                    {"days_later": days, "ratio_to_optimum": r.total / opt, "violations": r.violations}
+                    for days, r in enumerate(shifted)]
             s = next(r for r in per[case.name]["rows"] if r["strategy"] == "Seedance")
             ce = next(r for r in per[case.name]["rows"] if r["strategy"].startswith("Cost-Explorer"))
             verdicts.append((split, case.name, s["ratio_to_optimum"], s["violations"], s["cost"] <= ce["cost"]))
@@ -263,6 +270,16 @@ def render(cases: list[Case], out: dict, verdicts: list) -> str:
                          f"{s['violations']} | {rr['Cost-Explorer 30-day']['ratio_to_optimum']:.4f} | "
                          f"{rr['plain 30-day re-plan']['ratio_to_optimum']:.4f} | "
                          f"{rr[HINDSIGHT_LOOKBACK]['ratio_to_optimum']:.4f} ({rr[HINDSIGHT_LOOKBACK]['note']}) |")
+    lines += ["", "### Other decision days (same code, no retuning)", "",
+              "Seedance × optimum at 40% billed with its weekly decisions moved 0–6 days later (the first",
+              "decision still at the window's start, the second that many days after it, then weekly): the day",
+              "of the week a re-plan runs changes what it has seen when a level appears.", "",
+              "| Trace | " + " | ".join(f"+{d} d" for d in range(7)) + " | within 5% | violations |",
+              "|---|" + "---:|" * 9]
+    for c in cases:
+        runs = out["decision_days"][c.name]
+        lines.append(f"| {c.name} | " + " | ".join(f"{r['ratio_to_optimum']:.4f}" for r in runs)
+                     + f" | {sum(r['ratio_to_optimum'] <= 1.05 for r in runs)} of 7 | {sum(r['violations'] for r in runs)} |")
     lines += [""] + render_prices(cases, out)
     ok = [v for v in verdicts if v[2] <= 1.05 and v[3] == 0 and v[4]]
     bad = [v for v in verdicts if v not in ok]
@@ -309,6 +326,15 @@ def render(cases: list[Case], out: dict, verdicts: list) -> str:
             "  1.071 / 1.056 / 1.041; Guaranteed on g4dn.xlarge prices at 30% goes from 1.060 to 1.074;",
             "  no other figure moves. In the product it makes a gold fleet reserve the node its group runs",
             "  on-demand at any spot share (it used to value it at the blend).",
+            "- *Commitment view capped by the last day or, where higher, the last week less the last day's",
+            "  fall below the same day a week earlier* (stop 35; a fix, not a tuning). An audit found the",
+            "  last day alone made a plan depend on its weekday: demand of 8 on weekdays and 4 at weekends,",
+            "  re-planned on Mondays, reserved 4 for ever (the Sunday read as every coming day's level);",
+            "  Tuesday to Saturday reserved 8. These traces have no such weekly pattern, and the change",
+            "  costs LS 1.0165 / 1.0132 / 1.0176 → 1.0167 / 1.0159 / 1.0196 (1-year, own type; +0.001 to",
+            "  +0.004 on the other 1-year types, −0.002 on the 3-year ones); no other trace moves. Over",
+            "  the seven decision days (table above) LS averages 1.0199 → 1.0219, and on 3-year prices BE",
+            "  1.0545 → 1.0516.",
             "",
             "Where the rest of the gap is, measured (× offline optimum at 30 / 40 / 50% billed):",
             "",
@@ -341,6 +367,11 @@ def render(cases: list[Case], out: dict, verdicts: list) -> str:
             "below the forecast's level (the median of 7 daily means) and waits a week; a plain re-plan on",
             "the last 3 days buys it at once, which at 30% billed is 3% cheaper (the last column: the",
             "cheapest fixed lookback, picked in hindsight; at 40 and 50% none beat Seedance on any trace).",
+            "Buying on little evidence pays here because the service appears in the window's last month, and",
+            "a unit is charged only to the window's end: a wrong purchase costs at most a month of the",
+            "reserved rate. In production it is charged for its term (8,760 or 26,280 h), against which a",
+            "week's wait costs little, so Seedance asks the same evidence (the median of 7 days) whatever",
+            "the horizon.",
             "*Burstable* jumps",
             "from 0 to 8 nodes and holds ~370 h, collapses to 0–2 for ~300 h and returns; at the decision",
             "after the jump its demand looks exactly like Guaranteed's (a new, steady level), and silver's",

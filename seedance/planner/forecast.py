@@ -20,12 +20,14 @@ that point can leak into a decision.  The model is deliberately simple and robus
 be bought at the next weekly re-plan, so the two possible errors are not symmetric: committing to
 growth that does not come costs the reserved rate for the rest of the term, while waiting a week
 for growth that does come costs at most one week of the (blended - reserved) difference.
-Commitments therefore use the pointwise minimum of the forecast and the **last day repeated** (hour
-of day aligned): a forecast decline is honoured, forecast growth is not bought ahead of seeing it,
-and nothing above the latest observed day is bought.  The cap is the last *day*, not the last
-week, because a week that contains a level shift would replay its pre-shift hours as a drop every
-week - the model's level (a median of daily means) already decides how much of a shift to believe,
-and the weekly pattern is already in the forecast.  Fleets whose demand is made of jobs
+Commitments therefore use the pointwise minimum of the forecast and a cap from the latest days:
+the **last day repeated** (hour of day aligned), or where higher the **last week repeated** less the
+last day's fall below the same day a week earlier.  A forecast decline is honoured, forecast growth
+is not bought ahead of seeing it, and nothing above the latest week is bought.  The last day alone
+would read a weekend as a drop in every coming weekday (a re-plan run on Mondays never bought a
+layer busy on weekdays only); the last week alone would replay a level shift inside it as a drop
+every week - the model's level (a median of daily means) already decides how much of a shift to
+believe.  Fleets whose demand is made of jobs
 (training, fine-tuning, batch) also cap it by the last ``window_days`` days repeated: a job that
 starts is seen as a new level, yet it ends, so only the share of the recent weeks a unit was busy
 is bought.
@@ -139,10 +141,24 @@ def commitment_forecast(
     f = forecast(y, horizon, start_hour_of_week=start_hour_of_week, window_days=window_days)
     if y.size < HOURS_PER_DAY:  # under a day of history: its mean, flat
         return np.minimum(f, float(y.mean()))
-    out = np.minimum(f, _repeated(y[y.size - HOURS_PER_DAY :], horizon))
+    out = np.minimum(f, _recent_cap(y, horizon))
     if jobs:
         out = np.minimum(out, _repeated(y[max(0, y.size - window_days * HOURS_PER_DAY) :], horizon))
     return out
+
+
+def _recent_cap(y: NDArray[np.float64], horizon: int) -> NDArray[np.float64]:
+    """What the commitment view may not exceed: the last day repeated (hour of day aligned), or, where
+    higher, the last week repeated (weekday aligned) less the last day's fall below the same day a
+    week earlier. A weekend is then not read as a drop in the weekdays to come (the last day repeated
+    alone was: a weekly re-plan run on Mondays never bought a layer busy on weekdays only), while a
+    day that fell below its weekday's level a week earlier still lowers the view by as much; a rise
+    within the last week is not replayed as a drop, the last day being above its earlier hours."""
+    day = _repeated(y[y.size - HOURS_PER_DAY :], horizon)
+    if y.size < HOURS_PER_WEEK + HOURS_PER_DAY:  # no same day a week before the last one
+        return day
+    fall = min(0.0, float(y[y.size - HOURS_PER_DAY :].mean() - y[y.size - HOURS_PER_WEEK - HOURS_PER_DAY : y.size - HOURS_PER_WEEK].mean()))
+    return np.maximum(day, _repeated(y[y.size - HOURS_PER_WEEK :], horizon) + fall)
 
 
 def _repeated(block: NDArray[np.float64], horizon: int) -> NDArray[np.float64]:

@@ -105,3 +105,31 @@ def test_commitment_forecast_for_jobs_counts_the_share_of_recent_weeks_in_use():
 def test_commitment_forecast_for_jobs_on_steady_demand_is_the_service_view():
     y = np.full(40 * 24, 3.0)
     assert commitment_forecast(y, 100, jobs=True) == pytest.approx(commitment_forecast(y, 100))
+
+
+def _weekdays_and_weekends(weeks: int) -> np.ndarray:
+    """Demand of 8 on weekdays and 4 on weekends, from a Monday 00:00 (hour of week 0)."""
+    day = np.repeat([8.0, 8.0, 8.0, 8.0, 8.0, 4.0, 4.0], 24)
+    return np.tile(day, weeks)
+
+
+@pytest.mark.parametrize("extra_days", range(7))
+def test_commitment_view_does_not_depend_on_the_weekday_of_the_decision(extra_days):
+    # a re-plan run on a Monday (the last day a Sunday at 4) capped the view at 4 for the whole term:
+    # the weekday layers 5-8, busy 5 days in 7, were never bought however often it ran
+    y = _weekdays_and_weekends(8)[: 7 * 24 * 7 + extra_days * 24]
+    view = commitment_forecast(y, 4 * 168, start_hour_of_week=0)
+    assert np.mean(view >= 8.0 - 1e-9) == pytest.approx(5 / 7, abs=1e-9)  # the weekdays, whichever day it runs
+    assert np.mean(view >= 4.0 - 1e-9) == pytest.approx(1.0)
+
+
+def test_a_day_below_the_same_day_a_week_before_lowers_the_view_by_its_fall():
+    # 5 weeks flat at 4, then the last 12 hours at 1: the last day (mean 2.5) is 1.5 below the same
+    # day a week before, so the week repeated comes down by 1.5 where it is above the last day repeated
+    y = np.r_[np.full(35 * 24 - 12, 4.0), np.full(12, 1.0)]
+    view = commitment_forecast(y, 48)
+    last_day = np.r_[np.full(12, 4.0), np.full(12, 1.0)]
+    assert view == pytest.approx(np.maximum(np.tile(last_day, 2), 4.0 - 1.5))
+    # a fall that lasts: two days at 1 after weeks at 4 -> the view is 1
+    y2 = np.r_[np.full(33 * 24, 4.0), np.full(48, 1.0)]
+    assert commitment_forecast(y2, 48) == pytest.approx(np.full(48, 1.0))

@@ -47,7 +47,7 @@ def test_as_of_and_held():
     doc = json.loads(out)
     assert doc["as_of"] == "2024-05-20"
     inf = next(f for f in doc["fleets"] if f["name"] == "inference")
-    assert inf["reserved_units"] == 25  # see test_history_policy_and_held_commitments
+    assert inf["reserved_units"] == 26  # see test_history_policy_and_held_commitments
 
 
 def test_estimate_reads_the_plan(tmp_path):
