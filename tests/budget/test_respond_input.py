@@ -101,7 +101,7 @@ def test_a_lone_surrogate_or_an_endless_amount_is_a_bad_event(tmp_path: Path,
     event.write_text(json.dumps({**doc, "Message": doc["Message"].replace("Test Budget", "Test \ud800Budget")}))
     for fmt in ("text", "json", "markdown"):
         code, err = _respond(capsys, str(event), "-f", fmt)
-        assert code == 1 and "lone surrogate (\\ud800)" in err
+        assert code == 1 and "\\ud800 is half of a UTF-16 surrogate pair" in err and "line 1 column" in err
     event = tmp_path / "endless.json"
     event.write_text(json.dumps({**doc, "Message": doc["Message"].replace("ACTUAL Amount: $0.59",
                                                                          "ACTUAL Amount: $" + "9" * 400)}))

@@ -303,9 +303,13 @@ def test_existing_endpoint_ec2_lacks_is_priced_through_nat(ec2, capsys, tmp_path
     over = [m for m in _budget_findings(report) if m.startswith("projected monthly cost")]
     assert code == 1 and len(over) == 1
     cost = float(re.search(r"projected monthly cost ([0-9.]+) USD", over[0]).group(1))
-    # the S3 traffic through NAT processing (40,000 GB x 0.052); one given subnet, so one zone: none
-    # of it crosses zones
-    assert 85_100 < cost < 85_400
+    # the offline estimate (on the policy's word), read from the finding a budget of 1 USD gives
+    _, low = _budget_check(capsys, tmp_path, vpc, subnet, "[s3]", budget=1)
+    (offline,) = [m for m in _budget_findings(json.loads(low)) if m.startswith("projected monthly cost")]
+    offline_cost = float(re.search(r"projected monthly cost ([0-9.]+) USD", offline).group(1))
+    # plus the S3 traffic through NAT processing (40,000 GB x 0.052); one given subnet, so one zone:
+    # none of it crosses zones
+    assert cost - offline_cost == pytest.approx(40_000 * 0.052, abs=0.02)
     assert report["given"]["existingEndpoints"]["pricedThroughNat"] == {"s3": f"{vpc} has no endpoint for it that serves (none at all)"}
     for fmt in ("text", "markdown", "pr-comment"):
         _, out = _budget_check(capsys, tmp_path, vpc, subnet, "[s3]", "--lookup", fmt=fmt)
