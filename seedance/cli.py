@@ -163,7 +163,25 @@ def _validate_each(paths: tuple[Path, ...], cache_dir: Path | None = None, polic
             problems, warnings = _waiver_problems(loaded, controls, on)
             if problems:
                 loaded = None
+            else:
+                warnings += _cluster_warnings(loaded)
         yield path, loaded, problems, warnings
+
+
+def _cluster_warnings(loaded: LoadedPolicy) -> list[Problem]:
+    """What the stack program refuses, before any resource, for a stack of this policy that joins a
+    cluster (``seedance:clusterName``, a stack setting the policy does not hold, so a warning): a
+    group whose Cluster Autoscaler tags do not fit beside the stack's."""
+    from components.common import TagSet
+    from components.platform import group_tag_issues
+    from seedance.policy.loader import locate
+
+    out = []
+    for loc, message in group_tag_issues(loaded.policy, TagSet.from_policy(loaded.policy, "stack"), "cluster"):
+        hit = locate(loaded.tree, loc)
+        out.append(Problem(hit.location, hit.path, "a stack of this policy that joins a cluster (seedance:clusterName) "
+                           f"fails before any resource: {message}", hit.context))
+    return out
 
 
 def _load_each(paths: tuple[Path, ...], cache_dir: Path | None = None) -> Iterator[tuple[Path, LoadedPolicy | None, list[Problem]]]:

@@ -182,7 +182,10 @@ def test_a_group_over_aws_s_tag_limit_stops_the_program_before_any_resource(tmp_
     policy = project / "policies" / "eu-prod.yaml"
     extra = "".join(f"    t{i}: v\n" for i in range(35))  # with base.yaml's 3: the 38 validation allows
     policy.write_text(policy.read_text().replace("  owner: ml-platform@example.com\n", "  owner: ml-platform@example.com\n  tags:\n" + extra, 1))
-    assert main(["validate", str(policy)]) == 0
+    assert main(["validate", str(policy)]) == 0  # valid for a stack without a cluster, with a warning for one with
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"warning {policy}:" in out and ": metadata.tags: a stack of this policy that joins a cluster" in out
+    assert "fleets[llm-train]: its Auto Scaling group would carry" in out
     assert main(["synth", "eu-prod", "--out", str(tmp_path / "d.json"), "--project-dir", str(project)]) == 1
     err = capsys.readouterr().err
     assert "fleets[llm-train]: its Auto Scaling group would carry" in err and "drop " in err and "of metadata.tags" in err
@@ -202,6 +205,8 @@ def test_a_cluster_autoscaler_tag_key_too_long_stops_the_program_before_any_reso
     assert "\n  - name: eval\n" in text
     policy.write_text(text.replace("\n  - name: eval\n", f"\n  - name: eval\n    taints: [{{key: {key}, value: x}}]\n", 1))
     assert main(["validate", str(policy)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(fleet 'eval'): a stack of this policy that joins a cluster" in out and "is longer than AWS takes" in out
     assert main(["synth", "eu-prod", "--out", str(tmp_path / "d.json"), "--project-dir", str(project)]) == 1
     err = capsys.readouterr().err
     assert "fleets[eval]: the Cluster Autoscaler tag" in err and "is longer than AWS takes" in err
