@@ -226,3 +226,14 @@ def test_outside_text_in_estimate_and_diff_comments_stays_text() -> None:
         for raw in ("<img", "<summary>Click", "[phish](", "**b**", "` @"):
             assert not re.search(r"(?<!\\)" + re.escape(raw), md), raw  # only ever after an escaping backslash
         assert "\\<img" in md  # escaped, shown as written
+
+
+def test_reports_say_their_rows_are_rounded_one_by_one() -> None:
+    # three resources of 1/3 each: the rows read 0.33 three times, the total 1.00
+    third = [ResourceCost(f"r{i}", f"r{i}", "EC2", [_priced(1 / 3)], fleet="a") for i in range(3)]
+    est = _est(third)
+    md = estimate_markdown(est)
+    assert "**1.00 CNY per month**" in md and md.count("| 0.33 CNY |") == 3
+    assert "rounded to the cent on its own, so rows may not add up to a total" in md
+    diff = diff_markdown(compare(_est(third[:1]), est), base=_est(third[:1]), head=est)
+    assert "rounded to the cent on its own" in diff
