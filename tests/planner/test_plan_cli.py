@@ -249,3 +249,10 @@ def test_load_catalog_refuses_a_missing_cache_dir(tmp_path):
 
     with pytest.raises(PricingError, match="price cache directory .* does not exist"):
         load_catalog(cache_dir=tmp_path / "nope")
+
+
+def test_out_in_a_directory_that_does_not_exist_is_a_usage_error(tmp_path, capsys):
+    # it planned first and then failed to write, exit 1; a bad option is exit 2, before any work
+    out = tmp_path / "missing" / "plan.json"
+    assert main(["plan", str(STACKS / "dev.yaml"), "--out", str(out)]) == 2
+    assert "the directory" in capsys.readouterr().err and not out.parent.exists()
