@@ -115,7 +115,11 @@ def parse(file: str, data: bytes) -> Any:
             raise _reader_error(file, text, exc) from None
         if node is None:
             raise PolicySyntaxError([Problem(Location(file, 1, 1), "", "empty document: expected a CostPolicy mapping")])
-        return _Builder(file, loader).build(node)
+        builder = _Builder(file, loader)
+        tree = builder.build(node)
+        if builder.duplicates:  # every key given twice, at once
+            raise PolicySyntaxError(sorted(builder.duplicates, key=lambda p: (p.location.line, p.location.column)))
+        return tree
     finally:
         loader.dispose()
 
@@ -196,6 +200,7 @@ class _Builder:
         self.stack: set[int] = set()
         self.splits: dict[int, tuple[list[Any], list[Any]]] = {}  # id(mapping node) -> (own, merged) pairs
         self.splitting: set[int] = set()  # mappings whose merges are being resolved (recursion guard)
+        self.duplicates: list[Problem] = []  # keys given twice: all reported at once, after the whole tree
 
     def _split(self, node: yaml.MappingNode, path: str) -> tuple[list[Any], list[Any]]:
         """A mapping's own pairs and the pairs its ``<<`` merge key brings in, in precedence order:
@@ -216,16 +221,17 @@ class _Builder:
                 path,
             )
         own = [(k, v) for k, v in node.value if k.tag != _MERGE]
-        # a mapping only merged (``<<: &defaults {...}``) is never built itself: its keys are checked
-        # here, or a key given twice in it would silently keep one value
+        # every mapping's own keys are checked here, once per node: one only merged (``<<: &defaults
+        # {...}``) is never built itself, and a key given twice in it would silently keep one value
         first_at: dict[str, Any] = {}
         for key_node, _ in own:
             if isinstance(key_node, yaml.ScalarNode):
                 if key_node.value in first_at:
-                    raise _fail(self.file, key_node.start_mark,
-                                f"duplicate key {key_node.value!r} (first defined at line "
-                                f"{first_at[key_node.value].line + 1})",
-                                f"{path}.{key_node.value}" if path else key_node.value)
+                    self.duplicates.append(Problem(
+                        _loc(self.file, key_node.start_mark),
+                        f"{path}.{key_node.value}" if path else key_node.value,
+                        f"duplicate key {key_node.value!r} (first defined at line {first_at[key_node.value].line + 1})"))
+                    continue
                 first_at[key_node.value] = key_node.start_mark
         merged: list[Any] = []
         if merge_pairs:
@@ -317,16 +323,11 @@ class _Builder:
                         key = _join_surrogates(key_node.value)
                     except _LoneSurrogate as exc:
                         raise _fail(self.file, key_node.start_mark, str(exc), path) from None
-                    if key in out_m and i >= len(own):
-                        continue  # explicit keys override merged ones; the first merged mapping wins
                     if key in out_m:
-                        first = out_m.key_locs[key]
-                        raise _fail(
-                            self.file,
-                            key_node.start_mark,
-                            f"duplicate key {key!r} (first defined at line {first.line})",
-                            f"{path}.{key}" if path else key,
-                        )
+                        # explicit keys override merged ones, the first merged mapping wins; a key given
+                        # twice in the mapping itself was recorded by _split (its first value is kept
+                        # while the rest of the document is read)
+                        continue
                     out_m.key_locs[key] = _loc(self.file, key_node.start_mark)
                     out_m.val_locs[key] = _loc(self.file, value_node.start_mark)
                     out_m[key] = self.build(value_node, depth + 1, f"{path}.{key}" if path else key)

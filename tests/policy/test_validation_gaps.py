@@ -555,3 +555,15 @@ def test_a_yaml_syntax_error_names_where_its_construct_starts(text: bytes, error
     with pytest.raises(PolicySyntaxError) as exc:
         parse("m.yaml", text)
     assert str(exc.value) == error
+
+
+def test_every_key_given_twice_is_reported_at_once() -> None:
+    # the first stopped the reading: a second and a third were found one fix at a time
+    text = b"a: 1\nb:\n  c: 1\n  c: 2\na: 3\nd: [ {x: 1, x: 2} ]\n"
+    with pytest.raises(PolicySyntaxError) as exc:
+        parse("m.yaml", text)
+    assert [str(p) for p in exc.value.problems] == [
+        "m.yaml:4:3: b.c: duplicate key 'c' (first defined at line 3)",
+        "m.yaml:5:1: a: duplicate key 'a' (first defined at line 1)",
+        "m.yaml:6:13: d[0].x: duplicate key 'x' (first defined at line 6)",
+    ]
