@@ -505,6 +505,14 @@ def plan_fleet(inp: FleetInputs) -> FleetDecision:
             basis = "on the group's own weekly schedule" if deployed else "on the forecast without unseen growth"
             why["reserved"] = (f"{term} term, {basis}: {dec.rationale}"
                                f" (reserved {r_price:.4g} vs blended {blended:.4g} per {'hour' if w == 1 else 'instance-hour'})")
+            if not deployed and history is not None and not jobs:
+                view, ahead = float(commit_fc[:MONTH_HOURS].mean()), float(fc[:MONTH_HOURS].mean())
+                if ahead - view >= max(0.5, 0.05 * ahead):  # the cap, not the forecast, decided
+                    why["reserved"] += (f"; the forecast is capped by the latest day and week (the last day "
+                                        f"repeated, or the last week less the last day's fall below the same day a "
+                                        f"week before): {view:.1f} units on average over the next 30 days against "
+                                        f"the forecast's {ahead:.1f}, as growth is bought when seen and a fall is "
+                                        f"believed at once; a later re-plan buys what this leaves out if demand holds")
         new_inst = max(0, target - held_inst) if target is not None else 0
         units = held + new_inst * w
         if w > 1 and held % w:

@@ -359,3 +359,15 @@ def test_reservations_do_not_depend_on_the_weekday_of_the_re_plan(days):
     history = np.tile(week, 9)[: days * 24]
     plan = plan_fleet(inputs(fleet(spot={"maxShare": 0}), history)).plan
     assert plan.reserved_units == 8, plan.rationale["reserved"]
+
+
+def test_the_rationale_says_when_the_latest_days_not_the_forecast_decided():
+    # 5 weeks at 4, the last 12 hours at 1: the forecast says ~4 next month, the plan reserves fewer;
+    # the rationale used to give the forecast's 4 and not why fewer were reserved
+    dip = np.r_[np.full(35 * 24 - 12, 4.0), np.full(12, 1.0)]
+    plan = plan_fleet(inputs(fleet(spot={"maxShare": 0}), dip)).plan
+    assert plan.reserved_units < 4
+    assert "capped by the latest day and week" in plan.rationale["reserved"]
+    assert "a later re-plan buys what this leaves out if demand holds" in plan.rationale["reserved"]
+    flat = plan_fleet(inputs(fleet(spot={"maxShare": 0}), np.full(35 * 24, 4.0))).plan
+    assert flat.reserved_units == 4 and "capped by the latest" not in flat.rationale["reserved"]
