@@ -267,8 +267,10 @@ def _validate_tree(
     problems: list[Problem] = list(overlay_problems or [])
     strip_remove_markers(tree, problems)
     _rebase_paths(tree, path)
-    if problems:  # the rest would only repeat the stray item's missing fields (or the kept base items)
-        raise PolicyValidationError(problems)
+    # the rest of the document is still checked, all errors at once, but not under a field an overlay
+    # problem names: there it would only repeat the stray item's missing fields (or the kept base items)
+    overlay_paths = tuple(p.path for p in problems)
+    overlay_count = len(problems)
     try:
         payload = json.dumps(tree, default=_json_default, allow_nan=True)
     except (TypeError, ValueError, RecursionError) as exc:  # pragma: no cover - defensive
@@ -286,10 +288,18 @@ def _validate_tree(
             if there.key_location is not None and there.location.file != hit.location.file:
                 message += f" ({there.path.rsplit('.', 1)[-1]} set at {there.location})"
         problems.append(Problem(hit.location, hit.path, message, hit.context))
+    if overlay_count:
+        problems = problems[:overlay_count] + [p for p in problems[overlay_count:] if not _under(p.path, overlay_paths)]
     if problems:
         raise PolicyValidationError(problems)
     assert policy is not None
     return LoadedPolicy(policy=policy, path=path, tree=tree, chain=chain)
+
+
+def _under(path: str, roots: tuple[str, ...]) -> bool:
+    """``path`` is one of ``roots`` or a field inside one (``fleets[0].name`` is under ``fleets``); the
+    document itself (``""``) holds everything."""
+    return any(not root or path == root or path.startswith((root + ".", root + "[")) for root in roots)
 
 
 _PART_MODELS = {

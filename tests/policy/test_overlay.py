@@ -202,3 +202,14 @@ def test_a_comparison_names_the_overlay_that_set_the_other_side(tmp_path: Path) 
     with pytest.raises(PolicyError) as exc:
         load_policy(one)
     assert any(str(q).endswith("got desired 1 > max 0") for q in exc.value.problems)
+
+
+def test_an_overlay_error_does_not_hide_the_document_s_other_errors(tmp_path: Path) -> None:
+    # the $remove error stopped validation: the bad amount and owner were found one fix later
+    _write(tmp_path, "base.yaml", MINIMAL)
+    p = _write(tmp_path, "dev.yaml", _overlay("base.yaml", "budget:\n  monthlyAmount: -5\nmetadata:\n  owner: nobody\n"
+                                                           "fleets:\n  - {name: nope, $remove: true}\n"))
+    with pytest.raises(PolicyError) as exc:
+        load_policy(p)
+    paths = [problem.path for problem in exc.value.problems]
+    assert sorted(paths) == ["budget.monthlyAmount", "fleets", "metadata.owner"]  # nothing repeated under fleets
