@@ -10,6 +10,7 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -174,27 +175,26 @@ def render_prices(cases: list[Case], out: dict) -> list[str]:
               "  above 1, a plain rule did better and the gap is at least partly Seedance's own.", "",
               "A gap to (a) that (b) does not show is what a perfect forecast knows and the history does not",
               "(which weeks jobs run, whether a new level stays).", "",
-              "(a)", "", "| Prices | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
-    for label, per in out["price_sets"].items():
-        cells = []
-        for n in names:
-            if n not in per or "seedance_seen" not in per[n][splits[1]]:
-                cells.append("—")
-                continue
-            cells.append(" / ".join(f"{per[n][s]['seedance_seen']:.3f}" for s in splits)
-                         + f" ({per[n][splits[1]]['seen_optimum']:.3f})")
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    lines += ["", "(b)", "", "| Prices | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
-    for label, per in out["price_sets"].items():
-        cells = []
-        for n in names:
-            if n not in per or "seedance_hindsight" not in per[n][splits[1]]:
-                cells.append("—")
-                continue
-            cells.append(" / ".join(f"{per[n][s]['seedance_hindsight']:.3f}" for s in splits)
-                         + f" ({per[n][splits[1]]['hindsight_lookback'].removeprefix('last ')})")
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+              "(a)", ""]
+    lines += _ratio_table(out, names, splits, "seedance_seen", lambda v: f"{v['seen_optimum']:.3f}")
+    lines += ["", "(b)", ""]
+    lines += _ratio_table(out, names, splits, "seedance_hindsight",
+                          lambda v: v["hindsight_lookback"].removeprefix("last "))
     lines.append("")
+    return lines
+
+
+def _ratio_table(out: dict, names: list[str], splits: list[str], key: str, bracket: Callable[[dict], str]) -> list[str]:
+    """One row per price set: ``key`` at each split per trace, and ``bracket`` of the main split's run."""
+    lines = ["| Prices | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    for label, per in out["price_sets"].items():
+        cells = []
+        for n in names:
+            if n not in per or key not in per[n][splits[1]]:
+                cells.append("—")
+                continue
+            cells.append(" / ".join(f"{per[n][s][key]:.3f}" for s in splits) + f" ({bracket(per[n][splits[1]])})")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return lines
 
 
