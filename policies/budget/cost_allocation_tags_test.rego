@@ -91,3 +91,22 @@ test_fail_secret_tag_values if {
 	v := cost_allocation_tags.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [fixtures.resource("aws:sns/topic:Topic", "alerts", {"tags": tags})])
 	v == {_f("aws:sns/topic:Topic", "alerts", "missing cost-allocation tag(s): team, owner (secret: owner)")}
 }
+
+# red team (false positive): resources pulumi-aws gives no tags input (a route table association,
+# a Lambda permission, S3's V2 configuration resources, a backup selection) cannot carry the tags
+test_pass_resources_that_take_no_tags if {
+	bare := object.union(fixtures.resource("pulumi:providers:aws", "other", {"region": "eu-west-1"}), {"custom": true})
+	types := [
+		"aws:ec2/routeTableAssociation:RouteTableAssociation",
+		"aws:lambda/permission:Permission",
+		"aws:s3/bucketVersioningV2:BucketVersioningV2",
+		"aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2",
+		"aws:backup/selection:Selection",
+	]
+	helpers := [h |
+		some i, type in types
+		h := object.union(fixtures.resource(type, sprintf("helper-%d", [i]), {}), {"provider": sprintf("%s::4567", [bare.urn])})
+	]
+	v := cost_allocation_tags.violation with input as fixtures.gate_input(fixtures.no_framework_policy, array.concat([bare], helpers))
+	v == set()
+}

@@ -536,3 +536,25 @@ test_fail_labelled_claim_without_namespaces if {
 	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [_pvc("solo", "default", fixtures.labels("personal"), _claim_spec({"storageClassName": "gp2"}))])
 	v == {_f(_pvc_type, "solo", _claim_msg("personal", "PersistentVolumeClaim", concat("", [_outside("gp2"), " (EKS's pre-installed gp2 class is unencrypted)"])))}
 }
+
+# red team (false positives): subnet, parameter and option groups, security-group rules, WAF and
+# Secrets Manager hold no data (a secret is always KMS-encrypted); an Aurora instance of a cluster
+# the document holds is judged by that cluster, one of a cluster it lacks still cannot be established
+test_configuration_and_cluster_members_are_not_unchecked_stores if {
+	cluster := _store("aws:rds/cluster:Cluster", "aurora", {"clusterIdentifier": "app-aurora", "storageEncrypted": true})
+	tied := object.union(_store("aws:rds/clusterInstance:ClusterInstance", "aurora-0", {}),
+		{"property_dependencies": {"clusterIdentifier": [cluster.urn]}})
+	named := _store("aws:rds/clusterInstance:ClusterInstance", "aurora-1", {"clusterIdentifier": "app-aurora"})
+	elsewhere := _store("aws:rds/clusterInstance:ClusterInstance", "other-0", {"clusterIdentifier": "not-here"})
+	resources := [
+		cluster, tied, named, elsewhere,
+		_store("aws:rds/subnetGroup:SubnetGroup", "db-subnets", {}),
+		_store("aws:rds/parameterGroup:ParameterGroup", "force-ssl", {}),
+		_store("aws:elasticache/subnetGroup:SubnetGroup", "cache-subnets", {}),
+		_store("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "db-from-app", {}),
+		_store("aws:wafv2/webAcl:WebAcl", "acl", {}),
+		_store("aws:secretsmanager/secret:Secret", "db-password", {}),
+	]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:rds/clusterInstance:ClusterInstance", "other-0", _unchecked("personal", "aws:rds/clusterInstance:ClusterInstance"))}
+}

@@ -566,3 +566,32 @@ test_fail_hidden_listener_settings if {
 		_f("aws:elb/loadBalancer:LoadBalancer", "classic-proto", "classic load balancer listener on port 443: its protocol is secret, so HTTPS/SSL cannot be established"),
 	}
 }
+
+# red team (false positive): port 80 of an HTTPS load balancer that only redirects to HTTPS carries
+# nothing in the clear; a redirect that keeps HTTP, or a listener rule that may forward on it, does
+_redirect(protocol) := [{"type": "redirect", "redirect": {"port": "443", "protocol": protocol, "statusCode": "HTTP_301"}}]
+
+test_an_http_listener_that_only_redirects_to_https_passes if {
+	https := _listener("https", {"protocol": "HTTPS", "port": 443, "sslPolicy": "ELBSecurityPolicy-TLS13-1-2-2021-06"})
+	redirect := _listener("http", {"protocol": "HTTP", "port": 80, "defaultActions": _redirect("HTTPS")})
+	rule_on_https := object.union(fixtures.resource("aws:lb/listenerRule:ListenerRule", "api", {"actions": [{"type": "forward"}]}),
+		{"property_dependencies": {"listenerArn": [https.urn]}})
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [https, redirect, rule_on_https])
+	v == set()
+}
+
+test_an_http_listener_that_forwards_or_keeps_http_fails if {
+	keeps := _listener("keeps", {"protocol": "HTTP", "port": 80, "defaultActions": _redirect("#{protocol}")})
+	mixed := _listener("mixed", {"protocol": "HTTP", "port": 8080,
+		"defaultActions": array.concat(_redirect("HTTPS"), [{"type": "forward", "targetGroupArn": "arn:tg"}])})
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [keeps, mixed])
+	v == {
+		_f("aws:lb/listener:Listener", "keeps", "load balancer listener uses HTTP, not HTTPS/TLS"),
+		_f("aws:lb/listener:Listener", "mixed", "load balancer listener uses HTTP, not HTTPS/TLS"),
+	}
+	# a redirect-only listener with a rule not shown to be on another listener: it may forward on it
+	redirect := _listener("http", {"protocol": "HTTP", "port": 80, "defaultActions": _redirect("HTTPS")})
+	loose := fixtures.resource("aws:lb/listenerRule:ListenerRule", "loose", {"listenerArn": "arn:aws:elasticloadbalancing:eu-central-1:1:listener/x", "actions": [{"type": "forward"}]})
+	w := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [redirect, loose])
+	w == {_f("aws:lb/listener:Listener", "http", "load balancer listener uses HTTP, not HTTPS/TLS")}
+}

@@ -12,6 +12,7 @@ import data.lib.compute
 import data.lib.findings
 import data.lib.karpenter
 import data.lib.resources
+import data.lib.routing
 import data.lib.s3
 import data.lib.transit
 
@@ -128,7 +129,44 @@ _store_encrypted(r, "storageEncrypted") if {
 # above check (buckets, volumes, launch templates and instances, log groups).
 configuration_services := {
 	"acm", "alb", "autoscaling", "backup", "budgets", "cloudtrail", "cloudwatch", "ebs", "ec2", "eks",
-	"elb", "iam", "kms", "lb", "route53", "s3",
+	"elb", "iam", "kms", "lb", "route53", "s3", "shield", "vpc", "waf", "wafregional", "wafv2",
+}
+
+# Types of data-store services that hold no data themselves: subnet, parameter and option groups
+# (configuration), and Secrets Manager, which encrypts every secret with KMS whatever its inputs
+configuration_types := {
+	"aws:rds/subnetGroup:SubnetGroup", "aws:rds/parameterGroup:ParameterGroup",
+	"aws:rds/clusterParameterGroup:ClusterParameterGroup", "aws:rds/optionGroup:OptionGroup",
+	"aws:elasticache/subnetGroup:SubnetGroup", "aws:elasticache/parameterGroup:ParameterGroup",
+	"aws:docdb/subnetGroup:SubnetGroup", "aws:docdb/clusterParameterGroup:ClusterParameterGroup",
+	"aws:neptune/subnetGroup:SubnetGroup", "aws:neptune/parameterGroup:ParameterGroup",
+	"aws:neptune/clusterParameterGroup:ClusterParameterGroup",
+	"aws:secretsmanager/secret:Secret", "aws:secretsmanager/secretVersion:SecretVersion",
+	"aws:secretsmanager/secretPolicy:SecretPolicy", "aws:secretsmanager/secretRotation:SecretRotation",
+}
+
+# a cluster instance stores nothing of its own: its cluster's storage, whose encryption the rules
+# above check, holds the data
+_cluster_of_instance := {
+	"aws:rds/clusterInstance:ClusterInstance": "aws:rds/cluster:Cluster",
+	"aws:docdb/clusterInstance:ClusterInstance": "aws:docdb/cluster:Cluster",
+	"aws:neptune/clusterInstance:ClusterInstance": "aws:neptune/cluster:Cluster",
+}
+
+# an instance of a cluster the document holds (tied by its clusterIdentifier), so judged there
+_in_checked_cluster(r) if {
+	some c in resources.indices(_cluster_of_instance[r.type])
+	cluster := input.document.resources[c]
+	_names_cluster(r, cluster)
+}
+
+_names_cluster(r, cluster) if routing.refers(r, "clusterIdentifier", cluster)
+
+_names_cluster(r, cluster) if {
+	id := object.get(r.inputs, "clusterIdentifier", null)
+	is_string(id)
+	id != ""
+	id == object.get(cluster.inputs, "clusterIdentifier", "")
 }
 
 # Data stores of those services that the rules above do not check: S3 directory buckets (S3 Express
@@ -153,6 +191,7 @@ _unchecked_stores contains object.union(problem(r, msg), {"class": class}) if {
 	r := input.document.resources[i]
 	class := resources.class_at[i]
 	class in {"personal", "internal"}
+	not _in_checked_cluster(r)
 	msg := sprintf(
 		"%s-data %s: no rule here checks this type's encryption at rest%s, so it cannot be established; encrypt it, then waive this finding with the evidence",
 		[class, type, _unchecked_why(type)],
@@ -166,6 +205,7 @@ _unchecked_why(type) := sprintf(" (%s)", [unchecked_stores_of_configuration_serv
 _unchecked_type(type) if {
 	startswith(type, "aws:")
 	not type in object.keys(encrypted_stores)
+	not type in configuration_types
 	not split(split(type, ":")[1], "/")[0] in configuration_services
 }
 
@@ -393,7 +433,39 @@ _in_transit contains problem(l, msg) if {
 	some l in resources.of_types(input.document, listener_types)
 	protocol := upper(sprintf("%v", [object.get(l.inputs, "protocol", "HTTP")]))
 	not protocol in {"HTTPS", "TLS"}
+	not _redirects_to_https(l)
 	msg := _plain_listener("load balancer listener", object.get(l.inputs, "protocol", "HTTP"), "HTTPS/TLS")
+}
+
+listener_rule_types := {"aws:lb/listenerRule:ListenerRule", "aws:alb/listenerRule:ListenerRule"}
+
+# an HTTP listener that only answers with a redirect to HTTPS (port 80 of an HTTPS load balancer)
+# carries no data in the clear: every default action redirects to HTTPS, and no listener rule that
+# may be attached to it does anything else (a rule tied to another listener of the document is not)
+_redirects_to_https(l) if {
+	_https_redirects_only(object.get(l.inputs, "defaultActions", []))
+	not _other_rule_on(l)
+}
+
+_https_redirects_only(actions) if {
+	is_array(actions)
+	count(actions) > 0
+	every a in actions {
+		object.get(a, "type", "") == "redirect"
+		upper(sprintf("%v", [object.get(a, ["redirect", "protocol"], "")])) == "HTTPS"
+	}
+}
+
+_other_rule_on(l) if {
+	some r in resources.of_types(input.document, listener_rule_types)
+	not _https_redirects_only(object.get(r.inputs, "actions", []))
+	not _on_another_listener(r, l)
+}
+
+_on_another_listener(r, l) if {
+	some other in resources.of_types(input.document, listener_types)
+	other.urn != l.urn
+	routing.refers(r, "listenerArn", other)
 }
 
 # "NOUN uses HTTP, not HTTPS/TLS"; a protocol the document does not show: "NOUN: its protocol is secret, ..."
