@@ -78,6 +78,17 @@ def project_name(directory: Path) -> str:
     return name[:100]
 
 
+#: Tag values the gate reads as a missing cost-allocation tag (missing_values, policies/lib/budget.rego)
+_PLACEHOLDER_TAGS = frozenset({"", "unassigned", "unknown", "[unknown]"})
+
+
+def _default_team(project: str) -> str:
+    """The team tag when none is given: the project's name as a DNS label, unless that is a value the
+    gate reads as a missing tag (a project named ``unknown``): then ``platform``."""
+    team = _dns_label(project)
+    return "platform" if team in _PLACEHOLDER_TAGS else team
+
+
 def project_files(opts: ScaffoldOptions, catalog: Catalog) -> dict[str, str]:
     """Every file of the new project, rendered (pure)."""
     if not _NAME.match(opts.project):
@@ -97,6 +108,19 @@ def project_files(opts: ScaffoldOptions, catalog: Catalog) -> dict[str, str]:
     if opts.existing_trail is not None and not re.fullmatch(TRAIL_ARN_PATTERN, opts.existing_trail):
         raise ScaffoldOptionError("existing_trail", f"trail {opts.existing_trail!r}: expected a CloudTrail trail ARN, "
                                   "arn:PARTITION:cloudtrail:REGION:ACCOUNT:trail/NAME")
+    if opts.existing_trail is not None:
+        from components.audit import trail_name  # the program's own name for the stack's trail
+
+        if opts.existing_trail.rpartition(":trail/")[2] == trail_name(opts.stack):
+            raise ScaffoldOptionError("existing_trail", f"trail {opts.existing_trail!r} is the trail stack "
+                                      f"{opts.stack!r} creates itself ({trail_name(opts.stack)}), which a stack with an "
+                                      "existing trail stops recording management events: name a trail the stack does "
+                                      "not manage")
+    for option, value in (("team", opts.team), ("cost_center", opts.cost_center)):
+        if value is not None and value in _PLACEHOLDER_TAGS and not (
+                option == "cost_center" and value == "unassigned"):  # the default: init warns, check blocks
+            raise ScaffoldOptionError(option, f"{option.replace('_', '-')} {value!r} is what the gate reads as a "
+                                      "missing tag (BUDGET-TAGS-1 blocks the deploy): give a real one")
     if opts.account_id is not None and not re.fullmatch(r"[0-9]{12}", opts.account_id):
         raise ScaffoldOptionError("account_id", f"account id {opts.account_id!r}: expected 12 digits")
     currency = catalog.currency(opts.region)  # UnknownRegionError names the closest known regions
@@ -120,7 +144,7 @@ def project_files(opts: ScaffoldOptions, catalog: Catalog) -> dict[str, str]:
         "name": _dns_label(f"{opts.project}-{opts.stack}"),
         "environment": opts.environment.value,
         "owner": opts.owner,
-        "team": opts.team or _dns_label(opts.project),
+        "team": opts.team or _default_team(opts.project),
         "cost_center": opts.cost_center,
         "zones": [f"{opts.region}a", f"{opts.region}b"],
         "account_id": opts.account_id,

@@ -327,8 +327,9 @@ def test_a_price_cache_not_made_yet_is_no_reason_to_fail(tmp_path: Path, monkeyp
     monkeypatch.setenv("SEEDANCE_PRICE_CACHE", str(tmp_path / "later"))
     assert main(["init", str(tmp_path / "p"), "--region", "eu-central-1", "--cost-center", "CC-1"]) == 0
     assert "does not exist yet: using the bundled prices" in capsys.readouterr().err
-    # given on the command line, a missing directory is still an error
-    assert main(["init", str(tmp_path / "q"), "--region", "eu-central-1", "--cache-dir", str(tmp_path / "later")]) == 1
+    # given on the command line, a missing directory is a malformed option (exit 2, as for plan)
+    assert main(["init", str(tmp_path / "q"), "--region", "eu-central-1", "--cache-dir", str(tmp_path / "later")]) == 2
+    assert not (tmp_path / "q").exists()
 
 
 def test_an_existing_trail_is_written_and_the_project_still_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -355,3 +356,41 @@ def test_an_existing_trail_of_another_partition_or_no_arn_is_a_usage_error(tmp_p
                        "arn:aws-cn:cloudtrail:cn-north-1:999988887777:trail/org-trail")
     assert "Invalid value for '--existing-trail'" in err and "expected a trail of the aws partition" in err
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_init_refuses_what_the_gate_would_block(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the stack's own trail as the existing one: synth and check refused the project init wrote
+    own = "arn:aws:cloudtrail:eu-central-1:111122223333:trail/seedance-prod"
+    assert main(["init", str(tmp_path / "t"), "--region", "eu-central-1", "--stack", "prod", "--cost-center", "CC-1",
+                 "--existing-trail", own]) == 2
+    assert "is the trail stack 'prod' creates itself" in capsys.readouterr().err and not (tmp_path / "t").exists()
+    # a team or cost center the gate reads as a missing tag
+    for option, value in (("--team", "unknown"), ("--team", "unassigned"), ("--cost-center", "unknown")):
+        assert main(["init", str(tmp_path / "v"), "--region", "eu-central-1", "--cost-center", "CC-1", option, value]) == 2
+        assert "what the gate reads as a missing tag" in capsys.readouterr().err and not (tmp_path / "v").exists()
+    # a project named "unknown" no longer makes the default team one
+    assert main(["init", str(tmp_path / "unknown"), "--region", "eu-central-1", "--cost-center", "CC-1"]) == 0
+    capsys.readouterr()
+    assert load_policy(tmp_path / "unknown" / "policies" / "dev.yaml").policy.metadata.tags["team"] == "platform"
+    assert main(["check", "dev", "--project-dir", str(tmp_path / "unknown"), "-f", "json"]) == 0
+    text = (tmp_path / "unknown" / "policies" / "dev.yaml").read_text()
+    assert "`seedance check dev --project-dir .` runs the deploy gate" in text  # runnable from the project
+    assert re.search(r"emails: \[.*\]  # yours:", text)  # the alerts' address is one to edit
+
+
+def test_a_cache_that_reprices_a_bundled_region_is_exported_in_the_next_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # the budget was set on the cache's prices, the printed check priced on the bundled ones
+    from seedance.pricing.catalog import _bundled_document
+    from seedance.pricing.refresh import write_cache
+
+    rows = [dict(r) for r in _bundled_document()["instances"] if r["region"] == "us-east-1"]
+    for r in rows:
+        r.pop("interruption", None)
+    cache = tmp_path / "cache"
+    write_cache({"region": "us-east-1", "instances": rows}, cache)
+    monkeypatch.delenv("SEEDANCE_PRICE_CACHE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "p", "--region", "us-east-1", "--cost-center", "CC-1", "--cache-dir", "cache"]) == 0
+    assert (f"`export SEEDANCE_PRICE_CACHE={cache.resolve()}` (us-east-1 is priced from that refresh cache, as the "
+            "budget was set)") in capsys.readouterr().out

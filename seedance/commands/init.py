@@ -64,7 +64,7 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
     from seedance.cli import console
     from seedance.planner.planner import PlanningError
     from seedance.policy import PolicyError
-    from seedance.pricing.catalog import PricingError, UnknownRegionError, load_catalog
+    from seedance.pricing.catalog import PricingError, UnknownRegionError, load_catalog, read_caches
     from seedance.scaffold import (
         ScaffoldError,
         ScaffoldOptionError,
@@ -79,8 +79,11 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
     )
 
     err = console(stderr=True)
-    if cache_dir is not None and not cache_dir.exists() and \
-            click.get_current_context().get_parameter_source("cache_dir") is click.core.ParameterSource.ENVIRONMENT:
+    from_env = click.get_current_context().get_parameter_source("cache_dir") is click.core.ParameterSource.ENVIRONMENT
+    if cache_dir is not None and not cache_dir.exists() and not from_env:  # a malformed option: exit 2, as plan's
+        raise click.BadParameter(f"{cache_dir} does not exist: expected a price cache directory (`seedance prices "
+                                 "refresh --cache-dir DIR` makes one)", param_hint="--cache-dir")
+    if cache_dir is not None and not cache_dir.exists() and from_env:
         # $SEEDANCE_PRICE_CACHE may be set before the first `prices refresh` creates it
         err.print(f"warning: $SEEDANCE_PRICE_CACHE names {cache_dir}, which does not exist yet: using the bundled "
                   "prices", markup=False)
@@ -141,9 +144,12 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
                   "blocks the deploy until it names a real cost center (metadata.tags.cost-center)", markup=False)
     where = shlex.quote(str(directory))
     then = ""
-    if cache_dir is not None and not load_catalog().has_region(region):  # both commands need the cache
+    if cache_dir is not None and any(doc.get("region") == region for doc in read_caches(cache_dir)):
+        # the gate must price as the starter's budget was set: from the cache
         cache = shlex.quote(str(cache_dir.resolve()))
-        then = f"`export SEEDANCE_PRICE_CACHE={cache}` ({region} is priced only by that refresh cache), "
+        why = "priced only by that refresh cache" if not load_catalog().has_region(region) else \
+            "priced from that refresh cache, as the budget was set"
+        then = f"`export SEEDANCE_PRICE_CACHE={cache}` ({region} is {why}), "
     out.print(f"next: edit the 'yours:' lines of policies/{stack}.yaml, then {then}"
               f"`seedance check {shlex.quote(stack)} --project-dir {where}` and `pulumi up` in {where}", markup=False)
     return 0
