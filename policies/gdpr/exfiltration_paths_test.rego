@@ -321,3 +321,22 @@ test_fail_aws_service_statement_false_gdpr if {
 	v := exfiltration_paths.violation with input as _kms_with([st])
 	v == _unrestricted_kms
 }
+
+# red team (false positive): an endpoint policy managed by its own aws:ec2/vpcEndpointPolicy counts;
+# it replaces the endpoint's at apply, so an open one there is reported even beside a restricted inline one
+_ep_policy(name, ep, policy) := object.union(
+	fixtures.resource("aws:ec2/vpcEndpointPolicy:VpcEndpointPolicy", name, {"vpcEndpointId": "vpce-0kms", "policy": policy}),
+	{"property_dependencies": {"vpcEndpointId": [ep.urn]}},
+)
+
+test_a_standalone_endpoint_policy_is_the_endpoint_s_policy_gdpr if {
+	bare := _ep("kms", "kms", "Interface", "")
+	open := json.marshal({"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*"}]})
+	passing := [pass_resources[0], bare, pass_resources[2], _ep_policy("kms-policy", bare, _restricted)]
+	v := exfiltration_paths.violation with input as fixtures.gate_input(fixtures.gdpr_policy, passing)
+	v == set()
+	inline := _ep("kms", "kms", "Interface", _restricted)
+	failing := [pass_resources[0], inline, pass_resources[2], _ep_policy("kms-policy", inline, open)]
+	w := exfiltration_paths.violation with input as fixtures.gate_input(fixtures.gdpr_policy, failing)
+	w == {_f("kms", "VPC endpoint for kms has no policy restricting it to the organisation or account")}
+}

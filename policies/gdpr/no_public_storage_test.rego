@@ -101,3 +101,24 @@ test_fail_secret_bucket_acls if {
 		some name in ["canned", "acp", "grants", "grant", "uri", "inline", "inline-grants", "inline-uri"]
 	}
 }
+
+# red team (false positive): S3 applies the account's public access block to every bucket of the
+# account; one for another account, or leaving a flag off, does not cover them
+_account_pab(inputs) := fixtures.resource("aws:s3/accountPublicAccessBlock:AccountPublicAccessBlock", "account-pab", object.union({
+	"blockPublicAcls": true, "blockPublicPolicy": true, "ignorePublicAcls": true, "restrictPublicBuckets": true,
+}, inputs))
+
+test_an_account_public_access_block_covers_the_account_s_buckets if {
+	bare := fixtures.bucket("bare", "personal")
+	v := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [bare, _account_pab({})])
+	v == set()
+	other := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [bare, _account_pab({"accountId": "999999999999"})])
+	other == {_f("bare", "bucket has no public access block")}
+	partial := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [bare, _account_pab({"blockPublicPolicy": false})])
+	partial == {_f("bare", "bucket has no public access block")}
+	# a bucket's own block leaving a flag off is covered where the account's sets it
+	open_flag := [fail_resources[0], fixtures.bucket_part("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", "open", "pab",
+		{"blockPublicAcls": true, "blockPublicPolicy": false, "ignorePublicAcls": true, "restrictPublicBuckets": true})]
+	covered := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, array.concat(open_flag, [_account_pab({})]))
+	not _f("open", "public access block leaves blockPublicPolicy off") in covered
+}

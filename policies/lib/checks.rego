@@ -1179,6 +1179,7 @@ pab_flags := ["blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restr
 _public[class] contains problem(b, "bucket has no public access block") if {
 	some i in s3.bucket_indices
 	not i in s3.has_public_access_block
+	not _account_blocks_all
 	b := input.document.resources[i]
 	class := resources.data_class(b)
 }
@@ -1187,10 +1188,39 @@ _public[class] contains problem(b, msg) if {
 	some c in resources.indices("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")
 	some flag in pab_flags
 	not resources.truthy(object.get(input.document.resources[c].inputs, flag, false))
+	not _account_blocks(flag)
 	msg := sprintf("public access block leaves %s off", [flag])
 	some i in s3.config_buckets(c)
 	b := input.document.resources[i]
 	class := resources.data_class(b)
+}
+
+# S3 applies the most restrictive of the account's and the bucket's public access blocks: an
+# account-level block of the document for the stack's own account (no accountId, or the policy's
+# cloud.accountId) turns a flag on for every bucket of the account
+_account_blocks(flag) if {
+	some a in _own_account_blocks
+	resources.truthy(object.get(a.inputs, flag, false))
+}
+
+_account_blocks_all if {
+	some a in _own_account_blocks
+	every flag in pab_flags {
+		resources.truthy(object.get(a.inputs, flag, false))
+	}
+}
+
+_own_account_blocks contains a if {
+	some c in resources.indices("aws:s3/accountPublicAccessBlock:AccountPublicAccessBlock")
+	a := input.document.resources[c]
+	_of_own_account(object.get(a.inputs, "accountId", null))
+}
+
+_of_own_account(null) := true
+
+_of_own_account(id) if {
+	is_string(id)
+	id == object.get(input.policy, ["cloud", "accountId"], null)
 }
 
 public_grantees := {"http://acs.amazonaws.com/groups/global/AllUsers", "http://acs.amazonaws.com/groups/global/AuthenticatedUsers"}

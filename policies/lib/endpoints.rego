@@ -7,6 +7,7 @@
 package lib.endpoints
 
 import data.lib.resources
+import data.lib.routing
 
 endpoint_type := "aws:ec2/vpcEndpoint:VpcEndpoint"
 
@@ -209,7 +210,24 @@ interface(ep) if object.get(ep.inputs, "vpcEndpointType", "Gateway") == "Interfa
 
 _restricting_keys := {"aws:principalorgid", "aws:principalaccount", "aws:resourceaccount", "aws:resourceorgid", "aws:principalorgpaths"}
 
-org_restricted(ep) if policy_restricted(object.get(ep.inputs, "policy", ""))
+# an endpoint's policy: its own, unless an aws:ec2/vpcEndpointPolicy of the document manages it (then
+# that one, which replaces the endpoint's at apply; every such policy tied to it must restrict)
+org_restricted(ep) if {
+	count(_policies_of(ep)) == 0
+	policy_restricted(object.get(ep.inputs, "policy", ""))
+}
+
+org_restricted(ep) if {
+	count(_policies_of(ep)) > 0
+	every p in _policies_of(ep) {
+		policy_restricted(object.get(p.inputs, "policy", ""))
+	}
+}
+
+_policies_of(ep) := [p |
+	some p in resources.of_types(input.document, {"aws:ec2/vpcEndpointPolicy:VpcEndpointPolicy"})
+	routing.refers(p, "vpcEndpointId", ep)
+]
 
 # an endpoint policy (a JSON string, as a document holds it, or parsed, as EC2's facts do) that admits
 # only the organisation or account: its every statement restricts access to them, or a Deny fences
