@@ -292,18 +292,24 @@ def test_a_region_only_a_refresh_cache_prices(tmp_path: Path, monkeypatch: pytes
     assert json.loads(capsys.readouterr().out)["decision"] == "pass"
 
 
-def test_the_next_step_of_a_region_only_the_cache_prices_exports_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+def _refresh_cache(cache: Path, region: str, like: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A refresh cache pricing ``region`` as the bundled catalog prices ``like`` (without Spot Advisor
+    bands, as a refresh writes it); run from its directory, with no $SEEDANCE_PRICE_CACHE."""
     from seedance.pricing.catalog import _bundled_document
     from seedance.pricing.refresh import write_cache
 
-    rows = [{**r, "region": "ap-south-1"} for r in _bundled_document()["instances"] if r["region"] == "us-west-2"]
+    rows = [{**r, "region": region} for r in _bundled_document()["instances"] if r["region"] == like]
     for r in rows:
         r.pop("interruption", None)
-    cache = tmp_path / "my cache"
-    write_cache({"region": "ap-south-1", "instances": rows}, cache)
+    write_cache({"region": region, "instances": rows}, cache)
     monkeypatch.delenv("SEEDANCE_PRICE_CACHE", raising=False)
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(cache.parent)
+    return cache
+
+
+def test_the_next_step_of_a_region_only_the_cache_prices_exports_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    cache = _refresh_cache(tmp_path / "my cache", "ap-south-1", "us-west-2", monkeypatch)
     assert main(["init", "p", "--region", "ap-south-1", "--cost-center", "CC-1", "--cache-dir", "my cache"]) == 0
     out = capsys.readouterr().out
     assert (f"next: edit the 'yours:' lines of policies/dev.yaml, then `export SEEDANCE_PRICE_CACHE='{cache.resolve()}'` "
@@ -381,16 +387,7 @@ def test_init_refuses_what_the_gate_would_block(tmp_path: Path, capsys: pytest.C
 def test_a_cache_that_reprices_a_bundled_region_is_exported_in_the_next_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                               capsys: pytest.CaptureFixture[str]) -> None:
     # the budget was set on the cache's prices, the printed check priced on the bundled ones
-    from seedance.pricing.catalog import _bundled_document
-    from seedance.pricing.refresh import write_cache
-
-    rows = [dict(r) for r in _bundled_document()["instances"] if r["region"] == "us-east-1"]
-    for r in rows:
-        r.pop("interruption", None)
-    cache = tmp_path / "cache"
-    write_cache({"region": "us-east-1", "instances": rows}, cache)
-    monkeypatch.delenv("SEEDANCE_PRICE_CACHE", raising=False)
-    monkeypatch.chdir(tmp_path)
+    cache = _refresh_cache(tmp_path / "cache", "us-east-1", "us-east-1", monkeypatch)
     assert main(["init", "p", "--region", "us-east-1", "--cost-center", "CC-1", "--cache-dir", "cache"]) == 0
     assert (f"`export SEEDANCE_PRICE_CACHE={cache.resolve()}` (us-east-1 is priced from that refresh cache, as the "
             "budget was set)") in capsys.readouterr().out
