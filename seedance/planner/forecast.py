@@ -157,7 +157,8 @@ def _recent_cap(y: NDArray[np.float64], horizon: int) -> NDArray[np.float64]:
     day = _repeated(y[y.size - HOURS_PER_DAY :], horizon)
     if y.size < HOURS_PER_WEEK + HOURS_PER_DAY:  # no same day a week before the last one
         return day
-    fall = min(0.0, float(y[y.size - HOURS_PER_DAY :].mean() - y[y.size - HOURS_PER_WEEK - HOURS_PER_DAY : y.size - HOURS_PER_WEEK].mean()))
+    last, week_before = y[y.size - HOURS_PER_DAY :], y[y.size - HOURS_PER_WEEK - HOURS_PER_DAY : y.size - HOURS_PER_WEEK]
+    fall = min(0.0, float(last.mean() - week_before.mean()))
     return np.maximum(day, _repeated(y[y.size - HOURS_PER_WEEK :], horizon) + fall)
 
 
