@@ -120,24 +120,27 @@ def _cluster_node(cluster_name: str, fleet: Fleet, tag_set: TagSet) -> tuple[dic
     return labels, taints, autoscaler_tags(cluster_name, labels, taints, node_gpu_resources(fleet))
 
 
-def group_tag_issues(policy: CostPolicy, tag_set: TagSet, cluster_name: str) -> list[tuple[tuple[str | int, ...], str]]:
+def group_tag_issues(policy: CostPolicy, tag_set: TagSet,
+                     cluster_name: str) -> list[tuple[tuple[str | int, ...], str, str]]:
     """Where each fleet's Auto Scaling group would not fit AWS's tags once it joins ``cluster_name``: the
     Cluster Autoscaler's tags (from the fleet's labels and taints) beside the stack's, at most 50, keys
-    of at most 128 characters. Each issue is the policy field to change and what is wrong."""
-    out: list[tuple[tuple[str | int, ...], str]] = []
+    of at most 128 characters. Each issue: the policy field to change, the fleet (``fleets[NAME]``) and
+    what is wrong."""
+    out: list[tuple[tuple[str | int, ...], str, str]] = []
     for i, fleet in enumerate(policy.fleets):
         tags = tag_set.for_resource(purpose=PURPOSE_BY_WORKLOAD[fleet.workload], fleet=fleet)
         group_tags = _cluster_node(cluster_name, fleet, tag_set)[2]
         count = group_tag_count(tags, group_tags)
         long = oversized_tags(group_tags)  # a label or taint key makes a tag key
+        where = f"fleets[{fleet.name}]"
         if long:
-            out.append((("fleets", i), f"fleets[{fleet.name}]: the Cluster Autoscaler tag {long[0]!r} of its group is "
-                        "longer than AWS takes (keys at most 128 characters, values 256): shorten the label or taint "
-                        "key or value it is made from"))
+            out.append((("fleets", i), where, f"the Cluster Autoscaler tag {long[0]!r} of its group is longer than "
+                        "AWS takes (keys at most 128 characters, values 256): shorten the label or taint key or value "
+                        "it is made from"))
         if count > ASG_MAX_TAGS:
-            out.append((("metadata", "tags"),
-                        f"fleets[{fleet.name}]: its Auto Scaling group would carry {count} tags, AWS takes at most "
-                        f"{ASG_MAX_TAGS}: {count - len(group_tags)} of the stack and fleet (metadata.tags among them) and "
+            out.append((("metadata", "tags"), where,
+                        f"its Auto Scaling group would carry {count} tags, AWS takes at most {ASG_MAX_TAGS}: "
+                        f"{count - len(group_tags)} of the stack and fleet (metadata.tags among them) and "
                         f"{len(group_tags)} the Cluster Autoscaler needs (discovery, node labels, taints, resources) "
                         f"when it joins a cluster; drop {count - ASG_MAX_TAGS} of metadata.tags"))
     return out
@@ -148,8 +151,7 @@ def _check_group_tags(args: PlatformArgs, tag_set: TagSet) -> None:
     Autoscaler's (which depend on the fleet's labels and taints), so a stack is never left half made."""
     if not args.cluster_name:
         return
-    for _, message in group_tag_issues(args.policy, tag_set, args.cluster_name):
-        where, _, what = message.partition(": ")
+    for _, where, what in group_tag_issues(args.policy, tag_set, args.cluster_name):
         require(False, where, what)
 
 

@@ -177,10 +177,10 @@ def _cluster_warnings(loaded: LoadedPolicy) -> list[Problem]:
     from seedance.policy.loader import locate
 
     out = []
-    for loc, message in group_tag_issues(loaded.policy, TagSet.from_policy(loaded.policy, "stack"), "cluster"):
+    for loc, where, what in group_tag_issues(loaded.policy, TagSet.from_policy(loaded.policy, "stack"), "cluster"):
         hit = locate(loaded.tree, loc)
         out.append(Problem(hit.location, hit.path, "a stack of this policy that joins a cluster (seedance:clusterName) "
-                           f"fails before any resource: {message}", hit.context))
+                           f"fails before any resource: {where}: {what}", hit.context))
     return out
 
 

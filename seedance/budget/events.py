@@ -99,24 +99,6 @@ def _not_json(detail: str, lines_before: int) -> str:
     return f"not JSON: line {line}" + (f" column {col}" if col else "") + f": {why}"
 
 
-def _check_unicode(doc: object) -> None:
-    """Refuse a string with a lone surrogate (JSON allows ``"\\ud800"``; it is not text and cannot be printed)."""
-    todo = [doc]  # a loop, not recursion: the document may nest as deep as the JSON reader allowed
-    while todo:
-        item = todo.pop()
-        if isinstance(item, dict):
-            todo.extend(item.keys())
-            todo.extend(item.values())
-        elif isinstance(item, list):
-            todo.extend(item)
-        elif isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                raise BudgetEventError(f"event holds a string with a lone surrogate (\\u{ord(item[exc.start]):04x}): "
-                                       "not Unicode text") from None
-
-
 def _envelope(raw: str) -> dict[str, Any]:
     text = raw.lstrip("\ufeff")
     if not text.strip():
@@ -133,7 +115,6 @@ def _envelope(raw: str) -> dict[str, Any]:
         raise BudgetEventError(_not_json(str(exc), lines_before)) from None
     if not isinstance(doc, dict):
         raise BudgetEventError("expected a JSON object (an SNS notification or a Lambda SNS event)")
-    _check_unicode(doc)
     if "Records" in doc:  # Lambda event: SNS invokes a function with one record
         if not isinstance(doc["Records"], list):
             raise BudgetEventError(f"'Records': expected a list holding one SNS record (a Lambda SNS event), "

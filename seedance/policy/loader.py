@@ -264,13 +264,10 @@ def _stale_response_fleets(base: Any, merged: Any, file: str, ext: str) -> list[
 def _validate_tree(
     tree: Any, path: Path, chain: tuple[Path, ...], base_dir: Path | None = None, overlay_problems: list[Problem] | None = None
 ) -> LoadedPolicy:
-    problems: list[Problem] = list(overlay_problems or [])
-    strip_remove_markers(tree, problems)
+    overlay: list[Problem] = list(overlay_problems or [])
+    strip_remove_markers(tree, overlay)
     _rebase_paths(tree, path)
-    # the rest of the document is still checked, all errors at once, but not under a field an overlay
-    # problem names: there it would only repeat the stray item's missing fields (or the kept base items)
-    overlay_paths = tuple(p.path for p in problems)
-    overlay_count = len(problems)
+    problems: list[Problem] = []
     try:
         payload = json.dumps(tree, default=_json_default, allow_nan=True)
     except (TypeError, ValueError, RecursionError) as exc:  # pragma: no cover - defensive
@@ -288,8 +285,10 @@ def _validate_tree(
             if there.key_location is not None and there.location.file != hit.location.file:
                 message += f" ({there.path.rsplit('.', 1)[-1]} set at {there.location})"
         problems.append(Problem(hit.location, hit.path, message, hit.context))
-    if overlay_count:
-        problems = problems[:overlay_count] + [p for p in problems[overlay_count:] if not _under(p.path, overlay_paths)]
+    # the rest of the document is checked too, all errors at once, but not under a field an overlay
+    # problem names: there it would only repeat the stray item's missing fields (or the kept base items)
+    roots = tuple(o.path for o in overlay)
+    problems = overlay + [p for p in problems if not _under(p.path, roots)]
     if problems:
         raise PolicyValidationError(problems)
     assert policy is not None
