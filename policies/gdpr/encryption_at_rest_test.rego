@@ -546,8 +546,10 @@ test_configuration_and_cluster_members_are_not_unchecked_stores if {
 		{"property_dependencies": {"clusterIdentifier": [cluster.urn]}})
 	named := _store("aws:rds/clusterInstance:ClusterInstance", "aurora-1", {"clusterIdentifier": "app-aurora"})
 	elsewhere := _store("aws:rds/clusterInstance:ClusterInstance", "other-0", {"clusterIdentifier": "not-here"})
+	unknown := _store("aws:rds/cluster:Cluster", "hidden", {"clusterIdentifier": "[unknown]", "storageEncrypted": true})
+	untied := _store("aws:rds/clusterInstance:ClusterInstance", "hidden-0", {"clusterIdentifier": "[unknown]"})
 	resources := [
-		cluster, tied, named, elsewhere,
+		cluster, tied, named, elsewhere, unknown, untied,
 		_store("aws:rds/subnetGroup:SubnetGroup", "db-subnets", {}),
 		_store("aws:rds/parameterGroup:ParameterGroup", "force-ssl", {}),
 		_store("aws:elasticache/subnetGroup:SubnetGroup", "cache-subnets", {}),
@@ -556,5 +558,8 @@ test_configuration_and_cluster_members_are_not_unchecked_stores if {
 		_store("aws:secretsmanager/secret:Secret", "db-password", {}),
 	]
 	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
-	v == {_f("aws:rds/clusterInstance:ClusterInstance", "other-0", _unchecked("personal", "aws:rds/clusterInstance:ClusterInstance"))}
+	v == {
+		_f("aws:rds/clusterInstance:ClusterInstance", "other-0", _unchecked("personal", "aws:rds/clusterInstance:ClusterInstance")),
+		_f("aws:rds/clusterInstance:ClusterInstance", "hidden-0", _unchecked("personal", "aws:rds/clusterInstance:ClusterInstance")),
+	}
 }
