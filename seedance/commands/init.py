@@ -79,11 +79,10 @@ def init(directory: Path, stack: str, region: str, environment: str, frameworks:
     )
 
     err = console(stderr=True)
-    from_env = click.get_current_context().get_parameter_source("cache_dir") is click.core.ParameterSource.ENVIRONMENT
-    if cache_dir is not None and not cache_dir.exists() and not from_env:  # a malformed option: exit 2, as plan's
-        raise click.BadParameter(f"{cache_dir} does not exist: expected a price cache directory (`seedance prices "
-                                 "refresh --cache-dir DIR` makes one)", param_hint="--cache-dir")
-    if cache_dir is not None and not cache_dir.exists() and from_env:
+    if cache_dir is not None and not cache_dir.exists():
+        if click.get_current_context().get_parameter_source("cache_dir") is not click.core.ParameterSource.ENVIRONMENT:
+            raise click.BadParameter(f"{cache_dir} does not exist: expected a price cache directory (`seedance prices "
+                                     "refresh --cache-dir DIR` makes one)", param_hint="--cache-dir")  # exit 2, as plan's
         # $SEEDANCE_PRICE_CACHE may be set before the first `prices refresh` creates it
         err.print(f"warning: $SEEDANCE_PRICE_CACHE names {cache_dir}, which does not exist yet: using the bundled "
                   "prices", markup=False)

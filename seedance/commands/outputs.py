@@ -37,6 +37,12 @@ def policy_inputs(loaded: LoadedPolicy) -> list[Path]:
     return files
 
 
+def require_out_directory(out: Path | None, option: str = "--out") -> None:
+    """A usage error (exit 2) when ``out``'s directory does not exist: it is never made up ('-' is stdout)."""
+    if out is not None and str(out) != "-" and not out.parent.is_dir():
+        raise click.BadParameter(f"{out}: the directory {out.parent} does not exist", param_hint=option)
+
+
 def refuse_inputs(out: Path | None, inputs: Iterable[Path], option: str = "--out", *,
                   cache_dir: Path | None = None) -> None:
     """A usage error when ``out`` is (the same file as) one of ``inputs``, a file of Seedance's own code

@@ -165,14 +165,13 @@ def plan(policy_path: Path, fmt: str, out_path: Path | None, as_of: dt.datetime 
     from seedance.planner.demand import DemandError
     from seedance.planner.planner import PlanningError, plan_policy
     from seedance.policy import load_policy
-    from seedance.commands.outputs import policy_inputs, refuse_inputs
+    from seedance.commands.outputs import policy_inputs, refuse_inputs, require_out_directory
     from seedance.planner.type_checks import check_instance_types
     from seedance.pricing.catalog import PricingError, load_catalog
 
     held_units = _held(held)  # usage errors first: nothing is read for a malformed command line
     check_cache_dir(cache_dir)
-    if out_path is not None and str(out_path) != "-" and not out_path.parent.is_dir():  # as synth and prices build
-        raise click.BadParameter(f"{out_path}: the directory {out_path.parent} does not exist", param_hint="--out")
+    require_out_directory(out_path)
     cluster = joins_cluster(project_dir, stack, [policy_path], must_exist=True)  # a --stack without its file: exit 2
     loaded = load_policy(policy_path)  # PolicyError is reported by the CLI's error boundary
     _check_held_fleets(held_units, [f.name for f in loaded.policy.fleets])

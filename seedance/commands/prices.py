@@ -33,11 +33,11 @@ def prices() -> None:
 def build_cmd(shared: Path | None, out: Path | None) -> int:
     """Rebuild the price catalog from the shared public data."""
     from seedance.cli import console
+    from seedance.commands.outputs import require_out_directory
     from seedance.pricing.build import build_catalog, write_catalog
 
     err = console(stderr=True)
-    if out is not None and not out.parent.is_dir():  # as plan, synth and budget --out: never made up
-        raise click.BadParameter(f"{out}: the directory {out.parent} does not exist", param_hint="--out")
+    require_out_directory(out)  # as plan, synth and budget --out: never made up
     try:
         doc = build_catalog(shared)
         path = write_catalog(doc, out)  # whole or not at all
