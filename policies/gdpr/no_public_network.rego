@@ -16,9 +16,10 @@ import data.lib.routing
 #   and Kubernetes LoadBalancer Services and ALB Ingresses are internal (a Service's
 #   aws-load-balancer-scheme annotation decides over aws-load-balancer-internal, an
 #   IngressClassParams scheme over its Ingresses' annotations). Personal-data databases, Redshift,
-#   DMS and MQ are not publiclyAccessible, and an internet-facing load balancer does not front
+#   DMS and MQ are not publiclyAccessible, and an internet-facing load balancer in front of
 #   personal data (tagged personal, or forwarding to a target group tagged personal or where a
-#   personal-data autoscaling group or instance registers).
+#   personal-data autoscaling group or instance registers) answers on 443 only: every listener
+#   that may carry data is on port 443.
 # related_resources:
 #   - ref: https://gdpr-info.eu/art-25-gdpr/
 # custom:
@@ -31,8 +32,9 @@ import data.lib.routing
 #     private subnet of the stack, release Elastic IPs from them and their network interfaces (reach
 #     them through a load balancer), narrow world-open ingress to 443 on internet load balancers,
 #     and annotate LoadBalancer Services aws-load-balancer-scheme internal (or waive); set
-#     publiclyAccessible false on personal-data stores; make load balancers in front of personal
-#     data internal (internal true) or waive them.
+#     publiclyAccessible false on personal-data stores; keep the listeners of internet load
+#     balancers in front of personal data on 443 (an HTTP listener may only redirect to HTTPS), or
+#     make them internal (internal true), or waive them.
 violation contains findings.finding("GDPR-25.2-2", p.resource, p.message) if {
 	frameworks.applies(input.policy, "gdpr")
 	some p in _problems
@@ -162,8 +164,9 @@ _problems contains findings.problem(input.document.resources[i], sprintf("person
 	i in data.lib.public_access.personal_stores
 }
 
-# internet-facing load balancers in front of personal data (lib.public_access)
-_problems contains findings.problem(input.document.resources[i], sprintf("%s and fronts personal data: %s", [msg, why])) if {
-	some i, why in data.lib.public_access.personal_lbs
-	msg := data.lib.public_access.internet_lbs[i]
+# internet-facing load balancers in front of personal data that the internet may reach on a port
+# other than 443 (lib.public_access)
+_problems contains findings.problem(input.document.resources[i], msg) if {
+	some i, gaps in data.lib.public_access.open_ports
+	msg := sprintf("%s and fronts personal data: %s; it is not shown to answer on 443 only: %s", [data.lib.public_access.internet_lbs[i], data.lib.public_access.personal_lbs[i], concat("; ", gaps)])
 }

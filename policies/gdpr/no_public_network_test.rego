@@ -389,19 +389,69 @@ test_fail_internet_load_balancers_of_personal_data if {
 		_with_id(_lb("api", {"internal": false})),
 		_tg("api-tg", {}),
 		_listener("api-https", "api", "api-tg"),
+		object.union(_listener("api-admin", "api", "api-tg"), {"inputs": {"port": 8443}}),
 		_asg("inference", "personal", "api-tg"),
 		_with_id(_lb("portal", {"internal": false})),
 		_tg("portal-tg", fixtures.tags("personal")),
-		_listener("portal-https", "portal", "portal-tg"),
+		object.union(_listener("portal-http", "portal", "portal-tg"), {"inputs": {"port": 80, "protocol": "HTTP"}}),
 	]
 	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == {
-		_f(_lb_type, "tagged", "load balancer is internet-facing (internal not true) and fronts personal data: it is tagged data-class personal"),
-		_f(_lb_type, "api", "load balancer is internet-facing (internal not true) and fronts personal data: it forwards to target group api-tg, where personal-data autoscaling group inference registers"),
-		_f(_lb_type, "portal", "load balancer is internet-facing (internal not true) and fronts personal data: it forwards to target group portal-tg, tagged data-class personal"),
+		_f(_lb_type, "tagged", "load balancer is internet-facing (internal not true) and fronts personal data: it is tagged data-class personal; it is not shown to answer on 443 only: the document holds no listener of it"),
+		_f(_lb_type, "api", "load balancer is internet-facing (internal not true) and fronts personal data: it forwards to target group api-tg, where personal-data autoscaling group inference registers; it is not shown to answer on 443 only: listener api-admin on port 8443"),
+		_f(_lb_type, "portal", "load balancer is internet-facing (internal not true) and fronts personal data: it forwards to target group portal-tg, tagged data-class personal; it is not shown to answer on 443 only: listener portal-http on port 80"),
 	}
 }
 
+# The control catalog admits world ingress on 443 to an internet load balancer: one in front of
+# personal data passes when every listener that may carry data is on 443. A port-80 listener that
+# only redirects to HTTPS carries none (red team: the usual ALB, 443 plus a redirect on 80).
+test_pass_internet_load_balancer_of_personal_data_on_443_only if {
+	resources := [
+		_with_id(_lb("portal", {"internal": false})),
+		_tg("portal-tg", fixtures.tags("personal")),
+		_listener("portal-https", "portal", "portal-tg"),
+		fixtures.resource("aws:lb/listener:Listener", "portal-redirect", {
+			"loadBalancerArn": "portal-id",
+			"port": 80,
+			"protocol": "HTTP",
+			"defaultActions": [{"type": "redirect", "redirect": {"protocol": "HTTPS", "port": "443", "statusCode": "HTTP_301"}}],
+		}),
+		_with_id(_lb("other", {"internal": false})),
+		object.union(_listener("other-http", "other", "portal-tg"), {"inputs": {"loadBalancerArn": "other-id", "port": 8080}}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	# the other load balancer forwards to the same personal target group on 8080: only it is reported
+	v == {_f(_lb_type, "other", "load balancer is internet-facing (internal not true) and fronts personal data: it forwards to target group portal-tg, tagged data-class personal; it is not shown to answer on 443 only: listener other-http on port 8080")}
+}
+
+# a port the document does not show, a listener that may belong to the load balancer (its
+# loadBalancerArn unknown until apply), and classic load balancers: listeners on other ports, or
+# listeners the document does not show
+test_fail_internet_load_balancer_ports_not_established if {
+	resources := [
+		_with_id(_lb("portal", {"internal": false})),
+		_tg("portal-tg", fixtures.tags("personal")),
+		object.union(_listener("portal-https", "portal", "portal-tg"), {"inputs": {"port": "[unknown]"}}),
+		fixtures.resource("aws:lb/listener:Listener", "loose", {"loadBalancerArn": "[unknown]", "port": 8080, "protocol": "HTTP", "defaultActions": []}),
+		fixtures.resource("aws:lb/listener:Listener", "loose-443", {"loadBalancerArn": "[unknown]", "port": 443, "protocol": "HTTPS", "defaultActions": []}),
+		fixtures.resource(_classic, "classic", {"instances": ["db-host-id"], "listeners": [
+			{"lbPort": 443, "lbProtocol": "HTTPS", "instancePort": 8443, "instanceProtocol": "HTTPS"},
+			{"lbPort": 8080, "lbProtocol": "HTTP", "instancePort": 8080, "instanceProtocol": "HTTP"},
+		]}),
+		fixtures.resource(_classic, "classic-443", {"instances": ["db-host-id"], "listeners": [{"lbPort": 443, "lbProtocol": "HTTPS", "instancePort": 8443, "instanceProtocol": "HTTPS"}]}),
+		fixtures.resource(_classic, "classic-secret", {"instances": ["db-host-id"], "listeners": "[secret]"}),
+		object.union(fixtures.resource("aws:ec2/instance:Instance", "db-host", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": false, "subnetId": "subnet-1"}), {"id": "db-host-id"}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f(_lb_type, "portal", "load balancer is internet-facing (internal not true) and fronts personal data: it forwards to target group portal-tg, tagged data-class personal; it is not shown to answer on 443 only: listener loose (its loadBalancerArn is unknown until apply, so it may be this load balancer's) on port 8080; listener portal-https: its port is unknown until apply"),
+		_f(_classic, "classic", "load balancer is internet-facing (internal not true) and fronts personal data: personal-data db-host is registered with it; it is not shown to answer on 443 only: a listener on port 8080"),
+		_f(_classic, "classic-secret", "load balancer is internet-facing (internal not true) and fronts personal data: personal-data db-host is registered with it; it is not shown to answer on 443 only: its listeners are secret"),
+	}
+}
+
+_classic := "aws:elb/loadBalancer:LoadBalancer"
 
 # red team F10: personal data that names no subnet lands in a default subnet of the default VPC,
 # which maps public IPs on launch; so does one in an adopted default subnet that maps them.

@@ -436,7 +436,7 @@ _in_transit contains problem(l, msg) if {
 	some l in resources.of_types(input.document, listener_types)
 	protocol := upper(sprintf("%v", [object.get(l.inputs, "protocol", "HTTP")]))
 	not protocol in {"HTTPS", "TLS"}
-	not _redirects_to_https(l)
+	not redirects_to_https(l)
 	msg := _plain_listener("load balancer listener", object.get(l.inputs, "protocol", "HTTP"), "HTTPS/TLS")
 }
 
@@ -445,7 +445,7 @@ listener_rule_types := {"aws:lb/listenerRule:ListenerRule", "aws:alb/listenerRul
 # an HTTP listener that only answers with a redirect to HTTPS (port 80 of an HTTPS load balancer)
 # carries no data in the clear: every default action redirects to HTTPS, and no listener rule that
 # may be attached to it does anything else (a rule tied to another listener of the document is not)
-_redirects_to_https(l) if {
+redirects_to_https(l) if {
 	_https_redirects_only(object.get(l.inputs, "defaultActions", []))
 	not _other_rule_on(l)
 }

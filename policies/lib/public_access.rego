@@ -9,6 +9,7 @@
 # scope: package
 package lib.public_access
 
+import data.lib.checks
 import data.lib.findings
 import data.lib.resources
 import data.lib.routing
@@ -272,6 +273,83 @@ personal_lbs := {i: sort(whys)[0] |
 	some i, _ in internet_lbs
 	whys := {why | some [j, why] in _lb_reasons; j == i}
 	count(whys) > 0
+}
+
+# position -> why a load balancer of personal_lbs is not shown to answer the internet on 443 only,
+# the one port the control catalog admits world ingress on for an internet load balancer: a
+# listener of the document on another port (or on one it does not show), a listener whose
+# loadBalancerArn is unknown until apply (it may be this load balancer's), or no listener at all.
+# An HTTP listener that only redirects to HTTPS carries no data and is not counted (the security
+# group that admits the world on its port is judged on its own). A load balancer answers on its
+# listeners' ports only, so no security group is read here.
+open_ports := {i: sort(gaps) |
+	some i, _ in personal_lbs
+	gaps := _port_gaps(input.document.resources[i])
+	count(gaps) > 0
+}
+
+_classic_type := "aws:elb/loadBalancer:LoadBalancer"
+
+_port_gaps(lb) := {"the document holds no listener of it"} if {
+	not _has_listener(lb)
+} else := {gap |
+	some [what, port] in _data_listeners(lb)
+	gap := _port_gap(what, port)
+} | _hidden_classic_listeners(lb)
+
+_has_listener(lb) if {
+	lb.type != _classic_type
+	some l in resources.of_types(input.document, _listener_types)
+	_may_listen(l, lb)
+}
+
+_has_listener(lb) if {
+	lb.type == _classic_type
+	count(resources.elements(object.get(lb.inputs, "listeners", []))) > 0
+}
+
+_has_listener(lb) if {
+	lb.type == _classic_type
+	resources.hidden(object.get(lb.inputs, "listeners", []))
+}
+
+# a listener of the load balancer, or one whose loadBalancerArn the document does not show and no
+# dependency ties to another resource
+_may_listen(l, lb) if routing.refers(l, "loadBalancerArn", lb)
+
+_may_listen(l, _) if routing.unlinked_unknown(l, "loadBalancerArn")
+
+# [what, port] for every listener that may carry data to the load balancer
+_data_listeners(lb) := {[what, object.get(l.inputs, "port", null)] |
+	lb.type != _classic_type
+	some l in resources.of_types(input.document, _listener_types)
+	_may_listen(l, lb)
+	not checks.redirects_to_https(l)
+	what := _listener_what(l, lb)
+} | {["a listener", object.get(l, "lbPort", null)] |
+	lb.type == _classic_type
+	some l in resources.elements(object.get(lb.inputs, "listeners", []))
+	is_object(l)
+}
+
+_listener_what(l, lb) := sprintf("listener %s", [l.name]) if {
+	routing.refers(l, "loadBalancerArn", lb)
+} else := sprintf("listener %s (its loadBalancerArn is %s, so it may be this load balancer's)", [l.name, resources.hidden_why(l.inputs.loadBalancerArn)])
+
+# undefined for port 443
+_port_gap(what, port) := sprintf("%s: its port is %s", [what, resources.hidden_why(port)]) if {
+	resources.hidden(port)
+} else := sprintf("%s names no port", [what]) if {
+	port == null
+} else := sprintf("%s on port %v", [what, port]) if {
+	sprintf("%v", [port]) != "443"
+}
+
+_hidden_classic_listeners(lb) := {sprintf("its listeners are %s", [resources.hidden_why(v)]) |
+	lb.type == _classic_type
+	listeners := object.get(lb.inputs, "listeners", [])
+	some v in array.concat([listeners], resources.elements(listeners))
+	resources.hidden(v)
 }
 
 _lb_reasons contains [i, "it is tagged data-class personal"] if {
