@@ -38,7 +38,7 @@ def _spend(value: Any, what: str) -> tuple[float, str]:
     if not isinstance(value, dict) or "Amount" not in value or "Unit" not in value:
         raise BudgetStatusError(f"the budget has no {what} (Amount and Unit)")
     raw = value["Amount"]
-    shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:40] + "…"
+    shown = _shown(raw)
     try:
         amount = float(raw)
     except (TypeError, ValueError):
@@ -64,13 +64,13 @@ def alert_from_budget(budget: dict[str, Any], *, alert_type: str = "ACTUAL", acc
     amount, unit = _spend(calculated.get(key), f"CalculatedSpend.{key}")
     if unit != limit_unit:
         raise BudgetStatusError(f"{key} is in {unit} but the budget limit in {limit_unit}")
-    time_unit = budget.get("TimeUnit")
-    period = {"MONTHLY": "month", "DAILY": "day"}.get(str(time_unit), "other")
-    stamp = (now or dt.datetime.now(dt.UTC)).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    moment = now or dt.datetime.now(dt.UTC)
+    _check_current(budget, moment)
+    stamp = moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
     return BudgetAlert(
         budget_name=name,
         alert_type=alert_type,
-        period=period,
+        period="month",
         budgeted_amount=limit,
         threshold_amount=None,
         amount=amount,
@@ -79,6 +79,60 @@ def alert_from_budget(budget: dict[str, Any], *, alert_type: str = "ACTUAL", acc
         timestamp=stamp,
         topic_arn=None,
     )
+
+
+def _check_current(budget: dict[str, Any], now: dt.datetime) -> None:
+    """Refuse a budget whose spend is not this month's: not MONTHLY, outside its TimePeriod, or not updated.
+
+    A notification says which period its spend is for; a budget read directly is checked for it
+    instead. BudgetGuard creates a MONTHLY budget that starts at the month it is created and
+    has no end (AWS's default end, 2087-06-15); anything else was changed outside the stack.
+    """
+    time_unit = budget.get("TimeUnit")
+    if time_unit != "MONTHLY":
+        raise BudgetStatusError(f"the budget's TimeUnit is {_shown(time_unit)}, not MONTHLY, so its spend is not "
+                                "the month's (the stack creates it MONTHLY: was it changed outside the stack?)")
+    period = budget.get("TimePeriod")
+    if period is not None and not isinstance(period, dict):
+        raise BudgetStatusError(f"TimePeriod is not a mapping of Start and End: {_shown(period)}")
+    period = period or {}
+    start = _moment(period.get("Start"), "TimePeriod.Start")
+    end = _moment(period.get("End"), "TimePeriod.End")
+    if start is not None and start > now:
+        raise BudgetStatusError(f"the budget starts at {_stamp(start)}, after now ({_stamp(now)}): it holds no spend "
+                                "for this month (was its TimePeriod changed outside the stack?)")
+    if end is not None and end <= now:
+        raise BudgetStatusError(f"the budget ended at {_stamp(end)} (it is {_stamp(now)}): its spend is not this "
+                                "month's, and AWS deletes a budget after its end")
+    health = budget.get("HealthStatus")
+    if isinstance(health, dict) and health.get("Status") == "UNHEALTHY":
+        reason = health.get("StatusReason")
+        why = f" ({_shown(reason)})" if reason is not None else ""
+        raise BudgetStatusError(f"AWS reports the budget UNHEALTHY{why}: its spend is not being updated, so it "
+                                "cannot say what this month has cost")
+
+
+def _moment(value: Any, what: str) -> dt.datetime | None:
+    """A TimePeriod bound as boto3 returns it (a datetime), or as epoch seconds; None when absent."""
+    if value is None:
+        return None
+    if isinstance(value, dt.datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        try:
+            return dt.datetime.fromtimestamp(value, dt.UTC)
+        except (OverflowError, OSError, ValueError):
+            pass
+    raise BudgetStatusError(f"{what} is not a time: {_shown(value)}")
+
+
+def _stamp(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"
 
 
 def fetch_budget(client: Any, account_id: str, name: str) -> dict[str, Any]:

@@ -49,7 +49,34 @@ def test_alert_from_budget_is_what_a_notification_would_say() -> None:
     assert a.timestamp == "2026-11-20T08:00:00Z" and a.account == ACCOUNT
     f = alert_from_budget(_budget("b", "6000", "1", "6300"), alert_type="FORECASTED")
     assert f.alert_type == "FORECASTED" and f.amount == 6300.0
-    assert alert_from_budget(_budget("b", "1", "1", "1", time_unit="DAILY")).period == "day"
+
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"TimeUnit": "DAILY"}, "the budget's TimeUnit is 'DAILY', not MONTHLY, so its spend is not the month's"),
+    ({"TimeUnit": "QUARTERLY"}, "TimeUnit is 'QUARTERLY', not MONTHLY"),
+    ({"TimePeriod": {"Start": dt.datetime(2026, 12, 1, tzinfo=dt.UTC)}},
+     "the budget starts at 2026-12-01T00:00:00Z, after now \\(2026-11-20T08:00:00Z\\): it holds no spend for this month"),
+    ({"TimePeriod": {"Start": dt.datetime(2026, 1, 1, tzinfo=dt.UTC), "End": dt.datetime(2026, 11, 1, tzinfo=dt.UTC)}},
+     "the budget ended at 2026-11-01T00:00:00Z \\(it is 2026-11-20T08:00:00Z\\)"),
+    ({"TimePeriod": {"End": 1793491200}}, "ended at 2026-11-01T00:00:00Z"),  # epoch seconds, as in the JSON
+    ({"TimePeriod": {"Start": "soon"}}, "TimePeriod.Start is not a time: 'soon'"),
+    ({"TimePeriod": ["2026-11-01"]}, "TimePeriod is not a mapping of Start and End"),
+    ({"HealthStatus": {"Status": "UNHEALTHY", "StatusReason": "FILTER_INVALID"}},
+     "AWS reports the budget UNHEALTHY \\('FILTER_INVALID'\\): its spend is not being updated"),
+])
+def test_alert_from_budget_refuses_a_spend_that_is_not_this_months(change: dict, message: str) -> None:
+    with pytest.raises(BudgetStatusError, match=message):
+        alert_from_budget(_budget("b", "6000", "5900", "6000") | change, now=NOW)
+
+
+def test_alert_from_budget_reads_the_budget_month_it_is_in() -> None:
+    # the month the stack created it in until AWS's default end; naive datetimes are UTC
+    current = {"TimePeriod": {"Start": dt.datetime(2026, 11, 1), "End": dt.datetime(2087, 6, 15, tzinfo=dt.UTC)},
+               "HealthStatus": {"Status": "HEALTHY"}}
+    assert alert_from_budget(_budget("b", "6000", "5900", "6000") | current, now=NOW).amount == 5900.0
+    started = {"TimePeriod": {"Start": 1793491200.0}}  # 2026-11-01 in epoch seconds
+    assert alert_from_budget(_budget("b", "6000", "1", "6000") | started, now=NOW).period == "month"
 
 
 @pytest.mark.parametrize(("budget", "message"), [
@@ -76,7 +103,8 @@ def test_poll_responds_like_the_real_sns_alert(budgets, tmp_path: Path) -> None:
     policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {DEV}\nbudget:\n  monthlyAmount: {sns.budgeted_amount}\n")
     loaded = load_policy(policy)
     budgets.create_budget(AccountId=ACCOUNT, Budget=_budget(sns.budget_name, f"{sns.budgeted_amount}", f"{sns.amount}", "0"))
-    polled = alert_from_budget(fetch_budget(budgets, ACCOUNT, sns.budget_name), account=ACCOUNT, now=NOW)
+    # the server starts the budget at the current month, as AWS does: read it now
+    polled = alert_from_budget(fetch_budget(budgets, ACCOUNT, sns.budget_name), account=ACCOUNT)
     assert (polled.budget_name, polled.budgeted_amount, polled.amount, polled.currency, polled.period) == (
         sns.budget_name, sns.budgeted_amount, sns.amount, sns.currency, sns.period)
     # as the stack's own budget: an alert of another budget or account is ignored
@@ -108,6 +136,19 @@ def test_poll_forecasted_spend(budgets) -> None:  # type: ignore[no-untyped-def]
                                 standalone_mode=False, catch_exceptions=False)
     doc = json.loads(result.output)
     assert doc["alert"]["alertType"] == "FORECASTED" and "nonprod-spot-only" in doc["actions"]
+
+
+def test_poll_refuses_a_budget_that_has_not_started(budgets, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    # the server returns the TimePeriod as AWS does (epoch seconds, read by boto3 as datetimes)
+    from seedance.cli import main
+
+    later = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(days=40)
+    budgets.create_budget(AccountId=ACCOUNT, Budget=_budget(budget_name("dev"), "6000", "5900", "6100")
+                          | {"TimePeriod": {"Start": later, "End": later + dt.timedelta(days=365)}})
+    assert main(["budget", "poll", str(DEV), "--stack", "dev"]) == 1
+    err = capsys.readouterr().err
+    assert "error seedance-dev-monthly: the budget starts at" in err and "it holds no spend for this month" in err
+    assert "Traceback" not in err
 
 
 def test_poll_missing_budget_is_a_clean_error(budgets, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
