@@ -15,6 +15,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.common import child, partition, policy_json, require
+from seedance.awsnames import budget_threshold_percent
 from seedance.budget.status import budget_name  # the name `seedance budget respond` recognises
 from seedance.policy.model import Budget
 
@@ -160,7 +161,7 @@ class BudgetGuard(pulumi.ComponentResource):
             aws.budgets.BudgetNotificationArgs(
                 comparison_operator="GREATER_THAN",
                 notification_type=kind,
-                threshold=round(at * 100, 4),
+                threshold=budget_threshold_percent(at),
                 threshold_type="PERCENTAGE",
                 subscriber_sns_topic_arns=[topic_arn],
                 subscriber_email_addresses=[args.owner],

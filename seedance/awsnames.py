@@ -41,6 +41,12 @@ def partition(region: str) -> str:
 
 #: CloudTrail trail names (CreateTrail's Name): letters, digits, '.', '_', '-', starting and ending with
 #: a letter or digit, no two of '.', '_', '-' side by side (and not an IP address, see ``IP_ADDRESS``)
+def budget_threshold_percent(at: float) -> float:
+    """The percentage a budget notification is created with for a threshold at this fraction of the
+    budget: four decimals (thresholds closer than that would be one notification twice)."""
+    return round(at * 100, 4)
+
+
 TRAIL_NAME = re.compile(r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*")
 IP_ADDRESS = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}")
 

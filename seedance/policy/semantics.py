@@ -26,6 +26,7 @@ from seedance.awsnames import (
     REPLICA_SUFFIX,
     S3_BUCKET_NAME_MAX,
     TRAIL_NAME,
+    budget_threshold_percent,
     checkpoint_bucket_name_max,
     partition,
 )
@@ -418,6 +419,15 @@ def _budget(b: Budget, region: str | None) -> list[Issue]:
             out.append(
                 (("budget", "thresholds", i, "at"), f"thresholds must be strictly ascending: expected > {prev:g}, got {t.at:g}")
             )
+        elif budget_threshold_percent(t.at) == budget_threshold_percent(prev):
+            # AWS Budgets gets each threshold as a percentage with four decimals: two that round
+            # alike would be the same notification twice (and 0% would be no threshold)
+            pct = f"{budget_threshold_percent(t.at):g}%"
+            out.append((("budget", "thresholds", i, "at"),
+                        f"expected at least 0.000001 above the threshold before ({prev!r}): AWS Budgets gets both as "
+                        f"{pct}, a percentage with four decimals, got {t.at!r}" if i else
+                        f"expected at least 0.000001: AWS Budgets gets a threshold as a percentage with four decimals, "
+                        f"and this one as {pct}, got {t.at!r}"))
         prev = max(prev, t.at)
     return out
 

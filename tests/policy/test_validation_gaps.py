@@ -285,6 +285,18 @@ def test_threshold_given_as_a_percentage_gets_a_hint() -> None:
     assert problem.endswith("expected a number in (0, 1], got 80 (thresholds are fractions of the monthly budget: write 0.8 for 80%)")
 
 
+def test_thresholds_aws_would_round_alike_are_refused() -> None:
+    # BudgetGuard creates each notification at the threshold's percentage with four decimals (an
+    # audit): 0.5 and 0.5000001 were both 50%, one notification twice, and 1e-07 was 0%
+    thresholds = "\n  thresholds:\n    - {at: 0.0000001, action: notify}\n    - {at: 0.5, action: notify}\n" \
+                 "    - {at: 0.5000001, action: degrade}\n    - {at: 0.500002, action: freeze}"
+    first, second = _problems(MINIMAL.replace("monthlyAmount: 1000", "monthlyAmount: 1000" + thresholds))
+    assert first.endswith("budget.thresholds[0].at: expected at least 0.000001: AWS Budgets gets a threshold as a "
+                          "percentage with four decimals, and this one as 0%, got 1e-07")
+    assert second.endswith("budget.thresholds[2].at: expected at least 0.000001 above the threshold before (0.5): AWS "
+                           "Budgets gets both as 50%, a percentage with four decimals, got 0.5000001")
+
+
 @pytest.mark.parametrize("written", ["2:00", "010", "0x4", "0o4", "0b100", "1_0", "1:30.5", "1_000.5"])
 def test_yaml_1_1_number_forms_are_not_numbers(written: str) -> None:
     # YAML 1.1 reads 2:00 as 120 (base 60) and 010 as 8: a policy takes plain decimals only
