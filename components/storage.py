@@ -34,7 +34,18 @@ NO_PROVISIONER = "kubernetes.io/no-provisioner"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 #: S3 refuses a transition to Standard-IA earlier than 30 days after creation.
 MIN_STANDARD_IA_DAYS = 30
+#: Tag keys the EBS CSI driver keeps for itself: CreateVolume fails for a StorageClass that asks for
+#: one (aws-ebs-csi-driver, validateExtraTags: these keys, and the prefixes kubernetes.io and aws:).
+CSI_RESERVED_TAG_KEYS = frozenset({"CSIVolumeName", "CSIVolumeSnapshotName", "ebs.csi.aws.com/cluster"})
+CSI_RESERVED_TAG_PREFIXES = ("kubernetes.io", "aws:")
 ABORT_MULTIPART_DAYS = 7
+
+
+def csi_volume_tags(tags: dict[str, str]) -> dict[str, str]:
+    """The tags a StorageClass may ask the EBS CSI driver to put on its volumes: all but the keys it
+    keeps for itself (a ``kubernetes.io/...`` key of ``metadata.tags`` stays on the other resources)."""
+    return {k: v for k, v in tags.items()
+            if k not in CSI_RESERVED_TAG_KEYS and not k.startswith(CSI_RESERVED_TAG_PREFIXES)}
 
 
 def reclaim_policy(sc: StorageClass) -> str:
@@ -193,8 +204,8 @@ class StorageTiers(pulumi.ComponentResource):
             parameters[BACKUP_TAG_PARAMETER] = "=".join(args.backup_tag)
         # the cost-allocation tags (seedance:stack above all: the stack's AWS Budget filters on it),
         # which nothing else puts on the volumes the driver provisions
-        for i, (key, value) in enumerate(sorted(args.tag_set.for_resource(purpose="volume-storage",
-                                                                            data_class=sc.data_class).items()), start=2):
+        volume_tags = csi_volume_tags(args.tag_set.for_resource(purpose="volume-storage", data_class=sc.data_class))
+        for i, (key, value) in enumerate(sorted(volume_tags.items()), start=2):
             parameters[f"{TAG_PARAMETER_PREFIX}{i}"] = f"{key}={value}"
         return k8s.storage.v1.StorageClass(
             f"{name}-{sc.name}",

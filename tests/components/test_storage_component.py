@@ -7,7 +7,7 @@ import json
 import pytest
 
 from components.common import ComponentArgsError
-from components.storage import LifecycleDays, lifecycle_days, reclaim_policy
+from components.storage import LifecycleDays, csi_volume_tags, lifecycle_days, reclaim_policy
 from seedance.policy.model import CheckpointBucket, StorageClass
 
 
@@ -94,6 +94,16 @@ def test_storage_classes(eu):
         {"matchLabelExpressions": [{"key": "topology.kubernetes.io/zone", "values": ["eu-central-1a", "eu-central-1b", "eu-central-1c"]}]}
     ]
     assert "parameters" not in scratch
+
+
+def test_volume_tags_leave_out_the_keys_the_csi_driver_keeps() -> None:
+    # an audit: a metadata.tags key 'kubernetes.io/owner-team' in tagSpecification_N made the EBS CSI
+    # driver refuse every volume of the class (validateExtraTags), so every claim stayed Pending
+    tags = {"team": "ml", "kubernetes.io/owner-team": "ml", "kubernetes.io": "x", "CSIVolumeName": "n",
+            "CSIVolumeSnapshotName": "s", "ebs.csi.aws.com/cluster": "true", "seedance:stack": "eu-prod",
+            "k8s.io/x": "kept", "csivolumename": "kept (another key)"}
+    assert csi_volume_tags(tags) == {"team": "ml", "seedance:stack": "eu-prod", "k8s.io/x": "kept",
+                                     "csivolumename": "kept (another key)"}
 
 
 def test_reclaim_policy_from_data_class():
