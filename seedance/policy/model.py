@@ -647,7 +647,11 @@ EBS_TIERS = frozenset({StorageTier.GP3, StorageTier.IO2})
 
 class Storage(_Model):
     classes: list[StorageClass] = Field(default_factory=list)
-    checkpoint_buckets: list[CheckpointBucket] = Field(default_factory=list)
+    checkpoint_buckets: list[CheckpointBucket] = Field(
+        default_factory=list,
+        description="S3 buckets for checkpoints and datasets; at most 50 (the stack's trail and its access-log "
+                    "archive's bucket policy name each one, within CloudTrail's and S3's limits).",
+    )
     backup_retention_days: Annotated[int, Field(ge=MIN_BACKUP_RETENTION_DAYS, le=MAX_DAYS)] = Field(
         default=MIN_BACKUP_RETENTION_DAYS,
         description=(

@@ -202,10 +202,21 @@ def _network(n: Network) -> list[Issue]:
     return out
 
 
+#: Checkpoint buckets a stack may hold: its trail's data-event selector and its access-log archive's
+#: bucket policy name each one, and both have a limit (see _bucket_names); 50 keeps them well within.
+MAX_CHECKPOINT_BUCKETS = 50
+
+
 def _bucket_names(s: Storage, c: Compliance) -> list[Issue]:
     """Checkpoint bucket names short enough for the S3 names Pulumi gives their buckets (and the
     off-site copies MLPS 2.0 level 3 makes of personal data), and none that an off-site copy's takes."""
     out: list[Issue] = []
+    if len(s.checkpoint_buckets) > MAX_CHECKPOINT_BUCKETS:
+        out.append((("storage", "checkpointBuckets"),
+                    f"expected at most {MAX_CHECKPOINT_BUCKETS} checkpoint buckets, got {len(s.checkpoint_buckets)}: "
+                    "the stack's trail logs the data events of each personal-data bucket and its off-site copy "
+                    "(CloudTrail takes at most 250 per trail), and the access-log archive's bucket policy names "
+                    "every bucket it logs (S3 takes at most 20 KB: about 95 buckets of the longest names)"))
     mlps = Framework.MLPS_L3 in c.frameworks
     replicated_names = {b.name: j for j, b in enumerate(s.checkpoint_buckets)
                         if mlps and b.data_class is DataClass.PERSONAL}

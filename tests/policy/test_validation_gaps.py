@@ -285,6 +285,20 @@ def test_threshold_given_as_a_percentage_gets_a_hint() -> None:
     assert problem.endswith("expected a number in (0, 1], got 80 (thresholds are fractions of the monthly budget: write 0.8 for 80%)")
 
 
+def test_at_most_fifty_checkpoint_buckets() -> None:
+    # an audit: 130 personal-data buckets under MLPS put 262 values in the trail's data-event selector
+    # (CloudTrail takes 250) and 26 KB in the access-log archive's bucket policy (S3 takes 20 KB)
+    def policy(n: int) -> str:
+        buckets = "".join(f"\n    - {{name: b{i}, dataClass: personal}}" for i in range(n))
+        return MINIMAL + f"storage:\n  checkpointBuckets:{buckets}\n"
+    (problem,) = _problems(policy(51))
+    assert problem.endswith("storage.checkpointBuckets: expected at most 50 checkpoint buckets, got 51: the stack's trail "
+                            "logs the data events of each personal-data bucket and its off-site copy (CloudTrail takes at "
+                            "most 250 per trail), and the access-log archive's bucket policy names every bucket it logs "
+                            "(S3 takes at most 20 KB: about 95 buckets of the longest names)")
+    assert len(load_policy_text(policy(50)).storage.checkpoint_buckets) == 50
+
+
 def test_thresholds_aws_would_round_alike_are_refused() -> None:
     # BudgetGuard creates each notification at the threshold's percentage with four decimals (an
     # audit): 0.5 and 0.5000001 were both 50%, one notification twice, and 1e-07 was 0%
