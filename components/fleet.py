@@ -25,6 +25,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.common import ComponentArgsError, child, require
+from seedance.awsnames import is_offline_zone
 from seedance.estimate.fleet import ROOT_VOLUME_GIB
 from seedance.gpus import NEURON_MODELS
 from seedance.planner.plan import FleetPlan, InstanceChoice
@@ -210,6 +211,22 @@ def group_shape(plan: FleetPlan, autoscaler_managed: bool) -> GroupShape:
                       max_size, _instances(plan.on_demand_base, w, max_size))
 
 
+def reservation_zone(fleet: str, zone: str, subnet_zones: Mapping[str, str]) -> str:
+    """``zone`` when the group can launch there (one of its subnets is in it, as EC2 says): a capacity
+    reservation in a zone none of them is in would bill at the on-demand rate and never be used, so
+    that is an error naming the subnets' zones. Offline, a subnet whose zone synthesis was not told
+    (``seedance check`` without ``--lookup``) may be anywhere: nothing is refused."""
+    if zone in subnet_zones.values() or any(is_offline_zone(z) for z in subnet_zones.values()):
+        return zone
+    where = ", ".join(f"{s} in {z}" for s, z in subnet_zones.items())
+    raise ComponentArgsError(
+        "SpotRiFleetArgs.availability_zones",
+        f"fleet {fleet}: a capacity reservation for its on-demand base would be in {zone} (cloud.availabilityZones), where none "
+        f"of the group's subnets is ({where}): it would bill at the on-demand rate and never be used; list in "
+        "cloud.availabilityZones the zones of cloud.subnetIds",
+    )
+
+
 class SpotRiFleet(pulumi.ComponentResource):
     """Launch template, Auto Scaling group, security group, checkpoint lifecycle hook, off-peak
     schedules and (gold GPU fleets) on-demand capacity reservations for one fleet."""
@@ -362,12 +379,16 @@ class SpotRiFleet(pulumi.ComponentResource):
 
     def _capacity_reservations(self, name: str, args: SpotRiFleetArgs, shape: GroupShape,
                                tags: dict[str, str]) -> list[aws.ec2.CapacityReservation]:
-        """On-demand capacity reservations for the base, spread round-robin over the AZs."""
+        """On-demand capacity reservations for the base, spread round-robin over the AZs, each held to a
+        zone where the group launches (its subnets' zones, looked up: see :func:`reservation_zone`)."""
         first = shape.instance_types[0]
         instances = math.ceil(args.plan.on_demand_base / first.weight)
         per_az = [0] * len(args.availability_zones)
         for i in range(instances):
             per_az[i % len(per_az)] += 1
+        subnets = list(dict.fromkeys(args.subnet_ids))
+        lookup = pulumi.InvokeOutputOptions(parent=self)
+        subnet_zones = pulumi.Output.all(*[aws.ec2.get_subnet_output(id=s, opts=lookup).availability_zone for s in subnets])
         out = []
         for az, count in zip(args.availability_zones, per_az, strict=True):
             if count == 0:
@@ -377,7 +398,9 @@ class SpotRiFleet(pulumi.ComponentResource):
                     f"{name}-odcr-{az}",
                     instance_type=first.instance_type,
                     instance_platform="Linux/UNIX",
-                    availability_zone=az,
+                    availability_zone=subnet_zones.apply(
+                        lambda zones, az=az: reservation_zone(args.fleet.name, az, dict(zip(subnets, zones, strict=True)))
+                    ),
                     instance_count=count,
                     instance_match_criteria="open",
                     end_date_type="unlimited",

@@ -41,6 +41,21 @@ def partition(region: str) -> str:
 
 #: CloudTrail trail names (CreateTrail's Name): letters, digits, '.', '_', '-', starting and ending with
 #: a letter or digit, no two of '.', '_', '-' side by side (and not an IP address, see ``IP_ADDRESS``)
+#: Offline there is no EC2 to say which zone a subnet is in: the mock runtime answers a lookup of a
+#: subnet it was told nothing of with a made-up zone of its own, REGION-zone-of-SUBNET.
+OFFLINE_ZONE_INFIX = "-zone-of-"
+
+
+def offline_zone(region: str, subnet_id: str) -> str:
+    """The made-up zone offline synthesis gives a subnet whose zone it does not know."""
+    return f"{region}{OFFLINE_ZONE_INFIX}{subnet_id}"
+
+
+def is_offline_zone(zone: str) -> bool:
+    """Whether a looked-up zone is offline synthesis's made-up one (no real zone name holds the infix)."""
+    return OFFLINE_ZONE_INFIX in zone
+
+
 def budget_threshold_percent(at: float) -> float:
     """The percentage a budget notification is created with for a threshold at this fraction of the
     budget: four decimals (thresholds closer than that would be one notification twice)."""

@@ -17,7 +17,8 @@ import data.lib.routing
 #   scheduled action's within capacity.desired or an off-peak window's; their instance types are
 #   among those the plan priced for the fleet, weighted no lower; and a fleet's capacity
 #   reservations hold no more than the plan reserves or its on-demand base, in whole instances of the
-#   type the base runs on. Anything
+#   type the base runs on, in a zone where one of its groups launches (the zones of their subnets,
+#   when seedance check --lookup reads them from EC2). Anything
 #   else — a size or type that cannot be read, a warm pool, a schedule on a group it cannot name,
 #   reservations of no planned fleet, EKS managed node groups, EC2 Fleets, Spot Fleet requests,
 #   instances and spot requests of their own, AWS Batch compute environments, aws-native groups,
@@ -584,3 +585,26 @@ _problems contains findings.problem(r, msg) if {
 }
 
 _counted_odcrs := {j | some _, held in _odcr_units; some [j, _, _] in held}
+
+# A fleet's capacity reservation is used only by instances launched in its zone: one in a zone where
+# none of the fleet's groups launches (the zones of their vpcZoneIdentifiers, as EC2 says:
+# input.facts.subnets, read by seedance check --lookup) bills at the on-demand rate and is never
+# used. Judged only when every subnet of the fleet's groups has a zone in the facts.
+_problems contains findings.problem(r, msg) if {
+	some i in resources.indices(_odcr_type)
+	groups := _groups_of[_odcr_fleet(i)]
+	subnets := {s | some g in groups; some s in resources.elements(object.get(input.document.resources[g].inputs, "vpcZoneIdentifiers", []))}
+	count(subnets) > 0
+	zones := {s: z | some s in subnets; z := object.get(input, ["facts", "subnets", s, "availability_zone"], null)}
+	every s in subnets {
+		is_string(zones[s])
+	}
+	r := input.document.resources[i]
+	zone := object.get(r.inputs, "availabilityZone", null)
+	is_string(zone)
+	not zone in {z | some z in zones}
+	msg := sprintf("capacity reservation of fleet %s is in %s, where none of its groups launches (their subnets: %s, as EC2 describes them): no instance of the fleet uses it, and it bills at the on-demand rate; list in cloud.availabilityZones the zones of cloud.subnetIds", [
+		_odcr_fleet(i), zone, concat(", ", sort([sprintf("%s in %s", [s, z]) | some s, z in zones])),
+	])
+}
+

@@ -419,3 +419,37 @@ test_fail_hidden_on_demand_base_and_share if {
 		_f("inference-asg", "fleet inference: the group's onDemandPercentageAboveBaseCapacity [unknown] cannot be read, so the on-demand capacity it runs cannot be checked against the estimate"),
 	}
 }
+
+# an audit: three listed zones and one subnet gave a gold fleet a reservation in each zone; those in
+# a zone none of the fleet's groups launches in are never used. EC2's zones of the subnets (facts)
+# decide; without a zone for every subnet nothing is judged.
+test_capacity_reservation_in_a_zone_the_fleet_does_not_launch_in if {
+	plan := {"monthly_cost": 1, "currency": "USD", "fleets": [
+		{"name": "inference", "reserved_units": 0, "on_demand_base": 3, "instance_types": [{"instance_type": "g5.xlarge", "weight": 1}]},
+		{"name": "train", "reserved_units": 0, "on_demand_base": 0, "instance_types": [{"instance_type": "p4d.24xlarge", "weight": 1}]},
+	]}
+	asg := json.patch(_asg("inference", 8, ["g5.xlarge"]), [{"op": "add", "path": "/inputs/vpcZoneIdentifiers", "value": ["subnet-a", "subnet-a2"]}])
+	resources := [
+		asg,
+		json.patch(_odcr("inf-a", "inference", "g5.xlarge", 1), [{"op": "replace", "path": "/inputs/availabilityZone", "value": "eu-west-1a"}]),
+		json.patch(_odcr("inf-b", "inference", "g5.xlarge", 1), [{"op": "replace", "path": "/inputs/availabilityZone", "value": "eu-west-1b"}]),
+	]
+	gate := object.union(fixtures.gate_input(_policy, resources), {"plan": plan})
+	facts := {"subnets": {"subnet-a": {"availability_zone": "eu-west-1a"}, "subnet-a2": {"availability_zone": "eu-west-1a"}}}
+	v := fleet_capacity.violation with input as object.union(gate, {"facts": facts})
+	{[f.resource_name, f.message] | some f in v} == {[
+		"inf-b",
+		"capacity reservation of fleet inference is in eu-west-1b, where none of its groups launches (their subnets: subnet-a in eu-west-1a, subnet-a2 in eu-west-1a, as EC2 describes them): no instance of the fleet uses it, and it bills at the on-demand rate; list in cloud.availabilityZones the zones of cloud.subnetIds",
+	]}
+	# a subnet in that zone: both are used
+	in_b := {"subnets": {"subnet-a": {"availability_zone": "eu-west-1a"}, "subnet-a2": {"availability_zone": "eu-west-1b"}}}
+	w := fleet_capacity.violation with input as object.union(gate, {"facts": in_b})
+	w == set()
+	# no facts, or a subnet without a zone in them: not judged
+	x := fleet_capacity.violation with input as gate
+	x == set()
+	partial := {"subnets": {"subnet-a": {"availability_zone": "eu-west-1a"}}}
+	y := fleet_capacity.violation with input as object.union(gate, {"facts": partial})
+	y == set()
+}
+

@@ -28,7 +28,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from seedance.synth.document import Resource, ResourceDocument, normalise, normalise_inputs, split_provider_ref
-from seedance.awsnames import AUTO_NAME_SUFFIX, IAM_ROLE_NAME_MAX, S3_BUCKET_NAME_MAX
+from seedance.awsnames import AUTO_NAME_SUFFIX, IAM_ROLE_NAME_MAX, S3_BUCKET_NAME_MAX, offline_zone
 
 log = logging.getLogger(__name__)
 _RUN_LOCK = threading.Lock()
@@ -182,7 +182,7 @@ class SeedanceMocks(pmocks.Mocks):
 def _subnet(subnet_id: str, zones: Mapping[str, str], region: str) -> dict[str, Any]:
     """Offline answer to ``aws.ec2.getSubnet(id=...)``: its zone in ``zones``, else a made-up zone of
     its own (named after the subnet, so no two subnets share it)."""
-    zone = zones.get(subnet_id) or f"{region}-zone-of-{subnet_id}"
+    zone = zones.get(subnet_id) or offline_zone(region, subnet_id)
     return {"id": subnet_id, "availabilityZone": zone, "state": "available"}
 
 

@@ -284,3 +284,38 @@ def test_a_managed_group_runs_the_heavier_type_the_policy_prefers(tmp_path) -> N
     odcrs = [r.inputs for r in synth.document.of_type("aws:ec2/capacityReservation:CapacityReservation")
              if r.name.startswith("inference-odcr-")]
     assert odcrs and {r["instanceType"] for r in odcrs} == {"g5.12xlarge"}
+
+
+# --- capacity reservations sit where the group launches ------------------------------------------
+# an audit: three listed zones and one subnet put a reservation in each zone, two of which the group
+# could never use (billed at the on-demand rate). The zones of the group's subnets are looked up (the
+# mock runtime answers from subnet_zones, as `seedance check --lookup` gives them).
+
+EU_SUBNETS = ("subnet-0a1b2c3d4e5f60001", "subnet-0a1b2c3d4e5f60002", "subnet-0a1b2c3d4e5f60003")
+
+
+def test_reservation_zone_is_one_of_the_subnets_zones() -> None:
+    from components.fleet import reservation_zone
+
+    assert reservation_zone("inference", "eu-central-1b", {"s1": "eu-central-1a", "s2": "eu-central-1b"}) == "eu-central-1b"
+    with pytest.raises(ComponentArgsError, match=r"^SpotRiFleetArgs.availability_zones: fleet inference: a capacity "
+                       r"reservation for its on-demand base would be in eu-central-1c \(cloud.availabilityZones\), where "
+                       r"none of the group's subnets is \(s1 in eu-central-1a, s2 in eu-central-1b\): it would bill at "
+                       r"the on-demand rate and never be used"):
+        reservation_zone("inference", "eu-central-1c", {"s1": "eu-central-1a", "s2": "eu-central-1b"})
+    # offline, a subnet synthesis was told nothing of may be in any zone: nothing is refused
+    assert reservation_zone("inference", "eu-central-1c", {"s1": "eu-central-1-zone-of-s1"}) == "eu-central-1c"
+
+
+def test_reservations_in_a_zone_without_a_subnet_of_the_group_fail_synthesis() -> None:
+    from seedance.synth.project import synthesize_stack
+
+    stacks = Path(__file__).resolve().parents[2] / "stacks"
+    ok = dict(zip(EU_SUBNETS, ("eu-central-1a", "eu-central-1b", "eu-central-1c"), strict=True))
+    doc = synthesize_stack("eu-prod", stacks, subnet_zones=ok).document
+    zones = {r.inputs["availabilityZone"] for r in doc.of_type("aws:ec2/capacityReservation:CapacityReservation")}
+    assert zones == {"eu-central-1a", "eu-central-1b", "eu-central-1c"}
+    with pytest.raises(ComponentArgsError, match=r"fleet inference: a capacity reservation for its on-demand base would be in "
+                       r"eu-central-1c \(cloud.availabilityZones\), where none of the group's subnets is"):
+        synthesize_stack("eu-prod", stacks, subnet_zones={s: "eu-central-1a" if s != EU_SUBNETS[1] else "eu-central-1b"
+                                                          for s in EU_SUBNETS})

@@ -309,6 +309,18 @@ def test_check_lookup_counts_the_zones_of_given_subnets(ec2, capsys, tmp_path: P
         f"autoscaling group's 3 subnets are all in availability zone {REGION}a; at least 2 availability zones required"}
     _, report, _ = _check(capsys, tmp_path, spread, n["cluster-sg"], "--lookup")
     assert _single_zone_findings(report) == set()
+    assert _idle_reservations(report) == set()
+    # the sample's inference fleet reserves its on-demand base in the three listed zones: with every
+    # subnet in the first, the other two reservations are never used (an audit)
+    _, report, _ = _check(capsys, tmp_path, one_zone, n["cluster-sg"], "--lookup")
+    assert _idle_reservations(report) == {"inference-odcr-eu-central-1b", "inference-odcr-eu-central-1c"}
+    _, report, _ = _check(capsys, tmp_path, one_zone, n["cluster-sg"])
+    assert _idle_reservations(report) == set()  # without the lookup the zones are not known
+
+
+def _idle_reservations(report: dict) -> set[str]:
+    return {f["resourceName"] for f in report["findings"]
+            if f["controlId"] == "BUDGET-FLEET-1" and "where none of its groups launches" in f["message"]}
 
 
 def test_check_lookup_of_an_unknown_subnet_is_undecided(ec2, capsys, tmp_path: Path) -> None:
