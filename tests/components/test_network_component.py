@@ -187,23 +187,38 @@ def test_endpoint_subnets_refuse_when_no_subnet_is_in_a_listed_zone() -> None:
         endpoint_subnets(["s1", "s2"], set(), {"s1": "z-x", "s2": "z-y"})
 
 
-def _interfaces(stack: str, zones: dict[str, str]) -> dict[str, list[str]]:
-    doc = synthesize_stack(stack, STACKS_DIR, subnet_zones=zones).document
+def _listing(tmp_path: Path, stack: str, listed: list[str]) -> Path:
+    """A copy of the example project whose ``stack`` lists the zones ``listed`` (cloud.availabilityZones):
+    the gold fleets' capacity reservations go in the listed zones, each of which must hold one of the
+    subnets (components.fleet.reservation_zone)."""
+    project = tmp_path / "stacks"
+    shutil.copytree(STACKS_DIR, project, ignore=shutil.ignore_patterns("__pycache__"))
+    policy = project / "policies" / f"{stack}.yaml"
+    text = policy.read_text()
+    line = next(ln for ln in text.splitlines() if ln.strip().startswith("availabilityZones:"))
+    policy.write_text(text.replace(line, f"{line.split(':')[0]}: [{', '.join(listed)}]", 1))
+    return project
+
+
+def _interfaces(stack: str, zones: dict[str, str], project: Path = STACKS_DIR) -> dict[str, list[str]]:
+    doc = synthesize_stack(stack, project, subnet_zones=zones).document
     return {r.name: r.inputs["subnetIds"] for r in doc.of_type(EP) if r.inputs["vpcEndpointType"] == "Interface"}
 
 
-def test_two_subnets_in_one_zone_give_the_endpoint_one_of_them() -> None:
+def test_two_subnets_in_one_zone_give_the_endpoint_one_of_them(tmp_path: Path) -> None:
     s1, s2, s3 = EU_SUBNETS
+    project = _listing(tmp_path, "eu-prod", ["eu-central-1a", "eu-central-1b"])
     zones = {s1: "eu-central-1a", s2: "eu-central-1a", s3: "eu-central-1b"}
-    assert _interfaces("eu-prod", zones) == {"network-ecr-dkr-interface": [s1, s3], "network-logs-interface": [s1, s3]}
+    assert _interfaces("eu-prod", zones, project) == {"network-ecr-dkr-interface": [s1, s3], "network-logs-interface": [s1, s3]}
     # the same answer in the other order: still the policy's first subnet of each zone
-    assert _interfaces("eu-prod", {s1: "eu-central-1b", s2: "eu-central-1a", s3: "eu-central-1a"}) == {
+    assert _interfaces("eu-prod", {s1: "eu-central-1b", s2: "eu-central-1a", s3: "eu-central-1a"}, project) == {
         "network-ecr-dkr-interface": [s1, s2], "network-logs-interface": [s1, s2]}
 
 
-def test_every_interface_endpoint_of_a_stack_takes_the_same_subnets_and_groups_keep_them_all() -> None:
+def test_every_interface_endpoint_of_a_stack_takes_the_same_subnets_and_groups_keep_them_all(tmp_path: Path) -> None:
     s1, s2 = CN_SUBNETS
-    doc = synthesize_stack("cn-prod", STACKS_DIR, subnet_zones={s1: "cn-north-1a", s2: "cn-north-1a"}).document
+    project = _listing(tmp_path, "cn-prod", ["cn-north-1a"])
+    doc = synthesize_stack("cn-prod", project, subnet_zones={s1: "cn-north-1a", s2: "cn-north-1a"}).document
     interfaces = [r for r in doc.of_type(EP) if r.inputs["vpcEndpointType"] == "Interface"]
     assert len(interfaces) == 5 and all(r.inputs["subnetIds"] == [s1] for r in interfaces)
     # an autoscaling group may have several subnets of a zone: its subnets are the policy's
@@ -211,10 +226,11 @@ def test_every_interface_endpoint_of_a_stack_takes_the_same_subnets_and_groups_k
     assert groups and all(g.inputs["vpcZoneIdentifiers"] == [s1, s2] for g in groups)
 
 
-def test_a_subnet_outside_the_policys_zones_gets_no_endpoint_interface() -> None:
+def test_a_subnet_outside_the_policys_zones_gets_no_endpoint_interface(tmp_path: Path) -> None:
     s1, s2 = CN_SUBNETS
-    # cn-prod lists cn-north-1a and cn-north-1b; cn-north-1d is not the stack's
-    assert set(map(tuple, _interfaces("cn-prod", {s1: "cn-north-1d", s2: "cn-north-1b"}).values())) == {(s2,)}
+    # the stack lists cn-north-1b only; cn-north-1d is not the stack's
+    project = _listing(tmp_path, "cn-prod", ["cn-north-1b"])
+    assert set(map(tuple, _interfaces("cn-prod", {s1: "cn-north-1d", s2: "cn-north-1b"}, project).values())) == {(s2,)}
 
 
 def test_offline_each_given_subnet_is_a_listed_zone_of_its_own(stack) -> None:  # type: ignore[no-untyped-def]
