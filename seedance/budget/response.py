@@ -37,7 +37,8 @@ the plan a freeze falls back to ``none`` and a note says the projection may rise
 
 An alert acts only on the stack's own budget: with ``stack`` it must be ``seedance-<stack>-monthly``,
 without it a Seedance budget (``seedance-*-monthly``), and from the policy's ``cloud.accountId``
-when both name an account. Anything else is ignored, with the reason.
+when both name an account. Anything else is ignored, with the reason (whatever its currency: only
+an alert the stack answers must be in its budget's currency).
 
 The response carries every change (field path, before, after, reason) and an overlay document
 that ``extends`` the original policy, so a pipeline can commit it and redeploy from it.
@@ -189,10 +190,7 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
     has started over since, so it changes nothing.
     """
     budget = policy.budget
-    if alert.currency != budget.currency.value:
-        raise BudgetResponseError(
-            f"the alert is in {alert.currency} but the policy's budget is in {budget.currency.value}"
-        )
+
     def ignored(why: str) -> BudgetResponse:
         return BudgetResponse(policy.metadata.name, alert, 0.0, [], [], [], [why], policy, {}, ignored=why)
 
@@ -214,6 +212,11 @@ def respond(policy: CostPolicy, alert: BudgetAlert, *, policy_ref: str, stack: s
         return ignored(f"alert of budget month {month}, which has ended (it is {now_month} now): the budget has "
                        "started over since, so that month's thresholds no longer apply (a delayed or replayed "
                        "alert); `seedance budget poll` responds to this month's spend")
+    # only the stack's own alert can be in the wrong currency: one the checks above ignore is ignored in any
+    if alert.currency != budget.currency.value:
+        raise BudgetResponseError(
+            f"the alert is in {alert.currency} but the policy's budget is in {budget.currency.value}"
+        )
     if abs(alert.budgeted_amount - budget.monthly_amount) > 0.005:
         notes.append(
             f"AWS budget is {alert.budgeted_amount:,.2f} but the policy says {budget.monthly_amount:,.2f}: "

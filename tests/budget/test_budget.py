@@ -184,6 +184,39 @@ def test_alert_for_another_budget_or_currency() -> None:
     assert r.changes == [] and r.ignored == r.notes[0] and "not this stack's seedance-eu-prod-monthly" in r.ignored
 
 
+def test_an_alert_the_stack_ignores_is_ignored_whatever_its_currency(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Only an alert that is the stack's own and in another currency is an error: one of another
+    budget, account or period (the real "Test Budget" alert, in USD, against cn-prod's CNY budget) is
+    ignored as any alert of another budget is."""
+    from seedance.cli import main
+
+    cn = load_policy(POLICIES / "cn-prod.yaml").policy
+    test_budget = parse_budget_event(_fixture("sre-bot.sns-http-notification.budget-monthly-actual.json"))
+    daily = parse_budget_event(_fixture("killswitch.lambda-sns-event.budget-daily-actual.json"))
+    assert test_budget is not None and daily is not None and test_budget.currency == daily.currency == "USD"
+    r = respond(cn, test_budget, policy_ref="cn-prod.yaml", stack="cn-prod")
+    assert r.ignored is not None and "alert for budget 'Test Budget', not this stack's seedance-cn-prod-monthly" in r.ignored
+    r = respond(cn, test_budget, policy_ref="cn-prod.yaml")  # without --stack: not a Seedance budget
+    assert r.ignored is not None and "which is not a Seedance budget" in r.ignored
+    r = respond(cn, daily, policy_ref="cn-prod.yaml", stack="cn-prod")
+    assert r.ignored is not None and r.ignored.startswith("a per-day budget alert")
+    own_elsewhere = parse_budget_event(_monthly_alert("seedance-cn-prod-monthly", "900,000.00", "880,000.00",
+                                                      account="111122223333"))
+    assert own_elsewhere is not None
+    r = respond(cn, own_elsewhere, policy_ref="cn-prod.yaml", stack="cn-prod")
+    assert r.ignored is not None and "not the policy's cloud.accountId 444455556666" in r.ignored
+    out = tmp_path / "cn-prod.budget.yaml"
+    code = main(["budget", "respond", str(POLICIES / "cn-prod.yaml"),
+                 str(FIXTURES / "sre-bot.sns-http-notification.budget-monthly-actual.json"), "--stack", "cn-prod",
+                 "--out", str(out), "-f", "json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    doc = json.loads(captured.out)
+    assert "alert for budget 'Test Budget', not this stack's seedance-cn-prod-monthly" in doc["ignored"]
+    assert doc["overlay"] is None and not out.exists()
+
+
 def test_cli_writes_an_overlay_that_loads_to_the_effective_policy(tmp_path: Path) -> None:
     event = tmp_path / "alert.json"
     event.write_bytes(_monthly_alert("seedance-eu-prod-monthly", "160,000.00", "139,200.00"))
