@@ -85,6 +85,14 @@ SEEDANCE_BUDGET = re.compile(r"^seedance-(?P<stack>.+)-monthly$")
 FIRE_TOLERANCE = 1e-12
 
 
+def answered_budget(alert: BudgetAlert, stack: str | None) -> str | None:
+    """The budget a run for ``stack`` answers: the stack's own, or without a stack the alert's when it is
+    a Seedance budget; None when it answers none (the alert is then ignored)."""
+    if stack is not None:
+        return budget_name(stack)
+    return alert.budget_name if SEEDANCE_BUDGET.match(alert.budget_name) else None
+
+
 def fired_at(at: float, fraction: float) -> bool:
     """Whether a threshold ``at`` fires for ``fraction`` of the budget."""
     return at <= fraction + FIRE_TOLERANCE

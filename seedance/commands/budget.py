@@ -43,12 +43,13 @@ from seedance.budget.response import (
     OverlayStamp,
     Projection,
     alert_month,
+    answered_budget,
     percent,
     respond,
     restored_changes,
     weaker_than,
 )
-from seedance.budget.wiring import OVERLAY_HEADER, overlay_extends
+from seedance.budget.wiring import OVERLAY_HEADER, overlay_budget, overlay_extends
 from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_name
 from seedance.policy.model import ThresholdAction
 from seedance.budget import signature
@@ -333,6 +334,13 @@ def _decide_and_write(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *,
         # replacing it, would answer one stack's alert with another's response
         err.print(f"error --out {out}: is the budget overlay of another policy (it extends {other}), not of {policy}; "
                   "not overwriting it: give each policy its own --out", markup=False)
+        return 1
+    answered = overlay_budget(earlier_text) if out is not None else None
+    if answered is not None and (ours := answered_budget(alert, stack)) is not None and answered != ours:
+        # two stacks deploying one policy and naming one --out: the stamp (month, spend, freeze caps) is
+        # the other stack's, and so would be the response kept or replaced
+        err.print(f"error --out {out}: is the budget overlay of another budget (it answers {answered}), not of "
+                  f"{ours}; not overwriting it: give each stack its own --out", markup=False)
         return 1
     earlier = OverlayStamp.parse(earlier_text)
     # a later freeze of the same budget month never lowers the caps an earlier one set (no ratchet

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,8 @@ import pytest
 
 from seedance.budget.events import BudgetEventError, parse_budget_event
 from seedance.cli import main
-from tests.budget.test_budget import FIXTURES, POLICIES, _fixture, _monthly_alert
+from seedance.policy import load_policy
+from tests.budget.test_budget import FIXTURES, POLICIES, REPO, _fixture, _monthly_alert
 
 DEV = POLICIES / "dev.yaml"
 MONTHLY = "sre-bot.sns-http-notification.budget-monthly-actual.json"
@@ -142,3 +144,45 @@ def test_an_overlay_of_another_policy_at_out_is_left_alone(tmp_path: Path, capsy
     assert out.read_text() == written
     # the policy it answers goes on deciding against it
     assert main(["budget", "respond", str(DEV), str(event), "--stack", "dev", "--out", str(out)]) == 0
+
+
+def test_an_overlay_of_another_stack_at_out_is_left_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two stacks (dev, dev2) deploy the same policy and name the same --out: dev's overlay answers
+    seedance-dev-monthly, so dev2's alert is neither decided against it (dev's stronger response kept,
+    dev's freeze caps) nor written over it; the run refuses it, naming both budgets."""
+    proj = tmp_path / "proj"
+    shutil.copytree(REPO / "stacks", proj, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(proj / "Pulumi.dev.yaml", proj / "Pulumi.dev2.yaml")  # seedance:policy: policies/dev.yaml
+    policy, out = proj / "policies" / "dev.yaml", proj / "policies" / "dev.budget.yaml"
+    event = tmp_path / "dev.json"
+    event.write_text(json.dumps(_sns()))  # 98% of dev's budget: degrade, freeze and more
+
+    def run(alert: Path, *args: str) -> int:
+        return main(["budget", "respond", str(policy), str(alert), *args, "--project-dir", str(proj), "--out", str(out)])
+
+    assert run(event, "--stack", "dev") == 0
+    written = out.read_text()
+    assert written.startswith("# Budget response to seedance-dev-monthly (")
+    capsys.readouterr()
+    account = load_policy(policy).policy.cloud.account_id
+    for spend in ("3,000.00", "5,990.00"):  # a lower alert of dev2 (dev's overlay would be kept), a higher one
+        dev2 = tmp_path / f"dev2-{spend}.json"
+        dev2.write_bytes(_monthly_alert("seedance-dev2-monthly", "6,000.00", spend, account=account))
+        for stack in (["--stack", "dev2"], []):  # without --stack the alert's own Seedance budget is the one answered
+            code = run(dev2, *stack, "-f", "json")
+            captured = capsys.readouterr()
+            assert code == 1 and captured.out == ""
+            assert (f"error --out {out.resolve()}: is the budget overlay of another budget (it answers "
+                    "seedance-dev-monthly), not of seedance-dev2-monthly; not overwriting it: give each stack its own "
+                    "--out") in captured.err
+            assert out.read_text() == written
+    # the stack it answers goes on deciding against it; dev2 is refused whatever the alert
+    assert run(event, "--stack", "dev") == 0
+    assert run(event, "--stack", "dev2") == 1
+    assert "is the budget overlay of another budget" in capsys.readouterr().err
+    # without --stack, an alert of no Seedance budget answers no budget: ignored as before
+    foreign = tmp_path / "foreign.json"
+    foreign.write_bytes(_monthly_alert("Test Budget", "6,000.00", "5,990.00", account=account))
+    assert run(foreign, "-f", "json") == 0
+    assert "not a Seedance budget" in json.loads(capsys.readouterr().out)["ignored"]
+    assert out.read_text() == written
