@@ -50,7 +50,7 @@ from seedance.budget.response import (
     weaker_than,
 )
 from seedance.budget.wiring import OVERLAY_HEADER, overlay_budget, overlay_extends
-from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_name
+from seedance.commands.stack_option import project_dir_option, stack_joins_cluster, stack_name
 from seedance.policy.model import ThresholdAction
 from seedance.budget import signature
 from seedance.budget.signature import Verified
@@ -239,6 +239,20 @@ def _planned_response(loaded: LoadedPolicy, alert: BudgetAlert, *, ref: str, sta
     budget = loaded.policy.budget
     projection = Projection(round(before.total, 2), round(after.total, 2), budget.monthly_amount, budget.currency.value)
     return replace(response, projection=projection, notes=[*response.notes, *projection.warnings()]), shown
+
+
+def _joins_cluster(project_dir: Path, stack: str | None) -> bool | None:
+    """Whether the stack joins a cluster, read from its project files; None after printing why they
+    cannot be read (FILE:LINE: what was expected): a broken project file is bad input, exit 1, not a
+    malformed option."""
+    from seedance.cli import console
+    from seedance.gate.inputs import InvalidInputError
+
+    try:
+        return stack_joins_cluster(project_dir, stack)
+    except InvalidInputError as exc:
+        console(stderr=True).print(f"error {exc}; nothing was written", markup=False)
+        return None
 
 
 def _respond_and_report(loaded: LoadedPolicy, policy: Path, alert: BudgetAlert, *, stack: str | None, out: Path | None,
@@ -502,8 +516,9 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
                 project_dir: Path) -> int:
     """Read EVENT (an SNS notification, its HTTP POST or a Lambda SNS event; - for stdin) and respond for POLICY.
 
-    Exit 0 when the response was computed (whether or not anything changed), 1 on bad input or a
-    message that fails verification (nothing is written), 2 for a malformed option.
+    Exit 0 when the response was computed (whether or not anything changed), 1 on bad input (a broken
+    Pulumi project file of --stack among it) or a message that fails verification (nothing is
+    written), 2 for a malformed option.
     """
     from seedance.cli import console
 
@@ -547,8 +562,11 @@ def respond_cmd(policy: Path, event: Path, stack: str | None, out: Path | None, 
         elif fmt == "markdown":  # and a pipeline posting the report posts one that says why nothing happened
             click.echo(render_not_a_budget_alert(str(event)), nl=False)
         return 0
+    cluster = _joins_cluster(project_dir, stack)
+    if cluster is None:
+        return 1
     return _respond_and_report(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=str(event), command="respond",
-                               project_dir=project_dir, live=live, cluster=joins_cluster(project_dir, stack))
+                               project_dir=project_dir, live=live, cluster=cluster)
 
 
 def _caller_account(sts: Any) -> str:
@@ -583,8 +601,8 @@ def poll_cmd(policy: Path, stack: str, account_id: str | None, forecasted: bool,
     """Read the stack's AWS Budget now (DescribeBudget) and respond for POLICY as an alert would.
 
     For pipelines that run on a schedule instead of receiving SNS. Uses the usual boto3 credentials
-    and endpoint settings. Exit 0 when the response was computed, 1 when the budget cannot be read,
-    2 for a malformed option.
+    and endpoint settings. Exit 0 when the response was computed, 1 when the budget or the stack's
+    Pulumi project files cannot be read, 2 for a malformed option.
     """
     from seedance import awsclient
     from botocore.exceptions import BotoCoreError, ClientError
@@ -613,5 +631,8 @@ def poll_cmd(policy: Path, stack: str, account_id: str | None, forecasted: bool,
     except (BudgetStatusError, BotoCoreError, ClientError) as exc:
         err.print(f"error {budget_name(stack)}: {exc}", markup=False)
         return 1
+    cluster = _joins_cluster(project_dir, stack)
+    if cluster is None:
+        return 1
     return _respond_and_report(loaded, policy, alert, stack=stack, out=out, fmt=fmt, source=budget_name(stack), command="poll",
-                               project_dir=project_dir, live=live, cluster=joins_cluster(project_dir, stack))
+                               project_dir=project_dir, live=live, cluster=cluster)

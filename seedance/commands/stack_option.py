@@ -33,11 +33,24 @@ def stack_name(ctx: click.Context, param: click.Parameter, value: str | None) ->
 
 def joins_cluster(project_dir: Path, stack: str | None, policies: Sequence[Path] = (), *,
                   must_exist: bool = False) -> bool:
-    """Whether the stack's fleets join a cluster: what its Pulumi.STACK.yaml says (one that cannot be
-    read is a usage error).  ``must_exist`` (``plan``, ``estimate``, ``diff``): a stack without that
-    file is a usage error naming the file looked for, as for ``synth`` and ``check``, so that a
-    mistyped name does not quietly plan or price another kind of stack; else it is taken to join a
-    cluster, with a warning.  Without ``--stack``: a cluster, as for a policy priced on its own.  ``policies``: the policy files the command reads; a warning says so when the stack deploys
+    """:func:`stack_joins_cluster` for ``plan``, ``estimate`` and ``diff``: a stack file that cannot be
+    read is a usage error."""
+    from seedance.gate.inputs import InvalidInputError
+
+    try:
+        return stack_joins_cluster(project_dir, stack, policies, must_exist=must_exist)
+    except InvalidInputError as exc:
+        raise click.UsageError(f"--stack {stack}: {exc}") from None
+
+
+def stack_joins_cluster(project_dir: Path, stack: str | None, policies: Sequence[Path] = (), *,
+                        must_exist: bool = False) -> bool:
+    """Whether the stack's fleets join a cluster: what its Pulumi.STACK.yaml says (InvalidInputError,
+    naming the file and line, when it or the project's Pulumi.yaml cannot be read: bad input, which
+    ``budget respond``/``poll`` report with exit 1).  ``must_exist`` (``plan``, ``estimate``, ``diff``):
+    a stack without that file is an error naming the file looked for, as for ``synth`` and ``check``,
+    so that a mistyped name does not quietly plan or price another kind of stack; else it is taken to
+    join a cluster, with a warning.  Without ``--stack``: a cluster, as for a policy priced on its own.  ``policies``: the policy files the command reads; a warning says so when the stack deploys
     none of them (its seedance:policy), since its cluster setting and tag are then another policy's."""
     if stack is None:
         return True
@@ -47,7 +60,7 @@ def joins_cluster(project_dir: Path, stack: str | None, policies: Sequence[Path]
     if not stack_file.is_file() and not must_exist:
         log.warning("--stack %s: %s does not exist, so the stack is taken to join a cluster", stack, stack_file)
         return True
-    from seedance.gate.inputs import InvalidInputError, SecretPolicyError, stack_setup
+    from seedance.gate.inputs import SecretPolicyError, stack_setup
 
     try:  # an unknown stack: "unknown stack 'x': FILE does not exist (stacks: ...)"
         setup = stack_setup(project_dir, stack)
@@ -55,8 +68,6 @@ def joins_cluster(project_dir: Path, stack: str | None, policies: Sequence[Path]
         log.warning("--stack %s: %s; whether the stack joins a cluster is read from its seedance:clusterName (%s)",
                     stack, exc, "set" if exc.cluster else "unset")
         return exc.cluster
-    except InvalidInputError as exc:
-        raise click.UsageError(f"--stack {stack}: {exc}") from None
     if policies and not any(same_path(setup.policy_path, p) for p in policies):
         log.warning("--stack %s deploys %s (seedance:policy in %s), not %s: its cluster setting and seedance:stack "
                     "tag are used for a policy it does not deploy", stack, setup.policy_path,

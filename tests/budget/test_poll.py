@@ -130,6 +130,25 @@ def test_poll_command_writes_the_overlay(budgets, tmp_path: Path) -> None:  # ty
     assert load_policy(out).policy.budget.monthly_amount == 6000  # the overlay loads back
 
 
+def test_poll_with_a_broken_stack_file_is_bad_input(budgets, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A Pulumi.STACK.yaml that does not parse is bad input (exit 1, FILE:LINE), not a malformed option
+    (exit 2, a usage banner); nothing is written."""
+    import shutil
+
+    from seedance.cli import main
+
+    budgets.create_budget(AccountId=ACCOUNT, Budget=_budget(budget_name("dev"), "6000", "5220", "6100"))
+    proj = tmp_path / "proj"
+    shutil.copytree(REPO / "stacks", proj, ignore=shutil.ignore_patterns("__pycache__"))
+    (proj / "Pulumi.dev.yaml").write_text("config:\n  seedance:policy: [unclosed\n", encoding="utf-8")
+    out = tmp_path / "dev-budget.yaml"
+    code = main(["budget", "poll", str(DEV), "--stack", "dev", "--project-dir", str(proj), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1 and f"error {proj}/Pulumi.dev.yaml:3:1: expected ',' or ']'" in err
+    assert "Usage:" not in err and not out.exists()
+
+
 def test_poll_forecasted_spend(budgets) -> None:  # type: ignore[no-untyped-def]
     budgets.create_budget(AccountId=ACCOUNT, Budget=_budget(budget_name("dev"), "6000", "100", "5800"))
     result = CliRunner().invoke(app, ["budget", "poll", str(DEV), "--stack", "dev", "--forecasted", "-f", "json"],

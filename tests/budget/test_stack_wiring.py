@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from seedance.cli import app
+from seedance.cli import app, main
 from seedance.gate.inputs import stack_setup
 from seedance.synth.project import read_stack_config
 from test_budget import _monthly_alert
@@ -242,16 +242,33 @@ def test_a_backtick_in_a_path_keeps_the_markdown_code_span_exact(proj: Path) -> 
     assert code == 0 and "``pulumi config set seedance:policy 'policies/dev`x.budget.yaml' --stack dev --cwd proj``" in md
 
 
-def test_an_alias_bomb_in_the_stack_file_is_refused_quickly(proj: Path) -> None:
+def test_an_alias_bomb_in_the_stack_file_is_refused_quickly(proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
     levels = ["a: &a [x,x,x,x,x,x,x,x,x]"] + [f"{c}: &{c} [{','.join([f'*{p}'] * 9)}]"
                                                for p, c in zip("abcdefg", "bcdefgh")]
     (proj / "Pulumi.dev.yaml").write_text("\n".join(levels) + "\nconfig:\n  seedance:policy: policies/dev.yaml\n"
                                           "  seedance:k: *h\n")
     start = time.monotonic()
-    result = CliRunner().invoke(app, ["budget", "respond", "proj/policies/dev.yaml", "dev90.json", "--stack", "dev",
-                                      "--project-dir", "proj"])
+    code = main(["budget", "respond", "proj/policies/dev.yaml", "dev90.json", "--stack", "dev", "--project-dir", "proj"])
     assert time.monotonic() - start < 5
-    assert result.exit_code == 2 and "Pulumi.dev.yaml:11: config seedance:k: the value holds more than" in result.output
+    assert code == 1 and "Pulumi.dev.yaml:11: config seedance:k: the value holds more than" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("Pulumi.dev.yaml", "config:\n  seedance:policy: [unclosed\n", "error proj/Pulumi.dev.yaml:3:1: expected ',' or ']'"),
+    ("Pulumi.yaml", "name: seedance-gpu\nruntime: python\nmain: 5\n",
+     "error proj/Pulumi.yaml: 'main': expected the program's path relative to the project, got int 5"),
+])
+def test_a_broken_project_file_is_bad_input_not_a_malformed_option(proj: Path, name: str, text: str, message: str,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's exit 2 is for a malformed option; a project file that cannot be read is bad input:
+    exit 1 with its FILE:LINE message, no usage banner, nothing written."""
+    (proj / name).write_text(text, encoding="utf-8")
+    code = main(["budget", "respond", "proj/policies/dev.yaml", "dev90.json", "--stack", "dev", "--project-dir", "proj",
+                 "--out", OUT, "-f", "json"])
+    captured = capsys.readouterr()
+    assert code == 1 and message in captured.err and "; nothing was written" in captured.err
+    assert "Usage:" not in captured.err and "Traceback" not in captured.err
+    assert captured.out == "" and not Path(OUT).exists()
 
 
 def test_without_out_the_stacks_own_budget_overlay_is_named_as_such(proj: Path) -> None:
