@@ -31,16 +31,29 @@ def stack_name(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return value
 
 
+class StackFileError(click.ClickException):
+    """A stack's Pulumi files exist but cannot be read: bad input (exit 1), not a malformed option."""
+
+    def show(self, file=None) -> None:  # type: ignore[no-untyped-def,override]
+        from seedance.cli import console
+
+        console(stderr=True).print(f"error {self.message}", markup=False)
+
+
 def joins_cluster(project_dir: Path, stack: str | None, policies: Sequence[Path] = (), *,
                   must_exist: bool = False) -> bool:
-    """:func:`stack_joins_cluster` for ``plan``, ``estimate`` and ``diff``: a stack file that cannot be
-    read is a usage error."""
+    """:func:`stack_joins_cluster` for ``plan``, ``estimate`` and ``diff``: a stack whose
+    Pulumi.STACK.yaml does not exist is a usage error (a mistyped --stack, exit 2); one whose files
+    cannot be read is bad input (exit 1, naming the file and line)."""
     from seedance.gate.inputs import InvalidInputError
+    from seedance.synth.project import stack_file_path
 
     try:
         return stack_joins_cluster(project_dir, stack, policies, must_exist=must_exist)
     except InvalidInputError as exc:
-        raise click.UsageError(f"--stack {stack}: {exc}") from None
+        if stack is not None and not stack_file_path(project_dir, stack).is_file():
+            raise click.UsageError(f"--stack {stack}: {exc}") from None
+        raise StackFileError(f"--stack {stack}: {exc}") from None
 
 
 def stack_joins_cluster(project_dir: Path, stack: str | None, policies: Sequence[Path] = (), *,

@@ -99,3 +99,21 @@ def test_a_plan_for_a_stack_without_a_cluster_is_priced_so(tmp_path: Path, caplo
     assert main(["estimate", "-f", "json", str(policy), "--plan", str(path), "--stack", "elsewhere",
                  "--project-dir", str(STACKS)]) == 2
     assert f"{STACKS / 'Pulumi.elsewhere.yaml'} does not exist" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [
+    ["estimate", str(POLICIES / "dev.yaml")],
+    ["plan", str(POLICIES / "dev.yaml")],
+    ["diff", str(POLICIES / "dev.yaml"), str(POLICIES / "dev.yaml")],
+])
+def test_a_stack_file_that_cannot_be_read_is_bad_input(command: list[str], tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    # a broken Pulumi.STACK.yaml is bad input (exit 1, its file and line), not a malformed option (exit 2,
+    # the usage banner), as for `budget respond`; a stack file that does not exist stays a usage error
+    (tmp_path / "Pulumi.yaml").write_text((STACKS / "Pulumi.yaml").read_text())
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  seedance:policy: [unclosed\n")
+    assert main([*command, "--stack", "dev", "--project-dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"error --stack dev: {tmp_path / 'Pulumi.dev.yaml'}:3:1: expected ',' or ']'" in err and "Usage:" not in err
+    assert main([*command, "--stack", "other", "--project-dir", str(tmp_path)]) == 2
+    assert "Usage:" in capsys.readouterr().err
