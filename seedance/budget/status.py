@@ -60,7 +60,13 @@ def alert_from_budget(budget: dict[str, Any], *, alert_type: str = "ACTUAL", acc
         raise BudgetStatusError("the budget has no BudgetName")
     limit, limit_unit = _spend(budget.get("BudgetLimit"), "BudgetLimit")
     calculated = budget.get("CalculatedSpend") or {}
+    if not isinstance(calculated, dict):
+        raise BudgetStatusError(f"CalculatedSpend is not a mapping of ActualSpend and ForecastedSpend: {_shown(calculated)}")
     key = "ActualSpend" if alert_type == "ACTUAL" else "ForecastedSpend"
+    if key == "ForecastedSpend" and calculated.get(key) is None:
+        # optional in DescribeBudget's answer: AWS forecasts only once it has enough usage history
+        raise BudgetStatusError("the budget holds no forecast yet (CalculatedSpend.ForecastedSpend: AWS gives one "
+                                "only once it has enough usage history); poll the actual spend (without --forecasted)")
     amount, unit = _spend(calculated.get(key), f"CalculatedSpend.{key}")
     if unit != limit_unit:
         raise BudgetStatusError(f"{key} is in {unit} but the budget limit in {limit_unit}")

@@ -82,12 +82,17 @@ def test_alert_from_budget_reads_the_budget_month_it_is_in() -> None:
 @pytest.mark.parametrize(("budget", "message"), [
     ({"BudgetLimit": {"Amount": "1", "Unit": "USD"}}, "no BudgetName"),
     ({**_budget("b", "1", "1", "1"), "CalculatedSpend": {}}, "no CalculatedSpend.ActualSpend"),
+    ({**_budget("b", "1", "1", "1"), "CalculatedSpend": ["1"]}, "CalculatedSpend is not a mapping of ActualSpend and ForecastedSpend"),
+    ({**_budget("b", "1", "1", "1"), "CalculatedSpend": {"ActualSpend": {"Amount": "1", "Unit": "USD"}}, "forecasted": True},
+     "the budget holds no forecast yet \\(CalculatedSpend.ForecastedSpend: AWS gives one only once it has enough usage "
+     "history\\); poll the actual spend \\(without --forecasted\\)"),
     ({**_budget("b", "x", "1", "1")}, "BudgetLimit.Amount is not a number"),
     (_budget("b", "1", "1", "1") | {"BudgetLimit": {"Amount": "1", "Unit": "CNY"}}, "ActualSpend is in USD but the budget limit in CNY"),
 ])
 def test_alert_from_budget_rejects_incomplete_answers(budget: dict, message: str) -> None:
+    kind = "FORECASTED" if budget.pop("forecasted", False) else "ACTUAL"
     with pytest.raises(BudgetStatusError, match=message):
-        alert_from_budget(budget)
+        alert_from_budget(budget, alert_type=kind)
 
 
 def test_budget_region_per_partition() -> None:
