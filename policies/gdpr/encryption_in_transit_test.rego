@@ -595,3 +595,18 @@ test_an_http_listener_that_forwards_or_keeps_http_fails if {
 	w := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [redirect, loose])
 	w == {_f("aws:lb/listener:Listener", "http", "load balancer listener uses HTTP, not HTTPS/TLS")}
 }
+
+# red team: a forwarding rule whose listenerArn is hidden and whose dependencies name both the
+# redirect listener and another one may be on the redirect listener: tied to it, it is never excused
+test_a_rule_tied_to_the_redirect_listener_and_another_is_not_excused if {
+	https := _listener("https", {"protocol": "HTTPS", "port": 443, "sslPolicy": "ELBSecurityPolicy-TLS13-1-2-2021-06"})
+	redirect := _listener("http", {"protocol": "HTTP", "port": 80, "defaultActions": _redirect("HTTPS")})
+	both := object.union(fixtures.resource("aws:lb/listenerRule:ListenerRule", "api", {"listenerArn": "[unknown]", "actions": [{"type": "forward"}]}),
+		{"property_dependencies": {"listenerArn": [redirect.urn, https.urn]}})
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [https, redirect, both])
+	v == {_f("aws:lb/listener:Listener", "http", "load balancer listener uses HTTP, not HTTPS/TLS")}
+	# near miss: tied to the other listener only, it is not on the redirect listener
+	other := object.union(both, {"property_dependencies": {"listenerArn": [https.urn]}})
+	w := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [https, redirect, other])
+	w == set()
+}

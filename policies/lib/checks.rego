@@ -444,7 +444,8 @@ listener_rule_types := {"aws:lb/listenerRule:ListenerRule", "aws:alb/listenerRul
 
 # an HTTP listener that only answers with a redirect to HTTPS (port 80 of an HTTPS load balancer)
 # carries no data in the clear: every default action redirects to HTTPS, and no listener rule that
-# may be attached to it does anything else (a rule tied to another listener of the document is not)
+# may be attached to it does anything else (a rule tied to another listener of the document, and not
+# to this one, is not)
 redirects_to_https(l) if {
 	_https_redirects_only(object.get(l.inputs, "defaultActions", []))
 	not _other_rule_on(l)
@@ -466,6 +467,7 @@ _other_rule_on(l) if {
 }
 
 _on_another_listener(r, l) if {
+	not routing.refers(r, "listenerArn", l)
 	some other in resources.of_types(input.document, listener_types)
 	other.urn != l.urn
 	routing.refers(r, "listenerArn", other)
