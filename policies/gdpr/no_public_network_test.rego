@@ -472,3 +472,33 @@ test_fail_personal_instance_in_a_default_subnet if {
 		_f("aws:ec2/instance:Instance", "in-a", "personal-data instance runs in default subnet default-a, which maps public IPs on launch unless mapPublicIpOnLaunch is false: it gets a public IP"),
 	}
 }
+
+# red team: a listener whose loadBalancerArn is unknown until apply may be this load balancer's
+# unless its dependencies tie it to another load balancer of the document: a dependency on a
+# parameter (or an empty list) ties it to none
+_hidden_listener(name, deps) := object.union(fixtures.resource("aws:lb/listener:Listener", name, {"loadBalancerArn": "[unknown]", "port": 8080, "protocol": "HTTP", "defaultActions": []}), {"property_dependencies": {"loadBalancerArn": deps}})
+
+test_fail_listener_with_hidden_load_balancer_tied_to_no_load_balancer if {
+	resources := [
+		_with_id(_lb("portal", {"internal": false})),
+		_tg("portal-tg", fixtures.tags("personal")),
+		_listener("portal-https", "portal", "portal-tg"),
+		fixtures.resource("aws:ssm/parameter:Parameter", "lb-arn", {"type": "String", "value": "[unknown]"}),
+		_hidden_listener("via-param", [fixtures.urn("aws:ssm/parameter:Parameter", "lb-arn")]),
+		_hidden_listener("no-deps", []),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f(_lb_type, "portal", "load balancer is internet-facing (internal not true) and fronts personal data: it forwards to target group portal-tg, tagged data-class personal; it is not shown to answer on 443 only: listener no-deps (its loadBalancerArn is unknown until apply, so it may be this load balancer's) on port 8080; listener via-param (its loadBalancerArn is unknown until apply, so it may be this load balancer's) on port 8080")}
+}
+
+test_pass_listener_with_hidden_load_balancer_tied_to_another if {
+	resources := [
+		_with_id(_lb("portal", {"internal": false})),
+		_tg("portal-tg", fixtures.tags("personal")),
+		_listener("portal-https", "portal", "portal-tg"),
+		_with_id(_lb("other", {"internal": true})),
+		_hidden_listener("other-http", [fixtures.urn(_lb_type, "other")]),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}

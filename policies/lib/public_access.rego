@@ -313,11 +313,21 @@ _has_listener(lb) if {
 	resources.hidden(object.get(lb.inputs, "listeners", []))
 }
 
-# a listener of the load balancer, or one whose loadBalancerArn the document does not show and no
-# dependency ties to another resource
+# a listener of the load balancer, or one whose loadBalancerArn the document does not show and whose
+# dependencies do not tie it to another load balancer of the document (a dependency on anything else,
+# such as a parameter holding the ARN, or none, ties it to no load balancer)
 _may_listen(l, lb) if routing.refers(l, "loadBalancerArn", lb)
 
-_may_listen(l, _) if routing.unlinked_unknown(l, "loadBalancerArn")
+_may_listen(l, lb) if {
+	resources.hidden(l.inputs.loadBalancerArn)
+	not _tied_to_another_lb(l, lb)
+}
+
+_tied_to_another_lb(l, lb) if {
+	some other in resources.of_types(input.document, lb_types)
+	other.urn != lb.urn
+	other.urn in object.get(l, ["property_dependencies", "loadBalancerArn"], [])
+}
 
 # [what, port] for every listener that may carry data to the load balancer
 _data_listeners(lb) := {[what, object.get(l.inputs, "port", null)] |
