@@ -502,3 +502,90 @@ test_pass_listener_with_hidden_load_balancer_tied_to_another if {
 	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == set()
 }
+
+# red team: an autoscaling group registers with a load balancer through trafficSources (an
+# identifier naming a target group ARN or a classic load balancer, or the input's dependency), a
+# TrafficSourceAttachment, or, for a classic load balancer, an autoscaling Attachment's elb; an
+# instance through an elb Attachment
+_group(name, data_class, inputs) := fixtures.resource("aws:autoscaling/group:Group", name, object.union({
+	"minSize": 1,
+	"maxSize": 2,
+	"tags": [{"key": "data-class", "value": data_class, "propagateAtLaunch": true}],
+}, inputs))
+
+_open_lb(name, tg) := [
+	_with_id(_lb(name, {"internal": false})),
+	_tg(tg, {}),
+	object.union(_listener(sprintf("%s-http", [name]), name, tg), {"inputs": {"port": 8080}}),
+]
+
+_open_classic(name) := object.union(fixtures.resource(_classic, name, {"listeners": [{"lbPort": 8080, "lbProtocol": "HTTP", "instancePort": 8080, "instanceProtocol": "HTTP"}]}), {"id": sprintf("%s-id", [name])})
+
+_lb_finding(name, why, port) := _f(_lb_type, name, sprintf("load balancer is internet-facing (internal not true) and fronts personal data: %s; it is not shown to answer on 443 only: listener %s-http on port %d", [why, name, port]))
+
+_classic_finding(name, why) := _f(_classic, name, sprintf("load balancer is internet-facing (internal not true) and fronts personal data: %s; it is not shown to answer on 443 only: a listener on port 8080", [why]))
+
+test_fail_groups_registered_through_traffic_sources if {
+	asg_urn := fixtures.urn("aws:autoscaling/group:Group", "by-attachment")
+	resources := array.concat(array.concat(array.concat(_open_lb("a", "a-tg"), _open_lb("b", "b-tg")), _open_lb("c", "c-tg")), [
+		_group("by-value", "personal", {"trafficSources": [{"identifier": _tg_arn("a-tg"), "type": "elbv2"}]}),
+		object.union(_group("by-dependency", "personal", {"trafficSources": [{"identifier": "[unknown]", "type": "elbv2"}]}), {"property_dependencies": {"trafficSources": [fixtures.urn("aws:lb/targetGroup:TargetGroup", "b-tg")]}}),
+		object.union(_group("by-attachment", "personal", {}), {"id": "by-attachment-id"}),
+		fixtures.resource("aws:autoscaling/trafficSourceAttachment:TrafficSourceAttachment", "tsa", {"autoscalingGroupName": "by-attachment-id", "trafficSource": {"identifier": _tg_arn("c-tg"), "type": "elbv2"}}),
+		_open_classic("d"),
+		_group("to-classic", "personal", {"trafficSources": [{"identifier": "d-id", "type": "elb"}]}),
+		_open_classic("e"),
+		object.union(_group("attached", "personal", {}), {"id": "attached-id"}),
+		fixtures.resource("aws:autoscaling/attachment:Attachment", "att", {"autoscalingGroupName": "attached-id", "elb": "e-id"}),
+		_open_classic("f"),
+		object.union(fixtures.resource("aws:ec2/instance:Instance", "db-host", {"tags": fixtures.tags("personal"), "associatePublicIpAddress": false, "subnetId": "subnet-1"}), {"id": "db-host-id"}),
+		object.union(fixtures.resource("aws:elb/attachment:Attachment", "elb-att", {"elb": "[unknown]", "instance": "db-host-id"}), {"property_dependencies": {"elb": [fixtures.urn(_classic, "f")]}}),
+	])
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_lb_finding("a", "it forwards to target group a-tg, where personal-data autoscaling group by-value registers", 8080),
+		_lb_finding("b", "it forwards to target group b-tg, where personal-data autoscaling group by-dependency registers", 8080),
+		_lb_finding("c", "it forwards to target group c-tg, where personal-data autoscaling group by-attachment registers", 8080),
+		_classic_finding("d", "personal-data to-classic is registered with it"),
+		_classic_finding("e", "personal-data attached is registered with it"),
+		_classic_finding("f", "personal-data db-host is registered with it"),
+	}
+	# near miss: the same registrations of public-data groups and instances
+	public := [r | some r in resources; r.type != "aws:autoscaling/group:Group"; r.type != "aws:ec2/instance:Instance"]
+	groups := [object.union(r, {"inputs": {"tags": [{"key": "data-class", "value": "public", "propagateAtLaunch": true}]}}) | some r in resources; r.type in {"aws:autoscaling/group:Group", "aws:ec2/instance:Instance"}]
+	w := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, array.concat(public, groups))
+	w == set()
+}
+
+# red team: a group without a data-class tag of its own whose launch template (of the document) is
+# tagged personal, or tags its instances personal (tagSpecifications), puts personal data behind the
+# load balancer; one launching from a public-data template does not
+_template(name, tags, specs) := object.union(fixtures.resource("aws:ec2/launchTemplate:LaunchTemplate", name, {
+	"tags": tags,
+	"tagSpecifications": specs,
+	"networkInterfaces": [{"associatePublicIpAddress": "false", "subnetId": "subnet-1"}],
+}), {"id": sprintf("lt-%s", [name])})
+
+_untagged_group(name, lt) := fixtures.resource("aws:autoscaling/group:Group", name, {
+	"minSize": 1,
+	"maxSize": 2,
+	"vpcZoneIdentifiers": ["subnet-1"],
+	"mixedInstancesPolicy": {"launchTemplate": {"launchTemplateSpecification": {"launchTemplateId": sprintf("lt-%s", [lt]), "version": "1"}}},
+	"targetGroupArns": [_tg_arn(sprintf("%s-tg", [name]))],
+})
+
+test_fail_untagged_group_launching_personal_instances if {
+	resources := array.concat(array.concat(array.concat(_open_lb("a", "a-tg"), _open_lb("b", "b-tg")), _open_lb("c", "c-tg")), [
+		_template("personal-lt", fixtures.tags("personal"), []),
+		_template("spec-lt", fixtures.tags("public"), [{"resourceType": "volume", "tags": {"data-class": "public"}}, {"resourceType": "instance", "tags": {"data-class": "personal"}}]),
+		_template("public-lt", fixtures.tags("public"), [{"resourceType": "instance", "tags": {"data-class": "public"}}, {"resourceType": "volume", "tags": {"data-class": "personal"}}]),
+		_untagged_group("a", "personal-lt"),
+		_untagged_group("b", "spec-lt"),
+		_untagged_group("c", "public-lt"),
+	])
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_lb_finding("a", "it forwards to target group a-tg, where personal-data autoscaling group a (it launches from personal-data launch template personal-lt) registers", 8080),
+		_lb_finding("b", "it forwards to target group b-tg, where personal-data autoscaling group b (it launches from personal-data launch template spec-lt) registers", 8080),
+	}
+}

@@ -498,3 +498,69 @@ _launch_source_urns := {r.urn | some r in _launch_sources}
 # every way a group may name a template or configuration of the document: its id, URN, logical
 # name (a mock id carries it), its name input
 _launch_source_keys := {k | some r in _launch_sources; some k in _source_keys(r)}
+
+# The launch templates and configurations of the document a launcher (an autoscaling group, an
+# instance, ...) launches from, resolved as unseen_launch_sources resolves them: by a key of theirs,
+# or, for a reference unknown until apply, by the dependency its input records
+launch_sources_of(r) := {s |
+	some [field, values] in _launch_specs(r.inputs)
+	some s in _launch_sources
+	_source_named(r, field, values, s)
+}
+
+_source_named(_, _, values, s) if {
+	some v in values
+	is_string(v)
+	some key in _forms(v)
+	key in _source_keys(s)
+}
+
+_source_named(r, field, values, s) if {
+	not _literal(values)
+	s.urn in object.get(r, ["property_dependencies", field], [])
+}
+
+# a launch template or configuration whose instances hold personal data: tagged personal itself
+# (resources.personal_indices), or a launch template whose tagSpecifications tag its instances
+# data-class personal (a class that is not shown counts as personal, as for tags: class_at)
+launches_personal(s) if s.urn in _personal_source_urns
+
+launches_personal(s) if {
+	s.type == launch_template
+	some spec in _instance_tag_specs(object.get(s.inputs, "tagSpecifications", []))
+	resources.normalise_class(_spec_class(spec)) == "personal"
+}
+
+_personal_source_urns := {input.document.resources[i].urn |
+	some t in [launch_template, launch_configuration]
+	some i in resources.indices(t)
+	i in resources.personal_indices
+}
+
+# the tag specifications that tag instances (all of them, as one hidden entry, when the list is not shown)
+_instance_tag_specs(specs) := [{"tags": specs}] if {
+	resources.hidden(specs)
+} else := [spec |
+	some spec in resources.elements(specs)
+	_tags_instances(spec)
+]
+
+_tags_instances(spec) if not is_object(spec)
+
+_tags_instances(spec) if {
+	is_object(spec)
+	object.get(spec, "resourceType", "instance") in {"instance", "[unknown]", "[secret]"}
+}
+
+_spec_class(spec) := "[unknown]" if {
+	not is_object(spec)
+} else := "[unknown]" if {
+	resources.hidden(object.get(spec, "tags", {}))
+} else := c if {
+	is_object(spec.tags)
+	c := object.get(spec.tags, "data-class", "")
+} else := t.value if {
+	is_array(spec.tags)
+	some t in spec.tags
+	t.key == "data-class"
+} else := ""

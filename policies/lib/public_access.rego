@@ -10,6 +10,7 @@
 package lib.public_access
 
 import data.lib.checks
+import data.lib.compute
 import data.lib.findings
 import data.lib.resources
 import data.lib.routing
@@ -376,12 +377,12 @@ _lb_reasons contains [i, sprintf("it forwards to target group %s, %s", [tg.name,
 	_forwards(lb, tg)
 }
 
-_lb_reasons contains [i, sprintf("personal-data %s is registered with it", [r.name])] if {
+_lb_reasons contains [i, sprintf("personal-data %s is registered with it", [member])] if {
 	some i, _ in internet_lbs
 	not i in resources.personal_indices
 	lb := input.document.resources[i]
 	lb.type == "aws:elb/loadBalancer:LoadBalancer"
-	some r in _classic_members(lb)
+	some member in _classic_members(lb)
 }
 
 # target group position -> why it holds personal data (one reason each)
@@ -395,12 +396,11 @@ _personal_target_groups := {g: why |
 _target_group_indices := {g | some t in _target_group_types; some g in resources.indices(t)}
 
 _target_group_reasons(tg) := {"tagged data-class personal" | tg.urn in _personal_urns} | {why |
-	some a in resources.indices("aws:autoscaling/group:Group")
-	a in resources.personal_indices
+	some a, suffix in _personal_groups
 	asg := input.document.resources[a]
-	some arn in resources.elements(object.get(asg.inputs, "targetGroupArns", []))
-	_names_or_depends(asg, "targetGroupArns", arn, tg)
-	why := sprintf("where personal-data autoscaling group %s registers", [asg.name])
+	some field in ["targetGroupArns", "trafficSources"]
+	_registers(asg, field, tg)
+	why := sprintf("where personal-data autoscaling group %s%s registers", [asg.name, suffix])
 } | {why |
 	some t in _attachment_types
 	some c in resources.indices(t)
@@ -412,22 +412,65 @@ _target_group_reasons(tg) := {"tagged data-class personal" | tg.urn in _personal
 	routing.refers(att, "targetId", inst)
 	why := sprintf("where personal-data instance %s is registered", [inst.name])
 } | {why |
-	some c in resources.indices("aws:autoscaling/attachment:Attachment")
+	some c in resources.indices(_group_attachment_type)
 	att := input.document.resources[c]
 	routing.refers(att, "lbTargetGroupArn", tg)
-	some a in resources.indices("aws:autoscaling/group:Group")
-	a in resources.personal_indices
+	some a, suffix in _personal_groups
 	asg := input.document.resources[a]
 	routing.refers(att, "autoscalingGroupName", asg)
-	why := sprintf("where personal-data autoscaling group %s registers", [asg.name])
+	why := sprintf("where personal-data autoscaling group %s%s registers", [asg.name, suffix])
+} | {why |
+	some c in resources.indices(_traffic_attachment_type)
+	att := input.document.resources[c]
+	_attaches_source(att, tg)
+	some a, suffix in _personal_groups
+	asg := input.document.resources[a]
+	routing.refers(att, "autoscalingGroupName", asg)
+	why := sprintf("where personal-data autoscaling group %s%s registers", [asg.name, suffix])
+}
+
+_group_type := "aws:autoscaling/group:Group"
+
+_group_attachment_type := "aws:autoscaling/attachment:Attachment"
+
+_traffic_attachment_type := "aws:autoscaling/trafficSourceAttachment:TrafficSourceAttachment"
+
+# autoscaling group position -> what a message adds to its name, for the groups whose instances
+# hold personal data: tagged personal themselves (nothing added), or launching from a launch
+# template or configuration of the document whose instances hold personal data (its own tag, or
+# the instance tags of its tagSpecifications: lib.compute.launches_personal)
+_personal_groups := {a: suffix |
+	some a in resources.indices(_group_type)
+	suffix := _group_suffix(a)
+}
+
+_group_suffix(a) := "" if {
+	a in resources.personal_indices
+} else := sprintf(" (it launches from personal-data %s)", [sort(sources)[0]]) if {
+	sources := {sprintf("%s %s", [compute.noun(s), s.name]) |
+		some s in compute.launch_sources_of(input.document.resources[a])
+		compute.launches_personal(s)
+	}
+	count(sources) > 0
 }
 
 _personal_urns := {input.document.resources[g].urn | some g in _target_group_indices; g in resources.personal_indices}
 
-# a list input (targetGroupArns) names tg: the element's value, or the input's dependencies
-_names_or_depends(_, _, value, tg) if routing.names(value, tg)
+# a list input (targetGroupArns, loadBalancers, trafficSources) names t: an element's value (a
+# traffic source's identifier), or the input's dependencies
+_registers(r, field, t) if t.urn in object.get(r, ["property_dependencies", field], [])
 
-_names_or_depends(r, field, _, tg) if tg.urn in object.get(r, ["property_dependencies", field], [])
+_registers(r, field, t) if {
+	some v in resources.elements(object.get(r.inputs, field, []))
+	routing.names(_identifier(v), t)
+}
+
+_identifier(v) := object.get(v, "identifier", null) if is_object(v) else := v
+
+# a TrafficSourceAttachment's trafficSource names t: its identifier, or its dependencies
+_attaches_source(att, t) if t.urn in object.get(att, ["property_dependencies", "trafficSource"], [])
+
+_attaches_source(att, t) if routing.names(object.get(att.inputs, ["trafficSource", "identifier"], null), t)
 
 # a listener of the load balancer, or a rule of such a listener, forwards to the target group
 _forwards(lb, tg) if {
@@ -460,18 +503,42 @@ _action_arns(action) := {object.get(action, "targetGroupArn", "")} | {g.arn |
 	is_object(g)
 }
 
-# personal-data instances a classic load balancer lists, and personal-data autoscaling groups that
-# name it (loadBalancers)
-_classic_members(lb) := {r |
-	some n in resources.indices("aws:ec2/instance:Instance")
-	n in resources.personal_indices
-	r := input.document.resources[n]
+# what a message calls the personal-data instances and autoscaling groups registered with a classic
+# load balancer: instances it lists (instances) or an elb Attachment attaches, groups that name it
+# (loadBalancers, trafficSources) or an autoscaling Attachment (elb) or TrafficSourceAttachment
+# attaches
+_classic_members(lb) := {r.name |
+	some r in _personal_instances
 	some v in resources.elements(object.get(lb.inputs, "instances", []))
 	routing.names(v, r)
-} | {r |
-	some a in resources.indices("aws:autoscaling/group:Group")
-	a in resources.personal_indices
+} | {r.name |
+	some c in resources.indices("aws:elb/attachment:Attachment")
+	att := input.document.resources[c]
+	routing.refers(att, "elb", lb)
+	some r in _personal_instances
+	routing.refers(att, "instance", r)
+} | {concat("", [r.name, suffix]) |
+	some a, suffix in _personal_groups
 	r := input.document.resources[a]
-	some v in resources.elements(object.get(r.inputs, "loadBalancers", []))
-	_names_or_depends(r, "loadBalancers", v, lb)
+	some field in ["loadBalancers", "trafficSources"]
+	_registers(r, field, lb)
+} | {concat("", [r.name, suffix]) |
+	some c in resources.indices(_group_attachment_type)
+	att := input.document.resources[c]
+	routing.refers(att, "elb", lb)
+	some a, suffix in _personal_groups
+	r := input.document.resources[a]
+	routing.refers(att, "autoscalingGroupName", r)
+} | {concat("", [r.name, suffix]) |
+	some c in resources.indices(_traffic_attachment_type)
+	att := input.document.resources[c]
+	_attaches_source(att, lb)
+	some a, suffix in _personal_groups
+	r := input.document.resources[a]
+	routing.refers(att, "autoscalingGroupName", r)
 }
+
+_personal_instances := [input.document.resources[n] |
+	some n in resources.indices("aws:ec2/instance:Instance")
+	n in resources.personal_indices
+]
