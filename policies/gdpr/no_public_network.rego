@@ -106,14 +106,14 @@ _problems contains findings.problem(rule.resource, msg) if {
 
 # annotated internal by lib.network's reading: the scheme annotation, when present, decides
 _problems contains findings.problem(svc, network.service_exposure(svc)) if {
-	some svc in resources.of_type(input.document, "kubernetes:core/v1:Service")
+	some svc in network.services(input.document)
 	object.get(svc.inputs, ["spec", "type"], "ClusterIP") == "LoadBalancer"
 	not network.internal_service(svc)
 }
 
 # a type (or spec) the document does not show may be LoadBalancer
 _problems contains findings.problem(svc, msg) if {
-	some svc in resources.of_type(input.document, "kubernetes:core/v1:Service")
+	some svc in network.services(input.document)
 	some v in [object.get(svc.inputs, "spec", {}), object.get(svc.inputs, ["spec", "type"], "ClusterIP")]
 	resources.hidden(v)
 	not network.internal_service(svc)
@@ -124,7 +124,7 @@ _problems contains findings.problem(svc, msg) if {
 # scheme is internal)
 _problems contains findings.problem(ing, "Ingress is internet-facing (alb.ingress.kubernetes.io/scheme)") if {
 	some t in resources.k8s_types(input.document)
-	endswith(t, ":Ingress")
+	resources.kind(t) == "Ingress" # an IngressPatch too: what it sets
 	some ing in resources.of_type(input.document, t)
 	object.get(ing.inputs, ["metadata", "annotations", "alb.ingress.kubernetes.io/scheme"], "internal") == "internet-facing"
 }
@@ -132,7 +132,7 @@ _problems contains findings.problem(ing, "Ingress is internet-facing (alb.ingres
 # a scheme annotation (or annotations) the document does not show may be internet-facing
 _problems contains findings.problem(ing, msg) if {
 	some t in resources.k8s_types(input.document)
-	endswith(t, ":Ingress")
+	resources.kind(t) == "Ingress"
 	some ing in resources.of_type(input.document, t)
 	some v in [object.get(ing.inputs, ["metadata", "annotations"], {}), object.get(ing.inputs, ["metadata", "annotations", "alb.ingress.kubernetes.io/scheme"], "internal")]
 	resources.hidden(v)
@@ -145,7 +145,7 @@ _problems contains findings.problem(ing, msg) if {
 _problems contains findings.problem(params, msg) if {
 	some t in resources.k8s_types(input.document)
 	startswith(t, "kubernetes:elbv2.k8s.aws/")
-	endswith(t, ":IngressClassParams")
+	resources.kind(t) == "IngressClassParams" # an IngressClassParamsPatch too: what it sets
 	some params in resources.of_type(input.document, t)
 	some v in [object.get(params.inputs, "spec", {}), object.get(params.inputs, ["spec", "scheme"], "internal")]
 	_ingress_class_exposure(v) != ""

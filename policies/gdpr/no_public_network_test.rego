@@ -589,3 +589,37 @@ test_fail_untagged_group_launching_personal_instances if {
 		_lb_finding("b", "it forwards to target group b-tg, where personal-data autoscaling group b (it launches from personal-data launch template spec-lt) registers", 8080),
 	}
 }
+
+# red team: server-side patches are judged by what they set. A ServicePatch setting type
+# LoadBalancer without an internal scheme may make the Service internet-facing; an IngressPatch or
+# IngressClassParamsPatch setting scheme internet-facing (or one not shown) makes its object so. A
+# patch that leaves the type or scheme alone, or sets them internal, is not reported.
+test_fail_patches_that_expose if {
+	resources := [
+		fixtures.resource("kubernetes:core/v1:ServicePatch", "svc", {"metadata": {"name": "svc"}, "spec": {"type": "LoadBalancer", "ports": [{"port": 443}]}}),
+		fixtures.resource("kubernetes:core/v1:ServicePatch", "svc-hidden", {"metadata": {"name": "svc-hidden"}, "spec": {"type": "[unknown]"}}),
+		fixtures.resource("kubernetes:networking.k8s.io/v1:IngressPatch", "ing", {"metadata": {"name": "ing", "annotations": {"alb.ingress.kubernetes.io/scheme": "internet-facing"}}}),
+		fixtures.resource("kubernetes:networking.k8s.io/v1:IngressPatch", "ing-hidden", {"metadata": {"name": "ing-hidden", "annotations": "[secret]"}}),
+		fixtures.resource("kubernetes:elbv2.k8s.aws/v1beta1:IngressClassParamsPatch", "params", {"metadata": {"name": "params"}, "spec": {"scheme": "internet-facing"}}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {
+		_f("kubernetes:core/v1:ServicePatch", "svc", "Service patch sets type LoadBalancer and no internal aws-load-balancer-scheme annotation: the Service may be internet-facing"),
+		_f("kubernetes:core/v1:ServicePatch", "svc-hidden", "Service type is unknown until apply, so it may be an internet-facing LoadBalancer"),
+		_f("kubernetes:networking.k8s.io/v1:IngressPatch", "ing", "Ingress is internet-facing (alb.ingress.kubernetes.io/scheme)"),
+		_f("kubernetes:networking.k8s.io/v1:IngressPatch", "ing-hidden", "Ingress scheme (alb.ingress.kubernetes.io/scheme) is secret, so it may be internet-facing"),
+		_f("kubernetes:elbv2.k8s.aws/v1beta1:IngressClassParamsPatch", "params", "IngressClassParams sets scheme internet-facing: every Ingress of the IngressClasses that name it gets that scheme, whatever its alb.ingress.kubernetes.io/scheme annotation says"),
+	}
+}
+
+test_pass_patches_that_leave_exposure_alone if {
+	resources := [
+		fixtures.resource("kubernetes:core/v1:ServicePatch", "labels-only", {"metadata": {"name": "svc", "labels": {"app": "api"}}}),
+		fixtures.resource("kubernetes:core/v1:ServicePatch", "internal", {"metadata": {"name": "svc", "annotations": {_scheme: "internal"}}, "spec": {"type": "LoadBalancer"}}),
+		fixtures.resource("kubernetes:networking.k8s.io/v1:IngressPatch", "ing", {"metadata": {"name": "ing", "annotations": {"alb.ingress.kubernetes.io/group.name": "web"}}}),
+		fixtures.resource("kubernetes:networking.k8s.io/v1:IngressPatch", "ing-internal", {"metadata": {"name": "ing", "annotations": {"alb.ingress.kubernetes.io/scheme": "internal"}}}),
+		fixtures.resource("kubernetes:elbv2.k8s.aws/v1beta1:IngressClassParamsPatch", "params", {"metadata": {"name": "params"}, "spec": {"group": {"name": "web"}}}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}

@@ -811,6 +811,8 @@ service_exposure(svc) := sprintf("LoadBalancer Service may be internet-facing: i
 	scheme := object.get(svc.inputs, ["metadata", "annotations", _scheme_annotation], null)
 	scheme != null
 	object.get(svc.inputs, ["metadata", "annotations", _internal_annotation], "") == "true"
+} else := "Service patch sets type LoadBalancer and no internal aws-load-balancer-scheme annotation: the Service may be internet-facing" if {
+	resources.is_patch(svc)
 } else := "LoadBalancer Service is internet-facing"
 
 # a LoadBalancer Service the cloud controller exposes to the internet: not annotated internal and
@@ -836,9 +838,20 @@ _hides_range(ranges) if {
 }
 
 internet_services(document) := [svc |
-	some svc in resources.of_type(document, "kubernetes:core/v1:Service")
+	some svc in services(document)
 	internet_load_balancer(svc)
 ]
+
+# Kubernetes Services and server-side patches of them (ServicePatch): a patch is judged by what it
+# sets (its type, annotations and ports; what it leaves out it does not set)
+service_types := {"kubernetes:core/v1:Service", "kubernetes:core/v1:ServicePatch"}
+
+services(document) := resources.of_types(document, service_types)
+
+# what a message calls a Service of internet_services
+internet_service_noun(svc) := "Service patch setting type LoadBalancer (the Service may be internet-facing)" if {
+	resources.is_patch(svc)
+} else := "internet-facing LoadBalancer Service"
 
 # the ports a Service listens on
 service_ports(svc) := {p |

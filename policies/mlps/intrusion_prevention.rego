@@ -42,7 +42,7 @@ _problems contains findings.problem(rule.resource, msg) if {
 _problems contains findings.problem(svc, msg) if {
 	some svc in network.internet_services(input.document)
 	some port in network.service_ports(svc) & network.high_risk_ports
-	msg := sprintf("internet-facing LoadBalancer Service exposes high-risk port %d", [port])
+	msg := sprintf("%s exposes high-risk port %d", [network.internet_service_noun(svc), port])
 }
 
 _problems contains findings.problem(w, msg) if {

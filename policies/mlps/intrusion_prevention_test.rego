@@ -318,3 +318,16 @@ test_secret_security_context_says_secret if {
 		"root filesystem is writable (readOnlyRootFilesystem secret)",
 	]}
 }
+
+# red team: a ServicePatch that sets type LoadBalancer (and no internal scheme) may expose its ports
+_service_patch(name, annotations, spec) := fixtures.resource("kubernetes:core/v1:ServicePatch", name, {"metadata": {"name": name, "namespace": "inference", "annotations": annotations}, "spec": spec})
+
+test_fail_service_patch_exposes_high_risk_port if {
+	resources := [
+		_service_patch("db", {}, {"type": "LoadBalancer", "ports": [{"port": 5432}]}),
+		_service_patch("internal", {"service.beta.kubernetes.io/aws-load-balancer-scheme": "internal"}, {"type": "LoadBalancer", "ports": [{"port": 5432}]}),
+		_service_patch("ports-only", {}, {"ports": [{"port": 6379}]}),
+	]
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {_f("kubernetes:core/v1:ServicePatch", "db", "Service patch setting type LoadBalancer (the Service may be internet-facing) exposes high-risk port 5432")}
+}

@@ -52,7 +52,7 @@ _problems contains compute.unseen_launch_problem(i, ref, "whether it installs an
 _problems contains findings.problem(svc, msg) if {
 	some svc in network.internet_services(input.document)
 	some port in network.service_ports(svc) & network.admin_ports
-	msg := sprintf("internet-facing LoadBalancer Service exposes administration port %d", [port])
+	msg := sprintf("%s exposes administration port %d", [network.internet_service_noun(svc), port])
 }
 
 # the endpoint is public unless endpointPublicAccess is false; a value unknown until apply counts as public
