@@ -122,3 +122,22 @@ test_an_account_public_access_block_covers_the_account_s_buckets if {
 	covered := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, array.concat(open_flag, [_account_pab({})]))
 	not _f("open", "public access block leaves blockPublicPolicy off") in covered
 }
+
+# red team: a provider of another account (allowedAccountIds, assumeRole) puts its resources in that
+# account: an account block under it covers only its buckets, and one under the default provider
+# does not cover a bucket created under it
+_other_provider := fixtures.urn("pulumi:providers:aws", "other-account")
+
+_under(r, provider) := object.union(r, {"provider": sprintf("%s::0123-id", [provider])})
+
+test_an_account_public_access_block_covers_only_the_buckets_of_its_provider if {
+	bare := fixtures.bucket("bare", "personal")
+	provider := fixtures.resource("pulumi:providers:aws", "other-account", {"region": "eu-central-1", "allowedAccountIds": "[\"999999999999\"]"})
+	other_block := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [provider, bare, _under(_account_pab({}), _other_provider)])
+	other_block == {_f("bare", "bucket has no public access block")}
+	other_bucket := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [provider, _under(bare, _other_provider), _account_pab({})])
+	other_bucket == {_f("bare", "bucket has no public access block")}
+	# near miss: block and bucket under the same provider
+	same := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [provider, _under(bare, _other_provider), _under(_account_pab({}), _other_provider)])
+	same == set()
+}

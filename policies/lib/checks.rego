@@ -1184,8 +1184,8 @@ pab_flags := ["blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restr
 _public[class] contains problem(b, "bucket has no public access block") if {
 	some i in s3.bucket_indices
 	not i in s3.has_public_access_block
-	not _account_blocks_all
 	b := input.document.resources[i]
+	not _account_blocks_all(b)
 	class := resources.data_class(b)
 }
 
@@ -1193,23 +1193,27 @@ _public[class] contains problem(b, msg) if {
 	some c in resources.indices("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")
 	some flag in pab_flags
 	not resources.truthy(object.get(input.document.resources[c].inputs, flag, false))
-	not _account_blocks(flag)
 	msg := sprintf("public access block leaves %s off", [flag])
 	some i in s3.config_buckets(c)
 	b := input.document.resources[i]
+	not _account_blocks(flag, b)
 	class := resources.data_class(b)
 }
 
 # S3 applies the most restrictive of the account's and the bucket's public access blocks: an
 # account-level block of the document for the stack's own account (no accountId, or the policy's
-# cloud.accountId) turns a flag on for every bucket of the account
-_account_blocks(flag) if {
+# cloud.accountId) turns a flag on for every bucket of the account: the buckets created under the
+# block's own provider (a provider of another account, allowedAccountIds or assumeRole, puts both
+# the block and its buckets in that account, so a block counts only for buckets of its provider)
+_account_blocks(flag, b) if {
 	some a in _own_account_blocks
+	resources.provider_key(a) == resources.provider_key(b)
 	resources.truthy(object.get(a.inputs, flag, false))
 }
 
-_account_blocks_all if {
+_account_blocks_all(b) if {
 	some a in _own_account_blocks
+	resources.provider_key(a) == resources.provider_key(b)
 	every flag in pab_flags {
 		resources.truthy(object.get(a.inputs, flag, false))
 	}

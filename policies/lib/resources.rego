@@ -167,6 +167,13 @@ provider_tags(r) := object.get(_provider_default_tags, _provider_urn(r.provider)
 	is_string(object.get(r, "provider", null))
 } else := _all_provider_tags
 
+# the provider a resource is created under, for comparing two resources': its provider's URN (the
+# reference without its id), or "" for the default provider (no provider recorded)
+provider_key(r) := _provider_urn(p) if {
+	p := object.get(r, "provider", null)
+	is_string(p)
+} else := ""
+
 _provider_urn(ref) := concat("::", array.slice(parts, 0, 4)) if {
 	parts := split(ref, "::")
 	count(parts) > 4
