@@ -15,7 +15,8 @@ import data.lib.routing
 #   where what names no subnet lands), no security group admits 0.0.0.0/0 or ::/0 except on 443,
 #   and Kubernetes LoadBalancer Services and ALB Ingresses are internal (a Service's
 #   aws-load-balancer-scheme annotation decides over aws-load-balancer-internal, an
-#   IngressClassParams scheme over its Ingresses' annotations). Personal-data databases, Redshift,
+#   IngressClassParams scheme over its Ingresses' annotations; a server-side patch is judged by what
+#   it sets). Personal-data databases, Redshift,
 #   DMS and MQ are not publiclyAccessible, and an internet-facing load balancer in front of
 #   personal data (tagged personal, or forwarding to a target group tagged personal or where a
 #   personal-data autoscaling group or instance registers) answers on 443 only: every listener

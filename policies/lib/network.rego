@@ -855,9 +855,22 @@ internet_service_noun(svc) := "Service patch setting type LoadBalancer (the Serv
 
 # the ports a Service listens on
 service_ports(svc) := {p |
-	some sp in object.get(svc.inputs, ["spec", "ports"], [])
+	some sp in resources.elements(object.get(svc.inputs, ["spec", "ports"], []))
+	is_object(sp)
 	p := object.get(sp, "port", null)
 	is_number(p)
+}
+
+# why a Service's ports cannot all be read: its ports (or one of them) not shown
+service_hidden_ports(svc) := {sprintf("its ports are %s", [resources.hidden_why(v)]) |
+	ports := object.get(svc.inputs, ["spec", "ports"], [])
+	some v in array.concat([object.get(svc.inputs, "spec", {}), ports], resources.elements(ports))
+	resources.hidden(v)
+} | {sprintf("a port of it is %s", [resources.hidden_why(p)]) |
+	some sp in resources.elements(object.get(svc.inputs, ["spec", "ports"], []))
+	is_object(sp)
+	p := object.get(sp, "port", null)
+	resources.hidden(p)
 }
 
 # ---------------------------------------------------------------- Kubernetes NetworkPolicies

@@ -542,3 +542,87 @@ _personal_instances := [input.document.resources[n] |
 	some n in resources.indices("aws:ec2/instance:Instance")
 	n in resources.personal_indices
 ]
+
+# ---------------------------------------------------------------- listener ports open to the internet
+
+# [resource to report, load balancer position, what a message calls the listener, its port] for
+# every listener that may be one of an internet-facing load balancer: ALB and NLB listeners (the
+# listener; one whose loadBalancerArn is not shown may be the load balancer's, as for open_ports)
+# and classic listeners (the load balancer; listeners it does not show give their hidden value as
+# the port). A load balancer answers the internet on these ports whatever the data behind it.
+internet_listeners := {[l, i, what, object.get(l.inputs, "port", null)] |
+	some i, _ in internet_lbs
+	lb := input.document.resources[i]
+	lb.type != _classic_type
+	some l in resources.of_types(input.document, _listener_types)
+	_may_listen(l, lb)
+	what := _internet_listener_what(l, lb)
+} | {[lb, i, "classic load balancer listener", port] |
+	some i, _ in internet_lbs
+	lb := input.document.resources[i]
+	lb.type == _classic_type
+	listeners := object.get(lb.inputs, "listeners", [])
+	some x in array.concat([listeners], resources.elements(listeners))
+	port := _classic_port(x)
+}
+
+_classic_port(x) := object.get(x, "lbPort", null) if is_object(x) else := x if resources.hidden(x)
+
+_internet_listener_what(l, lb) := sprintf("listener of %s", [_lb_phrase(lb)]) if {
+	routing.refers(l, "loadBalancerArn", lb)
+} else := sprintf("listener (its loadBalancerArn is %s, so it may be one of %s)", [resources.hidden_why(l.inputs.loadBalancerArn), _lb_phrase(lb)])
+
+_lb_phrase(lb) := sprintf("load balancer %s (internal is %s, so it may be internet-facing)", [lb.name, resources.hidden_why(lb.inputs.internal)]) if {
+	resources.hidden(object.get(lb.inputs, "internal", false))
+} else := sprintf("internet-facing load balancer %s", [lb.name])
+
+# position of an internet-facing load balancer -> why the world may reach every one of its listener
+# ports: a network load balancer without security groups (its listeners answer anyone), or security
+# groups the document does not show or hold (their rules cannot be read). The rules of security
+# groups of the document are judged on their own (a world-open rule on a port other than 80/443 is
+# reported there); an ALB or classic load balancer without security groups gets the VPC's default
+# security group, which admits no one from outside unless the document gives it rules.
+unshielded_lbs := {i: why |
+	some i, _ in internet_lbs
+	why := _unshielded(input.document.resources[i])
+}
+
+_unshielded(lb) := sprintf("its security groups are %s", [resources.hidden_why(groups)]) if {
+	groups := object.get(lb.inputs, "securityGroups", [])
+	resources.hidden(groups)
+} else := sprintf("a security group of it is %s and tied to none of the document's (its rules cannot be read)", [resources.hidden_why(g)]) if {
+	some g in resources.elements(object.get(lb.inputs, "securityGroups", []))
+	resources.hidden(g)
+	not _group_of_document(lb, g)
+} else := sprintf("its security group %v is not in the document (its rules cannot be read)", [g]) if {
+	some g in resources.elements(object.get(lb.inputs, "securityGroups", []))
+	not _group_of_document(lb, g)
+} else := "it is a network load balancer without security groups: its listeners answer anyone" if {
+	lb.type != _classic_type
+	lower(sprintf("%v", [object.get(lb.inputs, "loadBalancerType", "application")])) in {"network", "[unknown]", "[secret]"}
+	count(resources.elements(object.get(lb.inputs, "securityGroups", []))) == 0
+}
+
+_security_group_types := {"aws:ec2/securityGroup:SecurityGroup", "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"}
+
+# a security group reference names a group of the document (by value), or is not shown and the
+# input's dependencies name one
+_group_of_document(_, g) if {
+	some sg in resources.of_types(input.document, _security_group_types)
+	routing.names(g, sg)
+}
+
+_group_of_document(lb, g) if {
+	resources.hidden(g)
+	some sg in resources.of_types(input.document, _security_group_types)
+	sg.urn in object.get(lb, ["property_dependencies", "securityGroups"], [])
+}
+
+# "WHAT exposes KIND port P to the internet" for a listener port among ports; for a port the document
+# does not show, that it may
+exposed_port_message(what, port, ports, kind) := sprintf("%s exposes %s port %d to the internet", [what, kind, p]) if {
+	p := resources.number(port)
+	p in ports
+} else := sprintf("%s: its port is %s, so it may expose a %s port to the internet", [what, resources.hidden_why(port), kind]) if {
+	resources.hidden(port)
+}

@@ -387,3 +387,41 @@ test_combined_covers_by_piece if {
 }
 
 _sg_rule(name, group, protocol, from, to, cidr_block) := fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", name, {"securityGroupId": group, "ipProtocol": protocol, "fromPort": from, "toPort": to, "cidrIpv4": cidr_block})
+
+# red team: an internet-facing load balancer answers on its listeners' ports. A network load
+# balancer without security groups (or one whose security groups the document does not hold or
+# show) answers anyone there: a listener on a port other than 80/443 is reported. One whose security
+# groups are the document's is judged by their rules (reported there when they admit the world).
+_lb(name, inputs) := object.union(fixtures.resource("aws:lb/loadBalancer:LoadBalancer", name, object.union({"loadBalancerType": "network", "internal": false}, inputs)), {"id": sprintf("%s-id", [name])})
+
+_lb_listener(name, lb, port) := fixtures.resource("aws:lb/listener:Listener", name, {"loadBalancerArn": sprintf("%s-id", [lb]), "port": port, "protocol": "TCP", "defaultActions": []})
+
+_lb_service(name, spec) := fixtures.resource("kubernetes:core/v1:Service", name, {"metadata": {"name": name, "namespace": "train"}, "spec": object.union({"type": "LoadBalancer"}, spec)})
+
+test_fail_internet_load_balancer_listeners_on_other_ports if {
+	resources := array.concat(pass_resources, [
+		_lb("nlb", {}),
+		_lb_listener("app", "nlb", 8080),
+		_lb_listener("https", "nlb", 443),
+		_lb_listener("later", "nlb", "[unknown]"),
+		_lb("given", {"loadBalancerType": "application", "securityGroups": ["sg-0123456789abcdef0"]}),
+		_lb_listener("given-app", "given", 8443),
+		_lb("shielded", {"loadBalancerType": "application", "securityGroups": ["lb-web-id"]}),
+		_lb_listener("shielded-app", "shielded", 8080),
+		object.union(fixtures.security_group("lb-web", [{"protocol": "tcp", "fromPort": 443, "toPort": 443, "cidrBlocks": ["0.0.0.0/0"]}], []), {"id": "lb-web-id"}),
+		_lb("internal", {"internal": true}),
+		_lb_listener("internal-app", "internal", 8080),
+		_lb_service("svc", {"ports": [{"port": 8080}, {"port": 443}]}),
+		_lb_service("svc-hidden", {"ports": "[unknown]"}),
+		_lb_service("svc-https", {"ports": [{"port": 443}]}),
+		_lb_service("svc-ranges", {"ports": [{"port": 8080}], "loadBalancerSourceRanges": ["203.0.113.0/24"]}),
+	])
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:lb/listener:Listener", "app", "listener of internet-facing load balancer nlb admits the internet on port 8080, not 80/443: it is a network load balancer without security groups: its listeners answer anyone"),
+		_f("aws:lb/listener:Listener", "later", "listener of internet-facing load balancer nlb has a port that is unknown until apply, so it may admit the internet on one other than 80/443: it is a network load balancer without security groups: its listeners answer anyone"),
+		_f("aws:lb/listener:Listener", "given-app", "listener of internet-facing load balancer given admits the internet on port 8443, not 80/443: its security group sg-0123456789abcdef0 is not in the document (its rules cannot be read)"),
+		_f("kubernetes:core/v1:Service", "svc", "internet-facing LoadBalancer Service admits the internet on port 8080, not 80/443"),
+		_f("kubernetes:core/v1:Service", "svc-hidden", "internet-facing LoadBalancer Service: its ports are unknown until apply, so it may admit the internet on one other than 80/443"),
+	}
+}

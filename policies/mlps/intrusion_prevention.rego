@@ -3,13 +3,16 @@ package mlps.intrusion_prevention
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.network
+import data.lib.public_access
 import data.lib.pods
 import data.lib.resources
 
 # METADATA
 # title: "Minimal footprint, no high-risk ports"
 # description: >-
-#   No security group exposes 22, 3389, 3306, 5432, 6379 or 9200 to the internet, and pods (of
+#   No security group, internet-facing LoadBalancer Service (or Service patch) or listener of an
+#   internet-facing load balancer exposes 22, 3389, 3306, 5432, 6379 or 9200 to the internet (a
+#   listener port not shown may be one of them), and pods (of
 #   Kubernetes' own workloads and of AI workload custom resources) are not privileged, share none of
 #   the host's network, PID or IPC namespaces, mount no host path and bind no host port, drop ALL
 #   capabilities (adding none but NET_BIND_SERVICE), run with a read-only root filesystem, keep
@@ -36,6 +39,13 @@ _problems contains findings.problem(rule.resource, msg) if {
 	some port in network.high_risk_ports
 	network.covers(rule, port)
 	msg := sprintf("%s exposes high-risk port %d to %s%s", [rule.group, port, network.reach(rule), network.protocol_note(rule)])
+}
+
+# an internet-facing load balancer answers the internet on its listeners' ports (lib.public_access);
+# a port the document does not show may be one of them
+_problems contains findings.problem(r, msg) if {
+	some [r, _, what, port] in public_access.internet_listeners
+	msg := public_access.exposed_port_message(what, port, network.high_risk_ports, "high-risk")
 }
 
 # the cloud controller opens a LoadBalancer Service's ports to the internet outside the document

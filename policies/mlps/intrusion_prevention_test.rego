@@ -331,3 +331,30 @@ test_fail_service_patch_exposes_high_risk_port if {
 	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
 	v == {_f("kubernetes:core/v1:ServicePatch", "db", "Service patch setting type LoadBalancer (the Service may be internet-facing) exposes high-risk port 5432")}
 }
+
+# red team: an internet-facing load balancer answers the internet on its listeners' ports, whatever
+# its security groups: a listener on a high-risk port (or on one the document does not show) is
+# reported, one of an internal load balancer is not
+_lb(name, internal) := object.union(fixtures.resource("aws:lb/loadBalancer:LoadBalancer", name, {"loadBalancerType": "network", "internal": internal, "subnets": ["subnet-1"]}), {"id": sprintf("%s-id", [name])})
+
+_lb_listener(name, lb, port) := fixtures.resource("aws:lb/listener:Listener", name, {"loadBalancerArn": sprintf("%s-id", [lb]), "port": port, "protocol": "TCP", "defaultActions": []})
+
+test_fail_internet_load_balancer_listener_on_high_risk_port if {
+	resources := [
+		_lb("public", false),
+		_lb_listener("pg", "public", 5432),
+		_lb_listener("later", "public", "[unknown]"),
+		_lb_listener("tls", "public", 443),
+		_lb("private", true),
+		_lb_listener("private-pg", "private", 5432),
+		fixtures.resource("aws:elb/loadBalancer:LoadBalancer", "classic", {"listeners": [{"lbPort": 6379, "lbProtocol": "TCP", "instancePort": 6379, "instanceProtocol": "TCP"}]}),
+		fixtures.resource("aws:elb/loadBalancer:LoadBalancer", "classic-secret", {"listeners": "[secret]"}),
+	]
+	v := intrusion_prevention.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:lb/listener:Listener", "pg", "listener of internet-facing load balancer public exposes high-risk port 5432 to the internet"),
+		_f("aws:lb/listener:Listener", "later", "listener of internet-facing load balancer public: its port is unknown until apply, so it may expose a high-risk port to the internet"),
+		_f("aws:elb/loadBalancer:LoadBalancer", "classic", "classic load balancer listener exposes high-risk port 6379 to the internet"),
+		_f("aws:elb/loadBalancer:LoadBalancer", "classic-secret", "classic load balancer listener: its port is secret, so it may expose a high-risk port to the internet"),
+	}
+}

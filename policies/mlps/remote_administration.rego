@@ -5,12 +5,14 @@ import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.network
+import data.lib.public_access
 import data.lib.resources
 
 # METADATA
 # title: "Protected remote administration"
 # description: >-
-#   No security group opens SSH (22) or RDP (3389) to the internet, launch templates, launch
+#   No security group, internet-facing LoadBalancer Service or listener of an internet-facing load
+#   balancer opens SSH (22) or RDP (3389) to the internet, launch templates, launch
 #   configurations, instances and EKS node groups carry no SSH key pair (administer through
 #   Session Manager; a node group's key without source security groups opens 22 to the
 #   internet), and EKS API endpoints are private or CIDR-restricted.
@@ -46,6 +48,13 @@ _problems contains findings.problem(lt, msg) if {
 _problems contains compute.unseen_launch_problem(i, ref, "whether it installs an SSH key pair") if {
 	some [i, ref] in compute.unseen_launch_sources
 	not compute.overrides_template(input.document.resources[i], "keyName")
+}
+
+# an internet-facing load balancer answers the internet on its listeners' ports (lib.public_access);
+# a port the document does not show may be one of them
+_problems contains findings.problem(r, msg) if {
+	some [r, _, what, port] in public_access.internet_listeners
+	msg := public_access.exposed_port_message(what, port, network.admin_ports, "administration")
 }
 
 # the cloud controller opens a LoadBalancer Service's ports to the internet outside the document

@@ -359,3 +359,26 @@ test_fail_ranges_that_cover_the_internet_together_on_shared_ports if {
 }
 
 _sg_rule(name, group, protocol, from, to, cidr_block) := fixtures.resource("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", name, {"securityGroupId": group, "ipProtocol": protocol, "fromPort": from, "toPort": to, "cidrIpv4": cidr_block})
+
+# red team: a listener of an internet-facing load balancer on 22 or 3389 opens administration to
+# the internet; one on another port, or of an internal load balancer, does not
+_nlb(name, internal) := object.union(fixtures.resource("aws:lb/loadBalancer:LoadBalancer", name, {"loadBalancerType": "network", "internal": internal}), {"id": sprintf("%s-id", [name])})
+
+_nlb_listener(name, lb, port) := fixtures.resource("aws:lb/listener:Listener", name, {"loadBalancerArn": sprintf("%s-id", [lb]), "port": port, "protocol": "TCP", "defaultActions": []})
+
+test_fail_internet_load_balancer_listener_on_ssh if {
+	resources := [
+		_nlb("public", false),
+		_nlb_listener("ssh", "public", 22),
+		_nlb_listener("pg", "public", 5432),
+		_nlb("private", true),
+		_nlb_listener("private-ssh", "private", 22),
+		object.union(_nlb("maybe", "[unknown]"), {"id": "maybe-id"}),
+		_nlb_listener("rdp", "maybe", "3389"),
+	]
+	v := remote_administration.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		_f("aws:lb/listener:Listener", "ssh", "listener of internet-facing load balancer public exposes administration port 22 to the internet"),
+		_f("aws:lb/listener:Listener", "rdp", "listener of load balancer maybe (internal is unknown until apply, so it may be internet-facing) exposes administration port 3389 to the internet"),
+	}
+}
