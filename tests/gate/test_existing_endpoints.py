@@ -130,12 +130,18 @@ def _case(tmp_path: Path, vpc: str, subnet: str, existing: str, extra_yaml: str 
         text = text.replace(old, subnet)
     doc = json.loads(text)
     names = {f"network-{s.strip().replace('.', '-')}-interface" for s in existing.strip("[]").split(",")}
-    doc["resources"] = [r for r in doc["resources"] if r["name"] not in names]
+    doc["resources"] = [r for r in doc["resources"] if r["name"] not in names and not _idle_reservation(r, {f"{REGION}a"})]
     (tmp_path / "sample.json").write_text(json.dumps(doc))
     policy = tmp_path / "policy.yaml"
     policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n  vpcId: {vpc}\n"
                       f"  subnetIds: [{subnet}]\nnetwork:\n  existingEndpoints: {existing}\n{extra_yaml}")
     return tmp_path / "sample.json", policy
+
+
+def _idle_reservation(r: dict, zones: set[str]) -> bool:
+    """A capacity reservation of the sample outside ``zones``, those of the moto subnets the sample is moved
+    into: the program would refuse it (BUDGET-FLEET-1 reports it with --lookup), so it is left out."""
+    return r["type"] == "aws:ec2/capacityReservation:CapacityReservation" and r["inputs"]["availabilityZone"] not in zones
 
 
 def _check_in(capsys, tmp_path: Path, vpc: str, subnet: str, *extra: str, fmt: str = "json") -> tuple[int, str, str]:  # noqa: ANN001
@@ -564,7 +570,8 @@ def test_check_lookup_matches_a_gateway_with_the_route_tables_of_every_subnet(ec
     for old, new in zip(SAMPLE_SUBNETS, (a, b, a)):
         text = text.replace(old, new)
     document = json.loads(text)  # as synthesised with s3 the VPC's: the stack creates no S3 gateway of its own
-    document["resources"] = [r for r in document["resources"] if r["name"] != "network-s3-gateway"]
+    document["resources"] = [r for r in document["resources"]
+                             if r["name"] != "network-s3-gateway" and not _idle_reservation(r, {f"{REGION}a", f"{REGION}b"})]
     for r in document["resources"]:  # the AWS Budget guards the policy's budget below (no other mandatory finding)
         if r["type"] == "aws:budgets/budget:Budget":
             r["inputs"]["limitAmount"] = "84000.00"

@@ -383,6 +383,12 @@ def test_offline_placeholders_are_reported_and_never_looked_up(ec2, capsys, tmp_
     for old, new in zip(SAMPLE_SUBNETS, [n["private"], n["on-main"], n["maps-ips"]], strict=True):
         text = text.replace(old, new)
     assert json.loads(text)["placeholders"][SAMPLE_CLUSTER_SG] == "the cluster security group of EKS cluster gpu-eu-prod"
+    # the moto subnets are all in one zone: the sample's reservations elsewhere would be refused by the
+    # program (and reported by BUDGET-FLEET-1), so they are left out
+    doc = json.loads(text)
+    doc["resources"] = [r for r in doc["resources"] if r["type"] != "aws:ec2/capacityReservation:CapacityReservation"
+                        or r["inputs"]["availabilityZone"] == f"{REGION}a"]
+    text = json.dumps(doc)
     (tmp_path / "eu-prod.json").write_text(text)
     policy = tmp_path / "policy.yaml"
     policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {POLICY}\ncloud:\n"
