@@ -67,7 +67,8 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     cluster = joins_cluster(project_dir, stack, [base_path, head_path], must_exist=True)  # a --stack without its file: exit 2
     base = load_policy(base_path)  # PolicyError is reported by the CLI's error boundary
     head = load_policy(head_path)
-    when = as_of.date() if as_of else None  # None: today, UTC (as `seedance plan`)
+    # one date for both sides (default today, UTC, as `seedance plan`), recorded in the report
+    when = as_of.date() if as_of else utc_today()
     repeats = _OncePerMessage()  # both sides plan from the same histories: one warning says it for both
     handlers = list(logging.getLogger().handlers)  # a logger's filter would not see its children's records
     for handler in handlers:
@@ -108,8 +109,8 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
                                 ("environment", base.policy.metadata.environment.value,
                                  head.policy.metadata.environment.value))
              if a != b]  # a move, not only a change of size
-    notes += held_after_removal(base.policy, head.policy, when or utc_today())
-    result = replace(result, notes=notes)
+    notes += held_after_removal(base.policy, head.policy, when)
+    result = replace(result, notes=notes, as_of=when.isoformat())
     if fmt != "text":  # the text report prints them itself: on stderr too, a terminal would show each twice
         for note in notes:  # in the JSON or markdown report, and on stderr, where a reader sees them
             console(stderr=True).print(f"note: {note}", markup=False)

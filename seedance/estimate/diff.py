@@ -117,6 +117,9 @@ class EstimateDiff:
     # unpriced components whose quantity changed, or that appeared or went: not in either total
     unpriced_changes: list[QuantityChange] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the totals do not show (a move, reservations still billed)
+    # the decision date both sides were planned and estimated on (ISO date; ``--as-of``, default today UTC):
+    # what a posted report needs to be reproduced; None only for a diff made without one
+    as_of: str | None = None
 
     @property
     def delta(self) -> float:
@@ -153,6 +156,7 @@ class EstimateDiff:
             "region": self.region,
             "currency": self.currency,
             "basis": self.basis,
+            "as_of": self.as_of,
             "monthly_total": {"before": round(self.before_total, 2), "after": round(self.after_total, 2),
                               "delta": round(self.delta, 2),
                               "delta_fraction": None if self.delta_fraction is None else round(self.delta_fraction, 6)},
