@@ -54,7 +54,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
     """
     from seedance.cli import console
     from seedance.commands.plan import check_cache_dir, unplannable_fleets
-    from seedance.estimate.diff import compare, compare_network, held_after_removal
+    from seedance.estimate.diff import cached_regions, compare, compare_network, held_after_removal
     from seedance.estimate.estimate import estimate_policy
     from seedance.estimate.report import diff_markdown, render_diff_text
     from seedance.planner.demand import DemandError
@@ -110,7 +110,9 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, as_of: dt.da
                                  head.policy.metadata.environment.value))
              if a != b]  # a move, not only a change of size
     notes += held_after_removal(base.policy, head.policy, when)
-    result = replace(result, notes=notes, as_of=when.isoformat())
+    result = replace(result, notes=notes, as_of=when.isoformat(),
+                     price_cache_regions=cached_regions(catalog.refreshed_regions, base.policy.cloud.region,
+                                                        head.policy.cloud.region))
     if fmt != "text":  # the text report prints them itself: on stderr too, a terminal would show each twice
         for note in notes:  # in the JSON or markdown report, and on stderr, where a reader sees them
             console(stderr=True).print(f"note: {note}", markup=False)

@@ -120,6 +120,14 @@ class EstimateDiff:
     # the decision date both sides were planned and estimated on (ISO date; ``--as-of``, default today UTC):
     # what a posted report needs to be reproduced; None only for a diff made without one
     as_of: str | None = None
+    # the regions of this diff (the base's and the head's) whose instance prices a price cache
+    # (--cache-dir, $SEEDANCE_PRICE_CACHE) overlaid on the bundled catalog; []: the bundled catalog alone
+    price_cache_regions: list[str] = field(default_factory=list)
+
+    @property
+    def price_source(self) -> str:
+        """Where the prices came from, as the reports say it."""
+        return price_source(self.price_cache_regions)
 
     @property
     def delta(self) -> float:
@@ -157,6 +165,7 @@ class EstimateDiff:
             "currency": self.currency,
             "basis": self.basis,
             "as_of": self.as_of,
+            "price_cache_regions": list(self.price_cache_regions),
             "monthly_total": {"before": round(self.before_total, 2), "after": round(self.after_total, 2),
                               "delta": round(self.delta, 2),
                               "delta_fraction": None if self.delta_fraction is None else round(self.delta_fraction, 6)},
@@ -171,6 +180,19 @@ class EstimateDiff:
             "unpriced_changes": [q.to_json() for q in self.unpriced_changes],
             "notes": list(self.notes),
         }
+
+
+def price_source(cache_regions: list[str] | tuple[str, ...]) -> str:
+    """Where an estimate's prices came from: the bundled catalog, overlaid by a price cache's refreshed
+    instance prices for ``cache_regions`` when it holds some of the estimate's regions."""
+    if not cache_regions:
+        return "the bundled price catalog"
+    return f"the bundled price catalog with a price cache's refreshed instance prices for {', '.join(cache_regions)}"
+
+
+def cached_regions(refreshed: tuple[str, ...] | list[str], *regions: str) -> list[str]:
+    """The ``regions`` (an estimate's) whose instance prices come from a price cache that refreshed ``refreshed``."""
+    return sorted(set(refreshed) & set(regions))
 
 
 def compare(before: Estimate, after: Estimate, before_plan: Plan | None = None, after_plan: Plan | None = None) -> EstimateDiff:

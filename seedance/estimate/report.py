@@ -237,7 +237,7 @@ def render_diff_text(out: Console, d: EstimateDiff, *, base: Estimate | None = N
         head_line += " (partial: some components have no sourced price)"
     out.print(Text(head_line, style="bold"))
     if d.as_of is not None:
-        out.print(Text(f"decision date (--as-of): {d.as_of}"))
+        out.print(Text(f"decision date (--as-of): {d.as_of}; prices: {d.price_source}"))
     for note in d.notes:
         out.print(Text(f"note: {note}", style="yellow"))
     if d.budget_share_after is not None or d.budget_share_before is not None:

@@ -21,7 +21,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from seedance.gpus import GpuModel
 from seedance.policy.model import PaymentOption, Term
@@ -155,11 +155,15 @@ class Catalog:
         region_currency: dict[str, str],
         *,
         header: dict[str, Any] | None = None,
+        refreshed_regions: Iterable[str] = (),
     ) -> None:
         self._offers = offers
         self._services = services
         self._currency = region_currency
         self.header = header or {}
+        #: the regions a refresh cache (``--cache-dir``, ``$SEEDANCE_PRICE_CACHE``) overlays with its
+        #: instance prices, in name order; () for the bundled catalog alone
+        self.refreshed_regions: tuple[str, ...] = tuple(sorted(set(refreshed_regions)))
         self._by_region: dict[str, list[InstanceOffer]] = {}
         for (region, _), offer in sorted(offers.items()):
             self._by_region.setdefault(region, []).append(offer)
@@ -599,7 +603,8 @@ def catalog_from_document(doc: dict[str, Any], caches: list[dict[str, Any]] | No
                 raise PriceDataError(f"{where}: {rec['currency']} prices for {rec['region']}, whose prices are in {cur}; "
                                      f"refusing to mix currencies")
     offers = {key: offer_from_record(rec) for key, rec in records.items()}
-    return Catalog(offers, services, region_currency, header={k: doc[k] for k in ("schema", "version", "built_from")})
+    return Catalog(offers, services, region_currency, header={k: doc[k] for k in ("schema", "version", "built_from")},
+                   refreshed_regions={rec["region"] for cache in caches or [] for rec in cache["instances"]})
 
 
 @functools.lru_cache(maxsize=1)

@@ -34,3 +34,36 @@ def test_without_as_of_the_report_records_today(capsys: pytest.CaptureFixture[st
 
     code, out, _ = _run(capsys, str(DEV), str(DEV), "--no-plan", "-f", "json")
     assert code == 0 and json.loads(out)["as_of"] == utc_today().isoformat()
+
+
+def _cache(tmp_path: Path, region: str) -> Path:
+    cache = tmp_path / f"cache-{region}"
+    cache.mkdir()
+    ondemand = {"value": 0.1632, "unit": "hour", "source": "AWS Price List API", "date": "2026-01-01", "ref": "x"}
+    (cache / f"prices-{region}.json").write_text(json.dumps({
+        "schema": "seedance.io/price-cache", "version": 1, "region": region, "refreshed_at": "2026-01-01T00:00:00Z",
+        "instances": [{"instance_type": "m7g.xlarge", "region": region, "currency": "USD", "vcpu": 4,
+                       "memory_gib": 16.0, "gpus": 0, "gpu_model": None, "gpu_memory_gib_total": 0.0, "facts_ref": "x",
+                       "prices": {"ondemand": ondemand}}]}))
+    return cache
+
+
+def test_the_comment_says_which_prices_it_used(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # red team: the footer said "from the bundled price catalog" when a price cache supplied prices
+    args = (str(DEV), str(DEV), "--no-plan", "--as-of", "2024-05-29")
+    code, md, _ = _run(capsys, *args, "-f", "markdown", "--cache-dir", str(_cache(tmp_path, "us-east-1")))
+    footer = md.splitlines()[-1]
+    assert code == 0 and ("Offline estimate from the bundled price catalog with a price cache's refreshed instance "
+                          "prices for us-east-1 (policy basis") in footer
+    monkeypatch.setenv("SEEDANCE_PRICE_CACHE", str(tmp_path / "cache-us-east-1"))  # the cache the environment names
+    code, js, _ = _run(capsys, *args, "-f", "json")
+    assert json.loads(js)["price_cache_regions"] == ["us-east-1"]
+    code, text, _ = _run(capsys, *args)
+    assert "prices: the bundled price catalog with a price cache's refreshed instance prices for us-east-1" in text
+    # a cache of other regions only: the bundled prices, as said
+    monkeypatch.delenv("SEEDANCE_PRICE_CACHE")
+    code, md, _ = _run(capsys, *args, "-f", "markdown", "--cache-dir", str(_cache(tmp_path, "eu-west-1")))
+    assert "Offline estimate from the bundled price catalog (policy basis" in md.splitlines()[-1]
+    code, js, _ = _run(capsys, *args, "-f", "json")
+    assert json.loads(js)["price_cache_regions"] == []
