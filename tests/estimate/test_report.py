@@ -116,6 +116,8 @@ def test_diff_comment_of_many_fleets_stays_under_the_github_limit() -> None:
     fleet_rows = md.count("| fleet `")
     match = re.search(r"… ([0-9,]+) more line\(s\) not shown", md)
     assert fleet_rows > 100 and match
+    assert "run the same `seedance diff` command with `--format json` to see every line._" in md
+    assert "seedance diff --format json" not in md  # does not run as written (BASE and HEAD are missing)
     # 999 fleets changed (the first did not), each with a fleet row and a resource row; EC2 is the one service
     assert "\n| EC2 | 100,000.00 CNY |" in md
     resource_rows = md.count("\n| training-fleet")
@@ -174,7 +176,8 @@ def test_estimate_report_of_many_fleets_stays_under_the_github_limit() -> None:
     fleet_rows = [line for line in md.splitlines() if line.startswith("| fleet-") and line.count(" | ") == 1]
     assert 100 < len(fleet_rows) < 1000 and f"| {names[-1]} | 1,099.00 CNY |" in md and f"| {names[0]} | 100.00 CNY |" not in md
     match = re.search(r"… ([0-9,]+) more line\(s\) not shown", md)
-    assert match and "seedance estimate --format json" in md
+    # a command that runs as written: the one that made the report, in JSON (no policy path is known here)
+    assert match and "run the same `seedance estimate` command with `--format json` to see every line._" in md
     assert "\n\n\n" not in md and all(line.count("`") % 2 == 0 for line in md.splitlines())
     shown_rows = sum(1 for line in md.splitlines() if line.startswith("| fleet-") and line.count(" | ") == 5)
     unpriced = md.count("\n- fleet-")
