@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from seedance.estimate.estimate import Estimate
@@ -225,6 +225,21 @@ def compare(before: Estimate, after: Estimate, before_plan: Plan | None = None, 
         new_unpriced=[line for u in after.unpriced if (line := _unpriced_line(u)) not in old_unpriced],
         unpriced_changes=compare_unpriced(before, after, shared),
     )
+
+
+#: The note of a diff whose base does not exist (``diff --base-absent``).
+ABSENT_BASE_NOTE = ("there is no base policy (--base-absent: the change adds this policy): every line is an addition "
+                    "and the base total is 0")
+
+
+def compare_with_nothing(after: Estimate, after_plan: Plan | None = None) -> EstimateDiff:
+    """The diff of a policy the change adds (``diff --base-absent``): every line of ``after`` is an
+    addition, every fleet of ``after_plan`` a new one, the base total is 0 and there is no base budget."""
+    nothing = replace(after, resources=[], total=0.0, partial=False, by_fleet={}, by_service={}, by_tag={},
+                      budget_amount=None, budget_currency=None, unpriced=[], usage_dependent=[], fleet_pricing={},
+                      service_pricing={}, tag_pricing={})
+    return replace(compare(nothing, after, None if after_plan is None else replace(after_plan, fleets=[]), after_plan),
+                   notes=[ABSENT_BASE_NOTE])
 
 
 def compare_unpriced(before: Estimate, after: Estimate, shared: set[str] | None = None) -> list[QuantityChange]:

@@ -67,3 +67,37 @@ def test_the_comment_says_which_prices_it_used(tmp_path: Path, capsys: pytest.Ca
     assert "Offline estimate from the bundled price catalog (policy basis" in md.splitlines()[-1]
     code, js, _ = _run(capsys, *args, "-f", "json")
     assert json.loads(js)["price_cache_regions"] == []
+
+
+def test_a_missing_base_says_so_and_how_to_diff_a_new_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # red team: "error BASE:1:1: (document): cannot read file", as for a broken policy
+    gone = tmp_path / "base" / "new.yaml"
+    code, out, err = _run(capsys, str(gone), str(DEV), "--as-of", "2024-05-29")
+    assert code == 1 and out == ""
+    assert f"error: {gone}: BASE does not exist (no such file); if the change adds this policy, give --base-absent" in err
+    assert "cannot read file" not in err and "Traceback" not in err
+    code, _, err = _run(capsys, str(DEV), str(tmp_path / "head.yaml"), "--as-of", "2024-05-29")
+    assert code == 1 and f"error: {tmp_path / 'head.yaml'}: HEAD does not exist (no such file)" in err
+
+
+def test_base_absent_compares_the_head_with_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gone = str(tmp_path / "new.yaml")
+    code, out, err = _run(capsys, gone, str(DEV), "--base-absent", "--as-of", "2024-05-29", "-f", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    total = doc["monthly_total"]
+    assert total["before"] == 0 and total["after"] > 0 and total["delta"] == total["after"]
+    assert doc["budget"]["before"] is None and doc["budget"]["share_after"] > 0
+    lines = doc["fleets"] + doc["services"] + doc["resources"]
+    assert lines and {c["status"] for c in lines} == {"added"} and all(c["before"] is None for c in lines)
+    assert {(d["decision"], d["before"]) for d in doc["decisions"]} == {("fleet", None)}
+    assert {d["fleet"] for d in doc["decisions"]} == {c["key"] for c in doc["fleets"]}  # every fleet is new
+    note = "there is no base policy (--base-absent: the change adds this policy): every line is an addition"
+    assert [n for n in doc["notes"] if n.startswith(note)] == doc["notes"] and f"note: {note}" in err
+    code, md, _ = _run(capsys, gone, str(DEV), "--base-absent", "--as-of", "2024-05-29", "-f", "markdown")
+    assert code == 0 and f"> ⚠️ {note}" in md and "| Monthly total | 0.00 USD |" in md
+
+
+def test_base_absent_refuses_a_base_that_exists(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, str(DEV), str(DEV), "--base-absent")
+    assert code == 2 and f"--base-absent: {DEV} exists" in err
