@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,6 +16,21 @@ from seedance.clock import utc_today
 from seedance.commands.outputs import NonEmptyPath
 from seedance.commands.stack_option import joins_cluster, project_dir_option, stack_name
 from seedance.pricing.catalog import PricingError
+
+if TYPE_CHECKING:
+    from seedance.planner.demand import DemandHistory
+    from seedance.policy.loader import LoadedPolicy
+
+
+def _histories(loaded: LoadedPolicy, on: dt.date) -> dict[str, tuple[str, DemandHistory]]:
+    """Each fleet's demand history as the planner reads it (the file the policy names, relative to the
+    policy's file, up to ``on``), with the file as the command line's path to the policy leads to it."""
+    from seedance.planner.demand import read_demand_csv
+
+    cutoff = dt.datetime(on.year, on.month, on.day, tzinfo=dt.UTC)
+    return {f.name: (os.path.normpath(loaded.base_dir / f.demand_history),
+                     read_demand_csv(loaded.base_dir / f.demand_history).before(cutoff))
+            for f in loaded.policy.fleets if f.demand_history}
 
 
 def missing_files(base_path: Path, head_path: Path, base_absent: bool = False) -> list[str]:
@@ -51,7 +68,8 @@ class _OncePerMessage(logging.Filter):
               help="BASE does not exist (a pull request that adds the policy): compare HEAD with nothing, every line "
                    "an addition and the base total 0. BASE must then not exist.")
 @click.option("--as-of", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
-              help="Decision date for both plans (default: today); both always read the same demand history.")
+              help="Decision date for both plans (default: today, UTC). Each side reads the demand histories its own "
+                   "policy names, relative to its file: a note says when a fleet's differ.")
 @click.option("--cache-dir", type=NonEmptyPath(path_type=Path, file_okay=False), default=None, envvar="SEEDANCE_PRICE_CACHE",
               help="Overlay prices refreshed into this cache (default: $SEEDANCE_PRICE_CACHE if set).")
 @click.option("--stack", default=None, callback=stack_name,
@@ -71,7 +89,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, base_absent:
     from seedance.cli import console
     from seedance.commands.plan import check_cache_dir, unplannable_fleets
     from seedance.estimate.diff import (ABSENT_BASE_NOTE, cached_regions, compare, compare_network, compare_with_nothing,
-                                        held_after_removal)
+                                        demand_notes, held_after_removal)
     from seedance.estimate.estimate import estimate_policy
     from seedance.estimate.report import diff_markdown, render_diff_text
     from seedance.planner.demand import DemandError
@@ -100,6 +118,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, base_absent:
     handlers = list(logging.getLogger().handlers)  # a logger's filter would not see its children's records
     for handler in handlers:
         handler.addFilter(repeats)
+    data_notes: list[str] = []
     try:
         catalog = load_catalog(cache_dir=cache_dir)
         for _, loaded in sides:
@@ -128,6 +147,8 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, base_absent:
             result = compare(base_est, head_est, base_plan, head_plan)
             # the network's routes too: an endpoint the stack stops declaring is deleted, whatever it costs
             result = replace(result, decisions=[*result.decisions, *compare_network(base.policy, head.policy, catalog)])
+            if base_plan is not None and cluster:  # the planner reads the histories (a stack without a cluster: none)
+                data_notes = demand_notes(_histories(base, when), _histories(head, when), when)
     except (PricingError, DemandError, PlanningError) as exc:
         console(stderr=True).print(f"error: {exc}", markup=False)
         return 1
@@ -144,6 +165,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, base_absent:
                                      head.policy.metadata.environment.value))
                  if a != b]  # a move, not only a change of size
         notes += held_after_removal(base.policy, head.policy, when)
+        notes += data_notes
     regions = [loaded.policy.cloud.region for _, loaded in sides]
     result = replace(result, notes=notes, as_of=when.isoformat(),
                      price_cache_regions=cached_regions(catalog.refreshed_regions, *regions))

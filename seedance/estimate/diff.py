@@ -14,7 +14,10 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from seedance.estimate.estimate import Estimate
+from seedance.planner.demand import DemandHistory
 from seedance.planner.plan import FleetPlan, Plan
 from seedance.policy.model import CostPolicy
 from seedance.pricing.catalog import Catalog, PricingError
@@ -408,6 +411,25 @@ def _unpriced_line(u: dict[str, str]) -> str:
 
 def _r(value: float | None, digits: int = 2) -> float | None:
     return None if value is None else round(value, digits)
+
+
+def demand_notes(before: dict[str, tuple[str, DemandHistory]], after: dict[str, tuple[str, DemandHistory]],
+                 on: dt.date) -> list[str]:
+    """A note per fleet both sides plan from a demand history whose demand before ``on`` (what the
+    planner reads) differs: each side reads the file its own policy names, relative to that policy, so
+    the cost change of that fleet comes (also) from the data, not only from the policy.  ``before`` and
+    ``after``: fleet -> (the file as shown, its history)."""
+    out = []
+    for name, (new_file, new) in after.items():
+        if name not in before:
+            continue
+        old_file, old = before[name]
+        if old.start == new.start and np.array_equal(old.values, new.values):
+            continue
+        out.append(f"fleet {name} is planned from other demand data in the head: the base reads {old_file}, the head "
+                   f"{new_file}, and their demand before {on.isoformat()} differs, so its cost change comes from the "
+                   "data as well as the policy")
+    return out
 
 
 def held_after_removal(base: CostPolicy, head: CostPolicy, on: dt.date) -> list[str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from seedance.cli import main
+from seedance.templating import md_text
 
 REPO = Path(__file__).resolve().parents[2]
 DEV = REPO / "stacks" / "policies" / "dev.yaml"
@@ -101,3 +102,42 @@ def test_base_absent_compares_the_head_with_nothing(tmp_path: Path, capsys: pyte
 def test_base_absent_refuses_a_base_that_exists(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(capsys, str(DEV), str(DEV), "--base-absent")
     assert code == 2 and f"--base-absent: {DEV} exists" in err
+
+
+def _side(root: Path, demand: list[float]) -> Path:
+    """A copy of dev whose inference fleet plans from demand.csv beside the policy."""
+    root.mkdir()
+    rows = "".join(f"2024-03-01T{h % 24:02d}:00:00Z,{v}\n".replace("-01T", f"-{1 + h // 24:02d}T") for h, v in enumerate(demand))
+    (root / "demand.csv").write_text("hour,demand\n" + rows)
+    policy = root / "dev.yaml"
+    policy.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {DEV}\nfleets:\n"
+                      "  - name: inference\n    demandHistory: demand.csv\n")
+    return policy
+
+
+def test_the_help_says_each_side_reads_its_own_demand_history(capsys: pytest.CaptureFixture[str]) -> None:
+    # red team: it said "both always read the same demand history"
+    assert main(["diff", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "same demand history" not in text
+    assert "Each side reads the demand histories its own policy names, relative to its file" in text
+
+
+def test_a_fleet_planned_from_other_demand_data_is_noted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # red team: the same policy beside a doubled demand history showed a cost change as if the policy made it
+    week = [1.0 + (h % 24 > 8) for h in range(24 * 14)]
+    base, head = _side(tmp_path / "base", week), _side(tmp_path / "head", [2 * v for v in week])
+    code, out, err = _run(capsys, str(base), str(head), "--as-of", "2024-03-20", "-f", "json")
+    assert code == 0, err
+    note = (f"fleet inference is planned from other demand data in the head: the base reads {tmp_path / 'base' / 'demand.csv'}, "
+            f"the head {tmp_path / 'head' / 'demand.csv'}, and their demand before 2024-03-20 differs, so its cost change "
+            "comes from the data as well as the policy")
+    assert json.loads(out)["notes"] == [note] and f"note: {note}" in err
+    code, md, _ = _run(capsys, str(base), str(head), "--as-of", "2024-03-20", "-f", "markdown")
+    assert f"> ⚠️ {md_text(note)}" in md
+    # the same demand in another file, or a difference only after the decision date (never read): no note
+    same = _side(tmp_path / "same", week)
+    later = _side(tmp_path / "later", week[:-24] + [5.0] * 24)
+    for other in (same, later):
+        code, out, _ = _run(capsys, str(base), str(other), "--as-of", "2024-03-14", "-f", "json")
+        assert code == 0 and json.loads(out)["notes"] == []
