@@ -89,7 +89,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, base_absent:
     from seedance.cli import console
     from seedance.commands.plan import check_cache_dir, unplannable_fleets
     from seedance.estimate.diff import (ABSENT_BASE_NOTE, cached_regions, compare, compare_network, compare_with_nothing,
-                                        demand_notes, held_after_removal)
+                                        demand_notes, fleet_types, held_after_removal)
     from seedance.estimate.estimate import estimate_policy
     from seedance.estimate.report import diff_markdown, render_diff_text
     from seedance.planner.demand import DemandError
@@ -164,7 +164,7 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, base_absent:
                                     ("environment", base.policy.metadata.environment.value,
                                      head.policy.metadata.environment.value))
                  if a != b]  # a move, not only a change of size
-        notes += held_after_removal(base.policy, head.policy, when)
+        notes += held_after_removal(base.policy, head.policy, when, fleet_types(base_est), fleet_types(head_est))
         notes += data_notes
     regions = [loaded.policy.cloud.region for _, loaded in sides]
     result = replace(result, notes=notes, as_of=when.isoformat(),

@@ -149,6 +149,8 @@ class ResourceCost:
     fleet: str | None = None
     tags: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # a fleet's: the instance type it is priced on (its reserved units are of this type); None otherwise
+    instance_type: str | None = None
 
     @property
     def monthly_cost(self) -> float:

@@ -12,14 +12,14 @@ from __future__ import annotations
 import datetime as dt
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
 from seedance.estimate.estimate import Estimate
 from seedance.planner.demand import DemandHistory
 from seedance.planner.plan import FleetPlan, Plan
-from seedance.policy.model import CostPolicy
+from seedance.policy.model import CostPolicy, Fleet, Term, term_end
 from seedance.pricing.catalog import Catalog, PricingError
 
 #: A cost change smaller than this (in the estimate's currency per month) counts as unchanged.
@@ -432,16 +432,99 @@ def demand_notes(before: dict[str, tuple[str, DemandHistory]], after: dict[str, 
     return out
 
 
-def held_after_removal(base: CostPolicy, head: CostPolicy, on: dt.date) -> list[str]:
-    """A note per fleet the change removes while it still holds reservations: they stay billed until
-    their term ends, which neither estimate shows (the head has no such fleet, the base prices it)."""
-    from seedance.planner.planner import held_by_term_on
+def fleet_types(est: Estimate) -> dict[str, str | None]:
+    """The instance type each fleet of ``est`` is priced on (its reserved units are of it); None for a
+    fleet no type can serve."""
+    return {r.name: r.instance_type for r in est.resources if r.kind == "fleet"}
 
-    kept = {f.name for f in head.fleets}
-    out = []
+
+#: held reservations by (term, purchase day): units
+_Held = dict[tuple[Term, dt.date], int]
+
+
+def _running(fleet: Fleet, on: dt.date) -> _Held:
+    """The fleet's held reservations running on ``on`` (bought on or before it, term not over), by
+    term and purchase day (as :func:`seedance.planner.planner.held_by_term_on` counts them)."""
+    out: _Held = {}
+    for c in fleet.reserved.held:
+        ends = c.ends()
+        if c.purchased <= on and (ends is None or on < ends):
+            out[(c.term, c.purchased)] = out.get((c.term, c.purchased), 0) + c.units
+    return out
+
+
+def _entries(held: _Held) -> str:
+    parts = []
+    for (term, bought), units in sorted(held.items(), key=lambda kv: (kv[0][1], kv[0][0].value)):
+        ends = term_end(bought, term)
+        parts.append(f"{units} of {term.value} bought {bought.isoformat()}"
+                     + (f", term ends {ends.isoformat()}" if ends is not None else ""))
+    return "; ".join(parts)
+
+
+def _for(itype: str | None, region: str) -> str:
+    return f"{itype} in {region}" if itype else region
+
+
+def held_after_removal(base: CostPolicy, head: CostPolicy, on: dt.date, base_types: Mapping[str, str | None] | None = None,
+                       head_types: Mapping[str, str | None] | None = None) -> list[str]:
+    """Notes on the held reservations (``reserved.held``, running on ``on``) the head no longer counts
+    as it should, which stay billed until their term ends whatever the policy says:
+
+    * a fleet the change removes, or held units it drops from a fleet it keeps, unless the head holds
+      the same reservations (term, purchase day, units) under another fleet (a renamed fleet): neither
+      estimate shows them (the head has no such reservations, the base prices them);
+    * reservations the head keeps on a fleet (the same one, or the one they went to) whose region or
+      instance type is not the base's: they were bought for the base's type in the base's region, so
+      they do not cover the head's nodes, which the head prices as if they did.
+
+    ``base_types``/``head_types``: the instance type each fleet is priced on (:func:`fleet_types`);
+    without them only regions are compared."""
+    base_types, head_types = base_types or {}, head_types or {}
+    old = {f.name: _running(f, on) for f in base.fleets}
+    new = {f.name: _running(f, on) for f in head.fleets}
+    # the reservations each head fleet holds beyond its base namesake's: where those of another fleet went
+    gained = {name: {k: n - old.get(name, {}).get(k, 0) for k, n in held.items() if n > old.get(name, {}).get(k, 0)}
+              for name, held in new.items()}
+    region_before, region_after = base.cloud.region, head.cloud.region
+    out: list[str] = []
     for f in base.fleets:
-        held = sum(held_by_term_on(f, on).values()) if f.name not in kept else 0
-        if held:
-            out.append(f"fleet {f.name} is removed, but its {held} held reserved unit(s) stay billed until their "
-                       "term ends: this change saves less than it shows")
+        name, was = f.name, old[f.name]
+        if not was:
+            continue
+        kept = new.get(name)  # None: the head removes the fleet
+        lost: _Held = {}
+        carried: dict[str, _Held] = {}  # head fleet -> the reservations of this one it holds
+        for key, units in was.items():
+            stays = min(units, kept.get(key, 0)) if kept is not None else 0
+            if stays:
+                carried.setdefault(name, {})[key] = stays
+            rest = units - stays
+            for other, more in gained.items():
+                if rest and other != name and more.get(key):
+                    moved = min(rest, more[key])
+                    more[key] -= moved
+                    rest -= moved
+                    carried.setdefault(other, {})[key] = carried.get(other, {}).get(key, 0) + moved
+            if rest:
+                lost[key] = rest
+        bought_for = _for(base_types.get(name), region_before)
+        if lost and kept is None:
+            out.append(f"fleet {name} is removed, but its {sum(lost.values())} held reserved unit(s) stay billed until "
+                       f"their term ends ({_entries(lost)}; bought for {bought_for}): the head's total does not count "
+                       "them, so this change saves less than it shows")
+        elif lost:
+            out.append(f"fleet {name}: the change drops {sum(lost.values())} held reserved unit(s) from its "
+                       f"reserved.held ({_entries(lost)}; bought for {bought_for}), but they stay billed until their "
+                       "term ends: the head's total does not count them")
+        for holder, held in carried.items():
+            t_before, t_after = base_types.get(name), head_types.get(holder)
+            if region_before == region_after and (t_before is None or t_after is None or t_before == t_after):
+                continue  # the same reservations, counted by the head as they are (a renamed fleet: by its new name)
+            runs = _for(t_after, region_after)
+            who = "it" if holder == name else f"fleet {holder}, which holds them now,"
+            out.append(f"fleet {name}: its {sum(held.values())} held reserved unit(s) ({_entries(held)}) were bought "
+                       f"for {bought_for}, but the change runs {who} on {runs}: they stay billed until their term "
+                       f"ends, and the head's total does not count them (it prices them as reservations of {runs}, "
+                       "which they are not)")
     return out

@@ -449,7 +449,7 @@ def fleet_resource(ctx: EstimateContext, fleet: Fleet) -> ResourceCost:
     if (dearer := dearer_spot_pool(ctx.catalog, ctx.region, pools, usage)) is not None:
         notes.append(dearer)
     return ResourceCost(KIND, fleet.name, SERVICE, fleet_month(usage, offer, gp3_rate(ctx.catalog, ctx.region)),
-                        fleet=fleet.name, tags=tags, notes=notes)
+                        fleet=fleet.name, tags=tags, notes=notes, instance_type=usage.instance_type)
 
 
 #: the largest share of paid spot time billed as lost; a fleet that would lose more plans no spot at all

@@ -141,3 +141,90 @@ def test_a_fleet_planned_from_other_demand_data_is_noted(tmp_path: Path, capsys:
     for other in (same, later):
         code, out, _ = _run(capsys, str(base), str(other), "--as-of", "2024-03-14", "-f", "json")
         assert code == 0 and json.loads(out)["notes"] == []
+
+
+# ---------------------------------------------------------------- held reservations
+
+HELD = "    reserved: {mode: auto, term: 1y, held: [{units: 2, term: 1y, purchased: 2026-01-10}]}\n"
+#: dev's finetune fleet, whole (as base.yaml and dev.yaml make it), to be renamed
+FINETUNE = ("    workload: finetune\n    sla: silver\n    dataClass: personal\n    gpu: {model: A10G, count: 1, memoryGib: 24}\n"
+            "    capacity: {min: 0, desired: 1, max: 2}\n    spot: {maxShare: 1.0, interruptionTolerance: medium}\n"
+            "    checkpoint: {writeSeconds: 60, restartSeconds: 240, interval: auto}\n")
+
+
+def _policy(path: Path, extends: Path, body: str) -> Path:
+    path.write_text(f"apiVersion: seedance.io/v1\nkind: CostPolicy\nextends: {extends}\n{body}")
+    return path
+
+
+def _held_base(tmp_path: Path) -> Path:
+    return _policy(tmp_path / "base.yaml", DEV, "fleets:\n  - name: finetune\n" + HELD)
+
+
+def _notes(capsys: pytest.CaptureFixture[str], base: Path, head: Path, *more: str) -> list[str]:
+    code, out, err = _run(capsys, str(base), str(head), "--as-of", "2026-06-01", "-f", "json", *more)
+    assert code == 0, err
+    return [n for n in json.loads(out)["notes"] if "held reserved" in n]
+
+
+def test_held_reservations_of_a_fleet_moved_to_another_region_stay_billed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # red team: held.yaml -> held-west.yaml showed a saving; the reservations bought in the base's region stay billed
+    base = _held_base(tmp_path)
+    head = _policy(tmp_path / "west.yaml", base, "cloud:\n  region: us-west-2\n  availabilityZones: [us-west-2a, us-west-2b]\n")
+    for more in ((), ("--no-plan",)):
+        (note,) = _notes(capsys, base, head, *more)
+        assert note.startswith("fleet finetune: its 2 held reserved unit(s) (2 of 1y bought 2026-01-10, term ends "
+                               "2027-01-10) were bought for g5.2xlarge in us-east-1, but the change runs it on "), note
+        assert ("in us-west-2: they stay billed until their term ends, and the head's total does not count them "
+                "(it prices them as reservations of ") in note
+    code, md, _ = _run(capsys, str(base), str(head), "--as-of", "2026-06-01", "-f", "markdown")
+    assert "> ⚠️ fleet finetune: its 2 held reserved unit(s)" in md
+    code, text, _ = _run(capsys, str(base), str(head), "--as-of", "2026-06-01")
+    assert "note: fleet finetune: its 2 held reserved unit(s)" in " ".join(text.split())
+
+
+def test_held_reservations_of_another_instance_type_stay_billed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # red team: held.yaml -> held-l4.yaml (A10G to L4: g5 to g6) showed a saving
+    base = _held_base(tmp_path)
+    head = _policy(tmp_path / "l4.yaml", base, "fleets:\n  - name: finetune\n    gpu: {model: L4, count: 1, memoryGib: 24}\n")
+    (note,) = _notes(capsys, base, head)
+    assert "were bought for g5.2xlarge in us-east-1, but the change runs it on g6.xlarge in us-east-1" in note
+    assert "(it prices them as reservations of g6.xlarge in us-east-1, which they are not)" in note
+    # the same type and region: nothing to say
+    same = _policy(tmp_path / "same.yaml", base, "fleets:\n  - name: finetune\n    capacity: {min: 0, desired: 2, max: 2}\n")
+    assert _notes(capsys, base, same) == []
+
+
+def test_held_units_the_head_drops_stay_billed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = _held_base(tmp_path)
+    fewer = _policy(tmp_path / "fewer.yaml", base, "fleets:\n  - name: finetune\n"
+                    "    reserved: {mode: auto, held: [{units: 1, term: 1y, purchased: 2026-01-10}]}\n")
+    assert _notes(capsys, base, fewer) == [
+        "fleet finetune: the change drops 1 held reserved unit(s) from its reserved.held (1 of 1y bought 2026-01-10, "
+        "term ends 2027-01-10; bought for g5.2xlarge in us-east-1), but they stay billed until their term ends: the "
+        "head's total does not count them"]
+    none = _policy(tmp_path / "none.yaml", base, "fleets:\n  - name: finetune\n    reserved: {mode: auto, held: []}\n")
+    (note,) = _notes(capsys, base, none)
+    assert note.startswith("fleet finetune: the change drops 2 held reserved unit(s)")
+    # once the term has ended, nothing is billed any more
+    assert _notes(capsys, base, none, "--as-of", "2027-02-01") == []
+
+
+def test_a_renamed_fleet_that_keeps_its_reservations_loses_none(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the head holds the same reservations under the new name and prices them there: nothing is lost
+    base = _held_base(tmp_path)
+    renamed = _policy(tmp_path / "renamed.yaml", base,
+                      "fleets:\n  - name: finetune\n    $remove: true\n  - name: tuning\n" + FINETUNE + HELD)
+    assert _notes(capsys, base, renamed) == []
+    # renamed without them: the removed fleet's note, as before
+    bare = _policy(tmp_path / "bare.yaml", base, "fleets:\n  - name: finetune\n    $remove: true\n  - name: tuning\n" + FINETUNE)
+    (note,) = _notes(capsys, base, bare)
+    assert note.startswith("fleet finetune is removed, but its 2 held reserved unit(s) stay billed until their term "
+                           "ends (2 of 1y bought 2026-01-10, term ends 2027-01-10; bought for g5.2xlarge in us-east-1)")
+    # renamed onto another instance type: they went with it, and do not cover its nodes
+    moved = _policy(tmp_path / "moved.yaml", base, "fleets:\n  - name: finetune\n    $remove: true\n  - name: tuning\n"
+                    + FINETUNE.replace("A10G", "L4") + HELD)
+    (note,) = _notes(capsys, base, moved)
+    assert ("fleet finetune: its 2 held reserved unit(s) (2 of 1y bought 2026-01-10, term ends 2027-01-10) were bought "
+            "for g5.2xlarge in us-east-1, but the change runs fleet tuning, which holds them now, on g6.xlarge") in note
