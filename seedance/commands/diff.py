@@ -28,9 +28,19 @@ def _histories(loaded: LoadedPolicy, on: dt.date) -> dict[str, tuple[str, Demand
     from seedance.planner.demand import read_demand_csv
 
     cutoff = dt.datetime(on.year, on.month, on.day, tzinfo=dt.UTC)
-    return {f.name: (os.path.normpath(loaded.base_dir / f.demand_history),
+    return {f.name: (_shown(loaded.base_dir / f.demand_history),
                      read_demand_csv(loaded.base_dir / f.demand_history).before(cutoff))
             for f in loaded.policy.fleets if f.demand_history}
+
+
+def _shown(path: Path) -> str:
+    """``path`` as a report shows it: relative to the working directory when it is under it (a checkout
+    and its base worktree are named relatively in a PR comment), else as the command line led to it."""
+    shown = os.path.normpath(path)
+    cwd = os.getcwd()
+    if os.path.isabs(shown) and os.path.commonpath([cwd, shown]) == cwd:
+        return os.path.relpath(shown, cwd)
+    return shown
 
 
 def missing_files(base_path: Path, head_path: Path, base_absent: bool = False) -> list[str]:
@@ -84,7 +94,8 @@ def diff(base_path: Path, head_path: Path, fmt: str, no_plan: bool, base_absent:
 
     Both are planned with the same prices and decision date (unless --no-plan) and estimated
     offline; the report shows the total, budget share, fleets, services and resources that changed
-    and the planner decisions that moved. Exit 0, or 1 if either policy is invalid.
+    and the planner decisions that moved. Exit 0, or 1 if either policy is invalid or does not
+    exist (see --base-absent).
     """
     from seedance.cli import console
     from seedance.commands.plan import check_cache_dir, unplannable_fleets

@@ -228,3 +228,14 @@ def test_a_renamed_fleet_that_keeps_its_reservations_loses_none(tmp_path: Path, 
     (note,) = _notes(capsys, base, moved)
     assert ("fleet finetune: its 2 held reserved unit(s) (2 of 1y bought 2026-01-10, term ends 2027-01-10) were bought "
             "for g5.2xlarge in us-east-1, but the change runs fleet tuning, which holds them now, on g6.xlarge") in note
+
+
+def test_demand_files_under_the_working_directory_are_named_relatively(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # a PR comment names the checkout's files, not the machine's paths to them
+    week = [1.0 + (h % 24 > 8) for h in range(24 * 14)]
+    base, head = _side(tmp_path / "base", week), _side(tmp_path / "head", [2 * v for v in week])
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = _run(capsys, str(base), str(head), "--as-of", "2024-03-20", "-f", "json")
+    (note,) = json.loads(out)["notes"]
+    assert code == 0 and "the base reads base/demand.csv, the head head/demand.csv," in note and str(tmp_path) not in note
