@@ -563,3 +563,16 @@ test_configuration_and_cluster_members_are_not_unchecked_stores if {
 		_f("aws:rds/clusterInstance:ClusterInstance", "hidden-0", _unchecked("personal", "aws:rds/clusterInstance:ClusterInstance")),
 	}
 }
+
+# red team (first-deploy preview): the encryption configuration's `bucket` is unknown until apply and
+# only its property dependencies name the bucket; without them it names none and the bucket is reported
+test_pass_first_deploy_encryption_tied_by_property_dependencies if {
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, fixtures.first_deploy_bucket("ds", "personal"))
+	v == set()
+}
+
+test_fail_first_deploy_encryption_without_property_dependencies if {
+	resources := [object.remove(r, ["property_dependencies"]) | some r in fixtures.first_deploy_bucket("ds", "personal")]
+	v := encryption_at_rest.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:s3/bucket:Bucket", "ds", "bucket has no default encryption with aws:kms (SSE-KMS)")}
+}

@@ -610,3 +610,16 @@ test_a_rule_tied_to_the_redirect_listener_and_another_is_not_excused if {
 	w := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [https, redirect, other])
 	w == set()
 }
+
+# red team (first-deploy preview): the bucket policy's `bucket` is unknown until apply and only its
+# property dependencies name the bucket; without them it names none and the bucket is reported
+test_pass_first_deploy_bucket_policy_tied_by_property_dependencies if {
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, fixtures.first_deploy_bucket("ds", "personal"))
+	v == set()
+}
+
+test_fail_first_deploy_bucket_policy_without_property_dependencies if {
+	resources := [object.remove(r, ["property_dependencies"]) | some r in fixtures.first_deploy_bucket("ds", "personal")]
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("aws:s3/bucket:Bucket", "ds", "bucket policy does not deny requests without TLS (aws:SecureTransport false)")}
+}

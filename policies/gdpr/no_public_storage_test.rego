@@ -141,3 +141,16 @@ test_an_account_public_access_block_covers_only_the_buckets_of_its_provider if {
 	same := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [provider, _under(bare, _other_provider), _under(_account_pab({}), _other_provider)])
 	same == set()
 }
+
+# red team (first-deploy preview): the public access block's `bucket` is unknown until apply and only
+# its property dependencies name the bucket; without them it names none and the bucket is reported
+test_pass_first_deploy_public_access_block_tied_by_property_dependencies if {
+	v := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, fixtures.first_deploy_bucket("ds", "personal"))
+	v == set()
+}
+
+test_fail_first_deploy_public_access_block_without_property_dependencies if {
+	resources := [object.remove(r, ["property_dependencies"]) | some r in fixtures.first_deploy_bucket("ds", "personal")]
+	v := no_public_storage.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == {_f("ds", "bucket has no public access block")}
+}

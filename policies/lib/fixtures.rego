@@ -137,6 +137,14 @@ good_bucket(name, data_class) := [
 	bucket_part("aws:s3/bucketPolicy:BucketPolicy", name, "policy", {"policy": tls_only_policy(name)}),
 ]
 
+# good_bucket as a preview of the stack's first deploy shows it: the bucket named by Pulumi at apply
+# (no name shown), each configuration's `bucket` unknown until apply (`bucket=bucket.id`), tied to
+# the bucket only by the input's property dependencies
+first_deploy_bucket(name, data_class) := array.concat([resource(bucket_type, name, {"tags": tags(data_class)})], [c |
+	some part in array.slice(good_bucket(name, data_class), 1, 6)
+	c := object.union(part, {"inputs": {"bucket": "[unknown]"}, "property_dependencies": {"bucket": [urn(bucket_type, name)]}})
+])
+
 launch_template(name, data_class, inputs) := resource("aws:ec2/launchTemplate:LaunchTemplate", name, object.union(
 	{
 		"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {

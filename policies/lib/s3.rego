@@ -3,7 +3,8 @@
 # description: >-
 #   Buckets and the separate configuration resources that belong to them (public access block,
 #   encryption, versioning, lifecycle, policy, ...). A configuration resource names its bucket in
-#   its `bucket` input: the bucket's name, id or URN.
+#   its `bucket` input: the bucket's name, id or URN, or, when the document hides it (a bucket's id
+#   is unknown until apply on a first deploy), through that input's property dependencies.
 # scope: package
 package lib.s3
 
@@ -61,10 +62,11 @@ bucket_indices := {i | some t in bucket_types; some i in resources.indices(t)}
 # recorded id or its URN) or, for a bucket the program lets Pulumi name (no name shown), by its
 # logical name or an auto-name: the logical name, a dash and seven hex digits. A bucket named
 # explicitly is named by nothing else: another stack's bucket may be called after this one's
-# logical name, with or without such a suffix.
+# logical name, with or without such a suffix. A name or id the document hides ("[unknown]",
+# "[secret]") is no ref: it would tie every hidden reference to the bucket.
 refs(b) := {x |
 	some x in [b.urn, object.get(b, "id", null), object.get(b.inputs, "bucket", null)]
-	is_string(x)
+	resources.settled(x)
 	x != ""
 } | {b.name | not _named_explicitly(b)}
 
@@ -103,13 +105,34 @@ _stem_named(ref) := positions if {
 # positions of the buckets one of whose refs is `ref` (exactly)
 with_ref(ref) := object.get(_by_ref, ref, set())
 
-# configuration resource position -> the positions of the buckets it configures (as named(ref)),
-# for the configuration resources that name some bucket; one comprehension, which regorus fills
-# faster than a partial rule
+# configuration resource position -> the positions of the buckets it configures (as named(ref), or,
+# for a reference the document hides, as hidden_ref_buckets), for the configuration resources that
+# name some bucket; one comprehension, which regorus fills faster than a partial rule
 _config_buckets := {i: positions |
 	some i, ref in _config_refs
-	positions := object.get(_by_ref, ref, set()) | _autoname_buckets(ref)
+	positions := (object.get(_by_ref, ref, set()) | _autoname_buckets(ref)) | hidden_ref_buckets(input.document.resources[i], ref, "bucket")
 	count(positions) > 0
+}
+
+# A reference the document hides (unknown until apply, as `bucket=bucket.id` is before the bucket
+# exists; secret) names the buckets of the document that the property dependencies of the input
+# holding it (dep_field) list: the value is built from their outputs. A dependency on several
+# buckets ties it to each (as lib.routing.refers ties a reference to every resource its dependencies
+# list); one on no bucket, or no dependency record, ties it to none (the bucket reports as lacking
+# what the configuration would give it: fail closed). Empty for a shown reference: its value names
+# its bucket (named).
+hidden_ref_buckets(r, value, dep_field) := {b |
+	resources.hidden(value)
+	some urn in object.get(r, ["property_dependencies", dep_field], [])
+	some b in object.get(_by_urn, urn, set())
+}
+
+# bucket positions by URN (a preview may hold a URN twice: a replacement's create and delete)
+_by_urn := {urn: positions | some urn, positions in _urn_positions}
+
+_urn_positions[b.urn] contains i if {
+	some i in bucket_indices
+	b := input.document.resources[i]
 }
 
 # the buckets whose logical name a Pulumi auto-name (NAME-1234abc) carries
@@ -555,7 +578,7 @@ _arn_named(arn, b) := {name} if {
 names(b) := (_refs_at[b] - {input.document.resources[b].urn}) | {x |
 	some i in object.get(_configs_of, b, set())
 	x := input.document.resources[i].inputs.bucket
-	is_string(x)
+	resources.settled(x)
 }
 
 # a statement denying every S3 action (s3:* or *) to everyone on every object of the bucket at
