@@ -5,8 +5,9 @@
 #   companion) joined to their bucket as lib.s3 joins every configuration resource, and the forms
 #   a bucket takes inline (`logging`, an object or a list, and BucketV2's `loggings` list). A
 #   target is the reference a configuration gives for the bucket receiving the logs (a name, id or
-#   URN, read as lib.s3.named reads it); one that names no bucket of the document (another
-#   stack's, or a preview's "[unknown]") cannot be checked and is reported.
+#   URN, read as lib.s3.named reads it, or, unknown until apply or secret, the buckets its property
+#   dependencies name); one that names no bucket of the document (another stack's, or a preview's
+#   "[unknown]" without such a dependency) cannot be checked and is reported.
 # scope: package
 package lib.access_logging
 
@@ -16,18 +17,22 @@ import data.lib.s3
 
 logging_types := ["aws:s3/bucketLogging:BucketLogging", "aws:s3/bucketLoggingV2:BucketLoggingV2"]
 
-# [source bucket position, target reference] of every logging configuration (built once)
-deliveries contains [b, target] if {
+# [source bucket position, target reference, positions of the buckets it names] of every logging
+# configuration (built once). A target unknown until apply (a first deploy's `bucket.bucket`) or
+# secret names the buckets the property dependencies of its input name (lib.s3.hidden_ref_buckets).
+deliveries contains [b, target, _named(target) | s3.hidden_ref_buckets(r, target, "targetBucket")] if {
 	some t in logging_types
 	some i in resources.indices(t)
-	target := _target(input.document.resources[i].inputs)
+	r := input.document.resources[i]
+	target := _target(r.inputs)
 	some b in s3.config_buckets(i)
 }
 
-deliveries contains [b, target] if {
+deliveries contains [b, target, _named(target) | s3.hidden_ref_buckets(r, target, key)] if {
 	some b in s3.bucket_indices
+	r := input.document.resources[b]
 	some key in ["logging", "loggings"]
-	some entry in _entries(input.document.resources[b].inputs[key])
+	some entry in _entries(r.inputs[key])
 	target := _target(entry)
 }
 
@@ -53,7 +58,7 @@ _logged := {pair[0] | some pair in deliveries}
 # own logs is among the logged ones anyway.
 targets := {t |
 	some pair in deliveries
-	some t in _named(pair[1])
+	some t in pair[2]
 }
 
 # Problems, each on the source bucket: {resource, message} as lib.findings.problem builds them.
@@ -69,7 +74,7 @@ _gaps contains findings.problem(input.document.resources[i], msg) if {
 
 _gaps contains findings.problem(input.document.resources[pair[0]], msg) if {
 	some pair in deliveries
-	count(_named(pair[1])) == 0
+	count(pair[2]) == 0
 	msg := sprintf("server access logs go to %s, so where they are kept and for how long cannot be established", [_describe(pair[1])])
 }
 
@@ -79,7 +84,7 @@ _describe(ref) := sprintf("%v, which is not a bucket the stack creates", [ref]) 
 
 _gaps contains findings.problem(source, msg) if {
 	some pair in deliveries
-	some t in _named(pair[1])
+	some t in pair[2]
 	source := input.document.resources[pair[0]]
 	target := input.document.resources[t]
 	from := resources.region(source, input.policy)
@@ -90,7 +95,7 @@ _gaps contains findings.problem(source, msg) if {
 
 _gaps contains findings.problem(input.document.resources[pair[0]], msg) if {
 	some pair in deliveries
-	some t in _named(pair[1])
+	some t in pair[2]
 	_object_locked(t)
 	msg := sprintf("server access logs go to bucket %s, which has S3 Object Lock: S3 does not deliver access logs to such a bucket", [input.document.resources[t].name])
 }

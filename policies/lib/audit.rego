@@ -535,13 +535,20 @@ eks_log_gaps(document, required) := {findings.problem(c, msg) |
 	msg := sprintf("EKS cluster's enabledClusterLogTypes is %s, so its %s logs may be off", [resources.hidden_why(types), concat(", ", missing)])
 }
 
-# positions of the buckets that receive a trail's log files (their own data events would log themselves)
+# positions of the buckets that receive a trail's log files (their own data events would log
+# themselves): named by s3BucketName, or, when that is unknown until apply (a first deploy's
+# `bucket.bucket`) or secret, the buckets its property dependencies name (lib.s3.hidden_ref_buckets)
 trail_destinations contains b if {
 	some t in trails(input.document)
 	name := object.get(t.inputs, "s3BucketName", "")
 	is_string(name)
 	some key in {name, s3.strip_autoname(name)}
 	some b in s3.with_ref(key)
+}
+
+trail_destinations contains b if {
+	some t in trails(input.document)
+	some b in s3.hidden_ref_buckets(t, object.get(t.inputs, "s3BucketName", ""), "s3BucketName")
 }
 
 # positions of the buckets that receive network logs: VPC flow logs delivered to S3, load-balancer
@@ -558,6 +565,19 @@ network_log_archives contains b if {
 network_log_archives contains b if {
 	some lb in resources.of_types(input.document, load_balancer_types)
 	some b in _bucket_named(object.get(lb.inputs, ["accessLogs", "bucket"], null))
+}
+
+# a destination unknown until apply (a first deploy's bucket.arn / bucket.bucket) or secret: the
+# buckets the input's property dependencies name (lib.s3.hidden_ref_buckets)
+network_log_archives contains b if {
+	some fl in resources.of_type(input.document, "aws:ec2/flowLog:FlowLog")
+	some b in s3.hidden_ref_buckets(fl, object.get(fl.inputs, "logDestination", ""), "logDestination")
+}
+
+network_log_archives contains b if {
+	some lb in resources.of_types(input.document, load_balancer_types)
+	some v in [object.get(lb.inputs, "accessLogs", null), object.get(lb.inputs, ["accessLogs", "bucket"], null)]
+	some b in s3.hidden_ref_buckets(lb, v, "accessLogs")
 }
 
 network_log_archives contains b if {

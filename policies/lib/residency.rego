@@ -40,7 +40,7 @@ destinations contains _destination(b, "replication", resources.region(dest, inpu
 	some rc in s3.replication_configs(i)
 	some rule in resources.elements(object.get(rc.inputs, "rules", []))
 	is_object(rule)
-	some j in s3.named(s3.arn_bucket(rule.destination.bucket))
+	some j in s3.replica_buckets(i, rc, rule)
 	dest := input.document.resources[j]
 }
 
@@ -217,7 +217,8 @@ _with_source(of, kind, region) := object.union(_destination(of.source, kind, reg
 
 # Copies whose destination region cannot be established from the document, each as
 # {source, kind, target, partition}: a replication destination bucket the document does not
-# declare (a bucket ARN names no region) and a backup vault ARN without a region (unknown until
+# declare (a bucket ARN names no region; one unknown until apply counts as declared when the rules'
+# property dependencies name buckets of the document: lib.s3.replica_buckets) and a backup vault ARN without a region (unknown until
 # apply). The partition (aws, aws-cn, ...) comes from the ARN, "" when it has none. Controls
 # report them (fail closed) unless the partition alone settles their question.
 unlocated contains _unlocated(b, "replication", target) if {
@@ -227,17 +228,7 @@ unlocated contains _unlocated(b, "replication", target) if {
 	some rule in resources.elements(object.get(rc.inputs, "rules", []))
 	is_object(rule)
 	target := object.get(rule, ["destination", "bucket"], "")
-	count(s3.named(s3.arn_bucket(target))) == 0
-}
-
-unlocated contains _unlocated(b, "replication", target) if {
-	some i in s3.bucket_indices
-	b := input.document.resources[i]
-	some rc in s3.replication_configs(i)
-	some rule in resources.elements(object.get(rc.inputs, "rules", []))
-	is_object(rule)
-	target := object.get(rule, ["destination", "bucket"], "")
-	not s3.arn_bucket(target)
+	count(s3.replica_buckets(i, rc, rule)) == 0
 }
 
 unlocated contains _unlocated(plan, "backup copy", target) if {

@@ -622,6 +622,41 @@ _replica_keys contains key if {
 	some key in {name, strip_autoname(name)}
 }
 
+# A destination bucket unknown until apply (a first deploy's `bucket.arn`) or secret: the buckets the
+# property dependencies of the rules name (a BucketReplicationConfig's `rules`, a bucket's
+# `replicationConfiguration`), the source bucket aside (lib.s3.hidden_ref_buckets)
+_replica_positions contains j if {
+	some i in resources.indices(replication)
+	c := input.document.resources[i]
+	some rule in resources.elements(object.get(c.inputs, "rules", []))
+	is_object(rule)
+	some j in hidden_ref_buckets(c, object.get(rule, ["destination", "bucket"], ""), "rules")
+	not j in object.get(_config_buckets, i, set())
+}
+
+_replica_positions contains j if {
+	some b, rules in _inline_replication_rules
+	some rule in rules
+	some j in hidden_ref_buckets(input.document.resources[b], object.get(rule, ["destination", "bucket"], ""), "replicationConfiguration")
+	j != b
+}
+
+# positions of the buckets a replication rule of the bucket at position b copies to (rc: one of
+# replication_configs(b)): named by the destination's ARN, or, hidden, through the property
+# dependencies of the rules (as _replica_positions reads them)
+replica_buckets(b, rc, rule) := _arn_buckets(dest) | (_hidden_destination(b, rc, dest) - {b}) if {
+	dest := object.get(rule, ["destination", "bucket"], "")
+}
+
+_arn_buckets(arn) := named(arn_bucket(arn)) if is_string(arn_bucket(arn)) else := set()
+
+# a BucketReplicationConfig carries its URN and dependencies; an inline configuration is the bucket's
+_hidden_destination(_, rc, dest) := hidden_ref_buckets(rc, dest, "rules") if is_string(object.get(rc, "urn", null))
+
+_hidden_destination(b, rc, dest) := hidden_ref_buckets(input.document.resources[b], dest, "replicationConfiguration") if {
+	not is_string(object.get(rc, "urn", null))
+}
+
 # a replication rule that copies (the service ignores rules whose status is not Enabled)
 enabled_rule(rule) if object.get(rule, "status", "") == "Enabled"
 
@@ -629,3 +664,5 @@ is_replica(b) if {
 	some ref in _refs_at[b]
 	ref in _replica_keys
 }
+
+is_replica(b) if b in _replica_positions

@@ -194,3 +194,24 @@ test_a_group_named_after_the_function_s_output if {
 	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fn, tied, loose])
 	{f.resource_name | some f in v} == {"other"}
 }
+
+# red team (first-deploy preview): the trail's s3BucketName and the flow log's logDestination are
+# unknown until apply; their property dependencies name the archives, which must then keep six months
+# of logs (they were taken for no archive: nothing was required of them)
+test_fail_archives_unknown_until_apply_tied_by_property_dependencies if {
+	trail := object.union(fixtures.trail("audit", {"s3BucketName": "[unknown]"}), {"property_dependencies": {"s3BucketName": [fixtures.urn(fixtures.bucket_type, "audit-logs")]}})
+	flow := object.union(
+		fixtures.resource("aws:ec2/flowLog:FlowLog", "flow", {"vpcId": "vpc-0123456789abcdef0", "logDestinationType": "s3", "logDestination": "[unknown]"}),
+		{"property_dependencies": {"logDestination": [fixtures.urn(fixtures.bucket_type, "flow-archive")]}},
+	)
+	resources := [
+		trail, fixtures.bucket("audit-logs", "internal"), _lifecycle(90),
+		flow, fixtures.bucket("flow-archive", "internal"),
+		fixtures.bucket_part("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "flow-archive", "lifecycle", {"rules": [{"id": "x", "status": "Enabled", "expiration": {"days": 30}}]}),
+	]
+	v := log_retention.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	v == {
+		fixtures.finding("MLPS-L3-8.1.5.4d", "mandatory", "aws:s3/bucket:Bucket", "audit-logs", "audit log archive expires after 90 days; six months needs at least 183"),
+		fixtures.finding("MLPS-L3-8.1.5.4d", "mandatory", "aws:s3/bucket:Bucket", "flow-archive", "network log archive expires after 30 days; six months needs at least 183"),
+	}
+}

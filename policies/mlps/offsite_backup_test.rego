@@ -135,3 +135,27 @@ test_pass_replication_of_the_whole_bucket if {
 	v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [inline, _dr])
 	v == set()
 }
+
+# red team (first-deploy preview): the replica's ARN is unknown until apply; the rules' property
+# dependencies name the replica bucket (and the source, which is not its own replica). Without them
+# the destination stays unestablished, and a personal-data replica then needs a replica of its own.
+_unknown_destination(deps) := object.union(_replication("ds-dr"), {
+	"inputs": {"rules": [{"id": "all", "status": "Enabled", "destination": {"bucket": "[unknown]"}}]},
+	"property_dependencies": {"rules": deps},
+})
+
+test_pass_replica_unknown_until_apply_tied_by_property_dependencies if {
+	replica := object.union(_replica("ds-dr", "cn-northwest-1"), {"inputs": {"tags": {"data-class": "personal"}}})
+	deps := [fixtures.urn(fixtures.bucket_type, "ds-dr"), fixtures.urn(fixtures.bucket_type, "ds")]
+	v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "personal"), _unknown_destination(deps), replica])
+	v == set()
+}
+
+test_fail_replica_unknown_until_apply_without_property_dependencies if {
+	replica := object.union(_replica("ds-dr", "cn-northwest-1"), {"inputs": {"tags": {"data-class": "personal"}}})
+	v := offsite_backup.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.bucket("ds", "personal"), _unknown_destination([]), replica])
+	v == {
+		fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds", "replica bucket [unknown] is not in the stack, so whether it is in another region cannot be established"),
+		fixtures.finding("MLPS-L3-8.1.4.9b", "mandatory", "aws:s3/bucket:Bucket", "ds-dr", "personal-data bucket has no off-site (cross-region) replica"),
+	}
+}

@@ -313,3 +313,26 @@ test_fail_hidden_eks_log_types if {
 	v := security_audit.violation with input as fixtures.gate_input(fixtures.mlps_policy, [fixtures.trail("audit", {}), eks])
 	v == {fixtures.finding("MLPS-L3-8.1.4.3a", "mandatory", "aws:eks/cluster:Cluster", "eks", "EKS cluster's enabledClusterLogTypes is secret, so its audit, authenticator logs may be off")}
 }
+
+# red team (first-deploy preview): the logging configuration's `bucket` and `targetBucket` are unknown
+# until apply; their property dependencies name the source and the access-log bucket (without them:
+# test_fail_logging_configuration_of_an_unknown_bucket)
+test_pass_logging_configuration_unknown_until_apply_tied_by_property_dependencies if {
+	logging := object.union(fixtures.resource(_bucket_logging, "data-access-logging", {"bucket": "[unknown]", "targetBucket": "[unknown]"}), {"property_dependencies": {
+		"bucket": [fixtures.urn(fixtures.bucket_type, "data")],
+		"targetBucket": [fixtures.urn(fixtures.bucket_type, "access-logs")],
+	}})
+	v := security_audit.violation with input as _with_trail([fixtures.bucket("data", "internal"), fixtures.bucket("access-logs", "internal"), logging])
+	v == set()
+}
+
+test_fail_logging_target_unknown_until_apply_without_property_dependencies if {
+	logging := object.union(fixtures.resource(_bucket_logging, "data-access-logging", {"bucket": "[unknown]", "targetBucket": "[unknown]"}), {"property_dependencies": {
+		"bucket": [fixtures.urn(fixtures.bucket_type, "data")],
+	}})
+	v := security_audit.violation with input as _with_trail([fixtures.bucket("data", "internal"), fixtures.bucket("access-logs", "internal"), logging])
+	v == {
+		_bucket_finding("data", _unestablished("[unknown], which is not a bucket the stack creates")),
+		_bucket_finding("access-logs", _no_access_logging),
+	}
+}
