@@ -424,6 +424,7 @@ def _from_preview(data: Any, where: str) -> ResourceDocument:
             _check_signatures(outputs, where, loc, "oldState.outputs")
             state["outputs"] = outputs  # only read for the region
         by_urn[state["urn"]] = (loc, state)
+    _check_finished(data, summary, where)
     doc = _build(list(by_urn.values()), source="preview", where=where, config_region=_region_value((config or {}).get("aws:region")))
     _note_read(doc, read_urns)
     if isinstance(unchanged, int) and unchanged > same_seen:
@@ -432,6 +433,46 @@ def _from_preview(data: Any, where: str) -> ResourceDocument:
             "are listed; run `pulumi preview --json --show-sames` for the full desired state"
         )
     return _note_unplaced(doc)
+
+
+def _check_finished(data: dict[str, Any], summary: dict[str, Any] | None, where: str) -> None:
+    """Refuse a preview that did not run to its end: its steps are not the whole desired state.
+
+    Pulumi's JSON display (pkg/display/json.go, ShowPreviewDigest) fills ``changeSummary``,
+    ``duration`` and ``maybeCorrupt`` from the engine's summary event, the last event of a run, and
+    collects the run's diagnostics (``severity`` one of debug, info, info#err, warning, error).
+    A program that fails reports an ``error`` diagnostic ("Program exited with non-zero exit code");
+    a run cancelled or killed before its end has no summary, so no ``changeSummary`` (``omitempty``:
+    a finished run always counts at least the stack resource itself). ``duration`` is not the sign:
+    the 2019 preview of the shared fixtures finished and has none; every real one has a summary."""
+    diagnostics = data.get("diagnostics")
+    if diagnostics is not None and not isinstance(diagnostics, list):
+        raise IngestError(f"{where}: 'diagnostics': expected an array of diagnostics, got {_describe(diagnostics)}")
+    errors = []
+    for i, d in enumerate(diagnostics or []):
+        if not isinstance(d, dict):
+            raise IngestError(f"{where}: diagnostics[{i}]: expected an object (a diagnostic), got {_describe(d)}")
+        if d.get("severity") == "error":
+            errors.append(d)
+    if errors:
+        first = errors[0]
+        text = " ".join(str(first.get("message") or "").split())[:300] or "(no message)"
+        on = f" on {first['urn']}" if isinstance(first.get("urn"), str) and first["urn"] else ""
+        raise IngestError(
+            f"{where}: the preview failed ({len(errors)} error diagnostic(s); first{on}: {text}): a failed preview "
+            "does not hold the whole desired state; fix the error and run `pulumi preview --json --show-sames` again"
+        )
+    corrupt = data.get("maybeCorrupt")
+    if corrupt is not None and not isinstance(corrupt, bool):
+        raise IngestError(f"{where}: 'maybeCorrupt': expected true or false, got {_describe(corrupt)}")
+    if corrupt:
+        raise IngestError(f"{where}: the preview says resources may be corrupt ('maybeCorrupt': true): its steps do not "
+                          "show what exists; run `pulumi refresh`, then preview again")
+    if not summary:
+        raise IngestError(
+            f"{where}: no 'changeSummary': the preview did not run to its end (cancelled or killed before its summary), "
+            "so its steps may not hold the whole desired state; run `pulumi preview --json --show-sames` to the end"
+        )
 
 
 # ---------------------------------------------------------------------- export

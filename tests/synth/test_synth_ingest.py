@@ -27,6 +27,15 @@ def test_the_fixture_folder_is_there():
     assert len(PREVIEWS) == 4 and len(EXPORTS) == 1
 
 
+def preview_of(steps: list[dict], **fields: object) -> dict:
+    """A preview that ran to its end: Pulumi's JSON display sets ``changeSummary`` (counts by op) from
+    the engine's summary event, as every real preview of the shared fixtures has it."""
+    counts: dict[str, int] = {}
+    for step in steps:
+        counts[step["op"]] = counts.get(step["op"], 0) + 1
+    return {"steps": steps, "changeSummary": counts, **fields}
+
+
 def check_shape(doc: ResourceDocument, source: str) -> None:
     again = ResourceDocument.model_validate_json(doc.dumps())  # round-trips through JSON
     assert again == doc
@@ -162,19 +171,19 @@ def _replacement_steps(order: str) -> list[dict]:
 def test_a_replaced_resource_stays_desired_whatever_the_order_of_its_steps(order: str):
     # `pulumi preview --json --show-replacement-steps`: the step that deletes the old copy carries the
     # replacement's URN; the replacement (with its new inputs) is what will exist
-    doc = from_preview({"steps": _replacement_steps(order)})
+    doc = from_preview(preview_of(_replacement_steps(order)))
     volume = doc.by_name("data")
     assert volume.inputs == {"encrypted": False} and volume.id is None
     assert len(doc.resources) == 2
     for retiring in ("discard-replaced", "remove-pending-replace"):
         steps = [dict(s, op=retiring) if s["op"] == "delete-replaced" else s for s in _replacement_steps(order)]
-        assert from_preview({"steps": steps}).by_name("data").inputs == {"encrypted": False}
+        assert from_preview(preview_of(steps)).by_name("data").inputs == {"encrypted": False}
 
 
 def test_a_deleted_resource_is_not_desired():
     steps = _replacement_steps("create-before-delete")
     steps.append({"op": "delete", "urn": steps[1]["urn"], "oldState": steps[1]["oldState"]})
-    assert [r.name for r in from_preview({"steps": steps}).resources] == ["b"]
+    assert [r.name for r in from_preview(preview_of(steps)).resources] == ["b"]
 
 
 def _volume_on(provider: dict | None, config: dict | None = None, own: dict | None = None) -> ResourceDocument:
@@ -188,7 +197,7 @@ def _volume_on(provider: dict | None, config: dict | None = None, own: dict | No
     vurn = "urn:pulumi:s::p::aws:ebs/volume:Volume::data"
     steps.append({"op": "create", "urn": vurn, "provider": ref,
                   "newState": {"urn": vurn, "type": "aws:ebs/volume:Volume", "custom": True, "inputs": own or {}}})
-    return from_preview({"steps": steps, "config": config or {}})
+    return from_preview(preview_of(steps, config=config or {}))
 
 
 SECRET_VALUE = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "ciphertext": "v1:abc"}
@@ -227,8 +236,8 @@ def test_resources_the_program_only_reads_are_left_out():
     read = {"urn": lt, "type": "aws:ec2/launchTemplate:LaunchTemplate", "custom": True, "id": "lt-0fedcba9876543210",
             "external": True, "inputs": {}}
     group = {"urn": asg, "type": "aws:autoscaling/group:Group", "custom": True, "inputs": {"launchTemplate": {"id": "lt-0fedcba9876543210"}}}
-    preview = from_preview({"steps": [{"op": "read", "urn": lt, "newState": read},
-                                      {"op": "create", "urn": asg, "newState": group}]})
+    preview = from_preview(preview_of([{"op": "read", "urn": lt, "newState": read},
+                                        {"op": "create", "urn": asg, "newState": group}]))
     assert [r.name for r in preview.resources] == ["nodes"]
     assert any("only reads (e.g. shared-lt" in n for n in preview.notes)
     export = from_export({"version": 3, "deployment": {"resources": [read, group]}})
@@ -251,4 +260,4 @@ def test_aws_native_resources_are_placed_like_aws_ones():
                                                      "id": "1", "inputs": {"region": "us-east-1"}}},
              {"op": "create", "urn": burn, "provider": f"{purn}::1",
               "newState": {"urn": burn, "type": "aws-native:s3:Bucket", "custom": True, "inputs": {}}}]
-    assert from_preview({"steps": steps}).by_name("pd").region == "us-east-1"
+    assert from_preview(preview_of(steps)).by_name("pd").region == "us-east-1"
