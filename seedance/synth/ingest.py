@@ -30,6 +30,7 @@ from seedance.synth.document import (
     SECRET,
     SIG_KEY,
     UNKNOWN,
+    UNKNOWN_SENTINEL,
     Resource,
     ResourceDocument,
     Source,
@@ -41,6 +42,7 @@ from seedance.synth.document import (
 from seedance.textfile import DuplicateKeyError, describe_json, lone_surrogate, unique_keys
 
 STACK_TYPE = "pulumi:pulumi:Stack"
+PROVIDER_TYPE_PREFIX = "pulumi:providers:"
 #: Steps after which a resource is no longer desired.
 REMOVING_OPS = frozenset({"delete", "discard"})
 #: Steps that retire the old copy of a replaced resource: its URN stays desired (the replacement's own
@@ -199,7 +201,7 @@ def _stack_project(urns: Iterable[str], where: str) -> tuple[str, str]:
     raise IngestError(f"{where}: no resource URN to tell the stack and project from")
 
 
-def _build(located: list[Located], *, source: Source, where: str, config_region: str | None) -> ResourceDocument:
+def _build(located: list[Located], *, source: Source, where: str, config_regions: dict[str, str | None]) -> ResourceDocument:
     """The document of resource states already checked by :func:`_check_state`."""
     states = [s for _, s in located]
     stack, project = _stack_project((s["urn"] for s in states), where)
@@ -224,7 +226,7 @@ def _build(located: list[Located], *, source: Source, where: str, config_region:
         if typ == STACK_TYPE:
             continue
         try:
-            resources.append(_resource(s, urn, typ, stack_urns, provider_region, config_region))
+            resources.append(_resource(s, urn, typ, stack_urns, provider_region, config_regions))
         except IngestError:
             raise
         except _SHAPE_ERRORS as exc:  # a shape the checks above did not foresee: still a located error
@@ -251,7 +253,8 @@ def _note_unplaced(doc: ResourceDocument) -> ResourceDocument:
 
 
 def _resource(
-    s: dict[str, Any], urn: str, typ: str, stack_urns: set[str], provider_region: dict[str, str | None], config_region: str | None
+    s: dict[str, Any], urn: str, typ: str, stack_urns: set[str], provider_region: dict[str, str | None],
+    config_regions: dict[str, str | None],
 ) -> Resource:
     inputs = normalise_inputs(s.get("inputs"))
     if typ in NAMED_BY_OUTPUT and "name" not in inputs:
@@ -269,7 +272,7 @@ def _resource(
             own_region(s)
             or provider_region.get(urn)
             or (provider_region.get(provider) if provider else None)
-            or (UNKNOWN if _explicit(provider, provider_region) else config_region)
+            or (UNKNOWN if _explicit(provider, provider_region) else config_regions.get(_package(typ)))
         )
     parent = s.get("parent") or None
     rid = s.get("id")
@@ -285,6 +288,12 @@ def _resource(
         inputs=inputs,
         property_dependencies={k: list(v) for k, v in (s.get("propertyDependencies") or {}).items() if v},
     )
+
+
+def _package(typ: str) -> str:
+    """The package of a type token (``aws`` of ``aws:s3/bucket:Bucket``), or of a provider type
+    (``aws-native`` of ``pulumi:providers:aws-native``): its config namespace."""
+    return typ.removeprefix(PROVIDER_TYPE_PREFIX).split(":", 1)[0]
 
 
 def _explicit(provider: str | None, provider_region: dict[str, str | None]) -> bool:
@@ -425,7 +434,10 @@ def _from_preview(data: Any, where: str) -> ResourceDocument:
             state["outputs"] = outputs  # only read for the region
         by_urn[state["urn"]] = (loc, state)
     _check_finished(data, summary, where)
-    doc = _build(list(by_urn.values()), source="preview", where=where, config_region=_region_value((config or {}).get("aws:region")))
+    settings = _provider_settings(config or {}, where)
+    located = _default_providers(list(by_urn.values()), settings)
+    regions = {pkg: _region_value(values.get("region")) for pkg, values in settings.items()}
+    doc = _build(located, source="preview", where=where, config_regions=regions)
     _note_read(doc, read_urns)
     if isinstance(unchanged, int) and unchanged > same_seen:
         doc.notes.append(
@@ -433,6 +445,64 @@ def _from_preview(data: Any, where: str) -> ResourceDocument:
             "are listed; run `pulumi preview --json --show-sames` for the full desired state"
         )
     return _note_unplaced(doc)
+
+
+def _provider_settings(config: dict[str, Any], where: str) -> dict[str, dict[str, str]]:
+    """The stack config of a preview by package: ``{"aws": {"region": ..., "defaultTags": ...}}``.
+
+    A preview's ``config`` is the stack's config as text (PreviewDigest.Config, map[string]string;
+    secrets blinded as ``[secret]``; an object such as ``aws:defaultTags`` as its JSON text), keyed
+    ``NAMESPACE:NAME`` (the older ``NAMESPACE:config:NAME`` too). Pulumi's default provider of a
+    package takes the package's namespace as its inputs, one string each (the engine's
+    GetPackageConfig), which is what an export's default provider resource holds."""
+    out: dict[str, dict[str, str]] = {}
+    for key, value in config.items():
+        namespace, sep, name = key.partition(":")
+        if not sep or not namespace or namespace == "pulumi":
+            continue
+        name = name.removeprefix("config:")
+        if not name:
+            continue
+        if not isinstance(value, str):
+            raise IngestError(f"{where}: 'config.{key}': expected a string (a preview's config values are text), "
+                              f"got {_describe(value)}")
+        out.setdefault(namespace, {})[name] = value
+    return out
+
+
+def _default_providers(located: list[Located], settings: dict[str, dict[str, str]]) -> list[Located]:
+    """``located`` with the default providers its resources are created by, as an export lists them.
+
+    A preview lists no step of a default provider (the real previews of the shared fixtures name
+    ``pulumi:providers:aws::default_6_63_0`` in their steps' ``provider`` but have no step of it; the
+    export of the same stack lists it as a resource). Its settings are the stack config of its
+    package (:func:`_provider_settings`): without them the rules would not see its ``defaultTags``
+    (the data class, cost tags), its ``region`` (an ``aws-native`` resource is placed by
+    ``aws-native:region``, not ``aws:region``) or its Kubernetes ``namespace``. A default provider
+    the preview does list keeps its inputs; the config fills those it lacks."""
+    listed = {s["urn"]: i for i, (_, s) in enumerate(located)}
+    out = list(located)
+    added: dict[str, Located] = {}
+    for _, s in located:
+        ref = s.get("provider")
+        purn = split_provider_ref(ref)
+        if not purn or purn in added or not _is_urn(purn):
+            continue
+        typ = purn.split("::")[2]
+        if not typ.startswith(PROVIDER_TYPE_PREFIX) or not is_default_provider_name(urn_name(purn)):
+            continue
+        values = settings.get(_package(typ), {})
+        if purn in listed:
+            loc, state = out[listed[purn]]
+            inputs = state.get("inputs") or {}
+            out[listed[purn]] = (loc, {**state, "inputs": {**{k: v for k, v in values.items() if k not in inputs}, **inputs}})
+            continue
+        rid = ref[len(purn) + 2 :] if isinstance(ref, str) and ref.startswith(purn + "::") else None
+        added[purn] = (f"config ({_package(typ)}:*)", {
+            "urn": purn, "type": typ, "custom": True, "inputs": dict(values),
+            "id": rid if rid and rid != UNKNOWN_SENTINEL else None,
+        })
+    return list(added.values()) + out
 
 
 def _check_finished(data: dict[str, Any], summary: dict[str, Any] | None, where: str) -> None:
@@ -534,7 +604,7 @@ def _from_export(data: Any, where: str) -> ResourceDocument:
                           "(only an old copy pending deletion, 'delete': true, may share its URN)")
     if not located:
         raise IngestError(f"{where}: every resource of the deployment is pending deletion ('delete': true); nothing is desired")
-    doc = _build(located, source="export", where=where, config_region=None)
+    doc = _build(located, source="export", where=where, config_regions={})
     _note_read(doc, read_urns)
     if pending:
         doc.notes.append(f"{len(pending)} pending operation(s) in the export: the last update was interrupted")

@@ -60,7 +60,7 @@ def test_a_failed_preview_is_refused():
 def test_warnings_and_program_output_do_not_fail_a_preview():
     data = _load(CREATES)
     data["diagnostics"] = [FAILED_DIAGNOSTICS[0], {"message": "deprecated\n", "severity": "warning", "prefix": "warning: "}]
-    assert len(from_preview(data, "p.json").resources) == 15
+    assert len(from_preview(data, "p.json").resources) == 16
 
 
 def test_a_cancelled_preview_is_refused():
@@ -102,3 +102,116 @@ def test_synth_and_check_of_a_failed_preview_decide_nothing(capsys, tmp_path: Pa
     assert not out.exists()
     policy = Path(__file__).resolve().parents[2] / "stacks" / "policies" / "eu-prod.yaml"
     assert main(["check", str(src), "--policy", str(policy), "--format", "json"]) == 2
+
+
+# ---------------------------------------------------------------------- the default providers' settings
+
+
+POLICY = Path(__file__).resolve().parents[2] / "stacks" / "policies" / "eu-prod.yaml"
+AWS_DEFAULT = "urn:pulumi:dev::sample::pulumi:providers:aws::default_6_63_0"
+BUCKET = "urn:pulumi:dev::sample::aws:s3/bucket:Bucket::docs"
+#: aws:defaultTags as `pulumi config set --path` keeps it and a preview's config shows it: JSON text
+#: (PreviewDigest.Config is map[string]string); an export's default provider holds the same string.
+PERSONAL_TAGS = json.dumps({"tags": {"data-class": "personal", "team": "ml", "cost-center": "cc1",
+                                     "environment": "prod", "owner": "me"}})
+
+
+def _findings(capsys, tmp_path: Path, doc: Any, name: str) -> tuple[int, list[tuple[str, str, str]]]:
+    path = tmp_path / f"{name}.json"
+    path.write_text(doc.dumps())
+    capsys.readouterr()
+    rc = main(["check", str(path), "--policy", str(POLICY), "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    return rc, sorted((f["controlId"], f["urn"], f["message"]) for f in report["findings"])
+
+
+def _export_with_default_provider(**inputs: str) -> dict[str, Any]:
+    data = _load(EXPORT)
+    (provider,) = [r for r in data["deployment"]["resources"] if r["urn"] == AWS_DEFAULT]
+    provider["inputs"].update(inputs)
+    provider["outputs"].update(inputs)
+    return data
+
+
+def test_the_default_provider_of_a_preview_carries_its_config():
+    data = _load(UPDATE)
+    data["config"].update({"aws:defaultTags": PERSONAL_TAGS, "aws:region": "us-east-1", "kubernetes:namespace": "ml"})
+    doc = from_preview(data, "p.json")
+    (provider,) = doc.of_type("pulumi:providers:aws")
+    assert provider.urn == AWS_DEFAULT and provider.id == "42a75fb0-5a64-436a-8a82-e3a2e388b650"  # its steps' reference
+    assert provider.inputs == {"defaultTags": PERSONAL_TAGS, "region": "us-east-1"}  # aws: only, no pulumi:tags
+    assert provider.region == "us-east-1"
+    assert all(r.provider == AWS_DEFAULT for r in doc.resources if r.custom and r.type.startswith("aws:"))
+
+
+def test_a_preview_and_an_export_of_the_same_stack_give_the_same_findings(capsys, tmp_path: Path):
+    # the stack's default provider tags everything personal and sits in us-east-1: the preview shows
+    # that only in its config, the export in its default provider resource
+    preview = _load(UPDATE)
+    preview["config"].update({"aws:defaultTags": PERSONAL_TAGS, "aws:region": "us-east-1"})
+    export = _export_with_default_provider(defaultTags=PERSONAL_TAGS, region="us-east-1")
+    from_p = from_preview(preview, "p.json")
+    from_e = from_export(export, "e.json")
+    assert from_p.of_type("pulumi:providers:aws")[0].inputs.items() <= from_e.of_type("pulumi:providers:aws")[0].inputs.items()
+    rc_p, found_p = _findings(capsys, tmp_path, from_p, "preview")
+    rc_e, found_e = _findings(capsys, tmp_path, from_e, "export")
+    assert (rc_p, found_p) == (rc_e, found_e)
+    # the bucket holds personal data by its provider's data-class, and the cost tags come from it too
+    assert ("GDPR-32.1c-1", BUCKET, "personal-data bucket is not versioned (no recovery from overwrite or deletion)") in found_p
+    assert not any(c == "BUDGET-TAGS-1" for c, _, _ in found_p)
+
+
+def test_personal_data_a_preview_creates_outside_the_gdpr_regions_is_found(capsys, tmp_path: Path):
+    # nothing the creates preview holds places the bucket but its default provider's region
+    data = _load(CREATES)
+    data["config"].update({"aws:defaultTags": PERSONAL_TAGS, "aws:region": "us-east-1"})
+    rc, found = _findings(capsys, tmp_path, from_preview(data, "p.json"), "creates")
+    assert rc == 1 and any(c == "GDPR-44-1" and u == BUCKET and "us-east-1" in m for c, u, m in found)
+
+
+def _with_step(data: dict[str, Any], urn: str, typ: str, provider: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (a real preview) with one more create step, shaped as its own create steps are."""
+    step = copy.deepcopy(next(s for s in data["steps"] if s["urn"].endswith("aws:s3/bucket:Bucket::docs")))
+    step.update(op="create", urn=urn, provider=provider)
+    step.pop("oldState", None)
+    step["newState"] = {"urn": urn, "custom": True, "type": typ, "inputs": inputs,
+                        "parent": "urn:pulumi:dev::sample::pulumi:pulumi:Stack::sample-dev", "provider": provider}
+    data["steps"].append(step)
+    data["changeSummary"]["create"] = data["changeSummary"].get("create", 0) + 1
+    return data
+
+
+NATIVE_BUCKET = "urn:pulumi:dev::sample::aws-native:s3:Bucket::nativeData"
+NATIVE_PROVIDER = "urn:pulumi:dev::sample::pulumi:providers:aws-native::default_1_20_0"
+
+
+def test_aws_native_resources_of_the_default_provider_are_placed_by_aws_native_region():
+    # pulumi-aws-native's default provider reads the aws-native config namespace, not aws's
+    data = _with_step(_load(UPDATE), NATIVE_BUCKET, "aws-native:s3:Bucket", NATIVE_PROVIDER + "::04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+                      {"bucketName": "native-data-123", "tags": [{"key": "data-class", "value": "personal"}]})
+    data["config"].update({"aws:region": "eu-central-1", "aws-native:region": "us-east-1"})
+    doc = from_preview(data, "p.json")
+    assert doc.by_name("nativeData").region == "us-east-1"
+    assert doc.by_name("default_1_20_0").inputs == {"region": "us-east-1"}
+    # without aws-native:region the stack's aws:region says nothing of where it goes
+    del data["config"]["aws-native:region"]
+    assert from_preview(data, "p.json").by_name("nativeData").region is None
+
+
+def test_kubernetes_objects_of_the_default_provider_are_in_its_namespace(capsys, tmp_path: Path):
+    urn = "urn:pulumi:dev::sample::kubernetes:core/v1:ConfigMap::settings"
+    data = _with_step(_load(UPDATE), urn, "kubernetes:core/v1:ConfigMap",
+                      "urn:pulumi:dev::sample::pulumi:providers:kubernetes::default_4_18_0::04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+                      {"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "b"}, "metadata": {"name": "settings"}})
+    data["config"]["kubernetes:namespace"] = "ml"
+    doc = from_preview(data, "p.json")
+    assert doc.by_name("default_4_18_0").inputs == {"namespace": "ml"}
+    _, found = _findings(capsys, tmp_path, doc, "k8s")
+    assert not [m for c, u, m in found if u == urn and "default namespace" in m]
+
+
+def test_a_config_value_that_is_not_text_is_a_clear_error():
+    data = _load(UPDATE)
+    data["config"]["aws:defaultTags"] = {"tags": {"a": "b"}}
+    with pytest.raises(IngestError, match=r"p.json: 'config.aws:defaultTags': expected a string"):
+        from_preview(data, "p.json")

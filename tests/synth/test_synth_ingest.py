@@ -66,8 +66,11 @@ def by_name(doc: ResourceDocument) -> dict:
 
 def test_creates_preview():
     doc = load_preview(fixtures_dir() / "pulumi-preview" / "stratify-aws-creates.preview.json")
-    # 16 create steps, one of them the stack itself
-    assert (doc.stack, doc.project, len(doc.resources)) == ("dev", "sample", 15)
+    # 16 create steps, one of them the stack itself, and the default provider they name (no step of its
+    # own in a preview), as the export of the same stack lists it
+    assert (doc.stack, doc.project, len(doc.resources)) == ("dev", "sample", 16)
+    (provider,) = [r for r in doc.resources if r.type == "pulumi:providers:aws"]
+    assert (provider.name, provider.inputs, provider.id) == ("default_6_63_0", {}, None)  # no aws: config; created
     bucket = doc.by_name("docs")
     assert bucket.inputs == {"acl": "private", "bucket": "docs-32c8f2c", "forceDestroy": False}
     assert bucket.parent is None
@@ -86,7 +89,7 @@ def test_creates_preview():
 def test_update_preview_with_sames():
     doc = load_preview(fixtures_dir() / "pulumi-preview" / "stratify-aws-update-show-sames.preview.json")
     # complete, and every resource placed (the provider's region is the one its resources' ARNs name)
-    assert len(doc.resources) == 15 and doc.notes == []
+    assert len(doc.resources) == 16 and doc.notes == []
     fn = next(r for r in doc.resources if r.type == "aws:lambda/function:Function")
     assert "console.log" in fn.inputs["code"]["assets"]["__index.js"]["text"]  # the new code, not the old
     assert fn.region == "eu-west-1"  # from the old state's ARN
@@ -98,14 +101,16 @@ def test_update_preview_with_sames():
 
 def test_deletes_preview_keeps_only_the_survivors():
     doc = load_preview(fixtures_dir() / "pulumi-preview" / "stratify-aws-deletes-show-sames.preview.json")
-    # 14 deletes and 2 sames (one is the stack): one resource remains desired
-    assert len(doc.resources) == 1
+    # 14 deletes and 2 sames (one is the stack): one resource remains desired, and its default provider
+    assert sorted(r.type for r in doc.resources) == ["aws:s3/bucket:Bucket", "pulumi:providers:aws"]
 
 
 def test_2019_preview():
     doc = load_preview(fixtures_dir() / "pulumi-preview" / "pitfall-aws-s3-update-2019.preview.json")
-    (bucket,) = doc.resources
-    assert bucket.type == "aws:s3/bucket:Bucket"
+    bucket, = doc.of_type("aws:s3/bucket:Bucket")
+    # the default provider the update names, with its package's config (aws:region)
+    (provider,) = [r for r in doc.resources if r.type == "pulumi:providers:aws"]
+    assert (provider.name, provider.inputs, provider.region) == ("default_1_2_1", {"region": "us-west-2"}, "us-west-2")
     assert bucket.inputs["tags"]["Customer"] == SECRET
     assert bucket.inputs["tags"]["BillingProject"] == "testing"  # the new value
     assert "__defaults" not in bucket.inputs["tags"]
@@ -129,7 +134,7 @@ def test_noise_before_the_json(tmp_path: Path):
     src = fixtures_dir() / "pulumi-preview" / "pitfall-aws-s3-update-2019.preview.json"
     noisy = tmp_path / "noisy.json"
     noisy.write_text("Loading policy packs...\nPolicy pack 'x' passed\n" + src.read_text())
-    assert len(load_preview(noisy).resources) == 1
+    assert len(load_preview(noisy).of_type("aws:s3/bucket:Bucket")) == 1
 
 
 def test_wrong_inputs_say_what_was_expected(tmp_path: Path):
