@@ -48,7 +48,7 @@ REMOVING_OPS = frozenset({"delete", "discard"})
 #: Steps that retire the old copy of a replaced resource: its URN stays desired (the replacement's own
 #: steps record it, before or after this one: create-before-delete lists ``delete-replaced`` last).
 RETIRING_OPS = frozenset({"delete-replaced", "discard-replaced", "remove-pending-replace"})
-#: Steps whose resource exists and keeps its id (a replacement gets a new one, unknown until apply).
+#: Steps whose resource exists and keeps its id and outputs (a replacement gets new ones, unknown until apply).
 ID_KEEPING_OPS = frozenset({"same", "update", "refresh"})
 #: Types a launcher names by their AWS name, which a namePrefix leaves to the outputs.
 NAMED_BY_OUTPUT = frozenset({"aws:ec2/launchTemplate:LaunchTemplate", "aws:ec2/launchConfiguration:LaunchConfiguration"})
@@ -426,7 +426,11 @@ def _from_preview(data: Any, where: str) -> ResourceDocument:
         state.setdefault("provider", provider)
         if not state.get("id") and op in ID_KEEPING_OPS and old_state is not None:
             state["id"] = old_state.get("id")  # a preview's new state of a resource that exists omits its id
-        if "outputs" not in state and old_state is not None and "outputs" in old_state:
+        if "outputs" not in state and op in ID_KEEPING_OPS and old_state is not None and "outputs" in old_state:
+            # a preview's new state of a resource that stays leaves its outputs (region, ARN) to the old
+            # one; a replacement is a new resource, which may be made elsewhere (another provider, region
+            # or account): the old outputs (its region, ARN, the name a namePrefix drew) describe the copy
+            # the replacement deletes, and none of the new one's is known until apply
             outputs = old_state["outputs"]
             if outputs is not None and not isinstance(outputs, dict):
                 raise _wrong(where, loc, "oldState.outputs", "an object of property values", outputs)

@@ -215,3 +215,45 @@ def test_a_config_value_that_is_not_text_is_a_clear_error():
     data["config"]["aws:defaultTags"] = {"tags": {"a": "b"}}
     with pytest.raises(IngestError, match=r"p.json: 'config.aws:defaultTags': expected a string"):
         from_preview(data, "p.json")
+
+
+# ---------------------------------------------------------------------- replacements
+
+
+US_PROVIDER = "urn:pulumi:dev::sample::pulumi:providers:aws::us"
+
+
+def _replace_bucket(data: dict[str, Any], provider: str) -> dict[str, Any]:
+    """The real update preview with its `same` step of the bucket turned into a `replace` onto
+    ``provider`` (a PreviewStep of a replacement: oldState and newState, the new one without outputs)."""
+    step = next(s for s in data["steps"] if s["urn"] == BUCKET)
+    step.update(op="replace", provider=provider, replaceReasons=["provider"])
+    step["newState"]["provider"] = provider
+    data["changeSummary"]["same"] -= 1
+    data["changeSummary"]["replace"] = 1
+    return data
+
+
+def test_a_replacement_onto_another_provider_is_placed_by_the_new_provider():
+    data = _load(UPDATE)
+    assert next(s for s in data["steps"] if s["urn"] == BUCKET)["oldState"]["outputs"]["region"] == "eu-west-1"
+    # a program's own provider for us-east-1, created in this preview (its step lists its inputs)
+    provider_step = copy.deepcopy(next(s for s in data["steps"] if s["urn"] == BUCKET))
+    provider_step.update(op="create", urn=US_PROVIDER, provider=None)
+    provider_step.pop("oldState")
+    provider_step["newState"] = {"urn": US_PROVIDER, "custom": True, "type": "pulumi:providers:aws",
+                                 "inputs": {"region": "us-east-1", "version": "6.63.0"}}
+    data["steps"].insert(1, provider_step)
+    data["changeSummary"]["create"] = 1
+    doc = from_preview(_replace_bucket(data, f"{US_PROVIDER}::04da6b54-80e4-46f7-96ec-b56ff0331ba9"), "p.json")
+    bucket = doc.by_name("docs")
+    assert (bucket.provider, bucket.region, bucket.id) == (US_PROVIDER, "us-east-1", None)
+
+
+def test_a_replacement_after_the_region_config_changed_is_placed_by_the_config():
+    data = _replace_bucket(_load(UPDATE), next(s for s in _load(UPDATE)["steps"] if s["urn"] == BUCKET)["provider"])
+    data["config"]["aws:region"] = "us-east-1"
+    doc = from_preview(data, "p.json")
+    assert doc.by_name("docs").region == "us-east-1"
+    # a resource that stays keeps the outputs of its old state: the function's ARN places it
+    assert next(r for r in doc.resources if r.type == "aws:lambda/function:Function").region == "eu-west-1"
