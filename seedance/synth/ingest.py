@@ -426,16 +426,18 @@ def _from_preview(data: Any, where: str) -> ResourceDocument:
         state.setdefault("provider", provider)
         if not state.get("id") and op in ID_KEEPING_OPS and old_state is not None:
             state["id"] = old_state.get("id")  # a preview's new state of a resource that exists omits its id
-        if "outputs" not in state and op in ID_KEEPING_OPS and old_state is not None and "outputs" in old_state:
-            # a preview's new state of a resource that stays leaves its outputs (region, ARN) to the old
-            # one; a replacement is a new resource, which may be made elsewhere (another provider, region
-            # or account): the old outputs (its region, ARN, the name a namePrefix drew) describe the copy
-            # the replacement deletes, and none of the new one's is known until apply
+        if old_state is not None and "outputs" in old_state:
             outputs = old_state["outputs"]
             if outputs is not None and not isinstance(outputs, dict):
                 raise _wrong(where, loc, "oldState.outputs", "an object of property values", outputs)
             _check_signatures(outputs, where, loc, "oldState.outputs")
-            state["outputs"] = outputs  # only read for the region
+            if "outputs" not in state and op in ID_KEEPING_OPS:
+                # a preview's new state of a resource that stays leaves its outputs (region, ARN) to the
+                # old one; a replacement is a new resource, which may be made elsewhere (another
+                # provider, region or account): the old outputs (its region, ARN, the name a namePrefix
+                # drew) describe the copy the replacement deletes, and none of the new one's is known
+                # until apply
+                state["outputs"] = outputs  # only read for the region and a generated name
         by_urn[state["urn"]] = (loc, state)
     _check_finished(data, summary, where)
     settings = _provider_settings(config or {}, where)
