@@ -10,7 +10,12 @@ wins, so a replacement's steps collapse to one entry; a step of an op the Pulumi
 have, or whose ``newState`` is of another URN than the step's, is refused, as is an export that lists
 a URN twice other than as an old copy pending deletion). A preview run without
 ``--show-sames`` lists only changes; the document's ``notes`` say so when the change summary
-counts unchanged resources that are not in the steps.
+counts unchanged resources that are not in the steps. A preview that did not run to its end (an
+``error`` diagnostic, ``maybeCorrupt``, no ``changeSummary``) is refused. A preview lists no step of
+a default provider: each one its resources name is added with its package's stack config as inputs,
+as an export lists it. A replacement does not take the old copy's outputs. An export's pending
+operations add the resources an interrupted create may have made, and make the document partial
+where an interrupted update set other inputs.
 
 Every field that is read is checked for its JSON type first: a file of the wrong shape is an
 :class:`IngestError` naming the file, the step or resource (index and URN) and the field, never a
@@ -608,13 +613,63 @@ def _from_export(data: Any, where: str) -> ResourceDocument:
         raise IngestError(f"{where}: resource URN {urn} is listed more than once, at "
                           f"{', '.join(f'{prefix}resources[{i}]' for i in at)}{more}: expected each resource once "
                           "(only an old copy pending deletion, 'delete': true, may share its URN)")
+    added, changed = _pending(pending or [], located, where, prefix)
+    located += added
     if not located:
         raise IngestError(f"{where}: every resource of the deployment is pending deletion ('delete': true); nothing is desired")
     doc = _build(located, source="export", where=where, config_regions={})
     _note_read(doc, read_urns)
     if pending:
         doc.notes.append(f"{len(pending)} pending operation(s) in the export: the last update was interrupted")
+    if added:
+        doc.notes.append(
+            f"{len(added)} resource(s) of interrupted create or import operation(s) (e.g. {urn_name(added[0][1]['urn'])}) "
+            "are judged though the stack does not record them: they may exist in AWS"
+        )
+    if changed:
+        doc.notes.append(
+            f"partial: {len(changed)} interrupted operation(s) (e.g. on {urn_name(changed[0])}) set inputs other than "
+            "those the export records for the resource, and AWS may hold either; resolve the pending operations "
+            "(`pulumi refresh`) and export again"
+        )
     return _note_unplaced(doc)
+
+
+#: The operations an interrupted update leaves pending (pulumi/pulumi sdk/go/common/resource,
+#: OperationType; an export's ``pending_operations`` are ``{"resource": state, "type": ...}``).
+PENDING_TYPES = ("creating", "updating", "deleting", "reading", "importing")
+
+
+def _pending(pending: list[Any], located: list[Located], where: str, prefix: str) -> tuple[list[Located], list[str]]:
+    """What an export's pending operations add to its desired resources: the resources an interrupted
+    create or import may have made (not among them: added, judged like the others), and the URNs of
+    listed resources an interrupted operation was giving other inputs (AWS may hold either set: the
+    document cannot say which, so the run is undecided). A resource pending deletion is still listed
+    and judged; one being read (Resource.get) is not the stack's."""
+    desired = {s["urn"]: s for _, s in located}
+    added: dict[str, Located] = {}
+    changed: list[str] = []
+    for i, op in enumerate(pending):
+        base = f"{prefix}pending_operations[{i}]"
+        if not isinstance(op, dict):
+            raise IngestError(f"{where}: {base}: expected an object (an operation), got {_describe(op)}")
+        kind = op.get("type")
+        state = op.get("resource")
+        if not isinstance(state, dict):
+            raise _wrong(where, base, "resource", "an object (a resource state)", state)
+        loc = _check_state(state, where, base, "resource.")
+        if kind not in PENDING_TYPES:
+            # an operation whose effect cannot be told: what exists cannot be told either
+            raise _wrong(where, loc, "type", f"one of Pulumi's pending operation types ({', '.join(PENDING_TYPES)})", kind)
+        if kind == "reading" or state.get("external") is True:
+            continue
+        urn = state["urn"]
+        known = desired.get(urn) or (added[urn][1] if urn in added else None)
+        if known is None:
+            added[urn] = (loc, state)
+        elif kind != "deleting" and normalise_inputs(known.get("inputs")) != normalise_inputs(state.get("inputs")):
+            changed.append(urn)
+    return list(added.values()), changed
 
 
 def load_preview(path: str | Path) -> ResourceDocument:

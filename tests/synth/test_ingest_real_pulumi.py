@@ -257,3 +257,75 @@ def test_a_replacement_after_the_region_config_changed_is_placed_by_the_config()
     assert doc.by_name("docs").region == "us-east-1"
     # a resource that stays keeps the outputs of its old state: the function's ARN places it
     assert next(r for r in doc.resources if r.type == "aws:lambda/function:Function").region == "eu-west-1"
+
+
+# ---------------------------------------------------------------------- an export's pending operations
+
+
+EXPORTS_BUCKET = "urn:pulumi:dev::sample::aws:s3/bucket:Bucket::exports"
+
+
+def _pending(data: dict[str, Any], kind: str, state: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (the real export) with one pending operation, as an interrupted `pulumi up` leaves it
+    (apitype.OperationV2: the resource's state, without the id and outputs it has not got yet, and
+    the operation's type)."""
+    data["deployment"]["pending_operations"] = [{"resource": state, "type": kind}]
+    return data
+
+
+def _bucket_state(data: dict[str, Any]) -> dict[str, Any]:
+    return copy.deepcopy(next(r for r in data["deployment"]["resources"] if r["urn"] == BUCKET))
+
+
+def test_a_resource_an_interrupted_create_may_have_made_is_judged(capsys, tmp_path: Path):
+    data = _load(EXPORT)
+    state = _bucket_state(data)
+    for key in ("id", "outputs"):
+        state.pop(key)
+    state.update(urn=EXPORTS_BUCKET, inputs={"acl": "public-read", "bucket": "exports-123"})
+    doc = from_export(_pending(data, "creating", state), "e.json")
+    exports = doc.by_name("exports")
+    assert (exports.inputs["acl"], exports.id, exports.region) == ("public-read", None, "eu-west-1")  # its provider's
+    assert any("interrupted create or import" in n for n in doc.notes)
+    rc, found = _findings(capsys, tmp_path, doc, "pending")
+    assert rc == 1 and ("GDPR-25.2-1", EXPORTS_BUCKET, "bucket ACL grants access to AllUsers or AuthenticatedUsers") in found
+
+
+def test_an_interrupted_update_to_other_settings_is_undecided(capsys, tmp_path: Path):
+    data = _load(EXPORT)
+    state = _bucket_state(data)
+    state["inputs"]["acl"] = "public-read"
+    doc = from_export(_pending(data, "updating", state), "e.json")
+    assert doc.by_name("docs").inputs["acl"] == "private"  # what the export records ...
+    path = tmp_path / "doc.json"
+    path.write_text(doc.dumps())
+    capsys.readouterr()
+    # ... but AWS may hold the update's settings: no decision on a document that cannot say which
+    assert main(["check", str(path), "--policy", str(POLICY), "--format", "json"]) == 2
+    assert "interrupted operation(s) (e.g. on docs) set inputs other than" in capsys.readouterr().err
+
+
+def test_pending_operations_that_change_nothing_judged_decide_as_usual():
+    data = _load(EXPORT)
+    plain = from_export(_load(EXPORT), "e.json")
+    for kind in ("updating", "deleting", "reading"):
+        state = _bucket_state(data)
+        if kind == "deleting":
+            state["inputs"]["acl"] = "public-read"  # the state being deleted: the listed one is judged
+        doc = from_export(_pending(copy.deepcopy(data), kind, state), "e.json")
+        assert doc.resources == plain.resources and not any(n.startswith("partial:") for n in doc.notes), kind
+
+
+@pytest.mark.parametrize(("operation", "message"), [
+    ({"resource": {"urn": EXPORTS_BUCKET, "type": "aws:s3/bucket:Bucket"}, "type": "renaming"},
+     r"pending_operations\[0\] \(urn:pulumi:dev::sample::aws:s3/bucket:Bucket::exports\): 'type': expected one of Pulumi's pending operation types"),
+    ({"type": "creating"}, r"pending_operations\[0\]: 'resource': expected an object \(a resource state\), got null"),
+    ("creating", r"pending_operations\[0\]: expected an object \(an operation\), got string"),
+    ({"resource": {"urn": "x", "type": "aws:s3/bucket:Bucket"}, "type": "creating"},
+     r"pending_operations\[0\]: 'resource.urn': expected a Pulumi URN string"),
+])
+def test_a_pending_operation_of_the_wrong_shape_is_a_clear_error(operation: Any, message: str):
+    data = _load(EXPORT)
+    data["deployment"]["pending_operations"] = [operation]
+    with pytest.raises(IngestError, match=message):
+        from_export(data, "e.json")
