@@ -591,20 +591,36 @@ _counted_odcrs := {j | some _, held in _odcr_units; some [j, _, _] in held}
 # input.facts.subnets, read by seedance check --lookup) bills at the on-demand rate and is never
 # used. Judged only when every subnet of the fleet's groups has a zone in the facts.
 _problems contains findings.problem(r, msg) if {
+	count(_fact_zones) > 0 # without --lookup (or --facts) no zone is known: cheap way out
 	some i in resources.indices(_odcr_type)
-	groups := _groups_of[_odcr_fleet(i)]
-	subnets := {s | some g in groups; some s in resources.elements(object.get(input.document.resources[g].inputs, "vpcZoneIdentifiers", []))}
+	name := _odcr_fleet(i)
+	subnets := _fleet_subnets[name]
 	count(subnets) > 0
-	zones := {s: z | some s in subnets; z := object.get(input, ["facts", "subnets", s, "availability_zone"], null)}
 	every s in subnets {
-		is_string(zones[s])
+		_fact_zones[s]
 	}
+	zones := {_fact_zones[s] | some s in subnets}
 	r := input.document.resources[i]
 	zone := object.get(r.inputs, "availabilityZone", null)
 	is_string(zone)
-	not zone in {z | some z in zones}
+	not zone in zones
 	msg := sprintf("capacity reservation of fleet %s is in %s, where none of its groups launches (their subnets: %s, as EC2 describes them): no instance of the fleet uses it, and it bills at the on-demand rate; list in cloud.availabilityZones the zones of cloud.subnetIds", [
-		_odcr_fleet(i), zone, concat(", ", sort([sprintf("%s in %s", [s, z]) | some s, z in zones])),
+		name, zone, concat(", ", sort([sprintf("%s in %s", [s, _fact_zones[s]]) | some s in subnets])),
 	])
 }
 
+# subnet id -> its zone, as EC2 describes it (input.facts.subnets)
+_fact_zones := {s: z |
+	some s, fact in object.get(input, ["facts", "subnets"], {})
+	z := object.get(fact, "availability_zone", null)
+	is_string(z)
+}
+
+# fleet -> the subnets its groups launch in (vpcZoneIdentifiers), once per fleet
+_fleet_subnets[name] := {s |
+	some g in groups
+	some s in resources.elements(object.get(input.document.resources[g].inputs, "vpcZoneIdentifiers", []))
+} if {
+	count(_fact_zones) > 0
+	some name, groups in _groups_of
+}

@@ -6,6 +6,8 @@
 #   balancers are internet-facing in front of personal data. "Anyone" is read as for bucket
 #   policies (lib.resources.unconditioned_public_allow): Principal "*" (or {"AWS": "*"}, or
 #   NotPrincipal) without a condition narrowing it to an account, the organisation or a VPC.
+#   Rules refer to it by its full path (data.lib.public_access.X): through an import alias regorus
+#   evaluated the whole package for an MLPS rule (6.5 s of the 10,000-resource benchmark).
 # scope: package
 package lib.public_access
 

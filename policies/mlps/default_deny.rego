@@ -3,7 +3,6 @@ package mlps.default_deny
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.network
-import data.lib.public_access
 import data.lib.resources
 
 # METADATA
@@ -50,8 +49,8 @@ _problems contains findings.problem(rule.resource, msg) if {
 # security groups the document does not hold (lib.public_access; the rules of the document's
 # security groups are judged above)
 _problems contains findings.problem(r, msg) if {
-	some [r, i, what, port] in public_access.internet_listeners
-	why := public_access.unshielded_lbs[i]
+	some [r, i, what, port] in data.lib.public_access.internet_listeners
+	why := data.lib.public_access.unshielded_lbs[i]
 	gap := _listener_gap(port)
 	msg := sprintf("%s %s: %s", [what, gap, why])
 }

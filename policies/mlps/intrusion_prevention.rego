@@ -3,7 +3,6 @@ package mlps.intrusion_prevention
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.network
-import data.lib.public_access
 import data.lib.pods
 import data.lib.resources
 
@@ -44,8 +43,8 @@ _problems contains findings.problem(rule.resource, msg) if {
 # an internet-facing load balancer answers the internet on its listeners' ports (lib.public_access);
 # a port the document does not show may be one of them
 _problems contains findings.problem(r, msg) if {
-	some [r, _, what, port] in public_access.internet_listeners
-	msg := public_access.exposed_port_message(what, port, network.high_risk_ports, "high-risk")
+	some [r, _, what, port] in data.lib.public_access.internet_listeners
+	msg := data.lib.public_access.exposed_port_message(what, port, network.high_risk_ports, "high-risk")
 }
 
 # the cloud controller opens a LoadBalancer Service's ports to the internet outside the document

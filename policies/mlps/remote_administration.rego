@@ -5,7 +5,6 @@ import data.lib.compute
 import data.lib.findings
 import data.lib.frameworks
 import data.lib.network
-import data.lib.public_access
 import data.lib.resources
 
 # METADATA
@@ -53,8 +52,8 @@ _problems contains compute.unseen_launch_problem(i, ref, "whether it installs an
 # an internet-facing load balancer answers the internet on its listeners' ports (lib.public_access);
 # a port the document does not show may be one of them
 _problems contains findings.problem(r, msg) if {
-	some [r, _, what, port] in public_access.internet_listeners
-	msg := public_access.exposed_port_message(what, port, network.admin_ports, "administration")
+	some [r, _, what, port] in data.lib.public_access.internet_listeners
+	msg := data.lib.public_access.exposed_port_message(what, port, network.admin_ports, "administration")
 }
 
 # the cloud controller opens a LoadBalancer Service's ports to the internet outside the document
