@@ -125,7 +125,7 @@ def validate_document(doc: Any, *, source: str = "document") -> dict[str, Any]:
     # a preview without --show-sames lists only what changes: rules would pass resources they never saw
     partial = [n for n in checked.notes if n.startswith("partial:")]
     if partial:
-        raise InvalidInputError(f"{source}: the document does not hold every resource of the stack ({partial[0]})")
+        raise InvalidInputError(f"{source}: the document does not show the whole stack as it is ({partial[0]})")
     return checked.to_json()
 
 

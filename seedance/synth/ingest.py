@@ -623,8 +623,8 @@ def _from_export(data: Any, where: str) -> ResourceDocument:
         doc.notes.append(f"{len(pending)} pending operation(s) in the export: the last update was interrupted")
     if added:
         doc.notes.append(
-            f"{len(added)} resource(s) of interrupted create or import operation(s) (e.g. {urn_name(added[0][1]['urn'])}) "
-            "are judged though the stack does not record them: they may exist in AWS"
+            f"{len(added)} resource(s) of interrupted operation(s) the stack does not record (e.g. "
+            f"{urn_name(added[0][1]['urn'])}: an interrupted create, import or delete) are judged: they may exist in AWS"
         )
     if changed:
         doc.notes.append(

@@ -292,7 +292,7 @@ def test_a_partial_document_is_undecided(capsys, sample_doc: Path, tmp_path: Pat
     partial.write_text(json.dumps(doc))
     code, out, err = _run(capsys, str(partial), "--policy", str(POLICY))
     _assert_undecided(code, out, err)
-    assert "does not hold every resource of the stack" in err
+    assert "does not show the whole stack as it is" in err
 
 
 def test_resource_names_cannot_break_out_of_the_markdown(capsys, sample_doc: Path) -> None:

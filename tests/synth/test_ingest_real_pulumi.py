@@ -286,7 +286,7 @@ def test_a_resource_an_interrupted_create_may_have_made_is_judged(capsys, tmp_pa
     doc = from_export(_pending(data, "creating", state), "e.json")
     exports = doc.by_name("exports")
     assert (exports.inputs["acl"], exports.id, exports.region) == ("public-read", None, "eu-west-1")  # its provider's
-    assert any("interrupted create or import" in n for n in doc.notes)
+    assert any("of interrupted operation(s) the stack does not record" in n for n in doc.notes)
     rc, found = _findings(capsys, tmp_path, doc, "pending")
     assert rc == 1 and ("GDPR-25.2-1", EXPORTS_BUCKET, "bucket ACL grants access to AllUsers or AuthenticatedUsers") in found
 
