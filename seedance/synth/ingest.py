@@ -366,6 +366,11 @@ def from_preview(data: Any, where: str = "<preview>") -> ResourceDocument:
 def _from_preview(data: Any, where: str) -> ResourceDocument:
     if isinstance(data, dict) and "deployment" in data:
         raise IngestError(f"{where}: this is `pulumi stack export` output (it has 'deployment'); use --from-export")
+    if isinstance(data, dict) and data.get("steps") in (None, []) and isinstance(data.get("changeSummary"), dict):
+        # Pulumi leaves 'steps' out (omitempty) when the preview lists none: a stack with nothing to
+        # change previewed without --show-sames
+        raise IngestError(f"{where}: the preview lists no step (changeSummary {json.dumps(data['changeSummary'])}): "
+                          "without --show-sames it shows only what changes; run `pulumi preview --json --show-sames`")
     if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
         raise IngestError(f"{where}: not `pulumi preview --json` output: expected an object with a 'steps' list")
     config = data.get("config")

@@ -329,3 +329,14 @@ def test_a_pending_operation_of_the_wrong_shape_is_a_clear_error(operation: Any,
     data["deployment"]["pending_operations"] = [operation]
     with pytest.raises(IngestError, match=message):
         from_export(data, "e.json")
+
+
+def test_a_preview_with_no_step_asks_for_show_sames(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Pulumi writes 'steps' with omitempty: an unchanged stack previewed without --show-sames gives a
+    # file with a changeSummary and no steps (a verification found it refused as not a preview at all)
+    from seedance.synth.ingest import IngestError, from_preview
+
+    for steps in ({}, {"steps": []}):
+        with pytest.raises(IngestError, match=r"p.json: the preview lists no step \(changeSummary \{\"same\": 16\}\): "
+                           r"without --show-sames it shows only what changes; run `pulumi preview --json --show-sames`"):
+            from_preview({"config": {"aws:region": "us-west-2"}, "changeSummary": {"same": 16}, **steps}, "p.json")
