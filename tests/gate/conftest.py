@@ -50,3 +50,18 @@ def opa_go():
     except OSError as exc:  # the shared library does not load on this platform
         pytest.skip(f"OPA's Go evaluator does not load here: {exc}")
     return OpaEngine
+
+
+@pytest.fixture(scope="module")
+def documents(tmp_path_factory) -> dict[str, dict]:
+    """eu-prod's and cn-prod's documents as `seedance synth` writes them (a module's tests may change them)."""
+    import json
+
+    from seedance.cli import main
+
+    out = {}
+    for stack in ("eu-prod", "cn-prod"):
+        path = tmp_path_factory.mktemp(stack) / f"{stack}.json"
+        assert main(["synth", stack, "--out", str(path)]) == 0
+        out[stack] = json.loads(path.read_text())
+    return out

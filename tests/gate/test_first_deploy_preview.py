@@ -25,16 +25,6 @@ REPO = Path(__file__).resolve().parents[2]
 BUCKET_TYPES = {"aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2"}
 
 
-@pytest.fixture(scope="module")
-def documents(tmp_path_factory) -> dict[str, dict]:
-    out = {}
-    for stack in ("eu-prod", "cn-prod"):
-        path = tmp_path_factory.mktemp(stack) / f"{stack}.json"
-        assert main(["synth", stack, "--out", str(path)]) == 0
-        out[stack] = json.loads(path.read_text())
-    return out
-
-
 def _hide(value, ids: set[str]):  # noqa: ANN001, ANN202
     if isinstance(value, str):
         return "[unknown]" if value in ids else value

@@ -17,16 +17,6 @@ SOURCES = ["iam.amazonaws.com", "sts.amazonaws.com", "ec2.amazonaws.com", "eks.a
            "s3.amazonaws.com"]
 
 
-@pytest.fixture(scope="module")
-def documents(tmp_path_factory) -> dict[str, dict]:
-    out = {}
-    for stack in ("eu-prod", "cn-prod"):
-        path = tmp_path_factory.mktemp(stack) / f"{stack}.json"
-        assert main(["synth", stack, "--out", str(path)]) == 0
-        out[stack] = json.loads(path.read_text())
-    return out
-
-
 def _check(capsys, tmp_path: Path, document: dict, stack: str, change) -> tuple[int, list[dict]]:  # noqa: ANN001
     doc = json.loads(json.dumps(document))
     trail = next(r for r in doc["resources"] if r["type"] == "aws:cloudtrail/trail:Trail")
