@@ -591,9 +591,23 @@ test_an_http_listener_that_forwards_or_keeps_http_fails if {
 	}
 	# a redirect-only listener with a rule not shown to be on another listener: it may forward on it
 	redirect := _listener("http", {"protocol": "HTTP", "port": 80, "defaultActions": _redirect("HTTPS")})
-	loose := fixtures.resource("aws:lb/listenerRule:ListenerRule", "loose", {"listenerArn": "arn:aws:elasticloadbalancing:eu-central-1:1:listener/x", "actions": [{"type": "forward"}]})
+	loose := fixtures.resource("aws:lb/listenerRule:ListenerRule", "loose", {"listenerArn": "[unknown]", "actions": [{"type": "forward"}]})
 	w := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [redirect, loose])
 	w == {_f("aws:lb/listener:Listener", "http", "load balancer listener uses HTTP, not HTTPS/TLS")}
+	# ... or one that names it by its ARN (a deployed stack's listener has it as its id)
+	deployed := object.union(redirect, {"id": "arn:aws:elasticloadbalancing:eu-central-1:1:listener/app/web/1/80"})
+	named := fixtures.resource("aws:lb/listenerRule:ListenerRule", "named", {"listenerArn": deployed.id, "actions": [{"type": "forward"}]})
+	x := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [deployed, named])
+	x == {_f("aws:lb/listener:Listener", "http", "load balancer listener uses HTTP, not HTTPS/TLS")}
+}
+
+# red team (false positive): a rule on another stack's shared listener, named by an ARN that is no
+# listener of the document, is not on this stack's redirect-only listener
+test_a_rule_on_a_listener_outside_the_document_leaves_the_redirect_alone if {
+	redirect := _listener("http", {"protocol": "HTTP", "port": 80, "defaultActions": _redirect("HTTPS")})
+	shared := fixtures.resource("aws:lb/listenerRule:ListenerRule", "docs", {"listenerArn": "arn:aws:elasticloadbalancing:eu-central-1:1:listener/app/shared-edge/0123/fedc", "actions": [{"type": "forward"}]})
+	v := encryption_in_transit.violation with input as fixtures.gate_input(fixtures.gdpr_policy, [redirect, shared])
+	v == set()
 }
 
 # red team: a forwarding rule whose listenerArn is hidden and whose dependencies name both the

@@ -623,3 +623,35 @@ test_pass_patches_that_leave_exposure_alone if {
 	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
 	v == set()
 }
+
+# red team (false positives): a Service the AWS Load Balancer Controller serves (its class, or the
+# aws-load-balancer-type annotation external / nlb-ip) without a scheme annotation gets an internal
+# NLB (the controller's default since v2.2.0); the in-tree controller's default is internet-facing
+test_aws_load_balancer_controller_services_default_to_internal if {
+	class := json.patch(_svc("by-class", {}), [{"op": "add", "path": "/inputs/spec/loadBalancerClass", "value": "service.k8s.aws/nlb"}])
+	resources := [
+		class,
+		_svc("external", {"service.beta.kubernetes.io/aws-load-balancer-type": "external"}),
+		_svc("nlb-ip", {"service.beta.kubernetes.io/aws-load-balancer-type": "nlb-ip"}),
+		_svc("external-public", {"service.beta.kubernetes.io/aws-load-balancer-type": "external", _scheme: "internet-facing"}),
+		_svc("in-tree", {"service.beta.kubernetes.io/aws-load-balancer-type": "nlb"}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	{f.resource_name | some f in v} == {"external-public", "in-tree"}
+}
+
+# red team (false positive): a gateway load balancer has no scheme (only its endpoints reach it), and
+# its listener names no port
+test_a_gateway_load_balancer_is_not_internet_facing if {
+	resources := [
+		_with_id(_lb("inspect", {"loadBalancerType": "gateway"})),
+		_tg("inspect-tg", fixtures.tags("personal")),
+		fixtures.resource("aws:lb/listener:Listener", "inspect-listener", {
+			"loadBalancerArn": "inspect-id",
+			"defaultActions": [{"type": "forward", "targetGroupArn": _tg_arn("inspect-tg")}],
+		}),
+	]
+	v := no_public_network.violation with input as fixtures.gate_input(fixtures.gdpr_policy, resources)
+	v == set()
+}
+

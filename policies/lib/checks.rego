@@ -464,6 +464,21 @@ _other_rule_on(l) if {
 	some r in resources.of_types(input.document, listener_rule_types)
 	not _https_redirects_only(object.get(r.inputs, "actions", []))
 	not _on_another_listener(r, l)
+	not _on_a_listener_outside(r, l)
+}
+
+# a rule whose listenerArn is shown and names no listener of the document (another stack's shared
+# listener, by its ARN) is not on this one
+_on_a_listener_outside(r, l) if {
+	arn := object.get(r.inputs, "listenerArn", null)
+	resources.settled(arn)
+	not routing.refers(r, "listenerArn", l)
+	not _names_a_listener(arn)
+}
+
+_names_a_listener(arn) if {
+	some other in resources.of_types(input.document, listener_types)
+	routing.names(arn, other)
 }
 
 _on_another_listener(r, l) if {

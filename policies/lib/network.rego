@@ -802,6 +802,22 @@ internal_service(svc) if {
 	object.get(svc.inputs, ["metadata", "annotations", _internal_annotation], "") == "true"
 }
 
+# A Service the AWS Load Balancer Controller serves (spec.loadBalancerClass service.k8s.aws/nlb, or
+# the aws-load-balancer-type annotation external, nlb-ip) with no scheme annotation gets an internal
+# NLB: the controller's default scheme is internal (since v2.2.0). The in-tree controller's default,
+# for any other Service, is internet-facing.
+internal_service(svc) if {
+	object.get(svc.inputs, ["metadata", "annotations", _scheme_annotation], null) == null
+	object.get(svc.inputs, ["metadata", "annotations", _internal_annotation], null) == null
+	_controller_service(svc)
+}
+
+_controller_service(svc) if object.get(svc.inputs, ["spec", "loadBalancerClass"], null) == "service.k8s.aws/nlb"
+
+_controller_service(svc) if {
+	object.get(svc.inputs, ["metadata", "annotations", "service.beta.kubernetes.io/aws-load-balancer-type"], null) in {"external", "nlb-ip"}
+}
+
 # what a message says of a LoadBalancer Service that is not internal_service: it is (or may be)
 # internet-facing, and why when an annotation says otherwise
 service_exposure(svc) := sprintf("LoadBalancer Service may be internet-facing: its aws-load-balancer-scheme annotation is %s, and the scheme decides whatever aws-load-balancer-internal says", [resources.hidden_why(scheme)]) if {
@@ -830,6 +846,18 @@ _source_restricted(svc) if {
 	count(ranges) > 0
 	not cidr.internet(ranges)
 	not _hides_range(ranges) # a range the document does not show may be the internet
+}
+
+# the annotation form, which the in-tree and the AWS Load Balancer Controller read when the spec
+# gives none: comma-separated CIDRs
+_source_restricted(svc) if {
+	count(object.get(svc.inputs, ["spec", "loadBalancerSourceRanges"], [])) == 0
+	text := object.get(svc.inputs, ["metadata", "annotations", "service.beta.kubernetes.io/load-balancer-source-ranges"], null)
+	is_string(text)
+	not resources.hidden(text)
+	ranges := [trim_space(c) | some c in split(text, ","); trim_space(c) != ""]
+	count(ranges) > 0
+	not cidr.internet(ranges)
 }
 
 _hides_range(ranges) if {

@@ -259,6 +259,8 @@ _attachment_types := {"aws:lb/targetGroupAttachment:TargetGroupAttachment", "aws
 internet_lbs := {i: msg |
 	some t in lb_types
 	some i in resources.indices(t)
+	# a gateway load balancer has no scheme: only its endpoints reach it, never the internet
+	object.get(input.document.resources[i].inputs, "loadBalancerType", "application") != "gateway"
 	msg := _internet_message(object.get(input.document.resources[i].inputs, "internal", false))
 }
 

@@ -425,3 +425,15 @@ test_fail_internet_load_balancer_listeners_on_other_ports if {
 		_f("kubernetes:core/v1:Service", "svc-hidden", "internet-facing LoadBalancer Service: its ports are unknown until apply, so it may admit the internet on one other than 80/443"),
 	}
 }
+
+# red team (false positive): the load-balancer-source-ranges annotation narrows a Service as
+# spec.loadBalancerSourceRanges does (both controllers read it when the spec gives none)
+_annotated(name, ranges) := object.union(_lb_service(name, {"ports": [{"port": 8443}]}),
+	{"inputs": {"metadata": {"name": name, "namespace": "train", "annotations": {"service.beta.kubernetes.io/load-balancer-source-ranges": ranges}}}})
+
+test_source_ranges_annotation_narrows_a_service if {
+	resources := [_annotated("partner", "198.51.100.0/24, 203.0.113.0/24"), _annotated("world", "198.51.100.0/24,0.0.0.0/0")]
+	v := default_deny.violation with input as fixtures.gate_input(fixtures.mlps_policy, resources)
+	{f.resource_name | some f in v; contains(f.message, "port 8443")} == {"world"}
+}
+
