@@ -609,9 +609,9 @@ _problems contains findings.problem(r, msg) if {
 	])
 }
 
-# subnet id -> its zone, as EC2 describes it (input.facts.subnets)
+# subnet id -> its zone, as EC2 describes it (lib.routing.given_subnets: input.facts.subnets)
 _fact_zones := {s: z |
-	some s, fact in object.get(input, ["facts", "subnets"], {})
+	some s, fact in routing.given_subnets
 	z := object.get(fact, "availability_zone", null)
 	is_string(z)
 }

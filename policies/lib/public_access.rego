@@ -304,8 +304,7 @@ _port_gaps(lb) := {"the document holds no listener of it"} if {
 
 _has_listener(lb) if {
 	lb.type != _classic_type
-	some l in resources.of_types(input.document, _listener_types)
-	_may_listen(l, lb)
+	count(_listeners_of(lb)) > 0
 }
 
 _has_listener(lb) if {
@@ -317,6 +316,9 @@ _has_listener(lb) if {
 	lb.type == _classic_type
 	resources.hidden(object.get(lb.inputs, "listeners", []))
 }
+
+# the listeners of the document that may be the load balancer's (_may_listen)
+_listeners_of(lb) := [l | some l in resources.of_types(input.document, _listener_types); _may_listen(l, lb)]
 
 # a listener of the load balancer, or one whose loadBalancerArn the document does not show and whose
 # dependencies do not tie it to another load balancer of the document (a dependency on anything else,
@@ -337,8 +339,7 @@ _tied_to_another_lb(l, lb) if {
 # [what, port] for every listener that may carry data to the load balancer
 _data_listeners(lb) := {[what, object.get(l.inputs, "port", null)] |
 	lb.type != _classic_type
-	some l in resources.of_types(input.document, _listener_types)
-	_may_listen(l, lb)
+	some l in _listeners_of(lb)
 	not checks.redirects_to_https(l)
 	what := _listener_what(l, lb)
 } | {["a listener", object.get(l, "lbPort", null)] |
@@ -558,8 +559,7 @@ internet_listeners := {[l, i, what, object.get(l.inputs, "port", null)] |
 	some i, _ in internet_lbs
 	lb := input.document.resources[i]
 	lb.type != _classic_type
-	some l in resources.of_types(input.document, _listener_types)
-	_may_listen(l, lb)
+	some l in _listeners_of(lb)
 	what := _internet_listener_what(l, lb)
 } | {[lb, i, "classic load balancer listener", port] |
 	some i, _ in internet_lbs

@@ -443,13 +443,13 @@ _Held = dict[tuple[Term, dt.date], int]
 
 
 def _running(fleet: Fleet, on: dt.date) -> _Held:
-    """The fleet's held reservations running on ``on`` (bought on or before it, term not over), by
-    term and purchase day (as :func:`seedance.planner.planner.held_by_term_on` counts them)."""
+    """The fleet's held reservations running on ``on`` (:func:`seedance.planner.planner.held_running_on`),
+    by term and purchase day."""
+    from seedance.planner.planner import held_running_on
+
     out: _Held = {}
-    for c in fleet.reserved.held:
-        ends = c.ends()
-        if c.purchased <= on and (ends is None or on < ends):
-            out[(c.term, c.purchased)] = out.get((c.term, c.purchased), 0) + c.units
+    for c in held_running_on(fleet, on):
+        out[(c.term, c.purchased)] = out.get((c.term, c.purchased), 0) + c.units
     return out
 
 

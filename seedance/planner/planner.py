@@ -51,7 +51,7 @@ from seedance.planner.spot import (
     within_tolerance,
 )
 from seedance.policy.loader import LoadedPolicy
-from seedance.policy.model import JOB_WORKLOADS, Fleet, ReservedMode, SlaTier, Term, Workload
+from seedance.policy.model import JOB_WORKLOADS, Commitment, Fleet, ReservedMode, SlaTier, Term, Workload
 from seedance.pricing.catalog import Catalog, InstanceOffer
 
 if TYPE_CHECKING:
@@ -779,14 +779,17 @@ def _held_cover(held: int, covered: bool, terms: tuple[tuple[str, int], ...]) ->
 # ---------------------------------------------------------------------- policy level (I/O here)
 
 
+def held_running_on(fleet: Fleet, day: dt.date) -> list[Commitment]:
+    """The policy's held commitments running on ``day``: bought on or before it, term not over."""
+    # ends() None: past the last date (validation refuses it), so running on every date after
+    return [c for c in fleet.reserved.held if c.purchased <= day and ((ends := c.ends()) is None or day < ends)]
+
+
 def held_by_term_on(fleet: Fleet, day: dt.date) -> dict[Term, int]:
-    """Units of the policy's held commitments running on ``day`` (bought on or before it, term not
-    over), by term."""
+    """Units of the policy's held commitments running on ``day`` (:func:`held_running_on`), by term."""
     out: dict[Term, int] = {}
-    for c in fleet.reserved.held:
-        ends = c.ends()  # None: past the last date (validation refuses it), so running on every date after
-        if c.purchased <= day and (ends is None or day < ends):
-            out[c.term] = out.get(c.term, 0) + c.units
+    for c in held_running_on(fleet, day):
+        out[c.term] = out.get(c.term, 0) + c.units
     return out
 
 
